@@ -1,0 +1,332 @@
+//! The capability traits every provider plugin implements, and what they exchange.
+//!
+//! These are plain Rust traits. A plugin linked into the host implements them directly; a plugin
+//! loaded from a shared library is wrapped back into them by the loader, so the continuation engine
+//! and the conformance suite see one kind of plugin.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::store::{PathError, StoreRoot};
+use crate::transcript::{Event, Feature, Transcript};
+
+/// The plugin API version this host implements. A plugin declares a semver requirement on it.
+pub const PLUGIN_API_VERSION: &str = "1.0.0";
+
+/// What a plugin says about itself.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// The plugin name, e.g. `claude`.
+    pub name: String,
+    /// The plugin version (semver).
+    pub version: String,
+    /// Which plugin API versions it works with (a semver requirement, e.g. `^1`).
+    pub api_requirement: String,
+    /// The targets it offers.
+    pub targets: Vec<TargetManifest>,
+}
+
+impl Manifest {
+    /// The target with this name.
+    pub fn target(&self, name: &str) -> Option<&TargetManifest> {
+        self.targets.iter().find(|t| t.name == name)
+    }
+}
+
+/// One target of a plugin: a native store and how to resume from it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TargetManifest {
+    /// The target name, e.g. `claude-code`.
+    pub name: String,
+    /// A CLI session store or an API request history.
+    pub kind: TargetKind,
+    /// The provider whose models resume this target, e.g. `anthropic`.
+    pub provider: String,
+    /// The parts of the canonical model it carries natively.
+    pub carries: Vec<Feature>,
+    /// Providers whose thinking (with its signature) this target carries; thinking from anyone else
+    /// is display-only, set aside on write and by comparison.
+    pub thinking_from: Vec<String>,
+    /// Declarations a user should read (what is display-only, what is mapped and how).
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl TargetManifest {
+    /// Whether this target carries `feature` natively.
+    pub fn carries(&self, feature: Feature) -> bool {
+        self.carries.contains(&feature)
+    }
+
+    /// The comparison that applies to sessions of this target.
+    pub fn comparison(&self) -> crate::transcript::Comparison {
+        crate::transcript::Comparison::for_target(&self.thinking_from)
+    }
+
+    /// Refuses a transcript that needs a part this target does not carry, naming the event.
+    pub fn check_carried(&self, transcript: &Transcript) -> Result<(), PluginError> {
+        match transcript.first_uncarried(&self.carries) {
+            None => Ok(()),
+            Some((index, event, feature)) => Err(PluginError::NotCarried {
+                target: self.name.clone(),
+                index,
+                event_id: event.id.clone(),
+                feature,
+            }),
+        }
+    }
+}
+
+/// The kind of a target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    /// A CLI's session store, resumed by running the CLI.
+    Cli,
+    /// A stateless API's request history, resumed by the next request body.
+    Api,
+}
+
+/// A native session: its target, its exact native id and its file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionRef {
+    /// The target it belongs to.
+    pub target: String,
+    /// The exact native session id.
+    pub id: String,
+    /// The native file that holds it.
+    pub path: PathBuf,
+}
+
+/// A session as listed by a reader.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionInfo {
+    /// The session.
+    pub session: SessionRef,
+    /// Whether this plugin marked it as its own.
+    pub owned: bool,
+    /// The conversation locator it was marked with, if any.
+    pub locator: Option<String>,
+    /// When it was last written, in milliseconds since the epoch (newest first in listings).
+    pub updated_ms: i64,
+}
+
+/// Options for creating a session.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateOptions {
+    /// The working directory the session belongs to (CLIs key sessions by it). Defaults to the
+    /// transcript's cwd.
+    pub cwd: Option<String>,
+    /// A stable conversation locator written into the ownership marker, so the continuation engine
+    /// can find this session again.
+    pub locator: Option<String>,
+}
+
+/// The exact resume of one native session.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ResumePlan {
+    /// Run this command (a CLI target).
+    Command {
+        /// The program, e.g. `claude`.
+        program: String,
+        /// Its arguments; they name the session exactly (never "latest").
+        args: Vec<String>,
+        /// Environment variables to set.
+        env: Vec<(String, String)>,
+        /// The directory to run it in.
+        cwd: Option<PathBuf>,
+        /// Whether stdin must be closed (some CLIs wait on it otherwise).
+        close_stdin: bool,
+    },
+    /// Send this request (an API target).
+    Request {
+        /// The wire dialect, e.g. `anthropic-messages`.
+        dialect: String,
+        /// The request body: the whole history plus the new prompt.
+        body: Value,
+    },
+}
+
+/// Why a plugin call failed. Plain data, so it crosses the plugin boundary intact.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PluginError {
+    /// The plugin does not offer this target.
+    #[error("unknown target {target:?}")]
+    UnknownTarget {
+        /// The name asked for.
+        target: String,
+    },
+    /// No session with this id exists in the store.
+    #[error("{target}: no session with id {id:?} under {}", searched.display())]
+    NotFound {
+        /// The target.
+        target: String,
+        /// The id asked for.
+        id: String,
+        /// Where it looked.
+        searched: PathBuf,
+    },
+    /// The transcript needs a part the target does not carry natively.
+    #[error("{target} cannot carry event {index} ({event_id}): it has {feature}, which {target} does not carry natively")]
+    NotCarried {
+        /// The target.
+        target: String,
+        /// Index of the first event that needs it.
+        index: usize,
+        /// Its id.
+        event_id: String,
+        /// The missing part.
+        feature: Feature,
+    },
+    /// The transcript is not valid.
+    #[error("invalid transcript: {0}")]
+    InvalidTranscript(String),
+    /// The session exists but this plugin did not create it, so it will not change or remove it.
+    #[error("{} was not created by this plugin; refusing to change it", path.display())]
+    NotOwned {
+        /// The session file.
+        path: PathBuf,
+    },
+    /// A native file is malformed.
+    #[error("{}{}: {}{message}", file.display(), line.map(|l| format!(":{l}")).unwrap_or_default(), field.as_ref().map(|f| format!("{f}: ")).unwrap_or_default())]
+    Malformed {
+        /// The file.
+        file: PathBuf,
+        /// The 1-based line, for line-oriented formats.
+        line: Option<usize>,
+        /// The field, where one is at fault.
+        field: Option<String>,
+        /// What is wrong.
+        message: String,
+    },
+    /// A path would leave the store root or is not a valid name.
+    #[error(transparent)]
+    Path(#[from] PathError),
+    /// An I/O error.
+    #[error("{}: {message}", path.display())]
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The OS error.
+        message: String,
+    },
+    /// Another writer holds the session.
+    #[error("{} is locked by another writer", path.display())]
+    Locked {
+        /// The locked path.
+        path: PathBuf,
+    },
+    /// The plugin panicked; the host caught it.
+    #[error("plugin {plugin} panicked in {method}: {message}")]
+    Panicked {
+        /// The plugin.
+        plugin: String,
+        /// The method.
+        method: String,
+        /// The panic message.
+        message: String,
+    },
+    /// Anything else.
+    #[error("{0}")]
+    Other(String),
+}
+
+impl PluginError {
+    /// An I/O error at `path`.
+    pub fn io(path: &Path, error: &std::io::Error) -> Self {
+        PluginError::Io {
+            path: path.to_owned(),
+            message: error.to_string(),
+        }
+    }
+
+    /// A malformed line of a line-oriented file.
+    pub fn malformed_line(
+        file: &Path,
+        line: usize,
+        field: Option<&str>,
+        message: impl Into<String>,
+    ) -> Self {
+        PluginError::Malformed {
+            file: file.to_owned(),
+            line: Some(line),
+            field: field.map(str::to_owned),
+            message: message.into(),
+        }
+    }
+}
+
+impl From<crate::transcript::ValidationError> for PluginError {
+    fn from(e: crate::transcript::ValidationError) -> Self {
+        PluginError::InvalidTranscript(e.to_string())
+    }
+}
+
+/// Writes native sessions. Every path it touches is inside the [`StoreRoot`] it is handed.
+pub trait Writer: Send + Sync {
+    /// Creates a new native session holding `transcript`, marked as this plugin's own; returns its
+    /// native id. A transcript with a part the target does not carry is refused before anything is
+    /// written.
+    fn create(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        transcript: &Transcript,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError>;
+
+    /// Appends `events` to a session this plugin owns, natively (whole records only).
+    fn append(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        id: &str,
+        events: &[Event],
+    ) -> Result<SessionRef, PluginError>;
+
+    /// Removes a session this plugin owns; refuses one it does not.
+    fn remove(&self, root: &StoreRoot, target: &str, id: &str) -> Result<(), PluginError>;
+}
+
+/// Reads native sessions into the canonical transcript.
+pub trait Reader: Send + Sync {
+    /// Reads the session with this native id.
+    fn read(&self, root: &StoreRoot, target: &str, id: &str) -> Result<Transcript, PluginError>;
+
+    /// Reads a session file directly.
+    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError>;
+
+    /// Lists the sessions of a target, newest first.
+    fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError>;
+}
+
+/// The strict resume of an exact native id.
+pub trait Resumer: Send + Sync {
+    /// The session this exact id names; a missing id is an error, never a fresh session.
+    fn resolve(&self, root: &StoreRoot, target: &str, id: &str) -> Result<SessionRef, PluginError>;
+
+    /// How to resume exactly this id with a new prompt.
+    fn plan(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        id: &str,
+        prompt: &str,
+    ) -> Result<ResumePlan, PluginError>;
+}
+
+/// A provider plugin: a manifest and the three capabilities.
+pub trait Plugin: Send + Sync {
+    /// What the plugin says about itself.
+    fn manifest(&self) -> Manifest;
+    /// Its writer.
+    fn writer(&self) -> &dyn Writer;
+    /// Its reader.
+    fn reader(&self) -> &dyn Reader;
+    /// Its resumer.
+    fn resumer(&self) -> &dyn Resumer;
+}

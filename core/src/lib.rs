@@ -1,0 +1,25 @@
+//! handoff-core: the host core of handoff.
+//!
+//! A conversation with a coding agent is modelled once, as a canonical [`Transcript`]. Providers are
+//! plugins that implement the capability traits of [`capability`] ([`Writer`], [`Reader`],
+//! [`Resumer`]) against their real native store, always inside a [`StoreRoot`]. The [`dialect`]
+//! module renders and parses the wire formats of the provider APIs, so the continuation engine and
+//! the live checks can tell whether a request carries a transcript natively.
+//!
+//! This crate never names a concrete provider plugin: providers depend on it, never the reverse.
+#![deny(missing_docs)]
+
+pub mod capability;
+pub mod dialect;
+pub mod store;
+pub mod transcript;
+
+pub use capability::{
+    CreateOptions, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer, SessionInfo,
+    SessionRef, TargetKind, TargetManifest, Writer, PLUGIN_API_VERSION,
+};
+pub use store::StoreRoot;
+pub use transcript::{
+    AssistantPart, Author, AuthorKind, Body, Comparison, Difference, Event, Feature, Origin, Part,
+    Signature, Thinking, Timestamp, ToolCall, Transcript, ValidationError, SCHEMA,
+};

@@ -1,0 +1,174 @@
+//! Whole-or-nothing file writes.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+const TEMP_PREFIX: &str = ".handoff-tmp-";
+
+/// Creates `path`, which must not exist, with the bytes `write` produces: they go to a temp file in
+/// the same directory, which is synced and then renamed into place without replacing anything, and
+/// the directory is synced. On any error nothing is left behind.
+pub fn create_new(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let temp = write_temp(path, write)?;
+    temp.persist_noclobber(path).map_err(|e| e.error)?;
+    sync_parent(path)
+}
+
+/// Replaces `path` (or creates it) atomically with the bytes `write` produces.
+pub fn replace(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+    let temp = write_temp(path, write)?;
+    temp.persist(path).map_err(|e| e.error)?;
+    sync_parent(path)
+}
+
+fn write_temp(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<tempfile::NamedTempFile> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| io::Error::other("a file path needs a parent directory"))?;
+    let temp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(dir)?;
+    {
+        let mut out = BufWriter::with_capacity(1 << 16, temp.as_file());
+        write(&mut out)?;
+        out.flush()?;
+    }
+    temp.as_file().sync_all()?;
+    Ok(temp)
+}
+
+/// Appends the bytes `write` produces to the JSONL file `path`, as whole lines only.
+///
+/// The file must already end with a newline (a torn last line is an error, not something to build
+/// on), and the new bytes must end with one. On any failure the file is cut back to its previous
+/// length. Returns that previous length, so a caller can undo the append with [`truncate_to`].
+pub fn append(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<u64> {
+    let mut file = OpenOptions::new().read(true).write(true).open(path)?;
+    let previous = file.metadata()?.len();
+    if previous > 0 {
+        file.seek(SeekFrom::Start(previous - 1))?;
+        let mut last = [0u8; 1];
+        file.read_exact(&mut last)?;
+        if last[0] != b'\n' {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the file ends in a torn line (no final newline); refusing to append to it",
+            ));
+        }
+    }
+    file.seek(SeekFrom::Start(previous))?;
+    let result = (|| {
+        let mut out = LastByte {
+            inner: BufWriter::with_capacity(1 << 16, &file),
+            last: None,
+        };
+        write(&mut out)?;
+        out.flush()?;
+        if out.last.is_some_and(|b| b != b'\n') {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "appended bytes must end with a newline (whole lines only)",
+            ));
+        }
+        file.sync_all()
+    })();
+    if let Err(e) = result {
+        // Cut back to the previous length: a torn line must never stay behind.
+        let _ = file.set_len(previous);
+        let _ = file.sync_all();
+        return Err(e);
+    }
+    Ok(previous)
+}
+
+/// Cuts `path` back to `len` bytes and syncs it (undoes an [`append`]).
+pub fn truncate_to(path: &Path, len: u64) -> io::Result<()> {
+    let file = OpenOptions::new().write(true).open(path)?;
+    file.set_len(len)?;
+    file.sync_all()
+}
+
+fn sync_parent(path: &Path) -> io::Result<()> {
+    if let Some(dir) = path.parent() {
+        File::open(dir)?.sync_all()?;
+    }
+    Ok(())
+}
+
+struct LastByte<W> {
+    inner: W,
+    last: Option<u8>,
+}
+
+impl<W: Write> Write for LastByte<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        if n > 0 {
+            self.last = Some(buf[n - 1]);
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn create_new_never_replaces_and_leaves_no_temp_on_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        create_new(&path, &mut |w: &mut dyn Write| w.write_all(b"a\n")).unwrap();
+        assert!(create_new(&path, &mut |w: &mut dyn Write| w.write_all(b"b\n")).is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), b"a\n");
+        let other = dir.path().join("t.jsonl");
+        let err = create_new(&other, &mut |w: &mut dyn Write| {
+            w.write_all(b"half")?;
+            Err(io::Error::other("boom"))
+        });
+        assert!(err.is_err());
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("s.jsonl")]);
+    }
+
+    #[test]
+    fn append_adds_whole_lines_and_cuts_back_on_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, b"one\n").unwrap();
+        assert_eq!(append(&path, |w| w.write_all(b"two\n")).unwrap(), 4);
+        assert!(append(&path, |w| {
+            w.write_all(b"three\n")?;
+            Err(io::Error::other("disk full"))
+        })
+        .is_err());
+        assert!(append(&path, |w| w.write_all(b"no newline")).is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), b"one\ntwo\n");
+        truncate_to(&path, 4).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"one\n");
+    }
+
+    #[test]
+    fn append_refuses_a_torn_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, b"one\n{\"tor").unwrap();
+        let err = append(&path, |w| w.write_all(b"two\n")).unwrap_err();
+        assert!(err.to_string().contains("torn"), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"one\n{\"tor");
+    }
+}

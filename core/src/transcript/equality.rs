@@ -1,0 +1,434 @@
+//! Semantic equality: the contract every check uses.
+//!
+//! Two transcripts are equal when they have the same events in the same order, with the same
+//! authors, timestamps (to the millisecond) and bodies: roles, text byte for byte, tool names, ids
+//! and arguments (as JSON values), results and error flags, images by bytes, and compactions by the
+//! position of the event they replace. Event ids and opaque provider fields are not compared (each
+//! native store has its own ids). Thinking that is not portable to a target (see
+//! [`Comparison::for_target`]) is set aside on both sides.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+
+use serde_json::{json, Value};
+
+use super::{AssistantPart, Body, Event, Transcript};
+
+/// How two transcripts are compared.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Comparison {
+    /// `None`: all thinking is compared. `Some(providers)`: thinking whose maker (its signature's
+    /// provider, else the turn's origin provider) is not listed is set aside on both sides, and an
+    /// assistant turn left empty by that is set aside too.
+    pub portable_thinking: Option<Vec<String>>,
+}
+
+/// The first difference between two transcripts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Difference {
+    /// Index of the differing event in the left transcript (after setting aside what is not
+    /// compared); equal to the left length when the left side ran out.
+    pub index: usize,
+    /// Id of the left event, if there is one.
+    pub left_id: Option<String>,
+    /// Id of the right event, if there is one.
+    pub right_id: Option<String>,
+    /// The field path, e.g. `body.content[1].arguments.path`.
+    pub field: String,
+    /// The left value, as compact JSON (cut to a readable length).
+    pub left: String,
+    /// The right value, likewise.
+    pub right: String,
+}
+
+impl fmt::Display for Difference {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let id = |id: &Option<String>| id.clone().unwrap_or_else(|| "-".into());
+        write!(
+            f,
+            "event {} (left {}, right {}): {}: left {} but right {}",
+            self.index,
+            id(&self.left_id),
+            id(&self.right_id),
+            self.field,
+            self.left,
+            self.right
+        )
+    }
+}
+
+impl Comparison {
+    /// Compare everything.
+    pub fn exact() -> Self {
+        Comparison::default()
+    }
+
+    /// Compare as a target sees it: only thinking made by one of `providers` is portable to it.
+    pub fn for_target(providers: &[String]) -> Self {
+        Comparison {
+            portable_thinking: Some(providers.to_vec()),
+        }
+    }
+
+    /// `Ok` when equal, else the first difference.
+    pub fn diff(&self, left: &Transcript, right: &Transcript) -> Result<(), Box<Difference>> {
+        let l = self.normalise(left);
+        let r = self.normalise(right);
+        for i in 0..l.len().max(r.len()) {
+            match (l.get(i), r.get(i)) {
+                (Some(a), Some(b)) => {
+                    if a != b {
+                        return Err(Box::new(first_difference(i, a, b)));
+                    }
+                }
+                (a, b) => return Err(Box::new(missing(i, a, b))),
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `left` and `right` are semantically equal.
+    pub fn equal(&self, left: &Transcript, right: &Transcript) -> bool {
+        self.diff(left, right).is_ok()
+    }
+
+    /// If `prefix` is a prefix of `whole`, the number of `whole`'s events it covers (so
+    /// `whole.events[n..]` is the suffix to append); else the first difference.
+    pub fn prefix_of(&self, prefix: &Transcript, whole: &Transcript) -> Result<usize, Box<Difference>> {
+        let p = self.normalise(prefix);
+        let w = self.normalise(whole);
+        for (i, a) in p.iter().enumerate() {
+            match w.get(i) {
+                Some(b) if a == b => {}
+                Some(b) => return Err(Box::new(first_difference(i, a, b))),
+                None => return Err(Box::new(missing(i, Some(a), None))),
+            }
+        }
+        Ok(match p.len() {
+            0 => 0,
+            n => w[n - 1].original_index + 1,
+        })
+    }
+
+    fn keeps(&self, maker: Option<&str>) -> bool {
+        match &self.portable_thinking {
+            None => true,
+            Some(providers) => maker.is_some_and(|m| providers.iter().any(|p| p == m)),
+        }
+    }
+
+    fn normalise<'a>(&self, t: &'a Transcript) -> Vec<Normalised<'a>> {
+        let mut kept: Vec<(usize, &'a Event, Cow<'a, Body>)> = Vec::with_capacity(t.events.len());
+        for (i, event) in t.events.iter().enumerate() {
+            let body = match &event.body {
+                Body::Assistant { content, origin } if self.portable_thinking.is_some() => {
+                    let turn_maker = origin.as_ref().map(|o| o.provider.as_str());
+                    let portable = |p: &AssistantPart| match p {
+                        AssistantPart::Thinking(t) => self.keeps(
+                            t.signature
+                                .as_ref()
+                                .map(|s| s.provider.as_str())
+                                .or(turn_maker),
+                        ),
+                        _ => true,
+                    };
+                    if content.iter().all(portable) {
+                        Cow::Borrowed(&event.body)
+                    } else {
+                        let content: Vec<_> =
+                            content.iter().filter(|p| portable(p)).cloned().collect();
+                        if content.is_empty() {
+                            continue;
+                        }
+                        Cow::Owned(Body::Assistant {
+                            content,
+                            origin: origin.clone(),
+                        })
+                    }
+                }
+                _ => Cow::Borrowed(&event.body),
+            };
+            kept.push((i, event, body));
+        }
+        // Compactions are compared by the position of the event they replace, so ids may differ.
+        let mut position: HashMap<&str, usize> = HashMap::with_capacity(t.events.len());
+        let mut last_kept = None;
+        let mut k = kept.iter().peekable();
+        for (i, event) in t.events.iter().enumerate() {
+            if k.peek().is_some_and(|(ki, _, _)| *ki == i) {
+                last_kept = Some(last_kept.map_or(0, |n: usize| n + 1));
+                k.next();
+            }
+            if let Some(n) = last_kept {
+                position.insert(event.id.as_str(), n);
+            }
+        }
+        kept.into_iter()
+            .map(|(original_index, event, body)| {
+                let replaces = match body.as_ref() {
+                    Body::Compaction {
+                        replaces_through, ..
+                    } => position.get(replaces_through.as_str()).copied(),
+                    _ => None,
+                };
+                Normalised {
+                    original_index,
+                    event,
+                    body,
+                    replaces,
+                }
+            })
+            .collect()
+    }
+}
+
+struct Normalised<'a> {
+    original_index: usize,
+    event: &'a Event,
+    body: Cow<'a, Body>,
+    /// For compactions: the normalised position of the replaced event.
+    replaces: Option<usize>,
+}
+
+impl PartialEq for Normalised<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.event.timestamp == other.event.timestamp
+            && self.event.author == other.event.author
+            && self.replaces == other.replaces
+            && bodies_equal(&self.body, &other.body)
+    }
+}
+
+fn bodies_equal(a: &Body, b: &Body) -> bool {
+    match (a, b) {
+        (
+            Body::Compaction { summary: s1, .. },
+            Body::Compaction { summary: s2, .. },
+        ) => s1 == s2,
+        _ => a == b,
+    }
+}
+
+impl Normalised<'_> {
+    /// The compared projection as JSON, for locating a difference.
+    fn projection(&self) -> Value {
+        let mut body = serde_json::to_value(self.body.as_ref()).unwrap_or(Value::Null);
+        if let (Some(n), Some(obj)) = (self.replaces, body.as_object_mut()) {
+            obj.insert("replaces_through".into(), json!(format!("#{n}")));
+        }
+        json!({
+            "timestamp": self.event.timestamp,
+            "author": self.event.author,
+            "body": body,
+        })
+    }
+}
+
+fn first_difference(index: usize, a: &Normalised<'_>, b: &Normalised<'_>) -> Difference {
+    let (field, left, right) = locate(&a.projection(), &b.projection(), String::new());
+    Difference {
+        index,
+        left_id: Some(a.event.id.clone()),
+        right_id: Some(b.event.id.clone()),
+        field,
+        left: show(&left),
+        right: show(&right),
+    }
+}
+
+fn missing(index: usize, a: Option<&Normalised<'_>>, b: Option<&Normalised<'_>>) -> Difference {
+    let kind = |n: Option<&Normalised<'_>>| match n {
+        Some(n) => format!("a {} event", n.body.kind()),
+        None => "no event".into(),
+    };
+    Difference {
+        index,
+        left_id: a.map(|n| n.event.id.clone()),
+        right_id: b.map(|n| n.event.id.clone()),
+        field: "(event)".into(),
+        left: kind(a),
+        right: kind(b),
+    }
+}
+
+/// Walks two JSON values to the first place they differ.
+fn locate(a: &Value, b: &Value, path: String) -> (String, Value, Value) {
+    let join = |key: &str| {
+        if path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{path}.{key}")
+        }
+    };
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (key, va) in x {
+                match y.get(key) {
+                    Some(vb) if va == vb => {}
+                    Some(vb) => return locate(va, vb, join(key)),
+                    None => return (join(key), va.clone(), Value::Null),
+                }
+            }
+            for (key, vb) in y {
+                if !x.contains_key(key) {
+                    return (join(key), Value::Null, vb.clone());
+                }
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            for i in 0..x.len().max(y.len()) {
+                match (x.get(i), y.get(i)) {
+                    (Some(va), Some(vb)) if va == vb => {}
+                    (Some(va), Some(vb)) => return locate(va, vb, format!("{path}[{i}]")),
+                    (va, vb) => {
+                        return (
+                            format!("{path}[{i}]"),
+                            va.cloned().unwrap_or(Value::Null),
+                            vb.cloned().unwrap_or(Value::Null),
+                        )
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    (path, a.clone(), b.clone())
+}
+
+fn show(v: &Value) -> String {
+    const LIMIT: usize = 160;
+    let text = v.to_string();
+    if text.len() <= LIMIT {
+        return text;
+    }
+    let mut cut = LIMIT;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… ({} bytes)", &text[..cut], text.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::transcript::{Origin, Part, Signature, Thinking, Timestamp, ToolCall};
+
+    fn user(id: &str, text: &str) -> Event {
+        Event::new(
+            id,
+            Timestamp::from_millis(1_000),
+            Body::User {
+                content: vec![Part::text(text)],
+            },
+        )
+    }
+
+    fn assistant(id: &str, parts: Vec<AssistantPart>, provider: &str) -> Event {
+        Event::new(
+            id,
+            Timestamp::from_millis(2_000),
+            Body::Assistant {
+                content: parts,
+                origin: Some(Origin {
+                    provider: provider.into(),
+                    model: None,
+                    api: None,
+                }),
+            },
+        )
+    }
+
+    #[test]
+    fn ids_and_opaque_fields_are_not_compared() {
+        let a = Transcript::new(vec![user("a", "hi")]);
+        let mut b = Transcript::new(vec![user("zzz", "hi")]);
+        b.events[0].opaque.insert("claude".into(), json!({"x": 1}));
+        Comparison::exact().diff(&a, &b).unwrap();
+    }
+
+    #[test]
+    fn difference_names_event_field_and_both_values() {
+        let call = |path: &str| {
+            AssistantPart::ToolCall(ToolCall {
+                id: "c1".into(),
+                name: "read".into(),
+                arguments: json!({"path": path}),
+            })
+        };
+        let a = Transcript::new(vec![user("u", "hi"), assistant("a", vec![call("x")], "openai")]);
+        let b = Transcript::new(vec![user("u", "hi"), assistant("a", vec![call("y")], "openai")]);
+        let d = Comparison::exact().diff(&a, &b).unwrap_err();
+        assert_eq!(d.index, 1);
+        assert_eq!(d.field, "body.content[0].arguments.path");
+        assert_eq!((d.left.as_str(), d.right.as_str()), ("\"x\"", "\"y\""));
+    }
+
+    #[test]
+    fn missing_events_are_reported() {
+        let a = Transcript::new(vec![user("u", "hi")]);
+        let b = Transcript::new(vec![user("u", "hi"), user("v", "again")]);
+        let d = Comparison::exact().diff(&a, &b).unwrap_err();
+        assert_eq!((d.index, d.field.as_str()), (1, "(event)"));
+    }
+
+    #[test]
+    fn foreign_thinking_is_set_aside_for_a_target() {
+        let thinking = AssistantPart::Thinking(Thinking {
+            text: "secret".into(),
+            signature: Some(Signature {
+                provider: "openai".into(),
+                model: None,
+                value: "enc".into(),
+                redacted: false,
+            }),
+        });
+        let with = Transcript::new(vec![
+            user("u", "hi"),
+            assistant("a", vec![thinking.clone()], "openai"),
+            assistant("b", vec![thinking, AssistantPart::text("ok")], "openai"),
+        ]);
+        let without = Transcript::new(vec![
+            user("u", "hi"),
+            assistant("b", vec![AssistantPart::text("ok")], "openai"),
+        ]);
+        assert!(Comparison::exact().diff(&with, &without).is_err());
+        let claude = Comparison::for_target(&["anthropic".into()]);
+        claude.diff(&with, &without).unwrap();
+        assert_eq!(claude.prefix_of(&without, &with).unwrap(), 3);
+    }
+
+    #[test]
+    fn prefix_reports_how_much_it_covers() {
+        let whole = Transcript::new(vec![user("a", "1"), user("b", "2"), user("c", "3")]);
+        let prefix = Transcript::new(vec![user("x", "1"), user("y", "2")]);
+        assert_eq!(Comparison::exact().prefix_of(&prefix, &whole).unwrap(), 2);
+        let diverged = Transcript::new(vec![user("x", "1"), user("y", "other")]);
+        let d = Comparison::exact().prefix_of(&diverged, &whole).unwrap_err();
+        assert_eq!(d.index, 1);
+        let empty = Transcript::new(vec![]);
+        assert_eq!(Comparison::exact().prefix_of(&empty, &whole).unwrap(), 0);
+    }
+
+    #[test]
+    fn compactions_compare_by_position_not_id() {
+        let compact = |id: &str, through: &str| {
+            Event::new(
+                id,
+                Timestamp::from_millis(3_000),
+                Body::Compaction {
+                    summary: "s".into(),
+                    replaces_through: through.into(),
+                },
+            )
+        };
+        let a = Transcript::new(vec![user("a", "1"), user("b", "2"), compact("c", "b")]);
+        let b = Transcript::new(vec![user("x", "1"), user("y", "2"), compact("z", "y")]);
+        Comparison::exact().diff(&a, &b).unwrap();
+        let c = Transcript::new(vec![user("x", "1"), user("y", "2"), compact("z", "x")]);
+        let d = Comparison::exact().diff(&a, &c).unwrap_err();
+        assert_eq!(d.field, "body.replaces_through");
+    }
+}

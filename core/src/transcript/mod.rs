@@ -1,0 +1,20 @@
+//! The canonical transcript: the one model of a conversation every plugin reads and writes.
+//!
+//! The JSON form is a versioned contract (`"schema": "handoff.transcript/1"`), documented in
+//! `docs/transcript.md`. Provider fields with no canonical home ride in [`Event::opaque`], keyed by
+//! provider, so a same-provider round trip loses nothing; semantic equality ignores them.
+
+mod equality;
+mod features;
+mod model;
+mod timestamp;
+mod validate;
+
+pub use equality::{Comparison, Difference};
+pub use features::Feature;
+pub use model::{
+    AssistantPart, Author, AuthorKind, Body, Event, Origin, Part, Signature, Thinking, ToolCall,
+    Transcript, SCHEMA,
+};
+pub use timestamp::Timestamp;
+pub use validate::ValidationError;

@@ -1,0 +1,183 @@
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use super::{AssistantPart, Body, Transcript};
+
+/// Why a transcript is not valid, naming the event index, its id and the field.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("event {index} ({event_id}): {field}: {message}")]
+pub struct ValidationError {
+    /// The index of the offending event.
+    pub index: usize,
+    /// Its id.
+    pub event_id: String,
+    /// The field, as a path (`body.call_id`, `body.content[2].id`).
+    pub field: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Transcript {
+    /// Checks the structural rules every plugin may rely on: event ids are unique and non-empty,
+    /// tool call ids are unique, every tool result answers an earlier call (once), and a
+    /// compaction refers to an earlier event.
+    pub fn validate(&self) -> Result<(), ValidationError> {
+        let mut event_ids = HashSet::with_capacity(self.events.len());
+        // call id -> answered yet?
+        let mut calls: HashMap<&str, bool> = HashMap::new();
+        for (index, event) in self.events.iter().enumerate() {
+            let fail = |field: &str, message: fmt::Arguments<'_>| ValidationError {
+                index,
+                event_id: event.id.clone(),
+                field: field.to_owned(),
+                message: message.to_string(),
+            };
+            if event.id.is_empty() {
+                return Err(fail("id", format_args!("event id is empty")));
+            }
+            if !event_ids.insert(event.id.as_str()) {
+                return Err(fail(
+                    "id",
+                    format_args!("event id {:?} is used twice", event.id),
+                ));
+            }
+            match &event.body {
+                Body::Assistant { content, .. } => {
+                    for (i, part) in content.iter().enumerate() {
+                        if let AssistantPart::ToolCall(call) = part {
+                            let field = format!("body.content[{i}].id");
+                            if call.id.is_empty() {
+                                return Err(fail(&field, format_args!("tool call id is empty")));
+                            }
+                            if call.name.is_empty() {
+                                return Err(fail(
+                                    &format!("body.content[{i}].name"),
+                                    format_args!("tool name is empty"),
+                                ));
+                            }
+                            if calls.insert(call.id.as_str(), false).is_some() {
+                                return Err(fail(
+                                    &field,
+                                    format_args!("tool call id {:?} is used twice", call.id),
+                                ));
+                            }
+                        }
+                    }
+                }
+                Body::ToolResult { call_id, .. } => match calls.get_mut(call_id.as_str()) {
+                    None => {
+                        return Err(fail(
+                            "body.call_id",
+                            format_args!("{call_id:?} answers no earlier tool call"),
+                        ))
+                    }
+                    Some(answered) if *answered => {
+                        return Err(fail(
+                            "body.call_id",
+                            format_args!("tool call {call_id:?} already has a result"),
+                        ))
+                    }
+                    Some(answered) => *answered = true,
+                },
+                Body::Compaction {
+                    replaces_through, ..
+                } => {
+                    if !event_ids.contains(replaces_through.as_str())
+                        || replaces_through == &event.id
+                    {
+                        return Err(fail(
+                            "body.replaces_through",
+                            format_args!("{replaces_through:?} is not an earlier event"),
+                        ));
+                    }
+                }
+                Body::User { .. } => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::transcript::{Event, Part, Timestamp, ToolCall};
+
+    fn ev(id: &str, body: Body) -> Event {
+        Event::new(id, Timestamp::from_millis(0), body)
+    }
+
+    fn call(id: &str) -> Body {
+        Body::Assistant {
+            content: vec![AssistantPart::ToolCall(ToolCall {
+                id: id.into(),
+                name: "ls".into(),
+                arguments: json!({}),
+            })],
+            origin: None,
+        }
+    }
+
+    fn result(id: &str) -> Body {
+        Body::ToolResult {
+            call_id: id.into(),
+            content: vec![Part::text("ok")],
+            is_error: false,
+        }
+    }
+
+    #[test]
+    fn accepts_a_call_and_its_result() {
+        let t = Transcript::new(vec![ev("a", call("c1")), ev("b", result("c1"))]);
+        t.validate().unwrap();
+    }
+
+    #[test]
+    fn orphan_result_names_index_and_field() {
+        let t = Transcript::new(vec![ev("a", call("c1")), ev("b", result("c2"))]);
+        let err = t.validate().unwrap_err();
+        assert_eq!((err.index, err.field.as_str()), (1, "body.call_id"));
+        assert!(err.to_string().contains("event 1 (b)"), "{err}");
+    }
+
+    #[test]
+    fn result_before_its_call_is_refused() {
+        let t = Transcript::new(vec![ev("b", result("c1")), ev("a", call("c1"))]);
+        assert_eq!(t.validate().unwrap_err().index, 0);
+    }
+
+    #[test]
+    fn duplicate_call_ids_and_event_ids_are_refused() {
+        let t = Transcript::new(vec![ev("a", call("c1")), ev("b", call("c1"))]);
+        assert_eq!(t.validate().unwrap_err().field, "body.content[0].id");
+        let t = Transcript::new(vec![ev("a", call("c1")), ev("a", call("c2"))]);
+        assert_eq!(t.validate().unwrap_err().field, "id");
+    }
+
+    #[test]
+    fn second_result_for_one_call_is_refused() {
+        let t = Transcript::new(vec![
+            ev("a", call("c1")),
+            ev("b", result("c1")),
+            ev("c", result("c1")),
+        ]);
+        assert_eq!(t.validate().unwrap_err().index, 2);
+    }
+
+    #[test]
+    fn compaction_must_point_back() {
+        let compaction = |through: &str| Body::Compaction {
+            summary: "s".into(),
+            replaces_through: through.into(),
+        };
+        let ok = Transcript::new(vec![ev("a", call("c1")), ev("b", compaction("a"))]);
+        ok.validate().unwrap();
+        let forward = Transcript::new(vec![ev("b", compaction("c")), ev("c", call("c1"))]);
+        assert_eq!(
+            forward.validate().unwrap_err().field,
+            "body.replaces_through"
+        );
+    }
+}

@@ -1,0 +1,1 @@
+//! The reference plugin (work in progress).
