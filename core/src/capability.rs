@@ -52,6 +52,9 @@ pub struct TargetManifest {
     /// Declarations a user should read (what is display-only, what is mapped and how).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// How the real CLI runs against a fake provider (CLI targets; `None` for API targets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live: Option<crate::live::LiveRecipe>,
 }
 
 impl TargetManifest {

@@ -11,6 +11,7 @@
 
 pub mod capability;
 pub mod dialect;
+pub mod live;
 pub mod store;
 pub mod transcript;
 

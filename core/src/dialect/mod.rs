@@ -3,3 +3,6 @@
 //!
 //! The continuation engine uses them for API targets, and the live checks use them to read the
 //! history a real CLI sent to the fake provider.
+
+pub mod anthropic;
+pub mod openai_responses;

@@ -1,0 +1,1 @@
+//! The OpenAI Responses dialect (work in progress).
