@@ -1,1 +1,110 @@
-//! The conformance suite (work in progress).
+//! handoff-conformance: the suite every plugin passes before a host offers its targets.
+//!
+//! [`run`] takes any [`Plugin`] — linked in, or loaded from a shared library and wrapped back into
+//! the same traits — and runs the offline checks of the design against scratch store roots:
+//! manifest, round trip over the built-in [`corpus`], fidelity (what a target cannot carry is
+//! refused and nothing is left behind), append, strict resume with decoys, ownership, and bad
+//! input. Each check reports an id, a status, a duration and its evidence (the diff on failure).
+#![deny(missing_docs)]
+
+mod checks;
+pub mod corpus;
+pub mod report;
+mod sandbox;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use handoff_core::{Plugin, PLUGIN_API_VERSION};
+
+pub use report::{CheckResult, Report, Status, REPORT_SCHEMA};
+
+/// The suite version; certificates are keyed by it.
+pub const SUITE_VERSION: &str = "1.0.0";
+
+/// What to run and where.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Only these check ids (e.g. `round_trip/claude-code`, or a kind such as `round_trip`);
+    /// all when empty.
+    pub only: Vec<String>,
+    /// Where to make scratch directories; the system temp dir when `None`.
+    pub scratch: Option<PathBuf>,
+}
+
+/// The kinds of per-target checks, in the order they run.
+pub const TARGET_CHECKS: [&str; 6] = [
+    "round_trip",
+    "fidelity",
+    "append",
+    "strict_resume",
+    "ownership",
+    "bad_input",
+];
+
+/// Every check id the suite would run on this plugin, in order.
+pub fn check_ids(plugin: &dyn Plugin) -> Vec<String> {
+    let manifest = plugin.manifest();
+    let mut ids = vec!["manifest".to_owned()];
+    for kind in TARGET_CHECKS {
+        for target in &manifest.targets {
+            ids.push(format!("{kind}/{}", target.name));
+        }
+    }
+    ids
+}
+
+/// Runs the suite (or the checks `options.only` selects) and reports every check.
+pub fn run(plugin: &dyn Plugin, options: &Options) -> Report {
+    let manifest = plugin.manifest();
+    let selected = |id: &str| {
+        options.only.is_empty()
+            || options
+                .only
+                .iter()
+                .any(|o| o == id || id.split('/').next() == Some(o.as_str()))
+    };
+    let checks = check_ids(plugin)
+        .into_iter()
+        .filter(|id| selected(id))
+        .map(|id| run_check(plugin, &id, options))
+        .collect();
+    Report {
+        schema: REPORT_SCHEMA.to_owned(),
+        suite_version: SUITE_VERSION.to_owned(),
+        host_api_version: PLUGIN_API_VERSION.to_owned(),
+        plugin: manifest.name,
+        plugin_version: manifest.version,
+        checks,
+    }
+}
+
+/// Runs one check by id. A panic inside the plugin fails the check; it never ends the caller.
+pub fn run_check(plugin: &dyn Plugin, id: &str, options: &Options) -> CheckResult {
+    let started = Instant::now();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        checks::dispatch(plugin, id, options)
+    }));
+    let (status, evidence) = match outcome {
+        Ok(Ok(evidence)) => (Status::Pass, evidence),
+        Ok(Err(evidence)) => (Status::Fail, evidence),
+        Err(panic) => (
+            Status::Fail,
+            vec![format!("the plugin panicked: {}", panic_message(&*panic))],
+        ),
+    };
+    CheckResult {
+        id: id.to_owned(),
+        status,
+        duration_ms: started.elapsed().as_secs_f64() * 1e3,
+        evidence,
+    }
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".into())
+}

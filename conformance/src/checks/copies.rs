@@ -1,0 +1,46 @@
+//! Copies of a written session under a new id, made without knowing the native format: the id is
+//! replaced in the file name and the bytes. The file name must contain the session id (every
+//! native store of the design does).
+
+use std::path::PathBuf;
+
+use handoff_core::SessionRef;
+
+/// A new id of the same shape as `id` (a UUID for a UUID).
+pub(crate) fn fresh_id_like(id: &str) -> String {
+    let new = uuid::Uuid::new_v4().to_string();
+    if uuid::Uuid::parse_str(id).is_ok() || id.len() >= new.len() {
+        new
+    } else {
+        new[..id.len()].to_owned()
+    }
+}
+
+/// Copies `session` to a new id with `edit` applied to its bytes; returns the copy.
+pub(crate) fn copy_with_new_id(
+    session: &SessionRef,
+    edit: impl FnOnce(Vec<u8>) -> Vec<u8>,
+) -> Result<SessionRef, String> {
+    let name = session
+        .path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or("the session file has no name")?;
+    if !name.contains(&session.id) {
+        return Err(format!(
+            "the session file name {name:?} does not contain its id {:?}; the suite cannot copy it",
+            session.id
+        ));
+    }
+    let id = fresh_id_like(&session.id);
+    let path: PathBuf = session.path.with_file_name(name.replace(&session.id, &id));
+    let bytes = std::fs::read(&session.path).map_err(|e| format!("cannot read the session: {e}"))?;
+    let text = String::from_utf8_lossy(&bytes).replace(&session.id, &id);
+    std::fs::write(&path, edit(text.into_bytes()))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(SessionRef {
+        target: session.target.clone(),
+        id,
+        path,
+    })
+}

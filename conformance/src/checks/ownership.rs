@@ -1,0 +1,93 @@
+use handoff_core::store::marker;
+
+use crate::corpus;
+use crate::sandbox::{changes, is_bookkeeping, snapshot};
+
+use super::copies::copy_with_new_id;
+use super::{Ctx, Outcome};
+
+/// remove deletes only sessions the plugin marked as its own; foreign files stay byte for byte.
+pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
+    let transcript = &corpus::entry("plain-chat").expect("in corpus").transcript;
+    let owned = ctx.create("owned session", transcript)?;
+    let kept = ctx.create("another owned session", transcript)?;
+    // A foreign session: the same native content, without the marker, under a new id.
+    let foreign = copy_with_new_id(&owned, strip_markers).map_err(|e| vec![e])?;
+    let mut evidence = vec![format!("foreign copy {}", foreign.path.display())];
+    let mut failures = Vec::new();
+
+    let before = snapshot(ctx.root().path());
+    match ctx.plugin.writer().remove(ctx.root(), ctx.name(), &foreign.id) {
+        Ok(()) => failures.push(format!(
+            "remove({}) deleted a session the plugin did not create",
+            foreign.id
+        )),
+        Err(e) => evidence.push(format!("remove of the foreign session refused: {e}")),
+    }
+    let after_refusal = snapshot(ctx.root().path());
+    let touched = changes(&before, &after_refusal, |p| is_bookkeeping(ctx.root(), p));
+    if !touched.is_empty() {
+        failures.push(format!(
+            "refusing the foreign session still changed: {}",
+            touched.join("; ")
+        ));
+    }
+
+    match ctx.plugin.writer().remove(ctx.root(), ctx.name(), &owned.id) {
+        Err(e) => failures.push(format!("remove({}) of its own session failed: {e}", owned.id)),
+        Ok(()) => {
+            let after = snapshot(ctx.root().path());
+            let changed: Vec<String> =
+                changes(&after_refusal, &after, |p| is_bookkeeping(ctx.root(), p))
+                    .into_iter()
+                    .filter(|c| c != &format!("removed {}", owned.path.display()))
+                    .collect();
+            if owned.path.exists() {
+                failures.push(format!("{} still exists after remove", owned.path.display()));
+            }
+            if !changed.is_empty() && changed.iter().any(|c| !c.starts_with("removed ") || !is_empty_dir_of(c, &owned.path)) {
+                failures.push(format!("remove touched other files: {}", changed.join("; ")));
+            }
+            match ctx.plugin.resumer().resolve(ctx.root(), ctx.name(), &owned.id) {
+                Ok(_) => failures.push(format!("resolve({}) still finds the removed session", owned.id)),
+                Err(_) => evidence.push(format!("removed {} and only it", owned.id)),
+            }
+        }
+    }
+    if !kept.path.exists() || !foreign.path.exists() {
+        failures.push("another session disappeared".into());
+    }
+    if failures.is_empty() {
+        Ok(evidence)
+    } else {
+        Err(failures)
+    }
+}
+
+/// `removed <dir>` where dir is an (emptied) parent directory of the removed session.
+fn is_empty_dir_of(change: &str, session: &std::path::Path) -> bool {
+    change
+        .strip_prefix("removed ")
+        .is_some_and(|p| session.starts_with(p))
+}
+
+/// Removes every ownership marker from each JSON line (or the whole JSON document).
+fn strip_markers(bytes: Vec<u8>) -> Vec<u8> {
+    let text = String::from_utf8_lossy(&bytes);
+    if let Ok(mut doc) = serde_json::from_str::<serde_json::Value>(&text) {
+        marker::strip(&mut doc);
+        return serde_json::to_vec_pretty(&doc).unwrap_or(bytes);
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        match serde_json::from_str::<serde_json::Value>(line) {
+            Ok(mut v) => {
+                marker::strip(&mut v);
+                out += &v.to_string();
+            }
+            Err(_) => out += line,
+        }
+        out.push('\n');
+    }
+    out.into_bytes()
+}
