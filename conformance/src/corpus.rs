@@ -75,7 +75,10 @@ mod tests {
 
     #[test]
     fn the_corpus_covers_every_feature() {
-        let mut used: Vec<Feature> = entries().iter().flat_map(|e| e.transcript.features()).collect();
+        let mut used: Vec<Feature> = entries()
+            .iter()
+            .flat_map(|e| e.transcript.features())
+            .collect();
         used.sort();
         used.dedup();
         let missing: Vec<_> = Feature::ALL

@@ -19,8 +19,12 @@ impl Sandbox {
     /// A fresh sandbox (under `parent` when given, else the system temp dir).
     pub fn new(parent: Option<&Path>) -> std::io::Result<Self> {
         let dir = match parent {
-            Some(p) => tempfile::Builder::new().prefix("conformance-").tempdir_in(p)?,
-            None => tempfile::Builder::new().prefix("handoff-conformance-").tempdir()?,
+            Some(p) => tempfile::Builder::new()
+                .prefix("conformance-")
+                .tempdir_in(p)?,
+            None => tempfile::Builder::new()
+                .prefix("handoff-conformance-")
+                .tempdir()?,
         };
         std::fs::write(dir.path().join(CANARY), b"a plugin must never touch this\n")?;
         let root = StoreRoot::new(dir.path().join("store"))
@@ -32,7 +36,11 @@ impl Sandbox {
     /// Everything outside the store root that changed: must be empty.
     pub fn outside_changes(&self) -> Vec<String> {
         let mut problems = Vec::new();
-        for entry in std::fs::read_dir(self.dir.path()).into_iter().flatten().flatten() {
+        for entry in std::fs::read_dir(self.dir.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             let name = entry.file_name();
             if name != "store" && name != CANARY {
                 problems.push(format!(

@@ -21,7 +21,9 @@ const CORRUPTIONS: [Corruption; 6] = [
 /// Truncated, malformed, invalid UTF-8, a 64 MiB line, deep nesting, empty: an error that names the
 /// file, never a panic and never a silently shorter transcript.
 pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
-    let transcript = &corpus::entry("parallel-tool-calls").expect("in corpus").transcript;
+    let transcript = &corpus::entry("parallel-tool-calls")
+        .expect("in corpus")
+        .transcript;
     let transcript = if ctx.carries(transcript) {
         transcript
     } else {
@@ -33,7 +35,14 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
     for (what, corrupt) in CORRUPTIONS {
         let copy = copy_with_new_id(&session, corrupt).map_err(|e| vec![e])?;
         let by_path = ctx.plugin.reader().read_path(ctx.name(), &copy.path);
-        judge(what, "read_path", &copy.path, by_path, &mut evidence, &mut failures);
+        judge(
+            what,
+            "read_path",
+            &copy.path,
+            by_path,
+            &mut evidence,
+            &mut failures,
+        );
         let by_id = ctx.plugin.reader().read(ctx.root(), ctx.name(), &copy.id);
         if let Ok(t) = by_id {
             failures.push(format!(
@@ -58,7 +67,10 @@ fn judge(
     evidence: &mut Vec<String>,
     failures: &mut Vec<String>,
 ) {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
     match outcome {
         Ok(t) => failures.push(format!(
             "{what}: {how} returned a transcript of {} events instead of an error",
@@ -76,7 +88,9 @@ fn judge(
             if message.contains(name) {
                 evidence.push(format!("{what}: {message}"));
             } else {
-                failures.push(format!("{what}: the error does not name the file {name}: {message}"));
+                failures.push(format!(
+                    "{what}: the error does not name the file {name}: {message}"
+                ));
             }
         }
     }
@@ -105,7 +119,10 @@ fn insert_after_first_line(bytes: Vec<u8>, line: &[u8]) -> Vec<u8> {
 }
 
 fn insert_malformed_line(bytes: Vec<u8>) -> Vec<u8> {
-    insert_after_first_line(bytes, br#"{"type": "user", "message": {"role": "user", "content": "#)
+    insert_after_first_line(
+        bytes,
+        br#"{"type": "user", "message": {"role": "user", "content": "#,
+    )
 }
 
 /// Puts bytes that are not UTF-8 inside a JSON string in the middle of the file.

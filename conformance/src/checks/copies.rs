@@ -34,7 +34,8 @@ pub(crate) fn copy_with_new_id(
     }
     let id = fresh_id_like(&session.id);
     let path: PathBuf = session.path.with_file_name(name.replace(&session.id, &id));
-    let bytes = std::fs::read(&session.path).map_err(|e| format!("cannot read the session: {e}"))?;
+    let bytes =
+        std::fs::read(&session.path).map_err(|e| format!("cannot read the session: {e}"))?;
     let text = String::from_utf8_lossy(&bytes).replace(&session.id, &id);
     std::fs::write(&path, edit(text.into_bytes()))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;

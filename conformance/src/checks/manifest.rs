@@ -42,7 +42,10 @@ pub(crate) fn check(plugin: &dyn Plugin) -> Outcome {
             problems.push(format!("target {:?} names no provider", t.name));
         }
         if !t.carries.contains(&Feature::Text) {
-            problems.push(format!("target {:?} does not declare that it carries text", t.name));
+            problems.push(format!(
+                "target {:?} does not declare that it carries text",
+                t.name
+            ));
         }
     }
     if problems.is_empty() {
@@ -52,7 +55,15 @@ pub(crate) fn check(plugin: &dyn Plugin) -> Outcome {
             m.version,
             m.targets
                 .iter()
-                .map(|t| format!("{} (carries {})", t.name, t.carries.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ")))
+                .map(|t| format!(
+                    "{} (carries {})",
+                    t.name,
+                    t.carries
+                        .iter()
+                        .map(|f| f.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
                 .collect::<Vec<_>>()
                 .join("; ")
         )])

@@ -17,7 +17,11 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
     let mut failures = Vec::new();
 
     let before = snapshot(ctx.root().path());
-    match ctx.plugin.writer().remove(ctx.root(), ctx.name(), &foreign.id) {
+    match ctx
+        .plugin
+        .writer()
+        .remove(ctx.root(), ctx.name(), &foreign.id)
+    {
         Ok(()) => failures.push(format!(
             "remove({}) deleted a session the plugin did not create",
             foreign.id
@@ -33,8 +37,15 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
         ));
     }
 
-    match ctx.plugin.writer().remove(ctx.root(), ctx.name(), &owned.id) {
-        Err(e) => failures.push(format!("remove({}) of its own session failed: {e}", owned.id)),
+    match ctx
+        .plugin
+        .writer()
+        .remove(ctx.root(), ctx.name(), &owned.id)
+    {
+        Err(e) => failures.push(format!(
+            "remove({}) of its own session failed: {e}",
+            owned.id
+        )),
         Ok(()) => {
             let after = snapshot(ctx.root().path());
             let changed: Vec<String> =
@@ -43,13 +54,26 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
                     .filter(|c| c != &format!("removed {}", owned.path.display()))
                     .collect();
             if owned.path.exists() {
-                failures.push(format!("{} still exists after remove", owned.path.display()));
+                failures.push(format!(
+                    "{} still exists after remove",
+                    owned.path.display()
+                ));
             }
-            if !changed.is_empty() && changed.iter().any(|c| !c.starts_with("removed ") || !is_empty_dir_of(c, &owned.path)) {
-                failures.push(format!("remove touched other files: {}", changed.join("; ")));
+            if !changed.is_empty()
+                && changed
+                    .iter()
+                    .any(|c| !c.starts_with("removed ") || !is_empty_dir_of(c, &owned.path))
+            {
+                failures.push(format!(
+                    "remove touched other files: {}",
+                    changed.join("; ")
+                ));
             }
-            match ctx.plugin.resumer().resolve(ctx.root(), ctx.name(), &owned.id) {
-                Ok(_) => failures.push(format!("resolve({}) still finds the removed session", owned.id)),
+            match ctx.plugin.reader().read(ctx.root(), ctx.name(), &owned.id) {
+                Ok(_) => failures.push(format!(
+                    "read({}) still finds the removed session",
+                    owned.id
+                )),
                 Err(_) => evidence.push(format!("removed {} and only it", owned.id)),
             }
         }

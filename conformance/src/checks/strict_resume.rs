@@ -29,7 +29,11 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
     let mut evidence = Vec::new();
     let mut failures = Vec::new();
 
-    match ctx.plugin.resumer().resolve(ctx.root(), ctx.name(), &chosen.id) {
+    match ctx
+        .plugin
+        .resumer()
+        .resolve(ctx.root(), ctx.name(), &chosen.id)
+    {
         Ok(s) if s.id == chosen.id && s.path == chosen.path => {
             evidence.push(format!("resolve({}) is that session", chosen.id))
         }
@@ -71,7 +75,11 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
                 s.id
             )),
         }
-        if let Ok(plan) = ctx.plugin.resumer().plan(ctx.root(), ctx.name(), &id, PROMPT) {
+        if let Ok(plan) = ctx
+            .plugin
+            .resumer()
+            .plan(ctx.root(), ctx.name(), &id, PROMPT)
+        {
             failures.push(format!(
                 "plan of {what} ({id}) gave a plan instead of an error: {}",
                 describe(&plan)
@@ -98,9 +106,9 @@ fn plan_problems(plan: &ResumePlan, chosen: &SessionRef, decoys: &[SessionRef]) 
     let mut problems = Vec::new();
     match plan {
         ResumePlan::Command { args, .. } => {
-            let names_it = args.iter().any(|a| {
-                a == &chosen.id || std::path::Path::new(a) == chosen.path.as_path()
-            });
+            let names_it = args
+                .iter()
+                .any(|a| a == &chosen.id || std::path::Path::new(a) == chosen.path.as_path());
             if !names_it {
                 problems.push(format!(
                     "the command {args:?} does not name session {} (or its file) exactly",

@@ -19,7 +19,10 @@ pub fn create_new(
 }
 
 /// Replaces `path` (or creates it) atomically with the bytes `write` produces.
-pub fn replace(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+pub fn replace(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let temp = write_temp(path, write)?;
     temp.persist(path).map_err(|e| e.error)?;
     sync_parent(path)
@@ -49,7 +52,10 @@ fn write_temp(
 /// The file must already end with a newline (a torn last line is an error, not something to build
 /// on), and the new bytes must end with one. On any failure the file is cut back to its previous
 /// length. Returns that previous length, so a caller can undo the append with [`truncate_to`].
-pub fn append(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<u64> {
+pub fn append(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<u64> {
     let mut file = OpenOptions::new().read(true).write(true).open(path)?;
     let previous = file.metadata()?.len();
     if previous > 0 {

@@ -25,7 +25,10 @@ impl Lock {
     pub fn acquire(root: &StoreRoot, name: &str, wait: Duration) -> std::io::Result<Lock> {
         let dir = root.path().join(".handoff").join("locks");
         std::fs::create_dir_all(&dir)?;
-        let path = dir.join(format!("{}.lock", hex::encode(Sha256::digest(name.as_bytes()))));
+        let path = dir.join(format!(
+            "{}.lock",
+            hex::encode(Sha256::digest(name.as_bytes()))
+        ));
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)

@@ -95,7 +95,11 @@ impl Comparison {
 
     /// If `prefix` is a prefix of `whole`, the number of `whole`'s events it covers (so
     /// `whole.events[n..]` is the suffix to append); else the first difference.
-    pub fn prefix_of(&self, prefix: &Transcript, whole: &Transcript) -> Result<usize, Box<Difference>> {
+    pub fn prefix_of(
+        &self,
+        prefix: &Transcript,
+        whole: &Transcript,
+    ) -> Result<usize, Box<Difference>> {
         let p = self.normalise(prefix);
         let w = self.normalise(whole);
         for (i, a) in p.iter().enumerate() {
@@ -202,10 +206,7 @@ impl PartialEq for Normalised<'_> {
 
 fn bodies_equal(a: &Body, b: &Body) -> bool {
     match (a, b) {
-        (
-            Body::Compaction { summary: s1, .. },
-            Body::Compaction { summary: s2, .. },
-        ) => s1 == s2,
+        (Body::Compaction { summary: s1, .. }, Body::Compaction { summary: s2, .. }) => s1 == s2,
         _ => a == b,
     }
 }
@@ -358,8 +359,14 @@ mod tests {
                 arguments: json!({"path": path}),
             })
         };
-        let a = Transcript::new(vec![user("u", "hi"), assistant("a", vec![call("x")], "openai")]);
-        let b = Transcript::new(vec![user("u", "hi"), assistant("a", vec![call("y")], "openai")]);
+        let a = Transcript::new(vec![
+            user("u", "hi"),
+            assistant("a", vec![call("x")], "openai"),
+        ]);
+        let b = Transcript::new(vec![
+            user("u", "hi"),
+            assistant("a", vec![call("y")], "openai"),
+        ]);
         let d = Comparison::exact().diff(&a, &b).unwrap_err();
         assert_eq!(d.index, 1);
         assert_eq!(d.field, "body.content[0].arguments.path");
@@ -406,7 +413,9 @@ mod tests {
         let prefix = Transcript::new(vec![user("x", "1"), user("y", "2")]);
         assert_eq!(Comparison::exact().prefix_of(&prefix, &whole).unwrap(), 2);
         let diverged = Transcript::new(vec![user("x", "1"), user("y", "other")]);
-        let d = Comparison::exact().prefix_of(&diverged, &whole).unwrap_err();
+        let d = Comparison::exact()
+            .prefix_of(&diverged, &whole)
+            .unwrap_err();
         assert_eq!(d.index, 1);
         let empty = Transcript::new(vec![]);
         assert_eq!(Comparison::exact().prefix_of(&empty, &whole).unwrap(), 0);

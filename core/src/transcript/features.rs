@@ -180,7 +180,10 @@ mod tests {
             ),
         ]);
         let (index, event, feature) = t.first_uncarried(&[Feature::Text]).unwrap();
-        assert_eq!((index, event.id.as_str(), feature), (1, "b", Feature::Thinking));
+        assert_eq!(
+            (index, event.id.as_str(), feature),
+            (1, "b", Feature::Thinking)
+        );
         assert!(t
             .first_uncarried(&[Feature::Text, Feature::Thinking])
             .is_none());

@@ -43,7 +43,8 @@ impl Timestamp {
 
     /// RFC 3339 in UTC with milliseconds, e.g. `2026-11-30T00:41:53.963Z`.
     pub fn to_rfc3339(self) -> String {
-        self.to_datetime().to_rfc3339_opts(SecondsFormat::Millis, true)
+        self.to_datetime()
+            .to_rfc3339_opts(SecondsFormat::Millis, true)
     }
 }
 

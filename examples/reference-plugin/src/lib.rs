@@ -180,9 +180,13 @@ fn read_file(path: &Path) -> Result<(Header, Transcript), PluginError> {
         number += 1;
         let line = line.map_err(|e| PluginError::io(path, &e))?;
         if torn && lines.peek().is_none() {
-            return Err(bad(number, "the last line is torn (no final newline)".into()));
+            return Err(bad(
+                number,
+                "the last line is torn (no final newline)".into(),
+            ));
         }
-        let text = std::str::from_utf8(&line).map_err(|e| bad(number, format!("not UTF-8: {e}")))?;
+        let text =
+            std::str::from_utf8(&line).map_err(|e| bad(number, format!("not UTF-8: {e}")))?;
         if number == 1 {
             let h: Header = serde_json::from_str(text).map_err(|e| bad(number, e.to_string()))?;
             if h.kind != "header" {
@@ -190,7 +194,8 @@ fn read_file(path: &Path) -> Result<(Header, Transcript), PluginError> {
             }
             header = Some(h);
         } else {
-            events.push(serde_json::from_str::<Event>(text).map_err(|e| bad(number, e.to_string()))?);
+            events
+                .push(serde_json::from_str::<Event>(text).map_err(|e| bad(number, e.to_string()))?);
         }
     }
     let header = header.ok_or_else(|| PluginError::Malformed {

@@ -7,7 +7,9 @@ use handoff_reference_plugin::ReferencePlugin;
 fn reference_plugin_passes_every_check() {
     let report = run(&ReferencePlugin, &Options::default());
     eprintln!("{}", report.table());
-    for c in &report.checks { eprintln!("{}: {:?}", c.id, c.evidence); }
+    for c in &report.checks {
+        eprintln!("{}: {:?}", c.id, c.evidence);
+    }
     assert!(report.passed(), "{}", report.table());
     assert_eq!(report.checks.len(), 7);
     assert!(report.checks.iter().all(|c| c.status == Status::Pass));
