@@ -9,6 +9,8 @@
 
 mod checks;
 pub mod corpus;
+pub mod fake_provider;
+pub mod live;
 pub mod report;
 mod sandbox;
 

@@ -1,0 +1,356 @@
+//! Finding an installed real CLI at its pinned version, and running it shut in a temporary HOME.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The pinned CLI versions, as `scripts/cli-versions.env` declares them (compiled in).
+pub const PINNED_VERSIONS_FILE: &str = include_str!("../../../scripts/cli-versions.env");
+
+/// One pinned CLI from `scripts/cli-versions.env`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PinnedCli {
+    /// The short name, e.g. `claude` (lower case of the `<NAME>_` prefix).
+    pub name: String,
+    /// The npm package.
+    pub package: String,
+    /// The exact version.
+    pub version: String,
+    /// The program name.
+    pub program: String,
+}
+
+/// Every CLI pinned in `scripts/cli-versions.env`.
+pub fn pinned_clis() -> Vec<PinnedCli> {
+    let mut vars = BTreeMap::new();
+    for line in PINNED_VERSIONS_FILE.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some((key, value)) = line.split_once('=') {
+            vars.insert(key.trim().to_owned(), value.trim().to_owned());
+        }
+    }
+    vars.iter()
+        .filter_map(|(key, package)| {
+            let name = key.strip_suffix("_PACKAGE")?;
+            Some(PinnedCli {
+                name: name.to_ascii_lowercase(),
+                package: package.clone(),
+                version: vars.get(&format!("{name}_VERSION"))?.clone(),
+                program: vars.get(&format!("{name}_PROGRAM"))?.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The pinned entry for an npm package.
+pub fn pinned_for_package(package: &str) -> Option<PinnedCli> {
+    pinned_clis().into_iter().find(|p| p.package == package)
+}
+
+/// An installed CLI.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FoundCli {
+    /// The program to run.
+    pub path: PathBuf,
+    /// The version installed, where it could be read.
+    pub version: Option<String>,
+    /// How it was found (for evidence).
+    pub how: String,
+}
+
+/// Where the live checks look for installed CLIs, in this order: `$HANDOFF_CLI_DIR` (a folder of
+/// programs, or an install cache holding `node_modules/.bin`), the `cli_dir` option, the install
+/// cache `.live-cache` in the current directory and in this source tree, then `PATH`.
+pub fn search_dirs(cli_dir: Option<&Path>) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    let mut cache = |dir: PathBuf| {
+        dirs.push(dir.join("node_modules/.bin"));
+        dirs.push(dir);
+    };
+    if let Some(dir) = std::env::var_os("HANDOFF_CLI_DIR").filter(|d| !d.is_empty()) {
+        cache(PathBuf::from(dir));
+    }
+    if let Some(dir) = cli_dir {
+        cache(dir.to_owned());
+    }
+    if let Ok(cwd) = std::env::current_dir() {
+        dirs.push(cwd.join(".live-cache/node_modules/.bin"));
+    }
+    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.live-cache/node_modules/.bin"));
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    dirs
+}
+
+/// Finds `program` (an installed copy of npm package `package`) and reads its version from the
+/// package's `package.json` beside the `node_modules/.bin` link. `Err` says where it looked.
+pub fn find_cli(program: &str, package: &str, cli_dir: Option<&Path>) -> Result<FoundCli, String> {
+    let dirs = search_dirs(cli_dir);
+    for dir in &dirs {
+        let candidate = dir.join(program);
+        if !is_executable(&candidate) {
+            continue;
+        }
+        let version = installed_version(&candidate, package);
+        return Ok(FoundCli {
+            how: format!("found {}", candidate.display()),
+            path: candidate,
+            version,
+        });
+    }
+    Err(format!(
+        "{program} ({package}) is not installed: looked in $HANDOFF_CLI_DIR, .live-cache and PATH \
+         ({} folders); run scripts/install-clis.sh",
+        dirs.len()
+    ))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The version of `package` that provides `program`: npm links `node_modules/.bin/<program>` to
+/// the package, whose `package.json` holds the version. A global install links `bin/<program>`
+/// into `lib/node_modules/<package>`.
+fn installed_version(program: &Path, package: &str) -> Option<String> {
+    let resolved = std::fs::canonicalize(program).ok()?;
+    let mut candidates: Vec<PathBuf> = resolved
+        .ancestors()
+        .filter(|a| a.file_name().is_some_and(|n| n == "node_modules"))
+        .map(|nm| nm.join(package).join("package.json"))
+        .collect();
+    if let Some(bin_dir) = program.parent() {
+        candidates.push(bin_dir.join("..").join(package).join("package.json"));
+        candidates.push(
+            bin_dir
+                .join("../lib/node_modules")
+                .join(package)
+                .join("package.json"),
+        );
+    }
+    candidates.into_iter().find_map(|manifest| {
+        let text = std::fs::read_to_string(manifest).ok()?;
+        let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+        value.get("version")?.as_str().map(str::to_owned)
+    })
+}
+
+/// How to run a CLI once.
+#[derive(Clone, Debug)]
+pub struct Invocation {
+    /// The program.
+    pub program: PathBuf,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// The temporary HOME (also the base of the XDG folders).
+    pub home: PathBuf,
+    /// Extra environment, set after HOME (later entries win).
+    pub env: Vec<(String, String)>,
+    /// The working directory.
+    pub cwd: PathBuf,
+    /// Give the program no stdin (`/dev/null`) instead of an open pipe.
+    pub close_stdin: bool,
+    /// Kill it after this long.
+    pub timeout: Duration,
+}
+
+/// What a run did.
+#[derive(Clone, Debug)]
+pub struct RunOutcome {
+    /// The exit code (`None` when killed by a signal or the timeout).
+    pub code: Option<i32>,
+    /// Whether the timeout killed it.
+    pub timed_out: bool,
+    /// Everything it printed on stdout.
+    pub stdout: String,
+    /// Everything it printed on stderr.
+    pub stderr: String,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+impl RunOutcome {
+    /// Exit code 0.
+    pub fn succeeded(&self) -> bool {
+        self.code == Some(0)
+    }
+
+    /// One line for evidence: exit status, time and the tail of stderr.
+    pub fn summary(&self) -> String {
+        let status = match (self.code, self.timed_out) {
+            (_, true) => "timed out".to_owned(),
+            (Some(c), _) => format!("exit {c}"),
+            (None, _) => "killed by a signal".to_owned(),
+        };
+        format!(
+            "{status} after {:.1} s; stdout: {}; stderr: {}",
+            self.elapsed.as_secs_f64(),
+            tail(&self.stdout, 400),
+            tail(&self.stderr, 600)
+        )
+    }
+}
+
+/// The last `limit` bytes of `text` (at a char boundary), on one line.
+pub fn tail(text: &str, limit: usize) -> String {
+    let text = text.trim();
+    let mut start = text.len().saturating_sub(limit);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    let cut = if start > 0 { "…" } else { "" };
+    format!("{cut}{}", &text[start..]).replace('\n', " ⏎ ")
+}
+
+/// Environment variables passed through from the caller: what a CLI needs to start (node, a
+/// locale). Nothing else: a real key, proxy or config dir of the caller must not leak in.
+const PASSED_THROUGH: &[&str] = &["PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT"];
+
+/// Runs the CLI with a clean environment: only [`PASSED_THROUGH`], then HOME, the XDG folders and
+/// TMPDIR inside the temporary HOME, no proxies for loopback, then `env`.
+pub fn run(invocation: &Invocation) -> std::io::Result<RunOutcome> {
+    let home = &invocation.home;
+    let tmp = home.join("tmp");
+    std::fs::create_dir_all(&tmp)?;
+    let mut command = Command::new(&invocation.program);
+    command
+        .args(&invocation.args)
+        .current_dir(&invocation.cwd)
+        .env_clear()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdin(if invocation.close_stdin {
+            Stdio::null()
+        } else {
+            Stdio::piped()
+        });
+    for name in PASSED_THROUGH {
+        if let Some(value) = std::env::var_os(name) {
+            command.env(name, value);
+        }
+    }
+    command
+        .env("HOME", home)
+        .env("USERPROFILE", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("TMPDIR", &tmp)
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .env("no_proxy", "127.0.0.1,localhost")
+        .env("TERM", "dumb")
+        .env("NO_COLOR", "1")
+        .env("CI", "true");
+    for (name, value) in &invocation.env {
+        command.env(name, value);
+    }
+    let started = Instant::now();
+    let mut child = command.spawn()?;
+    // Read both pipes on threads so a chatty CLI never blocks on a full pipe.
+    let stdout = child.stdout.take().map(drain);
+    let stderr = child.stderr.take().map(drain);
+    let stdin = child.stdin.take(); // held open (not closed) until the end when !close_stdin
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if started.elapsed() >= invocation.timeout {
+            timed_out = true;
+            let _ = child.kill();
+            break child.wait()?;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(stdin);
+    let join = |h: Option<std::thread::JoinHandle<String>>| {
+        h.map(|h| h.join().unwrap_or_default()).unwrap_or_default()
+    };
+    Ok(RunOutcome {
+        code: if timed_out { None } else { status.code() },
+        timed_out,
+        stdout: join(stdout),
+        stderr: join(stderr),
+        elapsed: started.elapsed(),
+    })
+}
+
+fn drain(mut pipe: impl std::io::Read + Send + 'static) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pinned_versions_file_names_the_four_clis() {
+        let pinned = pinned_clis();
+        let find = |name: &str| pinned.iter().find(|p| p.name == name).cloned().unwrap();
+        assert_eq!(find("claude").version, "2.1.197");
+        assert_eq!(find("claude").package, "@anthropic-ai/claude-code");
+        assert_eq!(find("codex").version, "0.171.0");
+        assert_eq!(find("codex").program, "codex");
+        assert_eq!(find("pi").version, "0.73.1");
+        assert_eq!(find("gemini").version, "0.61.0");
+        assert_eq!(pinned_for_package("@openai/codex").unwrap().name, "codex");
+    }
+
+    #[test]
+    fn a_missing_program_says_where_it_looked() {
+        let err = find_cli("no-such-cli-here", "@x/y", None).unwrap_err();
+        assert!(err.contains("install-clis.sh"), "{err}");
+    }
+
+    #[test]
+    fn tail_keeps_the_end_on_one_line() {
+        assert_eq!(tail("a\nb", 10), "a ⏎ b");
+        assert_eq!(tail("héllo", 3), "…llo");
+    }
+
+    #[test]
+    fn run_sets_home_clears_the_environment_and_enforces_the_timeout() {
+        let home = tempfile::tempdir().unwrap();
+        let outcome = run(&Invocation {
+            program: "/bin/sh".into(),
+            args: vec![
+                "-c".into(),
+                "echo \"$HOME|$FOO|${OPENAI_API_KEY-unset}\"; read x; echo \"read:$x\"".into(),
+            ],
+            home: home.path().to_owned(),
+            env: vec![("FOO".into(), "bar".into())],
+            cwd: home.path().to_owned(),
+            close_stdin: true,
+            timeout: Duration::from_secs(30),
+        })
+        .unwrap();
+        assert!(outcome.succeeded(), "{}", outcome.summary());
+        assert_eq!(
+            outcome.stdout,
+            format!("{}|bar|unset\nread:\n", home.path().display())
+        );
+
+        let hung = run(&Invocation {
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), "read x".into()],
+            home: home.path().to_owned(),
+            env: vec![],
+            cwd: home.path().to_owned(),
+            close_stdin: false,
+            timeout: Duration::from_millis(300),
+        })
+        .unwrap();
+        assert!(hung.timed_out && hung.code.is_none(), "{}", hung.summary());
+    }
+}

@@ -1,0 +1,150 @@
+//! The real CLIs, fresh (no resume), against our fake provider: proves the fake's SSE is what
+//! they expect. Each CLI must exit 0 and print the fake's answer ("ok").
+//!
+//! Skips (with the reason printed) when a CLI is not installed, unless HANDOFF_LIVE_REQUIRED=1,
+//! where an absent CLI fails the test. Install with `scripts/install-clis.sh`.
+
+use std::path::Path;
+use std::time::Duration;
+
+use handoff_conformance::fake_provider::{Endpoint, FakeProvider};
+use handoff_conformance::live::cli::{find_cli, pinned_clis, run, FoundCli, Invocation};
+
+fn required() -> bool {
+    std::env::var("HANDOFF_LIVE_REQUIRED").is_ok_and(|v| v == "1")
+}
+
+/// The pinned CLI, or `None` (printing why) when it is absent and not required.
+fn cli(name: &str) -> Option<FoundCli> {
+    let pinned = pinned_clis().into_iter().find(|p| p.name == name).unwrap();
+    match find_cli(&pinned.program, &pinned.package, None) {
+        Ok(found) => {
+            assert_eq!(
+                found.version.as_deref(),
+                Some(pinned.version.as_str()),
+                "{name}: {} is not the pinned version",
+                found.how
+            );
+            Some(found)
+        }
+        Err(why) if required() => panic!("HANDOFF_LIVE_REQUIRED=1 but {why}"),
+        Err(why) => {
+            eprintln!("SKIP {name}: {why}");
+            None
+        }
+    }
+}
+
+fn home() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("handoff-live-home-")
+        .tempdir()
+        .unwrap()
+}
+
+fn project(home: &Path) -> std::path::PathBuf {
+    let cwd = home.join("proj");
+    std::fs::create_dir_all(&cwd).unwrap();
+    cwd
+}
+
+#[test]
+fn claude_code_answers_from_the_fake_anthropic_stream() {
+    let Some(claude) = cli("claude") else { return };
+    let fake = FakeProvider::start().unwrap();
+    let home = home();
+    let outcome = run(&Invocation {
+        program: claude.path.clone(),
+        args: [
+            "-p",
+            "hi",
+            "--output-format",
+            "json",
+            "--model",
+            "claude-sonnet-4-5",
+        ]
+        .map(String::from)
+        .to_vec(),
+        home: home.path().to_owned(),
+        env: vec![
+            ("ANTHROPIC_BASE_URL".into(), fake.base_url()),
+            ("ANTHROPIC_API_KEY".into(), "dummy".into()),
+            (
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
+                "1".into(),
+            ),
+            ("DISABLE_AUTOUPDATER".into(), "1".into()),
+            ("DISABLE_TELEMETRY".into(), "1".into()),
+        ],
+        cwd: project(home.path()),
+        close_stdin: true,
+        timeout: Duration::from_secs(120),
+    })
+    .unwrap();
+    let requests = fake.requests();
+    assert!(
+        outcome.succeeded(),
+        "{}\nrequests: {requests:#?}",
+        outcome.summary()
+    );
+    let result: serde_json::Value = serde_json::from_str(outcome.stdout.trim())
+        .unwrap_or_else(|e| panic!("claude printed no JSON ({e}): {}", outcome.stdout));
+    assert_eq!(result["result"], "ok", "{result}");
+    assert_eq!(result["is_error"], false, "{result}");
+    let turns: Vec<_> = requests.iter().filter(|r| r.is_model_turn()).collect();
+    assert!(!turns.is_empty(), "no model request reached the fake");
+    assert!(turns
+        .iter()
+        .all(|r| r.endpoint == Endpoint::AnthropicMessages));
+    assert!(turns.iter().any(|r| r.streamed), "Claude Code streams");
+}
+
+#[test]
+fn codex_answers_from_the_fake_responses_stream() {
+    let Some(codex) = cli("codex") else { return };
+    let fake = FakeProvider::start().unwrap();
+    let home = home();
+    let codex_home = home.path().join(".codex");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!(
+            "model = \"fake-model\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"fake\"\n\
+             base_url = \"{}/v1\"\nenv_key = \"FAKE_API_KEY\"\nwire_api = \"responses\"\n\n[analytics]\nenabled = false\n",
+            fake.base_url()
+        ),
+    )
+    .unwrap();
+    let outcome = run(&Invocation {
+        program: codex.path.clone(),
+        args: ["exec", "--skip-git-repo-check", "hi"]
+            .map(String::from)
+            .to_vec(),
+        home: home.path().to_owned(),
+        env: vec![
+            ("CODEX_HOME".into(), codex_home.display().to_string()),
+            ("FAKE_API_KEY".into(), "dummy".into()),
+        ],
+        cwd: project(home.path()),
+        close_stdin: true,
+        timeout: Duration::from_secs(120),
+    })
+    .unwrap();
+    let requests = fake.requests();
+    assert!(
+        outcome.succeeded(),
+        "{}\nrequests: {requests:#?}",
+        outcome.summary()
+    );
+    assert_eq!(outcome.stdout.trim(), "ok", "{}", outcome.summary());
+    assert!(
+        outcome.stderr.contains("session id: "),
+        "codex names its session: {}",
+        outcome.summary()
+    );
+    let turns: Vec<_> = requests.iter().filter(|r| r.is_model_turn()).collect();
+    assert!(!turns.is_empty(), "no model request reached the fake");
+    assert!(turns
+        .iter()
+        .all(|r| r.endpoint == Endpoint::OpenaiResponses && r.streamed));
+}

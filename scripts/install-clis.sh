@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Installs the pinned real CLIs (scripts/cli-versions.env) from npm into a cache folder, for the
+# live tier of the conformance suite. Never touches the real HOME: npm runs with HOME pointed at a
+# scratch folder inside the cache (the npm download cache stays npm's default unless
+# npm_config_cache is set).
+#
+# usage: scripts/install-clis.sh [--dir DIR] [NAME...]
+#   NAME: claude codex pi gemini (default: claude codex)
+#   DIR:  default $HANDOFF_CLI_CACHE or <repo>/.live-cache
+# Prints one line per CLI: NAME VERSION PATH-TO-BINARY. Exit 1 if an install failed.
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+dir="${HANDOFF_CLI_CACHE:-$repo/.live-cache}"
+names=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --dir) dir="$2"; shift 2 ;;
+    --dir=*) dir="${1#--dir=}"; shift ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) names+=("$1"); shift ;;
+  esac
+done
+[ ${#names[@]} -gt 0 ] || names=(claude codex)
+
+# shellcheck source=cli-versions.env
+. "$repo/scripts/cli-versions.env"
+
+mkdir -p "$dir"
+dir="$(cd "$dir" && pwd)"
+# Keep npm (and any install script) away from the real HOME.
+npm_cache="${npm_config_cache:-$(env -u HOME npm config get cache 2>/dev/null || echo "$dir/.npm-cache")}"
+export npm_config_cache="$npm_cache"
+export HOME="$dir/.home"
+mkdir -p "$HOME"
+export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+
+# The version npm installed of package $1, or nothing.
+installed_version() {
+  local manifest="$dir/node_modules/$1/package.json"
+  [ -f "$manifest" ] && node -p "require(process.argv[1]).version" "$manifest" 2>/dev/null || true
+}
+
+status=0
+wanted=()   # "name pkg ver bin" of every CLI asked for
+missing=()  # pkg@ver specs to install
+for name in "${names[@]}"; do
+  upper="$(printf '%s' "$name" | tr '[:lower:]' '[:upper:]')"
+  pkg_var="${upper}_PACKAGE"; ver_var="${upper}_VERSION"; bin_var="${upper}_PROGRAM"
+  pkg="${!pkg_var:-}"; ver="${!ver_var:-}"; bin="${!bin_var:-}"
+  if [ -z "$pkg" ] || [ -z "$ver" ] || [ -z "$bin" ]; then
+    echo "install-clis: unknown CLI '$name' (not in scripts/cli-versions.env)" >&2
+    status=1; continue
+  fi
+  wanted+=("$name $pkg $ver $bin")
+  if [ "$(installed_version "$pkg")" != "$ver" ] || [ ! -x "$dir/node_modules/.bin/$bin" ]; then
+    missing+=("$pkg@$ver")
+  fi
+done
+
+# One npm call for everything missing, recorded in the cache's own package.json: separate calls
+# without it would prune each other's packages.
+if [ ${#missing[@]} -gt 0 ]; then
+  [ -f "$dir/package.json" ] || printf '{ "name": "handoff-live-cache", "private": true }\n' > "$dir/package.json"
+  echo "install-clis: installing ${missing[*]} into $dir" >&2
+  if ! (cd "$dir" && npm install --save-exact --loglevel=error "${missing[@]}" >&2); then
+    echo "install-clis: npm install failed" >&2
+    status=1
+  fi
+fi
+
+for entry in "${wanted[@]}"; do
+  read -r name pkg ver bin <<<"$entry"
+  have="$(installed_version "$pkg")"
+  if [ "$have" != "$ver" ] || [ ! -x "$dir/node_modules/.bin/$bin" ]; then
+    echo "install-clis: $pkg is '${have:-absent}' in $dir, expected $ver" >&2
+    status=1; continue
+  fi
+  echo "$name $ver $dir/node_modules/.bin/$bin"
+done
+exit $status
