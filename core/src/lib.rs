@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 
 pub mod capability;
+pub mod continuation;
 pub mod dialect;
 pub mod live;
 pub mod store;

@@ -135,11 +135,11 @@ mod tests {
     fn create_new_never_replaces_and_leaves_no_temp_on_error() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
-        create_new(&path, &mut |w: &mut dyn Write| w.write_all(b"a\n")).unwrap();
-        assert!(create_new(&path, &mut |w: &mut dyn Write| w.write_all(b"b\n")).is_err());
+        create_new(&path, |w: &mut dyn Write| w.write_all(b"a\n")).unwrap();
+        assert!(create_new(&path, |w: &mut dyn Write| w.write_all(b"b\n")).is_err());
         assert_eq!(std::fs::read(&path).unwrap(), b"a\n");
         let other = dir.path().join("t.jsonl");
-        let err = create_new(&other, &mut |w: &mut dyn Write| {
+        let err = create_new(&other, |w: &mut dyn Write| {
             w.write_all(b"half")?;
             Err(io::Error::other("boom"))
         });

@@ -276,7 +276,7 @@ impl Reader for ReferencePlugin {
                 updated_ms,
             });
         }
-        sessions.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms));
+        sessions.sort_by_key(|s| std::cmp::Reverse(s.updated_ms));
         Ok(sessions)
     }
 }

@@ -6,7 +6,6 @@ use handoff_reference_plugin::ReferencePlugin;
 #[test]
 fn reference_plugin_passes_every_check() {
     let report = run(&ReferencePlugin, &Options::default());
-    eprintln!("{}", report.table());
     for c in &report.checks {
         eprintln!("{}: {:?}", c.id, c.evidence);
     }
