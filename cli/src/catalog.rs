@@ -1,0 +1,92 @@
+//! The plugins this command can use: the built-ins linked into it and plugin files from the
+//! configured directories, each offered only with a passing certificate.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use handoff_conformance::{Options, Report, Status, SUITE_VERSION};
+use handoff_core::registry::{CertifiedCheck, Registry, RegistryConfig, SuiteOutcome, TargetListing};
+use handoff_core::Plugin;
+
+use crate::config::Config;
+use crate::error::CliError;
+use crate::progress::Progress;
+
+// The built-in plugins register themselves through inventory; naming the crates links them in.
+use handoff_plugin_claude as _;
+use handoff_plugin_codex as _;
+
+pub struct Catalog {
+    registry: Registry,
+}
+
+impl Catalog {
+    /// Opens the registry; built-ins without a certificate in this binary are certified now (once:
+    /// the certificate is cached).
+    pub fn open(config: &Config, store_root: Option<&Path>) -> Result<Catalog, CliError> {
+        let certificate_dir = config.certificate_dir(store_root)?;
+        let mut registry = Registry::open(RegistryConfig {
+            plugin_dirs: config.plugin_dirs.clone(),
+            plugin_files: Vec::new(),
+            certificate_dir,
+            suite_version: SUITE_VERSION.to_owned(),
+            builtins: true,
+        });
+        let progress = Progress::start("certifying built-in plugins");
+        registry
+            .certify_builtins(|plugin| {
+                progress.step(&format!("certifying built-in {}", plugin.manifest().name));
+                suite_outcome(&handoff_conformance::run(plugin, &Options::default()))
+            })
+            .map_err(|e| CliError::Failed(format!("cannot record a certificate: {e}")))?;
+        Ok(Catalog { registry })
+    }
+
+    pub fn listings(&self) -> Vec<TargetListing> {
+        self.registry.targets()
+    }
+
+    /// The plugin offering `target`: an unknown target is a usage error, an unverified one says why.
+    pub fn plugin(&self, target: &str) -> Result<Arc<dyn Plugin>, CliError> {
+        match self.registry.plugin_for(target) {
+            Ok(plugin) => Ok(plugin),
+            Err(reason) => {
+                let listings = self.listings();
+                if listings.iter().any(|l| l.target.as_deref() == Some(target)) {
+                    Err(CliError::NotVerified {
+                        target: target.to_owned(),
+                        reason,
+                    })
+                } else {
+                    let mut known: Vec<String> = listings.into_iter().filter_map(|l| l.target).collect();
+                    known.sort();
+                    known.dedup();
+                    Err(CliError::UnknownTarget {
+                        target: target.to_owned(),
+                        known,
+                    })
+                }
+            }
+        }
+    }
+}
+
+/// What a certificate records of a suite run.
+pub fn suite_outcome(report: &Report) -> SuiteOutcome {
+    SuiteOutcome {
+        suite_version: report.suite_version.clone(),
+        checks: report
+            .checks
+            .iter()
+            .map(|c| CertifiedCheck {
+                id: c.id.clone(),
+                status: match c.status {
+                    Status::Pass => "pass",
+                    Status::Fail => "fail",
+                    Status::Skip => "skip",
+                }
+                .to_owned(),
+            })
+            .collect(),
+    }
+}

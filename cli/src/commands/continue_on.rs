@@ -1,0 +1,233 @@
+use std::path::PathBuf;
+use std::process::{ExitCode, Stdio};
+use std::time::Duration;
+
+use handoff_core::continuation::{continue_conversation, Action, ContinueRequest, Continued};
+use handoff_core::ResumePlan;
+use serde_json::json;
+
+use crate::catalog::Catalog;
+use crate::config::Config;
+use crate::error::CliError;
+use crate::progress::Progress;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The source: `<target>:<session id or path>`, e.g. `claude-code:./3f1c….jsonl`.
+    #[arg(long, value_name = "TARGET:SESSION")]
+    from: String,
+    /// The target to continue on, e.g. `codex`.
+    #[arg(long, value_name = "TARGET")]
+    to: String,
+    /// The working directory of the new session (must exist); default: the source's.
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// The target's store root; default: the configured or real one (e.g. ~/.codex).
+    #[arg(long, value_name = "DIR")]
+    store_root: Option<PathBuf>,
+    /// The source's store root, when the source is given by id.
+    #[arg(long, value_name = "DIR")]
+    from_store_root: Option<PathBuf>,
+    /// The prompt the resume command carries.
+    #[arg(long, default_value = "Continue where we left off.")]
+    prompt: String,
+    /// The stable conversation name; default: the source target and its first event id.
+    #[arg(long)]
+    locator: Option<String>,
+    /// Run the resume command instead of printing it.
+    #[arg(long)]
+    exec: bool,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
+    let (from_target, from_session) = args.from.split_once(':').ok_or_else(|| {
+        CliError::Usage(format!(
+            "--from {:?} must be TARGET:SESSION, e.g. claude-code:/path/to/session.jsonl",
+            args.from
+        ))
+    })?;
+    let cwd = match &args.cwd {
+        None => None,
+        Some(dir) => {
+            let dir = crate::config::absolute(dir)?;
+            if !dir.is_dir() {
+                return Err(CliError::Usage(format!("--cwd {}: no such directory", dir.display())));
+            }
+            Some(dir.display().to_string())
+        }
+    };
+    let root = config.store_root(&args.to, args.store_root.as_deref())?;
+    let catalog = Catalog::open(config, args.store_root.as_deref())?;
+    let target_plugin = catalog.plugin(&args.to)?;
+
+    let progress = Progress::start("reading the source session");
+    let transcript = super::read::read_session(
+        &catalog,
+        config,
+        from_target,
+        from_session,
+        args.from_store_root.as_deref(),
+    )?;
+    let first = transcript
+        .events
+        .first()
+        .ok_or_else(|| CliError::Failed(format!("{}: the source session has no events", args.from)))?;
+    let locator = args
+        .locator
+        .clone()
+        .unwrap_or_else(|| format!("{from_target}:{}", first.id));
+
+    progress.step(&format!("writing and verifying {} events on {}", transcript.events.len(), args.to));
+    let continued = continue_conversation(
+        target_plugin.as_ref(),
+        &ContinueRequest {
+            transcript: &transcript,
+            locator: &locator,
+            target: &args.to,
+            root: &root,
+            cwd,
+            prompt: &args.prompt,
+            lock_wait: Duration::from_secs(30),
+        },
+    )?;
+    drop(progress);
+
+    if args.exec {
+        return exec(&continued.plan);
+    }
+    if args.json {
+        super::print_json(&json!({
+            "source": { "target": from_target, "session": from_session },
+            "target": args.to,
+            "locator": locator,
+            "session": continued.session,
+            "action": continued.action,
+            "diverged_from": continued.diverged_from,
+            "plan": continued.plan,
+            "command": command_line(&continued.plan),
+        }));
+    } else {
+        print_summary(&args.to, &continued, transcript.events.len());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_summary(target: &str, c: &Continued, events: usize) {
+    let what = match &c.action {
+        Action::Created => format!("created {target} session {} with {events} events", c.session.id),
+        Action::Appended { events: n } => {
+            format!("appended {n} events to {target} session {}", c.session.id)
+        }
+        Action::Unchanged => format!("{target} session {} already holds all {events} events", c.session.id),
+    };
+    println!("{what} (read back and verified)");
+    println!("  {}", c.session.path.display());
+    if let Some(old) = &c.diverged_from {
+        println!("  (session {} of this conversation had diverged and was left as it was)", old.id);
+    }
+    match &c.plan {
+        ResumePlan::Command { .. } => {
+            println!("resume with:");
+            println!("  {}", command_line(&c.plan).unwrap_or_default());
+        }
+        ResumePlan::Request { dialect, body } => {
+            println!("next {dialect} request body:");
+            println!("{}", serde_json::to_string_pretty(body).unwrap_or_default());
+        }
+    }
+}
+
+/// The plan as one shell line (`cd DIR && ENV=… program args…`), for people to copy.
+fn command_line(plan: &ResumePlan) -> Option<String> {
+    let ResumePlan::Command {
+        program,
+        args,
+        env,
+        cwd,
+        close_stdin,
+    } = plan
+    else {
+        return None;
+    };
+    let mut line = String::new();
+    if let Some(dir) = cwd {
+        line += &format!("cd {} && ", quote(&dir.display().to_string()));
+    }
+    for (k, v) in env {
+        line += &format!("{k}={} ", quote(v));
+    }
+    line += &quote(program);
+    for a in args {
+        line += " ";
+        line += &quote(a);
+    }
+    if *close_stdin {
+        line += " </dev/null";
+    }
+    Some(line)
+}
+
+fn quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c))
+    {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+fn exec(plan: &ResumePlan) -> Result<ExitCode, CliError> {
+    let ResumePlan::Command {
+        program,
+        args,
+        env,
+        cwd,
+        close_stdin,
+    } = plan
+    else {
+        return Err(CliError::Usage(
+            "--exec runs a CLI target's resume command; an API target's plan is a request body (omit --exec to print it)".into(),
+        ));
+    };
+    let mut command = std::process::Command::new(program);
+    command.args(args).envs(env.iter().map(|(k, v)| (k, v)));
+    if let Some(dir) = cwd {
+        if !dir.is_dir() {
+            return Err(CliError::Usage(format!(
+                "the session's working directory {} does not exist here; pass --cwd",
+                dir.display()
+            )));
+        }
+        command.current_dir(dir);
+    }
+    if *close_stdin {
+        command.stdin(Stdio::null());
+    }
+    let status = command.status().map_err(|e| CliError::Failed(format!("cannot run {program}: {e}")))?;
+    Ok(ExitCode::from(status.code().unwrap_or(1).clamp(0, 255) as u8))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_line_quotes_what_needs_it() {
+        let plan = ResumePlan::Command {
+            program: "codex".into(),
+            args: vec!["exec".into(), "resume".into(), "0199-ab".into(), "it's done".into()],
+            env: vec![],
+            cwd: Some("/home/me/my proj".into()),
+            close_stdin: true,
+        };
+        assert_eq!(
+            command_line(&plan).unwrap(),
+            r"cd '/home/me/my proj' && codex exec resume 0199-ab 'it'\''s done' </dev/null"
+        );
+    }
+}

@@ -1,0 +1,42 @@
+use std::process::ExitCode;
+
+use handoff_core::registry::{Availability, PluginSource};
+
+use crate::catalog::Catalog;
+use crate::config::Config;
+use crate::error::CliError;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    /// Keep certificates beside this store root instead of the user's cache (for scratch runs).
+    #[arg(long, value_name = "DIR")]
+    store_root: Option<std::path::PathBuf>,
+}
+
+pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
+    let catalog = Catalog::open(config, args.store_root.as_deref())?;
+    let listings = catalog.listings();
+    if args.json {
+        super::print_json(&listings);
+        return Ok(ExitCode::SUCCESS);
+    }
+    for l in &listings {
+        let source = match &l.source {
+            PluginSource::BuiltIn => "built-in".to_owned(),
+            PluginSource::File { path, .. } => path.display().to_string(),
+        };
+        let target = l.target.as_deref().unwrap_or("?");
+        match &l.availability {
+            Availability::Verified { certified_at, .. } => {
+                println!("{target:<20} verified      {} ({source}, certified {certified_at})", l.plugin)
+            }
+            Availability::NotOffered { reason } => {
+                println!("{target:<20} NOT OFFERED   {} ({source}): {reason}", l.plugin)
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

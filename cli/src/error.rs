@@ -1,0 +1,49 @@
+//! The command's errors, each with its exit code and, where useful, what to do next.
+
+use std::path::PathBuf;
+
+use handoff_core::continuation::ContinueError;
+use handoff_core::PluginError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("{0}")]
+    Usage(String),
+    #[error("configuration {}: {message}", path.display())]
+    Config { path: PathBuf, message: String },
+    #[error("unknown target {target:?}")]
+    UnknownTarget { target: String, known: Vec<String> },
+    #[error("target {target:?} is not verified: {reason}")]
+    NotVerified { target: String, reason: String },
+    #[error(transparent)]
+    Plugin(#[from] PluginError),
+    #[error(transparent)]
+    Continue(#[from] ContinueError),
+    #[error("{0}")]
+    Failed(String),
+    #[error("{}: {message}", path.display())]
+    Io { path: PathBuf, message: String },
+}
+
+impl CliError {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Usage(_) | CliError::Config { .. } | CliError::UnknownTarget { .. } => 2,
+            CliError::Plugin(PluginError::Path(_)) => 2,
+            CliError::NotVerified { .. } => 3,
+            _ => 1,
+        }
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            CliError::UnknownTarget { known, .. } => {
+                Some(format!("known targets: {}", known.join(", ")))
+            }
+            CliError::NotVerified { .. } => {
+                Some("see `handoff targets`; certify a plugin file with `handoff certify FILE`".into())
+            }
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Every test, as CI runs it: format and lints, the pinned real CLIs for the live tier (from npm,
+# into .live-cache/), then the whole workspace with the live tier required (a missing CLI fails).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets -- -D warnings
+bash scripts/install-clis.sh
+HANDOFF_LIVE_REQUIRED=1 cargo test --workspace
