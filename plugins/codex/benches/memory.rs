@@ -1,0 +1,73 @@
+//! Peak memory of write and read of the synthetic 5,000-turn session, against the file size.
+//!
+//! Linux only: the peak is VmHWM from /proc/self/status, reset before each step by writing 5 to
+//! /proc/self/clear_refs, minus the resident size at that moment.
+
+use handoff_plugin_codex::{CodexPlugin, TARGET};
+use handoff_sdk::{CreateOptions, Plugin, Reader, StoreRoot, Writer};
+
+mod synthetic;
+
+fn status_kb(field: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("{field} not in /proc/self/status"))
+}
+
+/// Resets the peak and returns the resident size now, in bytes.
+fn reset_peak() -> u64 {
+    std::fs::write("/proc/self/clear_refs", "5").expect("reset VmHWM");
+    status_kb("VmRSS:") * 1024
+}
+
+fn peak_since(base: u64) -> u64 {
+    (status_kb("VmHWM:") * 1024).saturating_sub(base)
+}
+
+fn main() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = StoreRoot::new(dir.path().join("codex")).expect("store root");
+    let transcript = synthetic::transcript();
+
+    let base = reset_peak();
+    let session = CodexPlugin
+        .writer()
+        .create(&root, TARGET, &transcript, &CreateOptions::default())
+        .expect("create");
+    let write_peak = peak_since(base);
+    let file = std::fs::metadata(&session.path).expect("stat").len();
+    drop(transcript);
+
+    let base = reset_peak();
+    let back = CodexPlugin
+        .reader()
+        .read(&root, TARGET, &session.id)
+        .expect("read");
+    let read_peak = peak_since(base);
+    assert_eq!(back.events.len(), synthetic::TURNS * 4);
+    drop(back);
+
+    let mb = |b: u64| b as f64 / 1e6;
+    println!("file: {:.1} MB", mb(file));
+    println!(
+        "write: peak +{:.1} MB ({:.2}x the file)",
+        mb(write_peak),
+        write_peak as f64 / file as f64
+    );
+    println!(
+        "read: peak +{:.1} MB ({:.2}x the file), including the transcript it returns",
+        mb(read_peak),
+        read_peak as f64 / file as f64
+    );
+    assert!(
+        read_peak <= 2 * file,
+        "read peak {read_peak} B exceeds 2x the file ({file} B)"
+    );
+    assert!(
+        write_peak <= 2 * file,
+        "write peak {write_peak} B exceeds 2x the file ({file} B)"
+    );
+}

@@ -1,0 +1,382 @@
+//! handoff-plugin-codex: the `codex` target, the rollout JSONL store of the Codex CLI 0.171.0.
+//!
+//! A session is `<root>/sessions/YYYY/MM/DD/rollout-<local time>-<uuid>.jsonl` where `<root>` is
+//! `CODEX_HOME`. The writer produces what the real CLI needs to list, draw and resume it (a
+//! `session_meta`, per turn `task_started` + `turn_context`, the `response_item`s the model sees,
+//! the `event_msg` copies the UI draws, `task_complete`), and registers the thread in Codex's state
+//! database when it exists. Canonical fields Codex has no place for (event ids, authors, origins,
+//! the error flag of a tool result) ride in an `x-handoff-event` member that Codex ignores and
+//! never sends to the model. Every mapping choice is in `docs/formats/codex.md`.
+#![deny(missing_docs)]
+
+mod layout;
+mod live;
+mod read;
+mod records;
+mod render;
+mod state_db;
+
+use std::path::Path;
+
+use chrono::{Local, TimeZone};
+use handoff_sdk::marker::OwnershipMarker;
+use handoff_sdk::{
+    atomic, Body, CreateOptions, Event, Feature, Manifest, Part, Plugin, PluginError, Reader,
+    ResumePlan, Resumer, SessionInfo, SessionRef, StoreRoot, TargetKind, TargetManifest, Timestamp,
+    Transcript, Writer,
+};
+
+pub use read::image_part;
+
+/// The plugin name (also the `plugin` of the ownership marker).
+pub const PLUGIN: &str = "codex";
+/// The one target this plugin offers.
+pub const TARGET: &str = "codex";
+/// The provider whose reasoning Codex sessions carry (and the provider of the target).
+pub(crate) const THINKING_PROVIDER: &str = "openai";
+
+/// The Codex plugin.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CodexPlugin;
+
+impl CodexPlugin {
+    /// The plugin.
+    pub fn new() -> Self {
+        CodexPlugin
+    }
+
+    /// The manifest of the `codex` target.
+    pub fn target_manifest() -> TargetManifest {
+        TargetManifest {
+            name: TARGET.to_owned(),
+            kind: TargetKind::Cli,
+            provider: THINKING_PROVIDER.to_owned(),
+            carries: vec![
+                Feature::Text,
+                Feature::Image,
+                Feature::ImageUrl,
+                Feature::Thinking,
+                Feature::ThinkingSignature,
+                Feature::ToolCall,
+                Feature::ToolResult,
+                Feature::ToolError,
+                Feature::ToolResultImage,
+                Feature::Compaction,
+                Feature::Author,
+            ],
+            thinking_from: vec![THINKING_PROVIDER.to_owned()],
+            notes: vec![
+                "Thinking from providers other than openai is display-only: it is not written.".into(),
+                "Tool errors, event ids, authors and assistant origins ride in an `x-handoff-event` member \
+                 of each response_item, which Codex ignores and never sends to the model; the model sees a \
+                 failure only in the output text, as with Codex's own tools."
+                    .into(),
+                "Compaction is a native `compacted` record whose replacement_history is the summary (as a \
+                 user message) followed by the items after the replaced events."
+                    .into(),
+                "Sessions are written with model_provider \"openai\"; Codex lists only sessions of the \
+                 provider its config selects, but resumes any by id."
+                    .into(),
+            ],
+            // Always Some: a unit test pins the recipe's shape to core's LiveRecipe.
+            live: live::recipe().ok(),
+        }
+    }
+
+    fn check_target(target: &str) -> Result<TargetManifest, PluginError> {
+        if target == TARGET {
+            Ok(Self::target_manifest())
+        } else {
+            Err(PluginError::UnknownTarget {
+                target: target.to_owned(),
+            })
+        }
+    }
+}
+
+impl Plugin for CodexPlugin {
+    fn manifest(&self) -> Manifest {
+        Manifest {
+            name: PLUGIN.to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            api_requirement: "^1".to_owned(),
+            targets: vec![Self::target_manifest()],
+        }
+    }
+
+    fn writer(&self) -> &dyn Writer {
+        self
+    }
+
+    fn reader(&self) -> &dyn Reader {
+        self
+    }
+
+    fn resumer(&self) -> &dyn Resumer {
+        self
+    }
+}
+
+fn io_error(path: &Path) -> impl Fn(std::io::Error) -> PluginError + '_ {
+    move |e| PluginError::io(path, &e)
+}
+
+/// The first user text of a transcript (the thread title Codex shows).
+fn first_user_text(events: &[Event]) -> &str {
+    events
+        .iter()
+        .find_map(|e| match &e.body {
+            Body::User { content } => content.iter().find_map(|p| match p {
+                Part::Text { text } => Some(text.as_str()),
+                _ => None,
+            }),
+            _ => None,
+        })
+        .unwrap_or("")
+}
+
+fn last_model(events: &[Event]) -> &str {
+    events
+        .iter()
+        .rev()
+        .find_map(|e| match &e.body {
+            Body::Assistant {
+                origin: Some(origin),
+                ..
+            } => origin.model.as_deref(),
+            _ => None,
+        })
+        .unwrap_or("gpt-5")
+}
+
+/// Refuses a session this plugin did not mark as its own.
+fn require_owned(path: &Path) -> Result<read::Header, PluginError> {
+    let header = read::read_header(path)?;
+    match &header.marker {
+        Some(marker) if marker.plugin == PLUGIN => Ok(header),
+        _ => Err(PluginError::NotOwned {
+            path: path.to_owned(),
+        }),
+    }
+}
+
+impl Writer for CodexPlugin {
+    fn create(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        transcript: &Transcript,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        let manifest = Self::check_target(target)?;
+        transcript.validate()?;
+        manifest.check_carried(transcript)?;
+        render::check_representable(transcript, 0)?;
+        let cwd = options
+            .cwd
+            .as_deref()
+            .or(transcript.cwd.as_deref())
+            .ok_or_else(|| {
+                PluginError::InvalidTranscript(
+                    "a Codex session needs a working directory: set CreateOptions.cwd or the transcript's cwd"
+                        .into(),
+                )
+            })?;
+
+        let id = uuid::Uuid::now_v7().to_string();
+        let started = transcript
+            .events
+            .first()
+            .map_or_else(Timestamp::now, |e| e.timestamp);
+        let local = Local
+            .timestamp_millis_opt(started.millis())
+            .single()
+            .ok_or_else(|| {
+                PluginError::InvalidTranscript(format!("timestamp {started} is out of range"))
+            })?;
+        let (dir, file) = layout::rollout_path(root, &local, &id)?;
+        let created_dirs = root.create_dirs(&dir).map_err(io_error(&dir))?;
+        let marker = OwnershipMarker {
+            plugin: PLUGIN.to_owned(),
+            locator: options.locator.clone(),
+        };
+        let written = atomic::create_new(&file, |out| {
+            let mut renderer = render::Renderer::new(transcript, cwd);
+            renderer.session_meta(out, &id, &started.to_rfc3339(), &marker)?;
+            renderer.events(out, 0)
+        })
+        .map_err(io_error(&file));
+        let registered = written.and_then(|()| {
+            state_db::register(
+                root,
+                &state_db::ThreadRow {
+                    id: &id,
+                    rollout_path: &file,
+                    created_ms: started.millis(),
+                    updated_ms: transcript
+                        .events
+                        .last()
+                        .map_or(started, |e| e.timestamp)
+                        .millis(),
+                    cwd,
+                    first_user_message: first_user_text(&transcript.events),
+                    model: last_model(&transcript.events),
+                },
+            )
+        });
+        if let Err(e) = registered {
+            let _ = std::fs::remove_file(&file);
+            root.remove_created_dirs(&created_dirs);
+            return Err(e);
+        }
+        Ok(SessionRef {
+            target: TARGET.to_owned(),
+            id,
+            path: file,
+        })
+    }
+
+    fn append(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        id: &str,
+        events: &[Event],
+    ) -> Result<SessionRef, PluginError> {
+        let manifest = Self::check_target(target)?;
+        let path = layout::resolve(root, id)?;
+        let header = require_owned(&path)?;
+        let mut whole = read::read_rollout(&path)?;
+        let first = whole.events.len();
+        whole.events.extend_from_slice(events);
+        whole.validate()?;
+        let suffix = Transcript::new(events.to_vec());
+        manifest.check_carried(&suffix)?;
+        render::check_representable(&whole, first)?;
+        if events.is_empty() {
+            return Ok(SessionRef {
+                target: TARGET.to_owned(),
+                id: id.to_owned(),
+                path,
+            });
+        }
+        let previous_len = atomic::append(&path, |out| {
+            render::Renderer::new(&whole, &header.cwd).events(out, first)
+        })
+        .map_err(io_error(&path))?;
+        let created_ms = whole.events.first().map_or(0, |e| e.timestamp.millis());
+        let registered = state_db::register(
+            root,
+            &state_db::ThreadRow {
+                id,
+                rollout_path: &path,
+                created_ms,
+                updated_ms: whole
+                    .events
+                    .last()
+                    .map_or(created_ms, |e| e.timestamp.millis()),
+                cwd: &header.cwd,
+                first_user_message: first_user_text(&whole.events),
+                model: last_model(&whole.events),
+            },
+        );
+        if let Err(e) = registered {
+            let _ = atomic::truncate_to(&path, previous_len);
+            return Err(e);
+        }
+        Ok(SessionRef {
+            target: TARGET.to_owned(),
+            id: id.to_owned(),
+            path,
+        })
+    }
+
+    fn remove(&self, root: &StoreRoot, target: &str, id: &str) -> Result<(), PluginError> {
+        Self::check_target(target)?;
+        let path = layout::resolve(root, id)?;
+        require_owned(&path)?;
+        state_db::unregister(root, id)?;
+        std::fs::remove_file(&path).map_err(io_error(&path))?;
+        layout::remove_empty_date_dirs(root, &path);
+        Ok(())
+    }
+}
+
+impl Reader for CodexPlugin {
+    fn read(&self, root: &StoreRoot, target: &str, id: &str) -> Result<Transcript, PluginError> {
+        Self::check_target(target)?;
+        let path = layout::resolve(root, id)?;
+        self.read_path(target, &path)
+    }
+
+    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
+        Self::check_target(target)?;
+        read::read_rollout(path)
+    }
+
+    fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
+        Self::check_target(target)?;
+        let mut sessions = Vec::new();
+        for (id, path) in layout::all_rollouts(root)? {
+            let marker = read::read_header(&path).ok().and_then(|h| h.marker);
+            let updated_ms = std::fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_millis() as i64);
+            let owned = marker.as_ref().is_some_and(|m| m.plugin == PLUGIN);
+            sessions.push(SessionInfo {
+                session: SessionRef {
+                    target: TARGET.to_owned(),
+                    id,
+                    path,
+                },
+                owned,
+                locator: marker.filter(|_| owned).and_then(|m| m.locator),
+                updated_ms,
+            });
+        }
+        sessions.sort_by(|a, b| {
+            b.updated_ms
+                .cmp(&a.updated_ms)
+                .then_with(|| b.session.path.cmp(&a.session.path))
+        });
+        Ok(sessions)
+    }
+}
+
+impl Resumer for CodexPlugin {
+    fn resolve(&self, root: &StoreRoot, target: &str, id: &str) -> Result<SessionRef, PluginError> {
+        Self::check_target(target)?;
+        let path = layout::resolve(root, id)?;
+        let header = read::read_header(&path)?;
+        if header.id != id {
+            return Err(PluginError::Malformed {
+                file: path,
+                line: Some(1),
+                field: Some("payload.id".into()),
+                message: format!(
+                    "the file name says session {id} but session_meta says {}",
+                    header.id
+                ),
+            });
+        }
+        Ok(SessionRef {
+            target: TARGET.to_owned(),
+            id: id.to_owned(),
+            path,
+        })
+    }
+
+    fn plan(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        id: &str,
+        prompt: &str,
+    ) -> Result<ResumePlan, PluginError> {
+        let session = self.resolve(root, target, id)?;
+        let header = read::read_header(&session.path)?;
+        Ok(live::resume_plan(root, &session.id, &header.cwd, prompt))
+    }
+}

@@ -1,0 +1,502 @@
+//! Canonical events → rollout lines.
+//!
+//! A user event opens a turn (`task_started`, `turn_context`), then come its `response_item`s and
+//! the `event_msg` copies Codex draws the session from (`user_message`, `agent_message`); the turn
+//! ends with `task_complete`. Every line carries its event's timestamp, to the millisecond.
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+
+use base64::Engine as _;
+use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError, Transcript};
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::records::*;
+use crate::THINKING_PROVIDER;
+
+/// The model named in `turn_context` when no assistant turn says which model it was.
+const FALLBACK_MODEL: &str = "gpt-5";
+
+/// Refuses what Codex cannot hold even though the target carries the feature, naming the event.
+pub fn check_representable(transcript: &Transcript, first: usize) -> Result<(), PluginError> {
+    for (index, event) in transcript.events.iter().enumerate().skip(first) {
+        let fail = |field: String, message: &str| {
+            Err(PluginError::InvalidTranscript(format!(
+                "event {index} ({}): {field}: {message}",
+                event.id
+            )))
+        };
+        let parts: &[Part] = match &event.body {
+            Body::User { content } => content,
+            Body::ToolResult {
+                call_id, content, ..
+            } => {
+                if call_id.is_empty() || call_id.chars().count() > 64 {
+                    return fail(
+                        "body.call_id".into(),
+                        "the Responses API takes call ids of 1 to 64 characters (rule R7)",
+                    );
+                }
+                content
+            }
+            Body::Assistant { content, .. } => {
+                for (i, part) in content.iter().enumerate() {
+                    if let AssistantPart::ToolCall(call) = part {
+                        if call.id.chars().count() > 64 {
+                            return fail(
+                                format!("body.content[{i}].id"),
+                                "the Responses API takes call ids of 1 to 64 characters (rule R7)",
+                            );
+                        }
+                    }
+                }
+                &[]
+            }
+            Body::Compaction { .. } => &[],
+        };
+        for (i, part) in parts.iter().enumerate() {
+            if let Part::ImageUrl { url } = part {
+                if url.starts_with("data:") {
+                    return fail(
+                        format!("body.content[{i}].url"),
+                        "an image URL that is a data: URL would read back as image bytes; \
+                         give the image as bytes instead",
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes the lines of `transcript.events[first..]`; earlier events are context (compactions
+/// refer back to them, and the model of the last turn carries over).
+pub struct Renderer<'t> {
+    transcript: &'t Transcript,
+    cwd: &'t str,
+    turn: Option<OpenTurn<'t>>,
+    model: Cow<'t, str>,
+}
+
+struct OpenTurn<'t> {
+    id: String,
+    last_timestamp: String,
+    last_agent_message: Option<Cow<'t, str>>,
+}
+
+impl<'t> Renderer<'t> {
+    /// A renderer over `transcript`, whose sessions run in `cwd`.
+    pub fn new(transcript: &'t Transcript, cwd: &'t str) -> Self {
+        Renderer {
+            transcript,
+            cwd,
+            turn: None,
+            model: Cow::Borrowed(FALLBACK_MODEL),
+        }
+    }
+
+    /// Writes the `session_meta` line.
+    pub fn session_meta(
+        &self,
+        out: &mut dyn Write,
+        id: &str,
+        timestamp: &str,
+        marker: &handoff_sdk::marker::OwnershipMarker,
+    ) -> io::Result<()> {
+        line(
+            out,
+            timestamp,
+            "session_meta",
+            SessionMetaOut {
+                id,
+                timestamp,
+                cwd: self.cwd,
+                originator: ORIGINATOR,
+                cli_version: CLI_VERSION,
+                source: SOURCE,
+                model_provider: MODEL_PROVIDER,
+                marker,
+            },
+        )
+    }
+
+    /// Writes every event from `first` on, then closes the last turn.
+    pub fn events(&mut self, out: &mut dyn Write, first: usize) -> io::Result<()> {
+        for event in &self.transcript.events[..first] {
+            self.note_model(event);
+        }
+        for event in &self.transcript.events[first..] {
+            self.event(out, event)?;
+        }
+        self.close_turn(out)
+    }
+
+    fn note_model(&mut self, event: &'t Event) {
+        if let Body::Assistant {
+            origin: Some(origin),
+            ..
+        } = &event.body
+        {
+            if let Some(model) = &origin.model {
+                self.model = Cow::Borrowed(model);
+            }
+        }
+    }
+
+    fn event(&mut self, out: &mut dyn Write, event: &'t Event) -> io::Result<()> {
+        let ts = event.timestamp.to_rfc3339();
+        if matches!(event.body, Body::User { .. }) {
+            self.close_turn(out)?;
+        }
+        self.note_model(event);
+        if self.turn.is_none() {
+            self.open_turn(out, &ts)?;
+        }
+        match &event.body {
+            Body::User { content } => {
+                let item = ItemOut::Message {
+                    role: "user",
+                    content: content.iter().map(content_item).collect(),
+                    tag: Some(tag(event)),
+                };
+                line(out, &ts, "response_item", item)?;
+                let images = content
+                    .iter()
+                    .filter_map(|p| match content_item(p) {
+                        ContentOut::InputImage { image_url } => Some(image_url.into_owned()),
+                        _ => None,
+                    })
+                    .collect();
+                let message = joined_text(content.iter().filter_map(|p| match p {
+                    Part::Text { text } => Some(text.as_str()),
+                    _ => None,
+                }));
+                line(
+                    out,
+                    &ts,
+                    "event_msg",
+                    EventMsgOut::UserMessage {
+                        message,
+                        images,
+                        local_images: [],
+                        text_elements: [],
+                    },
+                )?;
+            }
+            Body::Assistant { content, .. } => {
+                for item in assistant_items(event, content, true) {
+                    line(out, &ts, "response_item", item)?;
+                }
+                let texts = content.iter().filter_map(|p| match p {
+                    AssistantPart::Text { text } => Some(text.as_str()),
+                    _ => None,
+                });
+                let message = joined_text(texts);
+                if content
+                    .iter()
+                    .any(|p| matches!(p, AssistantPart::Text { .. }))
+                {
+                    line(
+                        out,
+                        &ts,
+                        "event_msg",
+                        EventMsgOut::AgentMessage {
+                            message: message.clone(),
+                        },
+                    )?;
+                    if let Some(turn) = &mut self.turn {
+                        turn.last_agent_message = Some(message);
+                    }
+                }
+            }
+            Body::ToolResult {
+                call_id,
+                content,
+                is_error,
+            } => {
+                let output = match content.as_slice() {
+                    [Part::Text { text }] => OutputOut::Text(text),
+                    parts => OutputOut::Items(parts.iter().map(content_item).collect()),
+                };
+                let mut tag = tag(event);
+                tag.is_error = *is_error;
+                let item = ItemOut::FunctionCallOutput {
+                    call_id,
+                    output,
+                    tag: Some(tag),
+                };
+                line(out, &ts, "response_item", item)?;
+            }
+            Body::Compaction {
+                summary,
+                replaces_through,
+            } => {
+                let mut tag = tag(event);
+                tag.replaces_through = Some(replaces_through);
+                let payload = CompactedOut {
+                    message: summary,
+                    replacement_history: self.replacement_history(
+                        event,
+                        summary,
+                        replaces_through,
+                    )?,
+                    tag,
+                };
+                line(out, &ts, "compacted", payload)?;
+            }
+        }
+        if let Some(turn) = &mut self.turn {
+            turn.last_timestamp = ts;
+        }
+        Ok(())
+    }
+
+    /// What the model sees after the compaction: the summary as a user message, then the items of
+    /// the events after `replaces_through` (up to this compaction), as Codex replays them.
+    fn replacement_history(
+        &self,
+        compaction: &Event,
+        summary: &str,
+        replaces_through: &str,
+    ) -> io::Result<Vec<Box<RawValue>>> {
+        let events = &self.transcript.events;
+        let start = events
+            .iter()
+            .position(|e| e.id == replaces_through)
+            .map_or(events.len(), |i| i + 1);
+        let end = events
+            .iter()
+            .position(|e| std::ptr::eq(e, compaction))
+            .unwrap_or(events.len());
+        let mut items = vec![raw(&ItemOut::Message {
+            role: "user",
+            content: vec![ContentOut::InputText { text: summary }],
+            tag: None,
+        })?];
+        for event in events.get(start..end).unwrap_or_default() {
+            match &event.body {
+                Body::User { content } => items.push(raw(&ItemOut::Message {
+                    role: "user",
+                    content: content.iter().map(content_item).collect(),
+                    tag: None,
+                })?),
+                Body::Assistant { content, .. } => {
+                    for item in assistant_items(event, content, false) {
+                        items.push(raw(&item)?);
+                    }
+                }
+                Body::ToolResult {
+                    call_id, content, ..
+                } => items.push(raw(&ItemOut::FunctionCallOutput {
+                    call_id,
+                    output: match content.as_slice() {
+                        [Part::Text { text }] => OutputOut::Text(text),
+                        parts => OutputOut::Items(parts.iter().map(content_item).collect()),
+                    },
+                    tag: None,
+                })?),
+                Body::Compaction { .. } => {}
+            }
+        }
+        Ok(items)
+    }
+
+    fn open_turn(&mut self, out: &mut dyn Write, ts: &str) -> io::Result<()> {
+        let id = uuid::Uuid::now_v7().to_string();
+        line(
+            out,
+            ts,
+            "event_msg",
+            EventMsgOut::TaskStarted {
+                turn_id: &id,
+                model_context_window: None,
+                collaboration_mode_kind: "default",
+            },
+        )?;
+        line(
+            out,
+            ts,
+            "turn_context",
+            TurnContextOut {
+                turn_id: &id,
+                cwd: self.cwd,
+                approval_policy: "on-request",
+                sandbox_policy: SandboxPolicyOut { kind: "read-only" },
+                model: &self.model,
+                summary: "auto",
+            },
+        )?;
+        self.turn = Some(OpenTurn {
+            id,
+            last_timestamp: ts.to_owned(),
+            last_agent_message: None,
+        });
+        Ok(())
+    }
+
+    fn close_turn(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        if let Some(turn) = self.turn.take() {
+            line(
+                out,
+                &turn.last_timestamp,
+                "event_msg",
+                EventMsgOut::TaskComplete {
+                    turn_id: &turn.id,
+                    last_agent_message: turn.last_agent_message,
+                },
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether a thinking part goes to Codex: only OpenAI's own reasoning is portable to it.
+pub fn thinking_is_portable(thinking: &handoff_sdk::Thinking, event: &Event) -> bool {
+    let maker = thinking
+        .signature
+        .as_ref()
+        .map(|s| s.provider.as_str())
+        .or(match &event.body {
+            Body::Assistant { origin, .. } => origin.as_ref().map(|o| o.provider.as_str()),
+            _ => None,
+        });
+    maker == Some(THINKING_PROVIDER)
+}
+
+/// The items of one assistant event: runs of text become one message, then reasoning and calls
+/// in order. Foreign thinking is set aside (display-only across providers).
+fn assistant_items<'a>(
+    event: &'a Event,
+    content: &'a [AssistantPart],
+    tagged: bool,
+) -> Vec<ItemOut<'a>> {
+    let mut items = Vec::with_capacity(content.len());
+    let mut texts: Vec<ContentOut<'a>> = Vec::new();
+    let tag_for = |tagged: bool| tagged.then(|| tag(event));
+    let flush = |texts: &mut Vec<ContentOut<'a>>, items: &mut Vec<ItemOut<'a>>| {
+        if !texts.is_empty() {
+            items.push(ItemOut::Message {
+                role: "assistant",
+                content: std::mem::take(texts),
+                tag: tag_for(tagged),
+            });
+        }
+    };
+    for part in content {
+        match part {
+            AssistantPart::Text { text } => texts.push(ContentOut::OutputText { text }),
+            AssistantPart::Thinking(thinking) => {
+                if !thinking_is_portable(thinking, event) {
+                    continue;
+                }
+                flush(&mut texts, &mut items);
+                let mut tag = tag_for(tagged);
+                if let (Some(tag), Some(sig)) = (&mut tag, &thinking.signature) {
+                    tag.signature_model = sig.model.as_deref();
+                    tag.redacted = sig.redacted;
+                }
+                items.push(ItemOut::Reasoning {
+                    summary: if thinking.text.is_empty() {
+                        Vec::new()
+                    } else {
+                        vec![SummaryOut {
+                            kind: "summary_text",
+                            text: &thinking.text,
+                        }]
+                    },
+                    encrypted_content: thinking.signature.as_ref().map(|s| s.value.as_str()),
+                    tag,
+                });
+            }
+            AssistantPart::ToolCall(call) => {
+                flush(&mut texts, &mut items);
+                items.push(ItemOut::FunctionCall {
+                    name: &call.name,
+                    arguments: call.arguments.to_string(),
+                    call_id: &call.id,
+                    tag: tag_for(tagged),
+                });
+            }
+        }
+    }
+    flush(&mut texts, &mut items);
+    // An assistant turn with no content at all still exists in the transcript.
+    if content.is_empty() {
+        items.push(ItemOut::Message {
+            role: "assistant",
+            content: Vec::new(),
+            tag: tag_for(tagged),
+        });
+    }
+    items
+}
+
+fn tag(event: &Event) -> EventTagOut<'_> {
+    EventTagOut {
+        id: &event.id,
+        author: event.author.as_ref(),
+        origin: match &event.body {
+            Body::Assistant { origin, .. } => origin.as_ref(),
+            _ => None,
+        },
+        is_error: false,
+        replaces_through: None,
+        signature_model: None,
+        redacted: false,
+    }
+}
+
+fn content_item(part: &Part) -> ContentOut<'_> {
+    match part {
+        Part::Text { text } => ContentOut::InputText { text },
+        Part::Image { media_type, data } => ContentOut::InputImage {
+            image_url: Cow::Owned(format!(
+                "data:{media_type};base64,{}",
+                base64::engine::general_purpose::STANDARD.encode(data)
+            )),
+        },
+        Part::ImageUrl { url } => ContentOut::InputImage {
+            image_url: Cow::Borrowed(url),
+        },
+    }
+}
+
+fn joined_text<'a>(mut texts: impl Iterator<Item = &'a str>) -> Cow<'a, str> {
+    let Some(first) = texts.next() else {
+        return Cow::Borrowed("");
+    };
+    match texts.next() {
+        None => Cow::Borrowed(first),
+        Some(second) => {
+            let mut all = format!("{first}\n{second}");
+            for t in texts {
+                all.push('\n');
+                all.push_str(t);
+            }
+            Cow::Owned(all)
+        }
+    }
+}
+
+fn raw<T: Serialize>(value: &T) -> io::Result<Box<RawValue>> {
+    serde_json::value::to_raw_value(value).map_err(io::Error::other)
+}
+
+fn line<P: Serialize>(
+    out: &mut dyn Write,
+    timestamp: &str,
+    kind: &'static str,
+    payload: P,
+) -> io::Result<()> {
+    serde_json::to_writer(
+        &mut *out,
+        &LineOut {
+            timestamp,
+            kind,
+            payload,
+        },
+    )
+    .map_err(io::Error::other)?;
+    out.write_all(b"\n")
+}

@@ -1,0 +1,706 @@
+//! Write → read → compare, append, remove, resume and bad input, on a temporary CODEX_HOME.
+
+use std::path::Path;
+
+use handoff_plugin_codex::{CodexPlugin, TARGET};
+use handoff_sdk::{
+    AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Origin, Part, Plugin,
+    PluginError, ResumePlan, Signature, StoreRoot, Thinking, Timestamp, ToolCall, Transcript,
+};
+use serde_json::{json, Value};
+
+fn at(ms: i64) -> Timestamp {
+    Timestamp::from_millis(1_795_999_300_000 + ms)
+}
+
+fn ev(id: &str, ms: i64, body: Body) -> Event {
+    Event::new(id, at(ms), body)
+}
+
+fn user(id: &str, ms: i64, text: &str) -> Event {
+    ev(
+        id,
+        ms,
+        Body::User {
+            content: vec![Part::text(text)],
+        },
+    )
+}
+
+fn origin(provider: &str, model: &str) -> Option<Origin> {
+    Some(Origin {
+        provider: provider.into(),
+        model: Some(model.into()),
+        api: Some("openai-responses".into()),
+    })
+}
+
+fn call(id: &str, cmd: &str) -> AssistantPart {
+    AssistantPart::ToolCall(ToolCall {
+        id: id.into(),
+        name: "exec_command".into(),
+        arguments: json!({"cmd": cmd, "n": 12345678901234567890u64, "f": 1.5e-7}),
+    })
+}
+
+fn result(id: &str, ms: i64, call_id: &str, content: Vec<Part>, is_error: bool) -> Event {
+    ev(
+        id,
+        ms,
+        Body::ToolResult {
+            call_id: call_id.into(),
+            content,
+            is_error,
+        },
+    )
+}
+
+fn png() -> Part {
+    Part::Image {
+        media_type: "image/png".into(),
+        data: vec![0x89, b'P', b'N', b'G', 0, 1, 2, 255],
+    }
+}
+
+/// Everything the target carries, plus foreign thinking it sets aside.
+fn rich() -> Transcript {
+    let mut alice = user("u1", 0, "List the files, Ünïcödé ✓ עברית e\u{301}");
+    alice.author = Some(Author {
+        kind: AuthorKind::Human,
+        name: "Alice".into(),
+    });
+    if let Body::User { content } = &mut alice.body {
+        content.push(png());
+        content.push(Part::ImageUrl {
+            url: "https://example.com/a.png".into(),
+        });
+    }
+    let mut t = Transcript::new(vec![
+        alice,
+        ev(
+            "a1",
+            1_001,
+            Body::Assistant {
+                content: vec![
+                    AssistantPart::Thinking(Thinking {
+                        text: "use two commands".into(),
+                        signature: Some(Signature {
+                            provider: "openai".into(),
+                            model: Some("gpt-5".into()),
+                            value: "gAAAAencrypted".into(),
+                            redacted: false,
+                        }),
+                    }),
+                    AssistantPart::text("Running both."),
+                    AssistantPart::text("Second text part."),
+                    call("call_1", "ls"),
+                    call("call_2", "false"),
+                    call("call_3", "screenshot"),
+                    call("call_4", "touch x"),
+                ],
+                origin: origin("openai", "gpt-5"),
+            },
+        ),
+        result(
+            "r1",
+            1_002,
+            "call_1",
+            vec![Part::text("a.txt\nb.txt")],
+            false,
+        ),
+        result("r2", 1_003, "call_2", vec![Part::text("exit 1")], true),
+        result(
+            "r3",
+            1_004,
+            "call_3",
+            vec![Part::text("shot"), png()],
+            false,
+        ),
+        result("r4", 1_005, "call_4", vec![], false),
+        ev(
+            "a2",
+            1_006,
+            Body::Assistant {
+                content: vec![
+                    AssistantPart::Thinking(Thinking {
+                        text: "claude thinks".into(),
+                        signature: Some(Signature {
+                            provider: "anthropic".into(),
+                            model: None,
+                            value: "sig".into(),
+                            redacted: false,
+                        }),
+                    }),
+                    AssistantPart::text("Done."),
+                ],
+                origin: origin("anthropic", "claude-sonnet-4-5"),
+            },
+        ),
+        // Only foreign thinking: set aside entirely.
+        ev(
+            "a3",
+            1_007,
+            Body::Assistant {
+                content: vec![AssistantPart::Thinking(Thinking {
+                    text: "more".into(),
+                    signature: None,
+                })],
+                origin: origin("anthropic", "claude-sonnet-4-5"),
+            },
+        ),
+        user("u2", 2_000, "And now?"),
+        ev(
+            "a4",
+            2_100,
+            Body::Assistant {
+                content: vec![
+                    AssistantPart::text("before"),
+                    AssistantPart::Thinking(Thinking {
+                        text: String::new(),
+                        signature: Some(Signature {
+                            provider: "openai".into(),
+                            model: None,
+                            value: "redacted-blob".into(),
+                            redacted: true,
+                        }),
+                    }),
+                    AssistantPart::text("after"),
+                ],
+                origin: None,
+            },
+        ),
+        ev(
+            "c1",
+            2_200,
+            Body::Compaction {
+                summary: "The user listed files.".into(),
+                replaces_through: "a2".into(),
+            },
+        ),
+        user(
+            "u3",
+            3_000,
+            "<environment_context>typed by the user</environment_context>",
+        ),
+        ev(
+            "a5",
+            3_001,
+            Body::Assistant {
+                content: vec![],
+                origin: None,
+            },
+        ),
+    ]);
+    t.cwd = Some("/home/dev/proj".into());
+    t
+}
+
+fn root() -> (tempfile::TempDir, StoreRoot) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = StoreRoot::new(dir.path().join("codex")).unwrap();
+    (dir, root)
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn comparison() -> handoff_sdk::Comparison {
+    CodexPlugin::target_manifest().comparison()
+}
+
+#[test]
+fn round_trip_of_everything_the_target_carries() {
+    let (_dir, root) = root();
+    let t = rich();
+    let session = CodexPlugin
+        .writer()
+        .create(&root, TARGET, &t, &CreateOptions::default())
+        .unwrap();
+    let back = CodexPlugin
+        .reader()
+        .read(&root, TARGET, &session.id)
+        .unwrap();
+    comparison()
+        .diff(&t, &back)
+        .unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(back.cwd.as_deref(), Some("/home/dev/proj"));
+    // Ids ride along too.
+    let ids: Vec<&str> = back.events.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["u1", "a1", "r1", "r2", "r3", "r4", "a2", "u2", "a4", "c1", "u3", "a5"]
+    );
+}
+
+#[test]
+fn the_file_has_the_shape_codex_lists_and_resumes() {
+    let (_dir, root) = root();
+    let t = rich();
+    let options = CreateOptions {
+        cwd: Some("/work/elsewhere".into()),
+        locator: Some("conv-1".into()),
+    };
+    let session = CodexPlugin
+        .writer()
+        .create(&root, TARGET, &t, &options)
+        .unwrap();
+    let name = session
+        .path
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(name.starts_with("rollout-") && name.ends_with(&format!("-{}.jsonl", session.id)));
+    let id = uuid::Uuid::parse_str(&session.id).unwrap();
+    assert_eq!(id.get_version_num(), 7);
+    let rel = session.path.strip_prefix(root.path()).unwrap();
+    assert_eq!(
+        rel.components().count(),
+        5,
+        "sessions/YYYY/MM/DD/file: {rel:?}"
+    );
+
+    let records = lines(&session.path);
+    let meta = &records[0];
+    assert_eq!(meta["type"], "session_meta");
+    assert_eq!(meta["timestamp"], "2026-11-30T00:41:40.000Z");
+    let payload = &meta["payload"];
+    assert_eq!(payload["id"], session.id.as_str());
+    assert_eq!(payload["cwd"], "/work/elsewhere");
+    assert_eq!(payload["originator"], "codex_cli_rs");
+    assert_eq!(payload["cli_version"], "0.171.0");
+    assert_eq!(payload["source"], "cli");
+    assert_eq!(payload["model_provider"], "openai");
+    assert_eq!(
+        payload["x-handoff"],
+        json!({"plugin": "codex", "locator": "conv-1"})
+    );
+
+    let kinds: Vec<String> = records
+        .iter()
+        .map(|r| match r["type"].as_str().unwrap() {
+            "response_item" | "event_msg" => {
+                format!(
+                    "{}:{}",
+                    r["type"].as_str().unwrap(),
+                    r["payload"]["type"].as_str().unwrap()
+                )
+            }
+            other => other.to_owned(),
+        })
+        .collect();
+    assert_eq!(
+        kinds[..12],
+        [
+            "session_meta",
+            "event_msg:task_started",
+            "turn_context",
+            "response_item:message",
+            "event_msg:user_message",
+            "response_item:reasoning",
+            "response_item:message",
+            "response_item:function_call",
+            "response_item:function_call",
+            "response_item:function_call",
+            "response_item:function_call",
+            "event_msg:agent_message",
+        ]
+    );
+    // All calls, then all outputs, in call order.
+    assert_eq!(kinds[12..16], ["response_item:function_call_output"; 4]);
+    assert_eq!(kinds.iter().filter(|k| *k == "turn_context").count(), 3);
+    assert_eq!(
+        kinds
+            .iter()
+            .filter(|k| *k == "event_msg:task_complete")
+            .count(),
+        3
+    );
+    assert_eq!(kinds.iter().filter(|k| *k == "compacted").count(), 1);
+    assert_eq!(kinds.last().unwrap(), "event_msg:task_complete");
+
+    let call = &records[7]["payload"];
+    assert_eq!(call["call_id"], "call_1");
+    assert!(call["arguments"].is_string(), "arguments are a JSON string");
+    assert_eq!(
+        call["arguments"].as_str().unwrap(),
+        r#"{"cmd":"ls","n":12345678901234567890,"f":1.5e-7}"#
+    );
+    let failed = &records[13]["payload"];
+    assert_eq!(failed["output"], "exit 1");
+    assert_eq!(failed["x-handoff-event"]["is_error"], true);
+    let image_output = &records[14]["payload"]["output"];
+    assert_eq!(image_output[1]["type"], "input_image");
+    assert!(image_output[1]["image_url"]
+        .as_str()
+        .unwrap()
+        .starts_with("data:image/png;base64,"));
+    assert_eq!(records[15]["payload"]["output"], json!([]));
+    assert_eq!(records[5]["payload"]["encrypted_content"], "gAAAAencrypted");
+    assert_eq!(records[3]["timestamp"], "2026-11-30T00:41:40.000Z");
+    assert_eq!(records[13]["timestamp"], "2026-11-30T00:41:41.003Z");
+    let compacted = records.iter().find(|r| r["type"] == "compacted").unwrap();
+    assert_eq!(compacted["payload"]["message"], "The user listed files.");
+    let history = compacted["payload"]["replacement_history"]
+        .as_array()
+        .unwrap();
+    assert_eq!(history[0]["content"][0]["text"], "The user listed files.");
+    assert_eq!(
+        history.len(),
+        1 + 1 + 3,
+        "summary, u2, and a4: message, reasoning, message"
+    );
+}
+
+#[test]
+fn append_adds_the_suffix_natively() {
+    let (_dir, root) = root();
+    let whole = rich();
+    for cut in [1, 2, 4, 8, 10] {
+        let mut prefix = whole.clone();
+        let suffix = prefix.events.split_off(cut);
+        let session = CodexPlugin
+            .writer()
+            .create(&root, TARGET, &prefix, &CreateOptions::default())
+            .unwrap();
+        let before = std::fs::read(&session.path).unwrap();
+        CodexPlugin
+            .writer()
+            .append(&root, TARGET, &session.id, &suffix)
+            .unwrap();
+        let after = std::fs::read(&session.path).unwrap();
+        assert_eq!(&after[..before.len()], &before[..], "append never rewrites");
+        let back = CodexPlugin
+            .reader()
+            .read(&root, TARGET, &session.id)
+            .unwrap();
+        comparison()
+            .diff(&whole, &back)
+            .unwrap_or_else(|d| panic!("cut {cut}: {d}"));
+    }
+}
+
+#[test]
+fn append_refuses_a_suffix_that_breaks_the_history() {
+    let (_dir, root) = root();
+    let t = rich();
+    let session = CodexPlugin
+        .writer()
+        .create(&root, TARGET, &t, &CreateOptions::default())
+        .unwrap();
+    let before = std::fs::read(&session.path).unwrap();
+    let orphan = result("r9", 9_000, "call_nope", vec![Part::text("x")], false);
+    let err = CodexPlugin
+        .writer()
+        .append(&root, TARGET, &session.id, &[orphan])
+        .unwrap_err();
+    assert!(matches!(err, PluginError::InvalidTranscript(_)), "{err}");
+    let dup = user("u1", 9_000, "same id again");
+    assert!(CodexPlugin
+        .writer()
+        .append(&root, TARGET, &session.id, &[dup])
+        .is_err());
+    assert_eq!(std::fs::read(&session.path).unwrap(), before);
+}
+
+#[test]
+fn refusals_leave_nothing_behind() {
+    let (dir, root) = root();
+    let mut long_id = rich();
+    if let Body::Assistant { content, .. } = &mut long_id.events[1].body {
+        content.push(call(&"x".repeat(65), "ls"));
+    }
+    let mut data_url = rich();
+    data_url.events[0].body = Body::User {
+        content: vec![Part::ImageUrl {
+            url: "data:image/png;base64,AAAA".into(),
+        }],
+    };
+    let mut no_cwd = rich();
+    no_cwd.cwd = None;
+    for (name, t) in [
+        ("long call id", long_id),
+        ("data url", data_url),
+        ("no cwd", no_cwd),
+    ] {
+        let err = CodexPlugin
+            .writer()
+            .create(&root, TARGET, &t, &CreateOptions::default())
+            .unwrap_err();
+        assert!(
+            matches!(err, PluginError::InvalidTranscript(_)),
+            "{name}: {err}"
+        );
+    }
+    assert!(!dir.path().join("codex").exists(), "nothing was created");
+    let err = CodexPlugin
+        .writer()
+        .create(&root, "claude-code", &rich(), &CreateOptions::default())
+        .unwrap_err();
+    assert!(matches!(err, PluginError::UnknownTarget { .. }));
+}
+
+#[test]
+fn remove_deletes_only_its_own_sessions() {
+    let (_dir, root) = root();
+    let t = rich();
+    let ours = CodexPlugin
+        .writer()
+        .create(&root, TARGET, &t, &CreateOptions::default())
+        .unwrap();
+    let foreign = CodexPlugin
+        .writer()
+        .create(&root, TARGET, &t, &CreateOptions::default())
+        .unwrap();
+    // Make the second one foreign: strip the marker, as the conformance suite does.
+    let text = std::fs::read_to_string(&foreign.path).unwrap();
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let mut v: Value = serde_json::from_str(line).unwrap();
+        if i == 0 {
+            assert!(handoff_sdk::marker::strip(&mut v));
+        }
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    std::fs::write(&foreign.path, &out).unwrap();
+    let err = CodexPlugin
+        .writer()
+        .remove(&root, TARGET, &foreign.id)
+        .unwrap_err();
+    assert!(matches!(err, PluginError::NotOwned { .. }), "{err}");
+    let err = CodexPlugin
+        .writer()
+        .append(&root, TARGET, &foreign.id, &[user("z", 9_999, "hi")])
+        .unwrap_err();
+    assert!(matches!(err, PluginError::NotOwned { .. }), "{err}");
+    assert_eq!(std::fs::read_to_string(&foreign.path).unwrap(), out);
+
+    let listed = CodexPlugin.reader().list(&root, TARGET).unwrap();
+    assert_eq!(listed.len(), 2);
+    assert_eq!(listed.iter().filter(|s| s.owned).count(), 1);
+
+    CodexPlugin
+        .writer()
+        .remove(&root, TARGET, &ours.id)
+        .unwrap();
+    assert!(!ours.path.exists());
+    assert!(foreign.path.exists());
+    assert!(matches!(
+        CodexPlugin.writer().remove(&root, TARGET, &ours.id),
+        Err(PluginError::NotFound { .. })
+    ));
+}
+
+#[test]
+fn resume_plan_names_exactly_the_session() {
+    let (_dir, root) = root();
+    let session = CodexPlugin
+        .writer()
+        .create(&root, TARGET, &rich(), &CreateOptions::default())
+        .unwrap();
+    // A decoy: newer, same cwd.
+    let decoy = CodexPlugin
+        .writer()
+        .create(&root, TARGET, &rich(), &CreateOptions::default())
+        .unwrap();
+    assert_ne!(decoy.id, session.id);
+    let plan = CodexPlugin
+        .resumer()
+        .plan(&root, TARGET, &session.id, "continue")
+        .unwrap();
+    match plan {
+        ResumePlan::Command {
+            program,
+            args,
+            env,
+            cwd,
+            close_stdin,
+        } => {
+            assert_eq!(program, "codex");
+            assert_eq!(
+                args,
+                [
+                    "exec",
+                    "--skip-git-repo-check",
+                    "resume",
+                    session.id.as_str(),
+                    "continue"
+                ]
+            );
+            assert_eq!(
+                env,
+                [("CODEX_HOME".to_owned(), root.path().display().to_string())]
+            );
+            assert_eq!(cwd.as_deref(), Some(Path::new("/home/dev/proj")));
+            assert!(close_stdin);
+        }
+        other => panic!("{other:?}"),
+    }
+    let missing = uuid::Uuid::now_v7().to_string();
+    assert!(matches!(
+        CodexPlugin.resumer().resolve(&root, TARGET, &missing),
+        Err(PluginError::NotFound { .. })
+    ));
+    assert!(matches!(
+        CodexPlugin.resumer().plan(&root, TARGET, &missing, "x"),
+        Err(PluginError::NotFound { .. })
+    ));
+}
+
+fn write_session(root: &StoreRoot) -> std::path::PathBuf {
+    CodexPlugin
+        .writer()
+        .create(root, TARGET, &rich(), &CreateOptions::default())
+        .unwrap()
+        .path
+}
+
+fn read_err(path: &Path) -> PluginError {
+    CodexPlugin.reader().read_path(TARGET, path).unwrap_err()
+}
+
+#[test]
+fn bad_lines_are_errors_naming_file_and_line() {
+    let (_dir, root) = root();
+    let path = write_session(&root);
+    let good = std::fs::read(&path).unwrap();
+    let text = String::from_utf8(good.clone()).unwrap();
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+
+    // Torn last line.
+    std::fs::write(&path, &good[..good.len() - 5]).unwrap();
+    match read_err(&path) {
+        PluginError::Malformed { file, line, .. } => {
+            assert_eq!(file, path);
+            assert_eq!(line, Some(line_starts.len() - 1));
+        }
+        other => panic!("{other}"),
+    }
+    // A garbage line in the middle (line 4).
+    let mut bad = good.clone();
+    bad.splice(
+        line_starts[3]..line_starts[3],
+        b"{not json\n".iter().copied(),
+    );
+    std::fs::write(&path, &bad).unwrap();
+    let err = read_err(&path);
+    assert!(
+        matches!(err, PluginError::Malformed { line: Some(4), .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains(":4:"), "{err}");
+    // Invalid UTF-8.
+    let mut bad = good.clone();
+    bad.splice(
+        line_starts[2]..line_starts[2],
+        b"{\"x\":\"\xff\"}\n".iter().copied(),
+    );
+    std::fs::write(&path, &bad).unwrap();
+    assert!(matches!(
+        read_err(&path),
+        PluginError::Malformed { line: Some(3), .. }
+    ));
+    // A blank line.
+    let mut bad = good.clone();
+    bad.splice(line_starts[2]..line_starts[2], b"\n".iter().copied());
+    std::fs::write(&path, &bad).unwrap();
+    assert!(matches!(
+        read_err(&path),
+        PluginError::Malformed { line: Some(3), .. }
+    ));
+    // A record without its required field.
+    let broken = text.replacen("\"call_id\":\"call_1\",", "", 1);
+    std::fs::write(&path, broken).unwrap();
+    let err = read_err(&path);
+    assert!(err.to_string().contains("payload.call_id"), "{err}");
+    // No session_meta first.
+    let headless: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, headless).unwrap();
+    assert!(matches!(
+        read_err(&path),
+        PluginError::Malformed { line: Some(1), .. }
+    ));
+    // Empty file, and a huge line of garbage.
+    std::fs::write(&path, b"").unwrap();
+    assert!(matches!(read_err(&path), PluginError::Malformed { .. }));
+    let mut huge = good.clone();
+    huge.extend(std::iter::repeat_n(b'x', 8 << 20));
+    huge.push(b'\n');
+    std::fs::write(&path, &huge).unwrap();
+    assert!(matches!(read_err(&path), PluginError::Malformed { .. }));
+    // An item type with no canonical form is refused, not dropped.
+    let unknown = format!(
+        "{}{{\"timestamp\":\"2026-11-30T00:41:43.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"web_search_call\",\"status\":\"completed\"}}}}\n",
+        text
+    );
+    std::fs::write(&path, unknown).unwrap();
+    let err = read_err(&path);
+    assert!(err.to_string().contains("web_search_call"), "{err}");
+}
+
+#[test]
+fn registers_the_thread_when_codex_has_a_state_database() {
+    let (_dir, root) = root();
+    std::fs::create_dir_all(root.path()).unwrap();
+    let db = rusqlite::Connection::open(root.path().join("state_5.sqlite")).unwrap();
+    db.execute_batch(
+        "CREATE TABLE threads (id TEXT PRIMARY KEY, rollout_path TEXT NOT NULL,
+           created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, source TEXT NOT NULL,
+           model_provider TEXT NOT NULL, cwd TEXT NOT NULL, title TEXT NOT NULL,
+           sandbox_policy TEXT NOT NULL, approval_mode TEXT NOT NULL,
+           has_user_event INTEGER NOT NULL DEFAULT 0, cli_version TEXT NOT NULL DEFAULT '',
+           first_user_message TEXT NOT NULL DEFAULT '', preview TEXT NOT NULL DEFAULT '',
+           model TEXT, created_at_ms INTEGER, updated_at_ms INTEGER, thread_source TEXT,
+           history_mode TEXT NOT NULL DEFAULT 'legacy', originator TEXT,
+           recency_at INTEGER NOT NULL DEFAULT 0, recency_at_ms INTEGER NOT NULL DEFAULT 0)",
+    )
+    .unwrap();
+    let session = CodexPlugin
+        .writer()
+        .create(&root, TARGET, &rich(), &CreateOptions::default())
+        .unwrap();
+    let (path, source, preview): (String, String, String) = db
+        .query_row(
+            "SELECT rollout_path, source, preview FROM threads WHERE id = ?1",
+            [&session.id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!(Path::new(&path), session.path);
+    assert_eq!(source, "cli");
+    assert!(preview.starts_with("List the files"));
+    CodexPlugin
+        .writer()
+        .remove(&root, TARGET, &session.id)
+        .unwrap();
+    let n: i64 = db
+        .query_row("SELECT count(*) FROM threads", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 0);
+}
+
+#[test]
+fn the_manifest_declares_the_target_and_its_live_recipe() {
+    let manifest = CodexPlugin.manifest();
+    let target = manifest.target(TARGET).unwrap();
+    assert_eq!(target.thinking_from, ["openai"]);
+    let live = target
+        .live
+        .as_ref()
+        .expect("the live recipe parses as core's LiveRecipe");
+    assert_eq!(live.version, "0.171.0");
+    assert_eq!(live.store_root, "codex");
+    assert!(live.files[0].1.contains("base_url = \"{base_url}/v1\""));
+    assert!(live
+        .env
+        .contains(&("CODEX_HOME".into(), "{home}/codex".into())));
+}
