@@ -7,7 +7,9 @@
 //! input. Each check reports an id, a status, a duration and its evidence (the diff on failure).
 #![deny(missing_docs)]
 
+pub mod certificate;
 mod checks;
+pub mod child;
 pub mod corpus;
 pub mod fake_provider;
 pub mod live;

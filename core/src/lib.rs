@@ -9,10 +9,16 @@
 //! This crate never names a concrete provider plugin: providers depend on it, never the reverse.
 #![deny(missing_docs)]
 
+#[cfg(feature = "abi")]
+pub mod abi;
 pub mod capability;
 pub mod continuation;
 pub mod dialect;
 pub mod live;
+#[cfg(feature = "host")]
+pub mod loader;
+#[cfg(feature = "host")]
+pub mod registry;
 pub mod store;
 pub mod transcript;
 

@@ -1,11 +1,130 @@
 //! handoff-sdk: everything a plugin author needs, and nothing else.
 //!
 //! A plugin depends on this crate only. It implements the plain Rust traits re-exported here
-//! ([`Plugin`], [`Writer`], [`Reader`], [`Resumer`]) and exports itself with one macro line.
+//! ([`Plugin`], [`Writer`], [`Reader`], [`Resumer`]) and exports itself with one line:
+//!
+//! ```ignore
+//! handoff_sdk::export_plugin!(MyPlugin);              // MyPlugin: Plugin + Default
+//! handoff_sdk::export_plugin!(MyPlugin, MyPlugin::new()); // or any expression
+//! ```
+//!
+//! Built normally (as a `cdylib`), the macro emits the declaration static the host reads before
+//! any plugin code runs and the abi_stable root module; every exported method runs behind
+//! `catch_unwind`, and the plugin's `tracing` events reach the host's subscriber. Built with this
+//! crate's feature `static`, the same line registers the plugin through `inventory` for a host
+//! that links it, and emits no FFI symbols. See `docs/plugin-authoring.md`.
 #![deny(missing_docs)]
 
 pub use handoff_core::capability::*;
+pub use handoff_core::dialect;
 pub use handoff_core::store::{self, atomic, lock, marker, StoreRoot};
 pub use handoff_core::transcript::{self, *};
-pub use handoff_core::dialect;
 pub use serde_json;
+
+#[cfg(not(feature = "static"))]
+#[doc(hidden)]
+pub mod export;
+#[cfg(not(feature = "static"))]
+mod log_bridge;
+
+/// The plugin-API requirement a plugin built against this SDK declares.
+pub const API_REQUIREMENT: &str = "^1";
+
+/// The `rustc --version` that built this SDK (and so the plugin).
+pub const RUSTC_VERSION: &str = env!("HANDOFF_SDK_RUSTC_VERSION");
+
+/// Paths the export macro expands to. Not part of the API.
+#[doc(hidden)]
+pub mod __private {
+    #[cfg(not(feature = "static"))]
+    pub use handoff_core::abi::abi_stable::library::{LibHeader, RootModuleResult};
+    #[cfg(not(feature = "static"))]
+    pub use handoff_core::abi::declaration::{
+        DeclStr, PluginDeclaration, DECLARATION_MAGIC, DECLARATION_VERSION,
+    };
+    #[cfg(not(feature = "static"))]
+    pub use handoff_core::abi::module::{call_root_module_loader, lib_header};
+    #[cfg(not(feature = "static"))]
+    pub use handoff_core::abi::PluginModuleRef;
+    #[cfg(feature = "static")]
+    pub use handoff_core::registry::StaticPlugin;
+    #[cfg(feature = "static")]
+    pub use inventory;
+}
+
+/// Exports a plugin. `export_plugin!(MyPlugin)` needs `MyPlugin: Plugin + Default`;
+/// `export_plugin!(MyPlugin, expr)` makes it with `expr`. An optional `api = "^1"` argument
+/// overrides the declared plugin-API requirement (default [`API_REQUIREMENT`]).
+///
+/// This is the shared-library form: it emits the declaration static and the root module.
+#[cfg(not(feature = "static"))]
+#[macro_export]
+macro_rules! export_plugin {
+    ($ty:ty) => {
+        $crate::export_plugin!($ty, <$ty as ::core::default::Default>::default());
+    };
+    ($ty:ty, api = $api:expr) => {
+        $crate::export_plugin!($ty, <$ty as ::core::default::Default>::default(), api = $api);
+    };
+    ($ty:ty, $make:expr) => {
+        $crate::export_plugin!($ty, $make, api = $crate::API_REQUIREMENT);
+    };
+    ($ty:ty, $make:expr, api = $api:expr) => {
+        /// What the host reads before any plugin code runs.
+        #[unsafe(no_mangle)]
+        pub static HANDOFF_PLUGIN_DECLARATION: $crate::__private::PluginDeclaration =
+            $crate::__private::PluginDeclaration {
+                magic: $crate::__private::DECLARATION_MAGIC,
+                declaration_version: $crate::__private::DECLARATION_VERSION,
+                // Evaluated in the plugin crate: it says how *this* library was built.
+                panic_unwind: if cfg!(panic = "unwind") { 1 } else { 0 },
+                api_requirement: $crate::__private::DeclStr::new($api),
+                rustc_version: $crate::__private::DeclStr::new($crate::RUSTC_VERSION),
+                name: $crate::__private::DeclStr::new(env!("CARGO_PKG_NAME")),
+                version: $crate::__private::DeclStr::new(env!("CARGO_PKG_VERSION")),
+            };
+
+        /// The abi_stable library header (abi_stable looks it up by this exact name).
+        #[allow(non_upper_case_globals)]
+        #[unsafe(no_mangle)]
+        pub static _1as_0lib_1header_0root_bmodule_bloader: $crate::__private::LibHeader = {
+            extern "C" fn __handoff_root_module() -> $crate::__private::RootModuleResult {
+                fn make_module() -> $crate::__private::PluginModuleRef {
+                    fn make_plugin() -> ::std::boxed::Box<dyn $crate::Plugin> {
+                        let plugin: $ty = $make;
+                        ::std::boxed::Box::new(plugin)
+                    }
+                    $crate::export::root_module(make_plugin, env!("CARGO_PKG_NAME"))
+                }
+                $crate::__private::call_root_module_loader(make_module)
+            }
+            $crate::__private::lib_header(__handoff_root_module)
+        };
+    };
+}
+
+/// Registers a plugin linked into a host (feature `static`): the same line as the shared-library
+/// form, but it submits the plugin to `inventory` and emits no FFI symbols.
+#[cfg(feature = "static")]
+#[macro_export]
+macro_rules! export_plugin {
+    ($ty:ty) => {
+        $crate::export_plugin!($ty, <$ty as ::core::default::Default>::default());
+    };
+    ($ty:ty, api = $api:expr) => {
+        $crate::export_plugin!($ty);
+    };
+    ($ty:ty, $make:expr, api = $api:expr) => {
+        $crate::export_plugin!($ty, $make);
+    };
+    ($ty:ty, $make:expr) => {
+        $crate::__private::inventory::submit! {
+            $crate::__private::StaticPlugin {
+                make: || {
+                    let plugin: $ty = $make;
+                    ::std::boxed::Box::new(plugin)
+                },
+            }
+        }
+    };
+}

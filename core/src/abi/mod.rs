@@ -1,0 +1,49 @@
+//! The frozen FFI contract between a host and a plugin shared library.
+//!
+//! Two layers, read in this order by the loader:
+//!
+//! 1. [`declaration`]: a plain `#[repr(C)]` static named [`DECLARATION_SYMBOL`], read with
+//!    libloading **before any plugin code runs**. It says whether the file is a handoff plugin at
+//!    all, which plugin API it needs, whether it was built with `panic=unwind`, and by which rustc.
+//!    Anything wrong there is refused in one line.
+//! 2. [`module`]: the abi_stable root module, frozen at v1 as a small capability directory: the
+//!    manifest as JSON, a host log callback, and `get_capability(id)` returning a versioned
+//!    capability object or none. A new capability gets a new id, so a newer host still loads older
+//!    plugins.
+//!
+//! What crosses the boundary is described in [`wire`]: every call is one JSON request and one JSON
+//! answer (`Ok` value or a serialised [`PluginError`](crate::PluginError)).
+//!
+//! Architecture invariant: abi_stable types appear only here, in the SDK's export glue and in
+//! the loader. Hosts and plugin authors see the plain traits of [`crate::capability`].
+
+/// The abi_stable crate itself, for the SDK's export glue (plugins never name it).
+#[doc(hidden)]
+pub use abi_stable;
+
+pub mod declaration;
+pub mod module;
+pub mod wire;
+
+pub use declaration::{
+    DeclStr, PluginDeclaration, DECLARATION_MAGIC, DECLARATION_SYMBOL, DECLARATION_VERSION,
+};
+pub use module::{
+    Capability, CapabilityBox, Capability_TO, HostLogger, PluginModule, PluginModuleRef,
+    ROOT_MODULE_VERSION,
+};
+
+/// Capability id of the writer ([`crate::Writer`]), version 1.
+pub const WRITER_V1: &str = "transcript.writer.v1";
+/// Capability id of the reader ([`crate::Reader`]), version 1.
+pub const READER_V1: &str = "transcript.reader.v1";
+/// Capability id of the resumer ([`crate::Resumer`]), version 1.
+pub const RESUME_V1: &str = "resume.v1";
+
+/// The major version of the host's plugin API ([`crate::PLUGIN_API_VERSION`]); certificates are
+/// keyed by it.
+pub fn api_major() -> u64 {
+    semver::Version::parse(crate::PLUGIN_API_VERSION)
+        .map(|v| v.major)
+        .unwrap_or(0)
+}

@@ -1,0 +1,176 @@
+//! What crosses the boundary: one JSON request per call, one JSON answer.
+//!
+//! Requests are tagged by `method`. The host serialises from borrowed values (no clone of a large
+//! transcript); the plugin deserialises into owned ones. Transcripts keep their own versioned
+//! form (`"schema": "handoff.transcript/1"`); the request shapes are versioned by the capability
+//! id they are sent to.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::capability::{CreateOptions, PluginError};
+use crate::transcript::{Event, Transcript};
+
+/// A request to `transcript.writer.v1`.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum WriterRequest<'a> {
+    /// [`crate::Writer::create`].
+    Create {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The target.
+        target: Cow<'a, str>,
+        /// The transcript.
+        transcript: Cow<'a, Transcript>,
+        /// The options.
+        options: Cow<'a, CreateOptions>,
+    },
+    /// [`crate::Writer::append`].
+    Append {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The target.
+        target: Cow<'a, str>,
+        /// The session id.
+        id: Cow<'a, str>,
+        /// The events to append.
+        events: Cow<'a, [Event]>,
+    },
+    /// [`crate::Writer::remove`].
+    Remove {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The target.
+        target: Cow<'a, str>,
+        /// The session id.
+        id: Cow<'a, str>,
+    },
+}
+
+/// A request to `transcript.reader.v1`.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum ReaderRequest<'a> {
+    /// [`crate::Reader::read`].
+    Read {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The target.
+        target: Cow<'a, str>,
+        /// The session id.
+        id: Cow<'a, str>,
+    },
+    /// [`crate::Reader::read_path`].
+    ReadPath {
+        /// The target.
+        target: Cow<'a, str>,
+        /// The session file.
+        path: Cow<'a, Path>,
+    },
+    /// [`crate::Reader::list`].
+    List {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The target.
+        target: Cow<'a, str>,
+    },
+}
+
+/// A request to `resume.v1`.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum ResumeRequest<'a> {
+    /// [`crate::Resumer::resolve`].
+    Resolve {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The target.
+        target: Cow<'a, str>,
+        /// The session id.
+        id: Cow<'a, str>,
+    },
+    /// [`crate::Resumer::plan`].
+    Plan {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The target.
+        target: Cow<'a, str>,
+        /// The session id.
+        id: Cow<'a, str>,
+        /// The new prompt.
+        prompt: Cow<'a, str>,
+    },
+}
+
+macro_rules! method_names {
+    ($ty:ident { $($variant:ident => $name:literal),* $(,)? }) => {
+        impl $ty<'_> {
+            /// The method name, for error messages.
+            pub fn method(&self) -> &'static str {
+                match self { $($ty::$variant { .. } => $name),* }
+            }
+        }
+    };
+}
+method_names!(WriterRequest { Create => "create", Append => "append", Remove => "remove" });
+method_names!(ReaderRequest { Read => "read", ReadPath => "read_path", List => "list" });
+method_names!(ResumeRequest { Resolve => "resolve", Plan => "plan" });
+
+/// Serialises a plugin error for the `Err` side of an answer. Never fails: a [`PluginError`] is
+/// plain data.
+pub fn encode_error(error: &PluginError) -> String {
+    serde_json::to_string(error).unwrap_or_else(|e| {
+        format!(r#"{{"kind":"other","0":"unserialisable plugin error: {e}"}}"#)
+    })
+}
+
+/// Reads the `Err` side of an answer back into a [`PluginError`]; anything unreadable becomes
+/// [`PluginError::Other`] naming the plugin and method.
+pub fn decode_error(plugin: &str, method: &str, json: &str) -> PluginError {
+    serde_json::from_str(json).unwrap_or_else(|e| {
+        PluginError::Other(format!(
+            "plugin {plugin} answered {method} with an unreadable error ({e}): {}",
+            truncate(json, 200)
+        ))
+    })
+}
+
+fn truncate(s: &str, max: usize) -> &str {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_round_trip_and_garbage_is_named() {
+        let e = PluginError::Panicked {
+            plugin: "p".into(),
+            method: "create".into(),
+            message: "boom".into(),
+        };
+        assert_eq!(decode_error("p", "create", &encode_error(&e)), e);
+        let garbage = decode_error("p", "read", "not json");
+        assert!(garbage.to_string().contains("plugin p answered read"), "{garbage}");
+    }
+
+    #[test]
+    fn requests_borrow_on_the_way_out_and_own_on_the_way_in() {
+        let request = WriterRequest::Remove {
+            root: Cow::Borrowed(Path::new("/tmp/x")),
+            target: Cow::Borrowed("t"),
+            id: Cow::Borrowed("abc"),
+        };
+        let json = serde_json::to_string(&request).unwrap();
+        assert!(json.contains(r#""method":"remove""#), "{json}");
+        let back: WriterRequest<'static> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.method(), "remove");
+    }
+}

@@ -1,0 +1,481 @@
+//! The registry: every plugin a host knows, and which of their targets it may offer.
+//!
+//! Plugins come from two places: built-ins linked into the host (registered through
+//! `inventory`, see [`builtin`]) and plugin files in configured directories. A target is offered
+//! only when its plugin has a passing [`Certificate`] for exactly what runs: a file's sha256, or a
+//! built-in's name and version inside this host binary — always for the configured suite version
+//! and this host's plugin-API major. [`Registry::targets`] says why every other one is not offered.
+//!
+//! An uncertified plugin file is never opened: the registry hashes it and looks the hash up, so
+//! no uncertified code runs in the host.
+
+pub mod builtin;
+pub mod certificate;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+pub use builtin::StaticPlugin;
+pub use certificate::{
+    Certificate, CertificateError, CertificateStore, CertifiedCheck, Subject, SuiteOutcome,
+    CERTIFICATE_SCHEMA,
+};
+
+use crate::capability::Plugin;
+
+/// Where a registry looks.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RegistryConfig {
+    /// Directories whose `*.so` files are plugins.
+    pub plugin_dirs: Vec<PathBuf>,
+    /// Single plugin files.
+    pub plugin_files: Vec<PathBuf>,
+    /// Where certificates are kept.
+    pub certificate_dir: PathBuf,
+    /// The conformance suite version a certificate must come from.
+    pub suite_version: String,
+    /// Whether to include the plugins linked into this binary.
+    pub builtins: bool,
+}
+
+/// Where a plugin came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PluginSource {
+    /// Linked into the host.
+    BuiltIn,
+    /// A plugin file.
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Its sha256 when the registry read it.
+        sha256: String,
+    },
+}
+
+/// Whether a target is offered.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Availability {
+    /// Offered: a passing certificate vouches for the plugin.
+    Verified {
+        /// When the certificate was issued.
+        certified_at: String,
+        /// The suite version that certified it.
+        suite_version: String,
+    },
+    /// Not offered, and why (one line that says what to do).
+    NotOffered {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// One line of [`Registry::targets`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TargetListing {
+    /// The target name; `None` when the plugin could not be asked (an uncertified file is never
+    /// opened) and no earlier certificate names its targets.
+    pub target: Option<String>,
+    /// The plugin name (for a file that was never opened: its file name).
+    pub plugin: String,
+    /// Where the plugin came from.
+    pub source: PluginSource,
+    /// Whether it is offered.
+    pub availability: Availability,
+}
+
+impl TargetListing {
+    /// Whether the target is offered.
+    pub fn is_verified(&self) -> bool {
+        matches!(self.availability, Availability::Verified { .. })
+    }
+}
+
+/// A plugin the registry knows.
+struct Entry {
+    name: String,
+    source: PluginSource,
+    state: State,
+}
+
+enum State {
+    Verified {
+        plugin: Arc<dyn Plugin>,
+        certificate: Certificate,
+    },
+    NotOffered {
+        plugin: Option<Arc<dyn Plugin>>,
+        targets: Vec<String>,
+        reason: String,
+    },
+}
+
+/// Every plugin a host knows and its certificates.
+pub struct Registry {
+    config: RegistryConfig,
+    store: CertificateStore,
+    entries: Vec<Entry>,
+}
+
+impl Registry {
+    /// Gathers built-ins and plugin files and checks each against the certificate store. Only
+    /// certified files are loaded.
+    pub fn open(config: RegistryConfig) -> Registry {
+        let store = CertificateStore::new(&config.certificate_dir);
+        let mut registry = Registry {
+            config,
+            store,
+            entries: Vec::new(),
+        };
+        if registry.config.builtins {
+            for builtin in builtin::builtins() {
+                let plugin: Arc<dyn Plugin> = Arc::from((builtin.make)());
+                registry.add_builtin(plugin);
+            }
+        }
+        for file in registry.plugin_files() {
+            let entry = registry.file_entry(&file);
+            registry.entries.push(entry);
+        }
+        registry
+    }
+
+    /// Adds a plugin linked into the host (besides those found through `inventory`).
+    pub fn add_builtin(&mut self, plugin: Arc<dyn Plugin>) {
+        let manifest = plugin.manifest();
+        let state = match builtin_subject(&manifest) {
+            Err(reason) => State::NotOffered {
+                targets: target_names(&manifest),
+                plugin: Some(plugin),
+                reason,
+            },
+            Ok(subject) => match self.find(&subject) {
+                Ok(Some(certificate)) if certificate.passed => State::Verified {
+                    plugin,
+                    certificate,
+                },
+                Ok(Some(certificate)) => State::NotOffered {
+                    targets: target_names(&manifest),
+                    plugin: Some(plugin),
+                    reason: failed_reason(&certificate),
+                },
+                Ok(None) => State::NotOffered {
+                    targets: target_names(&manifest),
+                    plugin: Some(plugin),
+                    reason: format!(
+                        "built-in {} {} is not yet certified in this host binary (suite {}): it is certified on first use",
+                        manifest.name, manifest.version, self.config.suite_version
+                    ),
+                },
+                Err(e) => State::NotOffered {
+                    targets: target_names(&manifest),
+                    plugin: Some(plugin),
+                    reason: e.to_string(),
+                },
+            },
+        };
+        self.entries.push(Entry {
+            name: manifest.name,
+            source: PluginSource::BuiltIn,
+            state,
+        });
+    }
+
+    /// Runs `certify` (the conformance suite) on every built-in that has no certificate yet,
+    /// writes a certificate for each, and offers those that passed. Returns the certificates
+    /// written.
+    pub fn certify_builtins(
+        &mut self,
+        mut certify: impl FnMut(&dyn Plugin) -> SuiteOutcome,
+    ) -> Result<Vec<PathBuf>, CertificateError> {
+        let mut written = Vec::new();
+        for entry in &mut self.entries {
+            let State::NotOffered {
+                plugin: Some(plugin),
+                ..
+            } = &entry.state
+            else {
+                continue;
+            };
+            if entry.source != PluginSource::BuiltIn {
+                continue;
+            }
+            let manifest = plugin.manifest();
+            let Ok(subject) = builtin_subject(&manifest) else {
+                continue;
+            };
+            if self
+                .store
+                .find(&subject, &self.config.suite_version, crate::abi::api_major())?
+                .is_some()
+            {
+                continue;
+            }
+            let certificate = Certificate::new(subject, &manifest, certify(plugin.as_ref()));
+            written.push(self.store.write(&certificate)?);
+            let plugin = plugin.clone();
+            entry.state = if certificate.passed {
+                State::Verified {
+                    plugin,
+                    certificate,
+                }
+            } else {
+                State::NotOffered {
+                    targets: target_names(&manifest),
+                    plugin: Some(plugin),
+                    reason: failed_reason(&certificate),
+                }
+            };
+        }
+        Ok(written)
+    }
+
+    /// Every known target, offered or not, and why not.
+    pub fn targets(&self) -> Vec<TargetListing> {
+        let mut listings = Vec::new();
+        for entry in &self.entries {
+            let (targets, availability) = match &entry.state {
+                State::Verified {
+                    plugin,
+                    certificate,
+                } => (
+                    target_names(&plugin.manifest()),
+                    Availability::Verified {
+                        certified_at: certificate.issued_at.clone(),
+                        suite_version: certificate.suite_version.clone(),
+                    },
+                ),
+                State::NotOffered {
+                    targets, reason, ..
+                } => (
+                    targets.clone(),
+                    Availability::NotOffered {
+                        reason: reason.clone(),
+                    },
+                ),
+            };
+            let listing = |target| TargetListing {
+                target,
+                plugin: entry.name.clone(),
+                source: entry.source.clone(),
+                availability: availability.clone(),
+            };
+            if targets.is_empty() {
+                listings.push(listing(None));
+            }
+            listings.extend(targets.into_iter().map(|t| listing(Some(t))));
+        }
+        listings
+    }
+
+    /// The verified targets only.
+    pub fn verified_targets(&self) -> Vec<TargetListing> {
+        self.targets()
+            .into_iter()
+            .filter(TargetListing::is_verified)
+            .collect()
+    }
+
+    /// The plugin that offers `target`, if the target is verified; otherwise why not.
+    pub fn plugin_for(&self, target: &str) -> Result<Arc<dyn Plugin>, String> {
+        let mut reasons = Vec::new();
+        for entry in &self.entries {
+            match &entry.state {
+                State::Verified { plugin, .. } => {
+                    if plugin.manifest().target(target).is_some() {
+                        return Ok(plugin.clone());
+                    }
+                }
+                State::NotOffered {
+                    targets, reason, ..
+                } if targets.iter().any(|t| t == target) => {
+                    reasons.push(format!("{}: {reason}", entry.name))
+                }
+                State::NotOffered { .. } => {}
+            }
+        }
+        Err(if reasons.is_empty() {
+            format!("no plugin offers target {target:?}")
+        } else {
+            format!("target {target:?} is not offered: {}", reasons.join("; "))
+        })
+    }
+
+    fn find(&self, subject: &Subject) -> Result<Option<Certificate>, CertificateError> {
+        self.store
+            .find(subject, &self.config.suite_version, crate::abi::api_major())
+    }
+
+    /// Every plugin file: the configured files, then `*.so` in each directory (sorted).
+    fn plugin_files(&self) -> Vec<PathBuf> {
+        let mut files = self.config.plugin_files.clone();
+        for dir in &self.config.plugin_dirs {
+            let mut found: Vec<PathBuf> = match std::fs::read_dir(dir) {
+                Ok(entries) => entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("so"))
+                    .collect(),
+                Err(e) => {
+                    tracing::warn!("plugin directory {}: {e}", dir.display());
+                    Vec::new()
+                }
+            };
+            found.sort();
+            files.extend(found);
+        }
+        files
+    }
+
+    fn file_entry(&self, path: &Path) -> Entry {
+        let file_name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        let not_offered = |name: String, sha256: String, targets, reason| Entry {
+            name,
+            source: PluginSource::File {
+                path: path.to_owned(),
+                sha256,
+            },
+            state: State::NotOffered {
+                plugin: None,
+                targets,
+                reason,
+            },
+        };
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                return not_offered(file_name, String::new(), vec![], format!("cannot read: {e}"))
+            }
+        };
+        let sha256 = hex::encode(Sha256::digest(&bytes));
+        drop(bytes);
+        let subject = Subject::File {
+            sha256: sha256.clone(),
+            path: path.to_owned(),
+        };
+        let certificate = match self.find(&subject) {
+            Ok(Some(c)) => c,
+            Ok(None) => {
+                let (targets, reason) = self.why_uncertified(path, &sha256);
+                return not_offered(file_name, sha256, targets, reason);
+            }
+            Err(e) => return not_offered(file_name, sha256, vec![], e.to_string()),
+        };
+        if !certificate.passed {
+            let reason = failed_reason(&certificate);
+            return not_offered(certificate.plugin, sha256, certificate.targets, reason);
+        }
+        let plugin = match crate::loader::load(path) {
+            Ok(plugin) => plugin,
+            Err(e) => {
+                return not_offered(
+                    certificate.plugin,
+                    sha256,
+                    certificate.targets,
+                    e.to_string(),
+                )
+            }
+        };
+        if plugin.file().sha256 != sha256 {
+            return not_offered(
+                certificate.plugin,
+                sha256,
+                certificate.targets,
+                "the file changed while it was being loaded; try again".into(),
+            );
+        }
+        let manifest = plugin.manifest();
+        if manifest.name != certificate.plugin || manifest.version != certificate.plugin_version {
+            let reason = format!(
+                "it says it is {} {}, but its certificate is for {} {}",
+                manifest.name, manifest.version, certificate.plugin, certificate.plugin_version
+            );
+            let targets = target_names(&manifest);
+            return not_offered(manifest.name, sha256, targets, reason);
+        }
+        Entry {
+            name: manifest.name,
+            source: PluginSource::File {
+                path: path.to_owned(),
+                sha256,
+            },
+            state: State::Verified {
+                plugin: Arc::new(plugin),
+                certificate,
+            },
+        }
+    }
+
+    /// Why a file with no certificate for its hash is not offered: rebuilt since certification,
+    /// certified by another suite or API, or never certified.
+    fn why_uncertified(&self, path: &Path, sha256: &str) -> (Vec<String>, String) {
+        let all = self.store.all();
+        let short = &sha256[..12.min(sha256.len())];
+        let same_hash = all.iter().find(
+            |(_, c)| matches!(&c.subject, Subject::File { sha256: s, .. } if s == sha256),
+        );
+        if let Some((_, c)) = same_hash {
+            return (
+                c.targets.clone(),
+                format!(
+                    "its certificate is from suite {} / plugin API {}, this host needs suite {} / plugin API {}: certify it again with `conformance run {}`",
+                    c.suite_version, c.api_major, self.config.suite_version, crate::abi::api_major(), path.display()
+                ),
+            );
+        }
+        let same_path = all
+            .iter()
+            .filter(|(_, c)| matches!(&c.subject, Subject::File { path: p, .. } if p == path))
+            .max_by(|a, b| a.1.issued_at.cmp(&b.1.issued_at));
+        if let Some((_, c)) = same_path {
+            let Subject::File { sha256: old, .. } = &c.subject else {
+                unreachable!("filtered to file subjects")
+            };
+            return (
+                c.targets.clone(),
+                format!(
+                    "changed since it was certified (certified sha256 {}…, file is {short}…): certify it again with `conformance run {}`",
+                    &old[..12.min(old.len())],
+                    path.display()
+                ),
+            );
+        }
+        (
+            vec![],
+            format!(
+                "not certified: no certificate for sha256 {short}… (suite {}, plugin API {}) in {}; run `conformance run {}`",
+                self.config.suite_version,
+                crate::abi::api_major(),
+                self.store.dir().display(),
+                path.display()
+            ),
+        )
+    }
+}
+
+fn builtin_subject(manifest: &crate::Manifest) -> Result<Subject, String> {
+    Ok(Subject::BuiltIn {
+        name: manifest.name.clone(),
+        version: manifest.version.clone(),
+        host_sha256: builtin::host_sha256()?,
+    })
+}
+
+fn target_names(manifest: &crate::Manifest) -> Vec<String> {
+    manifest.targets.iter().map(|t| t.name.clone()).collect()
+}
+
+fn failed_reason(certificate: &Certificate) -> String {
+    format!(
+        "failed conformance (suite {}): {}",
+        certificate.suite_version,
+        certificate.failed_checks().join(", ")
+    )
+}

@@ -1,0 +1,214 @@
+//! The export glue behind [`export_plugin!`](crate::export_plugin): the FFI side of a plugin
+//! library. Plugin authors never touch it.
+//!
+//! One plugin per shared library: the instance lives in this crate's statics (each `.so` has its
+//! own copy of them). Every entry point runs behind `catch_unwind`; a panic comes back as
+//! [`PluginError::Panicked`] naming the plugin and the method, and the host lives on.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::OnceLock;
+
+use handoff_core::abi::module::{Capability, Capability_TO, CapabilityBox, HostLogger};
+use handoff_core::abi::wire::{encode_error, ReaderRequest, ResumeRequest, WriterRequest};
+use handoff_core::abi::{PluginModule, PluginModuleRef, READER_V1, RESUME_V1, WRITER_V1};
+use handoff_core::abi::abi_stable::prefix_type::PrefixTypeTrait;
+use handoff_core::abi::abi_stable::sabi_trait::TD_Opaque;
+use handoff_core::abi::abi_stable::std_types::{ROption, RResult, RStr, RString};
+use handoff_core::{Plugin, PluginError, StoreRoot};
+use serde::Serialize;
+
+static MAKE: OnceLock<fn() -> Box<dyn Plugin>> = OnceLock::new();
+static CRATE_NAME: OnceLock<&'static str> = OnceLock::new();
+static INSTANCE: OnceLock<Result<Box<dyn Plugin>, PluginError>> = OnceLock::new();
+static PLUGIN_NAME: OnceLock<String> = OnceLock::new();
+
+/// Builds the root module. Called once, by abi_stable, when the host loads the library.
+pub fn root_module(make: fn() -> Box<dyn Plugin>, crate_name: &'static str) -> PluginModuleRef {
+    let _ = MAKE.set(make);
+    let _ = CRATE_NAME.set(crate_name);
+    // This library has its own copy of std and so its own panic hook: a panic is already
+    // returned to the host as `PluginError::Panicked`, so its location goes to the log bridge
+    // instead of being printed over the host's stderr.
+    std::panic::set_hook(Box::new(|info| {
+        tracing::debug!(target: "handoff::panic", "{info}");
+    }));
+    PluginModule {
+        manifest_json,
+        set_host_logger,
+        get_capability,
+    }
+    .leak_into_prefix()
+}
+
+/// The name used in panic errors: the manifest's name once known, the crate's before.
+fn plugin_name() -> String {
+    PLUGIN_NAME
+        .get()
+        .cloned()
+        .unwrap_or_else(|| CRATE_NAME.get().copied().unwrap_or("plugin").to_owned())
+}
+
+/// Runs `f`, turning a panic into [`PluginError::Panicked`].
+fn guarded<T>(method: &str, f: impl FnOnce() -> Result<T, PluginError>) -> Result<T, PluginError> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(payload) => Err(PluginError::Panicked {
+            plugin: plugin_name(),
+            method: method.to_owned(),
+            message: payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "(a panic with no message)".into()),
+        }),
+    }
+}
+
+/// The plugin instance, made on first use (inside the caller's guard).
+fn instance() -> Result<&'static dyn Plugin, PluginError> {
+    let made = INSTANCE.get_or_init(|| {
+        let make = MAKE.get().ok_or_else(|| {
+            PluginError::Other("the plugin's root module was never initialised".into())
+        })?;
+        guarded("new", || Ok(make()))
+    });
+    match made {
+        Ok(plugin) => {
+            if PLUGIN_NAME.get().is_none() {
+                if let Ok(manifest) = guarded("manifest", || Ok(plugin.manifest())) {
+                    let _ = PLUGIN_NAME.set(manifest.name);
+                }
+            }
+            Ok(plugin.as_ref())
+        }
+        Err(e) => Err(e.clone()),
+    }
+}
+
+fn answer(result: Result<String, PluginError>) -> RResult<RString, RString> {
+    match result {
+        Ok(json) => RResult::ROk(json.into()),
+        Err(error) => RResult::RErr(encode_error(&error).into()),
+    }
+}
+
+fn to_json(method: &str, value: &impl Serialize) -> Result<String, PluginError> {
+    serde_json::to_string(value)
+        .map_err(|e| PluginError::Other(format!("cannot encode the {method} answer: {e}")))
+}
+
+extern "C" fn manifest_json() -> RResult<RString, RString> {
+    answer(guarded("manifest", || {
+        to_json("manifest", &instance()?.manifest())
+    }))
+}
+
+extern "C" fn set_host_logger(logger: HostLogger) {
+    let _ = catch_unwind(|| crate::log_bridge::install(logger, plugin_name()));
+}
+
+extern "C" fn get_capability(id: RStr<'_>) -> ROption<CapabilityBox> {
+    let id = match id.as_str() {
+        WRITER_V1 => WRITER_V1,
+        READER_V1 => READER_V1,
+        RESUME_V1 => RESUME_V1,
+        _ => return ROption::RNone,
+    };
+    ROption::RSome(Capability_TO::from_value(Exported { id }, TD_Opaque))
+}
+
+/// One capability of the plugin, answering JSON requests.
+struct Exported {
+    id: &'static str,
+}
+
+impl Capability for Exported {
+    fn id(&self) -> RString {
+        self.id.into()
+    }
+
+    fn call(&self, request: RStr<'_>) -> RResult<RString, RString> {
+        let request = request.as_str();
+        answer(match self.id {
+            WRITER_V1 => writer_call(request),
+            READER_V1 => reader_call(request),
+            _ => resume_call(request),
+        })
+    }
+}
+
+fn decode<'a, T: serde::Deserialize<'a>>(capability: &str, json: &'a str) -> Result<T, PluginError> {
+    serde_json::from_str(json).map_err(|e| {
+        PluginError::Other(format!(
+            "plugin {} cannot read a {capability} request: {e}",
+            plugin_name()
+        ))
+    })
+}
+
+fn root(path: std::borrow::Cow<'_, std::path::Path>) -> Result<StoreRoot, PluginError> {
+    Ok(StoreRoot::new(path.into_owned())?)
+}
+
+fn writer_call(json: &str) -> Result<String, PluginError> {
+    let request: WriterRequest<'_> = decode(WRITER_V1, json)?;
+    let method = request.method();
+    guarded(method, || {
+        let writer = instance()?.writer();
+        match request {
+            WriterRequest::Create {
+                root: r,
+                target,
+                transcript,
+                options,
+            } => to_json(method, &writer.create(&root(r)?, &target, &transcript, &options)?),
+            WriterRequest::Append {
+                root: r,
+                target,
+                id,
+                events,
+            } => to_json(method, &writer.append(&root(r)?, &target, &id, &events)?),
+            WriterRequest::Remove { root: r, target, id } => {
+                to_json(method, &writer.remove(&root(r)?, &target, &id)?)
+            }
+        }
+    })
+}
+
+fn reader_call(json: &str) -> Result<String, PluginError> {
+    let request: ReaderRequest<'_> = decode(READER_V1, json)?;
+    let method = request.method();
+    guarded(method, || {
+        let reader = instance()?.reader();
+        match request {
+            ReaderRequest::Read { root: r, target, id } => {
+                to_json(method, &reader.read(&root(r)?, &target, &id)?)
+            }
+            ReaderRequest::ReadPath { target, path } => {
+                to_json(method, &reader.read_path(&target, &path)?)
+            }
+            ReaderRequest::List { root: r, target } => {
+                to_json(method, &reader.list(&root(r)?, &target)?)
+            }
+        }
+    })
+}
+
+fn resume_call(json: &str) -> Result<String, PluginError> {
+    let request: ResumeRequest<'_> = decode(RESUME_V1, json)?;
+    let method = request.method();
+    guarded(method, || {
+        let resumer = instance()?.resumer();
+        match request {
+            ResumeRequest::Resolve { root: r, target, id } => {
+                to_json(method, &resumer.resolve(&root(r)?, &target, &id)?)
+            }
+            ResumeRequest::Plan {
+                root: r,
+                target,
+                id,
+                prompt,
+            } => to_json(method, &resumer.plan(&root(r)?, &target, &id, &prompt)?),
+        }
+    })
+}
