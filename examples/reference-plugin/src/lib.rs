@@ -325,3 +325,7 @@ impl Resumer for ReferencePlugin {
 
 // Keep the marker key and the header field name in step.
 const _: () = assert!(matches!(MARKER_KEY.as_bytes(), b"x-handoff"));
+
+// The one line that makes this crate a plugin library (or, with handoff-sdk's `static` feature,
+// registers it with a host that links it).
+handoff_sdk::export_plugin!(ReferencePlugin);
