@@ -1,0 +1,176 @@
+//! The `claude-code` target: Claude Code's project JSONL.
+
+mod layout;
+mod read;
+mod write;
+
+use std::path::PathBuf;
+
+use handoff_sdk::atomic;
+use handoff_sdk::marker::OwnershipMarker;
+use handoff_sdk::{
+    CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot, Transcript,
+};
+
+pub(crate) use layout::resolve;
+pub(crate) use read::read;
+
+use crate::manifest::{manifest, CLAUDE_CODE, PLUGIN_NAME};
+use write::{precheck, write_events, ChainState, Session};
+
+fn check_carried(transcript: &Transcript) -> Result<(), PluginError> {
+    manifest()
+        .target(CLAUDE_CODE)
+        .expect("the manifest names its targets")
+        .check_carried(transcript)
+}
+
+/// Creates a new session file holding `transcript`.
+pub(crate) fn create(
+    root: &StoreRoot,
+    transcript: &Transcript,
+    options: &CreateOptions,
+) -> Result<SessionRef, PluginError> {
+    transcript.validate()?;
+    check_carried(transcript)?;
+    if !transcript.events.iter().any(write::is_written) {
+        return Err(PluginError::InvalidTranscript(
+            "claude-code cannot hold an empty conversation: Claude Code finds no session without a message".into(),
+        ));
+    }
+    precheck(&transcript.events, 0)?;
+    let cwd = options
+        .cwd
+        .as_deref()
+        .or(transcript.cwd.as_deref())
+        .ok_or_else(|| PluginError::InvalidTranscript("claude-code needs the session's cwd (CreateOptions::cwd or the transcript's cwd): Claude Code keys sessions by it".into()))?;
+    if !cwd.starts_with('/') {
+        return Err(PluginError::InvalidTranscript(format!(
+            "claude-code needs an absolute cwd, not {cwd:?}"
+        )));
+    }
+    let id = uuid::Uuid::new_v4().to_string();
+    let path = layout::session_path(root, cwd, &id)?;
+    let dir = path
+        .parent()
+        .expect("a session file has a folder")
+        .to_owned();
+    let created = root
+        .create_dirs(&dir)
+        .map_err(|e| PluginError::io(&dir, &e))?;
+    let marker = OwnershipMarker {
+        plugin: PLUGIN_NAME.to_owned(),
+        locator: options.locator.clone(),
+    };
+    let session = Session { id: &id, cwd };
+    let written = atomic::create_new(&path, |out| {
+        write_events(
+            out,
+            &session,
+            &mut ChainState::default(),
+            &transcript.events,
+            Some(&marker),
+        )
+    });
+    if let Err(e) = written {
+        root.remove_created_dirs(&created);
+        return Err(PluginError::io(&path, &e));
+    }
+    Ok(SessionRef {
+        target: CLAUDE_CODE.to_owned(),
+        id,
+        path,
+    })
+}
+
+fn owned(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+    let session = resolve(root, id)?;
+    root.check_inside(&session.path)?;
+    if layout::own_marker(&session.path).is_none() {
+        return Err(PluginError::NotOwned { path: session.path });
+    }
+    Ok(session)
+}
+
+/// Appends `events` to a session this plugin made, continuing its chain.
+pub(crate) fn append(
+    root: &StoreRoot,
+    id: &str,
+    events: &[Event],
+) -> Result<SessionRef, PluginError> {
+    let session = owned(root, id)?;
+    let existing = read::read_session(&session.path)?;
+    let from = existing.transcript.events.len();
+    let mut whole = existing.transcript;
+    whole.events.extend_from_slice(events);
+    whole.validate()?;
+    check_carried(&whole)?;
+    precheck(&whole.events, from)?;
+    let cwd = whole.cwd.clone().ok_or_else(|| {
+        PluginError::malformed_line(
+            &session.path,
+            1,
+            Some("cwd"),
+            "no record names the session's cwd",
+        )
+    })?;
+    let file_id = existing.session_id.unwrap_or_else(|| id.to_owned());
+    let mut chain = existing.chain;
+    let header = Session {
+        id: &file_id,
+        cwd: &cwd,
+    };
+    atomic::append(&session.path, |out| {
+        write_events(out, &header, &mut chain, events, None)
+    })
+    .map_err(|e| PluginError::io(&session.path, &e))?;
+    Ok(session)
+}
+
+/// Removes a session this plugin made; refuses any other.
+pub(crate) fn remove(root: &StoreRoot, id: &str) -> Result<(), PluginError> {
+    let session = owned(root, id)?;
+    std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
+}
+
+/// Every session in the store, newest first.
+pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+    layout::list(root)
+}
+
+/// `claude -p --resume <id> PROMPT`, run in the session's cwd (Claude Code looks for the id only in
+/// that cwd's project folder).
+pub(crate) fn plan(root: &StoreRoot, id: &str, prompt: &str) -> Result<ResumePlan, PluginError> {
+    let session = resolve(root, id)?;
+    let cwd = read::read_session(&session.path)?
+        .transcript
+        .cwd
+        .ok_or_else(|| {
+            PluginError::malformed_line(
+                &session.path,
+                1,
+                Some("cwd"),
+                "no record names the session's cwd",
+            )
+        })?;
+    let expected = layout::session_path(root, &cwd, id)?;
+    if expected != session.path {
+        return Err(PluginError::Other(format!(
+            "{}: the records say cwd {cwd:?}, whose project folder is {}; Claude Code would not find the session",
+            session.path.display(),
+            expected.parent().map(|p| p.display().to_string()).unwrap_or_default()
+        )));
+    }
+    Ok(ResumePlan::Command {
+        program: "claude".to_owned(),
+        args: vec![
+            "-p".into(),
+            "--resume".into(),
+            id.to_owned(),
+            prompt.to_owned(),
+        ],
+        env: Vec::new(),
+        cwd: Some(PathBuf::from(cwd)),
+        close_stdin: true,
+    })
+}

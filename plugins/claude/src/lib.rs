@@ -1,0 +1,149 @@
+//! The Claude plugin of handoff, with two targets:
+//!
+//! - `claude-code`: Claude Code's project JSONL (`<root>/projects/<cwd slug>/<uuid>.jsonl`),
+//!   written the way Claude Code 2.1.197 writes it and resumed with
+//!   `claude -p --resume <uuid> PROMPT` in the session's cwd;
+//! - `anthropic-messages`: the stateless Anthropic Messages API; the store is the request history
+//!   as one JSON file per session (`<root>/anthropic-messages/<uuid>.json`), resumed by the next
+//!   request body.
+//!
+//! Both render and parse Anthropic content blocks with core's dialect module
+//! (`handoff_sdk::dialect::anthropic`), so the store, the wire and the live checks agree.
+
+mod claude_code;
+mod manifest;
+mod messages;
+mod record;
+
+use std::path::Path;
+
+use handoff_sdk::{
+    CreateOptions, Event, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer, SessionInfo,
+    SessionRef, StoreRoot, Transcript, Writer,
+};
+
+pub use manifest::{manifest, CLAUDE_CODE, CLAUDE_CODE_VERSION, MESSAGES, PLUGIN_NAME};
+
+/// The Claude plugin: both targets behind the capability traits.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ClaudePlugin;
+
+enum Target {
+    Code,
+    Messages,
+}
+
+fn target(name: &str) -> Result<Target, PluginError> {
+    match name {
+        CLAUDE_CODE => Ok(Target::Code),
+        MESSAGES => Ok(Target::Messages),
+        _ => Err(PluginError::UnknownTarget {
+            target: name.to_owned(),
+        }),
+    }
+}
+
+impl Plugin for ClaudePlugin {
+    fn manifest(&self) -> Manifest {
+        manifest()
+    }
+    fn writer(&self) -> &dyn Writer {
+        self
+    }
+    fn reader(&self) -> &dyn Reader {
+        self
+    }
+    fn resumer(&self) -> &dyn Resumer {
+        self
+    }
+}
+
+impl Writer for ClaudePlugin {
+    fn create(
+        &self,
+        root: &StoreRoot,
+        target_name: &str,
+        transcript: &Transcript,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        match target(target_name)? {
+            Target::Code => claude_code::create(root, transcript, options),
+            Target::Messages => messages::create(root, transcript, options),
+        }
+    }
+
+    fn append(
+        &self,
+        root: &StoreRoot,
+        target_name: &str,
+        id: &str,
+        events: &[Event],
+    ) -> Result<SessionRef, PluginError> {
+        match target(target_name)? {
+            Target::Code => claude_code::append(root, id, events),
+            Target::Messages => messages::append(root, id, events),
+        }
+    }
+
+    fn remove(&self, root: &StoreRoot, target_name: &str, id: &str) -> Result<(), PluginError> {
+        match target(target_name)? {
+            Target::Code => claude_code::remove(root, id),
+            Target::Messages => messages::remove(root, id),
+        }
+    }
+}
+
+impl Reader for ClaudePlugin {
+    fn read(
+        &self,
+        root: &StoreRoot,
+        target_name: &str,
+        id: &str,
+    ) -> Result<Transcript, PluginError> {
+        match target(target_name)? {
+            Target::Code => claude_code::read(&claude_code::resolve(root, id)?.path),
+            Target::Messages => messages::read(&messages::resolve(root, id)?.path),
+        }
+    }
+
+    fn read_path(&self, target_name: &str, path: &Path) -> Result<Transcript, PluginError> {
+        match target(target_name)? {
+            Target::Code => claude_code::read(path),
+            Target::Messages => messages::read(path),
+        }
+    }
+
+    fn list(&self, root: &StoreRoot, target_name: &str) -> Result<Vec<SessionInfo>, PluginError> {
+        match target(target_name)? {
+            Target::Code => claude_code::list(root),
+            Target::Messages => messages::list(root),
+        }
+    }
+}
+
+impl Resumer for ClaudePlugin {
+    fn resolve(
+        &self,
+        root: &StoreRoot,
+        target_name: &str,
+        id: &str,
+    ) -> Result<SessionRef, PluginError> {
+        match target(target_name)? {
+            Target::Code => claude_code::resolve(root, id),
+            Target::Messages => messages::resolve(root, id),
+        }
+    }
+
+    fn plan(
+        &self,
+        root: &StoreRoot,
+        target_name: &str,
+        id: &str,
+        prompt: &str,
+    ) -> Result<ResumePlan, PluginError> {
+        match target(target_name)? {
+            Target::Code => claude_code::plan(root, id, prompt),
+            Target::Messages => messages::plan(root, id, prompt),
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! What the plugin declares: its targets, what each carries, and how the live tier runs Claude Code.
+
+use handoff_sdk::serde_json::{self, json};
+use handoff_sdk::{Feature, Manifest, TargetKind, TargetManifest};
+
+/// The plugin name written into ownership markers.
+pub const PLUGIN_NAME: &str = "claude";
+/// The Claude Code CLI target.
+pub const CLAUDE_CODE: &str = "claude-code";
+/// The Anthropic Messages API target.
+pub const MESSAGES: &str = "anthropic-messages";
+/// The Claude Code version records are written as, and the live tier pins.
+pub const CLAUDE_CODE_VERSION: &str = "2.1.197";
+
+/// The plugin's manifest.
+pub fn manifest() -> Manifest {
+    Manifest {
+        name: PLUGIN_NAME.to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        api_requirement: "^1".to_owned(),
+        targets: vec![claude_code(), messages()],
+    }
+}
+
+fn claude_code() -> TargetManifest {
+    TargetManifest {
+        name: CLAUDE_CODE.to_owned(),
+        kind: TargetKind::Cli,
+        provider: "anthropic".to_owned(),
+        carries: vec![
+            Feature::Text,
+            Feature::Image,
+            Feature::Thinking,
+            Feature::ThinkingSignature,
+            Feature::ToolCall,
+            Feature::ToolResult,
+            Feature::ToolError,
+            Feature::ToolResultImage,
+            Feature::Compaction,
+            Feature::Author,
+        ],
+        thinking_from: vec!["anthropic".to_owned()],
+        notes: vec![
+            "Thinking goes back only with its Anthropic signature; thinking made by any other provider is display-only and is set aside on write (an assistant turn of nothing else is not written). Unsigned Anthropic thinking is refused: the API requires the signature.".to_owned(),
+            "Tool-call ids the API rejects (not ^[a-zA-Z0-9_-]+$) are written as hx_<base64url(id)> and mapped back on read.".to_owned(),
+            "Authors, non-Anthropic origins and signature models that differ from message.model ride in an extra record member `handoff`, which Claude Code ignores.".to_owned(),
+            "Images by URL are refused: Claude Code keeps images as base64 sources.".to_owned(),
+            "A compaction must replace everything before it (Claude Code's compact boundary restarts the chain); it is written as a system compact_boundary record and an isCompactSummary user record.".to_owned(),
+            "An empty transcript is refused: Claude Code cannot find a session without a message.".to_owned(),
+        ],
+        live: serde_json::from_value(live_recipe_json()).ok(),
+    }
+}
+
+fn messages() -> TargetManifest {
+    TargetManifest {
+        name: MESSAGES.to_owned(),
+        kind: TargetKind::Api,
+        provider: "anthropic".to_owned(),
+        carries: vec![
+            Feature::Text,
+            Feature::Image,
+            Feature::ImageUrl,
+            Feature::Thinking,
+            Feature::ThinkingSignature,
+            Feature::ToolCall,
+            Feature::ToolResult,
+            Feature::ToolError,
+            Feature::ToolResultImage,
+            Feature::Author,
+        ],
+        thinking_from: vec!["anthropic".to_owned()],
+        notes: vec![
+            "The store is the Messages request history (one JSON file per session); per-event ids, timestamps, authors, origins and turn boundaries ride in a separate `handoff` member, never inside messages.".to_owned(),
+            "Thinking goes back only with its Anthropic signature; other thinking is display-only and set aside on write.".to_owned(),
+            "Compaction is refused: a stateless history would have to drop the events it replaces.".to_owned(),
+            "A history the API would reject (rules A1-A15 of wire-rules.md, e.g. empty text) is refused with the rule named.".to_owned(),
+            "Tool-call ids the API rejects are sent as hx_<base64url(id)> and mapped back on read.".to_owned(),
+        ],
+        live: None,
+    }
+}
+
+/// Claude Code 2.1.197 against a loopback fake provider (see live-oracles.md), as JSON in the shape
+/// of core's `LiveRecipe`. Built from JSON because the SDK does not re-export that type; the field
+/// type of `TargetManifest::live` picks it (a test checks the recipe is there).
+fn live_recipe_json() -> serde_json::Value {
+    json!({
+        "npm_package": "@anthropic-ai/claude-code",
+        "version": CLAUDE_CODE_VERSION,
+        "program": "claude",
+        "dialect": "anthropic-messages",
+        "store_root": ".claude",
+        "env": [
+            ["ANTHROPIC_BASE_URL", "{base_url}"],
+            ["ANTHROPIC_API_KEY", "dummy"],
+            ["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"],
+            ["DISABLE_AUTOUPDATER", "1"],
+            ["DISABLE_TELEMETRY", "1"]
+        ],
+        "files": [],
+        "extra_args": ["--model", "claude-sonnet-4-5", "--output-format", "json"],
+        "injected": [
+            "a top-level system prompt (Claude Code's own instructions) and tool definitions",
+            "user text blocks wrapped in <system-reminder> (context, skills, agent listings) prepended to the first user message",
+            "a role:\"system\" message after the first user turn (agent listing)"
+        ]
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claude_code_declares_its_live_recipe() {
+        let m = manifest();
+        let live = m
+            .target(CLAUDE_CODE)
+            .unwrap()
+            .live
+            .as_ref()
+            .expect("the recipe parses");
+        assert_eq!(
+            (live.program.as_str(), live.version.as_str()),
+            ("claude", CLAUDE_CODE_VERSION)
+        );
+        assert!(live
+            .env
+            .iter()
+            .any(|(k, v)| k == "ANTHROPIC_BASE_URL" && v == "{base_url}"));
+        assert!(m.target(MESSAGES).unwrap().live.is_none());
+    }
+
+    #[test]
+    fn foreign_thinking_and_urls_are_declared() {
+        let m = manifest();
+        let code = m.target(CLAUDE_CODE).unwrap();
+        assert_eq!(code.thinking_from, ["anthropic"]);
+        assert!(!code.carries(Feature::ImageUrl));
+        let api = m.target(MESSAGES).unwrap();
+        assert!(api.carries(Feature::ImageUrl) && !api.carries(Feature::Compaction));
+    }
+}

@@ -1,0 +1,76 @@
+//! Facts about an event that have no native home, kept in an extra `handoff` member next to the
+//! native data (Claude Code ignores members it does not know).
+
+use handoff_sdk::{Author, Origin};
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// The member name.
+pub(crate) const EXTRAS_KEY: &str = "handoff";
+
+/// What rides in the `handoff` member. Every field is written only when the native data would
+/// read back differently without it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Extras {
+    /// Who said it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<Author>,
+    /// The assistant turn's origin, when it is not "Anthropic, message.model, anthropic-messages"
+    /// (`null` for a turn of unknown origin).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub origin: Option<Option<Origin>>,
+    /// The model on a thinking signature, when it is not the message's model.
+    #[serde(
+        default,
+        rename = "signatureModel",
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub signature_model: Option<Option<String>>,
+}
+
+impl Extras {
+    pub(crate) fn is_empty(&self) -> bool {
+        self == &Extras::default()
+    }
+}
+
+/// A member that is present (even as `null`) is `Some`.
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// The origin a reader assumes for an assistant turn with no `handoff.origin`.
+pub(crate) fn default_origin(model: Option<&str>) -> Origin {
+    Origin {
+        provider: "anthropic".to_owned(),
+        model: model.map(str::to_owned),
+        api: Some("anthropic-messages".to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use handoff_sdk::serde_json::{self, json};
+
+    use super::*;
+
+    #[test]
+    fn null_origin_is_kept_apart_from_missing() {
+        let e: Extras = serde_json::from_value(json!({"origin": null})).unwrap();
+        assert_eq!(e.origin, Some(None));
+        let e: Extras = serde_json::from_value(json!({})).unwrap();
+        assert!(e.is_empty());
+        let back = serde_json::to_value(Extras {
+            origin: Some(None),
+            ..Extras::default()
+        })
+        .unwrap();
+        assert_eq!(back, json!({"origin": null}));
+    }
+}
