@@ -4,7 +4,7 @@
 //! /proc/self/clear_refs, minus the resident size at that moment.
 
 use handoff_plugin_codex::{CodexPlugin, TARGET};
-use handoff_sdk::{CreateOptions, Plugin, Reader, StoreRoot, Writer};
+use handoff_sdk::{CreateOptions, Plugin, StoreRoot};
 
 mod synthetic;
 

@@ -3,7 +3,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use handoff_plugin_codex::{CodexPlugin, TARGET};
-use handoff_sdk::{CreateOptions, Plugin, Reader, StoreRoot, Writer};
+use handoff_sdk::{CreateOptions, Plugin, StoreRoot};
 
 mod synthetic;
 

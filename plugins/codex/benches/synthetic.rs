@@ -74,6 +74,7 @@ pub fn transcript() -> Transcript {
 }
 
 /// The serde_json floor: parse every line into a `Value` and serialise it again.
+#[allow(dead_code)] // used by the criterion bench, not by the memory bench
 pub fn serde_floor(bytes: &[u8]) -> usize {
     let mut out = Vec::with_capacity(bytes.len());
     for line in bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {

@@ -9,6 +9,7 @@
 //! never sends to the model. Every mapping choice is in `docs/formats/codex.md`.
 #![deny(missing_docs)]
 
+mod config;
 mod layout;
 mod live;
 mod read;
@@ -74,8 +75,8 @@ impl CodexPlugin {
                 "Compaction is a native `compacted` record whose replacement_history is the summary (as a \
                  user message) followed by the items after the replaced events."
                     .into(),
-                "Sessions are written with model_provider \"openai\"; Codex lists only sessions of the \
-                 provider its config selects, but resumes any by id."
+                "Sessions are recorded with the model provider <CODEX_HOME>/config.toml selects (default \
+                 openai): Codex 0.171.0 refuses to resume a thread under another provider."
                     .into(),
             ],
             // Always Some: a unit test pins the recipe's shape to core's LiveRecipe.
@@ -183,6 +184,7 @@ impl Writer for CodexPlugin {
                 )
             })?;
 
+        let provider = config::model_provider(root)?;
         let id = uuid::Uuid::now_v7().to_string();
         let started = transcript
             .events
@@ -201,7 +203,7 @@ impl Writer for CodexPlugin {
             locator: options.locator.clone(),
         };
         let written = atomic::create_new(&file, |out| {
-            let mut renderer = render::Renderer::new(transcript, cwd);
+            let mut renderer = render::Renderer::new(transcript, cwd, &provider);
             renderer.session_meta(out, &id, &started.to_rfc3339(), &marker)?;
             renderer.events(out, 0)
         })
@@ -219,6 +221,7 @@ impl Writer for CodexPlugin {
                         .map_or(started, |e| e.timestamp)
                         .millis(),
                     cwd,
+                    model_provider: &provider,
                     first_user_message: first_user_text(&transcript.events),
                     model: last_model(&transcript.events),
                 },
@@ -261,7 +264,7 @@ impl Writer for CodexPlugin {
             });
         }
         let previous_len = atomic::append(&path, |out| {
-            render::Renderer::new(&whole, &header.cwd).events(out, first)
+            render::Renderer::new(&whole, &header.cwd, &header.model_provider).events(out, first)
         })
         .map_err(io_error(&path))?;
         let created_ms = whole.events.first().map_or(0, |e| e.timestamp.millis());
@@ -276,6 +279,7 @@ impl Writer for CodexPlugin {
                     .last()
                     .map_or(created_ms, |e| e.timestamp.millis()),
                 cwd: &header.cwd,
+                model_provider: &header.model_provider,
                 first_user_message: first_user_text(&whole.events),
                 model: last_model(&whole.events),
             },

@@ -28,6 +28,8 @@ pub struct Header {
     pub id: String,
     /// The working directory.
     pub cwd: String,
+    /// The model provider the session was recorded with.
+    pub model_provider: String,
     /// The ownership marker, if there is one.
     pub marker: Option<OwnershipMarker>,
 }
@@ -64,7 +66,7 @@ fn torn(path: &Path, line: usize) -> PluginError {
     )
 }
 
-/// The header and the provider a session_meta line names.
+/// The header and the provider a session_meta line names (if it names one).
 struct Meta(Header, Option<String>);
 
 fn parse_session_meta(
@@ -88,7 +90,16 @@ fn parse_session_meta(
         .marker
         .as_ref()
         .and_then(|m| serde_json::from_value(m.clone()).ok());
-    Ok((ts, Meta(Header { id, cwd, marker }, meta.model_provider)))
+    let header = Header {
+        id,
+        cwd,
+        marker,
+        model_provider: meta
+            .model_provider
+            .clone()
+            .unwrap_or_else(|| crate::records::DEFAULT_MODEL_PROVIDER.to_owned()),
+    };
+    Ok((ts, Meta(header, meta.model_provider)))
 }
 
 fn missing(path: &Path, n: usize, field: &str) -> PluginError {

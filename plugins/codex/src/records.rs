@@ -17,9 +17,8 @@ pub const CLI_VERSION: &str = "0.171.0";
 pub const ORIGINATOR: &str = "codex_cli_rs";
 /// The session source of the interactive CLI; the picker shows only `cli` and `vscode`.
 pub const SOURCE: &str = "cli";
-/// The model provider written into new sessions. Codex lists only sessions of the provider the
-/// user's config selects; `openai` is the default provider.
-pub const MODEL_PROVIDER: &str = "openai";
+/// The model provider Codex uses when its config names none.
+pub const DEFAULT_MODEL_PROVIDER: &str = "openai";
 
 /// One line: `{"timestamp":…,"type":…,"payload":…}`.
 #[derive(Serialize)]
@@ -42,7 +41,7 @@ pub struct SessionMetaOut<'a> {
     pub originator: &'static str,
     pub cli_version: &'static str,
     pub source: &'static str,
-    pub model_provider: &'static str,
+    pub model_provider: &'a str,
     /// The ownership marker (`x-handoff`); Codex ignores unknown members.
     #[serde(rename = "x-handoff")]
     pub marker: &'a OwnershipMarker,

@@ -75,6 +75,7 @@ pub fn check_representable(transcript: &Transcript, first: usize) -> Result<(), 
 pub struct Renderer<'t> {
     transcript: &'t Transcript,
     cwd: &'t str,
+    provider: &'t str,
     turn: Option<OpenTurn<'t>>,
     model: Cow<'t, str>,
 }
@@ -86,11 +87,13 @@ struct OpenTurn<'t> {
 }
 
 impl<'t> Renderer<'t> {
-    /// A renderer over `transcript`, whose sessions run in `cwd`.
-    pub fn new(transcript: &'t Transcript, cwd: &'t str) -> Self {
+    /// A renderer over `transcript`, whose sessions run in `cwd` against the model provider
+    /// `provider` (the id in Codex's config).
+    pub fn new(transcript: &'t Transcript, cwd: &'t str, provider: &'t str) -> Self {
         Renderer {
             transcript,
             cwd,
+            provider,
             turn: None,
             model: Cow::Borrowed(FALLBACK_MODEL),
         }
@@ -115,7 +118,7 @@ impl<'t> Renderer<'t> {
                 originator: ORIGINATOR,
                 cli_version: CLI_VERSION,
                 source: SOURCE,
-                model_provider: MODEL_PROVIDER,
+                model_provider: self.provider,
                 marker,
             },
         )

@@ -13,7 +13,7 @@ use std::time::Duration;
 use handoff_sdk::{PluginError, StoreRoot};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
-use crate::records::{CLI_VERSION, MODEL_PROVIDER, ORIGINATOR, SOURCE};
+use crate::records::{CLI_VERSION, ORIGINATOR, SOURCE};
 
 /// The state database file of Codex 0.171.0.
 pub const STATE_DB: &str = "state_5.sqlite";
@@ -25,6 +25,7 @@ pub struct ThreadRow<'a> {
     pub created_ms: i64,
     pub updated_ms: i64,
     pub cwd: &'a str,
+    pub model_provider: &'a str,
     pub first_user_message: &'a str,
     pub model: &'a str,
 }
@@ -80,7 +81,7 @@ pub fn register(root: &StoreRoot, row: &ThreadRow<'_>) -> Result<bool, PluginErr
             row.created_ms.div_euclid(1000),
             row.updated_ms.div_euclid(1000),
             SOURCE,
-            MODEL_PROVIDER,
+            row.model_provider,
             row.cwd,
             title,
             !row.first_user_message.is_empty(),
@@ -125,6 +126,7 @@ mod tests {
             created_ms: 1_000,
             updated_ms: 2_000,
             cwd: "/p",
+            model_provider: "openai",
             first_user_message: "hello",
             model: "gpt-5",
         };

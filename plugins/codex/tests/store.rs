@@ -543,6 +543,15 @@ fn resume_plan_names_exactly_the_session() {
         }
         other => panic!("{other:?}"),
     }
+    // A prompt that looks like an option goes after `--` (checked with the real CLI).
+    match CodexPlugin
+        .resumer()
+        .plan(&root, TARGET, &session.id, "-x")
+        .unwrap()
+    {
+        ResumePlan::Command { args, .. } => assert_eq!(args[4..], ["--", "-x"]),
+        other => panic!("{other:?}"),
+    }
     let missing = uuid::Uuid::now_v7().to_string();
     assert!(matches!(
         CodexPlugin.resumer().resolve(&root, TARGET, &missing),
