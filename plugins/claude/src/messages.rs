@@ -372,7 +372,7 @@ fn parse_store(path: &Path, mut map: Map<String, Value>) -> Result<Transcript, P
         slots.push(parsed.blocks.into_iter().map(Some).collect());
     }
     let Some(meta) = meta else {
-        return Ok(without_meta(path, slots, roles, model.as_deref())?);
+        return without_meta(path, slots, roles, model.as_deref());
     };
     let mut events = Vec::with_capacity(meta.events.len());
     for (n, em) in meta.events.into_iter().enumerate() {

@@ -112,7 +112,7 @@ pub(crate) fn thinking_goes_back(
     match &t.signature {
         None => false,
         Some(s) => {
-            thinking_from.iter().any(|p| *p == s.provider)
+            thinking_from.contains(&s.provider)
                 && match (model, s.model.as_deref()) {
                     (Some(want), Some(made)) => want == made,
                     _ => true,

@@ -1,0 +1,540 @@
+//! The `claude-code` target: records as the real CLI writes them, the chain, append, ownership,
+//! strict resume and errors that name the line and field.
+
+use std::path::Path;
+
+use handoff_conformance::corpus;
+use handoff_plugin_claude::{ClaudePlugin, CLAUDE_CODE, CLAUDE_CODE_VERSION};
+use handoff_sdk::serde_json::{self, json, Value};
+use handoff_sdk::{
+    AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Part, PluginError, Reader,
+    ResumePlan, Resumer, Signature, StoreRoot, Thinking, Timestamp, ToolCall, Transcript, Writer,
+};
+
+const CWD: &str = "/home/dev/my.proj";
+
+fn store() -> (tempfile::TempDir, StoreRoot) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = StoreRoot::new(dir.path().join("claude")).unwrap();
+    (dir, root)
+}
+
+fn options() -> CreateOptions {
+    CreateOptions {
+        cwd: Some(CWD.into()),
+        locator: Some("conv-1".into()),
+    }
+}
+
+fn records(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn ev(id: &str, ms: i64, body: Body) -> Event {
+    Event::new(id, Timestamp::from_millis(1_764_000_000_000 + ms), body)
+}
+
+fn user(id: &str, text: &str) -> Event {
+    ev(
+        id,
+        0,
+        Body::User {
+            content: vec![Part::text(text)],
+        },
+    )
+}
+
+fn call(id: &str) -> AssistantPart {
+    AssistantPart::ToolCall(ToolCall {
+        id: id.into(),
+        name: "Bash".into(),
+        arguments: json!({"command": "ls"}),
+    })
+}
+
+fn result(id: &str, call_id: &str) -> Event {
+    ev(
+        id,
+        3,
+        Body::ToolResult {
+            call_id: call_id.into(),
+            content: vec![Part::text("out")],
+            is_error: false,
+        },
+    )
+}
+
+fn assistant(id: &str, content: Vec<AssistantPart>) -> Event {
+    ev(
+        id,
+        2,
+        Body::Assistant {
+            content,
+            origin: None,
+        },
+    )
+}
+
+fn round_trip(t: &Transcript) -> (tempfile::TempDir, StoreRoot, String, Transcript) {
+    let (dir, root) = store();
+    let session = ClaudePlugin
+        .create(&root, CLAUDE_CODE, t, &options())
+        .unwrap();
+    let back = ClaudePlugin.read(&root, CLAUDE_CODE, &session.id).unwrap();
+    let target = handoff_plugin_claude::manifest();
+    let cmp = target.target(CLAUDE_CODE).unwrap().comparison();
+    cmp.diff(t, &back).unwrap_or_else(|d| panic!("{d}"));
+    (dir, root, session.id, back)
+}
+
+#[test]
+fn records_look_like_the_cli_wrote_them() {
+    let t = corpus::entry("parallel-tool-calls")
+        .unwrap()
+        .transcript
+        .clone();
+    let (_dir, root) = store();
+    let session = ClaudePlugin
+        .create(&root, CLAUDE_CODE, &t, &options())
+        .unwrap();
+    assert_eq!(
+        session.path,
+        root.path()
+            .join("projects/-home-dev-my-proj")
+            .join(format!("{}.jsonl", session.id))
+    );
+    let recs = records(&session.path);
+    let mut prev: Option<String> = None;
+    for (i, r) in recs.iter().enumerate() {
+        assert_eq!(r["sessionId"], session.id.as_str(), "record {i}");
+        assert_eq!(r["cwd"], CWD);
+        assert_eq!(r["version"], CLAUDE_CODE_VERSION);
+        assert_eq!(r["isSidechain"], false);
+        assert_eq!(r["userType"], "external");
+        assert!(uuid::Uuid::parse_str(r["uuid"].as_str().unwrap()).is_ok());
+        assert!(Timestamp::parse(r["timestamp"].as_str().unwrap()).is_ok());
+        assert_eq!(
+            r.get("x-handoff").is_some(),
+            i == 0,
+            "the marker is on the first record only"
+        );
+        if r["message"]["content"][0]["type"] != "tool_result" {
+            assert_eq!(
+                r["parentUuid"].as_str().map(str::to_owned),
+                prev,
+                "record {i} continues the chain"
+            );
+        }
+        prev = r["uuid"].as_str().map(str::to_owned);
+    }
+    assert_eq!(recs[0]["parentUuid"], Value::Null);
+    assert_eq!(recs[0]["x-handoff"]["plugin"], "claude");
+    assert_eq!(recs[0]["x-handoff"]["locator"], "conv-1");
+    // One record per assistant block, sharing message.id; each result hangs on its own call.
+    let calls: Vec<&Value> = recs
+        .iter()
+        .filter(|r| r["message"]["content"][0]["type"] == "tool_use")
+        .collect();
+    assert!(calls.len() >= 2);
+    assert!(calls
+        .iter()
+        .all(|c| c["message"]["id"] == calls[0]["message"]["id"]));
+    for r in recs
+        .iter()
+        .filter(|r| r["message"]["content"][0]["type"] == "tool_result")
+    {
+        let answered = &r["message"]["content"][0]["tool_use_id"];
+        let own = calls
+            .iter()
+            .find(|c| &c["message"]["content"][0]["id"] == answered)
+            .unwrap();
+        assert_eq!(r["parentUuid"], own["uuid"]);
+        assert_eq!(r["sourceToolAssistantUUID"], own["uuid"]);
+        assert!(r["message"]["content"][0]["is_error"].is_boolean());
+    }
+    let back = ClaudePlugin.read(&root, CLAUDE_CODE, &session.id).unwrap();
+    handoff_sdk::transcript::Comparison::exact()
+        .diff(&t, &back)
+        .unwrap();
+}
+
+#[test]
+fn foreign_tool_ids_are_mapped_and_mapped_back() {
+    let t = Transcript::new(vec![
+        user("u", "hi"),
+        assistant("a", vec![call("functions.read:3"), call("call_a|fc_b")]),
+        result("r1", "functions.read:3"),
+        result("r2", "call_a|fc_b"),
+    ]);
+    let (_dir, root, id, back) = round_trip(&t);
+    let path = ClaudePlugin.resolve(&root, CLAUDE_CODE, &id).unwrap().path;
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(!text.contains("functions.read:3") && text.contains("\"hx_"));
+    let Body::ToolResult { call_id, .. } = &back.events[3].body else {
+        panic!()
+    };
+    assert_eq!(call_id, "call_a|fc_b");
+}
+
+#[test]
+fn anthropic_thinking_keeps_its_signature_and_foreign_thinking_is_set_aside() {
+    let signed = |provider: &str, model: &str| {
+        AssistantPart::Thinking(Thinking {
+            text: format!("{provider} thinks"),
+            signature: Some(Signature {
+                provider: provider.into(),
+                model: Some(model.into()),
+                value: "c2ln".into(),
+                redacted: false,
+            }),
+        })
+    };
+    let t = Transcript::new(vec![
+        user("u", "hi"),
+        assistant(
+            "a",
+            vec![
+                signed("anthropic", "claude-opus-4-8"),
+                AssistantPart::text("x"),
+            ],
+        ),
+        assistant("b", vec![signed("openai", "gpt-5")]),
+        assistant(
+            "c",
+            vec![signed("openai", "gpt-5"), AssistantPart::text("y")],
+        ),
+    ]);
+    let (_dir, root, id, back) = round_trip(&t);
+    assert_eq!(
+        back.events.len(),
+        3,
+        "the turn of foreign thinking only is not written"
+    );
+    let Body::Assistant { content, .. } = &back.events[1].body else {
+        panic!()
+    };
+    let AssistantPart::Thinking(th) = &content[0] else {
+        panic!()
+    };
+    assert_eq!(
+        th.signature.as_ref().unwrap().model.as_deref(),
+        Some("claude-opus-4-8")
+    );
+    let path = ClaudePlugin.resolve(&root, CLAUDE_CODE, &id).unwrap().path;
+    assert!(!std::fs::read_to_string(path)
+        .unwrap()
+        .contains("openai thinks"));
+}
+
+#[test]
+fn unsigned_anthropic_thinking_is_refused_before_anything_is_written() {
+    let t = Transcript::new(vec![
+        user("u", "hi"),
+        ev(
+            "a",
+            1,
+            Body::Assistant {
+                content: vec![AssistantPart::Thinking(Thinking {
+                    text: "hm".into(),
+                    signature: None,
+                })],
+                origin: Some(handoff_sdk::Origin {
+                    provider: "anthropic".into(),
+                    model: None,
+                    api: None,
+                }),
+            },
+        ),
+    ]);
+    let (_dir, root) = store();
+    let err = ClaudePlugin
+        .create(&root, CLAUDE_CODE, &t, &options())
+        .unwrap_err();
+    assert!(err.to_string().contains("event 1 (a)"), "{err}");
+    assert!(!root.path().exists(), "nothing may be left behind");
+}
+
+#[test]
+fn uncarried_parts_are_refused_by_event() {
+    let t = Transcript::new(vec![ev(
+        "u",
+        0,
+        Body::User {
+            content: vec![Part::ImageUrl {
+                url: "https://x/y.png".into(),
+            }],
+        },
+    )]);
+    let (_dir, root) = store();
+    let err = ClaudePlugin
+        .create(&root, CLAUDE_CODE, &t, &options())
+        .unwrap_err();
+    assert!(
+        matches!(err, PluginError::NotCarried { index: 0, .. }),
+        "{err:?}"
+    );
+    assert!(!root.path().exists());
+}
+
+#[test]
+fn authors_and_origins_ride_in_an_extra_member() {
+    let mut t = Transcript::new(vec![
+        user("u", "hi"),
+        assistant("a", vec![AssistantPart::text("ok")]),
+    ]);
+    t.events[0].author = Some(Author {
+        kind: AuthorKind::Human,
+        name: "Ada".into(),
+    });
+    let (_dir, root, id, back) = round_trip(&t);
+    assert_eq!(back.events[0].author.as_ref().unwrap().name, "Ada");
+    let recs = records(&ClaudePlugin.resolve(&root, CLAUDE_CODE, &id).unwrap().path);
+    assert_eq!(recs[0]["handoff"]["author"]["name"], "Ada");
+    assert_eq!(
+        recs[1]["handoff"]["origin"],
+        Value::Null,
+        "an unknown origin stays unknown"
+    );
+}
+
+#[test]
+fn compaction_is_a_boundary_and_a_summary_record() {
+    let t = Transcript::new(vec![
+        user("u", "old"),
+        assistant("a", vec![AssistantPart::text("older")]),
+        ev(
+            "c",
+            5,
+            Body::Compaction {
+                summary: "This session is being continued…".into(),
+                replaces_through: "a".into(),
+            },
+        ),
+        user("u2", "new"),
+    ]);
+    let (_dir, root, id, back) = round_trip(&t);
+    let recs = records(&ClaudePlugin.resolve(&root, CLAUDE_CODE, &id).unwrap().path);
+    assert_eq!(recs[2]["type"], "system");
+    assert_eq!(recs[2]["subtype"], "compact_boundary");
+    assert_eq!(recs[2]["parentUuid"], Value::Null);
+    assert_eq!(recs[2]["logicalParentUuid"], recs[1]["uuid"]);
+    assert_eq!(recs[3]["isCompactSummary"], true);
+    assert_eq!(recs[3]["parentUuid"], recs[2]["uuid"]);
+    assert!(
+        matches!(&back.events[2].body, Body::Compaction { replaces_through, .. } if *replaces_through == back.events[1].id)
+    );
+    // A compaction that keeps earlier events in view is not Claude Code's.
+    let partial = Transcript::new(vec![
+        user("u", "old"),
+        assistant("a", vec![AssistantPart::text("older")]),
+        ev(
+            "c",
+            5,
+            Body::Compaction {
+                summary: "s".into(),
+                replaces_through: "u".into(),
+            },
+        ),
+    ]);
+    assert!(ClaudePlugin
+        .create(&root, CLAUDE_CODE, &partial, &options())
+        .is_err());
+}
+
+#[test]
+fn append_continues_the_chain() {
+    let t = Transcript::new(vec![
+        user("u", "hi"),
+        assistant("a", vec![AssistantPart::text("x"), call("c1"), call("c2")]),
+    ]);
+    let (_dir, root) = store();
+    let s = ClaudePlugin
+        .create(&root, CLAUDE_CODE, &t, &options())
+        .unwrap();
+    let before = records(&s.path);
+    let suffix = vec![
+        result("r1", "c1"),
+        result("r2", "c2"),
+        assistant("b", vec![AssistantPart::text("done")]),
+        user("u2", "more"),
+    ];
+    ClaudePlugin
+        .append(&root, CLAUDE_CODE, &s.id, &suffix)
+        .unwrap();
+    let after = records(&s.path);
+    assert_eq!(
+        &after[..before.len()],
+        &before[..],
+        "existing records are untouched"
+    );
+    // Results hang on their calls; the next turn on the last result.
+    assert_eq!(after[before.len()]["parentUuid"], before[2]["uuid"]);
+    assert_eq!(after[before.len() + 1]["parentUuid"], before[3]["uuid"]);
+    assert_eq!(
+        after[before.len() + 2]["parentUuid"],
+        after[before.len() + 1]["uuid"]
+    );
+    let back = ClaudePlugin.read(&root, CLAUDE_CODE, &s.id).unwrap();
+    let mut whole = t.clone();
+    whole.events.extend(suffix);
+    handoff_sdk::transcript::Comparison::exact()
+        .diff(&whole, &back)
+        .unwrap();
+    // An append that would break the transcript is refused and changes nothing.
+    let bytes = std::fs::read(&s.path).unwrap();
+    assert!(ClaudePlugin
+        .append(&root, CLAUDE_CODE, &s.id, &[result("r9", "never")])
+        .is_err());
+    assert_eq!(std::fs::read(&s.path).unwrap(), bytes);
+}
+
+#[test]
+fn unmarked_sessions_are_not_changed_or_removed() {
+    let t = Transcript::new(vec![user("u", "hi")]);
+    let (_dir, root) = store();
+    let s = ClaudePlugin
+        .create(&root, CLAUDE_CODE, &t, &options())
+        .unwrap();
+    let mut recs = records(&s.path);
+    recs[0].as_object_mut().unwrap().shift_remove("x-handoff");
+    let foreign: String = recs.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&s.path, &foreign).unwrap();
+    assert!(matches!(
+        ClaudePlugin.remove(&root, CLAUDE_CODE, &s.id),
+        Err(PluginError::NotOwned { .. })
+    ));
+    assert!(matches!(
+        ClaudePlugin.append(&root, CLAUDE_CODE, &s.id, &[user("v", "x")]),
+        Err(PluginError::NotOwned { .. })
+    ));
+    assert_eq!(std::fs::read_to_string(&s.path).unwrap(), foreign);
+    let listed = ClaudePlugin.list(&root, CLAUDE_CODE).unwrap();
+    assert_eq!(listed.len(), 1);
+    assert!(!listed[0].owned);
+}
+
+#[test]
+fn resume_names_exactly_the_id_in_its_cwd() {
+    let t = Transcript::new(vec![user("u", "hi")]);
+    let (_dir, root) = store();
+    let s = ClaudePlugin
+        .create(&root, CLAUDE_CODE, &t, &options())
+        .unwrap();
+    let _decoy = ClaudePlugin
+        .create(&root, CLAUDE_CODE, &t, &options())
+        .unwrap();
+    let ResumePlan::Command {
+        program,
+        args,
+        cwd,
+        close_stdin,
+        ..
+    } = ClaudePlugin
+        .plan(&root, CLAUDE_CODE, &s.id, "go on")
+        .unwrap()
+    else {
+        panic!("a CLI target resumes by command")
+    };
+    assert_eq!(program, "claude");
+    assert_eq!(args, ["-p", "--resume", s.id.as_str(), "go on"]);
+    assert_eq!(cwd.as_deref(), Some(Path::new(CWD)));
+    assert!(close_stdin);
+    let missing = ClaudePlugin
+        .resolve(&root, CLAUDE_CODE, "00000000-0000-4000-8000-000000000000")
+        .unwrap_err();
+    assert!(matches!(missing, PluginError::NotFound { .. }));
+    assert!(ClaudePlugin
+        .plan(&root, CLAUDE_CODE, "../etc", "x")
+        .is_err());
+}
+
+#[test]
+fn malformed_lines_name_file_line_and_field() {
+    let (_dir, root) = store();
+    let s = ClaudePlugin
+        .create(
+            &root,
+            CLAUDE_CODE,
+            &Transcript::new(vec![
+                user("u", "hi"),
+                assistant("a", vec![AssistantPart::text("ok")]),
+            ]),
+            &options(),
+        )
+        .unwrap();
+    let good = std::fs::read_to_string(&s.path).unwrap();
+    let cases: Vec<(String, usize, Option<&str>)> = vec![
+        (
+            good.replacen("\"isSidechain\":false", "\"isSidechain\":\"no\"", 1),
+            1,
+            Some("isSidechain"),
+        ),
+        (
+            good.replacen("\"timestamp\":\"", "\"timestamp\":\"yesterday", 1),
+            1,
+            Some("timestamp"),
+        ),
+        (format!("{good}{{\"type\":\"user\",\"uuid\":\"x\""), 3, None),
+        (
+            good.replacen("\"text\":\"ok\"", "\"text\":1", 1),
+            2,
+            Some("message.content[0].text"),
+        ),
+        (format!("{good}\n"), 3, None),
+    ];
+    for (text, line, field) in cases {
+        std::fs::write(&s.path, &text).unwrap();
+        match ClaudePlugin.read(&root, CLAUDE_CODE, &s.id) {
+            Err(PluginError::Malformed {
+                file,
+                line: l,
+                field: f,
+                message,
+            }) => {
+                assert_eq!(file, s.path);
+                assert_eq!(l, Some(line), "{message}");
+                assert_eq!(f.as_deref(), field, "{message}");
+            }
+            other => panic!("expected Malformed for {text}, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_dangling_parent_is_an_error_not_a_shorter_conversation() {
+    let (_dir, root) = store();
+    let s = ClaudePlugin
+        .create(
+            &root,
+            CLAUDE_CODE,
+            &Transcript::new(vec![
+                user("u", "hi"),
+                assistant("a", vec![AssistantPart::text("ok")]),
+            ]),
+            &options(),
+        )
+        .unwrap();
+    let mut recs = records(&s.path);
+    recs[1]["parentUuid"] = json!("00000000-0000-4000-8000-000000000000");
+    std::fs::write(
+        &s.path,
+        recs.iter().map(|r| format!("{r}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let err = ClaudePlugin.read(&root, CLAUDE_CODE, &s.id).unwrap_err();
+    assert!(
+        matches!(err, PluginError::Malformed { line: Some(2), ref field, .. } if field.as_deref() == Some("parentUuid")),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn unknown_target_is_named() {
+    let (_dir, root) = store();
+    let err = ClaudePlugin.read(&root, "claude-desktop", "x").unwrap_err();
+    assert!(matches!(err, PluginError::UnknownTarget { ref target } if target == "claude-desktop"));
+}

@@ -1,0 +1,233 @@
+//! The `anthropic-messages` target: the stored history is a valid Messages history, metadata stays
+//! out of `messages`, and resume is the next request body.
+
+use handoff_conformance::corpus;
+use handoff_plugin_claude::{ClaudePlugin, MESSAGES};
+use handoff_sdk::dialect::anthropic::{parse, validate, validate_history};
+use handoff_sdk::serde_json::{self, json, Value};
+use handoff_sdk::{
+    AssistantPart, Body, CreateOptions, Event, Part, PluginError, Reader, ResumePlan, Resumer,
+    StoreRoot, Timestamp, ToolCall, Transcript, Writer,
+};
+
+fn store() -> (tempfile::TempDir, StoreRoot) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = StoreRoot::new(dir.path().join("api")).unwrap();
+    (dir, root)
+}
+
+fn stored(root: &StoreRoot, id: &str) -> Value {
+    let path = ClaudePlugin.resolve(root, MESSAGES, id).unwrap().path;
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+fn ev(id: &str, body: Body) -> Event {
+    Event::new(id, Timestamp::from_millis(1_764_000_000_000), body)
+}
+
+#[test]
+fn every_corpus_history_is_valid_and_reads_back() {
+    let target = handoff_plugin_claude::manifest();
+    let target = target.target(MESSAGES).unwrap();
+    for entry in corpus::entries() {
+        if target.check_carried(&entry.transcript).is_err() {
+            continue;
+        }
+        let (_dir, root) = store();
+        let s = ClaudePlugin
+            .create(
+                &root,
+                MESSAGES,
+                &entry.transcript,
+                &CreateOptions::default(),
+            )
+            .unwrap();
+        let file = stored(&root, &s.id);
+        let messages = &file["messages"];
+        validate_history(&json!({ "messages": messages }))
+            .unwrap_or_else(|v| panic!("{}: {v}", entry.name));
+        assert!(
+            !messages.to_string().contains("x-handoff")
+                && !messages.to_string().contains("\"handoff\"")
+        );
+        assert!(file["handoff"]["events"].is_array());
+        let back = ClaudePlugin.read(&root, MESSAGES, &s.id).unwrap();
+        target
+            .comparison()
+            .diff(&entry.transcript, &back)
+            .unwrap_or_else(|d| panic!("{}: {d}", entry.name));
+    }
+}
+
+#[test]
+fn resume_is_the_next_request() {
+    let t = corpus::entry("parallel-tool-calls")
+        .unwrap()
+        .transcript
+        .clone();
+    let (_dir, root) = store();
+    let s = ClaudePlugin
+        .create(&root, MESSAGES, &t, &CreateOptions::default())
+        .unwrap();
+    let ResumePlan::Request { dialect, body } =
+        ClaudePlugin.plan(&root, MESSAGES, &s.id, "next?").unwrap()
+    else {
+        panic!("an API target resumes by request")
+    };
+    assert_eq!(dialect, "anthropic-messages");
+    validate(&body).unwrap();
+    assert!(body.get("x-handoff").is_none() && body.get("handoff").is_none());
+    assert!(body["model"].is_string() && body["max_tokens"].is_u64());
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(
+        messages.last().unwrap()["content"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap(),
+        &json!({"type":"text","text":"next?"})
+    );
+    let parsed = parse(&body).unwrap();
+    assert_eq!(parsed.messages.len(), messages.len());
+}
+
+#[test]
+fn a_trailing_tool_result_message_takes_the_prompt_after_its_results() {
+    let t = Transcript::new(vec![
+        ev(
+            "u",
+            Body::User {
+                content: vec![Part::text("hi")],
+            },
+        ),
+        ev(
+            "a",
+            Body::Assistant {
+                content: vec![AssistantPart::ToolCall(ToolCall {
+                    id: "t1".into(),
+                    name: "ls".into(),
+                    arguments: json!({}),
+                })],
+                origin: None,
+            },
+        ),
+        ev(
+            "r",
+            Body::ToolResult {
+                call_id: "t1".into(),
+                content: vec![Part::text("a b")],
+                is_error: true,
+            },
+        ),
+    ]);
+    let (_dir, root) = store();
+    let s = ClaudePlugin
+        .create(&root, MESSAGES, &t, &CreateOptions::default())
+        .unwrap();
+    let ResumePlan::Request { body, .. } =
+        ClaudePlugin.plan(&root, MESSAGES, &s.id, "why?").unwrap()
+    else {
+        panic!()
+    };
+    let last = body["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["content"][0]["type"], "tool_result");
+    assert_eq!(last["content"][0]["is_error"], true);
+    assert_eq!(last["content"][1]["text"], "why?");
+}
+
+#[test]
+fn what_the_api_rejects_is_refused_with_the_rule() {
+    let (_dir, root) = store();
+    let blank = Transcript::new(vec![ev(
+        "u",
+        Body::User {
+            content: vec![Part::text("  ")],
+        },
+    )]);
+    let err = ClaudePlugin
+        .create(&root, MESSAGES, &blank, &CreateOptions::default())
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("A7") && err.to_string().contains("event 0 (u)"),
+        "{err}"
+    );
+    let assistant_first = Transcript::new(vec![ev(
+        "a",
+        Body::Assistant {
+            content: vec![AssistantPart::text("hello")],
+            origin: None,
+        },
+    )]);
+    let err = ClaudePlugin
+        .create(&root, MESSAGES, &assistant_first, &CreateOptions::default())
+        .unwrap_err();
+    assert!(err.to_string().contains("rule A9"), "{err}");
+    assert!(!root.path().exists(), "nothing may be left behind");
+}
+
+#[test]
+fn image_urls_are_carried() {
+    let t = Transcript::new(vec![ev(
+        "u",
+        Body::User {
+            content: vec![
+                Part::text("look"),
+                Part::ImageUrl {
+                    url: "https://example.invalid/a.png".into(),
+                },
+            ],
+        },
+    )]);
+    let (_dir, root) = store();
+    let s = ClaudePlugin
+        .create(&root, MESSAGES, &t, &CreateOptions::default())
+        .unwrap();
+    assert_eq!(
+        stored(&root, &s.id)["messages"][0]["content"][1]["source"]["type"],
+        "url"
+    );
+    let back = ClaudePlugin.read(&root, MESSAGES, &s.id).unwrap();
+    handoff_sdk::transcript::Comparison::exact()
+        .diff(&t, &back)
+        .unwrap();
+}
+
+#[test]
+fn a_history_written_elsewhere_reads_with_the_natural_grouping() {
+    let (_dir, root) = store();
+    let path = root
+        .path()
+        .join("anthropic-messages/5f0c3a1e-0000-4000-8000-000000000001.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, json!({"model":"claude-x","messages":[
+        {"role":"user","content":"hi"},
+        {"role":"assistant","content":[{"type":"text","text":"ok"},{"type":"tool_use","id":"t","name":"ls","input":{}}]},
+        {"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"},{"type":"text","text":"and"}]}
+    ]}).to_string()).unwrap();
+    let t = ClaudePlugin
+        .read(&root, MESSAGES, "5f0c3a1e-0000-4000-8000-000000000001")
+        .unwrap();
+    let kinds: Vec<_> = t.events.iter().map(|e| e.body.kind()).collect();
+    assert_eq!(kinds, ["user", "assistant", "tool_result", "user"]);
+    assert!(matches!(
+        ClaudePlugin.remove(&root, MESSAGES, "5f0c3a1e-0000-4000-8000-000000000001"),
+        Err(PluginError::NotOwned { .. })
+    ));
+}
+
+#[test]
+fn metadata_that_does_not_fit_the_messages_is_malformed() {
+    let t = corpus::entry("plain-chat").unwrap().transcript.clone();
+    let (_dir, root) = store();
+    let s = ClaudePlugin
+        .create(&root, MESSAGES, &t, &CreateOptions::default())
+        .unwrap();
+    let mut file = stored(&root, &s.id);
+    file["handoff"]["events"][0]["first"] = json!(7);
+    std::fs::write(&s.path, file.to_string()).unwrap();
+    let err = ClaudePlugin.read(&root, MESSAGES, &s.id).unwrap_err();
+    assert!(
+        matches!(err, PluginError::Malformed { ref field, .. } if field.as_deref() == Some("handoff.events[0].first")),
+        "{err:?}"
+    );
+}
