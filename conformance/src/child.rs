@@ -164,7 +164,9 @@ pub fn check_result(check: &str, expected_sha256: &str, run: ChildRun) -> CheckR
     match &output.answer {
         ChildAnswer::Check { result } => result.clone(),
         ChildAnswer::LoadFailed { message, .. } => failed(vec![message.clone()], &run),
-        ChildAnswer::Loaded { .. } => failed(vec!["the child answered the wrong question".into()], &run),
+        ChildAnswer::Loaded { .. } => {
+            failed(vec!["the child answered the wrong question".into()], &run)
+        }
     }
 }
 
@@ -231,7 +233,11 @@ pub fn child_main(plugin: &Path, check: Option<&str>, out: &Path) -> std::io::Re
             None => ChildAnswer::Loaded {
                 manifest: handoff_core::Plugin::manifest(&loaded),
                 check_ids: crate::check_ids(&loaded),
-                capabilities: loaded.capabilities().iter().map(|c| c.to_string()).collect(),
+                capabilities: loaded
+                    .capabilities()
+                    .iter()
+                    .map(|c| c.to_string())
+                    .collect(),
             },
             Some(id) => ChildAnswer::Check {
                 result: crate::run_check(&loaded, id, &crate::Options::default()),
@@ -257,5 +263,6 @@ pub fn default_certificate_dir() -> Option<PathBuf> {
     if let Some(data) = std::env::var_os("XDG_DATA_HOME") {
         return Some(PathBuf::from(data).join("handoff/certificates"));
     }
-    std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/share/handoff/certificates"))
+    std::env::var_os("HOME")
+        .map(|home| PathBuf::from(home).join(".local/share/handoff/certificates"))
 }

@@ -8,12 +8,12 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
-use handoff_core::abi::module::{Capability, Capability_TO, CapabilityBox, HostLogger};
-use handoff_core::abi::wire::{encode_error, ReaderRequest, ResumeRequest, WriterRequest};
-use handoff_core::abi::{PluginModule, PluginModuleRef, READER_V1, RESUME_V1, WRITER_V1};
 use handoff_core::abi::abi_stable::prefix_type::PrefixTypeTrait;
 use handoff_core::abi::abi_stable::sabi_trait::TD_Opaque;
 use handoff_core::abi::abi_stable::std_types::{ROption, RResult, RStr, RString};
+use handoff_core::abi::module::{Capability, CapabilityBox, Capability_TO, HostLogger};
+use handoff_core::abi::wire::{encode_error, ReaderRequest, ResumeRequest, WriterRequest};
+use handoff_core::abi::{PluginModule, PluginModuleRef, READER_V1, RESUME_V1, WRITER_V1};
 use handoff_core::{Plugin, PluginError, StoreRoot};
 use serde::Serialize;
 
@@ -41,7 +41,7 @@ pub fn root_module(make: fn() -> Box<dyn Plugin>, crate_name: &'static str) -> P
 }
 
 /// The name used in panic errors: the manifest's name once known, the crate's before.
-fn plugin_name() -> String {
+pub(crate) fn plugin_name() -> String {
     PLUGIN_NAME
         .get()
         .cloned()
@@ -104,7 +104,7 @@ extern "C" fn manifest_json() -> RResult<RString, RString> {
 }
 
 extern "C" fn set_host_logger(logger: HostLogger) {
-    let _ = catch_unwind(|| crate::log_bridge::install(logger, plugin_name()));
+    let _ = catch_unwind(|| crate::log_bridge::install(logger));
 }
 
 extern "C" fn get_capability(id: RStr<'_>) -> ROption<CapabilityBox> {
@@ -137,7 +137,10 @@ impl Capability for Exported {
     }
 }
 
-fn decode<'a, T: serde::Deserialize<'a>>(capability: &str, json: &'a str) -> Result<T, PluginError> {
+fn decode<'a, T: serde::Deserialize<'a>>(
+    capability: &str,
+    json: &'a str,
+) -> Result<T, PluginError> {
     serde_json::from_str(json).map_err(|e| {
         PluginError::Other(format!(
             "plugin {} cannot read a {capability} request: {e}",
@@ -161,16 +164,21 @@ fn writer_call(json: &str) -> Result<String, PluginError> {
                 target,
                 transcript,
                 options,
-            } => to_json(method, &writer.create(&root(r)?, &target, &transcript, &options)?),
+            } => to_json(
+                method,
+                &writer.create(&root(r)?, &target, &transcript, &options)?,
+            ),
             WriterRequest::Append {
                 root: r,
                 target,
                 id,
                 events,
             } => to_json(method, &writer.append(&root(r)?, &target, &id, &events)?),
-            WriterRequest::Remove { root: r, target, id } => {
-                to_json(method, &writer.remove(&root(r)?, &target, &id)?)
-            }
+            WriterRequest::Remove {
+                root: r,
+                target,
+                id,
+            } => to_json(method, &writer.remove(&root(r)?, &target, &id)?),
         }
     })
 }
@@ -181,9 +189,11 @@ fn reader_call(json: &str) -> Result<String, PluginError> {
     guarded(method, || {
         let reader = instance()?.reader();
         match request {
-            ReaderRequest::Read { root: r, target, id } => {
-                to_json(method, &reader.read(&root(r)?, &target, &id)?)
-            }
+            ReaderRequest::Read {
+                root: r,
+                target,
+                id,
+            } => to_json(method, &reader.read(&root(r)?, &target, &id)?),
             ReaderRequest::ReadPath { target, path } => {
                 to_json(method, &reader.read_path(&target, &path)?)
             }
@@ -200,9 +210,11 @@ fn resume_call(json: &str) -> Result<String, PluginError> {
     guarded(method, || {
         let resumer = instance()?.resumer();
         match request {
-            ResumeRequest::Resolve { root: r, target, id } => {
-                to_json(method, &resumer.resolve(&root(r)?, &target, &id)?)
-            }
+            ResumeRequest::Resolve {
+                root: r,
+                target,
+                id,
+            } => to_json(method, &resumer.resolve(&root(r)?, &target, &id)?),
             ResumeRequest::Plan {
                 root: r,
                 target,

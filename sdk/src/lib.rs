@@ -64,7 +64,11 @@ macro_rules! export_plugin {
         $crate::export_plugin!($ty, <$ty as ::core::default::Default>::default());
     };
     ($ty:ty, api = $api:expr) => {
-        $crate::export_plugin!($ty, <$ty as ::core::default::Default>::default(), api = $api);
+        $crate::export_plugin!(
+            $ty,
+            <$ty as ::core::default::Default>::default(),
+            api = $api
+        );
     };
     ($ty:ty, $make:expr) => {
         $crate::export_plugin!($ty, $make, api = $crate::API_REQUIREMENT);

@@ -7,18 +7,17 @@
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use handoff_core::abi::module::HostLogger;
 use handoff_core::abi::abi_stable::std_types::RStr;
+use handoff_core::abi::module::HostLogger;
 use tracing::field::{Field, Visit};
 use tracing::level_filters::LevelFilter;
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Level, Metadata, Subscriber};
 
 /// Installs the bridge as this library's global subscriber (once; later calls are ignored).
-pub(crate) fn install(logger: HostLogger, plugin: String) {
+pub(crate) fn install(logger: HostLogger) {
     let bridge = Bridge {
         logger,
-        plugin,
         next_span: AtomicU64::new(1),
     };
     let _ = tracing::subscriber::set_global_default(bridge);
@@ -26,7 +25,6 @@ pub(crate) fn install(logger: HostLogger, plugin: String) {
 
 struct Bridge {
     logger: HostLogger,
-    plugin: String,
     next_span: AtomicU64,
 }
 
@@ -68,8 +66,10 @@ impl Subscriber for Bridge {
         let mut message = Message::default();
         event.record(&mut message);
         let metadata = event.metadata();
+        // Looked up per event: the manifest's name is known only once the plugin exists.
+        let plugin = crate::export::plugin_name();
         (self.logger.log)(
-            RStr::from_str(&self.plugin),
+            RStr::from_str(&plugin),
             level_code(metadata.level()),
             RStr::from_str(metadata.target()),
             RStr::from_str(&message.text),

@@ -45,7 +45,10 @@ impl DeclStr {
             return Err(format!("{field} is a null pointer"));
         }
         if self.len > MAX {
-            return Err(format!("{field} is {} bytes long (at most {MAX})", self.len));
+            return Err(format!(
+                "{field} is {} bytes long (at most {MAX})",
+                self.len
+            ));
         }
         // SAFETY: the caller guarantees ptr/len describe live bytes.
         let bytes = unsafe { std::slice::from_raw_parts(self.ptr, self.len) };
@@ -120,7 +123,10 @@ impl PluginDeclaration {
         // SAFETY: the strings of a checked declaration point into the loaded library.
         unsafe {
             Ok(Declaration {
-                api_requirement: declaration.api_requirement.read("api_requirement")?.to_owned(),
+                api_requirement: declaration
+                    .api_requirement
+                    .read("api_requirement")?
+                    .to_owned(),
                 panic_unwind: declaration.panic_unwind == 1,
                 rustc_version: declaration.rustc_version.read("rustc_version")?.to_owned(),
                 name: declaration.name.read("name")?.to_owned(),

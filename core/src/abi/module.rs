@@ -9,7 +9,7 @@
 #![allow(non_local_definitions)]
 
 use abi_stable::library::{
-    CheckTypeLayout, LibHeader, RootModule, RootModuleResult, __call_root_module_loader,
+    __call_root_module_loader, CheckTypeLayout, LibHeader, RootModule, RootModuleResult,
 };
 use abi_stable::sabi_types::VersionStrings;
 use abi_stable::std_types::{RBox, ROption, RResult, RStr, RString};

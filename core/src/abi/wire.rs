@@ -122,9 +122,8 @@ method_names!(ResumeRequest { Resolve => "resolve", Plan => "plan" });
 /// Serialises a plugin error for the `Err` side of an answer. Never fails: a [`PluginError`] is
 /// plain data.
 pub fn encode_error(error: &PluginError) -> String {
-    serde_json::to_string(error).unwrap_or_else(|e| {
-        format!(r#"{{"kind":"other","0":"unserialisable plugin error: {e}"}}"#)
-    })
+    serde_json::to_string(error)
+        .unwrap_or_else(|e| format!(r#"{{"kind":"other","0":"unserialisable plugin error: {e}"}}"#))
 }
 
 /// Reads the `Err` side of an answer back into a [`PluginError`]; anything unreadable becomes
@@ -158,7 +157,10 @@ mod tests {
         };
         assert_eq!(decode_error("p", "create", &encode_error(&e)), e);
         let garbage = decode_error("p", "read", "not json");
-        assert!(garbage.to_string().contains("plugin p answered read"), "{garbage}");
+        assert!(
+            garbage.to_string().contains("plugin p answered read"),
+            "{garbage}"
+        );
     }
 
     #[test]

@@ -30,11 +30,21 @@ extern "C" fn host_log(plugin: RStr<'_>, level: u8, target: RStr<'_>, message: R
     let _ = std::panic::catch_unwind(|| {
         let (plugin, target, message) = (plugin.as_str(), target.as_str(), message.as_str());
         match level {
-            1 => tracing::error!(target: "handoff::plugin", plugin, plugin_target = target, "{message}"),
-            2 => tracing::warn!(target: "handoff::plugin", plugin, plugin_target = target, "{message}"),
-            3 => tracing::info!(target: "handoff::plugin", plugin, plugin_target = target, "{message}"),
-            4 => tracing::debug!(target: "handoff::plugin", plugin, plugin_target = target, "{message}"),
-            _ => tracing::trace!(target: "handoff::plugin", plugin, plugin_target = target, "{message}"),
+            1 => {
+                tracing::error!(target: "handoff::plugin", plugin, plugin_target = target, "{message}")
+            }
+            2 => {
+                tracing::warn!(target: "handoff::plugin", plugin, plugin_target = target, "{message}")
+            }
+            3 => {
+                tracing::info!(target: "handoff::plugin", plugin, plugin_target = target, "{message}")
+            }
+            4 => {
+                tracing::debug!(target: "handoff::plugin", plugin, plugin_target = target, "{message}")
+            }
+            _ => {
+                tracing::trace!(target: "handoff::plugin", plugin, plugin_target = target, "{message}")
+            }
         }
     });
 }

@@ -28,6 +28,12 @@ pub fn probe(path: &Path) -> Result<Probe, LoadError> {
             path: path.to_owned(),
         });
     }
+    if let Err(reason) = check_elf_extent(&bytes) {
+        return Err(LoadError::Open {
+            path: path.to_owned(),
+            message: reason,
+        });
+    }
     let sha256 = hex::encode(Sha256::digest(&bytes));
     let copy = PrivateCopy::write(path, &bytes)?;
     let declaration = read_declaration(path, copy.path())?;
@@ -72,16 +78,15 @@ fn read_declaration(path: &Path, copy: &Path) -> Result<Declaration, LoadError> 
 /// The host-side rules: API requirement and panic strategy.
 fn check_declaration(path: &Path, declaration: &Declaration) -> Result<(), LoadError> {
     let host = semver::Version::parse(PLUGIN_API_VERSION).expect("PLUGIN_API_VERSION is semver");
-    let requirement =
-        semver::VersionReq::parse(&declaration.api_requirement).map_err(|e| {
-            LoadError::NotAPlugin {
-                path: path.to_owned(),
-                reason: format!(
-                    "its API requirement {:?} is not a semver requirement: {e}",
-                    declaration.api_requirement
-                ),
-            }
-        })?;
+    let requirement = semver::VersionReq::parse(&declaration.api_requirement).map_err(|e| {
+        LoadError::NotAPlugin {
+            path: path.to_owned(),
+            reason: format!(
+                "its API requirement {:?} is not a semver requirement: {e}",
+                declaration.api_requirement
+            ),
+        }
+    })?;
     if !requirement.matches(&host) {
         return Err(LoadError::ApiMismatch {
             path: path.to_owned(),
@@ -129,6 +134,61 @@ impl PrivateCopy {
     pub(super) fn path(&self) -> &Path {
         &self.file
     }
+}
+
+/// Checks that every loadable segment and the section headers of a 64-bit little-endian ELF file
+/// lie inside the file. The dynamic loader maps segments without that check, so a truncated
+/// library would crash the host with SIGBUS instead of being refused.
+fn check_elf_extent(bytes: &[u8]) -> Result<(), String> {
+    const PT_LOAD: u32 = 1;
+    let u16_at = |at: usize| {
+        bytes
+            .get(at..at + 2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]) as u64)
+    };
+    let u32_at = |at: usize| {
+        bytes
+            .get(at..at + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let u64_at = |at: usize| {
+        bytes
+            .get(at..at + 8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+    };
+    // EI_CLASS 2 = 64-bit, EI_DATA 1 = little-endian; other layouts are left to the loader.
+    if bytes.get(4) != Some(&2) || bytes.get(5) != Some(&1) {
+        return Ok(());
+    }
+    let truncated = |what: &str| format!("the ELF file is truncated ({what} lies past its end)");
+    let len = bytes.len() as u64;
+    let (Some(phoff), Some(phentsize), Some(phnum)) = (u64_at(0x20), u16_at(0x36), u16_at(0x38))
+    else {
+        return Err(truncated("the ELF header"));
+    };
+    let (Some(shoff), Some(shentsize), Some(shnum)) = (u64_at(0x28), u16_at(0x3A), u16_at(0x3C))
+    else {
+        return Err(truncated("the ELF header"));
+    };
+    let end = |offset: u64, size: u64| offset.checked_add(size).filter(|end| *end <= len);
+    if end(phoff, phentsize.saturating_mul(phnum)).is_none() {
+        return Err(truncated("the program header table"));
+    }
+    if shoff != 0 && end(shoff, shentsize.saturating_mul(shnum)).is_none() {
+        return Err(truncated("the section header table"));
+    }
+    for index in 0..phnum {
+        let header = (phoff + index * phentsize) as usize;
+        let (Some(kind), Some(offset), Some(filesz)) =
+            (u32_at(header), u64_at(header + 0x08), u64_at(header + 0x20))
+        else {
+            return Err(truncated("a program header"));
+        };
+        if kind == PT_LOAD && end(offset, filesz).is_none() {
+            return Err(truncated(&format!("loadable segment {index}")));
+        }
+    }
+    Ok(())
 }
 
 fn one_line(s: &str) -> String {

@@ -48,12 +48,12 @@ impl LoadedPlugin {
             .map_err(|e| abi_error(&path, copy.path(), e))?;
         (module.set_host_logger())(log::host_logger());
         let manifest = match (module.manifest_json())() {
-            RResult::ROk(json) => serde_json::from_str::<Manifest>(&json).map_err(|e| {
-                LoadError::Manifest {
+            RResult::ROk(json) => {
+                serde_json::from_str::<Manifest>(&json).map_err(|e| LoadError::Manifest {
                     path: path.clone(),
                     message: format!("not a handoff manifest: {e}"),
-                }
-            })?,
+                })?
+            }
             RResult::RErr(json) => {
                 return Err(LoadError::Manifest {
                     path: path.clone(),
@@ -95,7 +95,9 @@ impl LoadedPlugin {
 }
 
 fn abi_error(path: &Path, copy: &Path, error: LibraryError) -> LoadError {
-    let report = error.to_string().replace(&copy.display().to_string(), "the file");
+    let report = error
+        .to_string()
+        .replace(&copy.display().to_string(), "the file");
     tracing::debug!(plugin = %path.display(), "abi_stable refused the plugin:\n{report}");
     LoadError::Abi {
         path: path.to_owned(),
@@ -137,9 +139,8 @@ impl Remote {
                 self.plugin, self.id
             ))
         })?;
-        let request = serde_json::to_string(request).map_err(|e| {
-            PluginError::Other(format!("cannot encode the {method} request: {e}"))
-        })?;
+        let request = serde_json::to_string(request)
+            .map_err(|e| PluginError::Other(format!("cannot encode the {method} request: {e}")))?;
         match object.call(RStr::from_str(&request)) {
             RResult::ROk(answer) => serde_json::from_str(&answer).map_err(|e| {
                 PluginError::Other(format!(

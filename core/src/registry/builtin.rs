@@ -28,8 +28,8 @@ pub fn builtins() -> impl Iterator<Item = &'static StaticPlugin> {
 pub fn host_sha256() -> Result<String, String> {
     static HASH: OnceLock<Result<String, String>> = OnceLock::new();
     HASH.get_or_init(|| {
-        let exe = std::env::current_exe()
-            .map_err(|e| format!("cannot find the host executable: {e}"))?;
+        let exe =
+            std::env::current_exe().map_err(|e| format!("cannot find the host executable: {e}"))?;
         let bytes = std::fs::read(&exe)
             .map_err(|e| format!("cannot read the host executable {}: {e}", exe.display()))?;
         Ok(hex::encode(Sha256::digest(&bytes)))

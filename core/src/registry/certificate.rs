@@ -258,10 +258,11 @@ impl CertificateStore {
             &certificate.suite_version,
             certificate.api_major,
         );
-        let json = serde_json::to_vec_pretty(certificate).map_err(|e| CertificateError::Invalid {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
+        let json =
+            serde_json::to_vec_pretty(certificate).map_err(|e| CertificateError::Invalid {
+                path: path.clone(),
+                message: e.to_string(),
+            })?;
         crate::store::atomic::replace(&path, |w| {
             w.write_all(&json)?;
             w.write_all(b"\n")

@@ -210,7 +210,11 @@ impl Registry {
             };
             if self
                 .store
-                .find(&subject, &self.config.suite_version, crate::abi::api_major())?
+                .find(
+                    &subject,
+                    &self.config.suite_version,
+                    crate::abi::api_major(),
+                )?
                 .is_some()
             {
                 continue;
@@ -351,7 +355,12 @@ impl Registry {
         let bytes = match std::fs::read(path) {
             Ok(bytes) => bytes,
             Err(e) => {
-                return not_offered(file_name, String::new(), vec![], format!("cannot read: {e}"))
+                return not_offered(
+                    file_name,
+                    String::new(),
+                    vec![],
+                    format!("cannot read: {e}"),
+                )
             }
         };
         let sha256 = hex::encode(Sha256::digest(&bytes));
@@ -418,9 +427,9 @@ impl Registry {
     fn why_uncertified(&self, path: &Path, sha256: &str) -> (Vec<String>, String) {
         let all = self.store.all();
         let short = &sha256[..12.min(sha256.len())];
-        let same_hash = all.iter().find(
-            |(_, c)| matches!(&c.subject, Subject::File { sha256: s, .. } if s == sha256),
-        );
+        let same_hash = all
+            .iter()
+            .find(|(_, c)| matches!(&c.subject, Subject::File { sha256: s, .. } if s == sha256));
         if let Some((_, c)) = same_hash {
             return (
                 c.targets.clone(),

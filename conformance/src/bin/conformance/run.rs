@@ -135,7 +135,8 @@ pub fn run(args: &RunArgs) -> u8 {
     if let Some(path) = &args.junit {
         let name = report.plugin.manifest_name.unwrap_or("plugin");
         let xml = crate::junit::render(name, report.checks);
-        if let Err(e) = handoff_core::store::atomic::replace(path, |w| w.write_all(xml.as_bytes())) {
+        if let Err(e) = handoff_core::store::atomic::replace(path, |w| w.write_all(xml.as_bytes()))
+        {
             eprintln!("conformance: cannot write {}: {e}", path.display());
             status = status.max(CHECK_FAILED);
         }
@@ -193,51 +194,87 @@ fn execute(args: &RunArgs) -> Outcome {
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(e) => {
-            return not_loaded(outcome, "load", "internal", format!("cannot find this program: {e}"), 0.0)
+            return not_loaded(
+                outcome,
+                "load",
+                "internal",
+                format!("cannot find this program: {e}"),
+                0.0,
+            )
         }
     };
     let timeout = Duration::from_secs_f64(args.timeout.max(0.1));
     let started = Instant::now();
-    let (manifest, check_ids, capabilities) =
-        match child::run_child(&exe, &args.plugin, None, timeout) {
-            Err(e) => {
+    let (manifest, check_ids, capabilities) = match child::run_child(
+        &exe,
+        &args.plugin,
+        None,
+        timeout,
+    ) {
+        Err(e) => {
+            let ms = ms(started);
+            return not_loaded(
+                outcome,
+                "load",
+                "internal",
+                format!("cannot start a check process: {e}"),
+                ms,
+            );
+        }
+        Ok(run) => match (&run.failure, run.output.map(|o| (o.sha256, o.answer))) {
+            (
+                None,
+                Some((
+                    sha,
+                    ChildAnswer::Loaded {
+                        manifest,
+                        check_ids,
+                        capabilities,
+                    },
+                )),
+            ) if sha == file.sha256 => (manifest, check_ids, capabilities),
+            (None, Some((_, ChildAnswer::LoadFailed { kind, message }))) => {
                 let ms = ms(started);
-                return not_loaded(outcome, "load", "internal", format!("cannot start a check process: {e}"), ms);
+                return not_loaded(outcome, "load", &kind, message, ms);
             }
-            Ok(run) => match (&run.failure, run.output.map(|o| (o.sha256, o.answer))) {
-                (None, Some((sha, ChildAnswer::Loaded { manifest, check_ids, capabilities })))
-                    if sha == file.sha256 =>
-                {
-                    (manifest, check_ids, capabilities)
+            (None, Some((sha, _))) if sha != file.sha256 => {
+                let ms = ms(started);
+                return not_loaded(outcome, "load", "changed", format!("the plugin file changed during the run (sha256 {} when probed, {sha} when loaded)", file.sha256), ms);
+            }
+            (failure, _) => {
+                let mut message = failure.clone().unwrap_or_else(|| "no answer".into());
+                if let Some(last) = run.tail.last() {
+                    message += &format!("; it last printed: {last}");
                 }
-                (None, Some((_, ChildAnswer::LoadFailed { kind, message }))) => {
-                    let ms = ms(started);
-                    return not_loaded(outcome, "load", &kind, message, ms);
-                }
-                (None, Some((sha, _))) if sha != file.sha256 => {
-                    let ms = ms(started);
-                    return not_loaded(outcome, "load", "changed", format!("the plugin file changed during the run (sha256 {} when probed, {sha} when loaded)", file.sha256), ms);
-                }
-                (failure, _) => {
-                    let mut message = failure.clone().unwrap_or_else(|| "no answer".into());
-                    if let Some(last) = run.tail.last() {
-                        message += &format!("; it last printed: {last}");
-                    }
-                    let ms = ms(started);
-                    return not_loaded(outcome, "load", "crashed", format!("loading crashed: {message}"), ms);
-                }
-            },
-        };
+                let ms = ms(started);
+                return not_loaded(
+                    outcome,
+                    "load",
+                    "crashed",
+                    format!("loading crashed: {message}"),
+                    ms,
+                );
+            }
+        },
+    };
     outcome.checks.push(CheckResult {
         id: "load".into(),
         status: Status::Pass,
         duration_ms: ms(started),
         evidence: vec![
-            format!("root module v{} loaded, layout checked", handoff_core::abi::ROOT_MODULE_VERSION),
+            format!(
+                "root module v{} loaded, layout checked",
+                handoff_core::abi::ROOT_MODULE_VERSION
+            ),
             format!("capabilities: {}", capabilities.join(", ")),
             format!(
                 "targets: {}",
-                manifest.targets.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")
+                manifest
+                    .targets
+                    .iter()
+                    .map(|t| t.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         ],
     });
@@ -310,10 +347,7 @@ fn print_table(args: &RunArgs, outcome: &Outcome) {
     if let Some(error) = &outcome.load_error {
         eprintln!("could not load: {}", error.message);
     } else {
-        eprintln!(
-            "{} passed, {failed} failed",
-            report.checks.len() - failed
-        );
+        eprintln!("{} passed, {failed} failed", report.checks.len() - failed);
     }
 }
 
@@ -335,6 +369,11 @@ fn write_certificate(args: &RunArgs, outcome: &Outcome) -> Result<PathBuf, Strin
         plugin_version: manifest.version.clone(),
         checks: outcome.checks.clone(),
     };
-    handoff_conformance::certificate::certify_file(&CertificateStore::new(dir), file, manifest, &report)
-        .map_err(|e| e.to_string())
+    handoff_conformance::certificate::certify_file(
+        &CertificateStore::new(dir),
+        file,
+        manifest,
+        &report,
+    )
+    .map_err(|e| e.to_string())
 }
