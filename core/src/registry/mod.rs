@@ -105,7 +105,7 @@ struct Entry {
 enum State {
     Verified {
         plugin: Arc<dyn Plugin>,
-        certificate: Certificate,
+        certificate: Box<Certificate>,
     },
     NotOffered {
         plugin: Option<Arc<dyn Plugin>>,
@@ -156,7 +156,7 @@ impl Registry {
             Ok(subject) => match self.find(&subject) {
                 Ok(Some(certificate)) if certificate.passed => State::Verified {
                     plugin,
-                    certificate,
+                    certificate: Box::new(certificate),
                 },
                 Ok(Some(certificate)) => State::NotOffered {
                     targets: target_names(&manifest),
@@ -225,7 +225,7 @@ impl Registry {
             entry.state = if certificate.passed {
                 State::Verified {
                     plugin,
-                    certificate,
+                    certificate: Box::new(certificate),
                 }
             } else {
                 State::NotOffered {
@@ -417,7 +417,7 @@ impl Registry {
             },
             state: State::Verified {
                 plugin: Arc::new(plugin),
-                certificate,
+                certificate: Box::new(certificate),
             },
         }
     }
