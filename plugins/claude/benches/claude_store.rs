@@ -1,1 +1,271 @@
-fn main() {}
+//! Writing and reading a synthetic 5,000-turn Claude Code session (user → assistant text +
+//! tool_use → ~1.3 KB tool_result → assistant; about 18 MB), beside the floor: serde_json parsing
+//! the same file into values and serialising them back to a file.
+//!
+//! Peak memory is measured in child processes (VmHWM from /proc/self/status), so each figure is
+//! one operation's own: `cargo bench -p handoff-plugin-claude --bench claude_store`.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, Criterion};
+use handoff_plugin_claude::{ClaudePlugin, CLAUDE_CODE};
+use handoff_sdk::serde_json::{self, json, Value};
+use handoff_sdk::{
+    AssistantPart, Body, CreateOptions, Event, Origin, Part, Reader, StoreRoot, Timestamp,
+    ToolCall, Transcript, Writer,
+};
+
+const TURNS: usize = 5_000;
+const CWD: &str = "/home/dev/bench-project";
+
+fn synthetic() -> Transcript {
+    let origin = Some(Origin {
+        provider: "anthropic".into(),
+        model: Some("claude-opus-4-8".into()),
+        api: Some("anthropic-messages".into()),
+    });
+    let output: String = (0..26)
+        .map(|i| format!("drwxr-xr-x  2 dev dev 4096 Nov 30 00:{i:02} src/module_{i:02}/\n"))
+        .collect::<String>();
+    let output = &output[..1300.min(output.len())];
+    let mut events = Vec::with_capacity(TURNS * 4);
+    let mut ms = 1_764_000_000_000;
+    let mut at = || {
+        ms += 1_000;
+        Timestamp::from_millis(ms)
+    };
+    for turn in 0..TURNS {
+        let call = format!("toolu_{turn:020}");
+        events.push(Event::new(
+            format!("u{turn}"),
+            at(),
+            Body::User {
+                content: vec![Part::text(format!(
+                    "Step {turn}: list the sources and tell me which module changed."
+                ))],
+            },
+        ));
+        events.push(Event::new(format!("a{turn}"), at(), Body::Assistant {
+            content: vec![
+                AssistantPart::text(format!("I'll list the sources for step {turn}.")),
+                AssistantPart::ToolCall(ToolCall {
+                    id: call.clone(),
+                    name: "Bash".into(),
+                    arguments: json!({"command": format!("ls -la src/ # {turn}"), "description": "List sources"}),
+                }),
+            ],
+            origin: origin.clone(),
+        }));
+        events.push(Event::new(
+            format!("r{turn}"),
+            at(),
+            Body::ToolResult {
+                call_id: call,
+                content: vec![Part::text(output)],
+                is_error: false,
+            },
+        ));
+        events.push(Event::new(
+            format!("b{turn}"),
+            at(),
+            Body::Assistant {
+                content: vec![AssistantPart::text(format!(
+                    "Module {} changed in step {turn}; the rest are as before.",
+                    turn % 26
+                ))],
+                origin: origin.clone(),
+            },
+        ));
+    }
+    let mut t = Transcript::new(events);
+    t.cwd = Some(CWD.into());
+    t
+}
+
+fn options() -> CreateOptions {
+    CreateOptions {
+        cwd: Some(CWD.into()),
+        locator: None,
+    }
+}
+
+fn write_and_read(root: &StoreRoot, t: &Transcript) -> PathBuf {
+    let s = ClaudePlugin
+        .create(root, CLAUDE_CODE, t, &options())
+        .expect("write");
+    let back = ClaudePlugin.read_path(CLAUDE_CODE, &s.path).expect("read");
+    assert_eq!(back.events.len(), t.events.len());
+    s.path
+}
+
+/// The floor: parse every line of `file` into a serde_json value, serialise them all to `out`.
+fn floor(file: &Path, out: &Path) {
+    let mut values: Vec<Value> = Vec::new();
+    for line in BufReader::new(File::open(file).unwrap()).lines() {
+        values.push(serde_json::from_str(&line.unwrap()).unwrap());
+    }
+    let f = File::create(out).unwrap();
+    let mut w = BufWriter::new(&f);
+    for v in &values {
+        serde_json::to_writer(&mut w, v).unwrap();
+        w.write_all(b"\n").unwrap();
+    }
+    w.flush().unwrap();
+    drop(w);
+    f.sync_all().unwrap();
+}
+
+fn timed(n: u64, mut op: impl FnMut() -> Duration) -> Duration {
+    (0..n).map(|_| op()).sum()
+}
+
+fn bench(c: &mut Criterion) {
+    let t = synthetic();
+    let dir = tempfile::tempdir().unwrap();
+    let root = StoreRoot::new(dir.path().join("store")).unwrap();
+    let sample = write_and_read(&root, &t);
+    let size = std::fs::metadata(&sample).unwrap().len();
+    println!(
+        "synthetic session: {} events, {:.1} MB",
+        t.events.len(),
+        size as f64 / 1e6
+    );
+    let out = dir.path().join("floor.jsonl");
+
+    let mut group = c.benchmark_group("claude-code 5000 turns");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(20));
+    group.bench_function("write + read", |b| {
+        b.iter_custom(|n| {
+            timed(n, || {
+                let start = Instant::now();
+                let path = write_and_read(&root, &t);
+                let took = start.elapsed();
+                std::fs::remove_file(path).unwrap();
+                took
+            })
+        })
+    });
+    group.bench_function("write", |b| {
+        b.iter_custom(|n| {
+            timed(n, || {
+                let start = Instant::now();
+                let s = ClaudePlugin
+                    .create(&root, CLAUDE_CODE, &t, &options())
+                    .unwrap();
+                let took = start.elapsed();
+                std::fs::remove_file(s.path).unwrap();
+                took
+            })
+        })
+    });
+    group.bench_function("read", |b| {
+        b.iter(|| ClaudePlugin.read_path(CLAUDE_CODE, &sample).unwrap())
+    });
+    group.bench_function("floor: serde_json parse + re-serialise", |b| {
+        b.iter(|| floor(&sample, &out))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+
+/// Peak resident memory of this process, in bytes.
+fn peak_rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+fn current_rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// In a child process: run one operation and print `<rss before> <peak after>`.
+fn probe(kind: &str, file: &Path) {
+    match kind {
+        "read" => {
+            let before = current_rss();
+            let t = ClaudePlugin.read_path(CLAUDE_CODE, file).unwrap();
+            println!("{before} {} {}", peak_rss(), t.events.len());
+        }
+        "write" => {
+            let t = synthetic();
+            let before = current_rss();
+            let dir = tempfile::tempdir_in(file.parent().unwrap()).unwrap();
+            let root = StoreRoot::new(dir.path().join("store")).unwrap();
+            ClaudePlugin
+                .create(&root, CLAUDE_CODE, &t, &options())
+                .unwrap();
+            println!("{before} {} {}", peak_rss(), t.events.len());
+        }
+        "floor" => {
+            let before = current_rss();
+            floor(file, &file.with_extension("floor"));
+            println!("{before} {} 0", peak_rss());
+        }
+        _ => unreachable!(),
+    }
+}
+
+fn memory_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = StoreRoot::new(dir.path().join("store")).unwrap();
+    let file = write_and_read(&root, &synthetic());
+    let size = std::fs::metadata(&file).unwrap().len() as f64;
+    println!(
+        "peak memory (VmHWM) above the process's resident size before the operation; file {:.1} MB",
+        size / 1e6
+    );
+    for kind in ["read", "write", "floor"] {
+        let out = Command::new(std::env::current_exe().unwrap())
+            .env("CLAUDE_STORE_MEMORY_PROBE", kind)
+            .env("CLAUDE_STORE_MEMORY_FILE", &file)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let nums: Vec<f64> = text
+            .split_whitespace()
+            .filter_map(|n| n.parse().ok())
+            .collect();
+        if let [before, peak, ..] = nums[..] {
+            let used = peak - before;
+            println!(
+                "  {kind:<6} {:>7.1} MB  = {:.2}× the file",
+                used / 1e6,
+                used / size
+            );
+        } else {
+            println!(
+                "  {kind}: probe failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+fn main() {
+    if let (Ok(kind), Ok(file)) = (
+        std::env::var("CLAUDE_STORE_MEMORY_PROBE"),
+        std::env::var("CLAUDE_STORE_MEMORY_FILE"),
+    ) {
+        probe(&kind, Path::new(&file));
+        return;
+    }
+    memory_report();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -67,19 +67,28 @@ enum Kind {
         model: Option<String>,
         blocks: Vec<ParsedBlock>,
     },
-    CompactBoundary,
+    CompactBoundary {
+        logical_parent: Option<String>,
+    },
     Other,
 }
 
+/// One chain record, kept small: a long session has tens of thousands of them.
 struct Node {
     uuid: String,
     parent: Option<String>,
-    logical_parent: Option<String>,
     line: usize,
     sidechain: bool,
     kind: Kind,
     timestamp: Option<Timestamp>,
-    extras: Extras,
+    /// Boxed: most records have none.
+    extras: Option<Box<Extras>>,
+}
+
+impl Node {
+    fn take_author(&mut self) -> Option<handoff_sdk::Author> {
+        self.extras.as_mut().and_then(|e| e.author.take())
+    }
 }
 
 /// A session read back, with what an append needs to continue its chain.
@@ -244,14 +253,14 @@ fn node_of(
         (None, true) => return Err(malformed(path, line, Some("timestamp"), "missing")),
         (None, false) => None,
     };
-    let extras = raw.handoff.unwrap_or_default();
+    let extras = raw.handoff.filter(|e| !e.is_empty()).map(Box::new);
     let node_kind = match kind {
         "user" | "assistant" => {
             let Some(message) = raw.message else {
                 return Err(malformed(path, line, Some("message"), "missing"));
             };
             let model = message.model;
-            let signature_model = match &extras.signature_model {
+            let signature_model = match extras.as_ref().and_then(|e| e.signature_model.as_ref()) {
                 Some(m) => m.clone(),
                 None => model.clone(),
             };
@@ -301,13 +310,14 @@ fn node_of(
                 }
             }
         }
-        "system" if raw.subtype.as_deref() == Some("compact_boundary") => Kind::CompactBoundary,
+        "system" if raw.subtype.as_deref() == Some("compact_boundary") => Kind::CompactBoundary {
+            logical_parent: raw.logical_parent_uuid,
+        },
         _ => Kind::Other,
     };
     Ok(Some(Node {
         uuid,
         parent: raw.parent_uuid,
-        logical_parent: raw.logical_parent_uuid,
         line,
         sidechain,
         kind: node_kind,
@@ -371,10 +381,9 @@ fn assemble(path: &Path, mut nodes: Vec<Node>) -> Result<(Vec<Event>, ChainState
                     format!("{p} is not a record of this file"),
                 )
             })?),
-            (None, Kind::CompactBoundary) => n
-                .logical_parent
-                .as_ref()
-                .and_then(|p| index.get(p).copied()),
+            (None, Kind::CompactBoundary { logical_parent }) => {
+                logical_parent.as_ref().and_then(|p| index.get(p).copied())
+            }
             (None, _) => None,
         };
     }
@@ -404,42 +413,37 @@ fn assemble(path: &Path, mut nodes: Vec<Node>) -> Result<(Vec<Event>, ChainState
             _ => {}
         }
     }
-    let groups: Vec<Vec<usize>> = path_nodes
-        .iter()
-        .map(|&i| match &nodes[i].kind {
-            Kind::Assistant {
-                message_id: Some(id),
-                ..
-            } => by_message
-                .get(id.as_str())
-                .cloned()
-                .unwrap_or_else(|| vec![i]),
-            _ => vec![i],
-        })
-        .collect();
-    drop(by_message);
+    // Streamed turns of several records, and which turn each of their records belongs to.
+    let groups: Vec<Vec<usize>> = by_message.into_values().filter(|g| g.len() > 1).collect();
+    let mut group_of: HashMap<usize, usize> = HashMap::new();
+    for (n, g) in groups.iter().enumerate() {
+        for &r in g {
+            group_of.insert(r, n);
+        }
+    }
 
     let mut consumed = vec![false; nodes.len()];
-    let mut events: Vec<Event> = Vec::new();
+    let mut events: Vec<Event> = Vec::with_capacity(path_nodes.len());
     let mut chain = ChainState {
         prev: Some(nodes[leaf].uuid.clone()),
         ..ChainState::default()
     };
     let mut boundary: Option<usize> = None;
-    for (step, &i) in path_nodes.iter().enumerate() {
+    for &i in &path_nodes {
         if consumed[i] {
             continue;
         }
         match nodes[i].kind {
             Kind::Assistant { .. } => {
-                let group = &groups[step];
+                let single = [i];
+                let group = group_of.get(&i).map_or(&single[..], |&n| &groups[n][..]);
                 for &g in group {
                     consumed[g] = true;
                 }
                 events.push(assistant_event(path, &mut nodes, group, &mut chain)?);
                 // Gather the results hanging below the turn's records, in file order.
                 let mut results = Vec::new();
-                let mut queue: Vec<usize> = group.clone();
+                let mut queue: Vec<usize> = group.to_vec();
                 while let Some(g) = queue.pop() {
                     for &c in result_children.get(&g).map(Vec::as_slice).unwrap_or(&[]) {
                         if !consumed[c] {
@@ -502,14 +506,14 @@ fn assemble(path: &Path, mut nodes: Vec<Node>) -> Result<(Vec<Event>, ChainState
                         replaces_through: replaces,
                     },
                 );
-                event.author = node.extras.author.take();
+                event.author = node.take_author();
                 events.push(event);
             }
             Kind::User { .. } => {
                 consumed[i] = true;
                 user_events(path, &mut nodes[i], &mut events)?;
             }
-            Kind::CompactBoundary => {
+            Kind::CompactBoundary { .. } => {
                 consumed[i] = true;
                 boundary = Some(i);
             }
@@ -564,7 +568,7 @@ fn assistant_event(
     let Kind::Assistant { model, .. } = &node.kind else {
         unreachable!()
     };
-    let origin = match node.extras.origin.take() {
+    let origin = match node.extras.as_mut().and_then(|e| e.origin.take()) {
         Some(origin) => origin,
         None => Some(default_origin(model.as_deref())),
     };
@@ -573,7 +577,7 @@ fn assistant_event(
         node.timestamp.expect("assistant records have timestamps"),
         Body::Assistant { content, origin },
     );
-    event.author = node.extras.author.take();
+    event.author = node.take_author();
     Ok(event)
 }
 
@@ -636,7 +640,7 @@ fn user_events(path: &Path, node: &mut Node, events: &mut Vec<Event>) -> Result<
             node.uuid.clone()
         };
         let mut event = Event::new(id, timestamp, body);
-        event.author.clone_from(&node.extras.author);
+        event.author = node.extras.as_ref().and_then(|e| e.author.clone());
         events.push(event);
     }
     Ok(())
