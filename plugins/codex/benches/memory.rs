@@ -27,7 +27,38 @@ fn peak_since(base: u64) -> u64 {
     (status_kb("VmHWM:") * 1024).saturating_sub(base)
 }
 
+/// Reads the session in a fresh process, so memory freed by building the transcript cannot hide
+/// the read's own peak; prints the peak in bytes.
+fn read_in_child(root: &std::path::Path, id: &str) -> u64 {
+    let out = std::process::Command::new(std::env::current_exe().expect("own path"))
+        .args(["--read", &root.to_string_lossy(), id])
+        .output()
+        .expect("run the read child");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .expect("the child prints its peak")
+}
+
+fn child_read(root: &str, id: &str) {
+    let root = StoreRoot::new(root).expect("store root");
+    let base = reset_peak();
+    let back = CodexPlugin.reader().read(&root, TARGET, id).expect("read");
+    let peak = peak_since(base);
+    assert_eq!(back.events.len(), synthetic::TURNS * 4);
+    println!("{peak}");
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--read") {
+        return child_read(&args[i + 1], &args[i + 2]);
+    }
     let dir = tempfile::tempdir().expect("temp dir");
     let root = StoreRoot::new(dir.path().join("codex")).expect("store root");
     let transcript = synthetic::transcript();
@@ -41,19 +72,12 @@ fn main() {
     let file = std::fs::metadata(&session.path).expect("stat").len();
     drop(transcript);
 
-    let base = reset_peak();
-    let back = CodexPlugin
-        .reader()
-        .read(&root, TARGET, &session.id)
-        .expect("read");
-    let read_peak = peak_since(base);
-    assert_eq!(back.events.len(), synthetic::TURNS * 4);
-    drop(back);
+    let read_peak = read_in_child(root.path(), &session.id);
 
     let mb = |b: u64| b as f64 / 1e6;
     println!("file: {:.1} MB", mb(file));
     println!(
-        "write: peak +{:.1} MB ({:.2}x the file)",
+        "write: peak +{:.1} MB ({:.2}x the file), beyond the transcript it is given",
         mb(write_peak),
         write_peak as f64 / file as f64
     );

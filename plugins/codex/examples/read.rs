@@ -1,0 +1,20 @@
+//! Reads a Codex rollout file and prints the canonical transcript as JSON.
+//!
+//! `cargo run -p handoff-plugin-codex --example read -- <rollout.jsonl>`
+
+use handoff_plugin_codex::{CodexPlugin, TARGET};
+use handoff_sdk::Plugin;
+
+fn main() {
+    let Some(path) = std::env::args().nth(1) else {
+        eprintln!("usage: read <rollout.jsonl>");
+        std::process::exit(2);
+    };
+    match CodexPlugin.reader().read_path(TARGET, path.as_ref()) {
+        Ok(transcript) => println!("{}", transcript.to_json_pretty()),
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1)
+        }
+    }
+}
