@@ -803,6 +803,63 @@ mod tests {
         assert!(parse(&[json!({"type": "item_reference", "id": "x"})]).is_err());
     }
 
+    fn captured(text: &str) -> Vec<Value> {
+        let request: Value = serde_json::from_str(text).unwrap();
+        request["input"].as_array().unwrap().clone()
+    }
+
+    #[test]
+    fn parses_and_validates_a_real_codex_request_with_images() {
+        let input = captured(include_str!(
+            "openai_responses/codex-0.171.0-resume-images.json"
+        ));
+        validate(&input).unwrap();
+        let t = parse(&input).unwrap();
+        let kinds: Vec<&str> = t.events.iter().map(|e| e.body.kind()).collect();
+        // Developer messages and the environment context are set aside; the new prompt stays.
+        assert_eq!(
+            kinds,
+            ["user", "assistant", "tool_result", "assistant", "user"]
+        );
+        match &t.events[2].body {
+            Body::ToolResult {
+                call_id, content, ..
+            } => {
+                assert_eq!(call_id, "toolu_img1");
+                assert!(
+                    matches!(&content[1], Part::Image { media_type, .. } if media_type == "image/png")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            matches!(&t.events[4].body, Body::User { content } if content == &vec![Part::text("continue")])
+        );
+        assert!(
+            t.events[4].id.starts_with("msg_"),
+            "item ids become event ids"
+        );
+    }
+
+    #[test]
+    fn parses_and_validates_a_real_codex_request_with_reasoning() {
+        let input = captured(include_str!(
+            "openai_responses/codex-0.171.0-resume-thinking-signed-openai.json"
+        ));
+        validate(&input).unwrap();
+        let t = parse(&input).unwrap();
+        match &t.events[1].body {
+            Body::Assistant { content, .. } => {
+                assert!(
+                    matches!(&content[0], AssistantPart::Thinking(Thinking { signature: Some(s), .. })
+                    if s.value == "gAAAAABfakeEncryptedReasoningForConformanceOnly")
+                );
+                assert_eq!(content[1], AssistantPart::text("Yes, 1013 is prime."));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
     fn call(id: &str) -> Value {
         json!({"type": "function_call", "call_id": id, "name": "f", "arguments": "{}"})
     }
