@@ -5,7 +5,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use handoff_conformance::{Options, Report, Status, SUITE_VERSION};
-use handoff_core::registry::{CertifiedCheck, Registry, RegistryConfig, SuiteOutcome, TargetListing};
+use handoff_core::registry::{
+    CertifiedCheck, Registry, RegistryConfig, SuiteOutcome, TargetListing,
+};
 use handoff_core::Plugin;
 
 use crate::config::Config;
@@ -58,7 +60,8 @@ impl Catalog {
                         reason,
                     })
                 } else {
-                    let mut known: Vec<String> = listings.into_iter().filter_map(|l| l.target).collect();
+                    let mut known: Vec<String> =
+                        listings.into_iter().filter_map(|l| l.target).collect();
                     known.sort();
                     known.dedup();
                     Err(CliError::UnknownTarget {

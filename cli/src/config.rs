@@ -78,7 +78,9 @@ impl Config {
         }
         cache_home()
             .map(|d| d.join("handoff").join("certificates"))
-            .ok_or_else(|| CliError::Usage("no HOME: set certificate_dir in the configuration".into()))
+            .ok_or_else(|| {
+                CliError::Usage("no HOME: set certificate_dir in the configuration".into())
+            })
     }
 }
 
@@ -90,7 +92,9 @@ pub fn absolute(path: &Path) -> Result<PathBuf, CliError> {
 }
 
 fn home() -> Option<PathBuf> {
-    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
 }
 
 fn xdg(var: &str, fallback: &str) -> Option<PathBuf> {
@@ -111,7 +115,11 @@ fn cache_home() -> Option<PathBuf> {
 /// The real store of each known CLI, honouring the CLI's own environment overrides; API
 /// histories live in handoff's data directory.
 fn default_store_root(target: &str) -> Option<PathBuf> {
-    let env = |var: &str| std::env::var_os(var).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let env = |var: &str| {
+        std::env::var_os(var)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     match target {
         "claude-code" => env("CLAUDE_CONFIG_DIR").or_else(|| home().map(|h| h.join(".claude"))),
         "codex" => env("CODEX_HOME").or_else(|| home().map(|h| h.join(".codex"))),
@@ -150,7 +158,9 @@ mod tests {
     #[test]
     fn certificates_live_beside_a_scratch_store_root() {
         let config = Config::default();
-        let dir = config.certificate_dir(Some(Path::new("/tmp/scratch"))).unwrap();
+        let dir = config
+            .certificate_dir(Some(Path::new("/tmp/scratch")))
+            .unwrap();
         assert_eq!(dir, PathBuf::from("/tmp/scratch/.handoff/certificates"));
     }
 }

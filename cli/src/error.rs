@@ -40,9 +40,9 @@ impl CliError {
             CliError::UnknownTarget { known, .. } => {
                 Some(format!("known targets: {}", known.join(", ")))
             }
-            CliError::NotVerified { .. } => {
-                Some("see `handoff targets`; certify a plugin file with `handoff certify FILE`".into())
-            }
+            CliError::NotVerified { .. } => Some(
+                "see `handoff targets`; certify a plugin file with `handoff certify FILE`".into(),
+            ),
             _ => None,
         }
     }

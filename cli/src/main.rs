@@ -1,1 +1,90 @@
-fn main() {}
+//! `handoff`: continue a coding-agent conversation on another provider, natively, by its id.
+//!
+//! Exit codes: 0 success; 1 the operation failed (a plugin error, a verify mismatch, a failed
+//! certification); 2 bad usage or configuration (unknown target, bad path, missing cwd); 3 the
+//! target exists but is not verified. With `continue --exec`, the resumed program's own exit code.
+
+mod catalog;
+mod commands;
+mod config;
+mod error;
+mod progress;
+mod view;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::error::CliError;
+
+#[derive(Parser)]
+#[command(
+    name = "handoff",
+    version,
+    about = "Continue a coding-agent conversation on another provider, natively"
+)]
+struct Cli {
+    /// Configuration file (TOML). Default: $XDG_CONFIG_HOME/handoff/config.toml, if it exists.
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// More logging (-v info, -vv debug, -vvv trace); RUST_LOG overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Every plugin and target, verified or not, and why not.
+    Targets(commands::targets::Args),
+    /// Read a native session into the canonical transcript.
+    Read(commands::read::Args),
+    /// Continue a conversation on another target: materialise or sync, verify, print the resume.
+    Continue(commands::continue_on::Args),
+    /// Run the conformance suite on a plugin file and certify it.
+    Certify(commands::certify::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.verbose);
+    let result = config::Config::load(cli.config.as_deref()).and_then(|config| match cli.command {
+        Command::Targets(args) => commands::targets::run(&config, args),
+        Command::Read(args) => commands::read::run(&config, args),
+        Command::Continue(args) => commands::continue_on::run(&config, args),
+        Command::Certify(args) => commands::certify::run(&config, args),
+    });
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("handoff: {e}");
+            if let Some(hint) = e.hint() {
+                eprintln!("  {hint}");
+            }
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+fn init_logging(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+// Keep the error type in use from main so its module stays the one place exit codes live.
+#[allow(dead_code)]
+fn _exit_code_of(e: &CliError) -> u8 {
+    e.exit_code()
+}

@@ -13,7 +13,9 @@ impl Progress {
             return Progress(None);
         }
         let bar = ProgressBar::new_spinner();
-        bar.set_style(ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"));
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"),
+        );
         bar.enable_steady_tick(Duration::from_millis(120));
         bar.set_message(message.to_owned());
         Progress(Some(bar))

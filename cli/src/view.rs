@@ -26,25 +26,48 @@ pub fn render(t: &Transcript) -> String {
             Body::Assistant { content, origin } => {
                 let from = origin
                     .as_ref()
-                    .map(|o| format!(" [{}{}]", o.provider, o.model.as_ref().map(|m| format!(" {m}")).unwrap_or_default()))
+                    .map(|o| {
+                        format!(
+                            " [{}{}]",
+                            o.provider,
+                            o.model
+                                .as_ref()
+                                .map(|m| format!(" {m}"))
+                                .unwrap_or_default()
+                        )
+                    })
                     .unwrap_or_default();
                 let _ = writeln!(out, "\n#{i} assistant{from}{who}  {}", e.timestamp);
                 for part in content {
                     match part {
                         AssistantPart::Text { text } => indent(&mut out, text),
                         AssistantPart::Thinking(t) => {
-                            let signed = if t.signature.is_some() { ", signed" } else { "" };
+                            let signed = if t.signature.is_some() {
+                                ", signed"
+                            } else {
+                                ""
+                            };
                             let _ = writeln!(out, "  (thinking{signed})");
                             indent(&mut out, &t.text);
                         }
                         AssistantPart::ToolCall(c) => {
-                            let _ = writeln!(out, "  → {} [{}] {}", c.name, c.id, clip(&c.arguments.to_string()));
+                            let _ = writeln!(
+                                out,
+                                "  → {} [{}] {}",
+                                c.name,
+                                c.id,
+                                clip(&c.arguments.to_string())
+                            );
                         }
                     }
                 }
                 Ok(())
             }
-            Body::ToolResult { call_id, content, is_error } => {
+            Body::ToolResult {
+                call_id,
+                content,
+                is_error,
+            } => {
                 let flag = if *is_error { "  ERROR" } else { "" };
                 let _ = writeln!(out, "\n#{i} tool result [{call_id}]{flag}  {}", e.timestamp);
                 if content.is_empty() {
@@ -53,8 +76,15 @@ pub fn render(t: &Transcript) -> String {
                 parts(&mut out, content);
                 Ok(())
             }
-            Body::Compaction { summary, replaces_through } => {
-                let _ = writeln!(out, "\n#{i} compaction (replaces up to {replaces_through})  {}", e.timestamp);
+            Body::Compaction {
+                summary,
+                replaces_through,
+            } => {
+                let _ = writeln!(
+                    out,
+                    "\n#{i} compaction (replaces up to {replaces_through})  {}",
+                    e.timestamp
+                );
                 indent(&mut out, summary);
                 Ok::<(), std::fmt::Error>(())
             }

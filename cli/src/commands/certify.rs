@@ -30,7 +30,9 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     let status = command
         .status()
         .map_err(|e| CliError::Failed(format!("cannot run {}: {e}", conformance.display())))?;
-    Ok(ExitCode::from(status.code().unwrap_or(1).clamp(0, 255) as u8))
+    Ok(ExitCode::from(
+        status.code().unwrap_or(1).clamp(0, 255) as u8
+    ))
 }
 
 /// The `conformance` binary installed beside this one.

@@ -54,7 +54,10 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
         Some(dir) => {
             let dir = crate::config::absolute(dir)?;
             if !dir.is_dir() {
-                return Err(CliError::Usage(format!("--cwd {}: no such directory", dir.display())));
+                return Err(CliError::Usage(format!(
+                    "--cwd {}: no such directory",
+                    dir.display()
+                )));
             }
             Some(dir.display().to_string())
         }
@@ -71,16 +74,19 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
         from_session,
         args.from_store_root.as_deref(),
     )?;
-    let first = transcript
-        .events
-        .first()
-        .ok_or_else(|| CliError::Failed(format!("{}: the source session has no events", args.from)))?;
+    let first = transcript.events.first().ok_or_else(|| {
+        CliError::Failed(format!("{}: the source session has no events", args.from))
+    })?;
     let locator = args
         .locator
         .clone()
         .unwrap_or_else(|| format!("{from_target}:{}", first.id));
 
-    progress.step(&format!("writing and verifying {} events on {}", transcript.events.len(), args.to));
+    progress.step(&format!(
+        "writing and verifying {} events on {}",
+        transcript.events.len(),
+        args.to
+    ));
     let continued = continue_conversation(
         target_plugin.as_ref(),
         &ContinueRequest {
@@ -117,16 +123,25 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
 
 fn print_summary(target: &str, c: &Continued, events: usize) {
     let what = match &c.action {
-        Action::Created => format!("created {target} session {} with {events} events", c.session.id),
+        Action::Created => format!(
+            "created {target} session {} with {events} events",
+            c.session.id
+        ),
         Action::Appended { events: n } => {
             format!("appended {n} events to {target} session {}", c.session.id)
         }
-        Action::Unchanged => format!("{target} session {} already holds all {events} events", c.session.id),
+        Action::Unchanged => format!(
+            "{target} session {} already holds all {events} events",
+            c.session.id
+        ),
     };
     println!("{what} (read back and verified)");
     println!("  {}", c.session.path.display());
     if let Some(old) = &c.diverged_from {
-        println!("  (session {} of this conversation had diverged and was left as it was)", old.id);
+        println!(
+            "  (session {} of this conversation had diverged and was left as it was)",
+            old.id
+        );
     }
     match &c.plan {
         ResumePlan::Command { .. } => {
@@ -208,8 +223,12 @@ fn exec(plan: &ResumePlan) -> Result<ExitCode, CliError> {
     if *close_stdin {
         command.stdin(Stdio::null());
     }
-    let status = command.status().map_err(|e| CliError::Failed(format!("cannot run {program}: {e}")))?;
-    Ok(ExitCode::from(status.code().unwrap_or(1).clamp(0, 255) as u8))
+    let status = command
+        .status()
+        .map_err(|e| CliError::Failed(format!("cannot run {program}: {e}")))?;
+    Ok(ExitCode::from(
+        status.code().unwrap_or(1).clamp(0, 255) as u8
+    ))
 }
 
 #[cfg(test)]
@@ -220,7 +239,12 @@ mod tests {
     fn command_line_quotes_what_needs_it() {
         let plan = ResumePlan::Command {
             program: "codex".into(),
-            args: vec!["exec".into(), "resume".into(), "0199-ab".into(), "it's done".into()],
+            args: vec![
+                "exec".into(),
+                "resume".into(),
+                "0199-ab".into(),
+                "it's done".into(),
+            ],
             env: vec![],
             cwd: Some("/home/me/my proj".into()),
             close_stdin: true,

@@ -23,7 +23,13 @@ pub struct Args {
 
 pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     let catalog = Catalog::open(config, args.store_root.as_deref())?;
-    let transcript = read_session(&catalog, config, &args.target, &args.session, args.store_root.as_deref())?;
+    let transcript = read_session(
+        &catalog,
+        config,
+        &args.target,
+        &args.session,
+        args.store_root.as_deref(),
+    )?;
     if args.json {
         super::print_json(&transcript);
     } else {
@@ -49,7 +55,10 @@ pub fn read_session(
     if is_path(session) {
         let path = crate::config::absolute(Path::new(session))?;
         if !path.is_file() {
-            return Err(CliError::Usage(format!("{}: no such session file", path.display())));
+            return Err(CliError::Usage(format!(
+                "{}: no such session file",
+                path.display()
+            )));
         }
         Ok(plugin.reader().read_path(target, &path)?)
     } else {

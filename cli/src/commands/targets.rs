@@ -31,10 +31,16 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
         let target = l.target.as_deref().unwrap_or("?");
         match &l.availability {
             Availability::Verified { certified_at, .. } => {
-                println!("{target:<20} verified      {} ({source}, certified {certified_at})", l.plugin)
+                println!(
+                    "{target:<20} verified      {} ({source}, certified {certified_at})",
+                    l.plugin
+                )
             }
             Availability::NotOffered { reason } => {
-                println!("{target:<20} NOT OFFERED   {} ({source}): {reason}", l.plugin)
+                println!(
+                    "{target:<20} NOT OFFERED   {} ({source}): {reason}",
+                    l.plugin
+                )
             }
         }
     }

@@ -147,3 +147,5 @@ impl Resumer for ClaudePlugin {
         }
     }
 }
+
+handoff_sdk::export_plugin!(ClaudePlugin);

@@ -384,3 +384,5 @@ impl Resumer for CodexPlugin {
         Ok(live::resume_plan(root, &session.id, &header.cwd, prompt))
     }
 }
+
+handoff_sdk::export_plugin!(CodexPlugin);
