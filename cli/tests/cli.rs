@@ -1,0 +1,287 @@
+//! The `handoff` command end to end: each command, bad input with clear errors and nothing written,
+//! and Claude Code → Codex → Claude Code continuations that reuse the same native ids.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use handoff_core::{Body, Comparison, Event, Part, Plugin, StoreRoot, Timestamp, Transcript};
+use handoff_plugin_claude::ClaudePlugin;
+use handoff_plugin_codex::CodexPlugin;
+use serde_json::Value;
+
+const SAMPLE: &str = "examples/sessions/claude-code/4f6c2a8e-1b7d-4c3a-9e55-2d0f8a6b7c11.jsonl";
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+}
+
+/// A configuration shared by every test of this run: certificates in one scratch directory, so the
+/// built-ins are certified once (by the first command) rather than by every test.
+fn config() -> &'static Path {
+    static CONFIG: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    &CONFIG
+        .get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let config = dir.path().join("config.toml");
+            std::fs::write(
+                &config,
+                format!("certificate_dir = {:?}\n", dir.path().join("certificates")),
+            )
+            .unwrap();
+            let out = handoff_with(&config, &["targets"]);
+            assert!(out.status.success(), "{}", stderr(&out));
+            (dir, config)
+        })
+        .1
+}
+
+fn handoff_with(config: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_handoff"))
+        .arg("--config")
+        .arg(config)
+        .args(args)
+        .current_dir(repo())
+        .env("HOME", "/nonexistent-home-handoff-tests")
+        .output()
+        .expect("run handoff")
+}
+
+fn handoff(args: &[&str]) -> Output {
+    handoff_with(config(), args)
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn json(out: &Output) -> Value {
+    assert!(out.status.success(), "exit {:?}: {}", out.status.code(), stderr(out));
+    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
+
+fn read(target: &str, session: &str, root: &Path) -> Transcript {
+    let out = handoff(&["read", target, session, "--json", "--store-root", root.to_str().unwrap()]);
+    serde_json::from_value(json(&out)).expect("a transcript")
+}
+
+fn continue_json(from: &str, to: &str, root: &Path) -> Value {
+    json(&handoff(&[
+        "continue", "--from", from, "--to", to, "--store-root", root.to_str().unwrap(), "--json",
+    ]))
+}
+
+fn two_more(after: &Transcript) -> Vec<Event> {
+    let t = after.events.last().unwrap().timestamp.millis();
+    vec![
+        Event::new(
+            "more-user",
+            Timestamp::from_millis(t + 60_000),
+            Body::User {
+                content: vec![Part::text("One more question: is the fix merged?")],
+            },
+        ),
+        Event::new(
+            "more-assistant",
+            Timestamp::from_millis(t + 61_000),
+            Body::Assistant {
+                content: vec![handoff_core::AssistantPart::text("Yes, in main.")],
+                origin: None,
+            },
+        ),
+    ]
+}
+
+#[test]
+fn targets_lists_the_built_ins_as_verified() {
+    let listing = json(&handoff(&["targets", "--json"]));
+    let verified: Vec<&str> = listing
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["availability"]["status"] == "verified")
+        .filter_map(|l| l["target"].as_str())
+        .collect();
+    for target in ["claude-code", "anthropic-messages", "codex"] {
+        assert!(verified.contains(&target), "{target} not verified in {listing}");
+    }
+}
+
+#[test]
+fn read_shows_roles_tool_calls_and_errors() {
+    let out = handoff(&["read", "claude-code", SAMPLE]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let view = String::from_utf8_lossy(&out.stdout);
+    assert!(view.contains("→ Bash [toolu_01Ls0000000000000000001]"), "{view}");
+    assert!(view.contains("tool result [toolu_01Ct0000000000000000002]  ERROR"), "{view}");
+    assert!(view.contains("#6 assistant"), "{view}");
+}
+
+#[test]
+fn claude_code_to_codex_and_back_reuses_the_same_ids() {
+    let scratch = tempfile::tempdir().unwrap();
+    let claude_root = scratch.path().join("claude");
+    let codex_root = scratch.path().join("codex");
+
+    // A Claude Code session this conversation lives in (owned, so the test can grow it).
+    let source = handoff_core::Transcript::from_json(
+        &serde_json::to_string(&read("claude-code", SAMPLE, &codex_root)).unwrap(),
+    )
+    .unwrap();
+    let claude = StoreRoot::new(&claude_root).unwrap();
+    let origin = ClaudePlugin
+        .writer()
+        .create(&claude, "claude-code", &source, &Default::default())
+        .unwrap();
+    let from_claude = format!("claude-code:{}", origin.path.display());
+
+    // Claude Code → Codex: created, verified, and the resume names the id.
+    let first = continue_json(&from_claude, "codex", &codex_root);
+    assert_eq!(first["action"]["kind"], "created");
+    let codex_id = first["session"]["id"].as_str().unwrap().to_owned();
+    let codex_path = first["session"]["path"].as_str().unwrap().to_owned();
+    assert!(first["command"].as_str().unwrap().contains(&codex_id));
+    let on_codex = read("codex", &codex_path, &codex_root);
+    Comparison::for_target(&["openai".into()]).diff(&source, &on_codex).unwrap();
+
+    // The conversation goes on in Claude Code; continuing again appends to the same Codex id.
+    let more = two_more(&source);
+    ClaudePlugin
+        .writer()
+        .append(&claude, "claude-code", &origin.id, &more)
+        .unwrap();
+    let second = continue_json(&from_claude, "codex", &codex_root);
+    assert_eq!(second["action"], serde_json::json!({"kind": "appended", "events": 2}));
+    assert_eq!(second["session"]["id"], codex_id.as_str());
+    let grown = read("codex", &codex_id, &codex_root);
+    assert_eq!(grown.events.len(), source.events.len() + 2);
+
+    // Codex → Claude Code, then the Codex side grows and the same Claude id is reused.
+    let back_root = scratch.path().join("claude-back");
+    let from_codex = format!("codex:{codex_path}");
+    let third = continue_json(&from_codex, "claude-code", &back_root);
+    assert_eq!(third["action"]["kind"], "created");
+    let claude_id = third["session"]["id"].as_str().unwrap().to_owned();
+    let codex = StoreRoot::new(&codex_root).unwrap();
+    let later = two_more(&grown);
+    CodexPlugin.writer().append(&codex, "codex", &codex_id, &later).unwrap();
+    let fourth = continue_json(&from_codex, "claude-code", &back_root);
+    assert_eq!(fourth["action"], serde_json::json!({"kind": "appended", "events": 2}));
+    assert_eq!(fourth["session"]["id"], claude_id.as_str());
+    let on_claude = read("claude-code", &claude_id, &back_root);
+    assert_eq!(on_claude.events.len(), source.events.len() + 4);
+}
+
+fn assert_fails(out: &Output, code: i32, message: &str) {
+    assert_eq!(out.status.code(), Some(code), "{}", stderr(out));
+    assert!(stderr(out).contains(message), "stderr lacks {message:?}: {}", stderr(out));
+}
+
+fn is_empty_or_missing(dir: &Path) -> bool {
+    std::fs::read_dir(dir).map_or(true, |mut d| d.next().is_none())
+}
+
+#[test]
+fn an_unknown_target_is_a_usage_error() {
+    let scratch = tempfile::tempdir().unwrap();
+    let root = scratch.path().join("store");
+    let out = handoff(&[
+        "continue", "--from", &format!("claude-code:{SAMPLE}"), "--to", "nosuch",
+        "--store-root", root.to_str().unwrap(),
+    ]);
+    assert_fails(&out, 2, "unknown target \"nosuch\"");
+    assert!(stderr(&out).contains("known targets: anthropic-messages, claude-code, codex"));
+    assert!(is_empty_or_missing(&root));
+}
+
+#[test]
+fn a_malformed_session_names_file_and_line_and_writes_nothing() {
+    let scratch = tempfile::tempdir().unwrap();
+    let bad = scratch.path().join("4f6c2a8e-1b7d-4c3a-9e55-2d0f8a6b7c11.jsonl");
+    let mut lines: Vec<String> = std::fs::read_to_string(repo().join(SAMPLE))
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    lines[2] = "{\"type\":\"user\",\"message\":".into();
+    std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
+    let root = scratch.path().join("store");
+    let out = handoff(&[
+        "continue", "--from", &format!("claude-code:{}", bad.display()), "--to", "codex",
+        "--store-root", root.to_str().unwrap(),
+    ]);
+    assert_fails(&out, 1, &format!("{}:3", bad.display()));
+    assert!(!root.join("sessions").exists());
+}
+
+#[test]
+fn a_missing_id_is_an_error() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = handoff(&[
+        "read", "codex", "01a229e6-0000-7000-8000-000000000000",
+        "--store-root", scratch.path().to_str().unwrap(),
+    ]);
+    assert_fails(&out, 1, "no session with id \"01a229e6-0000-7000-8000-000000000000\"");
+}
+
+#[test]
+fn a_store_root_that_is_a_file_is_refused() {
+    let scratch = tempfile::tempdir().unwrap();
+    let file = scratch.path().join("not-a-dir");
+    std::fs::write(&file, "x").unwrap();
+    let out = handoff(&[
+        "continue", "--from", &format!("claude-code:{SAMPLE}"), "--to", "codex",
+        "--store-root", file.to_str().unwrap(),
+    ]);
+    assert_fails(&out, 2, "is not a directory");
+    assert_eq!(std::fs::read(&file).unwrap(), b"x");
+}
+
+#[test]
+fn a_cwd_that_does_not_exist_is_refused_before_anything_is_written() {
+    let scratch = tempfile::tempdir().unwrap();
+    let root = scratch.path().join("store");
+    let out = handoff(&[
+        "continue", "--from", &format!("claude-code:{SAMPLE}"), "--to", "codex",
+        "--store-root", root.to_str().unwrap(), "--cwd", "/no/such/dir",
+    ]);
+    assert_fails(&out, 2, "--cwd /no/such/dir: no such directory");
+    assert!(is_empty_or_missing(&root));
+}
+
+#[test]
+fn a_bad_from_is_a_usage_error() {
+    let out = handoff(&["continue", "--from", "just-a-path.jsonl", "--to", "codex"]);
+    assert_fails(&out, 2, "must be TARGET:SESSION");
+}
+
+#[test]
+fn an_uncertified_plugin_file_is_not_offered() {
+    let scratch = tempfile::tempdir().unwrap();
+    let plugins = scratch.path().join("plugins");
+    std::fs::create_dir(&plugins).unwrap();
+    // Any file named like a plugin: the registry hashes it, finds no certificate, never opens it.
+    std::fs::write(plugins.join("libhandoff_reference_plugin.so"), b"\x7fELF not really").unwrap();
+    let config = scratch.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "plugin_dirs = [{:?}]\ncertificate_dir = {:?}\n",
+            plugins,
+            config_dir_certificates()
+        ),
+    )
+    .unwrap();
+    let listing = handoff_with(&config, &["targets"]);
+    assert!(listing.status.success(), "{}", stderr(&listing));
+    let text = String::from_utf8_lossy(&listing.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.contains("libhandoff_reference_plugin.so"))
+        .unwrap_or_else(|| panic!("the plugin file is not listed: {text}"));
+    assert!(line.contains("NOT OFFERED"), "{line}");
+}
+
+fn config_dir_certificates() -> PathBuf {
+    config().parent().unwrap().join("certificates")
+}
