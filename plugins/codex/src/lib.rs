@@ -150,6 +150,26 @@ fn last_model(events: &[Event]) -> &str {
         .unwrap_or("gpt-5")
 }
 
+/// Takes the advisory lock of one session, waiting up to five seconds.
+fn session_lock(
+    root: &StoreRoot,
+    id: &str,
+    path: &Path,
+) -> Result<handoff_sdk::lock::Lock, PluginError> {
+    handoff_sdk::lock::Lock::acquire(root, &format!("codex-session:{id}"), LOCK_WAIT).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::WouldBlock {
+            PluginError::Locked {
+                path: path.to_owned(),
+            }
+        } else {
+            PluginError::io(path, &e)
+        }
+    })
+}
+
+/// How long append and remove wait for another writer of the same session.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Refuses a session this plugin did not mark as its own.
 fn require_owned(path: &Path) -> Result<read::Header, PluginError> {
     let header = read::read_header(path)?;
@@ -249,6 +269,8 @@ impl Writer for CodexPlugin {
         let manifest = Self::check_target(target)?;
         let path = layout::resolve(root, id)?;
         let header = require_owned(&path)?;
+        // One handoff writer per session at a time (Codex itself is not stopped by this).
+        let _lock = session_lock(root, id, &path)?;
         let mut whole = read::read_rollout(&path)?;
         let first = whole.events.len();
         whole.events.extend_from_slice(events);
@@ -299,6 +321,7 @@ impl Writer for CodexPlugin {
         Self::check_target(target)?;
         let path = layout::resolve(root, id)?;
         require_owned(&path)?;
+        let _lock = session_lock(root, id, &path)?;
         state_db::unregister(root, id)?;
         std::fs::remove_file(&path).map_err(io_error(&path))?;
         layout::remove_empty_date_dirs(root, &path);
