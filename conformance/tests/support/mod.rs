@@ -30,20 +30,27 @@ static BUILT: Mutex<Option<HashMap<String, PathBuf>>> = Mutex::new(None);
 
 /// The shared library of `package` (a workspace member), built on first use.
 pub fn plugin(package: &str) -> PathBuf {
-    build(package, &[])
+    build(package, &[], false)
+}
+
+/// The same, built with the release profile (for benchmarks against release-built host code).
+pub fn plugin_release(package: &str) -> PathBuf {
+    build(package, &[], true)
 }
 
 /// The panic=abort fixture: only the plugin crate itself is compiled with `-C panic=abort`
 /// (`cargo rustc`), which is exactly what the export macro's `cfg!(panic = "unwind")` sees; its
 /// dependencies are reused from the ordinary fixture build.
 pub fn panic_abort_plugin() -> PathBuf {
-    build("handoff-fixture-panic-abort", &["-C", "panic=abort"])
+    build("handoff-fixture-panic-abort", &["-C", "panic=abort"], false)
 }
 
-fn build(package: &str, rustc_args: &[&str]) -> PathBuf {
+fn build(package: &str, rustc_args: &[&str], release: bool) -> PathBuf {
+    let profile = if release { "release" } else { "debug" };
+    let key = format!("{package}/{profile}");
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
     let cache = built.get_or_insert_with(HashMap::new);
-    if let Some(path) = cache.get(package) {
+    if let Some(path) = cache.get(&key) {
         return path.clone();
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -57,6 +64,9 @@ fn build(package: &str, rustc_args: &[&str]) -> PathBuf {
     });
     command.args(["--quiet", "-p", package, "--lib", "--target-dir"]);
     command.arg(&target_dir);
+    if release {
+        command.arg("--release");
+    }
     if !rustc_args.is_empty() {
         // Everything after `--` goes to rustc for this crate only.
         command.arg("--").args(rustc_args);
@@ -74,10 +84,10 @@ fn build(package: &str, rustc_args: &[&str]) -> PathBuf {
         String::from_utf8_lossy(&output.stderr)
     );
     let path = target_dir
-        .join("debug")
+        .join(profile)
         .join(format!("lib{}.so", package.replace('-', "_")));
     assert!(path.exists(), "{} was not built", path.display());
-    cache.insert(package.to_owned(), path.clone());
+    cache.insert(key, path.clone());
     path
 }
 

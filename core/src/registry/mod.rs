@@ -439,6 +439,8 @@ impl Registry {
                 ),
             );
         }
+        // Certificates record absolute paths; compare like with like.
+        let path = &std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
         let same_path = all
             .iter()
             .filter(|(_, c)| matches!(&c.subject, Subject::File { path: p, .. } if p == path))
