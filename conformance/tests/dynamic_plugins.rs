@@ -329,6 +329,26 @@ fn conformance_fails_a_panicking_plugin_and_survives_an_abort() {
     );
 }
 
+#[test]
+fn conformance_kills_a_check_that_hangs() {
+    let certs = tempfile::tempdir().unwrap();
+    let run = run_conformance(
+        &support::plugin("handoff-fixture-panicking"),
+        &["--check", "round_trip", "--timeout", "3"],
+        &[("HANDOFF_FIXTURE_HANG", "1")],
+        certs.path(),
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let round_trip = check(&run, "round_trip/panicky");
+    assert_eq!(round_trip["status"], "fail");
+    assert!(
+        round_trip["evidence"]
+            .to_string()
+            .contains("timed out after 3.0 s"),
+        "{round_trip}"
+    );
+}
+
 fn registry(dir: &Path, certs: &Path) -> Registry {
     Registry::open(RegistryConfig {
         plugin_dirs: vec![dir.to_owned()],
