@@ -1,8 +1,11 @@
 //! Finding an installed real CLI at its pinned version, and running it shut in a temporary HOME.
 
 use std::collections::BTreeMap;
+use std::io::Read;
+use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// The pinned CLI versions, as `scripts/cli-versions.env` declares them (compiled in).
@@ -251,11 +254,15 @@ pub fn run(invocation: &Invocation) -> std::io::Result<RunOutcome> {
     for (name, value) in &invocation.env {
         command.env(name, value);
     }
+    // Its own process group, so a timeout ends the CLI and everything it started (npm's `.bin`
+    // entries are node wrappers that spawn the real binary).
+    command.process_group(0);
     let started = Instant::now();
     let mut child = command.spawn()?;
+    let group = child.id();
     // Read both pipes on threads so a chatty CLI never blocks on a full pipe.
-    let stdout = child.stdout.take().map(drain);
-    let stderr = child.stderr.take().map(drain);
+    let stdout = child.stdout.take().map(Drain::start);
+    let stderr = child.stderr.take().map(Drain::start);
     let stdin = child.stdin.take(); // held open (not closed) until the end when !close_stdin
     let mut timed_out = false;
     let status = loop {
@@ -264,30 +271,69 @@ pub fn run(invocation: &Invocation) -> std::io::Result<RunOutcome> {
         }
         if started.elapsed() >= invocation.timeout {
             timed_out = true;
+            kill_group(group);
             let _ = child.kill();
             break child.wait()?;
         }
         std::thread::sleep(Duration::from_millis(20));
     };
     drop(stdin);
-    let join = |h: Option<std::thread::JoinHandle<String>>| {
-        h.map(|h| h.join().unwrap_or_default()).unwrap_or_default()
-    };
+    // Whatever the CLI left running in its group would hold the pipes open: end it too.
+    kill_group(group);
     Ok(RunOutcome {
         code: if timed_out { None } else { status.code() },
         timed_out,
-        stdout: join(stdout),
-        stderr: join(stderr),
+        stdout: stdout.map(Drain::finish).unwrap_or_default(),
+        stderr: stderr.map(Drain::finish).unwrap_or_default(),
         elapsed: started.elapsed(),
     })
 }
 
-fn drain(mut pipe: impl std::io::Read + Send + 'static) -> std::thread::JoinHandle<String> {
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = pipe.read_to_end(&mut bytes);
+/// Sends SIGKILL to every process of the group `pgid` (which only the CLI we started and its
+/// children are in). Uses the `kill` program, so no libc binding is needed.
+fn kill_group(pgid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// A pipe read to its end on a thread, into a buffer that can be taken early.
+struct Drain {
+    buffer: Arc<Mutex<Vec<u8>>>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Drain {
+    fn start(mut pipe: impl Read + Send + 'static) -> Drain {
+        let buffer = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&buffer);
+        let thread = std::thread::spawn(move || {
+            let mut chunk = [0u8; 8192];
+            while let Ok(n) = pipe.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .extend_from_slice(&chunk[..n]);
+            }
+        });
+        Drain { buffer, thread }
+    }
+
+    /// What was read, waiting a little for the end of the pipe (a process outside the group may
+    /// still hold it; then what arrived so far is enough).
+    fn finish(self) -> String {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !self.thread.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let bytes = self.buffer.lock().unwrap_or_else(PoisonError::into_inner);
         String::from_utf8_lossy(&bytes).into_owned()
-    })
+    }
 }
 
 #[cfg(test)]
@@ -352,5 +398,23 @@ mod tests {
         })
         .unwrap();
         assert!(hung.timed_out && hung.code.is_none(), "{}", hung.summary());
+
+        // A wrapper whose child holds the pipes (as npm's node wrappers do) is ended with it.
+        let wrapped = run(&Invocation {
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), "echo started; sleep 600; echo never".into()],
+            home: home.path().to_owned(),
+            env: vec![],
+            cwd: home.path().to_owned(),
+            close_stdin: true,
+            timeout: Duration::from_millis(300),
+        })
+        .unwrap();
+        assert!(wrapped.timed_out, "{}", wrapped.summary());
+        assert_eq!(wrapped.stdout, "started\n");
+        assert!(
+            wrapped.elapsed < Duration::from_secs(60),
+            "the group was not killed"
+        );
     }
 }

@@ -1,0 +1,645 @@
+//! Running the live checks of one target.
+
+use std::collections::BTreeSet;
+use std::path::{Component, Path, PathBuf};
+use std::time::Instant;
+
+use handoff_core::live::LiveRecipe;
+use handoff_core::{
+    Body, CreateOptions, Event, Part, Plugin, ResumePlan, StoreRoot, TargetManifest, Timestamp,
+    Transcript,
+};
+
+use super::cli::{find_cli, run, tail, FoundCli, Invocation, RunOutcome};
+use super::wire::{
+    align_compaction_summaries, compaction_summaries, history_from_request, injected_prefixes,
+    request_view, wire_view, WireLimits,
+};
+use super::{check_id, LiveOptions, MISSING_ID};
+use crate::corpus::Entry;
+use crate::fake_provider::{FakeProvider, FakeProviderOptions, LoggedRequest};
+use crate::report::{CheckResult, Status};
+
+type Evidence = Vec<String>;
+
+/// The live checks of one target over `corpus` (the entries the target carries), then the
+/// missing-id check. The CLI absent or at another version: every check is a skip with the reason.
+pub fn run_live(
+    plugin: &dyn Plugin,
+    target: &str,
+    corpus: &[Entry],
+    options: &LiveOptions,
+) -> Vec<CheckResult> {
+    let manifest = plugin.manifest();
+    let Some(target_manifest) = manifest.target(target).cloned() else {
+        return vec![fail_now(
+            check_id(target, "recipe"),
+            format!("plugin {} has no target {target:?}", manifest.name),
+        )];
+    };
+    let Some(recipe) = target_manifest.live.clone() else {
+        return vec![fail_now(
+            check_id(target, "recipe"),
+            format!("target {target} declares no live recipe"),
+        )];
+    };
+    let entries: Vec<&Entry> = corpus
+        .iter()
+        .filter(|e| options.only.is_empty() || options.only.iter().any(|o| o == e.name))
+        .filter(|e| target_manifest.check_carried(&e.transcript).is_ok())
+        .collect();
+    let mut ids: Vec<String> = entries.iter().map(|e| check_id(target, e.name)).collect();
+    ids.push(check_id(target, MISSING_ID));
+
+    let cli = match installed(&recipe, options) {
+        Ok(cli) => cli,
+        Err(reason) => {
+            return ids
+                .into_iter()
+                .map(|id| CheckResult {
+                    id,
+                    status: Status::Skip,
+                    duration_ms: 0.0,
+                    evidence: vec![reason.clone()],
+                })
+                .collect()
+        }
+    };
+    let live = Live {
+        plugin,
+        target: &target_manifest,
+        recipe: &recipe,
+        cli: &cli,
+        options,
+    };
+    let mut results: Vec<CheckResult> = entries
+        .iter()
+        .zip(&ids)
+        .map(|(entry, id)| timed(id, || live.resume_check(entry)))
+        .collect();
+    let first = entries.first().map(|e| &e.transcript);
+    results.push(timed(&check_id(target, MISSING_ID), || match first {
+        Some(t) => live.missing_id_check(t),
+        None => Err(vec![format!(
+            "{target} carries no corpus transcript, so no session can be written"
+        )]),
+    }));
+    results
+}
+
+/// The live checks of one target over the built-in corpus.
+pub fn run_live_target(
+    plugin: &dyn Plugin,
+    target: &str,
+    options: &LiveOptions,
+) -> Vec<CheckResult> {
+    run_live(plugin, target, crate::corpus::entries(), options)
+}
+
+/// The installed CLI at the recipe's version, or why there is none.
+fn installed(recipe: &LiveRecipe, options: &LiveOptions) -> Result<FoundCli, String> {
+    let found = find_cli(
+        &recipe.program,
+        &recipe.npm_package,
+        options.cli_dir.as_deref(),
+    )?;
+    match &found.version {
+        Some(v) if v == &recipe.version => Ok(found),
+        Some(v) => Err(format!(
+            "{}: {} is version {v}, the recipe pins {}; run scripts/install-clis.sh",
+            recipe.program, found.how, recipe.version
+        )),
+        None => Err(format!(
+            "{}: {} but its {} version cannot be read (the recipe pins {}); install it with \
+             scripts/install-clis.sh",
+            recipe.program, found.how, recipe.npm_package, recipe.version
+        )),
+    }
+}
+
+fn fail_now(id: String, why: String) -> CheckResult {
+    CheckResult {
+        id,
+        status: Status::Fail,
+        duration_ms: 0.0,
+        evidence: vec![why],
+    }
+}
+
+/// Runs a check body; a panic fails the check instead of ending the caller.
+fn timed(id: &str, check: impl FnOnce() -> Result<Evidence, Evidence>) -> CheckResult {
+    let started = Instant::now();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(check));
+    let (status, evidence) = match outcome {
+        Ok(Ok(e)) => (Status::Pass, e),
+        Ok(Err(e)) => (Status::Fail, e),
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "(no message)".into());
+            (Status::Fail, vec![format!("panicked: {message}")])
+        }
+    };
+    CheckResult {
+        id: id.to_owned(),
+        status,
+        duration_ms: started.elapsed().as_secs_f64() * 1e3,
+        evidence,
+    }
+}
+
+/// One target's live setting.
+struct Live<'a> {
+    plugin: &'a dyn Plugin,
+    target: &'a TargetManifest,
+    recipe: &'a LiveRecipe,
+    cli: &'a FoundCli,
+    options: &'a LiveOptions,
+}
+
+/// A temporary HOME with the recipe applied, a store root and a fake provider.
+struct Scene {
+    home: tempfile::TempDir,
+    cwd: PathBuf,
+    root: StoreRoot,
+    fake: FakeProvider,
+}
+
+impl Scene {
+    fn path(&self) -> &Path {
+        self.home.path()
+    }
+
+    /// Keeps the HOME on disk when asked, saying where.
+    fn finish(self, keep: bool, evidence: &mut Evidence) {
+        if keep {
+            let path = self.home.keep();
+            evidence.push(format!("temporary HOME kept at {}", path.display()));
+        }
+    }
+}
+
+impl Live<'_> {
+    fn name(&self) -> &str {
+        &self.target.name
+    }
+
+    fn scene(&self) -> Result<Scene, Evidence> {
+        let io = |what: &str, e: std::io::Error| vec![format!("{what}: {e}")];
+        let builder = {
+            let mut b = tempfile::Builder::new();
+            b.prefix("handoff-live-");
+            b
+        };
+        let home = match &self.options.scratch {
+            Some(dir) => builder.tempdir_in(dir),
+            None => builder.tempdir(),
+        }
+        .map_err(|e| io("cannot make a temporary HOME", e))?;
+        let log_file = self
+            .options
+            .keep_homes
+            .then(|| home.path().join("handoff-live-requests.jsonl"));
+        let fake = FakeProvider::start_with(FakeProviderOptions {
+            log_file,
+            ..FakeProviderOptions::default()
+        })
+        .map_err(|e| vec![e.to_string()])?;
+        let cwd = home.path().join("proj");
+        std::fs::create_dir_all(&cwd).map_err(|e| io("cannot make the project folder", e))?;
+        let store_rel = relative_inside(&self.recipe.store_root)
+            .map_err(|why| vec![format!("recipe store_root: {why}")])?;
+        let store = home.path().join(store_rel);
+        std::fs::create_dir_all(&store).map_err(|e| io("cannot make the store root", e))?;
+        let root = StoreRoot::new(&store).map_err(|e| vec![e.to_string()])?;
+        let scene = Scene {
+            home,
+            cwd,
+            root,
+            fake,
+        };
+        for (path, contents) in &self.recipe.files {
+            let rel = relative_inside(path)
+                .map_err(|why| vec![format!("recipe file {path:?}: {why}")])?;
+            let file = scene.path().join(rel);
+            if let Some(parent) = file.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| io(&format!("cannot make {}", parent.display()), e))?;
+            }
+            std::fs::write(&file, self.fill(contents, &scene))
+                .map_err(|e| io(&format!("cannot write {}", file.display()), e))?;
+        }
+        Ok(scene)
+    }
+
+    /// The recipe string with its placeholders filled in.
+    fn fill(&self, text: &str, scene: &Scene) -> String {
+        text.replace("{base_url}", &scene.fake.base_url())
+            .replace("{home}", &scene.path().to_string_lossy())
+            .replace("{store_root}", &scene.root.path().to_string_lossy())
+    }
+
+    /// Writes `transcript` as a session of the target, in the scene's project folder.
+    fn write(
+        &self,
+        scene: &Scene,
+        transcript: &Transcript,
+    ) -> Result<handoff_core::SessionRef, Evidence> {
+        let cwd = scene.cwd.to_string_lossy().into_owned();
+        let mut transcript = transcript.clone();
+        transcript.cwd = Some(cwd.clone());
+        self.plugin
+            .writer()
+            .create(
+                &scene.root,
+                self.name(),
+                &transcript,
+                &CreateOptions {
+                    cwd: Some(cwd),
+                    locator: None,
+                },
+            )
+            .map_err(|e| vec![format!("the writer refused the transcript: {e}")])
+    }
+
+    /// The plan's command as an invocation in this scene.
+    fn invocation(&self, scene: &Scene, plan: ResumePlan) -> Result<Invocation, Evidence> {
+        let ResumePlan::Command {
+            program,
+            mut args,
+            env,
+            cwd,
+            close_stdin,
+        } = plan
+        else {
+            return Err(vec![format!(
+                "the resume plan of CLI target {} is not a command: {plan:?}",
+                self.name()
+            )]);
+        };
+        let program = if program == self.recipe.program {
+            self.cli.path.clone()
+        } else {
+            find_cli(
+                &program,
+                &self.recipe.npm_package,
+                self.options.cli_dir.as_deref(),
+            )
+            .map_err(|e| vec![e])?
+            .path
+        };
+        args.extend(self.recipe.extra_args.iter().map(|a| self.fill(a, scene)));
+        let mut all_env: Vec<(String, String)> = self
+            .recipe
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), self.fill(v, scene)))
+            .collect();
+        all_env.extend(env);
+        Ok(Invocation {
+            program,
+            args,
+            home: scene.path().to_owned(),
+            env: all_env,
+            cwd: cwd.unwrap_or_else(|| scene.cwd.clone()),
+            close_stdin,
+            timeout: self.options.timeout,
+        })
+    }
+
+    fn plan(&self, scene: &Scene, id: &str) -> Result<ResumePlan, Evidence> {
+        self.plugin
+            .resumer()
+            .plan(&scene.root, self.name(), id, &self.options.prompt)
+            .map_err(|e| vec![format!("the resumer gave no plan for {id}: {e}")])
+    }
+
+    fn launch(&self, invocation: &Invocation) -> Result<RunOutcome, Evidence> {
+        run(invocation).map_err(|e| {
+            vec![format!(
+                "cannot run {} {:?}: {e}",
+                invocation.program.display(),
+                invocation.args
+            )]
+        })
+    }
+
+    fn listed_ids(&self, scene: &Scene) -> Result<BTreeSet<String>, String> {
+        self.plugin
+            .reader()
+            .list(&scene.root, self.name())
+            .map(|list| list.into_iter().map(|s| s.session.id).collect())
+            .map_err(|e| format!("the reader cannot list the store: {e}"))
+    }
+
+    /// Write, resume with a new prompt, and require the first model request to carry the
+    /// transcript plus the prompt, and the session to be the one we wrote.
+    fn resume_check(&self, entry: &Entry) -> Result<Evidence, Evidence> {
+        let scene = self.scene()?;
+        let session = self.write(&scene, &entry.transcript)?;
+        let written = std::fs::read(&session.path)
+            .map_err(|e| vec![format!("cannot read {}: {e}", session.path.display())])?;
+        let listed_before = self.listed_ids(&scene).map_err(|e| vec![e])?;
+        let plan = self.plan(&scene, &session.id)?;
+        let invocation = self.invocation(&scene, plan)?;
+        let outcome = self.launch(&invocation)?;
+        let requests = scene.fake.requests();
+
+        let mut evidence = vec![format!(
+            "{} {} resumed {} ({} events) with {:?}: {}",
+            self.recipe.program,
+            self.recipe.version,
+            session.id,
+            entry.transcript.events.len(),
+            invocation.args,
+            outcome.summary()
+        )];
+        let mut failed = false;
+        let mut fail = |evidence: &mut Evidence, line: String| {
+            failed = true;
+            evidence.push(line);
+        };
+
+        if !outcome.succeeded() {
+            fail(&mut evidence, "the CLI did not exit 0".into());
+        }
+        match self.first_turn(&requests) {
+            Err(why) => {
+                fail(&mut evidence, why);
+                evidence.push(format!("requests received: {}", describe(&requests)));
+            }
+            Ok((request, history)) => {
+                let mut whole = entry.transcript.clone();
+                whole.events.push(Event::new(
+                    "live-prompt",
+                    Timestamp::from_millis(0),
+                    Body::User {
+                        content: vec![Part::text(self.options.prompt.clone())],
+                    },
+                ));
+                let limits = WireLimits::of(&self.recipe.dialect);
+                let mut expected = wire_view(&whole, self.target);
+                let mut actual = request_view(&history, self.target);
+                limits.apply(&mut expected);
+                limits.apply(&mut actual);
+                align_compaction_summaries(&compaction_summaries(&whole), &mut actual);
+                evidence.extend(limits.notes(&self.recipe.dialect));
+                match self.target.comparison().diff(&expected, &actual) {
+                    Ok(()) => evidence.push(format!(
+                        "request #{} ({} {}) carries the transcript plus the prompt: {} wire turns equal",
+                        request.seq,
+                        request.method,
+                        request.path,
+                        expected.events.len()
+                    )),
+                    Err(diff) => fail(
+                        &mut evidence,
+                        format!(
+                            "request #{} differs from the transcript plus the prompt (left: \
+                             transcript, right: request): {diff}",
+                            request.seq
+                        ),
+                    ),
+                }
+            }
+        }
+
+        // The CLI appended to our session: same file, our bytes first, no other session.
+        match std::fs::read(&session.path) {
+            Err(e) => fail(
+                &mut evidence,
+                format!(
+                    "the session file {} is gone after the resume: {e}",
+                    session.path.display()
+                ),
+            ),
+            Ok(after) if !after.starts_with(&written) => fail(
+                &mut evidence,
+                format!(
+                    "the CLI rewrote {} instead of appending: the first {} bytes we wrote changed",
+                    session.path.display(),
+                    written.len()
+                ),
+            ),
+            Ok(after) if after.len() == written.len() => fail(
+                &mut evidence,
+                format!(
+                    "the CLI did not append the new turn to {}",
+                    session.path.display()
+                ),
+            ),
+            Ok(after) => evidence.push(format!(
+                "{} grew from {} to {} bytes, our bytes untouched",
+                session.path.display(),
+                written.len(),
+                after.len()
+            )),
+        }
+        match self.listed_ids(&scene) {
+            Err(e) => fail(&mut evidence, format!("after the resume, {e}")),
+            Ok(after) if after != listed_before => fail(
+                &mut evidence,
+                format!("the sessions changed: before {listed_before:?}, after {after:?}"),
+            ),
+            Ok(after) => evidence.push(format!("the store still lists exactly {after:?}")),
+        }
+        scene.finish(self.options.keep_homes || failed, &mut evidence);
+        if failed {
+            Err(evidence)
+        } else {
+            Ok(evidence)
+        }
+    }
+
+    /// The first model request of the recipe's dialect whose last user turn holds the prompt,
+    /// parsed with what the CLI injected set aside.
+    fn first_turn<'r>(
+        &self,
+        requests: &'r [LoggedRequest],
+    ) -> Result<(&'r LoggedRequest, Transcript), String> {
+        let injected = injected_prefixes(&self.recipe.injected);
+        let mut seen = Vec::new();
+        for request in requests.iter().filter(|r| r.is_model_turn()) {
+            if request.endpoint.dialect() != Some(self.recipe.dialect.as_str()) {
+                seen.push(format!(
+                    "#{} speaks {:?}",
+                    request.seq,
+                    request.endpoint.dialect()
+                ));
+                continue;
+            }
+            match history_from_request(&self.recipe.dialect, &request.body, &injected) {
+                Err(why) => seen.push(format!("#{}: {why}", request.seq)),
+                Ok(history) => {
+                    if ends_with_prompt(&history, &self.options.prompt) {
+                        return Ok((request, history));
+                    }
+                    seen.push(format!(
+                        "#{} is a side request (its last user turn is not the prompt)",
+                        request.seq
+                    ));
+                }
+            }
+        }
+        Err(format!(
+            "no {} model request carried the new prompt{}",
+            self.recipe.dialect,
+            if seen.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", seen.join("; "))
+            }
+        ))
+    }
+
+    /// A session written, planned and then removed: the CLI must fail and ask no model.
+    fn missing_id_check(&self, transcript: &Transcript) -> Result<Evidence, Evidence> {
+        let scene = self.scene()?;
+        let session = self.write(&scene, transcript)?;
+        let plan = self.plan(&scene, &session.id)?;
+        self.plugin
+            .writer()
+            .remove(&scene.root, self.name(), &session.id)
+            .map_err(|e| {
+                vec![format!(
+                    "cannot remove {} to make its id missing: {e}",
+                    session.id
+                )]
+            })?;
+        if let Ok(found) = self
+            .plugin
+            .resumer()
+            .resolve(&scene.root, self.name(), &session.id)
+        {
+            return Err(vec![format!(
+                "the resumer still resolves removed id {} to {}",
+                session.id,
+                found.path.display()
+            )]);
+        }
+        let invocation = self.invocation(&scene, plan)?;
+        let outcome = self.launch(&invocation)?;
+        let asked: Vec<_> = scene
+            .fake
+            .requests()
+            .into_iter()
+            .filter(LoggedRequest::is_model_turn)
+            .collect();
+        let mut evidence = vec![format!(
+            "{} {} with missing id {}: {}",
+            self.recipe.program,
+            self.recipe.version,
+            session.id,
+            outcome.summary()
+        )];
+        let mut ok = true;
+        if outcome.succeeded() || outcome.timed_out {
+            ok = false;
+            evidence.push("a missing id must make the CLI exit non-zero (promptly)".into());
+        }
+        if !asked.is_empty() {
+            ok = false;
+            evidence.push(format!(
+                "a missing id must send no model request; sent: {}",
+                describe(&asked)
+            ));
+        }
+        scene.finish(self.options.keep_homes || !ok, &mut evidence);
+        if ok {
+            Ok(evidence)
+        } else {
+            Err(evidence)
+        }
+    }
+}
+
+/// Whether the last user turn of `history` holds `prompt` as a text part.
+fn ends_with_prompt(history: &Transcript, prompt: &str) -> bool {
+    history
+        .events
+        .iter()
+        .rev()
+        .find_map(|e| match &e.body {
+            Body::User { content } => Some(content),
+            _ => None,
+        })
+        .is_some_and(|content| {
+            content
+                .iter()
+                .any(|p| matches!(p, Part::Text { text } if text.trim() == prompt.trim()))
+        })
+}
+
+/// One line per request: sequence number, endpoint, path and status.
+fn describe(requests: &[LoggedRequest]) -> String {
+    if requests.is_empty() {
+        return "none".into();
+    }
+    requests
+        .iter()
+        .map(|r| {
+            let error = r
+                .body_error
+                .as_deref()
+                .map(|e| format!(" ({})", tail(e, 120)))
+                .unwrap_or_default();
+            format!(
+                "#{} {} {} → {:?} {}{error}",
+                r.seq, r.method, r.path, r.endpoint, r.status
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A recipe path as a relative path that stays inside the temporary HOME.
+fn relative_inside(path: &str) -> Result<PathBuf, String> {
+    let p = Path::new(path);
+    if p.as_os_str().is_empty() {
+        return Err("is empty".into());
+    }
+    for component in p.components() {
+        match component {
+            Component::Normal(_) | Component::CurDir => {}
+            _ => {
+                return Err(format!(
+                    "{path:?} must be relative and stay inside the temporary HOME"
+                ))
+            }
+        }
+    }
+    Ok(p.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recipe_paths_stay_inside_home() {
+        assert!(relative_inside(".claude").is_ok());
+        assert!(relative_inside("codex/config.toml").is_ok());
+        assert!(relative_inside("../x").is_err());
+        assert!(relative_inside("/etc/passwd").is_err());
+        assert!(relative_inside("").is_err());
+    }
+
+    #[test]
+    fn the_prompt_must_be_the_last_user_turn() {
+        let user = |t: &str| {
+            Event::new(
+                "u",
+                Timestamp::from_millis(0),
+                Body::User {
+                    content: vec![Part::text(t)],
+                },
+            )
+        };
+        let history = Transcript::new(vec![user("hi"), user("go on")]);
+        assert!(ends_with_prompt(&history, "go on"));
+        assert!(!ends_with_prompt(&history, "hi"));
+        assert!(!ends_with_prompt(&Transcript::new(vec![]), "hi"));
+    }
+}
