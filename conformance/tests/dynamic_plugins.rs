@@ -91,6 +91,23 @@ fn a_plugin_built_with_panic_abort_is_refused() {
     assert_one_line(&e);
 }
 
+#[test]
+fn a_root_module_of_another_layout_is_summarised_in_one_line() {
+    let e = load_error(&support::plugin("handoff-fixture-abi-mismatch"));
+    assert!(matches!(e, LoadError::Abi { .. }), "{e}");
+    assert!(
+        e.to_string().contains(
+            "incompatible plugin ABI: mismatched package (expected handoff-core, found handoff-fixture-abi-mismatch)"
+        ),
+        "{e}"
+    );
+    assert_one_line(&e);
+    assert!(
+        e.to_string().len() < 600,
+        "a layout dump, not a summary: {e}"
+    );
+}
+
 fn one_message() -> Transcript {
     Transcript {
         schema: handoff_core::SCHEMA.into(),
