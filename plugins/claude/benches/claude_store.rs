@@ -257,6 +257,38 @@ fn memory_report() {
     }
 }
 
+/// Write + read and the floor, alternated so load on a shared machine hits both alike; prints the
+/// median of each and their ratio.
+fn paired_ratio() {
+    const PAIRS: usize = 9;
+    let t = synthetic();
+    let dir = tempfile::tempdir().unwrap();
+    let root = StoreRoot::new(dir.path().join("store")).unwrap();
+    let sample = write_and_read(&root, &t);
+    let out = dir.path().join("floor.jsonl");
+    let (mut ours, mut floors) = (Vec::new(), Vec::new());
+    for _ in 0..PAIRS {
+        let start = Instant::now();
+        let path = write_and_read(&root, &t);
+        ours.push(start.elapsed().as_secs_f64());
+        std::fs::remove_file(path).unwrap();
+        let start = Instant::now();
+        floor(&sample, &out);
+        floors.push(start.elapsed().as_secs_f64());
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (a, b) = (median(&mut ours), median(&mut floors));
+    println!(
+        "paired ({PAIRS} alternating runs, medians): write + read {:.0} ms, floor {:.0} ms, ratio {:.2}",
+        a * 1e3,
+        b * 1e3,
+        a / b
+    );
+}
+
 fn main() {
     if let (Ok(kind), Ok(file)) = (
         std::env::var("CLAUDE_STORE_MEMORY_PROBE"),
@@ -266,6 +298,7 @@ fn main() {
         return;
     }
     memory_report();
+    paired_ratio();
     benches();
     Criterion::default().configure_from_args().final_summary();
 }
