@@ -42,3 +42,19 @@ pub fn judge(results: &[CheckResult]) {
         eprintln!("SKIP {} live check(s): {reason}", skipped.len());
     }
 }
+
+/// True (after saying why) when the CLI is absent and that is allowed: the caller returns early.
+/// Under `HANDOFF_LIVE_REQUIRED=1` an absent CLI panics instead.
+#[allow(dead_code)] // not every live test file uses it
+pub fn cli_absent(results: &[CheckResult]) -> bool {
+    let Some(skip) = results.iter().find(|r| r.status == Status::Skip) else {
+        return false;
+    };
+    let reason = skip.evidence.join("; ");
+    assert!(
+        !skips_are_failures(),
+        "HANDOFF_LIVE_REQUIRED=1 and the CLI is absent: {reason}"
+    );
+    eprintln!("SKIP: {reason}");
+    true
+}
