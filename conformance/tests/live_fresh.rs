@@ -82,6 +82,7 @@ fn claude_code_answers_from_the_fake_anthropic_stream() {
     })
     .unwrap();
     let requests = fake.requests();
+    eprintln!("fresh run: {}", outcome.summary());
     assert!(
         outcome.succeeded(),
         "{}\nrequests: {requests:#?}",
@@ -131,6 +132,7 @@ fn codex_answers_from_the_fake_responses_stream() {
     })
     .unwrap();
     let requests = fake.requests();
+    eprintln!("fresh run: {}", outcome.summary());
     assert!(
         outcome.succeeded(),
         "{}\nrequests: {requests:#?}",
