@@ -17,7 +17,10 @@
 //!    transcript plus the new prompt (the target's comparison, on the wire view of
 //!    [`wire`]); the diff on failure;
 //! 5. requires that the CLI kept the session: our file grew and still starts with the bytes we
-//!    wrote, and the plugin's reader lists the same sessions as before (no new one).
+//!    wrote, and the plugin's reader lists the same sessions as before (no new one);
+//! 6. reads the session back with the plugin's reader: the transcript must be a prefix, followed
+//!    by the prompt and the fake's answer the CLI appended (the continuation engine reads sessions
+//!    a person went on with in the real CLI).
 //!
 //! One more check per target: a missing id (a session written, planned, then removed by the
 //! plugin) makes the CLI exit non-zero without sending a model request.

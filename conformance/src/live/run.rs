@@ -445,12 +445,59 @@ impl Live<'_> {
             ),
             Ok(after) => evidence.push(format!("the store still lists exactly {after:?}")),
         }
+        // The continuation engine reads sessions a person went on with in the real CLI: our reader
+        // must read what the CLI appended, our events first, then the prompt and the answer.
+        match self.reread(&scene, &session.id, &entry.transcript) {
+            Ok(line) => evidence.push(line),
+            Err(line) => fail(&mut evidence, line),
+        }
+        let named = outcome.stdout.contains(&session.id) || outcome.stderr.contains(&session.id);
+        evidence.push(format!(
+            "the CLI's output {} the session id",
+            if named { "names" } else { "does not name" }
+        ));
         scene.finish(self.options.keep_homes || failed, &mut evidence);
         if failed {
             Err(evidence)
         } else {
             Ok(evidence)
         }
+    }
+
+    /// Reads the resumed session back: `written` must be a prefix, followed by the prompt as a user
+    /// turn and an assistant turn holding the fake provider's answer.
+    fn reread(&self, scene: &Scene, id: &str, written: &Transcript) -> Result<String, String> {
+        let read = self
+            .plugin
+            .reader()
+            .read(&scene.root, self.name(), id)
+            .map_err(|e| format!("the reader cannot read the session the CLI resumed: {e}"))?;
+        let comparison = self.target.comparison();
+        let covered = comparison.prefix_of(written, &read).map_err(|diff| {
+            format!("read back after the resume, the session no longer starts with the transcript: {diff}")
+        })?;
+        let rest = &read.events[covered..];
+        let prompt_at = rest.iter().position(|e| {
+            matches!(&e.body, Body::User { content }
+                if content.iter().any(|p| matches!(p, Part::Text { text } if text.trim() == self.options.prompt.trim())))
+        });
+        let Some(prompt_at) = prompt_at else {
+            return Err(format!(
+                "read back after the resume, the {} events after the transcript hold no user turn with the prompt",
+                rest.len()
+            ));
+        };
+        let answered = rest[prompt_at + 1..].iter().any(|e| {
+            matches!(&e.body, Body::Assistant { content, .. }
+                if content.iter().any(|p| matches!(p, handoff_core::AssistantPart::Text { text } if text.contains("ok"))))
+        });
+        if !answered {
+            return Err("read back after the resume, no assistant turn follows the prompt".into());
+        }
+        Ok(format!(
+            "read back: the transcript ({covered} events), then {} events the CLI appended (prompt and answer)",
+            rest.len()
+        ))
     }
 
     /// The first model request of the recipe's dialect whose last user turn holds the prompt,
