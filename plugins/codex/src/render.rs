@@ -486,20 +486,35 @@ fn raw<T: Serialize>(value: &T) -> io::Result<Box<RawValue>> {
     serde_json::value::to_raw_value(value).map_err(io::Error::other)
 }
 
+/// Writes one record as one line. The record is serialised into a scratch buffer first and then
+/// written with one call: serde_json's many small writes stay monomorphic and cheap.
 fn line<P: Serialize>(
     out: &mut dyn Write,
     timestamp: &str,
     kind: &'static str,
     payload: P,
 ) -> io::Result<()> {
-    serde_json::to_writer(
-        &mut *out,
-        &LineOut {
-            timestamp,
-            kind,
-            payload,
-        },
-    )
-    .map_err(io::Error::other)?;
-    out.write_all(b"\n")
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(Vec::with_capacity(1 << 12));
+    }
+    SCRATCH.with(|scratch| {
+        let mut buf = scratch.borrow_mut();
+        buf.clear();
+        serde_json::to_writer(
+            &mut *buf,
+            &LineOut {
+                timestamp,
+                kind,
+                payload,
+            },
+        )
+        .map_err(io::Error::other)?;
+        buf.push(b'\n');
+        let written = out.write_all(&buf);
+        // Do not keep the memory of one huge line for the life of the thread.
+        if buf.capacity() > 1 << 20 {
+            *buf = Vec::with_capacity(1 << 12);
+        }
+        written
+    })
 }
