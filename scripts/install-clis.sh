@@ -5,7 +5,7 @@
 # npm_config_cache is set).
 #
 # usage: scripts/install-clis.sh [--dir DIR] [NAME...]
-#   NAME: claude codex pi gemini (default: claude codex)
+#   NAME: claude codex pi gemini (default: all four)
 #   DIR:  default $HANDOFF_CLI_CACHE or <repo>/.live-cache
 # Prints one line per CLI: NAME VERSION PATH-TO-BINARY. Exit 1 if an install failed.
 set -euo pipefail
@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
     *) names+=("$1"); shift ;;
   esac
 done
-[ ${#names[@]} -gt 0 ] || names=(claude codex)
+[ ${#names[@]} -gt 0 ] || names=(claude codex pi gemini)
 
 # shellcheck source=cli-versions.env
 . "$repo/scripts/cli-versions.env"

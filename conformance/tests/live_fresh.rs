@@ -150,3 +150,110 @@ fn codex_answers_from_the_fake_responses_stream() {
         .iter()
         .all(|r| r.endpoint == Endpoint::OpenaiResponses && r.streamed));
 }
+
+#[test]
+fn pi_answers_from_the_fake_chat_completions_stream() {
+    let Some(pi) = cli("pi") else { return };
+    let fake = FakeProvider::start().unwrap();
+    let home = home();
+    let agent = home.path().join(".pi/agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    std::fs::write(
+        agent.join("models.json"),
+        serde_json::json!({"providers": {"fake": {
+            "baseUrl": format!("{}/v1", fake.base_url()),
+            "api": "openai-completions",
+            "apiKey": "dummy",
+            "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
+            "models": [{"id": "fake-model", "reasoning": false}]
+        }}})
+        .to_string(),
+    )
+    .unwrap();
+    let outcome = run(&Invocation {
+        program: pi.path.clone(),
+        args: [
+            "--offline",
+            "--provider",
+            "fake",
+            "--model",
+            "fake-model",
+            "-p",
+            "hi",
+        ]
+        .map(String::from)
+        .to_vec(),
+        home: home.path().to_owned(),
+        env: vec![("PI_OFFLINE".into(), "1".into())],
+        cwd: project(home.path()),
+        close_stdin: true,
+        timeout: Duration::from_secs(120),
+    })
+    .unwrap();
+    let requests = fake.requests();
+    eprintln!("fresh run: {}", outcome.summary());
+    assert!(
+        outcome.succeeded(),
+        "{}\nrequests: {requests:#?}",
+        outcome.summary()
+    );
+    assert_eq!(outcome.stdout.trim(), "ok", "{}", outcome.summary());
+    let turns: Vec<_> = requests.iter().filter(|r| r.is_model_turn()).collect();
+    assert!(!turns.is_empty(), "no model request reached the fake");
+    assert!(turns
+        .iter()
+        .all(|r| r.endpoint == Endpoint::OpenaiChatCompletions && r.streamed));
+}
+
+#[test]
+fn gemini_cli_answers_from_the_fake_gemini_stream() {
+    let Some(gemini) = cli("gemini") else { return };
+    let fake = FakeProvider::start().unwrap();
+    let home = home();
+    let dot = home.path().join(".gemini");
+    std::fs::create_dir_all(&dot).unwrap();
+    // Retention off: its startup cleanup deletes session files it cannot parse (live-oracles.md).
+    std::fs::write(
+        dot.join("settings.json"),
+        serde_json::json!({
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "telemetry": {"enabled": false},
+            "privacy": {"usageStatisticsEnabled": false},
+            "general": {"disableAutoUpdate": true, "disableUpdateNag": true,
+                        "sessionRetention": {"enabled": false}}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let outcome = run(&Invocation {
+        program: gemini.path.clone(),
+        args: ["-m", "gemini-2.5-flash", "-p", "hi"]
+            .map(String::from)
+            .to_vec(),
+        home: home.path().to_owned(),
+        env: vec![
+            ("GEMINI_API_KEY".into(), "dummy".into()),
+            ("GOOGLE_GEMINI_BASE_URL".into(), fake.base_url()),
+            ("GEMINI_CLI_TRUST_WORKSPACE".into(), "true".into()),
+        ],
+        cwd: project(home.path()),
+        close_stdin: true,
+        timeout: Duration::from_secs(120),
+    })
+    .unwrap();
+    let requests = fake.requests();
+    eprintln!("fresh run: {}", outcome.summary());
+    assert!(
+        outcome.succeeded(),
+        "{}\nrequests: {requests:#?}",
+        outcome.summary()
+    );
+    assert_eq!(outcome.stdout.trim(), "ok", "{}", outcome.summary());
+    let turns: Vec<_> = requests.iter().filter(|r| r.is_model_turn()).collect();
+    assert!(
+        turns
+            .iter()
+            .any(|r| r.endpoint == Endpoint::GeminiStreamGenerateContent && r.streamed),
+        "{turns:#?}"
+    );
+}
