@@ -8,6 +8,25 @@
 //!
 //! An uncertified plugin file is never opened: the registry hashes it and looks the hash up, so
 //! no uncertified code runs in the host.
+//!
+//! ```no_run
+//! use handoff_core::registry::{Availability, Registry, RegistryConfig};
+//!
+//! let registry = Registry::open(RegistryConfig {
+//!     plugin_dirs: vec!["/usr/lib/handoff/plugins".into()],
+//!     certificate_dir: "/var/lib/handoff/certificates".into(),
+//!     suite_version: "1.0.0".into(), // handoff_conformance::SUITE_VERSION
+//!     builtins: true,
+//!     ..Default::default()
+//! });
+//! for listing in registry.targets() {
+//!     match &listing.availability {
+//!         Availability::Verified { .. } => println!("{:?}: verified", listing.target),
+//!         Availability::NotOffered { reason } => println!("{:?}: {reason}", listing.target),
+//!     }
+//! }
+//! let plugin = registry.plugin_for("claude-code"); // Ok only for a verified target
+//! ```
 
 pub mod builtin;
 pub mod certificate;

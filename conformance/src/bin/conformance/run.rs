@@ -360,7 +360,7 @@ fn write_certificate(args: &RunArgs, outcome: &Outcome) -> Result<PathBuf, Strin
     let (Some(file), Some(manifest)) = (&outcome.file, &outcome.manifest) else {
         return Err("nothing was loaded".into());
     };
-    // The certificate records the suite's checks; probe and load are its preconditions.
+    // The certificate records every check, probe and load included.
     let report = Report {
         schema: REPORT_SCHEMA.into(),
         suite_version: SUITE_VERSION.into(),
