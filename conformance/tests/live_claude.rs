@@ -166,3 +166,43 @@ fn a_writer_whose_session_differs_from_the_transcript_fails_with_the_diff() {
     );
     assert_eq!(results[1].status, Status::Pass, "{:?}", results[1]);
 }
+
+#[test]
+fn one_live_check_runs_by_id_and_an_unknown_id_names_the_known_ones() {
+    use handoff_conformance::corpus::entries;
+    use handoff_conformance::live::{live_check_ids, run_live_check};
+    let ids = live_check_ids(&ClaudePlugin, entries());
+    assert!(
+        ids.contains(&"live/claude-code/plain-chat".to_owned()),
+        "{ids:?}"
+    );
+    assert_eq!(ids.last().unwrap(), "live/claude-code/missing-id");
+    assert!(
+        ids.iter().all(|id| id.starts_with("live/claude-code/")),
+        "{ids:?}"
+    );
+
+    let unknown = run_live_check(
+        &ClaudePlugin,
+        "live/claude-code/no-such-entry",
+        entries(),
+        &LiveOptions::default(),
+    );
+    assert_eq!(unknown.status, Status::Fail);
+    assert!(
+        unknown.evidence[0].contains("live/claude-code/plain-chat"),
+        "{unknown:?}"
+    );
+
+    let one = run_live_check(
+        &ClaudePlugin,
+        "live/claude-code/missing-id",
+        entries(),
+        &LiveOptions::default(),
+    );
+    assert_eq!(one.id, "live/claude-code/missing-id");
+    if live_common::cli_absent(std::slice::from_ref(&one)) {
+        return;
+    }
+    assert_eq!(one.status, Status::Pass, "{one:?}");
+}

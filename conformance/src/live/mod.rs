@@ -41,7 +41,7 @@ use handoff_core::{Plugin, TargetKind};
 use crate::corpus::Entry;
 use crate::report::CheckResult;
 
-pub use run::{run_live, run_live_target};
+pub use run::{live_check_ids, run_live, run_live_check, run_live_target};
 
 /// How the live checks run.
 #[derive(Clone, Debug)]
@@ -93,7 +93,9 @@ pub fn live_targets(plugin: &dyn Plugin) -> Vec<String> {
 }
 
 /// The library entry for `conformance run … --live`: every live check of every live target of
-/// `plugin` over the built-in corpus. Append the results to the offline report.
+/// `plugin` over the built-in corpus, in this process. Append the results to the offline report.
+/// To run each live check in its own process instead, list them with [`live_check_ids`] and run
+/// one with [`run_live_check`].
 pub fn run_live_checks(plugin: &dyn Plugin, options: &LiveOptions) -> Vec<CheckResult> {
     let corpus: Vec<Entry> = crate::corpus::entries().to_vec();
     live_targets(plugin)

@@ -22,6 +22,73 @@ use crate::report::{CheckResult, Status};
 
 type Evidence = Vec<String>;
 
+/// One live check of a target.
+enum Job<'c> {
+    /// Write this entry, resume it, compare the first request.
+    Resume(&'c Entry),
+    /// Write this entry, plan it, remove it, resume: must fail without a request.
+    MissingId(Option<&'c Entry>),
+}
+
+/// The live checks of `target` over `corpus` (the entries it carries; `options.only` filters
+/// them), then the missing-id check (on the first entry it carries, whatever the filter).
+fn jobs<'c>(
+    target: &TargetManifest,
+    corpus: &'c [Entry],
+    options: &LiveOptions,
+) -> Vec<(String, Job<'c>)> {
+    let carried: Vec<&Entry> = corpus
+        .iter()
+        .filter(|e| target.check_carried(&e.transcript).is_ok())
+        .collect();
+    let mut jobs: Vec<(String, Job<'c>)> = carried
+        .iter()
+        .filter(|e| options.only.is_empty() || options.only.iter().any(|o| o == e.name))
+        .map(|e| (check_id(&target.name, e.name), Job::Resume(e)))
+        .collect();
+    jobs.push((
+        check_id(&target.name, MISSING_ID),
+        Job::MissingId(carried.first().copied()),
+    ));
+    jobs
+}
+
+/// The target's manifest and recipe, or the failed check that says why there is none.
+fn live_target(
+    plugin: &dyn Plugin,
+    target: &str,
+) -> Result<(TargetManifest, LiveRecipe), CheckResult> {
+    let manifest = plugin.manifest();
+    let Some(target_manifest) = manifest.target(target).cloned() else {
+        return Err(fail_now(
+            check_id(target, "recipe"),
+            format!("plugin {} has no target {target:?}", manifest.name),
+        ));
+    };
+    let Some(recipe) = target_manifest.live.clone() else {
+        return Err(fail_now(
+            check_id(target, "recipe"),
+            format!("target {target} declares no live recipe"),
+        ));
+    };
+    Ok((target_manifest, recipe))
+}
+
+/// The ids of every live check of every live target of `plugin` over `corpus`, in run order.
+pub fn live_check_ids(plugin: &dyn Plugin, corpus: &[Entry]) -> Vec<String> {
+    let options = LiveOptions::default();
+    super::live_targets(plugin)
+        .iter()
+        .filter_map(|t| live_target(plugin, t).ok())
+        .flat_map(|(target, _)| {
+            jobs(&target, corpus, &options)
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// The live checks of one target over `corpus` (the entries the target carries), then the
 /// missing-id check. The CLI absent or at another version: every check is a skip with the reason.
 pub fn run_live(
@@ -30,40 +97,14 @@ pub fn run_live(
     corpus: &[Entry],
     options: &LiveOptions,
 ) -> Vec<CheckResult> {
-    let manifest = plugin.manifest();
-    let Some(target_manifest) = manifest.target(target).cloned() else {
-        return vec![fail_now(
-            check_id(target, "recipe"),
-            format!("plugin {} has no target {target:?}", manifest.name),
-        )];
+    let (target_manifest, recipe) = match live_target(plugin, target) {
+        Ok(found) => found,
+        Err(failed) => return vec![failed],
     };
-    let Some(recipe) = target_manifest.live.clone() else {
-        return vec![fail_now(
-            check_id(target, "recipe"),
-            format!("target {target} declares no live recipe"),
-        )];
-    };
-    let entries: Vec<&Entry> = corpus
-        .iter()
-        .filter(|e| options.only.is_empty() || options.only.iter().any(|o| o == e.name))
-        .filter(|e| target_manifest.check_carried(&e.transcript).is_ok())
-        .collect();
-    let mut ids: Vec<String> = entries.iter().map(|e| check_id(target, e.name)).collect();
-    ids.push(check_id(target, MISSING_ID));
-
+    let jobs = jobs(&target_manifest, corpus, options);
     let cli = match installed(&recipe, options) {
         Ok(cli) => cli,
-        Err(reason) => {
-            return ids
-                .into_iter()
-                .map(|id| CheckResult {
-                    id,
-                    status: Status::Skip,
-                    duration_ms: 0.0,
-                    evidence: vec![reason.clone()],
-                })
-                .collect()
-        }
+        Err(reason) => return jobs.into_iter().map(|(id, _)| skip(id, &reason)).collect(),
     };
     let live = Live {
         plugin,
@@ -72,19 +113,67 @@ pub fn run_live(
         cli: &cli,
         options,
     };
-    let mut results: Vec<CheckResult> = entries
-        .iter()
-        .zip(&ids)
-        .map(|(entry, id)| timed(id, || live.resume_check(entry)))
-        .collect();
-    let first = entries.first().map(|e| &e.transcript);
-    results.push(timed(&check_id(target, MISSING_ID), || match first {
-        Some(t) => live.missing_id_check(t),
-        None => Err(vec![format!(
-            "{target} carries no corpus transcript, so no session can be written"
-        )]),
-    }));
-    results
+    jobs.iter().map(|(id, job)| live.run_job(id, job)).collect()
+}
+
+/// Runs one live check by id (`live/<target>/<corpus entry>` or `live/<target>/missing-id`), as
+/// a check process of the `conformance` binary does. An unknown id is a failed check naming the
+/// known ones.
+pub fn run_live_check(
+    plugin: &dyn Plugin,
+    id: &str,
+    corpus: &[Entry],
+    options: &LiveOptions,
+) -> CheckResult {
+    let target = id
+        .strip_prefix("live/")
+        .and_then(|rest| rest.split_once('/'))
+        .map(|(target, _)| target)
+        .unwrap_or_default();
+    let (target_manifest, recipe) = match live_target(plugin, target) {
+        Ok(found) => found,
+        Err(failed) => {
+            return CheckResult {
+                id: id.to_owned(),
+                ..failed
+            }
+        }
+    };
+    let all = LiveOptions {
+        only: Vec::new(),
+        ..options.clone()
+    };
+    let jobs = jobs(&target_manifest, corpus, &all);
+    let Some((_, job)) = jobs.iter().find(|(job_id, _)| job_id == id) else {
+        let known: Vec<&str> = jobs.iter().map(|(j, _)| j.as_str()).collect();
+        return fail_now(
+            id.to_owned(),
+            format!(
+                "no live check {id:?}; the live checks of {target} are: {}",
+                known.join(", ")
+            ),
+        );
+    };
+    match installed(&recipe, options) {
+        Err(reason) => skip(id.to_owned(), &reason),
+        Ok(cli) => Live {
+            plugin,
+            target: &target_manifest,
+            recipe: &recipe,
+            cli: &cli,
+            options,
+        }
+        .run_job(id, job),
+    }
+}
+
+fn skip(id: String, reason: &str) -> CheckResult {
+    CheckResult {
+        id,
+        status: Status::Skip,
+        duration_ms: 0.0,
+        evidence: vec![reason.to_owned()],
+    }
 }
 
 /// The live checks of one target over the built-in corpus.
@@ -182,6 +271,17 @@ impl Scene {
 }
 
 impl Live<'_> {
+    fn run_job(&self, id: &str, job: &Job<'_>) -> CheckResult {
+        timed(id, || match job {
+            Job::Resume(entry) => self.resume_check(entry),
+            Job::MissingId(Some(entry)) => self.missing_id_check(&entry.transcript),
+            Job::MissingId(None) => Err(vec![format!(
+                "{} carries no corpus transcript, so no session can be written",
+                self.name()
+            )]),
+        })
+    }
+
     fn name(&self) -> &str {
         &self.target.name
     }
