@@ -49,6 +49,7 @@ fn main() {
                 .map(|i| time(|| continue_pass(&source, &dir.path().join(format!("codex-{i}")))))
                 .collect(),
         );
+        phases(&source, &dir.path().join("codex-phases"));
         let floor_peak = peak_of("floor", &source);
         let cont_peak = peak_of("continue", &source);
         println!(
@@ -155,6 +156,44 @@ fn continue_pass(source: &Path, codex_root: &Path) {
     )
     .expect("continue");
     std::hint::black_box(done);
+}
+
+/// Where the time of one continuation goes (printed to stderr, for the docs).
+fn phases(source: &Path, codex_root: &Path) {
+    let root = StoreRoot::new(codex_root).expect("root");
+    let start = Instant::now();
+    let transcript = ClaudePlugin
+        .reader()
+        .read_path("claude-code", source)
+        .expect("read");
+    let read_source = start.elapsed();
+    let start = Instant::now();
+    let session = CodexPlugin
+        .writer()
+        .create(&root, "codex", &transcript, &CreateOptions::default())
+        .expect("create");
+    let write = start.elapsed();
+    let start = Instant::now();
+    let back = CodexPlugin
+        .reader()
+        .read(&root, "codex", &session.id)
+        .expect("read back");
+    let read_back = start.elapsed();
+    let start = Instant::now();
+    handoff_core::Comparison::for_target(&["openai".into()])
+        .diff(&transcript, &back)
+        .expect("equal");
+    let compare = start.elapsed();
+    let start = Instant::now();
+    CodexPlugin
+        .resumer()
+        .plan(&root, "codex", &session.id, "go on")
+        .expect("plan");
+    let plan = start.elapsed();
+    eprintln!(
+        "  phases: read source {:.0} ms, write {:.0} ms, read back {:.0} ms, compare {:.0} ms, plan {:.0} ms",
+        ms(read_source), ms(write), ms(read_back), ms(compare), ms(plan)
+    );
 }
 
 fn child(phase: &str, source: &Path) {

@@ -13,7 +13,10 @@ use serde_json::Value;
 const SAMPLE: &str = "examples/sessions/claude-code/4f6c2a8e-1b7d-4c3a-9e55-2d0f8a6b7c11.jsonl";
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
 }
 
 /// A configuration shared by every test of this run: certificates in one scratch directory, so the
@@ -56,18 +59,37 @@ fn stderr(out: &Output) -> String {
 }
 
 fn json(out: &Output) -> Value {
-    assert!(out.status.success(), "exit {:?}: {}", out.status.code(), stderr(out));
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        stderr(out)
+    );
     serde_json::from_slice(&out.stdout).expect("JSON on stdout")
 }
 
 fn read(target: &str, session: &str, root: &Path) -> Transcript {
-    let out = handoff(&["read", target, session, "--json", "--store-root", root.to_str().unwrap()]);
+    let out = handoff(&[
+        "read",
+        target,
+        session,
+        "--json",
+        "--store-root",
+        root.to_str().unwrap(),
+    ]);
     serde_json::from_value(json(&out)).expect("a transcript")
 }
 
 fn continue_json(from: &str, to: &str, root: &Path) -> Value {
     json(&handoff(&[
-        "continue", "--from", from, "--to", to, "--store-root", root.to_str().unwrap(), "--json",
+        "continue",
+        "--from",
+        from,
+        "--to",
+        to,
+        "--store-root",
+        root.to_str().unwrap(),
+        "--json",
     ]))
 }
 
@@ -103,7 +125,10 @@ fn targets_lists_the_built_ins_as_verified() {
         .filter_map(|l| l["target"].as_str())
         .collect();
     for target in ["claude-code", "anthropic-messages", "codex"] {
-        assert!(verified.contains(&target), "{target} not verified in {listing}");
+        assert!(
+            verified.contains(&target),
+            "{target} not verified in {listing}"
+        );
     }
 }
 
@@ -112,8 +137,14 @@ fn read_shows_roles_tool_calls_and_errors() {
     let out = handoff(&["read", "claude-code", SAMPLE]);
     assert!(out.status.success(), "{}", stderr(&out));
     let view = String::from_utf8_lossy(&out.stdout);
-    assert!(view.contains("→ Bash [toolu_01Ls0000000000000000001]"), "{view}");
-    assert!(view.contains("tool result [toolu_01Ct0000000000000000002]  ERROR"), "{view}");
+    assert!(
+        view.contains("→ Bash [toolu_01Ls0000000000000000001]"),
+        "{view}"
+    );
+    assert!(
+        view.contains("tool result [toolu_01Ct0000000000000000002]  ERROR"),
+        "{view}"
+    );
     assert!(view.contains("#6 assistant"), "{view}");
 }
 
@@ -142,7 +173,9 @@ fn claude_code_to_codex_and_back_reuses_the_same_ids() {
     let codex_path = first["session"]["path"].as_str().unwrap().to_owned();
     assert!(first["command"].as_str().unwrap().contains(&codex_id));
     let on_codex = read("codex", &codex_path, &codex_root);
-    Comparison::for_target(&["openai".into()]).diff(&source, &on_codex).unwrap();
+    Comparison::for_target(&["openai".into()])
+        .diff(&source, &on_codex)
+        .unwrap();
 
     // The conversation goes on in Claude Code; continuing again appends to the same Codex id.
     let more = two_more(&source);
@@ -151,7 +184,10 @@ fn claude_code_to_codex_and_back_reuses_the_same_ids() {
         .append(&claude, "claude-code", &origin.id, &more)
         .unwrap();
     let second = continue_json(&from_claude, "codex", &codex_root);
-    assert_eq!(second["action"], serde_json::json!({"kind": "appended", "events": 2}));
+    assert_eq!(
+        second["action"],
+        serde_json::json!({"kind": "appended", "events": 2})
+    );
     assert_eq!(second["session"]["id"], codex_id.as_str());
     let grown = read("codex", &codex_id, &codex_root);
     assert_eq!(grown.events.len(), source.events.len() + 2);
@@ -164,9 +200,15 @@ fn claude_code_to_codex_and_back_reuses_the_same_ids() {
     let claude_id = third["session"]["id"].as_str().unwrap().to_owned();
     let codex = StoreRoot::new(&codex_root).unwrap();
     let later = two_more(&grown);
-    CodexPlugin.writer().append(&codex, "codex", &codex_id, &later).unwrap();
+    CodexPlugin
+        .writer()
+        .append(&codex, "codex", &codex_id, &later)
+        .unwrap();
     let fourth = continue_json(&from_codex, "claude-code", &back_root);
-    assert_eq!(fourth["action"], serde_json::json!({"kind": "appended", "events": 2}));
+    assert_eq!(
+        fourth["action"],
+        serde_json::json!({"kind": "appended", "events": 2})
+    );
     assert_eq!(fourth["session"]["id"], claude_id.as_str());
     let on_claude = read("claude-code", &claude_id, &back_root);
     assert_eq!(on_claude.events.len(), source.events.len() + 4);
@@ -174,7 +216,11 @@ fn claude_code_to_codex_and_back_reuses_the_same_ids() {
 
 fn assert_fails(out: &Output, code: i32, message: &str) {
     assert_eq!(out.status.code(), Some(code), "{}", stderr(out));
-    assert!(stderr(out).contains(message), "stderr lacks {message:?}: {}", stderr(out));
+    assert!(
+        stderr(out).contains(message),
+        "stderr lacks {message:?}: {}",
+        stderr(out)
+    );
 }
 
 fn is_empty_or_missing(dir: &Path) -> bool {
@@ -186,8 +232,13 @@ fn an_unknown_target_is_a_usage_error() {
     let scratch = tempfile::tempdir().unwrap();
     let root = scratch.path().join("store");
     let out = handoff(&[
-        "continue", "--from", &format!("claude-code:{SAMPLE}"), "--to", "nosuch",
-        "--store-root", root.to_str().unwrap(),
+        "continue",
+        "--from",
+        &format!("claude-code:{SAMPLE}"),
+        "--to",
+        "nosuch",
+        "--store-root",
+        root.to_str().unwrap(),
     ]);
     assert_fails(&out, 2, "unknown target \"nosuch\"");
     assert!(stderr(&out).contains("known targets: anthropic-messages, claude-code, codex"));
@@ -197,7 +248,9 @@ fn an_unknown_target_is_a_usage_error() {
 #[test]
 fn a_malformed_session_names_file_and_line_and_writes_nothing() {
     let scratch = tempfile::tempdir().unwrap();
-    let bad = scratch.path().join("4f6c2a8e-1b7d-4c3a-9e55-2d0f8a6b7c11.jsonl");
+    let bad = scratch
+        .path()
+        .join("4f6c2a8e-1b7d-4c3a-9e55-2d0f8a6b7c11.jsonl");
     let mut lines: Vec<String> = std::fs::read_to_string(repo().join(SAMPLE))
         .unwrap()
         .lines()
@@ -207,8 +260,13 @@ fn a_malformed_session_names_file_and_line_and_writes_nothing() {
     std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
     let root = scratch.path().join("store");
     let out = handoff(&[
-        "continue", "--from", &format!("claude-code:{}", bad.display()), "--to", "codex",
-        "--store-root", root.to_str().unwrap(),
+        "continue",
+        "--from",
+        &format!("claude-code:{}", bad.display()),
+        "--to",
+        "codex",
+        "--store-root",
+        root.to_str().unwrap(),
     ]);
     assert_fails(&out, 1, &format!("{}:3", bad.display()));
     assert!(!root.join("sessions").exists());
@@ -218,10 +276,17 @@ fn a_malformed_session_names_file_and_line_and_writes_nothing() {
 fn a_missing_id_is_an_error() {
     let scratch = tempfile::tempdir().unwrap();
     let out = handoff(&[
-        "read", "codex", "01a229e6-0000-7000-8000-000000000000",
-        "--store-root", scratch.path().to_str().unwrap(),
+        "read",
+        "codex",
+        "01a229e6-0000-7000-8000-000000000000",
+        "--store-root",
+        scratch.path().to_str().unwrap(),
     ]);
-    assert_fails(&out, 1, "no session with id \"01a229e6-0000-7000-8000-000000000000\"");
+    assert_fails(
+        &out,
+        1,
+        "no session with id \"01a229e6-0000-7000-8000-000000000000\"",
+    );
 }
 
 #[test]
@@ -230,8 +295,13 @@ fn a_store_root_that_is_a_file_is_refused() {
     let file = scratch.path().join("not-a-dir");
     std::fs::write(&file, "x").unwrap();
     let out = handoff(&[
-        "continue", "--from", &format!("claude-code:{SAMPLE}"), "--to", "codex",
-        "--store-root", file.to_str().unwrap(),
+        "continue",
+        "--from",
+        &format!("claude-code:{SAMPLE}"),
+        "--to",
+        "codex",
+        "--store-root",
+        file.to_str().unwrap(),
     ]);
     assert_fails(&out, 2, "is not a directory");
     assert_eq!(std::fs::read(&file).unwrap(), b"x");
@@ -242,8 +312,15 @@ fn a_cwd_that_does_not_exist_is_refused_before_anything_is_written() {
     let scratch = tempfile::tempdir().unwrap();
     let root = scratch.path().join("store");
     let out = handoff(&[
-        "continue", "--from", &format!("claude-code:{SAMPLE}"), "--to", "codex",
-        "--store-root", root.to_str().unwrap(), "--cwd", "/no/such/dir",
+        "continue",
+        "--from",
+        &format!("claude-code:{SAMPLE}"),
+        "--to",
+        "codex",
+        "--store-root",
+        root.to_str().unwrap(),
+        "--cwd",
+        "/no/such/dir",
     ]);
     assert_fails(&out, 2, "--cwd /no/such/dir: no such directory");
     assert!(is_empty_or_missing(&root));
@@ -261,7 +338,11 @@ fn an_uncertified_plugin_file_is_not_offered() {
     let plugins = scratch.path().join("plugins");
     std::fs::create_dir(&plugins).unwrap();
     // Any file named like a plugin: the registry hashes it, finds no certificate, never opens it.
-    std::fs::write(plugins.join("libhandoff_reference_plugin.so"), b"\x7fELF not really").unwrap();
+    std::fs::write(
+        plugins.join("libhandoff_reference_plugin.so"),
+        b"\x7fELF not really",
+    )
+    .unwrap();
     let config = scratch.path().join("config.toml");
     std::fs::write(
         &config,

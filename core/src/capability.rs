@@ -303,6 +303,25 @@ pub trait Reader: Send + Sync {
     /// Reads a session file directly.
     fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError>;
 
+    /// Reads the session with this native id event by event, in order, handing each to `sink`
+    /// until it returns `false`. A reader that can stream overrides this so the continuation
+    /// engine verifies a long session without holding a second copy of it; the default reads the
+    /// whole transcript first.
+    fn read_each(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        id: &str,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        for event in self.read(root, target, id)?.events {
+            if !sink(event) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     /// Lists the sessions of a target, newest first.
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError>;
 }

@@ -165,20 +165,17 @@ pub fn continue_conversation(
         plugin
             .writer()
             .create(request.root, request.target, request.transcript, &options)?;
-    let verified = plugin
-        .reader()
-        .read(request.root, request.target, &session.id)
-        .map_err(ContinueError::from)
-        .and_then(|back| {
-            comparison
-                .diff(request.transcript, &back)
-                .map_err(|diff| ContinueError::Mismatch {
-                    target: request.target.to_owned(),
-                    id: session.id.clone(),
-                    diff,
-                    undo: "the new session was removed".into(),
-                })
-        });
+    let verified = verify(plugin, request, &session, &comparison).map_err(|e| match e {
+        ContinueError::Mismatch {
+            target, id, diff, ..
+        } => ContinueError::Mismatch {
+            target,
+            id,
+            diff,
+            undo: "the new session was removed".into(),
+        },
+        other => other,
+    });
     if let Err(e) = verified {
         if let Err(remove) = plugin
             .writer()
@@ -225,22 +222,8 @@ fn append_verified(
     let outcome = plugin
         .writer()
         .append(request.root, request.target, &session.id, suffix)
-        .and_then(|_| {
-            plugin
-                .reader()
-                .read(request.root, request.target, &session.id)
-        })
         .map_err(ContinueError::from)
-        .and_then(|back| {
-            comparison
-                .diff(request.transcript, &back)
-                .map_err(|diff| ContinueError::Mismatch {
-                    target: request.target.to_owned(),
-                    id: session.id.clone(),
-                    diff,
-                    undo: "the session's previous bytes were restored".into(),
-                })
-        });
+        .and_then(|_| verify(plugin, request, session, &comparison));
     match outcome {
         Ok(()) => {
             backup.discard();
@@ -253,6 +236,28 @@ fn append_verified(
             Err(e)
         }
     }
+}
+
+/// Reads `session` back event by event and compares it with the whole transcript, so a long
+/// session is never held twice.
+fn verify(
+    plugin: &dyn Plugin,
+    request: &ContinueRequest<'_>,
+    session: &SessionRef,
+    comparison: &crate::transcript::Comparison,
+) -> Result<(), ContinueError> {
+    let mut verifier = comparison.verifier(request.transcript);
+    plugin
+        .reader()
+        .read_each(request.root, request.target, &session.id, &mut |event| {
+            verifier.push(&event)
+        })?;
+    verifier.finish().map_err(|diff| ContinueError::Mismatch {
+        target: request.target.to_owned(),
+        id: session.id.clone(),
+        diff,
+        undo: "the session's previous bytes were restored".into(),
+    })
 }
 
 /// A copy of a session file on disk, beside the store's bookkeeping, so an append can be undone

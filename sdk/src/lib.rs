@@ -17,6 +17,7 @@
 
 pub use handoff_core::capability::*;
 pub use handoff_core::dialect;
+pub use handoff_core::live;
 pub use handoff_core::store::{self, atomic, lock, marker, StoreRoot};
 pub use handoff_core::transcript::{self, *};
 pub use serde_json;

@@ -122,68 +122,157 @@ impl Comparison {
         }
     }
 
+    /// The body as compared: `None` when the whole event is set aside.
+    fn normalise_body<'a>(&self, body: &'a Body) -> Option<Cow<'a, Body>> {
+        let Body::Assistant { content, origin } = body else {
+            return Some(Cow::Borrowed(body));
+        };
+        if self.portable_thinking.is_none() {
+            return Some(Cow::Borrowed(body));
+        }
+        let turn_maker = origin.as_ref().map(|o| o.provider.as_str());
+        let portable = |p: &AssistantPart| match p {
+            AssistantPart::Thinking(t) => self.keeps(
+                t.signature
+                    .as_ref()
+                    .map(|s| s.provider.as_str())
+                    .or(turn_maker),
+            ),
+            _ => true,
+        };
+        if content.iter().all(portable) {
+            return Some(Cow::Borrowed(body));
+        }
+        let content: Vec<_> = content.iter().filter(|p| portable(p)).cloned().collect();
+        (!content.is_empty()).then(|| {
+            Cow::Owned(Body::Assistant {
+                content,
+                origin: origin.clone(),
+            })
+        })
+    }
+
     fn normalise<'a>(&self, t: &'a Transcript) -> Vec<Normalised<'a>> {
-        let mut kept: Vec<(usize, &'a Event, Cow<'a, Body>)> = Vec::with_capacity(t.events.len());
-        for (i, event) in t.events.iter().enumerate() {
-            let body = match &event.body {
-                Body::Assistant { content, origin } if self.portable_thinking.is_some() => {
-                    let turn_maker = origin.as_ref().map(|o| o.provider.as_str());
-                    let portable = |p: &AssistantPart| match p {
-                        AssistantPart::Thinking(t) => self.keeps(
-                            t.signature
-                                .as_ref()
-                                .map(|s| s.provider.as_str())
-                                .or(turn_maker),
-                        ),
-                        _ => true,
-                    };
-                    if content.iter().all(portable) {
-                        Cow::Borrowed(&event.body)
-                    } else {
-                        let content: Vec<_> =
-                            content.iter().filter(|p| portable(p)).cloned().collect();
-                        if content.is_empty() {
-                            continue;
-                        }
-                        Cow::Owned(Body::Assistant {
-                            content,
-                            origin: origin.clone(),
-                        })
-                    }
-                }
-                _ => Cow::Borrowed(&event.body),
-            };
-            kept.push((i, event, body));
-        }
-        // Compactions are compared by the position of the event they replace, so ids may differ.
-        let mut position: HashMap<&str, usize> = HashMap::with_capacity(t.events.len());
-        let mut last_kept = None;
-        let mut k = kept.iter().peekable();
-        for (i, event) in t.events.iter().enumerate() {
-            if k.peek().is_some_and(|(ki, _, _)| *ki == i) {
-                last_kept = Some(last_kept.map_or(0, |n: usize| n + 1));
-                k.next();
-            }
-            if let Some(n) = last_kept {
-                position.insert(event.id.as_str(), n);
-            }
-        }
-        kept.into_iter()
-            .map(|(original_index, event, body)| {
-                let replaces = match body.as_ref() {
-                    Body::Compaction {
-                        replaces_through, ..
-                    } => position.get(replaces_through.as_str()).copied(),
-                    _ => None,
-                };
-                Normalised {
+        let mut positions = Positions::default();
+        let mut out = Vec::with_capacity(t.events.len());
+        for (original_index, event) in t.events.iter().enumerate() {
+            let body = self.normalise_body(&event.body);
+            if let Some(body) = body {
+                let replaces = positions.replaces(&body);
+                positions.kept(&event.id);
+                out.push(Normalised {
                     original_index,
                     event,
                     body,
                     replaces,
-                }
-            })
-            .collect()
+                });
+            } else {
+                positions.set_aside(&event.id);
+            }
+        }
+        out
+    }
+
+    /// A verifier that compares `expected` with events handed to it one at a time, so the other
+    /// side never has to be held whole (the continuation engine reads back with it).
+    pub fn verifier<'a>(&'a self, expected: &'a Transcript) -> Verifier<'a> {
+        Verifier {
+            comparison: self,
+            expected: self.normalise(expected),
+            next: 0,
+            seen: 0,
+            positions: Positions::default(),
+            difference: None,
+        }
+    }
+}
+
+/// Maps event ids to the position (among compared events) of the last compared event at or before
+/// them, so compactions compare by position. Holds ids only.
+#[derive(Default)]
+struct Positions {
+    last: Option<usize>,
+    by_id: HashMap<String, usize>,
+}
+
+impl Positions {
+    fn replaces(&self, body: &Body) -> Option<usize> {
+        match body {
+            Body::Compaction {
+                replaces_through, ..
+            } => self.by_id.get(replaces_through).copied(),
+            _ => None,
+        }
+    }
+
+    fn kept(&mut self, id: &str) {
+        let n = self.last.map_or(0, |n| n + 1);
+        self.last = Some(n);
+        self.by_id.insert(id.to_owned(), n);
+    }
+
+    fn set_aside(&mut self, id: &str) {
+        if let Some(n) = self.last {
+            self.by_id.insert(id.to_owned(), n);
+        }
+    }
+}
+
+/// Compares a transcript with a stream of events (see [`Comparison::verifier`]).
+pub struct Verifier<'a> {
+    comparison: &'a Comparison,
+    expected: Vec<Normalised<'a>>,
+    next: usize,
+    seen: usize,
+    positions: Positions,
+    difference: Option<Box<Difference>>,
+}
+
+impl Verifier<'_> {
+    /// Compares the next event; after the first difference, further events are ignored.
+    /// Returns whether the events so far are equal.
+    pub fn push(&mut self, event: &Event) -> bool {
+        if self.difference.is_some() {
+            return false;
+        }
+        let original_index = self.seen;
+        self.seen += 1;
+        let Some(body) = self.comparison.normalise_body(&event.body) else {
+            self.positions.set_aside(&event.id);
+            return true;
+        };
+        let replaces = self.positions.replaces(&body);
+        self.positions.kept(&event.id);
+        let got = Normalised {
+            original_index,
+            event,
+            body,
+            replaces,
+        };
+        let i = self.next;
+        self.next += 1;
+        match self.expected.get(i) {
+            Some(want) if *want == got => true,
+            Some(want) => {
+                self.difference = Some(Box::new(first_difference(i, want, &got)));
+                false
+            }
+            None => {
+                self.difference = Some(Box::new(missing(i, None, Some(&got))));
+                false
+            }
+        }
+    }
+
+    /// `Ok` when every expected event arrived, equal, and nothing more.
+    pub fn finish(self) -> Result<(), Box<Difference>> {
+        if let Some(d) = self.difference {
+            return Err(d);
+        }
+        match self.expected.get(self.next) {
+            Some(want) => Err(Box::new(missing(self.next, Some(want), None))),
+            None => Ok(()),
+        }
     }
 }
 
@@ -419,6 +508,37 @@ mod tests {
         assert_eq!(d.index, 1);
         let empty = Transcript::new(vec![]);
         assert_eq!(Comparison::exact().prefix_of(&empty, &whole).unwrap(), 0);
+    }
+
+    #[test]
+    fn the_verifier_agrees_with_diff() {
+        let compact = Event::new(
+            "c",
+            Timestamp::from_millis(3_000),
+            Body::Compaction {
+                summary: "s".into(),
+                replaces_through: "b".into(),
+            },
+        );
+        let a = Transcript::new(vec![user("a", "1"), user("b", "2"), compact]);
+        let cases = [
+            a.clone(),
+            Transcript::new(a.events[..2].to_vec()),
+            Transcript::new(vec![user("x", "1"), user("y", "other")]),
+            {
+                let mut longer = a.clone();
+                longer.events.push(user("d", "4"));
+                longer
+            },
+        ];
+        for other in &cases {
+            let cmp = Comparison::exact();
+            let mut v = cmp.verifier(&a);
+            for e in &other.events {
+                v.push(e);
+            }
+            assert_eq!(v.finish().err(), cmp.diff(&a, other).err());
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@ mod model;
 mod timestamp;
 mod validate;
 
-pub use equality::{Comparison, Difference};
+pub use equality::{Comparison, Difference, Verifier};
 pub use features::Feature;
 pub use model::{
     AssistantPart, Author, AuthorKind, Body, Event, Origin, Part, Signature, Thinking, ToolCall,
