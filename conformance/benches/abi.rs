@@ -91,15 +91,30 @@ fn quick<'a>(
     group
 }
 
+/// The plugins whose load time is measured (their release `.so` files).
+const PLUGINS: [&str; 3] = [
+    "handoff-reference-plugin",
+    "handoff-plugin-claude",
+    "handoff-plugin-codex",
+];
+
 fn load(c: &mut Criterion) {
-    let library = support::plugin_release("handoff-reference-plugin");
-    let size = std::fs::metadata(&library).unwrap().len();
-    eprintln!("reference plugin .so: {} bytes", size);
     let mut group = quick(c, "load");
-    group.bench_function("probe", |b| b.iter(|| loader::probe(&library).unwrap()));
-    // Every full load maps a new private copy that abi_stable never unloads: keep the count low.
-    group.measurement_time(Duration::from_millis(500));
-    group.bench_function("load", |b| b.iter(|| loader::load(&library).unwrap()));
+    for package in PLUGINS {
+        let library = support::plugin_release(package);
+        let size = std::fs::metadata(&library).unwrap().len();
+        eprintln!("{package}: {size} bytes");
+        group.measurement_time(Duration::from_secs(2));
+        group.bench_function(format!("{package}/probe"), |b| {
+            b.iter(|| loader::probe(&library).unwrap())
+        });
+        // Every full load maps a new private copy that abi_stable never unloads: keep the count
+        // low.
+        group.measurement_time(Duration::from_millis(500));
+        group.bench_function(format!("{package}/load"), |b| {
+            b.iter(|| loader::load(&library).unwrap())
+        });
+    }
     group.finish();
 }
 

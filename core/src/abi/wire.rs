@@ -175,4 +175,49 @@ mod tests {
         let back: WriterRequest<'static> = serde_json::from_str(&json).unwrap();
         assert_eq!(back.method(), "remove");
     }
+
+    /// serde_json's `arbitrary_precision` cannot read some numbers back through an internally
+    /// tagged enum; everything that crosses the boundary must survive it.
+    #[test]
+    fn numbers_survive_the_tagged_forms_that_cross() {
+        use crate::capability::ResumePlan;
+        let error = PluginError::NotCarried {
+            target: "t".into(),
+            index: 3,
+            event_id: "e3".into(),
+            feature: crate::transcript::Feature::Image,
+        };
+        assert_eq!(decode_error("p", "create", &encode_error(&error)), error);
+
+        let plan = ResumePlan::Request {
+            dialect: "anthropic-messages".into(),
+            body: serde_json::json!({"max_tokens": 1024, "temperature": 0.25, "big": 18446744073709551615u64}),
+        };
+        let back: ResumePlan =
+            serde_json::from_str(&serde_json::to_string(&plan).unwrap()).unwrap();
+        assert_eq!(back, plan);
+
+        let transcript: Transcript = serde_json::from_str(&format!(
+            r#"{{"schema": "{}", "events": [{{"id": "a1", "timestamp": "2023-11-14T22:13:20.123Z",
+                "body": {{"type": "assistant", "content": [{{"type": "tool_call", "id": "c1",
+                "name": "f", "arguments": {{"n": 123456789012345678901234567890, "x": 1.5e300,
+                "y": 0.1, "z": null}}}}]}}}}]}}"#,
+            crate::transcript::SCHEMA
+        ))
+        .unwrap();
+        let request = WriterRequest::Create {
+            root: Cow::Borrowed(Path::new("/store")),
+            target: Cow::Borrowed("t"),
+            transcript: Cow::Borrowed(&transcript),
+            options: Cow::Owned(CreateOptions::default()),
+        };
+        let json = serde_json::to_string(&request).unwrap();
+        let WriterRequest::Create {
+            transcript: back, ..
+        } = serde_json::from_str::<WriterRequest<'static>>(&json).unwrap()
+        else {
+            panic!("not a create")
+        };
+        assert_eq!(back.as_ref(), &transcript);
+    }
 }
