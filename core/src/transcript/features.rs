@@ -31,11 +31,17 @@ pub enum Feature {
     Compaction,
     /// Event authors (several people in one conversation).
     Author,
+    /// Text or thinking after a tool call inside one assistant turn (some CLIs move the calls to
+    /// the end of the turn).
+    TextAfterToolCall,
+    /// Numbers in tool arguments that a JavaScript reader would change: integers beyond 2^53,
+    /// and any number whose text is not how JavaScript prints its value (`1.0`, `1e5`).
+    PreciseNumbers,
 }
 
 impl Feature {
     /// Every feature, in a fixed order.
-    pub const ALL: [Feature; 11] = [
+    pub const ALL: [Feature; 13] = [
         Feature::Text,
         Feature::Image,
         Feature::ImageUrl,
@@ -47,6 +53,8 @@ impl Feature {
         Feature::ToolResultImage,
         Feature::Compaction,
         Feature::Author,
+        Feature::TextAfterToolCall,
+        Feature::PreciseNumbers,
     ];
 
     /// The snake_case name used in manifests and messages.
@@ -63,6 +71,8 @@ impl Feature {
             Feature::ToolResultImage => "tool_result_image",
             Feature::Compaction => "compaction",
             Feature::Author => "author",
+            Feature::TextAfterToolCall => "text_after_tool_call",
+            Feature::PreciseNumbers => "precise_numbers",
         }
     }
 }
@@ -92,6 +102,16 @@ impl Event {
                 }
             }
             Body::Assistant { content, .. } => {
+                let first_call = content
+                    .iter()
+                    .position(|p| matches!(p, AssistantPart::ToolCall(_)));
+                if first_call.is_some_and(|i| {
+                    content[i..]
+                        .iter()
+                        .any(|p| !matches!(p, AssistantPart::ToolCall(_)))
+                }) {
+                    add(Feature::TextAfterToolCall);
+                }
                 for part in content {
                     match part {
                         AssistantPart::Text { .. } => add(Feature::Text),
@@ -101,7 +121,12 @@ impl Event {
                                 add(Feature::ThinkingSignature);
                             }
                         }
-                        AssistantPart::ToolCall(_) => add(Feature::ToolCall),
+                        AssistantPart::ToolCall(call) => {
+                            add(Feature::ToolCall);
+                            if !js_preserves(&call.arguments) {
+                                add(Feature::PreciseNumbers);
+                            }
+                        }
                     }
                 }
             }
@@ -120,6 +145,55 @@ impl Event {
         }
         found.sort();
         found
+    }
+}
+
+/// Whether a JavaScript `JSON.parse` + `JSON.stringify` keeps every number of `value` as written.
+fn js_preserves(value: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) => {
+            let text = n.to_string();
+            n.as_f64().is_some_and(|v| js_number(v) == text)
+        }
+        Value::Array(items) => items.iter().all(js_preserves),
+        Value::Object(map) => map.values().all(js_preserves),
+        _ => true,
+    }
+}
+
+/// ECMAScript `Number::toString(v)` for a finite double: the shortest digits that round-trip,
+/// laid out as JavaScript does (plain up to 10^21, exponential beyond, `e+N` / `e-N`).
+pub(crate) fn js_number(v: f64) -> String {
+    if !v.is_finite() {
+        return "null".into();
+    }
+    if v == 0.0 {
+        return "0".into();
+    }
+    if v < 0.0 {
+        return format!("-{}", js_number(-v));
+    }
+    // Rust's `{:e}` prints the shortest round-trip digits: `d.ddde±x`.
+    let sci = format!("{v:e}");
+    let (mantissa, exp) = sci.split_once('e').expect("{:e} has an exponent");
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let k = digits.len() as i64;
+    let n = exp.parse::<i64>().expect("{:e} exponent is an integer") + 1;
+    if k <= n && n <= 21 {
+        format!("{digits}{}", "0".repeat((n - k) as usize))
+    } else if 0 < n && n <= 21 {
+        format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
+    } else if -6 < n && n <= 0 {
+        format!("0.{}{digits}", "0".repeat((-n) as usize))
+    } else {
+        let sign = if n - 1 < 0 { '-' } else { '+' };
+        let e = (n - 1).abs();
+        if k == 1 {
+            format!("{digits}e{sign}{e}")
+        } else {
+            format!("{}.{}e{sign}{e}", &digits[..1], &digits[1..])
+        }
     }
 }
 
@@ -156,6 +230,80 @@ impl Transcript {
 mod tests {
     use super::*;
     use crate::transcript::{Thinking, Timestamp};
+
+    #[test]
+    fn javascript_number_layout() {
+        for (v, js) in [
+            (0.0, "0"),
+            (1.0, "1"),
+            (-2.5, "-2.5"),
+            (3.141592653589793, "3.141592653589793"),
+            (1.5e-10, "1.5e-10"),
+            (1e21, "1e+21"),
+            (123456789012345678901.0, "123456789012345680000"),
+            (0.000001, "0.000001"),
+            (1e-7, "1e-7"),
+            (12345678901234567890123.0, "1.2345678901234568e+22"),
+        ] {
+            assert_eq!(js_number(v), js, "{v}");
+        }
+    }
+
+    #[test]
+    fn numbers_javascript_would_change_need_precise_numbers() {
+        let call = |args: &str| Event {
+            body: Body::Assistant {
+                content: vec![AssistantPart::ToolCall(crate::transcript::ToolCall {
+                    id: "c".into(),
+                    name: "f".into(),
+                    arguments: serde_json::from_str(args).unwrap(),
+                })],
+                origin: None,
+            },
+            ..Event::new(
+                "a",
+                Timestamp::from_millis(0),
+                Body::User { content: vec![] },
+            )
+        };
+        let needs = |args: &str| call(args).features().contains(&Feature::PreciseNumbers);
+        assert!(!needs(
+            r#"{"n": 42, "f": 0.5, "big": 9007199254740991, "x": [1.5e-10]}"#
+        ));
+        assert!(needs(r#"{"big": 12345678901234567890123}"#));
+        assert!(needs(r#"{"n": -9007199254740993}"#));
+        assert!(needs(r#"{"f": 1.0}"#));
+        assert!(needs(r#"{"f": 1e5}"#));
+    }
+
+    #[test]
+    fn text_after_a_tool_call_is_its_own_feature() {
+        let turn = |parts: Vec<AssistantPart>| {
+            Event::new(
+                "a",
+                Timestamp::from_millis(0),
+                Body::Assistant {
+                    content: parts,
+                    origin: None,
+                },
+            )
+            .features()
+            .contains(&Feature::TextAfterToolCall)
+        };
+        let call = || {
+            AssistantPart::ToolCall(crate::transcript::ToolCall {
+                id: "c".into(),
+                name: "f".into(),
+                arguments: serde_json::json!({}),
+            })
+        };
+        assert!(!turn(vec![AssistantPart::text("a"), call(), call()]));
+        assert!(turn(vec![
+            AssistantPart::text("a"),
+            call(),
+            AssistantPart::text("b")
+        ]));
+    }
 
     #[test]
     fn names_the_first_event_a_target_cannot_carry() {

@@ -64,6 +64,8 @@ impl CodexPlugin {
                 Feature::ToolResultImage,
                 Feature::Compaction,
                 Feature::Author,
+                Feature::TextAfterToolCall,
+                Feature::PreciseNumbers,
             ],
             thinking_from: vec![THINKING_PROVIDER.to_owned()],
             notes: vec![
