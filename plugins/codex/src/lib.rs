@@ -16,6 +16,7 @@ mod read;
 mod records;
 mod render;
 mod state_db;
+mod time;
 
 use std::path::Path;
 
@@ -225,9 +226,11 @@ impl Writer for CodexPlugin {
             locator: options.locator.clone(),
         };
         let written = atomic::create_new(&file, |out| {
+            let mut lines = render::Lines::new(out);
             let mut renderer = render::Renderer::new(transcript, cwd, &provider);
-            renderer.session_meta(out, &id, &started.to_rfc3339(), &marker)?;
-            renderer.events(out, 0)
+            renderer.session_meta(&mut lines, &id, &crate::time::format(started), &marker)?;
+            renderer.events(&mut lines, 0)?;
+            lines.finish()
         })
         .map_err(io_error(&file));
         let registered = written.and_then(|()| {
@@ -288,7 +291,10 @@ impl Writer for CodexPlugin {
             });
         }
         let previous_len = atomic::append(&path, |out| {
-            render::Renderer::new(&whole, &header.cwd, &header.model_provider).events(out, first)
+            let mut lines = render::Lines::new(out);
+            render::Renderer::new(&whole, &header.cwd, &header.model_provider)
+                .events(&mut lines, first)?;
+            lines.finish()
         })
         .map_err(io_error(&path))?;
         let created_ms = whole.events.first().map_or(0, |e| e.timestamp.millis());
@@ -341,6 +347,20 @@ impl Reader for CodexPlugin {
     fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
         Self::check_target(target)?;
         read::read_rollout(path)
+    }
+
+    /// Streams the rollout: each event goes to `sink` as soon as no later line can change it, so
+    /// the continuation engine verifies a long session without a second copy of it in memory.
+    fn read_each(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        id: &str,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        Self::check_target(target)?;
+        let path = layout::resolve(root, id)?;
+        read::read_each(&path, sink).map(drop)
     }
 
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {

@@ -6,7 +6,8 @@
 //! are recognised by the rule in [`is_injected`]; both are set aside. Every line must be a whole
 //! JSON record: a bad line is an error naming the file and its 1-based line, never skipped.
 
-use std::collections::{HashMap, HashSet};
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::BufRead;
 use std::path::Path;
 
@@ -14,7 +15,7 @@ use base64::Engine as _;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::{
     AssistantPart, Body, Event, Origin, Part, PluginError, Signature, Thinking, Timestamp,
-    ToolCall, Transcript,
+    ToolCall, Transcript, ValidationError,
 };
 use serde::Deserialize;
 
@@ -143,11 +144,27 @@ fn payload_as<'a, T: Deserialize<'a>>(
     })
 }
 
-/// Reads a whole rollout into a transcript, streaming it line by line.
+/// Reads a whole rollout into a transcript.
 pub fn read_rollout(path: &Path) -> Result<Transcript, PluginError> {
+    let mut events = Vec::new();
+    let header = read_each(path, &mut |event| {
+        events.push(event);
+        true
+    })?;
+    let mut transcript = Transcript::new(events);
+    transcript.cwd = Some(header.cwd);
+    Ok(transcript)
+}
+
+/// Reads a rollout line by line and hands each event to `sink` as soon as it is complete (until
+/// `sink` returns `false`). Only what later lines can still change is held: the event being built
+/// (more items of it may follow) and, until its turn ends, a tool result (an `item_completed`
+/// record may still mark it failed), with the events after it. Every event is checked against
+/// the structural rules of [`Transcript::validate`] before it is handed out.
+pub fn read_each(path: &Path, sink: &mut dyn FnMut(Event) -> bool) -> Result<Header, PluginError> {
     let file = std::fs::File::open(path).map_err(|e| PluginError::io(path, &e))?;
     let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
-    let mut state = ReadState::new(path);
+    let mut state = ReadState::new(path, sink);
     let mut buf = Vec::with_capacity(1 << 12);
     let mut n = 0usize;
     loop {
@@ -168,6 +185,13 @@ pub fn read_rollout(path: &Path) -> Result<Transcript, PluginError> {
             return Err(PluginError::malformed_line(path, n, None, "empty line"));
         }
         state.line(n, body)?;
+        if state.stopped {
+            break;
+        }
+        // Do not keep the memory of one huge line for the rest of the file.
+        if buf.capacity() > 1 << 20 {
+            buf = Vec::with_capacity(1 << 12);
+        }
     }
     if n == 0 {
         return Err(PluginError::Malformed {
@@ -178,6 +202,38 @@ pub fn read_rollout(path: &Path) -> Result<Transcript, PluginError> {
         });
     }
     state.finish()
+}
+
+/// Parses one line after the first: in one pass when it can, else the careful way, which names
+/// the field at fault.
+fn parse_line<'a>(
+    path: &Path,
+    n: usize,
+    bytes: &'a [u8],
+) -> Result<(Timestamp, PayloadIn<'a>), PluginError> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| PluginError::malformed_line(path, n, None, format!("not valid UTF-8: {e}")))?;
+    if let Ok(FastLine {
+        timestamp: Some(ts),
+        kind: Some(kind),
+        payload: Some(payload),
+    }) = serde_json::from_str::<FastLine<'a>>(text)
+    {
+        let payload = match payload {
+            FastPayload::Typed(payload) => Some(payload),
+            FastPayload::Raw(raw) => PayloadIn::from_raw(&kind, raw).ok(),
+        };
+        if let Some(payload) = payload {
+            let ts = crate::time::parse(&ts)
+                .map_err(|e| PluginError::malformed_line(path, n, Some("timestamp"), e))?;
+            return Ok((ts, payload));
+        }
+    }
+    let (ts, kind, raw) = envelope(path, n, bytes)?;
+    let payload = PayloadIn::from_raw(&kind, raw).map_err(|e| {
+        PluginError::malformed_line(path, n, Some("payload"), format!("unexpected shape: {e}"))
+    })?;
+    Ok((ts, payload))
 }
 
 /// How the events being built are grouped.
@@ -191,30 +247,56 @@ enum Group {
     Closed,
 }
 
-struct ReadState<'p> {
+/// An event not handed out yet, with the line it started on.
+struct Held {
+    line: usize,
+    event: Event,
+}
+
+struct ReadState<'p, 's> {
     path: &'p Path,
+    sink: &'s mut dyn FnMut(Event) -> bool,
+    /// The sink asked for no more events.
+    stopped: bool,
     header: Option<Header>,
     provider: String,
     model: Option<String>,
-    events: Vec<Event>,
+    /// Events not handed out yet; the last may still take items.
+    held: VecDeque<Held>,
+    /// How many events were handed out (the index of `held[0]`).
+    emitted: usize,
+    /// The index of the first tool result of the current turn that a later `item_completed`
+    /// may still mark failed; nothing from it on is handed out before the turn ends.
+    hold_from: Option<usize>,
     group: Group,
+    /// The id of the last event.
+    last_id: Option<String>,
     ids: HashSet<String>,
+    /// Calls an `item_completed` said failed.
     failed_calls: HashSet<String>,
-    call_results: HashMap<String, usize>,
+    /// Results of this turn by call id (their index), while they may still be marked failed.
+    open_results: HashMap<String, usize>,
+    rules: StructureCheck,
 }
 
-impl<'p> ReadState<'p> {
-    fn new(path: &'p Path) -> Self {
+impl<'p, 's> ReadState<'p, 's> {
+    fn new(path: &'p Path, sink: &'s mut dyn FnMut(Event) -> bool) -> Self {
         ReadState {
             path,
+            sink,
+            stopped: false,
             header: None,
             provider: THINKING_PROVIDER.to_owned(),
             model: None,
-            events: Vec::new(),
+            held: VecDeque::new(),
+            emitted: 0,
+            hold_from: None,
             group: Group::Closed,
+            last_id: None,
             ids: HashSet::new(),
             failed_calls: HashSet::new(),
-            call_results: HashMap::new(),
+            open_results: HashMap::new(),
+            rules: StructureCheck::default(),
         }
     }
 
@@ -228,53 +310,94 @@ impl<'p> ReadState<'p> {
             self.header = Some(header);
             return Ok(());
         }
-        let (ts, kind, payload) = envelope(path, n, bytes)?;
-        match kind.as_ref() {
-            "response_item" => {
-                let item: ItemIn<'_> = payload_as(path, n, payload)?;
-                self.item(n, ts, item)
-            }
-            "compacted" => {
-                let compacted: CompactedIn = payload_as(path, n, payload)?;
-                self.compacted(n, ts, compacted)
-            }
-            "turn_context" => {
-                let context: TurnContextIn = payload_as(path, n, payload)?;
-                if context.model.is_some() {
-                    self.model = context.model;
+        let (ts, payload) = parse_line(path, n, bytes)?;
+        match payload {
+            PayloadIn::ResponseItem(item) => self.item(n, ts, item)?,
+            PayloadIn::Compacted(compacted) => self.compacted(n, ts, compacted)?,
+            PayloadIn::TurnContext(context) => {
+                if let Some(model) = context.model {
+                    self.model = Some(model.into_owned());
                 }
-                Ok(())
             }
-            "event_msg" => {
-                let event: EventMsgIn<'_> = payload_as(path, n, payload)?;
-                if event.kind.as_deref() == Some("item_completed") {
+            PayloadIn::EventMsg(event) => match event.kind.as_deref() {
+                Some("item_completed") => {
                     if let Some(EventItemIn {
                         id: Some(id),
                         status: Some(status),
                     }) = event.item
                     {
                         if status == "failed" {
-                            self.failed_calls.insert(id);
+                            self.call_failed(id.into_owned());
                         }
                     }
                 }
-                Ok(())
-            }
-            // A second session_meta (a forked history's parent) is not history.
-            "session_meta" => Ok(()),
-            // Records that are not model history: world_state, token_usage_record, and record
-            // types of later Codex versions. Their envelope was checked above.
-            _ => Ok(()),
+                // A turn ends: its results can no longer change.
+                Some("task_started" | "task_complete" | "turn_aborted") => {
+                    self.open_results.clear();
+                    self.hold_from = None;
+                }
+                _ => {}
+            },
+            // A second session_meta (a forked history's parent) is not history, nor are
+            // world_state, token_usage_record and record types of later Codex versions. Their
+            // envelope was checked above.
+            PayloadIn::Other => {}
         }
+        self.release(false)
+    }
+
+    /// The CLI marks a failed tool only in an `item_completed` event: mark the result of the
+    /// call, whether it came before (by call id, for the rest of the file) or earlier in the
+    /// same turn.
+    fn call_failed(&mut self, call_id: String) {
+        if let Some(index) = self.open_results.get(&call_id) {
+            if let Some(Held {
+                event:
+                    Event {
+                        body: Body::ToolResult { is_error, .. },
+                        ..
+                    },
+                ..
+            }) = index
+                .checked_sub(self.emitted)
+                .and_then(|i| self.held.get_mut(i))
+            {
+                *is_error = true;
+            }
+        }
+        self.failed_calls.insert(call_id);
+    }
+
+    /// Hands out the events no later line can change (all of them when `all`).
+    fn release(&mut self, all: bool) -> Result<(), PluginError> {
+        let keep = if all { 0 } else { 1 };
+        while self.held.len() > keep && !self.stopped {
+            if self.hold_from.is_some_and(|from| self.emitted >= from) && !all {
+                break;
+            }
+            let Some(Held { line, event }) = self.held.pop_front() else {
+                break;
+            };
+            self.rules
+                .check(self.emitted, &event)
+                .map_err(|e| PluginError::Malformed {
+                    file: self.path.to_owned(),
+                    line: Some(line),
+                    field: Some(e.field.clone()),
+                    message: format!("the history is not a valid transcript: {e}"),
+                })?;
+            self.emitted += 1;
+            if !(self.sink)(event) {
+                self.stopped = true;
+            }
+        }
+        Ok(())
     }
 
     fn item(&mut self, n: usize, ts: Timestamp, item: ItemIn<'_>) -> Result<(), PluginError> {
         let path = self.path;
-        let kind = item
-            .kind
-            .as_deref()
-            .ok_or_else(|| missing(path, n, "payload.type"))?;
         let field_missing = |field: &str| missing(path, n, &format!("payload.{field}"));
+        let kind = item.kind.as_deref().ok_or_else(|| field_missing("type"))?;
         match kind {
             "message" => {
                 let role = item.role.as_deref().ok_or_else(|| field_missing("role"))?;
@@ -284,23 +407,19 @@ impl<'p> ReadState<'p> {
                         if item.tag.is_none() && is_injected(&item) {
                             return Ok(());
                         }
-                        let content = item
-                            .content
-                            .as_deref()
-                            .ok_or_else(|| field_missing("content"))?;
+                        let content = item.content.ok_or_else(|| field_missing("content"))?;
                         let parts = user_parts(path, n, content)?;
                         self.push(n, ts, item.tag, item.id, Body::User { content: parts })
                     }
                     "assistant" => {
-                        let content = item
-                            .content
-                            .as_deref()
-                            .ok_or_else(|| field_missing("content"))?;
+                        let content = item.content.ok_or_else(|| field_missing("content"))?;
+                        let empty = content.is_empty();
                         let mut parts = Vec::with_capacity(content.len());
-                        for (i, c) in content.iter().enumerate() {
+                        for (i, c) in content.into_iter().enumerate() {
                             match (c.kind.as_deref(), &c.text) {
-                                (Some("output_text" | "input_text"), Some(text)) => {
-                                    parts.push(AssistantPart::Text { text: text.clone() })
+                                (Some("output_text" | "input_text"), Some(_)) => {
+                                    let text = c.text.map(Cow::into_owned).unwrap_or_default();
+                                    parts.push(AssistantPart::Text { text })
                                 }
                                 (Some("refusal"), _) => {
                                     return Err(PluginError::malformed_line(
@@ -310,10 +429,10 @@ impl<'p> ReadState<'p> {
                                         "a refusal has no canonical form",
                                     ))
                                 }
-                                _ => return Err(bad_content(path, n, i, c)),
+                                _ => return Err(bad_content(path, n, i, &c)),
                             }
                         }
-                        self.push_assistant(n, ts, item.tag, item.id, parts, content.is_empty())
+                        self.push_assistant(n, ts, item.tag, item.id, parts, empty)
                     }
                     other => Err(PluginError::malformed_line(
                         path,
@@ -324,31 +443,36 @@ impl<'p> ReadState<'p> {
                 }
             }
             "reasoning" => {
-                let summary = item.summary.as_deref().unwrap_or_default();
-                let text = summary
-                    .iter()
-                    .filter_map(|s| s.text.as_deref())
-                    .collect::<Vec<_>>()
-                    .join("\n\n");
+                let summary = item.summary.unwrap_or_default();
+                let mut texts = summary.into_iter().filter_map(|s| s.text);
+                let text = match (texts.next(), texts.next()) {
+                    (None, _) => String::new(),
+                    (Some(only), None) => only.into_owned(),
+                    (Some(first), Some(second)) => {
+                        let mut all = format!("{first}\n\n{second}");
+                        for t in texts {
+                            all.push_str("\n\n");
+                            all.push_str(&t);
+                        }
+                        all
+                    }
+                };
                 let (signature_model, redacted) = match &item.tag {
                     Some(tag) => (tag.signature_model.clone(), tag.redacted),
                     None => (self.model.clone(), text.is_empty()),
                 };
-                let signature = item.encrypted_content.clone().map(|value| Signature {
+                let signature = item.encrypted_content.map(|value| Signature {
                     provider: THINKING_PROVIDER.to_owned(),
                     model: signature_model,
-                    value,
+                    value: value.into_owned(),
                     redacted,
                 });
                 let part = AssistantPart::Thinking(Thinking { text, signature });
                 self.push_assistant(n, ts, item.tag, item.id, vec![part], false)
             }
             "function_call" | "custom_tool_call" => {
-                let name = item.name.clone().ok_or_else(|| field_missing("name"))?;
-                let call_id = item
-                    .call_id
-                    .clone()
-                    .ok_or_else(|| field_missing("call_id"))?;
+                let name = item.name.ok_or_else(|| field_missing("name"))?;
+                let call_id = item.call_id.ok_or_else(|| field_missing("call_id"))?;
                 let arguments = if kind == "function_call" {
                     let text = item
                         .arguments
@@ -364,12 +488,14 @@ impl<'p> ReadState<'p> {
                     })?
                 } else {
                     serde_json::Value::String(
-                        item.input.clone().ok_or_else(|| field_missing("input"))?,
+                        item.input
+                            .ok_or_else(|| field_missing("input"))?
+                            .into_owned(),
                     )
                 };
                 let part = AssistantPart::ToolCall(ToolCall {
-                    id: call_id,
-                    name,
+                    id: call_id.into_owned(),
+                    name: name.into_owned(),
                     arguments,
                 });
                 self.push_assistant(n, ts, item.tag, item.id, vec![part], false)
@@ -377,16 +503,20 @@ impl<'p> ReadState<'p> {
             "function_call_output" | "custom_tool_call_output" => {
                 let call_id = item
                     .call_id
-                    .clone()
-                    .ok_or_else(|| field_missing("call_id"))?;
-                let content = match &item.output {
+                    .ok_or_else(|| field_missing("call_id"))?
+                    .into_owned();
+                let content = match item.output {
                     None => return Err(field_missing("output")),
-                    Some(OutputIn::Text(text)) => vec![Part::Text { text: text.clone() }],
+                    Some(OutputIn::Text(text)) => vec![Part::Text {
+                        text: text.into_owned(),
+                    }],
                     Some(OutputIn::Items(items)) => user_parts(path, n, items)?,
                 };
-                let is_error = item.tag.as_ref().is_some_and(|t| t.is_error);
-                let index = self.events.len();
-                self.call_results.insert(call_id.clone(), index);
+                let is_error = item.tag.as_ref().is_some_and(|t| t.is_error)
+                    || self.failed_calls.contains(&call_id);
+                let index = self.emitted + self.held.len();
+                self.hold_from.get_or_insert(index);
+                self.open_results.insert(call_id.clone(), index);
                 self.push(
                     n,
                     ts,
@@ -414,12 +544,13 @@ impl<'p> ReadState<'p> {
         &mut self,
         n: usize,
         ts: Timestamp,
-        compacted: CompactedIn,
+        compacted: CompactedIn<'_>,
     ) -> Result<(), PluginError> {
         let path = self.path;
         let summary = compacted
             .message
-            .ok_or_else(|| missing(path, n, "payload.message"))?;
+            .ok_or_else(|| missing(path, n, "payload.message"))?
+            .into_owned();
         let replaces_through = match compacted
             .tag
             .as_ref()
@@ -435,8 +566,8 @@ impl<'p> ReadState<'p> {
                 ))
             }
             // Codex's own compaction replaces everything before it.
-            None => match self.events.last() {
-                Some(last) => last.id.clone(),
+            None => match &self.last_id {
+                Some(last) => last.clone(),
                 None => {
                     return Err(PluginError::malformed_line(
                         path,
@@ -465,19 +596,25 @@ impl<'p> ReadState<'p> {
         n: usize,
         ts: Timestamp,
         tag: Option<EventTag>,
-        item_id: Option<String>,
+        item_id: Option<Cow<'_, str>>,
         parts: Vec<AssistantPart>,
         empty_message: bool,
     ) -> Result<(), PluginError> {
-        let group = match &tag {
-            Some(t) => Group::Tagged(t.id.clone()),
-            None => Group::UntaggedAssistant,
+        let same_group = match (&tag, &self.group) {
+            (Some(t), Group::Tagged(open)) => t.id == *open,
+            (None, Group::UntaggedAssistant) => true,
+            _ => false,
         };
-        if group == self.group {
-            if let Some(Event {
-                body: Body::Assistant { content, .. },
+        if same_group {
+            // The open event is never handed out before the next one starts.
+            if let Some(Held {
+                event:
+                    Event {
+                        body: Body::Assistant { content, .. },
+                        ..
+                    },
                 ..
-            }) = self.events.last_mut()
+            }) = self.held.back_mut()
             {
                 if empty_message {
                     return Err(PluginError::malformed_line(
@@ -497,6 +634,7 @@ impl<'p> ReadState<'p> {
                 "an assistant item tagged with the id of a non-assistant event",
             ));
         }
+        let untagged = tag.is_none();
         let origin = match &tag {
             Some(t) => t.origin.clone(),
             None => Some(Origin {
@@ -515,7 +653,9 @@ impl<'p> ReadState<'p> {
                 origin,
             },
         )?;
-        self.group = group;
+        if untagged {
+            self.group = Group::UntaggedAssistant;
+        }
         Ok(())
     }
 
@@ -525,7 +665,7 @@ impl<'p> ReadState<'p> {
         n: usize,
         ts: Timestamp,
         tag: Option<EventTag>,
-        item_id: Option<String>,
+        item_id: Option<Cow<'_, str>>,
         body: Body,
     ) -> Result<(), PluginError> {
         let (id, author, group) = match tag {
@@ -545,44 +685,96 @@ impl<'p> ReadState<'p> {
             }
             None => {
                 let id = match item_id {
-                    Some(id) if !self.ids.contains(&id) => id,
+                    Some(id) if !self.ids.contains(id.as_ref()) => id.into_owned(),
                     _ => format!("line-{n}"),
                 };
                 self.ids.insert(id.clone());
                 (id, None, Group::Closed)
             }
         };
+        self.last_id = Some(id.clone());
         let mut event = Event::new(id, ts, body);
         event.author = author;
-        self.events.push(event);
+        self.held.push_back(Held { line: n, event });
         self.group = group;
         Ok(())
     }
 
-    fn finish(mut self) -> Result<Transcript, PluginError> {
-        let header = self.header.ok_or_else(|| PluginError::Malformed {
+    fn finish(mut self) -> Result<Header, PluginError> {
+        let header = self.header.take().ok_or_else(|| PluginError::Malformed {
             file: self.path.to_owned(),
             line: None,
             field: None,
             message: "no session_meta line".into(),
         })?;
-        // The CLI marks a failed tool only in an item_completed event; map it onto the result.
-        for call in &self.failed_calls {
-            if let Some(&i) = self.call_results.get(call) {
-                if let Body::ToolResult { is_error, .. } = &mut self.events[i].body {
-                    *is_error = true;
+        self.release(true)?;
+        Ok(header)
+    }
+}
+
+/// The structural rules of [`Transcript::validate`], checked one event at a time, so a streamed
+/// read refuses exactly what a whole read refuses. (Event ids are unique by construction here:
+/// the reader refuses a reused tagged id and gives untagged items unused ones.)
+#[derive(Default)]
+struct StructureCheck {
+    /// Call id → answered yet?
+    calls: HashMap<String, bool>,
+}
+
+impl StructureCheck {
+    fn check(&mut self, index: usize, event: &Event) -> Result<(), ValidationError> {
+        let fail = |field: String, message: String| ValidationError {
+            index,
+            event_id: event.id.clone(),
+            field,
+            message,
+        };
+        if event.id.is_empty() {
+            return Err(fail("id".into(), "event id is empty".into()));
+        }
+        match &event.body {
+            Body::Assistant { content, .. } => {
+                for (i, part) in content.iter().enumerate() {
+                    if let AssistantPart::ToolCall(call) = part {
+                        if call.id.is_empty() {
+                            return Err(fail(
+                                format!("body.content[{i}].id"),
+                                "tool call id is empty".into(),
+                            ));
+                        }
+                        if call.name.is_empty() {
+                            return Err(fail(
+                                format!("body.content[{i}].name"),
+                                "tool name is empty".into(),
+                            ));
+                        }
+                        if self.calls.insert(call.id.clone(), false).is_some() {
+                            return Err(fail(
+                                format!("body.content[{i}].id"),
+                                format!("tool call id {:?} is used twice", call.id),
+                            ));
+                        }
+                    }
                 }
             }
+            Body::ToolResult { call_id, .. } => match self.calls.get_mut(call_id.as_str()) {
+                None => {
+                    return Err(fail(
+                        "body.call_id".into(),
+                        format!("{call_id:?} answers no earlier tool call"),
+                    ))
+                }
+                Some(true) => {
+                    return Err(fail(
+                        "body.call_id".into(),
+                        format!("tool call {call_id:?} already has a result"),
+                    ))
+                }
+                Some(answered) => *answered = true,
+            },
+            Body::User { .. } | Body::Compaction { .. } => {}
         }
-        let mut transcript = Transcript::new(self.events);
-        transcript.cwd = Some(header.cwd);
-        transcript.validate().map_err(|e| PluginError::Malformed {
-            file: self.path.to_owned(),
-            line: None,
-            field: Some(e.field.clone()),
-            message: format!("the history is not a valid transcript: {e}"),
-        })?;
-        Ok(transcript)
+        Ok(())
     }
 }
 
@@ -616,7 +808,7 @@ pub fn is_injected(item: &ItemIn<'_>) -> bool {
     }
 }
 
-fn bad_content(path: &Path, n: usize, i: usize, c: &ContentIn) -> PluginError {
+fn bad_content(path: &Path, n: usize, i: usize, c: &ContentIn<'_>) -> PluginError {
     PluginError::malformed_line(
         path,
         n,
@@ -638,13 +830,17 @@ fn bad_content(path: &Path, n: usize, i: usize, c: &ContentIn) -> PluginError {
     )
 }
 
-fn user_parts(path: &Path, n: usize, content: &[ContentIn]) -> Result<Vec<Part>, PluginError> {
+fn user_parts(
+    path: &Path,
+    n: usize,
+    content: Vec<ContentIn<'_>>,
+) -> Result<Vec<Part>, PluginError> {
     let mut parts = Vec::with_capacity(content.len());
-    for (i, c) in content.iter().enumerate() {
+    for (i, c) in content.into_iter().enumerate() {
         match (c.kind.as_deref(), &c.text, &c.image_url) {
-            (Some("input_text" | "output_text"), Some(text), _) => {
-                parts.push(Part::Text { text: text.clone() })
-            }
+            (Some("input_text" | "output_text"), Some(_), _) => parts.push(Part::Text {
+                text: c.text.map(Cow::into_owned).unwrap_or_default(),
+            }),
             (Some("input_image"), _, Some(url)) => parts.push(image_part(url).map_err(|m| {
                 PluginError::malformed_line(
                     path,
@@ -653,7 +849,7 @@ fn user_parts(path: &Path, n: usize, content: &[ContentIn]) -> Result<Vec<Part>,
                     m,
                 )
             })?),
-            _ => return Err(bad_content(path, n, i, c)),
+            _ => return Err(bad_content(path, n, i, &c)),
         }
     }
     Ok(parts)

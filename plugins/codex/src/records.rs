@@ -8,6 +8,9 @@ use std::borrow::Cow;
 
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::{Author, Origin};
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -78,7 +81,7 @@ pub enum EventMsgOut<'a> {
     /// What the user typed (the listing needs one of these).
     UserMessage {
         message: Cow<'a, str>,
-        images: Vec<String>,
+        images: Vec<Cow<'a, str>>,
         local_images: [(); 0],
         text_elements: [(); 0],
     },
@@ -201,8 +204,12 @@ pub struct CompactedOut<'a> {
 
 // ---------------------------------------------------------------------------------------------
 // Read side.
+//
+// Strings borrow from the line where they have no escapes (`Cow`), so a string is copied at most
+// once on its way into the canonical event.
 
-/// A line with its payload left raw until its type is known.
+/// A line with its payload left raw until its type is known (the careful path, which names the
+/// field of any error; see [`FastLine`] for the one-pass path).
 #[derive(Deserialize)]
 pub struct LineIn<'a> {
     #[serde(borrow)]
@@ -211,6 +218,179 @@ pub struct LineIn<'a> {
     pub kind: Option<Cow<'a, str>>,
     #[serde(borrow)]
     pub payload: Option<&'a RawValue>,
+}
+
+/// The payload of a line, typed by the line's `type`.
+pub enum PayloadIn<'a> {
+    /// `response_item`.
+    ResponseItem(ItemIn<'a>),
+    /// `compacted`.
+    Compacted(CompactedIn<'a>),
+    /// `turn_context`.
+    TurnContext(TurnContextIn<'a>),
+    /// `event_msg`.
+    EventMsg(EventMsgIn<'a>),
+    /// Any other record type (not history; its payload is only checked to be JSON).
+    Other,
+}
+
+impl<'a> PayloadIn<'a> {
+    /// Parses a payload of record type `kind` from its own JSON text.
+    pub fn from_raw(kind: &str, raw: &'a RawValue) -> serde_json::Result<Self> {
+        let mut de = serde_json::Deserializer::from_str(raw.get());
+        let payload = PayloadSeed(kind).deserialize(&mut de)?;
+        de.end()?;
+        Ok(payload)
+    }
+}
+
+/// Deserialises the payload of a record of the given type.
+struct PayloadSeed<'k>(&'k str);
+
+impl<'de> DeserializeSeed<'de> for PayloadSeed<'_> {
+    type Value = PayloadIn<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        Ok(match self.0 {
+            "response_item" => PayloadIn::ResponseItem(ItemIn::deserialize(d)?),
+            "compacted" => PayloadIn::Compacted(CompactedIn::deserialize(d)?),
+            "turn_context" => PayloadIn::TurnContext(TurnContextIn::deserialize(d)?),
+            "event_msg" => PayloadIn::EventMsg(EventMsgIn::deserialize(d)?),
+            _ => {
+                IgnoredAny::deserialize(d)?;
+                PayloadIn::Other
+            }
+        })
+    }
+}
+
+/// A whole line parsed in one pass: when `type` comes before `payload` (as every writer puts
+/// it) the payload is parsed straight into its typed form. A line this cannot parse is parsed
+/// again the careful way ([`LineIn`]) to name the field at fault.
+pub struct FastLine<'a> {
+    pub timestamp: Option<Cow<'a, str>>,
+    pub kind: Option<Cow<'a, str>>,
+    pub payload: Option<FastPayload<'a>>,
+}
+
+/// A payload parsed in the one pass, or left raw because `type` came after it.
+pub enum FastPayload<'a> {
+    Typed(PayloadIn<'a>),
+    Raw(&'a RawValue),
+}
+
+enum LineField {
+    Timestamp,
+    Type,
+    Payload,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for LineField {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct FieldVisitor;
+        impl Visitor<'_> for FieldVisitor {
+            type Value = LineField;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<LineField, E> {
+                Ok(match v {
+                    "timestamp" => LineField::Timestamp,
+                    "type" => LineField::Type,
+                    "payload" => LineField::Payload,
+                    _ => LineField::Other,
+                })
+            }
+        }
+        d.deserialize_identifier(FieldVisitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for FastLine<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct LineVisitor;
+        impl<'de> Visitor<'de> for LineVisitor {
+            type Value = FastLine<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a rollout record")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<FastLine<'de>, A::Error> {
+                use serde::de::Error;
+                let mut line = FastLine {
+                    timestamp: None,
+                    kind: None,
+                    payload: None,
+                };
+                while let Some(field) = map.next_key::<LineField>()? {
+                    match field {
+                        LineField::Timestamp if line.timestamp.is_none() => {
+                            line.timestamp = Some(map.next_value::<BorrowedCow<'de>>()?.0)
+                        }
+                        LineField::Type if line.kind.is_none() => {
+                            line.kind = Some(map.next_value::<BorrowedCow<'de>>()?.0)
+                        }
+                        LineField::Payload if line.payload.is_none() => {
+                            line.payload = Some(match &line.kind {
+                                Some(kind) => FastPayload::Typed(
+                                    map.next_value_seed(PayloadSeed(kind.as_ref()))?,
+                                ),
+                                None => FastPayload::Raw(map.next_value()?),
+                            })
+                        }
+                        LineField::Other => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                        _ => return Err(A::Error::custom("duplicate field")),
+                    }
+                }
+                Ok(line)
+            }
+        }
+        d.deserialize_map(LineVisitor)
+    }
+}
+
+/// A `Cow<str>` that borrows whenever the text has no escapes.
+struct BorrowedCow<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for BorrowedCow<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(BorrowedCow(Cow::deserialize_borrowed(d)?))
+    }
+}
+
+/// Deserialising a `Cow<str>` that borrows when it can (serde's own `Cow` impl always copies).
+trait CowStr<'de>: Sized {
+    fn deserialize_borrowed<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error>;
+}
+
+impl<'de> CowStr<'de> for Cow<'de, str> {
+    fn deserialize_borrowed<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct CowVisitor;
+        impl<'de> Visitor<'de> for CowVisitor {
+            type Value = Cow<'de, str>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(v))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(v.to_owned()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(v))
+            }
+        }
+        d.deserialize_str(CowVisitor)
+    }
+}
+
+/// An optional string that borrows from the line when it has no escapes. (`#[serde(borrow)]`
+/// alone borrows only a bare `Cow`, never one inside an `Option`.)
+fn opt_cow<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, str>>, D::Error> {
+    Ok(Option::<BorrowedCow<'de>>::deserialize(d)?.map(|b| b.0))
 }
 
 /// The fields of `session_meta` this plugin reads.
@@ -225,27 +405,37 @@ pub struct SessionMetaIn {
 
 /// The fields of `turn_context` this plugin reads.
 #[derive(Deserialize)]
-pub struct TurnContextIn {
-    pub model: Option<String>,
+pub struct TurnContextIn<'a> {
+    #[serde(borrow, default, deserialize_with = "opt_cow")]
+    pub model: Option<Cow<'a, str>>,
 }
 
 /// A `response_item` payload, flat: which fields must be present depends on `type`.
 #[derive(Deserialize)]
 pub struct ItemIn<'a> {
-    #[serde(rename = "type", borrow)]
+    #[serde(rename = "type", borrow, default, deserialize_with = "opt_cow")]
     pub kind: Option<Cow<'a, str>>,
-    pub id: Option<String>,
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "opt_cow")]
+    pub id: Option<Cow<'a, str>>,
+    #[serde(borrow, default, deserialize_with = "opt_cow")]
     pub role: Option<Cow<'a, str>>,
-    pub content: Option<Vec<ContentIn>>,
-    pub summary: Option<Vec<ContentIn>>,
-    pub encrypted_content: Option<String>,
-    pub name: Option<String>,
-    pub arguments: Option<String>,
+    #[serde(borrow)]
+    pub content: Option<Vec<ContentIn<'a>>>,
+    #[serde(borrow)]
+    pub summary: Option<Vec<ContentIn<'a>>>,
+    #[serde(borrow, default, deserialize_with = "opt_cow")]
+    pub encrypted_content: Option<Cow<'a, str>>,
+    #[serde(borrow, default, deserialize_with = "opt_cow")]
+    pub name: Option<Cow<'a, str>>,
+    #[serde(borrow, default, deserialize_with = "opt_cow")]
+    pub arguments: Option<Cow<'a, str>>,
     /// `custom_tool_call` input (a freeform string).
-    pub input: Option<String>,
-    pub call_id: Option<String>,
-    pub output: Option<OutputIn>,
+    #[serde(borrow, default, deserialize_with = "opt_cow")]
+    pub input: Option<Cow<'a, str>>,
+    #[serde(borrow, default, deserialize_with = "opt_cow")]
+    pub call_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub output: Option<OutputIn<'a>>,
     /// Present on items the CLI wrote itself; tells harness-injected context from user text.
     pub internal_chat_message_metadata_passthrough: Option<PassthroughIn>,
     #[serde(rename = "x-handoff-event")]
@@ -254,19 +444,49 @@ pub struct ItemIn<'a> {
 
 /// A content item as read.
 #[derive(Deserialize)]
-pub struct ContentIn {
-    #[serde(rename = "type")]
-    pub kind: Option<String>,
-    pub text: Option<String>,
-    pub image_url: Option<String>,
+pub struct ContentIn<'a> {
+    #[serde(rename = "type", borrow, default, deserialize_with = "opt_cow")]
+    pub kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default, deserialize_with = "opt_cow")]
+    pub text: Option<Cow<'a, str>>,
+    #[serde(borrow, default, deserialize_with = "opt_cow")]
+    pub image_url: Option<Cow<'a, str>>,
 }
 
-/// A tool output as read.
-#[derive(Deserialize)]
-#[serde(untagged)]
-pub enum OutputIn {
-    Text(String),
-    Items(Vec<ContentIn>),
+/// A tool output as read: a string, or content items. (Hand-written rather than
+/// `#[serde(untagged)]`, which would buffer every output before parsing it.)
+pub enum OutputIn<'a> {
+    Text(Cow<'a, str>),
+    Items(Vec<ContentIn<'a>>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for OutputIn<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct OutputVisitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for OutputVisitor<'a> {
+            type Value = OutputIn<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or an array of content items")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(OutputIn::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(OutputIn::Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(OutputIn::Text(Cow::Owned(v)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(OutputIn::Items(items))
+            }
+        }
+        d.deserialize_any(OutputVisitor(std::marker::PhantomData))
+    }
 }
 
 /// The CLI's own metadata on an item.
@@ -291,25 +511,29 @@ pub struct ProvenanceIn {
     pub kind: Option<String>,
 }
 
-/// The fields of an `event_msg` this plugin reads (only failed items matter).
+/// The fields of an `event_msg` this plugin reads (turn boundaries and failed items).
 #[derive(Deserialize)]
 pub struct EventMsgIn<'a> {
-    #[serde(rename = "type", borrow)]
+    #[serde(rename = "type", borrow, default, deserialize_with = "opt_cow")]
     pub kind: Option<Cow<'a, str>>,
-    pub item: Option<EventItemIn>,
+    #[serde(borrow)]
+    pub item: Option<EventItemIn<'a>>,
 }
 
 /// `item_completed.item`.
 #[derive(Deserialize)]
-pub struct EventItemIn {
-    pub id: Option<String>,
-    pub status: Option<String>,
+pub struct EventItemIn<'a> {
+    #[serde(borrow, default, deserialize_with = "opt_cow")]
+    pub id: Option<Cow<'a, str>>,
+    #[serde(borrow, default, deserialize_with = "opt_cow")]
+    pub status: Option<Cow<'a, str>>,
 }
 
 /// A `compacted` payload as read.
 #[derive(Deserialize)]
-pub struct CompactedIn {
-    pub message: Option<String>,
+pub struct CompactedIn<'a> {
+    #[serde(borrow, default, deserialize_with = "opt_cow")]
+    pub message: Option<Cow<'a, str>>,
     #[serde(rename = "x-handoff-event")]
     pub tag: Option<EventTag>,
 }

@@ -102,13 +102,12 @@ impl<'t> Renderer<'t> {
     /// Writes the `session_meta` line.
     pub fn session_meta(
         &self,
-        out: &mut dyn Write,
+        out: &mut Lines<'_>,
         id: &str,
         timestamp: &str,
         marker: &handoff_sdk::marker::OwnershipMarker,
     ) -> io::Result<()> {
-        line(
-            out,
+        out.line(
             timestamp,
             "session_meta",
             SessionMetaOut {
@@ -125,7 +124,7 @@ impl<'t> Renderer<'t> {
     }
 
     /// Writes every event from `first` on, then closes the last turn.
-    pub fn events(&mut self, out: &mut dyn Write, first: usize) -> io::Result<()> {
+    pub fn events(&mut self, out: &mut Lines<'_>, first: usize) -> io::Result<()> {
         for event in &self.transcript.events[..first] {
             self.note_model(event);
         }
@@ -147,8 +146,8 @@ impl<'t> Renderer<'t> {
         }
     }
 
-    fn event(&mut self, out: &mut dyn Write, event: &'t Event) -> io::Result<()> {
-        let ts = event.timestamp.to_rfc3339();
+    fn event(&mut self, out: &mut Lines<'_>, event: &'t Event) -> io::Result<()> {
+        let ts = crate::time::format(event.timestamp);
         if matches!(event.body, Body::User { .. }) {
             self.close_turn(out)?;
         }
@@ -163,11 +162,15 @@ impl<'t> Renderer<'t> {
                     content: content.iter().map(content_item).collect(),
                     tag: Some(tag(event)),
                 };
-                line(out, &ts, "response_item", item)?;
-                let images = content
-                    .iter()
-                    .filter_map(|p| match content_item(p) {
-                        ContentOut::InputImage { image_url } => Some(image_url.into_owned()),
+                out.line(&ts, "response_item", &item)?;
+                let ItemOut::Message { content: items, .. } = item else {
+                    unreachable!("built as a message just above")
+                };
+                // The data URLs were made once, for the item; the copy takes them over.
+                let images = items
+                    .into_iter()
+                    .filter_map(|c| match c {
+                        ContentOut::InputImage { image_url } => Some(image_url),
                         _ => None,
                     })
                     .collect();
@@ -175,8 +178,7 @@ impl<'t> Renderer<'t> {
                     Part::Text { text } => Some(text.as_str()),
                     _ => None,
                 }));
-                line(
-                    out,
+                out.line(
                     &ts,
                     "event_msg",
                     EventMsgOut::UserMessage {
@@ -189,7 +191,7 @@ impl<'t> Renderer<'t> {
             }
             Body::Assistant { content, .. } => {
                 for item in assistant_items(event, content, true) {
-                    line(out, &ts, "response_item", item)?;
+                    out.line(&ts, "response_item", item)?;
                 }
                 let texts = content.iter().filter_map(|p| match p {
                     AssistantPart::Text { text } => Some(text.as_str()),
@@ -200,8 +202,7 @@ impl<'t> Renderer<'t> {
                     .iter()
                     .any(|p| matches!(p, AssistantPart::Text { .. }))
                 {
-                    line(
-                        out,
+                    out.line(
                         &ts,
                         "event_msg",
                         EventMsgOut::AgentMessage {
@@ -229,7 +230,7 @@ impl<'t> Renderer<'t> {
                     output,
                     tag: Some(tag),
                 };
-                line(out, &ts, "response_item", item)?;
+                out.line(&ts, "response_item", item)?;
             }
             Body::Compaction {
                 summary,
@@ -246,7 +247,7 @@ impl<'t> Renderer<'t> {
                     )?,
                     tag,
                 };
-                line(out, &ts, "compacted", payload)?;
+                out.line(&ts, "compacted", payload)?;
             }
         }
         if let Some(turn) = &mut self.turn {
@@ -305,10 +306,9 @@ impl<'t> Renderer<'t> {
         Ok(items)
     }
 
-    fn open_turn(&mut self, out: &mut dyn Write, ts: &str) -> io::Result<()> {
+    fn open_turn(&mut self, out: &mut Lines<'_>, ts: &str) -> io::Result<()> {
         let id = uuid::Uuid::now_v7().to_string();
-        line(
-            out,
+        out.line(
             ts,
             "event_msg",
             EventMsgOut::TaskStarted {
@@ -317,8 +317,7 @@ impl<'t> Renderer<'t> {
                 collaboration_mode_kind: "default",
             },
         )?;
-        line(
-            out,
+        out.line(
             ts,
             "turn_context",
             TurnContextOut {
@@ -338,10 +337,9 @@ impl<'t> Renderer<'t> {
         Ok(())
     }
 
-    fn close_turn(&mut self, out: &mut dyn Write) -> io::Result<()> {
+    fn close_turn(&mut self, out: &mut Lines<'_>) -> io::Result<()> {
         if let Some(turn) = self.turn.take() {
-            line(
-                out,
+            out.line(
                 &turn.last_timestamp,
                 "event_msg",
                 EventMsgOut::TaskComplete {
@@ -486,22 +484,34 @@ fn raw<T: Serialize>(value: &T) -> io::Result<Box<RawValue>> {
     serde_json::value::to_raw_value(value).map_err(io::Error::other)
 }
 
-/// Writes one record as one line. The record is serialised into a scratch buffer first and then
-/// written with one call: serde_json's many small writes stay monomorphic and cheap.
-fn line<P: Serialize>(
-    out: &mut dyn Write,
-    timestamp: &str,
-    kind: &'static str,
-    payload: P,
-) -> io::Result<()> {
-    thread_local! {
-        static SCRATCH: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(Vec::with_capacity(1 << 12));
+/// How many bytes of lines are gathered before they go to the file in one write.
+const FLUSH_AT: usize = 1 << 20;
+
+/// The lines being written: serialised into one large buffer (serde_json's many small writes
+/// stay monomorphic and cheap) that goes to the file in writes of about [`FLUSH_AT`] bytes.
+pub struct Lines<'o> {
+    out: &'o mut dyn Write,
+    buf: Vec<u8>,
+}
+
+impl<'o> Lines<'o> {
+    /// Lines written to `out`; call [`Lines::finish`] at the end.
+    pub fn new(out: &'o mut dyn Write) -> Self {
+        Lines {
+            out,
+            buf: Vec::with_capacity(FLUSH_AT + (1 << 16)),
+        }
     }
-    SCRATCH.with(|scratch| {
-        let mut buf = scratch.borrow_mut();
-        buf.clear();
+
+    /// Writes one record as one line.
+    pub fn line<P: Serialize>(
+        &mut self,
+        timestamp: &str,
+        kind: &'static str,
+        payload: P,
+    ) -> io::Result<()> {
         serde_json::to_writer(
-            &mut *buf,
+            &mut self.buf,
             &LineOut {
                 timestamp,
                 kind,
@@ -509,12 +519,16 @@ fn line<P: Serialize>(
             },
         )
         .map_err(io::Error::other)?;
-        buf.push(b'\n');
-        let written = out.write_all(&buf);
-        // Do not keep the memory of one huge line for the life of the thread.
-        if buf.capacity() > 1 << 20 {
-            *buf = Vec::with_capacity(1 << 12);
+        self.buf.push(b'\n');
+        if self.buf.len() >= FLUSH_AT {
+            self.out.write_all(&self.buf)?;
+            self.buf.clear();
         }
-        written
-    })
+        Ok(())
+    }
+
+    /// Writes what is left.
+    pub fn finish(self) -> io::Result<()> {
+        self.out.write_all(&self.buf)
+    }
 }
