@@ -47,6 +47,8 @@ fn claude_code() -> TargetManifest {
             "Images by URL are refused: Claude Code keeps images as base64 sources.".to_owned(),
             "A compaction must replace everything before it (Claude Code's compact boundary restarts the chain); it is written as a system compact_boundary record and an isCompactSummary user record.".to_owned(),
             "An empty transcript is refused: Claude Code cannot find a session without a message.".to_owned(),
+            "Measured with Claude Code 2.1.197: on resume it sends an assistant turn's tool calls after the turn's other blocks, so text written after a tool call in the same turn is stored and read back in order but replayed before the call.".to_owned(),
+            "Measured with Claude Code 2.1.197 (JavaScript): numbers in tool arguments that a double cannot hold exactly (e.g. 12345678901234567890123) are stored exactly but replayed rounded (1.2345678901234568e+22).".to_owned(),
             "Text after a tool call in one assistant turn is refused: Claude Code 2.1.197 moves the tool calls to the end of the turn when it resumes (seen by the live tier).".to_owned(),
             "Tool arguments with numbers JavaScript would change (integers beyond 2^53, `1.0`, `1e5`) are refused: Claude Code parses the session as JavaScript and sends 12345678901234567890123 as 1.2345678901234568e+22 (seen by the live tier).".to_owned(),
         ],

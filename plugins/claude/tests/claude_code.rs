@@ -443,6 +443,16 @@ fn resume_names_exactly_the_id_in_its_cwd() {
     assert_eq!(args, ["-p", "--resume", s.id.as_str(), "go on"]);
     assert_eq!(cwd.as_deref(), Some(Path::new(CWD)));
     assert!(close_stdin);
+    let ResumePlan::Command { args, .. } = ClaudePlugin
+        .plan(&root, CLAUDE_CODE, &s.id, "-x is a prompt")
+        .unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!(
+        args,
+        ["-p", "--resume", s.id.as_str(), "--", "-x is a prompt"]
+    );
     let missing = ClaudePlugin
         .resolve(&root, CLAUDE_CODE, "00000000-0000-4000-8000-000000000000")
         .unwrap_err();

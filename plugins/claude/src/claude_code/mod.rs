@@ -138,6 +138,19 @@ pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
     layout::list(root)
 }
 
+/// `claude -p --resume <id> PROMPT`. A prompt that starts with `-` would be taken for an option
+/// (measured: `error: unknown option '--help me'`), so it goes after `--`; only then, because
+/// options after `--` are not honoured (measured: a trailing `--output-format json` was ignored),
+/// and callers append options to these arguments.
+fn resume_args(id: &str, prompt: &str) -> Vec<String> {
+    let mut args = vec!["-p".to_owned(), "--resume".to_owned(), id.to_owned()];
+    if prompt.starts_with('-') {
+        args.push("--".to_owned());
+    }
+    args.push(prompt.to_owned());
+    args
+}
+
 /// `claude -p --resume <id> PROMPT`, run in the session's cwd (Claude Code looks for the id only in
 /// that cwd's project folder).
 pub(crate) fn plan(root: &StoreRoot, id: &str, prompt: &str) -> Result<ResumePlan, PluginError> {
@@ -163,12 +176,7 @@ pub(crate) fn plan(root: &StoreRoot, id: &str, prompt: &str) -> Result<ResumePla
     }
     Ok(ResumePlan::Command {
         program: "claude".to_owned(),
-        args: vec![
-            "-p".into(),
-            "--resume".into(),
-            id.to_owned(),
-            prompt.to_owned(),
-        ],
+        args: resume_args(id, prompt),
         env: Vec::new(),
         cwd: Some(PathBuf::from(cwd)),
         close_stdin: true,

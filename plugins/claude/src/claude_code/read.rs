@@ -21,7 +21,7 @@ use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError, Timestamp, Transcript};
 use serde::Deserialize;
 
-use super::write::ChainState;
+use super::write::{calls_are_the_tail, ChainState};
 use crate::record::{default_origin, Extras};
 
 #[derive(Deserialize)]
@@ -525,9 +525,15 @@ fn assemble(path: &Path, mut nodes: Vec<Node>) -> Result<(Vec<Event>, ChainState
         .iter()
         .rposition(|e| !matches!(e.body, Body::ToolResult { .. }));
     if let Some(Body::Assistant { content, .. }) = tail.map(|t| &events[t].body) {
-        for part in content {
-            if let AssistantPart::ToolCall(c) = part {
-                chain.open_calls.insert(c.id.clone());
+        if calls_are_the_tail(
+            content
+                .iter()
+                .map(|p| matches!(p, AssistantPart::ToolCall(_))),
+        ) {
+            for part in content {
+                if let AssistantPart::ToolCall(c) = part {
+                    chain.open_calls.insert(c.id.clone());
+                }
             }
         }
     }

@@ -68,6 +68,22 @@ pub(crate) fn is_written(event: &Event) -> bool {
     }
 }
 
+/// Whether an assistant turn's blocks (true = a tool call) end in its calls, with nothing else
+/// after the first one. Only then do results hang on their own call records, as Claude Code writes
+/// them: a block after a call would otherwise be off the chain Claude Code walks on resume, and it
+/// would send the turn's blocks out of order (measured: text, call, text came back as text, text,
+/// call). Otherwise results follow the turn's last record, one after another.
+pub(crate) fn calls_are_the_tail(is_call: impl Iterator<Item = bool>) -> bool {
+    let mut seen_call = false;
+    for call in is_call {
+        if seen_call && !call {
+            return false;
+        }
+        seen_call |= call;
+    }
+    true
+}
+
 fn invalid(index: usize, event: &Event, field: &str, message: &str) -> PluginError {
     PluginError::InvalidTranscript(format!("event {index} ({}): {field}: {message}", event.id))
 }
@@ -319,6 +335,11 @@ pub(crate) fn write_events(
                     AssistantPart::ToolCall(c) => Some(c.id.as_str()),
                     _ => None,
                 });
+                let results_on_calls = calls_are_the_tail(
+                    blocks
+                        .iter()
+                        .map(|b| matches!(b, WireBlock::ToolUse { .. })),
+                );
                 // An empty turn is still one record (with empty content), so it reads back.
                 let records: Vec<Option<WireBlock<'_>>> = if blocks.is_empty() {
                     vec![None]
@@ -364,6 +385,9 @@ pub(crate) fn write_events(
                     r.extras = extras_of(&extras);
                     emit(out, &r)?;
                     state.prev = Some(uuid);
+                }
+                if !results_on_calls {
+                    state.open_calls.clear();
                 }
             }
             Body::ToolResult {
@@ -413,4 +437,17 @@ pub(crate) fn write_events(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::calls_are_the_tail;
+
+    #[test]
+    fn results_hang_on_calls_only_when_the_calls_end_the_turn() {
+        assert!(calls_are_the_tail([false, true, true].into_iter()));
+        assert!(calls_are_the_tail([false, false].into_iter()));
+        assert!(!calls_are_the_tail([false, true, false].into_iter()));
+        assert!(!calls_are_the_tail([true, false, true].into_iter()));
+    }
 }
