@@ -77,4 +77,19 @@ mod tests {
         let plain = format!("{MAPPED_ID_PREFIX}{}", URL_SAFE_NO_PAD.encode("abc"));
         assert_eq!(canonical_tool_id(&plain), plain);
     }
+
+    proptest::proptest! {
+        #[test]
+        fn every_id_maps_to_a_wire_id_and_back(id in "\\PC{1,80}") {
+            let wire = wire_tool_id(&id);
+            proptest::prop_assert!(is_wire_tool_id(&wire));
+            proptest::prop_assert_eq!(canonical_tool_id(&wire), id.as_str());
+        }
+
+        #[test]
+        fn wire_ids_read_as_themselves_unless_mapped(id in "[a-zA-Z0-9_-]{1,64}") {
+            proptest::prop_assume!(!id.starts_with(MAPPED_ID_PREFIX));
+            proptest::prop_assert_eq!(canonical_tool_id(&id), id.as_str());
+        }
+    }
 }

@@ -529,4 +529,95 @@ mod tests {
             (1, "body.content[0].arguments")
         );
     }
+
+    #[test]
+    fn parse_reads_back_what_render_wrote_by_placement() {
+        let image = Part::Image {
+            media_type: "image/png".into(),
+            data: vec![1, 2, 3],
+        };
+        let t = Transcript::new(vec![
+            ev(
+                "u",
+                Body::User {
+                    content: vec![Part::text("look"), image.clone()],
+                },
+            ),
+            ev(
+                "a",
+                Body::Assistant {
+                    content: vec![
+                        thinking("anthropic"),
+                        AssistantPart::text("x"),
+                        call("functions.ls:1"),
+                    ],
+                    origin: Some(Origin {
+                        provider: "anthropic".into(),
+                        model: Some("m1".into()),
+                        api: None,
+                    }),
+                },
+            ),
+            ev(
+                "r",
+                Body::ToolResult {
+                    call_id: "functions.ls:1".into(),
+                    content: vec![image, Part::text("out")],
+                    is_error: true,
+                },
+            ),
+            user("u2", "next"),
+        ]);
+        let r = render_with_placements(&t, &RenderOptions::default()).unwrap();
+        let parsed = super::super::parse(&r.body).unwrap();
+        for p in &r.placements {
+            let blocks =
+                &parsed.messages[p.message].blocks[p.first_block..p.first_block + p.blocks];
+            let original = &t.events[p.event_index].body;
+            let back = match original {
+                Body::User { .. } => Body::User {
+                    content: blocks
+                        .iter()
+                        .map(|b| b.clone().into_part().unwrap())
+                        .collect(),
+                },
+                Body::Assistant { origin, .. } => Body::Assistant {
+                    content: blocks
+                        .iter()
+                        .map(|b| b.clone().into_assistant_part().unwrap())
+                        .collect(),
+                    origin: origin.clone(),
+                },
+                _ => match &blocks[0] {
+                    crate::dialect::anthropic::ParsedBlock::ToolResult {
+                        call_id,
+                        content,
+                        is_error,
+                    } => Body::ToolResult {
+                        call_id: call_id.clone(),
+                        content: content.clone(),
+                        is_error: *is_error,
+                    },
+                    other => panic!("{other:?}"),
+                },
+            };
+            // The signature's model is the message's (unknown here), so compare with it cleared.
+            let clear = |b: &Body| {
+                let mut b = b.clone();
+                if let Body::Assistant { content, .. } = &mut b {
+                    for part in content {
+                        if let AssistantPart::Thinking(Thinking {
+                            signature: Some(s), ..
+                        }) = part
+                        {
+                            s.model = None;
+                        }
+                    }
+                }
+                b
+            };
+            assert_eq!(clear(&back), clear(original), "event {}", p.event_index);
+        }
+        assert_eq!(r.placements.len(), 4);
+    }
 }
