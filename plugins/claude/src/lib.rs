@@ -24,6 +24,26 @@ use handoff_sdk::{
 
 pub use manifest::{manifest, CLAUDE_CODE, CLAUDE_CODE_VERSION, MESSAGES, PLUGIN_NAME};
 
+/// Takes the writer lock of one session, so two appends never both continue from the same end
+/// (for `anthropic-messages`, a read-modify-replace, the second would drop the first's events).
+fn lock_session(
+    root: &StoreRoot,
+    target: &str,
+    id: &str,
+) -> Result<handoff_sdk::lock::Lock, PluginError> {
+    handoff_sdk::lock::Lock::acquire(
+        root,
+        &format!("claude-session\0{target}\0{id}"),
+        std::time::Duration::from_secs(10),
+    )
+    .map_err(|e| match e.kind() {
+        std::io::ErrorKind::WouldBlock => PluginError::Locked {
+            path: root.path().join(".handoff/locks"),
+        },
+        _ => PluginError::io(&root.path().join(".handoff/locks"), &e),
+    })
+}
+
 /// The Claude plugin: both targets behind the capability traits.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ClaudePlugin;

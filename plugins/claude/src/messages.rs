@@ -295,6 +295,7 @@ pub(crate) fn append(
     id: &str,
     events: &[Event],
 ) -> Result<SessionRef, PluginError> {
+    let _lock = crate::lock_session(root, MESSAGES, id)?;
     let (session, map) = owned(root, id)?;
     let marker: OwnershipMarker =
         serde_json::from_value(map[MARKER_KEY].clone()).expect("checked by owned");

@@ -98,6 +98,7 @@ pub(crate) fn append(
     id: &str,
     events: &[Event],
 ) -> Result<SessionRef, PluginError> {
+    let _lock = crate::lock_session(root, CLAUDE_CODE, id)?;
     let session = owned(root, id)?;
     let existing = read::read_session(&session.path)?;
     let from = existing.transcript.events.len();
