@@ -133,6 +133,26 @@ impl Reader for ClaudePlugin {
         }
     }
 
+    fn read_each(
+        &self,
+        root: &StoreRoot,
+        target_name: &str,
+        id: &str,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        match target(target_name)? {
+            Target::Code => claude_code::read_each(&claude_code::resolve(root, id)?.path, sink),
+            Target::Messages => {
+                for event in messages::read(&messages::resolve(root, id)?.path)?.events {
+                    if !sink(event) {
+                        break;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
     fn list(&self, root: &StoreRoot, target_name: &str) -> Result<Vec<SessionInfo>, PluginError> {
         match target(target_name)? {
             Target::Code => claude_code::list(root),

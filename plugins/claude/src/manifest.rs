@@ -1,6 +1,6 @@
 //! What the plugin declares: its targets, what each carries, and how the live tier runs Claude Code.
 
-use handoff_sdk::serde_json::{self, json};
+use handoff_sdk::live::LiveRecipe;
 use handoff_sdk::{Feature, Manifest, TargetKind, TargetManifest};
 
 /// The plugin name written into ownership markers.
@@ -47,12 +47,10 @@ fn claude_code() -> TargetManifest {
             "Images by URL are refused: Claude Code keeps images as base64 sources.".to_owned(),
             "A compaction must replace everything before it (Claude Code's compact boundary restarts the chain); it is written as a system compact_boundary record and an isCompactSummary user record.".to_owned(),
             "An empty transcript is refused: Claude Code cannot find a session without a message.".to_owned(),
-            "Measured with Claude Code 2.1.197: on resume it sends an assistant turn's tool calls after the turn's other blocks, so text written after a tool call in the same turn is stored and read back in order but replayed before the call.".to_owned(),
-            "Measured with Claude Code 2.1.197 (JavaScript): numbers in tool arguments that a double cannot hold exactly (e.g. 12345678901234567890123) are stored exactly but replayed rounded (1.2345678901234568e+22).".to_owned(),
             "Text after a tool call in one assistant turn is refused: Claude Code 2.1.197 moves the tool calls to the end of the turn when it resumes (seen by the live tier).".to_owned(),
             "Tool arguments with numbers JavaScript would change (integers beyond 2^53, `1.0`, `1e5`) are refused: Claude Code parses the session as JavaScript and sends 12345678901234567890123 as 1.2345678901234568e+22 (seen by the live tier).".to_owned(),
         ],
-        live: serde_json::from_value(live_recipe_json()).ok(),
+        live: Some(live_recipe()),
     }
 }
 
@@ -87,31 +85,33 @@ fn messages() -> TargetManifest {
     }
 }
 
-/// Claude Code 2.1.197 against a loopback fake provider (see live-oracles.md), as JSON in the shape
-/// of core's `LiveRecipe`. Built from JSON because the SDK does not re-export that type; the field
-/// type of `TargetManifest::live` picks it (a test checks the recipe is there).
-fn live_recipe_json() -> serde_json::Value {
-    json!({
-        "npm_package": "@anthropic-ai/claude-code",
-        "version": CLAUDE_CODE_VERSION,
-        "program": "claude",
-        "dialect": "anthropic-messages",
-        "store_root": ".claude",
-        "env": [
-            ["ANTHROPIC_BASE_URL", "{base_url}"],
-            ["ANTHROPIC_API_KEY", "dummy"],
-            ["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"],
-            ["DISABLE_AUTOUPDATER", "1"],
-            ["DISABLE_TELEMETRY", "1"]
+/// Claude Code 2.1.197 against a loopback fake provider (see live-oracles.md).
+fn live_recipe() -> LiveRecipe {
+    let env = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+    LiveRecipe {
+        npm_package: "@anthropic-ai/claude-code".to_owned(),
+        version: CLAUDE_CODE_VERSION.to_owned(),
+        program: "claude".to_owned(),
+        dialect: "anthropic-messages".to_owned(),
+        store_root: ".claude".to_owned(),
+        env: vec![
+            env("ANTHROPIC_BASE_URL", "{base_url}"),
+            env("ANTHROPIC_API_KEY", "dummy"),
+            env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+            env("DISABLE_AUTOUPDATER", "1"),
+            env("DISABLE_TELEMETRY", "1"),
         ],
-        "files": [],
-        "extra_args": ["--model", "claude-sonnet-4-5", "--output-format", "json"],
-        "injected": [
-            "a top-level system prompt (Claude Code's own instructions) and tool definitions",
-            "user text blocks wrapped in <system-reminder> (context, skills, agent listings) prepended to the first user message",
-            "a role:\"system\" message after the first user turn (agent listing)"
-        ]
-    })
+        files: Vec::new(),
+        // Options go after the plan's arguments; the plan keeps them honoured (see resume_args).
+        extra_args: ["--model", "claude-sonnet-4-5", "--output-format", "json"]
+            .map(str::to_owned)
+            .to_vec(),
+        injected: vec![
+            "a top-level system prompt (Claude Code's own instructions) and tool definitions".to_owned(),
+            "user text blocks wrapped in <system-reminder> (context, skills, agent listings) around the prompts".to_owned(),
+            "a role:\"system\" message after the first user turn (agent listing)".to_owned(),
+        ],
+    }
 }
 
 #[cfg(test)]
@@ -126,7 +126,7 @@ mod tests {
             .unwrap()
             .live
             .as_ref()
-            .expect("the recipe parses");
+            .expect("a CLI target has a recipe");
         assert_eq!(
             (live.program.as_str(), live.version.as_str()),
             ("claude", CLAUDE_CODE_VERSION)

@@ -548,3 +548,32 @@ fn unknown_target_is_named() {
     let err = ClaudePlugin.read(&root, "claude-desktop", "x").unwrap_err();
     assert!(matches!(err, PluginError::UnknownTarget { ref target } if target == "claude-desktop"));
 }
+
+#[test]
+fn read_each_streams_the_same_events_and_can_stop() {
+    let t = corpus::entry("parallel-tool-calls")
+        .unwrap()
+        .transcript
+        .clone();
+    let (_dir, root) = store();
+    let s = ClaudePlugin
+        .create(&root, CLAUDE_CODE, &t, &options())
+        .unwrap();
+    let whole = ClaudePlugin.read(&root, CLAUDE_CODE, &s.id).unwrap();
+    let mut streamed = Vec::new();
+    ClaudePlugin
+        .read_each(&root, CLAUDE_CODE, &s.id, &mut |e| {
+            streamed.push(e);
+            true
+        })
+        .unwrap();
+    assert_eq!(streamed, whole.events);
+    let mut first_two = Vec::new();
+    ClaudePlugin
+        .read_each(&root, CLAUDE_CODE, &s.id, &mut |e| {
+            first_two.push(e);
+            first_two.len() < 2
+        })
+        .unwrap();
+    assert_eq!(first_two, whole.events[..2]);
+}

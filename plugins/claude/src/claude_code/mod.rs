@@ -13,7 +13,7 @@ use handoff_sdk::{
 };
 
 pub(crate) use layout::resolve;
-pub(crate) use read::read;
+pub(crate) use read::{read, read_each};
 
 use crate::manifest::{manifest, CLAUDE_CODE, PLUGIN_NAME};
 use write::{precheck, write_events, ChainState, Session};

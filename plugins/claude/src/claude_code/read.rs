@@ -114,6 +114,39 @@ pub(crate) fn read(path: &Path) -> Result<Transcript, PluginError> {
 
 /// Reads a session file and where its chain stands.
 pub(crate) fn read_session(path: &Path) -> Result<Session, PluginError> {
+    let loaded = load(path)?;
+    let mut events = Vec::with_capacity(loaded.nodes.len());
+    let chain = assemble(path, loaded.nodes, &mut |e| {
+        events.push(e);
+        true
+    })?;
+    let mut transcript = Transcript::new(events);
+    transcript.cwd = loaded.cwd;
+    Ok(Session {
+        transcript,
+        session_id: loaded.session_id,
+        chain,
+    })
+}
+
+/// Reads a session file event by event, handing each to `sink` as soon as it is assembled (its
+/// content moves out of the parsed records then, so the session is never held twice).
+pub(crate) fn read_each(
+    path: &Path,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<(), PluginError> {
+    let loaded = load(path)?;
+    assemble(path, loaded.nodes, sink).map(drop)
+}
+
+struct Loaded {
+    nodes: Vec<Node>,
+    cwd: Option<String>,
+    session_id: Option<String>,
+}
+
+/// Streams the file into chain records.
+fn load(path: &Path) -> Result<Loaded, PluginError> {
     let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let mut nodes: Vec<Node> = Vec::new();
@@ -164,14 +197,48 @@ pub(crate) fn read_session(path: &Path) -> Result<Session, PluginError> {
             message: "the session file is empty".into(),
         });
     }
-    let (events, chain) = assemble(path, nodes)?;
-    let mut transcript = Transcript::new(events);
-    transcript.cwd = cwd;
-    Ok(Session {
-        transcript,
+    Ok(Loaded {
+        nodes,
+        cwd,
         session_id,
-        chain,
     })
+}
+
+/// Hands assembled events on, remembering what an append needs to continue the chain.
+struct Emitter<'s> {
+    sink: &'s mut dyn FnMut(Event) -> bool,
+    last_id: Option<String>,
+    /// The calls of the last assistant turn (when they end it), while only results followed it.
+    open_calls: Vec<String>,
+    stopped: bool,
+}
+
+impl Emitter<'_> {
+    fn emit(&mut self, event: Event) {
+        if self.stopped {
+            return;
+        }
+        self.last_id = Some(event.id.clone());
+        match &event.body {
+            Body::Assistant { content, .. } => {
+                self.open_calls.clear();
+                if calls_are_the_tail(
+                    content
+                        .iter()
+                        .map(|p| matches!(p, AssistantPart::ToolCall(_))),
+                ) {
+                    self.open_calls
+                        .extend(content.iter().filter_map(|p| match p {
+                            AssistantPart::ToolCall(c) => Some(c.id.clone()),
+                            _ => None,
+                        }));
+                }
+            }
+            Body::ToolResult { .. } => {}
+            _ => self.open_calls.clear(),
+        }
+        self.stopped = !(self.sink)(event);
+    }
 }
 
 /// Names the field at fault in a line that parsed as JSON but not as a record.
@@ -327,7 +394,11 @@ fn node_of(
 }
 
 /// Walks the chain and turns its records into events.
-fn assemble(path: &Path, mut nodes: Vec<Node>) -> Result<(Vec<Event>, ChainState), PluginError> {
+fn assemble(
+    path: &Path,
+    mut nodes: Vec<Node>,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<ChainState, PluginError> {
     let mut index: HashMap<String, usize> = HashMap::with_capacity(nodes.len());
     for (i, n) in nodes.iter().enumerate() {
         if let Some(first) = index.insert(n.uuid.clone(), i) {
@@ -423,13 +494,21 @@ fn assemble(path: &Path, mut nodes: Vec<Node>) -> Result<(Vec<Event>, ChainState
     }
 
     let mut consumed = vec![false; nodes.len()];
-    let mut events: Vec<Event> = Vec::with_capacity(path_nodes.len());
+    let mut out = Emitter {
+        sink,
+        last_id: None,
+        open_calls: Vec::new(),
+        stopped: false,
+    };
     let mut chain = ChainState {
         prev: Some(nodes[leaf].uuid.clone()),
         ..ChainState::default()
     };
     let mut boundary: Option<usize> = None;
     for &i in &path_nodes {
+        if out.stopped {
+            return Ok(chain);
+        }
         if consumed[i] {
             continue;
         }
@@ -440,7 +519,7 @@ fn assemble(path: &Path, mut nodes: Vec<Node>) -> Result<(Vec<Event>, ChainState
                 for &g in group {
                     consumed[g] = true;
                 }
-                events.push(assistant_event(path, &mut nodes, group, &mut chain)?);
+                out.emit(assistant_event(path, &mut nodes, group, &mut chain)?);
                 // Gather the results hanging below the turn's records, in file order.
                 let mut results = Vec::new();
                 let mut queue: Vec<usize> = group.to_vec();
@@ -455,7 +534,7 @@ fn assemble(path: &Path, mut nodes: Vec<Node>) -> Result<(Vec<Event>, ChainState
                 }
                 results.sort_unstable();
                 for r in results {
-                    user_events(path, &mut nodes[r], &mut events)?;
+                    user_events(path, &mut nodes[r], &mut out)?;
                 }
             }
             Kind::User { meta: true, .. } => consumed[i] = true,
@@ -464,7 +543,7 @@ fn assemble(path: &Path, mut nodes: Vec<Node>) -> Result<(Vec<Event>, ChainState
                 ..
             } => {
                 consumed[i] = true;
-                let Some(replaces) = events.last().map(|e| e.id.clone()) else {
+                let Some(replaces) = out.last_id.clone() else {
                     return Err(malformed(
                         path,
                         nodes[i].line,
@@ -507,11 +586,11 @@ fn assemble(path: &Path, mut nodes: Vec<Node>) -> Result<(Vec<Event>, ChainState
                     },
                 );
                 event.author = node.take_author();
-                events.push(event);
+                out.emit(event);
             }
             Kind::User { .. } => {
                 consumed[i] = true;
-                user_events(path, &mut nodes[i], &mut events)?;
+                user_events(path, &mut nodes[i], &mut out)?;
             }
             Kind::CompactBoundary { .. } => {
                 consumed[i] = true;
@@ -521,23 +600,8 @@ fn assemble(path: &Path, mut nodes: Vec<Node>) -> Result<(Vec<Event>, ChainState
         }
     }
     // The calls still open at the end: those of the last assistant turn, if only results follow.
-    let tail = events
-        .iter()
-        .rposition(|e| !matches!(e.body, Body::ToolResult { .. }));
-    if let Some(Body::Assistant { content, .. }) = tail.map(|t| &events[t].body) {
-        if calls_are_the_tail(
-            content
-                .iter()
-                .map(|p| matches!(p, AssistantPart::ToolCall(_))),
-        ) {
-            for part in content {
-                if let AssistantPart::ToolCall(c) = part {
-                    chain.open_calls.insert(c.id.clone());
-                }
-            }
-        }
-    }
-    Ok((events, chain))
+    chain.open_calls = out.open_calls.into_iter().collect();
+    Ok(chain)
 }
 
 fn assistant_event(
@@ -600,7 +664,7 @@ fn unsupported(b: &ParsedBlock) -> String {
 
 /// The events of one user record: each `tool_result` block its own event, each run of other
 /// blocks one user turn.
-fn user_events(path: &Path, node: &mut Node, events: &mut Vec<Event>) -> Result<(), PluginError> {
+fn user_events(path: &Path, node: &mut Node, out: &mut Emitter<'_>) -> Result<(), PluginError> {
     let Kind::User { blocks, .. } = &mut node.kind else {
         unreachable!("only user records hold results")
     };
@@ -647,7 +711,7 @@ fn user_events(path: &Path, node: &mut Node, events: &mut Vec<Event>) -> Result<
         };
         let mut event = Event::new(id, timestamp, body);
         event.author = node.extras.as_ref().and_then(|e| e.author.clone());
-        events.push(event);
+        out.emit(event);
     }
     Ok(())
 }
