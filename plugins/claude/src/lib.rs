@@ -10,6 +10,8 @@
 //! Both render and parse Anthropic content blocks with core's dialect module
 //! (`handoff_sdk::dialect::anthropic`), so the store, the wire and the live checks agree.
 
+#![deny(missing_docs)]
+
 mod claude_code;
 mod manifest;
 mod messages;
