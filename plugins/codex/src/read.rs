@@ -211,13 +211,12 @@ fn parse_line<'a>(
     n: usize,
     bytes: &'a [u8],
 ) -> Result<(Timestamp, PayloadIn<'a>), PluginError> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| PluginError::malformed_line(path, n, None, format!("not valid UTF-8: {e}")))?;
+    // from_slice checks UTF-8 as it goes (inside strings, the only place non-ASCII may be).
     if let Ok(FastLine {
         timestamp: Some(ts),
         kind: Some(kind),
         payload: Some(payload),
-    }) = serde_json::from_str::<FastLine<'a>>(text)
+    }) = serde_json::from_slice::<FastLine<'a>>(bytes)
     {
         let payload = match payload {
             FastPayload::Typed(payload) => Some(payload),
@@ -239,8 +238,8 @@ fn parse_line<'a>(
 /// How the events being built are grouped.
 #[derive(PartialEq)]
 enum Group {
-    /// Items tagged with this canonical event id.
-    Tagged(String),
+    /// Items tagged with the id of the open event (the last one held).
+    Tagged,
     /// Untagged assistant-side items (message, reasoning, call) of one model response.
     UntaggedAssistant,
     /// An event that takes no more items.
@@ -261,7 +260,8 @@ struct ReadState<'p, 's> {
     header: Option<Header>,
     provider: String,
     model: Option<String>,
-    /// Events not handed out yet; the last may still take items.
+    /// Events not handed out yet. The last is kept until the end: it may still take items, and
+    /// an untagged compaction replaces through it.
     held: VecDeque<Held>,
     /// How many events were handed out (the index of `held[0]`).
     emitted: usize,
@@ -269,8 +269,6 @@ struct ReadState<'p, 's> {
     /// may still mark failed; nothing from it on is handed out before the turn ends.
     hold_from: Option<usize>,
     group: Group,
-    /// The id of the last event.
-    last_id: Option<String>,
     ids: HashSet<String>,
     /// Calls an `item_completed` said failed.
     failed_calls: HashSet<String>,
@@ -292,7 +290,6 @@ impl<'p, 's> ReadState<'p, 's> {
             emitted: 0,
             hold_from: None,
             group: Group::Closed,
-            last_id: None,
             ids: HashSet::new(),
             failed_calls: HashSet::new(),
             open_results: HashMap::new(),
@@ -566,8 +563,8 @@ impl<'p, 's> ReadState<'p, 's> {
                 ))
             }
             // Codex's own compaction replaces everything before it.
-            None => match &self.last_id {
-                Some(last) => last.clone(),
+            None => match self.held.back() {
+                Some(last) => last.event.id.clone(),
                 None => {
                     return Err(PluginError::malformed_line(
                         path,
@@ -601,7 +598,7 @@ impl<'p, 's> ReadState<'p, 's> {
         empty_message: bool,
     ) -> Result<(), PluginError> {
         let same_group = match (&tag, &self.group) {
-            (Some(t), Group::Tagged(open)) => t.id == *open,
+            (Some(t), Group::Tagged) => self.held.back().is_some_and(|open| open.event.id == t.id),
             (None, Group::UntaggedAssistant) => true,
             _ => false,
         };
@@ -681,7 +678,7 @@ impl<'p, 's> ReadState<'p, 's> {
                         ),
                     ));
                 }
-                (tag.id.clone(), tag.author, Group::Tagged(tag.id))
+                (tag.id, tag.author, Group::Tagged)
             }
             None => {
                 let id = match item_id {
@@ -692,7 +689,6 @@ impl<'p, 's> ReadState<'p, 's> {
                 (id, None, Group::Closed)
             }
         };
-        self.last_id = Some(id.clone());
         let mut event = Event::new(id, ts, body);
         event.author = author;
         self.held.push_back(Held { line: n, event });

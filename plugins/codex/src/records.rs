@@ -537,3 +537,38 @@ pub struct CompactedIn<'a> {
     #[serde(rename = "x-handoff-event")]
     pub tag: Option<EventTag>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_pass_parse_types_the_payload_and_borrows_plain_strings() {
+        let line = br#"{"timestamp":"2026-11-30T00:41:47.198Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"a\nb","x-handoff-event":{"id":"e3"}}}"#;
+        let parsed: FastLine<'_> = serde_json::from_slice(line).unwrap();
+        assert!(matches!(parsed.timestamp, Some(Cow::Borrowed(_))));
+        assert!(matches!(parsed.kind.as_deref(), Some("response_item")));
+        let Some(FastPayload::Typed(PayloadIn::ResponseItem(item))) = parsed.payload else {
+            panic!("the payload was not typed in the one pass");
+        };
+        assert!(matches!(item.call_id, Some(Cow::Borrowed("call_1"))));
+        // An escaped string cannot borrow; it is unescaped once.
+        assert!(matches!(&item.output, Some(OutputIn::Text(Cow::Owned(t))) if t == "a\nb"));
+        assert_eq!(item.tag.map(|t| t.id).as_deref(), Some("e3"));
+    }
+
+    #[test]
+    fn a_payload_before_its_type_is_kept_raw_and_a_duplicate_field_fails() {
+        let line = br#"{"payload":{"model":"gpt-5"},"type":"turn_context","timestamp":"2026-11-30T00:41:47.198Z"}"#;
+        let parsed: FastLine<'_> = serde_json::from_slice(line).unwrap();
+        let Some(FastPayload::Raw(raw)) = parsed.payload else {
+            panic!("expected a raw payload");
+        };
+        let Ok(PayloadIn::TurnContext(context)) = PayloadIn::from_raw("turn_context", raw) else {
+            panic!("expected a turn_context");
+        };
+        assert_eq!(context.model.as_deref(), Some("gpt-5"));
+        let twice = br#"{"type":"event_msg","type":"compacted","payload":{}}"#;
+        assert!(serde_json::from_slice::<FastLine<'_>>(twice).is_err());
+    }
+}
