@@ -11,9 +11,15 @@ use handoff_sdk::{PluginError, SessionInfo, SessionRef, StoreRoot};
 
 use crate::manifest::{CLAUDE_CODE, PLUGIN_NAME};
 
-/// The project folder name for `cwd`: every character that is not an ASCII letter or digit becomes
-/// `-` (so `/home/dev/my.proj` is `-home-dev-my-proj`), as Claude Code names it. Claude Code is
-/// JavaScript, so a character outside the BMP (two UTF-16 units) becomes two dashes.
+/// The longest slug Claude Code 2.1.197 uses as is; a longer one is cut there and suffixed with a
+/// hash of the cwd (read from the CLI's bundle: `rtt=200`).
+const MAX_SLUG: usize = 200;
+
+/// The project folder name for `cwd`, as Claude Code 2.1.197 makes it: every character that is not
+/// an ASCII letter or digit becomes `-` (so `/home/dev/my.proj` is `-home-dev-my-proj`); Claude
+/// Code is JavaScript, so a character outside the BMP (two UTF-16 units) becomes two dashes. A slug
+/// longer than 200 is cut to 200, then `-` and the base-36 absolute value of the cwd's 32-bit
+/// string hash (`h = h * 31 + unit` over UTF-16 units) is added.
 pub(crate) fn slug(cwd: &str) -> String {
     let mut out = String::with_capacity(cwd.len());
     for c in cwd.chars() {
@@ -23,7 +29,34 @@ pub(crate) fn slug(cwd: &str) -> String {
             out.extend(std::iter::repeat_n('-', c.len_utf16()));
         }
     }
+    if out.len() > MAX_SLUG {
+        out.truncate(MAX_SLUG);
+        out.push('-');
+        out.push_str(&base36(u64::from(js_string_hash(cwd).unsigned_abs())));
+    }
     out
+}
+
+/// JavaScript's `h = (h << 5) - h + s.charCodeAt(i) | 0` over the UTF-16 units of `s`.
+fn js_string_hash(s: &str) -> i32 {
+    s.encode_utf16().fold(0i32, |h, unit| {
+        (h << 5).wrapping_sub(h).wrapping_add(i32::from(unit))
+    })
+}
+
+/// `n.toString(36)`.
+fn base36(mut n: u64) -> String {
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    loop {
+        out.push(DIGITS[(n % 36) as usize]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.reverse();
+    String::from_utf8(out).expect("ASCII digits")
 }
 
 pub(crate) fn projects_dir(root: &StoreRoot) -> PathBuf {
@@ -167,5 +200,24 @@ mod tests {
         assert_eq!(slug("/a/b.c_d e~f"), "-a-b-c-d-e-f");
         assert_eq!(slug("/ü"), "--");
         assert_eq!(slug("/😀"), "---");
+    }
+
+    #[test]
+    fn long_slugs_are_cut_and_hashed_like_claude_code() {
+        // Expected value computed by Claude Code 2.1.197's own function, run in node.
+        let cwd = format!(
+            "/home/dev/{}proj",
+            "very-long-directory-name-ü😀/".repeat(8)
+        );
+        let expected = format!(
+            "-home-dev-{}very-long-direct-38xytk",
+            "very-long-directory-name-----".repeat(6)
+        );
+        assert_eq!(slug(&cwd), expected);
+        assert_eq!(
+            slug(&"/a".repeat(100)).len(),
+            200,
+            "exactly 200 is kept as is"
+        );
     }
 }
