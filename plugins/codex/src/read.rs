@@ -7,7 +7,7 @@
 //! JSON record: a bad line is an error naming the file and its 1-based line, never skipped.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::io::BufRead;
 use std::path::Path;
 
@@ -21,6 +21,14 @@ use serde::Deserialize;
 
 use crate::records::*;
 use crate::THINKING_PROVIDER;
+
+/// The reader's sets and maps of ids: one insert per event, so a fast seeded hash (SipHash
+/// showed in profiles of long sessions).
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::quality::RandomState>;
+type HashSet<K> = std::collections::HashSet<K, foldhash::quality::RandomState>;
+
+/// Rollout bytes per event, roughly, to size the id set up front (too small only costs growth).
+const BYTES_PER_EVENT: u64 = 1024;
 
 /// What the first line says about a session.
 #[derive(Debug)]
@@ -163,8 +171,11 @@ pub fn read_rollout(path: &Path) -> Result<Transcript, PluginError> {
 /// the structural rules of [`Transcript::validate`] before it is handed out.
 pub fn read_each(path: &Path, sink: &mut dyn FnMut(Event) -> bool) -> Result<Header, PluginError> {
     let file = std::fs::File::open(path).map_err(|e| PluginError::io(path, &e))?;
+    let expected_events = file
+        .metadata()
+        .map_or(0, |m| (m.len() / BYTES_PER_EVENT).min(1 << 20)) as usize;
     let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
-    let mut state = ReadState::new(path, sink);
+    let mut state = ReadState::new(path, sink, expected_events);
     let mut buf = Vec::with_capacity(1 << 12);
     let mut n = 0usize;
     loop {
@@ -278,7 +289,7 @@ struct ReadState<'p, 's> {
 }
 
 impl<'p, 's> ReadState<'p, 's> {
-    fn new(path: &'p Path, sink: &'s mut dyn FnMut(Event) -> bool) -> Self {
+    fn new(path: &'p Path, sink: &'s mut dyn FnMut(Event) -> bool, expected_events: usize) -> Self {
         ReadState {
             path,
             sink,
@@ -290,9 +301,9 @@ impl<'p, 's> ReadState<'p, 's> {
             emitted: 0,
             hold_from: None,
             group: Group::Closed,
-            ids: HashSet::new(),
-            failed_calls: HashSet::new(),
-            open_results: HashMap::new(),
+            ids: HashSet::with_capacity_and_hasher(expected_events, Default::default()),
+            failed_calls: HashSet::default(),
+            open_results: HashMap::default(),
             rules: StructureCheck::default(),
         }
     }

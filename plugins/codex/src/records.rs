@@ -221,6 +221,8 @@ pub struct LineIn<'a> {
 }
 
 /// The payload of a line, typed by the line's `type`.
+// One lives on the stack per line; boxing the large variant would cost an allocation per line.
+#[allow(clippy::large_enum_variant)]
 pub enum PayloadIn<'a> {
     /// `response_item`.
     ResponseItem(ItemIn<'a>),
@@ -274,6 +276,7 @@ pub struct FastLine<'a> {
 }
 
 /// A payload parsed in the one pass, or left raw because `type` came after it.
+#[allow(clippy::large_enum_variant)]
 pub enum FastPayload<'a> {
     Typed(PayloadIn<'a>),
     Raw(&'a RawValue),
