@@ -42,8 +42,10 @@ pub fn validate(body: &Value) -> Result<(), RuleViolation> {
     check(body, true)
 }
 
-/// Validates a stored history that a new user message will follow: a trailing assistant message
-/// is allowed (even with tool calls still waiting for results), everything else is checked.
+/// Validates a stored history that more will follow: the last assistant turn's tool calls may
+/// still be waiting for (some of) their results, which the next user message will carry, and a
+/// trailing assistant message is allowed; everything else is checked. [`validate`] the request
+/// actually sent.
 pub fn validate_history(body: &Value) -> Result<(), RuleViolation> {
     check(body, false)
 }
@@ -421,8 +423,9 @@ fn check(body: &Value, final_request: bool) -> Result<(), RuleViolation> {
     }
     // A1: every tool_use has its result in the next message.
     for (i, m) in msgs.iter().enumerate().filter(|(_, m)| m.assistant) {
-        if i == last && !final_request {
-            continue; // the results will come with the next message
+        let tail = i == last || (i + 1 == last && !msgs[last].assistant);
+        if tail && !final_request {
+            continue; // the missing results can still come, merged into the next user message
         }
         for (j, id) in tool_uses(m) {
             let next_has = results_at
@@ -519,6 +522,16 @@ mod tests {
         ]});
         validate(&m).unwrap();
         validate_history(&json!([u(json!("hi")), a(json!([call("t1")]))])).unwrap();
+        let partial = json!([
+            u(json!("hi")),
+            a(json!([call("t1"), call("t2")])),
+            u(json!([res("t1")]))
+        ]);
+        validate_history(&partial).unwrap();
+        assert_eq!(
+            validate(&json!({ "messages": partial })).unwrap_err().rule,
+            "A1"
+        );
     }
 
     #[test]
