@@ -68,7 +68,8 @@ impl Config {
     }
 
     /// Where certificates live: the configuration, else beside the scratch store root the command
-    /// names (so a scratch run touches nothing else), else the user's cache directory.
+    /// names (so a scratch run touches nothing else), else `$XDG_DATA_HOME/handoff/certificates`
+    /// (where the `conformance` binary writes them too).
     pub fn certificate_dir(&self, store_root: Option<&Path>) -> Result<PathBuf, CliError> {
         if let Some(dir) = &self.certificate_dir {
             return Ok(dir.clone());
@@ -76,7 +77,7 @@ impl Config {
         if let Some(root) = store_root {
             return Ok(absolute(root)?.join(".handoff").join("certificates"));
         }
-        cache_home()
+        data_home()
             .map(|d| d.join("handoff").join("certificates"))
             .ok_or_else(|| {
                 CliError::Usage("no HOME: set certificate_dir in the configuration".into())
@@ -108,8 +109,8 @@ fn config_home() -> Option<PathBuf> {
     xdg("XDG_CONFIG_HOME", ".config")
 }
 
-fn cache_home() -> Option<PathBuf> {
-    xdg("XDG_CACHE_HOME", ".cache")
+fn data_home() -> Option<PathBuf> {
+    xdg("XDG_DATA_HOME", ".local/share")
 }
 
 /// The real store of each known CLI, honouring the CLI's own environment overrides; API
@@ -125,7 +126,7 @@ fn default_store_root(target: &str) -> Option<PathBuf> {
         "codex" => env("CODEX_HOME").or_else(|| home().map(|h| h.join(".codex"))),
         "pi" => env("PI_CODING_AGENT_DIR").or_else(|| home().map(|h| h.join(".pi").join("agent"))),
         "gemini-cli" => home().map(|h| h.join(".gemini")),
-        other => xdg("XDG_DATA_HOME", ".local/share").map(|d| d.join("handoff").join(other)),
+        other => data_home().map(|d| d.join("handoff").join(other)),
     }
 }
 
