@@ -77,6 +77,7 @@ pub struct Renderer<'t> {
     cwd: &'t str,
     provider: &'t str,
     turn: Option<OpenTurn<'t>>,
+    turn_ids: TurnIds,
     model: Cow<'t, str>,
 }
 
@@ -95,6 +96,7 @@ impl<'t> Renderer<'t> {
             cwd,
             provider,
             turn: None,
+            turn_ids: TurnIds::new(),
             model: Cow::Borrowed(FALLBACK_MODEL),
         }
     }
@@ -307,7 +309,7 @@ impl<'t> Renderer<'t> {
     }
 
     fn open_turn(&mut self, out: &mut Lines<'_>, ts: &str) -> io::Result<()> {
-        let id = uuid::Uuid::now_v7().to_string();
+        let id = self.turn_ids.next();
         out.line(
             ts,
             "event_msg",
@@ -349,6 +351,37 @@ impl<'t> Renderer<'t> {
             )?;
         }
         Ok(())
+    }
+}
+
+/// Turn ids: UUIDv7s of the current time, as Codex makes them. The random bits are drawn once per
+/// writer and a counter is folded into 56 of them, so ids stay unique within a session and a long
+/// session costs no random-number syscall per turn.
+struct TurnIds {
+    random: [u8; 10],
+    count: u64,
+}
+
+impl TurnIds {
+    fn new() -> Self {
+        let mut random = [0u8; 10];
+        random.copy_from_slice(&uuid::Uuid::new_v4().as_bytes()[..10]);
+        TurnIds { random, count: 0 }
+    }
+
+    fn next(&mut self) -> String {
+        let millis = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let mut bits = self.random;
+        // Bytes 3..10 are kept whole by the v7 layout (the rest lose version/variant bits).
+        for (b, c) in bits[3..].iter_mut().zip(&self.count.to_be_bytes()[1..]) {
+            *b ^= c;
+        }
+        self.count += 1;
+        uuid::Builder::from_unix_timestamp_millis(millis, &bits)
+            .into_uuid()
+            .to_string()
     }
 }
 
@@ -530,5 +563,21 @@ impl<'o> Lines<'o> {
     /// Writes what is left.
     pub fn finish(self) -> io::Result<()> {
         self.out.write_all(&self.buf)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn turn_ids_are_distinct_v7_uuids() {
+        let mut ids = TurnIds::new();
+        let all: std::collections::HashSet<String> = (0..100_000).map(|_| ids.next()).collect();
+        assert_eq!(all.len(), 100_000);
+        for id in all.iter().take(10) {
+            let uuid = uuid::Uuid::parse_str(id).unwrap();
+            assert_eq!(uuid.get_version_num(), 7, "{id}");
+        }
     }
 }
