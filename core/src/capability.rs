@@ -155,7 +155,9 @@ pub enum ResumePlan {
 
 /// Why a plugin call failed. Plain data, so it crosses the plugin boundary intact.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+// Adjacently tagged: an internally tagged enum cannot serialise its newtype variants (`Other`,
+// `InvalidTranscript`, `Path`), and every variant must cross the plugin boundary.
+#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
 pub enum PluginError {
     /// The plugin does not offer this target.
     #[error("unknown target {target:?}")]

@@ -5,6 +5,7 @@
 //! own copy of them). Every entry point runs behind `catch_unwind`; a panic comes back as
 //! [`PluginError::Panicked`] naming the plugin and the method, and the host lives on.
 
+use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
@@ -26,12 +27,7 @@ static PLUGIN_NAME: OnceLock<String> = OnceLock::new();
 pub fn root_module(make: fn() -> Box<dyn Plugin>, crate_name: &'static str) -> PluginModuleRef {
     let _ = MAKE.set(make);
     let _ = CRATE_NAME.set(crate_name);
-    // This library has its own copy of std and so its own panic hook: a panic is already
-    // returned to the host as `PluginError::Panicked`, so its location goes to the log bridge
-    // instead of being printed over the host's stderr.
-    std::panic::set_hook(Box::new(|info| {
-        tracing::debug!(target: "handoff::panic", "{info}");
-    }));
+    install_panic_hook();
     PluginModule {
         manifest_json,
         set_host_logger,
@@ -48,9 +44,34 @@ pub(crate) fn plugin_name() -> String {
         .unwrap_or_else(|| CRATE_NAME.get().copied().unwrap_or("plugin").to_owned())
 }
 
+thread_local! {
+    /// How many guarded calls this thread is inside.
+    static GUARDED: Cell<u32> = const { Cell::new(0) };
+}
+
+/// A panic inside a guarded call is returned to the host as `PluginError::Panicked`, so its
+/// location goes to the log bridge instead of being printed over the host's stderr. Any other
+/// panic goes to the hook that was there before.
+fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if GUARDED.with(Cell::get) > 0 {
+                tracing::debug!(target: "handoff::panic", "{info}");
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
 /// Runs `f`, turning a panic into [`PluginError::Panicked`].
 fn guarded<T>(method: &str, f: impl FnOnce() -> Result<T, PluginError>) -> Result<T, PluginError> {
-    match catch_unwind(AssertUnwindSafe(f)) {
+    GUARDED.with(|g| g.set(g.get() + 1));
+    let outcome = catch_unwind(AssertUnwindSafe(f));
+    GUARDED.with(|g| g.set(g.get() - 1));
+    match outcome {
         Ok(result) => result,
         Err(payload) => Err(PluginError::Panicked {
             plugin: plugin_name(),

@@ -220,4 +220,40 @@ mod tests {
         };
         assert_eq!(back.as_ref(), &transcript);
     }
+
+    #[test]
+    fn every_plugin_error_crosses_intact() {
+        use crate::store::PathError;
+        let errors = vec![
+            PluginError::UnknownTarget { target: "t".into() },
+            PluginError::NotFound {
+                target: "t".into(),
+                id: "x".into(),
+                searched: "/s".into(),
+            },
+            PluginError::InvalidTranscript("event 2: no id".into()),
+            PluginError::NotOwned { path: "/p".into() },
+            PluginError::Malformed {
+                file: "/f".into(),
+                line: Some(3),
+                field: Some("message.content".into()),
+                message: "not a string".into(),
+            },
+            PluginError::Path(PathError::BadName {
+                what: "session id".into(),
+                value: "../x".into(),
+                reason: "it contains a path separator".into(),
+            }),
+            PluginError::Io {
+                path: "/p".into(),
+                message: "denied".into(),
+            },
+            PluginError::Locked { path: "/p".into() },
+            PluginError::Other("anything else".into()),
+        ];
+        for error in errors {
+            let json = encode_error(&error);
+            assert_eq!(decode_error("p", "m", &json), error, "{json}");
+        }
+    }
 }
