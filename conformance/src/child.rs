@@ -204,10 +204,23 @@ fn signal_name(signal: i32) -> Option<&'static str> {
     })
 }
 
+/// The last `lines` non-empty lines of a log, read from its last 64 KiB only (a plugin may print
+/// without end).
 fn tail(path: &Path, lines: usize) -> Vec<String> {
-    let Ok(bytes) = std::fs::read(path) else {
+    use std::io::{Read, Seek, SeekFrom};
+    const WINDOW: u64 = 64 * 1024;
+    let Ok(mut file) = std::fs::File::open(path) else {
         return Vec::new();
     };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut bytes = Vec::new();
+    if file
+        .seek(SeekFrom::Start(len.saturating_sub(WINDOW)))
+        .is_err()
+        || file.take(WINDOW).read_to_end(&mut bytes).is_err()
+    {
+        return Vec::new();
+    }
     let text = String::from_utf8_lossy(&bytes);
     let all: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     all[all.len().saturating_sub(lines)..]
