@@ -2,6 +2,7 @@
 
 mod layout;
 mod read;
+mod record_in;
 mod write;
 
 use std::path::PathBuf;

@@ -13,48 +13,19 @@
 
 use std::collections::HashMap;
 use std::fs::File;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use handoff_sdk::dialect::anthropic::{parse_block, ParsedBlock};
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError, Timestamp, Transcript};
-use serde::Deserialize;
 
+use super::record_in::{FastContent, Record, Text};
 use super::write::{calls_are_the_tail, ChainState};
 use crate::record::{default_origin, Extras};
 
-#[derive(Deserialize)]
-struct RawRecord {
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    uuid: Option<String>,
-    #[serde(rename = "parentUuid")]
-    parent_uuid: Option<String>,
-    #[serde(rename = "logicalParentUuid")]
-    logical_parent_uuid: Option<String>,
-    #[serde(rename = "isSidechain")]
-    is_sidechain: Option<bool>,
-    #[serde(rename = "isMeta")]
-    is_meta: Option<bool>,
-    #[serde(rename = "isCompactSummary")]
-    is_compact_summary: Option<bool>,
-    subtype: Option<String>,
-    timestamp: Option<String>,
-    message: Option<RawMessage>,
-    cwd: Option<String>,
-    #[serde(rename = "sessionId")]
-    session_id: Option<String>,
-    handoff: Option<Extras>,
-}
-
-#[derive(Deserialize)]
-struct RawMessage {
-    id: Option<String>,
-    model: Option<String>,
-    content: Option<Value>,
-}
-
+#[cfg_attr(test, derive(Debug, PartialEq))]
 enum Kind {
     User {
         blocks: Vec<ParsedBlock>,
@@ -63,20 +34,22 @@ enum Kind {
         has_results: bool,
     },
     Assistant {
-        message_id: Option<String>,
-        model: Option<String>,
+        message_id: Option<Box<str>>,
+        /// An index into [`Loaded::models`]: a session names a model or two, on every record.
+        model: Option<u32>,
         blocks: Vec<ParsedBlock>,
     },
     CompactBoundary {
-        logical_parent: Option<String>,
+        logical_parent: Option<Box<str>>,
     },
     Other,
 }
 
 /// One chain record, kept small: a long session has tens of thousands of them.
+#[cfg_attr(test, derive(Debug, PartialEq))]
 struct Node {
-    uuid: String,
-    parent: Option<String>,
+    uuid: Box<str>,
+    parent: Option<Box<str>>,
     line: usize,
     sidechain: bool,
     kind: Kind,
@@ -109,14 +82,22 @@ fn malformed(
 
 /// Reads the transcript of the session file at `path`.
 pub(crate) fn read(path: &Path) -> Result<Transcript, PluginError> {
-    read_session(path).map(|s| s.transcript)
+    let loaded = load(path)?;
+    let mut events = Vec::with_capacity(loaded.nodes.len());
+    assemble(path, loaded.nodes, &loaded.models, false, &mut |e| {
+        events.push(e);
+        true
+    })?;
+    let mut transcript = Transcript::new(events);
+    transcript.cwd = loaded.cwd;
+    Ok(transcript)
 }
 
 /// Reads a session file and where its chain stands.
 pub(crate) fn read_session(path: &Path) -> Result<Session, PluginError> {
     let loaded = load(path)?;
     let mut events = Vec::with_capacity(loaded.nodes.len());
-    let chain = assemble(path, loaded.nodes, &mut |e| {
+    let chain = assemble(path, loaded.nodes, &loaded.models, true, &mut |e| {
         events.push(e);
         true
     })?;
@@ -136,24 +117,31 @@ pub(crate) fn read_each(
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<(), PluginError> {
     let loaded = load(path)?;
-    assemble(path, loaded.nodes, sink).map(drop)
+    assemble(path, loaded.nodes, &loaded.models, false, sink).map(drop)
 }
 
 struct Loaded {
     nodes: Vec<Node>,
     cwd: Option<String>,
     session_id: Option<String>,
+    /// The distinct `message.model`s of assistant records.
+    models: Vec<Box<str>>,
+    model_index: FastMap<Box<str>, u32>,
 }
 
 /// Streams the file into chain records.
 fn load(path: &Path) -> Result<Loaded, PluginError> {
     let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
-    let mut nodes: Vec<Node> = Vec::new();
+    let mut loaded = Loaded {
+        nodes: Vec::new(),
+        cwd: None,
+        session_id: None,
+        models: Vec::new(),
+        model_index: FastMap::default(),
+    };
     let mut buf = Vec::new();
     let mut line_no = 0;
-    let mut cwd: Option<String> = None;
-    let mut session_id: Option<String> = None;
     loop {
         buf.clear();
         let n = reader
@@ -172,21 +160,29 @@ fn load(path: &Path) -> Result<Loaded, PluginError> {
         if text.iter().all(u8::is_ascii_whitespace) {
             return Err(malformed(path, line_no, None, "empty line"));
         }
-        let raw: RawRecord = serde_json::from_slice(text).map_err(|e| {
-            let torn = if complete {
-                ""
-            } else {
-                " (the last line is torn: no final newline)"
-            };
-            malformed(
-                path,
-                line_no,
-                diagnose(text).as_deref(),
-                format!("{e}{torn}"),
-            )
-        })?;
-        if let Some(node) = node_of(path, line_no, raw, &mut cwd, &mut session_id)? {
-            nodes.push(node);
+        let node = match typed_record(text) {
+            Some(record) => node_of(path, line_no, record, &mut loaded)?,
+            // Not a record the typed path decodes (or not one at all): the general path decides,
+            // and names the field at fault.
+            None => {
+                let record: Record<'_, Value> = serde_json::from_slice(text).map_err(|e| {
+                    let torn = if complete {
+                        ""
+                    } else {
+                        " (the last line is torn: no final newline)"
+                    };
+                    malformed(
+                        path,
+                        line_no,
+                        diagnose(text).as_deref(),
+                        format!("{e}{torn}"),
+                    )
+                })?;
+                node_of(path, line_no, record, &mut loaded)?
+            }
+        };
+        if let Some(node) = node {
+            loaded.nodes.push(node);
         }
     }
     if line_no == 0 {
@@ -197,19 +193,26 @@ fn load(path: &Path) -> Result<Loaded, PluginError> {
             message: "the session file is empty".into(),
         });
     }
-    Ok(Loaded {
-        nodes,
-        cwd,
-        session_id,
-    })
+    Ok(loaded)
+}
+
+/// The line decoded on the typed path, if it can be (see [`super::record_in`]).
+fn typed_record(text: &[u8]) -> Option<Record<'_, FastContent>> {
+    // UTF-8 is checked once for the line, not once per string.
+    let text = std::str::from_utf8(text).ok()?;
+    serde_json::from_str(text).ok()
 }
 
 /// Hands assembled events on, remembering what an append needs to continue the chain.
 struct Emitter<'s> {
     sink: &'s mut dyn FnMut(Event) -> bool,
-    last_id: Option<String>,
-    /// The calls of the last assistant turn (when they end it), while only results followed it.
+    /// The id of the last event handed on (its buffer reused), once `emitted`.
+    last_id: String,
+    emitted: bool,
+    /// The calls of the last assistant turn (when they end it), while only results followed it;
+    /// kept only when `track_calls` (an append needs them, a plain read does not).
     open_calls: Vec<String>,
+    track_calls: bool,
     stopped: bool,
 }
 
@@ -218,7 +221,13 @@ impl Emitter<'_> {
         if self.stopped {
             return;
         }
-        self.last_id = Some(event.id.clone());
+        self.last_id.clear();
+        self.last_id.push_str(&event.id);
+        self.emitted = true;
+        if !self.track_calls {
+            self.stopped = !(self.sink)(event);
+            return;
+        }
         match &event.body {
             Body::Assistant { content, .. } => {
                 self.open_calls.clear();
@@ -284,14 +293,82 @@ fn diagnose(text: &[u8]) -> Option<String> {
     None
 }
 
-fn node_of(
+/// Message content as either path decodes it.
+trait Content {
+    /// The canonical blocks; thinking signatures name `signature_model`.
+    fn into_blocks(
+        self,
+        signature_model: Option<&str>,
+        path: &Path,
+        line: usize,
+    ) -> Result<Vec<ParsedBlock>, PluginError>;
+}
+
+impl Content for FastContent {
+    fn into_blocks(
+        self,
+        signature_model: Option<&str>,
+        _: &Path,
+        _: usize,
+    ) -> Result<Vec<ParsedBlock>, PluginError> {
+        let mut blocks = self.0;
+        if let Some(model) = signature_model {
+            for block in &mut blocks {
+                if let ParsedBlock::Thinking(t) = block {
+                    if let Some(sig) = &mut t.signature {
+                        sig.model = Some(model.to_owned());
+                    }
+                }
+            }
+        }
+        Ok(blocks)
+    }
+}
+
+impl Content for Value {
+    fn into_blocks(
+        self,
+        signature_model: Option<&str>,
+        path: &Path,
+        line: usize,
+    ) -> Result<Vec<ParsedBlock>, PluginError> {
+        match self {
+            Value::String(text) => Ok(vec![ParsedBlock::Text(text)]),
+            Value::Array(items) => {
+                let mut blocks = Vec::with_capacity(items.len());
+                for (i, item) in items.into_iter().enumerate() {
+                    blocks.push(parse_block(item, signature_model).map_err(|e| {
+                        let field = if e.field.is_empty() {
+                            format!("message.content[{i}]")
+                        } else {
+                            format!("message.content[{i}].{}", e.field)
+                        };
+                        malformed(path, line, Some(&field), e.message)
+                    })?);
+                }
+                Ok(blocks)
+            }
+            _ => Err(malformed(
+                path,
+                line,
+                Some("message.content"),
+                "expected a string or an array",
+            )),
+        }
+    }
+}
+
+fn boxed(text: Option<Text<'_>>) -> Option<Box<str>> {
+    text.map(|t| t.0.into_owned().into_boxed_str())
+}
+
+fn node_of<C: Content>(
     path: &Path,
     line: usize,
-    raw: RawRecord,
-    cwd: &mut Option<String>,
-    session_id: &mut Option<String>,
+    raw: Record<'_, C>,
+    loaded: &mut Loaded,
 ) -> Result<Option<Node>, PluginError> {
-    let kind = raw.kind.as_deref().unwrap_or("");
+    let kind = raw.kind.as_ref().map_or("", Text::as_str);
     let conversational = matches!(kind, "user" | "assistant" | "system");
     let Some(uuid) = raw.uuid else {
         if conversational {
@@ -306,17 +383,19 @@ fn node_of(
     };
     let sidechain = raw.is_sidechain.unwrap_or(false);
     if !sidechain && conversational {
-        if cwd.is_none() {
-            cwd.clone_from(&raw.cwd);
+        // Every record repeats them; only the first is kept.
+        if loaded.cwd.is_none() {
+            loaded.cwd = raw.cwd.map(|t| t.0.into_owned());
         }
-        if session_id.is_none() {
-            session_id.clone_from(&raw.session_id);
+        if loaded.session_id.is_none() {
+            loaded.session_id = raw.session_id.map(|t| t.0.into_owned());
         }
     }
     let timestamp = match (&raw.timestamp, conversational) {
-        (Some(t), _) => {
-            Some(Timestamp::parse(t).map_err(|e| malformed(path, line, Some("timestamp"), e))?)
-        }
+        (Some(t), _) => Some(
+            Timestamp::parse(t.as_str())
+                .map_err(|e| malformed(path, line, Some("timestamp"), e))?,
+        ),
         (None, true) => return Err(malformed(path, line, Some("timestamp"), "missing")),
         (None, false) => None,
     };
@@ -328,37 +407,13 @@ fn node_of(
             };
             let model = message.model;
             let signature_model = match extras.as_ref().and_then(|e| e.signature_model.as_ref()) {
-                Some(m) => m.clone(),
-                None => model.clone(),
+                Some(m) => m.as_deref(),
+                None => model.as_ref().map(Text::as_str),
             };
-            let blocks = match message.content {
-                Some(Value::String(text)) => vec![ParsedBlock::Text(text)],
-                Some(Value::Array(items)) => {
-                    let mut blocks = Vec::with_capacity(items.len());
-                    for (i, item) in items.into_iter().enumerate() {
-                        blocks.push(parse_block(item, signature_model.as_deref()).map_err(
-                            |e| {
-                                let field = if e.field.is_empty() {
-                                    format!("message.content[{i}]")
-                                } else {
-                                    format!("message.content[{i}].{}", e.field)
-                                };
-                                malformed(path, line, Some(&field), e.message)
-                            },
-                        )?);
-                    }
-                    blocks
-                }
-                Some(_) => {
-                    return Err(malformed(
-                        path,
-                        line,
-                        Some("message.content"),
-                        "expected a string or an array",
-                    ))
-                }
-                None => return Err(malformed(path, line, Some("message.content"), "missing")),
+            let Some(content) = message.content else {
+                return Err(malformed(path, line, Some("message.content"), "missing"));
             };
+            let blocks = content.into_blocks(signature_model, path, line)?;
             if kind == "user" {
                 let has_results = blocks
                     .iter()
@@ -370,21 +425,24 @@ fn node_of(
                     has_results,
                 }
             } else {
+                let model = model.map(|m| intern(loaded, m.as_str()));
                 Kind::Assistant {
-                    message_id: message.id,
+                    message_id: boxed(message.id),
                     model,
                     blocks,
                 }
             }
         }
-        "system" if raw.subtype.as_deref() == Some("compact_boundary") => Kind::CompactBoundary {
-            logical_parent: raw.logical_parent_uuid,
-        },
+        "system" if raw.subtype.as_ref().map(Text::as_str) == Some("compact_boundary") => {
+            Kind::CompactBoundary {
+                logical_parent: boxed(raw.logical_parent_uuid),
+            }
+        }
         _ => Kind::Other,
     };
     Ok(Some(Node {
-        uuid,
-        parent: raw.parent_uuid,
+        uuid: uuid.0.into_owned().into_boxed_str(),
+        parent: boxed(raw.parent_uuid),
         line,
         sidechain,
         kind: node_kind,
@@ -393,32 +451,169 @@ fn node_of(
     }))
 }
 
-/// Walks the chain and turns its records into events.
-fn assemble(
-    path: &Path,
-    mut nodes: Vec<Node>,
-    sink: &mut dyn FnMut(Event) -> bool,
-) -> Result<ChainState, PluginError> {
-    let mut index: HashMap<String, usize> = HashMap::with_capacity(nodes.len());
+/// The index of `model` in `loaded.models`, added if new.
+fn intern(loaded: &mut Loaded, model: &str) -> u32 {
+    if let Some(&i) = loaded.model_index.get(model) {
+        return i;
+    }
+    let i = loaded.models.len() as u32;
+    loaded.models.push(model.into());
+    loaded.model_index.insert(model.into(), i);
+    i
+}
+
+/// FxHash-style hashing for the reader's maps, keyed by one file's record uuids and message ids:
+/// SipHash's resistance to chosen keys buys little for a local file and was a fifth of the chain
+/// walk. Each map still gets its own random seed.
+#[derive(Clone, Copy)]
+struct FastHasher(u64);
+
+impl Default for FastHasher {
+    fn default() -> Self {
+        thread_local! {
+            static SEED: u64 = {
+                use std::hash::BuildHasher;
+                std::collections::hash_map::RandomState::new().hash_one(0u8)
+            };
+        }
+        FastHasher(SEED.with(|s| *s))
+    }
+}
+
+impl FastHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(w);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+
+/// Where a record's chain goes next.
+#[derive(Clone, Copy)]
+enum Link {
+    /// Nowhere: the root (or a compact boundary whose logical parent is not in the file).
+    Root,
+    /// To the record at this index.
+    To(u32),
+    /// To a `parentUuid` that is not in the file (an error if the conversation passes here).
+    Missing,
+}
+
+/// The file's records linked by index: the uuid strings are looked up once, here.
+struct Links {
+    /// Each record's next step towards the root.
+    up: Vec<Link>,
+    /// Streamed assistant turns of several records (by message id), in file order.
+    groups: Vec<Vec<u32>>,
+    /// Each record's index in `groups`, or `u32::MAX`.
+    group_of: Vec<u32>,
+}
+
+fn link(path: &Path, nodes: &[Node], sidechain: bool) -> Result<Links, PluginError> {
+    let mut index: FastMap<&str, u32> = FastMap::default();
+    index.reserve(nodes.len());
     for (i, n) in nodes.iter().enumerate() {
-        if let Some(first) = index.insert(n.uuid.clone(), i) {
+        if let Some(first) = index.insert(&n.uuid, i as u32) {
             return Err(malformed(
                 path,
                 n.line,
                 Some("uuid"),
                 format!(
                     "uuid {} repeats the record on line {}",
-                    n.uuid, nodes[first].line
+                    n.uuid, nodes[first as usize].line
                 ),
             ));
         }
     }
+    let up = nodes
+        .iter()
+        .map(|n| match (&n.parent, &n.kind) {
+            (Some(p), _) => index.get(&**p).map_or(Link::Missing, |&i| Link::To(i)),
+            (None, Kind::CompactBoundary { logical_parent }) => logical_parent
+                .as_deref()
+                .and_then(|p| index.get(p))
+                .map_or(Link::Root, |&i| Link::To(i)),
+            (None, _) => Link::Root,
+        })
+        .collect();
+    let mut by_message: FastMap<&str, Vec<u32>> = FastMap::default();
+    for (i, n) in nodes.iter().enumerate() {
+        if let (
+            Kind::Assistant {
+                message_id: Some(id),
+                ..
+            },
+            true,
+        ) = (&n.kind, n.sidechain == sidechain)
+        {
+            by_message.entry(id).or_default().push(i as u32);
+        }
+    }
+    let groups: Vec<Vec<u32>> = by_message.into_values().filter(|g| g.len() > 1).collect();
+    let mut group_of = vec![u32::MAX; nodes.len()];
+    for (n, g) in groups.iter().enumerate() {
+        for &r in g {
+            group_of[r as usize] = n as u32;
+        }
+    }
+    Ok(Links {
+        up,
+        groups,
+        group_of,
+    })
+}
+
+/// Walks the chain and turns its records into events; the chain state (call records, open calls)
+/// is gathered only when `want_chain`.
+fn assemble(
+    path: &Path,
+    mut nodes: Vec<Node>,
+    models: &[Box<str>],
+    want_chain: bool,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<ChainState, PluginError> {
     // The leaf: the last main-thread record; a file of sidechain records only is a subagent's.
-    let Some(leaf) = nodes
+    // (Checked before the links, as a uuid error needs records, and there are some.)
+    let leaf = nodes
         .iter()
         .rposition(|n| !n.sidechain)
-        .or(nodes.len().checked_sub(1))
-    else {
+        .or(nodes.len().checked_sub(1));
+    let sidechain = leaf.is_some_and(|l| nodes[l].sidechain);
+    let Links {
+        up,
+        groups,
+        group_of,
+    } = link(path, &nodes, sidechain)?;
+    let Some(leaf) = leaf else {
         return Err(PluginError::Malformed {
             file: path.to_owned(),
             line: None,
@@ -426,7 +621,6 @@ fn assemble(
             message: "the file holds no conversation records".into(),
         });
     };
-    let sidechain = nodes[leaf].sidechain;
 
     let mut on_path = vec![false; nodes.len()];
     let mut path_nodes = Vec::new();
@@ -442,66 +636,55 @@ fn assemble(
         }
         on_path[i] = true;
         path_nodes.push(i);
-        let n = &nodes[i];
-        cursor = match (&n.parent, &n.kind) {
-            (Some(p), _) => Some(*index.get(p).ok_or_else(|| {
-                malformed(
+        cursor = match up[i] {
+            Link::To(p) => Some(p as usize),
+            Link::Root => None,
+            Link::Missing => {
+                let n = &nodes[i];
+                return Err(malformed(
                     path,
                     n.line,
                     Some("parentUuid"),
-                    format!("{p} is not a record of this file"),
-                )
-            })?),
-            (None, Kind::CompactBoundary { logical_parent }) => {
-                logical_parent.as_ref().and_then(|p| index.get(p).copied())
+                    format!(
+                        "{} is not a record of this file",
+                        n.parent.as_deref().unwrap_or_default()
+                    ),
+                ));
             }
-            (None, _) => None,
         };
     }
     path_nodes.reverse();
 
-    // Streamed assistant records by message id; result records by parent.
-    let mut by_message: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut result_children: HashMap<usize, Vec<usize>> = HashMap::new();
+    // Result records by parent.
+    let mut result_children: FastMap<u32, Vec<u32>> = FastMap::default();
     for (i, n) in nodes.iter().enumerate() {
-        if n.sidechain != sidechain {
+        if n.sidechain != sidechain || n.parent.is_none() {
             continue;
         }
-        match &n.kind {
-            Kind::Assistant {
-                message_id: Some(id),
-                ..
-            } => by_message.entry(id.as_str()).or_default().push(i),
+        if let (
             Kind::User {
                 has_results: true,
                 meta: false,
                 ..
-            } => {
-                if let Some(p) = n.parent.as_ref().and_then(|p| index.get(p)) {
-                    result_children.entry(*p).or_default().push(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    // Streamed turns of several records, and which turn each of their records belongs to.
-    let groups: Vec<Vec<usize>> = by_message.into_values().filter(|g| g.len() > 1).collect();
-    let mut group_of: HashMap<usize, usize> = HashMap::new();
-    for (n, g) in groups.iter().enumerate() {
-        for &r in g {
-            group_of.insert(r, n);
+            },
+            Link::To(p),
+        ) = (&n.kind, up[i])
+        {
+            result_children.entry(p).or_default().push(i as u32);
         }
     }
 
     let mut consumed = vec![false; nodes.len()];
     let mut out = Emitter {
         sink,
-        last_id: None,
+        last_id: String::new(),
+        emitted: false,
         open_calls: Vec::new(),
+        track_calls: want_chain,
         stopped: false,
     };
     let mut chain = ChainState {
-        prev: Some(nodes[leaf].uuid.clone()),
+        prev: Some(nodes[leaf].uuid.to_string()),
         ..ChainState::default()
     };
     let mut boundary: Option<usize> = None;
@@ -514,19 +697,23 @@ fn assemble(
         }
         match nodes[i].kind {
             Kind::Assistant { .. } => {
-                let single = [i];
-                let group = group_of.get(&i).map_or(&single[..], |&n| &groups[n][..]);
+                let single = [i as u32];
+                let group = match group_of[i] {
+                    u32::MAX => &single[..],
+                    n => &groups[n as usize][..],
+                };
                 for &g in group {
-                    consumed[g] = true;
+                    consumed[g as usize] = true;
                 }
-                out.emit(assistant_event(path, &mut nodes, group, &mut chain)?);
+                let calls = want_chain.then_some(&mut chain);
+                out.emit(assistant_event(path, &mut nodes, models, group, calls)?);
                 // Gather the results hanging below the turn's records, in file order.
                 let mut results = Vec::new();
-                let mut queue: Vec<usize> = group.to_vec();
+                let mut queue: Vec<u32> = group.to_vec();
                 while let Some(g) = queue.pop() {
                     for &c in result_children.get(&g).map(Vec::as_slice).unwrap_or(&[]) {
-                        if !consumed[c] {
-                            consumed[c] = true;
+                        if !consumed[c as usize] {
+                            consumed[c as usize] = true;
                             results.push(c);
                             queue.push(c);
                         }
@@ -534,7 +721,7 @@ fn assemble(
                 }
                 results.sort_unstable();
                 for r in results {
-                    user_events(path, &mut nodes[r], &mut out)?;
+                    user_events(path, &mut nodes[r as usize], &mut out)?;
                 }
             }
             Kind::User { meta: true, .. } => consumed[i] = true,
@@ -543,7 +730,7 @@ fn assemble(
                 ..
             } => {
                 consumed[i] = true;
-                let Some(replaces) = out.last_id.clone() else {
+                let Some(replaces) = out.emitted.then(|| out.last_id.clone()) else {
                     return Err(malformed(
                         path,
                         nodes[i].line,
@@ -552,8 +739,8 @@ fn assemble(
                     ));
                 };
                 let (id, timestamp) = match boundary.take() {
-                    Some(b) => (nodes[b].uuid.clone(), nodes[b].timestamp),
-                    None => (nodes[i].uuid.clone(), nodes[i].timestamp),
+                    Some(b) => (take_uuid(&mut nodes[b]), nodes[b].timestamp),
+                    None => (take_uuid(&mut nodes[i]), nodes[i].timestamp),
                 };
                 let node = &mut nodes[i];
                 let Kind::User { blocks, .. } = &mut node.kind else {
@@ -604,16 +791,23 @@ fn assemble(
     Ok(chain)
 }
 
+/// The uuid of a record whose event is being made (nothing reads it afterwards).
+fn take_uuid(node: &mut Node) -> String {
+    std::mem::take(&mut node.uuid).into_string()
+}
+
+/// The event of an assistant turn's records; with `chain`, where each of its calls is recorded.
 fn assistant_event(
     path: &Path,
     nodes: &mut [Node],
-    group: &[usize],
-    chain: &mut ChainState,
+    models: &[Box<str>],
+    group: &[u32],
+    mut chain: Option<&mut ChainState>,
 ) -> Result<Event, PluginError> {
-    let first = group[0];
+    let first = group[0] as usize;
     let mut content = Vec::new();
     for &g in group {
-        let node = &mut nodes[g];
+        let node = &mut nodes[g as usize];
         let Kind::Assistant { blocks, .. } = &mut node.kind else {
             unreachable!("groups hold assistant records")
         };
@@ -626,10 +820,10 @@ fn assistant_event(
                     unsupported(&b),
                 )
             })?;
-            if let AssistantPart::ToolCall(call) = &part {
+            if let (AssistantPart::ToolCall(call), Some(chain)) = (&part, chain.as_deref_mut()) {
                 chain
                     .call_records
-                    .insert(call.id.clone(), node.uuid.clone());
+                    .insert(call.id.clone(), node.uuid.to_string());
             }
             content.push(part);
         }
@@ -640,10 +834,10 @@ fn assistant_event(
     };
     let origin = match node.extras.as_mut().and_then(|e| e.origin.take()) {
         Some(origin) => origin,
-        None => Some(default_origin(model.as_deref())),
+        None => Some(default_origin(model.map(|m| &*models[m as usize]))),
     };
     let mut event = Event::new(
-        node.uuid.clone(),
+        take_uuid(node),
         node.timestamp.expect("assistant records have timestamps"),
         Body::Assistant { content, origin },
     );
@@ -702,16 +896,136 @@ fn user_events(path: &Path, node: &mut Node, out: &mut Emitter<'_>) -> Result<()
     if !run.is_empty() || bodies.is_empty() {
         bodies.push(Body::User { content: run });
     }
-    let several = bodies.len() > 1;
-    for (k, body) in bodies.into_iter().enumerate() {
-        let id = if several && k > 0 {
-            format!("{}:{k}", node.uuid)
-        } else {
-            node.uuid.clone()
-        };
+    let uuid = take_uuid(node);
+    let mut ids: Vec<String> = (1..bodies.len()).map(|k| format!("{uuid}:{k}")).collect();
+    ids.insert(0, uuid);
+    for (id, body) in ids.into_iter().zip(bodies) {
         let mut event = Event::new(id, timestamp, body);
         event.author = node.extras.as_ref().and_then(|e| e.author.clone());
         out.emit(event);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn empty() -> Loaded {
+        Loaded {
+            nodes: Vec::new(),
+            cwd: None,
+            session_id: None,
+            models: Vec::new(),
+            model_index: FastMap::default(),
+        }
+    }
+
+    /// A node with what `node_of` kept beside it, or the error, as text.
+    type Outcome = Result<(Option<Node>, Option<String>, Option<String>, Vec<Box<str>>), String>;
+
+    fn finish(loaded: Loaded, node: Result<Option<Node>, PluginError>) -> Outcome {
+        node.map(|n| (n, loaded.cwd, loaded.session_id, loaded.models))
+            .map_err(|e| e.to_string())
+    }
+
+    /// The typed path's outcome (`None` when it hands the line to the general path) and the
+    /// general path's.
+    fn both(line: &[u8]) -> (Option<Outcome>, Outcome) {
+        let path = Path::new("s.jsonl");
+        let typed = typed_record(line).map(|r| {
+            let mut loaded = empty();
+            let node = node_of(path, 1, r, &mut loaded);
+            finish(loaded, node)
+        });
+        let mut loaded = empty();
+        let general = match serde_json::from_slice::<Record<'_, Value>>(line) {
+            Ok(r) => {
+                let node = node_of(path, 1, r, &mut loaded);
+                finish(loaded, node)
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        (typed, general)
+    }
+
+    /// Where the typed path decodes a line, it decodes it as the general path does.
+    fn agrees(line: &[u8]) -> bool {
+        let (typed, general) = both(line);
+        if let Some(typed) = &typed {
+            assert_eq!(typed, &general, "{}", String::from_utf8_lossy(line));
+        }
+        typed.is_some()
+    }
+
+    #[test]
+    fn the_typed_path_agrees_with_the_general_one_on_every_sample_line() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples");
+        let (mut lines, mut typed) = (0, 0);
+        for folder in std::fs::read_dir(root).unwrap() {
+            for file in std::fs::read_dir(folder.unwrap().path()).unwrap() {
+                let text = std::fs::read(file.unwrap().path()).unwrap();
+                for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                    lines += 1;
+                    typed += usize::from(agrees(line));
+                }
+            }
+        }
+        // Most lines are plain text, thinking, calls and results: the typed path's.
+        assert!(typed * 10 >= lines * 8, "{typed} of {lines} lines typed");
+    }
+
+    #[test]
+    fn the_typed_path_agrees_on_edge_cases_or_hands_them_over() {
+        let head = r#""type":"assistant","uuid":"u1","parentUuid":null,"timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p","sessionId":"s""#;
+        let typed = [
+            r#"{"message":{"id":"m","model":"claude-x","content":"plain"}}"#,
+            r#"{"message":{"model":"claude-x","content":[{"type":"thinking","thinking":"t","signature":"sig"}]},"handoff":{"signatureModel":"other"}}"#,
+            r#"{"handoff":{"signatureModel":null},"message":{"model":"claude-x","content":[{"type":"thinking","thinking":"t","signature":"sig"}]}}"#,
+            r#"{"message":{"model":"claude-x","content":[{"type":"thinking","thinking":"t","signature":""},{"type":"thinking","thinking":"u","signature":null}]}}"#,
+            r#"{"message":{"model":"claude-x","content":[{"type":"redacted_thinking","data":"d"}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"n":1.50,"big":123456789012345678901234567890}}]}}"#,
+            r#"{"message":{"content":[{"type":"text","text":"a\n\"b\" \u00e9","cache_control":{"type":"ephemeral"}},"bare"]}}"#,
+            r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"x"}],"is_error":true}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"toolu_1","content":null,"is_error":null}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"toolu_1"}]}}"#,
+            r#"{"message":{"content":[]},"usage":{"input_tokens":12,"x":[1,2.5e3]},"version":"2.1.197"}"#,
+            // Errors of the record, not of its decoding, are the same on both paths.
+            r#"{"message":{"content":null}}"#,
+            r#"{"message":{}}"#,
+            r#"{"message":{"content":"x"},"handoff":{"author":{"kind":"human","name":"Ann"},"origin":null}}"#,
+            r#"{"message":{"id":"m\u0041\n","model":"c\"x","content":"x"},"subtype":"\u0041"}"#,
+        ];
+        for rest in typed {
+            let line = format!("{{{head},{}", &rest[1..]);
+            assert!(agrees(line.as_bytes()), "{line}");
+        }
+        let handed_over = [
+            r#"{"message":{"content":[{"type":"text","text":"a","text":"b"}]}}"#,
+            r#"{"message":{"content":[{"type":"text","text":null}]}}"#,
+            r#"{"message":{"content":[{"type":"text"}]}}"#,
+            r#"{"message":{"content":[{"type":"text","text":"a","id":5}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","id":"t","name":"n","input":null}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","id":"t","name":"n"}]}}"#,
+            r#"{"message":{"content":[{"type":"thinking","thinking":"t","signature":5}]}}"#,
+            r#"{"message":{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"aGk="}}]}}"#,
+            r#"{"message":{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"!!"}}]}}"#,
+            r#"{"message":{"content":[{"type":"document","source":{}}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image","source":{"type":"url","url":"u"}}]}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":5}]}}"#,
+            r#"{"message":{"content":[5]}}"#,
+            r#"{"message":{"content":{"type":"text"}}}"#,
+            r#"{"message":"x"}"#,
+            r#"{"message":{"content":"x"},"uuid":"again"}"#,
+            r#"{"message":{"content":"x"},"isSidechain":"no"}"#,
+        ];
+        for rest in handed_over {
+            let line = format!("{{{head},{}", &rest[1..]);
+            assert!(!agrees(line.as_bytes()), "{line}");
+        }
+        // Not UTF-8: the general path reports it.
+        let mut line = format!("{{{head},\"message\":{{\"content\":\"").into_bytes();
+        line.extend_from_slice(b"\xff\"}}");
+        assert!(!agrees(&line));
+    }
 }

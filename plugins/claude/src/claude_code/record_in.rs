@@ -1,0 +1,256 @@
+//! The records of a Claude Code session as read: typed, borrowing from the line.
+//!
+//! A record is decoded in one pass straight into what the reader keeps: session-wide members
+//! (`cwd`, `sessionId`) and ids stay borrowed from the line, members nobody reads (`usage`,
+//! `version`, `gitBranch`, …) are skipped without being built, and content blocks become canonical
+//! blocks directly, never a `serde_json::Value` (numbers are slow and large under the workspace's
+//! `arbitrary_precision`). Only a tool call's `input` is a `Value`, since it must stay exact.
+//!
+//! The typed decoding ([`FastContent`]) covers what sessions hold: text, thinking, redacted
+//! thinking, tool calls and tool results of text. Anything else — images, unknown block types,
+//! a member of an unexpected type, a repeated member — makes it fail, and the reader then reads
+//! the line again with [`Value`] content and `parse_block` (the general path), so results and
+//! errors are those of the general path.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use handoff_sdk::dialect::anthropic::{canonical_tool_id, ParsedBlock, PROVIDER};
+use handoff_sdk::serde_json::Value;
+use handoff_sdk::{Part, Signature, Thinking, ToolCall};
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+
+use crate::record::Extras;
+
+/// A string borrowed from the line when it holds no escapes.
+#[derive(Debug)]
+pub(super) struct Text<'a>(pub Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct TextVisitor;
+        impl<'de> Visitor<'de> for TextVisitor {
+            type Value = Cow<'de, str>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                // What serde says for a `String`, so errors read as before.
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(v.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(v))
+            }
+        }
+        d.deserialize_str(TextVisitor).map(Text)
+    }
+}
+
+impl Text<'_> {
+    pub(super) fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A record, with its message content as `C`: [`FastContent`] on the typed path, [`Value`] on
+/// the general one.
+#[derive(Deserialize)]
+#[serde(bound(deserialize = "C: Deserialize<'de>"))]
+pub(super) struct Record<'a, C> {
+    #[serde(rename = "type", borrow)]
+    pub kind: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub uuid: Option<Text<'a>>,
+    #[serde(rename = "parentUuid", borrow)]
+    pub parent_uuid: Option<Text<'a>>,
+    #[serde(rename = "logicalParentUuid", borrow)]
+    pub logical_parent_uuid: Option<Text<'a>>,
+    #[serde(rename = "isSidechain")]
+    pub is_sidechain: Option<bool>,
+    #[serde(rename = "isMeta")]
+    pub is_meta: Option<bool>,
+    #[serde(rename = "isCompactSummary")]
+    pub is_compact_summary: Option<bool>,
+    #[serde(borrow)]
+    pub subtype: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub timestamp: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub message: Option<Message<'a, C>>,
+    #[serde(borrow)]
+    pub cwd: Option<Text<'a>>,
+    #[serde(rename = "sessionId", borrow)]
+    pub session_id: Option<Text<'a>>,
+    pub handoff: Option<Extras>,
+}
+
+/// A record's `message`.
+#[derive(Deserialize)]
+#[serde(bound(deserialize = "C: Deserialize<'de>"))]
+pub(super) struct Message<'a, C> {
+    #[serde(borrow)]
+    pub id: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub model: Option<Text<'a>>,
+    pub content: Option<C>,
+}
+
+/// Message content decoded straight into canonical blocks. Thinking signatures carry no model
+/// yet: the record's `handoff.signatureModel` may come after its `message`, so the reader sets it.
+pub(super) struct FastContent(pub Vec<ParsedBlock>);
+
+impl<'de> Deserialize<'de> for FastContent {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ContentVisitor;
+        impl<'de> Visitor<'de> for ContentVisitor {
+            type Value = Vec<ParsedBlock>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or an array of blocks")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(vec![ParsedBlock::Text(v.to_owned())])
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(vec![ParsedBlock::Text(v)])
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(2));
+                while let Some(FastBlock(block)) = seq.next_element()? {
+                    blocks.push(block);
+                }
+                Ok(blocks)
+            }
+        }
+        d.deserialize_any(ContentVisitor).map(FastContent)
+    }
+}
+
+/// One content block: a bare string (Claude Code's schema allows them in user content) or a
+/// block object of a kind the typed path knows.
+struct FastBlock(ParsedBlock);
+
+impl<'de> Deserialize<'de> for FastBlock {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct BlockVisitor;
+        impl<'de> Visitor<'de> for BlockVisitor {
+            type Value = ParsedBlock;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a content block")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(ParsedBlock::Text(v.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(ParsedBlock::Text(v))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                let fields = BlockFields::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                fields
+                    .into_block()
+                    .ok_or_else(|| de::Error::custom("a block the typed path does not decode"))
+            }
+        }
+        d.deserialize_any(BlockVisitor).map(FastBlock)
+    }
+}
+
+/// The members of the block kinds the typed path decodes; which ones matter depends on `type`.
+#[derive(Deserialize)]
+struct BlockFields<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Text<'a>,
+    text: Option<String>,
+    thinking: Option<String>,
+    signature: Option<String>,
+    data: Option<String>,
+    #[serde(borrow)]
+    id: Option<Text<'a>>,
+    name: Option<String>,
+    input: Option<Value>,
+    #[serde(borrow)]
+    tool_use_id: Option<Text<'a>>,
+    content: Option<ResultContent>,
+    is_error: Option<bool>,
+}
+
+impl BlockFields<'_> {
+    /// The canonical block, as `parse_block` makes it; `None` when a member it needs is missing
+    /// (or `null`) or the kind is not one the typed path decodes.
+    fn into_block(self) -> Option<ParsedBlock> {
+        let signature = |value: String, redacted: bool| Signature {
+            provider: PROVIDER.to_owned(),
+            model: None,
+            value,
+            redacted,
+        };
+        Some(match self.kind.as_str() {
+            "text" => ParsedBlock::Text(self.text?),
+            "thinking" => ParsedBlock::Thinking(Thinking {
+                text: self.thinking?,
+                signature: self
+                    .signature
+                    .filter(|s| !s.is_empty())
+                    .map(|s| signature(s, false)),
+            }),
+            "redacted_thinking" => ParsedBlock::Thinking(Thinking {
+                text: String::new(),
+                signature: Some(signature(self.data?, true)),
+            }),
+            "tool_use" => ParsedBlock::ToolCall(ToolCall {
+                id: canonical_tool_id(self.id?.as_str()).into_owned(),
+                name: self.name?,
+                arguments: self.input?,
+            }),
+            "tool_result" => ParsedBlock::ToolResult {
+                call_id: canonical_tool_id(self.tool_use_id?.as_str()).into_owned(),
+                content: self.content.map_or_else(Vec::new, |c| c.0),
+                is_error: self.is_error.unwrap_or(false),
+            },
+            _ => return None,
+        })
+    }
+}
+
+/// A tool result's content: a string, or text items.
+struct ResultContent(Vec<Part>);
+
+impl<'de> Deserialize<'de> for ResultContent {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ResultVisitor;
+        impl<'de> Visitor<'de> for ResultVisitor {
+            type Value = Vec<Part>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or an array of text items")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(vec![Part::Text { text: v.to_owned() }])
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(vec![Part::Text { text: v }])
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut parts = Vec::with_capacity(seq.size_hint().unwrap_or(1));
+                while let Some(item) = seq.next_element::<ResultItem<'de>>()? {
+                    match (item.kind.as_str(), item.text) {
+                        ("text", Some(text)) => parts.push(Part::Text { text }),
+                        _ => return Err(de::Error::custom("not a text item")),
+                    }
+                }
+                Ok(parts)
+            }
+        }
+        d.deserialize_any(ResultVisitor).map(ResultContent)
+    }
+}
+
+/// An item of a tool result's content.
+#[derive(Deserialize)]
+struct ResultItem<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Text<'a>,
+    text: Option<String>,
+}
