@@ -4,10 +4,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use handoff_conformance::{Options, Report, Status, SUITE_VERSION};
-use handoff_core::registry::{
-    CertifiedCheck, Registry, RegistryConfig, SuiteOutcome, TargetListing,
-};
+use handoff_conformance::certificate::outcome;
+use handoff_conformance::{Options, SUITE_VERSION};
+use handoff_core::registry::{Registry, RegistryConfig, TargetListing};
 use handoff_core::Plugin;
 
 use crate::config::Config;
@@ -38,7 +37,7 @@ impl Catalog {
         registry
             .certify_builtins(|plugin| {
                 progress.step(&format!("certifying built-in {}", plugin.manifest().name));
-                suite_outcome(&handoff_conformance::run(plugin, &Options::default()))
+                outcome(&handoff_conformance::run(plugin, &Options::default()))
             })
             .map_err(|e| CliError::Failed(format!("cannot record a certificate: {e}")))?;
         Ok(Catalog { registry })
@@ -71,25 +70,5 @@ impl Catalog {
                 }
             }
         }
-    }
-}
-
-/// What a certificate records of a suite run.
-pub fn suite_outcome(report: &Report) -> SuiteOutcome {
-    SuiteOutcome {
-        suite_version: report.suite_version.clone(),
-        checks: report
-            .checks
-            .iter()
-            .map(|c| CertifiedCheck {
-                id: c.id.clone(),
-                status: match c.status {
-                    Status::Pass => "pass",
-                    Status::Fail => "fail",
-                    Status::Skip => "skip",
-                }
-                .to_owned(),
-            })
-            .collect(),
     }
 }

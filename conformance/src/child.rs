@@ -39,6 +39,9 @@ pub enum ChildAnswer {
         manifest: handoff_core::Manifest,
         /// Every check id, in order.
         check_ids: Vec<String>,
+        /// The live check ids (`conformance run --live`), in order.
+        #[serde(default)]
+        live_check_ids: Vec<String>,
         /// The capability ids it offers.
         capabilities: Vec<String>,
     },
@@ -246,11 +249,20 @@ pub fn child_main(plugin: &Path, check: Option<&str>, out: &Path) -> std::io::Re
             None => ChildAnswer::Loaded {
                 manifest: handoff_core::Plugin::manifest(&loaded),
                 check_ids: crate::check_ids(&loaded),
+                live_check_ids: crate::live::live_check_ids(&loaded, crate::corpus::entries()),
                 capabilities: loaded
                     .capabilities()
                     .iter()
                     .map(|c| c.to_string())
                     .collect(),
+            },
+            Some(id) if id.starts_with("live/") => ChildAnswer::Check {
+                result: crate::live::run_live_check(
+                    &loaded,
+                    id,
+                    crate::corpus::entries(),
+                    &crate::live::LiveOptions::default(),
+                ),
             },
             Some(id) => ChildAnswer::Check {
                 result: crate::run_check(&loaded, id, &crate::Options::default()),

@@ -60,6 +60,11 @@ pub struct RunArgs {
     /// $XDG_DATA_HOME/handoff/certificates, else ~/.local/share/handoff/certificates).
     #[arg(long, value_name = "DIR")]
     pub cert_dir: Option<PathBuf>,
+    /// Also run the live tier: each CLI target's real CLI (found in $HANDOFF_CLI_DIR, the
+    /// repository's .live-cache/ or PATH) resumes what the plugin wrote, against a loopback fake
+    /// provider. An absent CLI is a skip, and a skip is not a pass.
+    #[arg(long)]
+    pub live: bool,
 }
 
 fn main() -> ExitCode {

@@ -20,6 +20,9 @@ const PASS: u8 = 0;
 const CHECK_FAILED: u8 = 1;
 const NOT_LOADED: u8 = 2;
 
+/// The least a live check's process may take: the live tier's own CLI timeout and some margin.
+const LIVE_CHECK_TIMEOUT: Duration = Duration::from_secs(240);
+
 /// The versioned JSON report of one `conformance run`.
 #[derive(Serialize)]
 struct RunReport<'a> {
@@ -205,7 +208,7 @@ fn execute(args: &RunArgs) -> Outcome {
     };
     let timeout = Duration::from_secs_f64(args.timeout.max(0.1));
     let started = Instant::now();
-    let (manifest, check_ids, capabilities) = match child::run_child(
+    let (manifest, mut check_ids, live_check_ids, capabilities) = match child::run_child(
         &exe,
         &args.plugin,
         None,
@@ -229,10 +232,11 @@ fn execute(args: &RunArgs) -> Outcome {
                     ChildAnswer::Loaded {
                         manifest,
                         check_ids,
+                        live_check_ids,
                         capabilities,
                     },
                 )),
-            ) if sha == file.sha256 => (manifest, check_ids, capabilities),
+            ) if sha == file.sha256 => (manifest, check_ids, live_check_ids, capabilities),
             (None, Some((_, ChildAnswer::LoadFailed { kind, message }))) => {
                 let ms = ms(started);
                 return not_loaded(outcome, "load", &kind, message, ms);
@@ -280,7 +284,10 @@ fn execute(args: &RunArgs) -> Outcome {
     });
     outcome.manifest = Some(manifest);
 
-    // 3. the suite, one process per check.
+    // 3. the suite, one process per check; with --live, the live tier after it.
+    if args.live {
+        check_ids.extend(live_check_ids);
+    }
     let selected: Vec<&String> = check_ids
         .iter()
         .filter(|id| {
@@ -306,6 +313,12 @@ fn execute(args: &RunArgs) -> Outcome {
     }
     for id in selected {
         eprintln!("running {id} …");
+        // A live check runs a real CLI, with its own timeout inside; give it room.
+        let timeout = if id.starts_with("live/") {
+            timeout.max(LIVE_CHECK_TIMEOUT)
+        } else {
+            timeout
+        };
         let result = match child::run_child(&exe, &args.plugin, Some(id), timeout) {
             Ok(run) => child::check_result(id, &file.sha256, run),
             Err(e) => CheckResult {
