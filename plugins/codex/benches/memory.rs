@@ -1,4 +1,5 @@
-//! Peak memory of write and read of the synthetic 5,000-turn session, against the file size.
+//! Peak memory of write, read and streamed read (`read_each`, what the continuation engine's
+//! verify uses) of the synthetic 5,000-turn session, against the file size.
 //!
 //! Linux only: the peak is VmHWM from /proc/self/status, reset before each step by writing 5 to
 //! /proc/self/clear_refs, minus the resident size at that moment.
@@ -27,11 +28,11 @@ fn peak_since(base: u64) -> u64 {
     (status_kb("VmHWM:") * 1024).saturating_sub(base)
 }
 
-/// Reads the session in a fresh process, so memory freed by building the transcript cannot hide
-/// the read's own peak; prints the peak in bytes.
-fn read_in_child(root: &std::path::Path, id: &str) -> u64 {
+/// Reads the session in a fresh process (`mode`: `--read` or `--read-each`), so memory freed by
+/// building the transcript cannot hide the read's own peak; prints the peak in bytes.
+fn read_in_child(mode: &str, root: &std::path::Path, id: &str) -> u64 {
     let out = std::process::Command::new(std::env::current_exe().expect("own path"))
-        .args(["--read", &root.to_string_lossy(), id])
+        .args([mode, &root.to_string_lossy(), id])
         .output()
         .expect("run the read child");
     assert!(
@@ -54,10 +55,30 @@ fn child_read(root: &str, id: &str) {
     println!("{peak}");
 }
 
+/// Streams the session event by event, holding none of them.
+fn child_read_each(root: &str, id: &str) {
+    let root = StoreRoot::new(root).expect("store root");
+    let base = reset_peak();
+    let mut events = 0;
+    CodexPlugin
+        .reader()
+        .read_each(&root, TARGET, id, &mut |_| {
+            events += 1;
+            true
+        })
+        .expect("read_each");
+    let peak = peak_since(base);
+    assert_eq!(events, synthetic::TURNS * 4);
+    println!("{peak}");
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--read") {
         return child_read(&args[i + 1], &args[i + 2]);
+    }
+    if let Some(i) = args.iter().position(|a| a == "--read-each") {
+        return child_read_each(&args[i + 1], &args[i + 2]);
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let root = StoreRoot::new(dir.path().join("codex")).expect("store root");
@@ -72,7 +93,8 @@ fn main() {
     let file = std::fs::metadata(&session.path).expect("stat").len();
     drop(transcript);
 
-    let read_peak = read_in_child(root.path(), &session.id);
+    let read_peak = read_in_child("--read", root.path(), &session.id);
+    let stream_peak = read_in_child("--read-each", root.path(), &session.id);
 
     let mb = |b: u64| b as f64 / 1e6;
     println!("file: {:.1} MB", mb(file));
@@ -85,6 +107,15 @@ fn main() {
         "read: peak +{:.1} MB ({:.2}x the file), including the transcript it returns",
         mb(read_peak),
         read_peak as f64 / file as f64
+    );
+    println!(
+        "read_each: peak +{:.1} MB ({:.2}x the file), streaming every event to a sink that drops it",
+        mb(stream_peak),
+        stream_peak as f64 / file as f64
+    );
+    assert!(
+        stream_peak <= file / 4,
+        "read_each peak {stream_peak} B is not small beside the file ({file} B): is it streaming?"
     );
     assert!(
         read_peak <= 2 * file,

@@ -58,6 +58,19 @@ fn bench(c: &mut Criterion) {
             std::fs::remove_file(&session.path).expect("remove");
         })
     });
+    group.bench_function("read_each (streamed, as the engine's verify reads)", |b| {
+        b.iter(|| {
+            let mut events = 0usize;
+            plugin
+                .reader()
+                .read_each(&root, TARGET, &sample.id, &mut |_| {
+                    events += 1;
+                    true
+                })
+                .expect("read_each");
+            events
+        })
+    });
     group.bench_function("read", |b| {
         b.iter(|| {
             plugin
