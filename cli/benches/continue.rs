@@ -52,6 +52,12 @@ fn main() {
         phases(&source, &dir.path().join("codex-phases"));
         let floor_peak = peak_of("floor", &source);
         let cont_peak = peak_of("continue", &source);
+        let read_peak = peak_of("read", &source);
+        eprintln!(
+            "  peak of reading the source alone: {:.1} MB, {:.2}× the input",
+            mb(read_peak),
+            read_peak as f64 / input as f64
+        );
         println!(
             "{:>7} {:>9.1} {:>10.0} {:>12.0} {:>5.2}× {:>8.1} MB {:>11.1} MB {:>8.2}×",
             turns,
@@ -134,6 +140,15 @@ fn floor_pass(source: &Path) {
     std::hint::black_box(out);
 }
 
+/// Reading the source alone (the Claude Code reader), for its own peak memory.
+fn read_pass(source: &Path) {
+    let transcript = ClaudePlugin
+        .reader()
+        .read_path("claude-code", source)
+        .expect("read the source");
+    std::hint::black_box(transcript);
+}
+
 /// What `handoff continue --from claude-code:PATH --to codex` does: read the source, write the
 /// Codex session, read it back and compare, plan the resume.
 fn continue_pass(source: &Path, codex_root: &Path) {
@@ -201,6 +216,7 @@ fn child(phase: &str, source: &Path) {
     let scratch = tempfile::tempdir().expect("temp dir");
     match phase {
         "floor" => floor_pass(source),
+        "read" => read_pass(source),
         _ => continue_pass(source, &scratch.path().join("codex")),
     }
     let peak = vm("VmHWM");
