@@ -116,6 +116,42 @@ pub struct SessionInfo {
     pub updated_ms: i64,
 }
 
+impl SessionInfo {
+    /// A session file as a listing shows it: `updated_ms` from the file's modification time, and
+    /// owned when `marker` (the plugin's own, already checked) is present.
+    pub fn of_file(
+        target: &str,
+        id: &str,
+        path: &Path,
+        marker: Option<crate::store::marker::OwnershipMarker>,
+    ) -> SessionInfo {
+        let updated_ms = std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_millis() as i64);
+        SessionInfo {
+            session: SessionRef {
+                target: target.to_owned(),
+                id: id.to_owned(),
+                path: path.to_owned(),
+            },
+            owned: marker.is_some(),
+            locator: marker.and_then(|m| m.locator),
+            updated_ms,
+        }
+    }
+
+    /// Sorts a listing newest first, ties by id, so listings are stable.
+    pub fn sort_newest_first(sessions: &mut [SessionInfo]) {
+        sessions.sort_by(|a, b| {
+            b.updated_ms
+                .cmp(&a.updated_ms)
+                .then_with(|| a.session.id.cmp(&b.session.id))
+        });
+    }
+}
+
 /// Options for creating a session.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CreateOptions {

@@ -259,24 +259,10 @@ impl Reader for ReferencePlugin {
             let Ok((header, _)) = read_file(&path) else {
                 continue;
             };
-            let updated_ms = entry
-                .metadata()
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_millis() as i64);
-            sessions.push(SessionInfo {
-                session: SessionRef {
-                    target: NAME.into(),
-                    id: id.to_owned(),
-                    path: path.clone(),
-                },
-                owned: header.marker.as_ref().is_some_and(|m| m.plugin == NAME),
-                locator: header.marker.and_then(|m| m.locator),
-                updated_ms,
-            });
+            let marker = header.marker.filter(|m| m.plugin == NAME);
+            sessions.push(SessionInfo::of_file(NAME, id, &path, marker));
         }
-        sessions.sort_by_key(|s| std::cmp::Reverse(s.updated_ms));
+        SessionInfo::sort_newest_first(&mut sessions);
         Ok(sessions)
     }
 }

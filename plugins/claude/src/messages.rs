@@ -542,28 +542,9 @@ pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
             .and_then(|m| m.get(MARKER_KEY).cloned())
             .and_then(|m| serde_json::from_value::<OwnershipMarker>(m).ok())
             .filter(|m| m.plugin == PLUGIN_NAME);
-        let updated_ms = entry
-            .metadata()
-            .ok()
-            .and_then(|m| m.modified().ok())
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_millis() as i64);
-        out.push(SessionInfo {
-            session: SessionRef {
-                target: MESSAGES.to_owned(),
-                id: id.to_owned(),
-                path: path.clone(),
-            },
-            owned: marker.is_some(),
-            locator: marker.and_then(|m| m.locator),
-            updated_ms,
-        });
+        out.push(SessionInfo::of_file(MESSAGES, id, &path, marker));
     }
-    out.sort_by(|a, b| {
-        b.updated_ms
-            .cmp(&a.updated_ms)
-            .then_with(|| a.session.id.cmp(&b.session.id))
-    });
+    SessionInfo::sort_newest_first(&mut out);
     Ok(out)
 }
 

@@ -163,30 +163,15 @@ pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
             if id.starts_with("agent-") || !path.is_file() {
                 continue;
             }
-            let updated_ms = entry
-                .metadata()
-                .ok()
-                .and_then(|m| m.modified().ok())
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_millis() as i64);
-            let marker = own_marker(&path);
-            sessions.push(SessionInfo {
-                session: SessionRef {
-                    target: CLAUDE_CODE.to_owned(),
-                    id: id.to_owned(),
-                    path: path.clone(),
-                },
-                owned: marker.is_some(),
-                locator: marker.and_then(|m| m.locator),
-                updated_ms,
-            });
+            sessions.push(SessionInfo::of_file(
+                CLAUDE_CODE,
+                id,
+                &path,
+                own_marker(&path),
+            ));
         }
     }
-    sessions.sort_by(|a, b| {
-        b.updated_ms
-            .cmp(&a.updated_ms)
-            .then_with(|| a.session.id.cmp(&b.session.id))
-    });
+    SessionInfo::sort_newest_first(&mut sessions);
     Ok(sessions)
 }
 
