@@ -49,6 +49,12 @@ fn main() {
                 .map(|i| time(|| continue_pass(&source, &dir.path().join(format!("codex-{i}")))))
                 .collect(),
         );
+        let read = median((0..RUNS).map(|_| time(|| read_pass(&source))).collect());
+        eprintln!(
+            "  read source alone: {:.0} ms, {:.2}× the floor",
+            ms(read),
+            read.as_secs_f64() / floor.as_secs_f64()
+        );
         phases(&source, &dir.path().join("codex-phases"));
         let floor_peak = peak_of("floor", &source);
         let cont_peak = peak_of("continue", &source);

@@ -40,16 +40,75 @@ enum Kind {
         blocks: Vec<ParsedBlock>,
     },
     CompactBoundary {
-        logical_parent: Option<Box<str>>,
+        logical_parent: Option<RecordId>,
     },
     Other,
+}
+
+/// A record's `uuid` (or a `parentUuid`): Claude Code's are UUIDs, kept as their 128 bits (no
+/// allocation, cheap to hash and compare); anything else as its text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum RecordId {
+    /// The 128 bits as two halves (a `u128` would align every record to 16 bytes).
+    Uuid([u64; 2]),
+    Text(Box<str>),
+}
+
+impl RecordId {
+    fn new(text: &str) -> Self {
+        parse_uuid(text).map_or_else(
+            || RecordId::Text(text.into()),
+            |bits| RecordId::Uuid([(bits >> 64) as u64, bits as u64]),
+        )
+    }
+}
+
+impl std::fmt::Display for RecordId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordId::Uuid([high, low]) => {
+                let bits = (u128::from(*high) << 64) | u128::from(*low);
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                let mut text = [b'-'; 36];
+                let mut nibble = 32;
+                for (i, c) in text.iter_mut().enumerate() {
+                    if !matches!(i, 8 | 13 | 18 | 23) {
+                        nibble -= 1;
+                        *c = HEX[((bits >> (nibble * 4)) & 0xf) as usize];
+                    }
+                }
+                f.write_str(std::str::from_utf8(&text).map_err(|_| std::fmt::Error)?)
+            }
+            RecordId::Text(text) => f.write_str(text),
+        }
+    }
+}
+
+/// The bits of a UUID in the one form [`RecordId`]'s `Display` gives back: lowercase, hyphenated.
+fn parse_uuid(text: &str) -> Option<u128> {
+    let bytes = text.as_bytes();
+    if bytes.len() != 36 {
+        return None;
+    }
+    let mut bits = 0u128;
+    for (i, &b) in bytes.iter().enumerate() {
+        let digit = match (i, b) {
+            (8 | 13 | 18 | 23, b'-') => continue,
+            (8 | 13 | 18 | 23, _) => return None,
+            (_, b'0'..=b'9') => b - b'0',
+            (_, b'a'..=b'f') => b - b'a' + 10,
+            _ => return None,
+        };
+        bits = (bits << 4) | u128::from(digit);
+    }
+    Some(bits)
 }
 
 /// One chain record, kept small: a long session has tens of thousands of them.
 #[cfg_attr(test, derive(Debug, PartialEq))]
 struct Node {
-    uuid: Box<str>,
-    parent: Option<Box<str>>,
+    uuid: RecordId,
+    parent: Option<RecordId>,
     line: usize,
     sidechain: bool,
     kind: Kind,
@@ -362,6 +421,10 @@ fn boxed(text: Option<Text<'_>>) -> Option<Box<str>> {
     text.map(|t| t.0.into_owned().into_boxed_str())
 }
 
+fn record_id(text: Option<Text<'_>>) -> Option<RecordId> {
+    text.map(|t| RecordId::new(t.as_str()))
+}
+
 fn node_of<C: Content>(
     path: &Path,
     line: usize,
@@ -435,14 +498,14 @@ fn node_of<C: Content>(
         }
         "system" if raw.subtype.as_ref().map(Text::as_str) == Some("compact_boundary") => {
             Kind::CompactBoundary {
-                logical_parent: boxed(raw.logical_parent_uuid),
+                logical_parent: record_id(raw.logical_parent_uuid),
             }
         }
         _ => Kind::Other,
     };
     Ok(Some(Node {
-        uuid: uuid.0.into_owned().into_boxed_str(),
-        parent: boxed(raw.parent_uuid),
+        uuid: RecordId::new(uuid.as_str()),
+        parent: record_id(raw.parent_uuid),
         line,
         sidechain,
         kind: node_kind,
@@ -538,8 +601,42 @@ struct Links {
     group_of: Vec<u32>,
 }
 
-fn link(path: &Path, nodes: &[Node], sidechain: bool) -> Result<Links, PluginError> {
-    let mut index: FastMap<&str, u32> = FastMap::default();
+/// Links the records; their message ids move out (nothing needs them afterwards, and freed now
+/// their memory is reused by the events).
+fn link(path: &Path, nodes: &mut [Node], sidechain: bool) -> Result<Links, PluginError> {
+    let up = link_up(path, nodes)?;
+    // Message id → its first record, until a second one makes it a group (most turns are one
+    // record, so most ids never get a list).
+    let mut by_message: FastMap<Box<str>, u32> = FastMap::default();
+    let mut groups: Vec<Vec<u32>> = Vec::new();
+    let mut group_of = vec![u32::MAX; nodes.len()];
+    for (i, n) in nodes.iter_mut().enumerate() {
+        let Kind::Assistant { message_id, .. } = &mut n.kind else {
+            continue;
+        };
+        let Some(id) = message_id.take().filter(|_| n.sidechain == sidechain) else {
+            continue;
+        };
+        let first = *by_message.entry(id).or_insert(i as u32) as usize;
+        if first != i {
+            if group_of[first] == u32::MAX {
+                group_of[first] = groups.len() as u32;
+                groups.push(vec![first as u32]);
+            }
+            group_of[i] = group_of[first];
+            groups[group_of[first] as usize].push(i as u32);
+        }
+    }
+    Ok(Links {
+        up,
+        groups,
+        group_of,
+    })
+}
+
+/// Each record's next step towards the root; a repeated uuid is an error.
+fn link_up(path: &Path, nodes: &[Node]) -> Result<Vec<Link>, PluginError> {
+    let mut index: FastMap<&RecordId, u32> = FastMap::default();
     index.reserve(nodes.len());
     for (i, n) in nodes.iter().enumerate() {
         if let Some(first) = index.insert(&n.uuid, i as u32) {
@@ -557,39 +654,60 @@ fn link(path: &Path, nodes: &[Node], sidechain: bool) -> Result<Links, PluginErr
     let up = nodes
         .iter()
         .map(|n| match (&n.parent, &n.kind) {
-            (Some(p), _) => index.get(&**p).map_or(Link::Missing, |&i| Link::To(i)),
+            (Some(p), _) => index.get(p).map_or(Link::Missing, |&i| Link::To(i)),
             (None, Kind::CompactBoundary { logical_parent }) => logical_parent
-                .as_deref()
+                .as_ref()
                 .and_then(|p| index.get(p))
                 .map_or(Link::Root, |&i| Link::To(i)),
             (None, _) => Link::Root,
         })
         .collect();
-    let mut by_message: FastMap<&str, Vec<u32>> = FastMap::default();
-    for (i, n) in nodes.iter().enumerate() {
-        if let (
-            Kind::Assistant {
-                message_id: Some(id),
-                ..
-            },
-            true,
-        ) = (&n.kind, n.sidechain == sidechain)
-        {
-            by_message.entry(id).or_default().push(i as u32);
+    Ok(up)
+}
+
+/// The tool-result records of the conversation's thread, by parent: every parent's children in
+/// one array, in file order (no map, no list per parent).
+struct ResultChildren {
+    /// `children[start[p]..start[p + 1]]` are record `p`'s.
+    start: Vec<u32>,
+    children: Vec<u32>,
+}
+
+impl ResultChildren {
+    fn new(nodes: &[Node], up: &[Link], sidechain: bool) -> Self {
+        let parent_of = |(i, n): (usize, &Node)| match (&n.kind, up[i]) {
+            (
+                Kind::User {
+                    has_results: true,
+                    meta: false,
+                    ..
+                },
+                Link::To(p),
+            ) if n.sidechain == sidechain && n.parent.is_some() => Some(p as usize),
+            _ => None,
+        };
+        let mut start = vec![0u32; nodes.len() + 1];
+        for p in nodes.iter().enumerate().filter_map(parent_of) {
+            start[p + 1] += 1;
         }
-    }
-    let groups: Vec<Vec<u32>> = by_message.into_values().filter(|g| g.len() > 1).collect();
-    let mut group_of = vec![u32::MAX; nodes.len()];
-    for (n, g) in groups.iter().enumerate() {
-        for &r in g {
-            group_of[r as usize] = n as u32;
+        for k in 1..start.len() {
+            start[k] += start[k - 1];
         }
+        let mut next = start.clone();
+        let mut children = vec![0u32; start[nodes.len()] as usize];
+        for (i, n) in nodes.iter().enumerate() {
+            if let Some(p) = parent_of((i, n)) {
+                children[next[p] as usize] = i as u32;
+                next[p] += 1;
+            }
+        }
+        ResultChildren { start, children }
     }
-    Ok(Links {
-        up,
-        groups,
-        group_of,
-    })
+
+    fn of(&self, parent: u32) -> &[u32] {
+        let p = parent as usize;
+        &self.children[self.start[p] as usize..self.start[p + 1] as usize]
+    }
 }
 
 /// Walks the chain and turns its records into events; the chain state (call records, open calls)
@@ -612,7 +730,7 @@ fn assemble(
         up,
         groups,
         group_of,
-    } = link(path, &nodes, sidechain)?;
+    } = link(path, &mut nodes, sidechain)?;
     let Some(leaf) = leaf else {
         return Err(PluginError::Malformed {
             file: path.to_owned(),
@@ -647,7 +765,10 @@ fn assemble(
                     Some("parentUuid"),
                     format!(
                         "{} is not a record of this file",
-                        n.parent.as_deref().unwrap_or_default()
+                        n.parent
+                            .as_ref()
+                            .map(ToString::to_string)
+                            .unwrap_or_default()
                     ),
                 ));
             }
@@ -655,24 +776,7 @@ fn assemble(
     }
     path_nodes.reverse();
 
-    // Result records by parent.
-    let mut result_children: FastMap<u32, Vec<u32>> = FastMap::default();
-    for (i, n) in nodes.iter().enumerate() {
-        if n.sidechain != sidechain || n.parent.is_none() {
-            continue;
-        }
-        if let (
-            Kind::User {
-                has_results: true,
-                meta: false,
-                ..
-            },
-            Link::To(p),
-        ) = (&n.kind, up[i])
-        {
-            result_children.entry(p).or_default().push(i as u32);
-        }
-    }
+    let result_children = ResultChildren::new(&nodes, &up, sidechain);
 
     let mut consumed = vec![false; nodes.len()];
     let mut out = Emitter {
@@ -711,7 +815,7 @@ fn assemble(
                 let mut results = Vec::new();
                 let mut queue: Vec<u32> = group.to_vec();
                 while let Some(g) = queue.pop() {
-                    for &c in result_children.get(&g).map(Vec::as_slice).unwrap_or(&[]) {
+                    for &c in result_children.of(g) {
                         if !consumed[c as usize] {
                             consumed[c as usize] = true;
                             results.push(c);
@@ -791,9 +895,13 @@ fn assemble(
     Ok(chain)
 }
 
-/// The uuid of a record whose event is being made (nothing reads it afterwards).
+/// The uuid of a record whose event is being made, as the event's id (nothing reads it
+/// afterwards, so a text id is moved, not copied).
 fn take_uuid(node: &mut Node) -> String {
-    std::mem::take(&mut node.uuid).into_string()
+    match &mut node.uuid {
+        RecordId::Uuid(_) => node.uuid.to_string(),
+        RecordId::Text(text) => std::mem::take(text).into_string(),
+    }
 }
 
 /// The event of an assistant turn's records; with `chain`, where each of its calls is recorded.
@@ -811,21 +919,39 @@ fn assistant_event(
         let Kind::Assistant { blocks, .. } = &mut node.kind else {
             unreachable!("groups hold assistant records")
         };
-        for (k, block) in std::mem::take(blocks).into_iter().enumerate() {
-            let part = block.into_assistant_part().map_err(|b| {
-                malformed(
-                    path,
-                    node.line,
-                    Some(&format!("message.content[{k}]")),
-                    unsupported(&b),
-                )
-            })?;
-            if let (AssistantPart::ToolCall(call), Some(chain)) = (&part, chain.as_deref_mut()) {
-                chain
-                    .call_records
-                    .insert(call.id.clone(), node.uuid.to_string());
+        let unsupported_block = blocks.iter().position(|b| {
+            !matches!(
+                b,
+                ParsedBlock::Text(_) | ParsedBlock::Thinking(_) | ParsedBlock::ToolCall(_)
+            )
+        });
+        if let Some(k) = unsupported_block {
+            return Err(malformed(
+                path,
+                node.line,
+                Some(&format!("message.content[{k}]")),
+                unsupported(&blocks[k]),
+            ));
+        }
+        // Every block converts; collected into an empty `content`, the parts reuse the blocks'
+        // allocation (same size and alignment), so a one-record turn allocates nothing here.
+        let start = content.len();
+        let parts = std::mem::take(blocks)
+            .into_iter()
+            .filter_map(|b| b.into_assistant_part().ok());
+        if content.is_empty() {
+            content = parts.collect();
+        } else {
+            content.extend(parts);
+        }
+        if let Some(chain) = chain.as_deref_mut() {
+            for part in &content[start..] {
+                if let AssistantPart::ToolCall(call) = part {
+                    chain
+                        .call_records
+                        .insert(call.id.clone(), node.uuid.to_string());
+                }
             }
-            content.push(part);
         }
     }
     let node = &mut nodes[first];
