@@ -125,7 +125,8 @@ pub struct EventTagOut<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub author: Option<&'a Author>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub origin: Option<&'a Origin>,
+    /// The origin, serialised once per distinct origin (every assistant item carries it).
+    pub origin: Option<&'a RawValue>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -6,9 +6,10 @@
 
 use std::borrow::Cow;
 use std::io::{self, Write};
+use std::rc::Rc;
 
 use base64::Engine as _;
-use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError, Transcript};
+use handoff_sdk::{AssistantPart, Body, Event, Origin, Part, PluginError, Transcript};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -78,6 +79,7 @@ pub struct Renderer<'t> {
     provider: &'t str,
     turn: Option<OpenTurn<'t>>,
     turn_ids: TurnIds,
+    origins: OriginCache,
     model: Cow<'t, str>,
 }
 
@@ -97,6 +99,7 @@ impl<'t> Renderer<'t> {
             provider,
             turn: None,
             turn_ids: TurnIds::new(),
+            origins: OriginCache::default(),
             model: Cow::Borrowed(FALLBACK_MODEL),
         }
     }
@@ -162,7 +165,7 @@ impl<'t> Renderer<'t> {
                 let item = ItemOut::Message {
                     role: "user",
                     content: content.iter().map(content_item).collect(),
-                    tag: Some(tag(event)),
+                    tag: Some(tag(event, None)),
                 };
                 out.line(&ts, "response_item", &item)?;
                 let ItemOut::Message { content: items, .. } = item else {
@@ -191,8 +194,9 @@ impl<'t> Renderer<'t> {
                     },
                 )?;
             }
-            Body::Assistant { content, .. } => {
-                for item in assistant_items(event, content, true) {
+            Body::Assistant { content, origin } => {
+                let origin = self.origins.raw(origin.as_ref())?;
+                for item in assistant_items(event, content, true, origin.as_deref()) {
                     out.line(&ts, "response_item", item)?;
                 }
                 let texts = content.iter().filter_map(|p| match p {
@@ -225,7 +229,7 @@ impl<'t> Renderer<'t> {
                     [Part::Text { text }] => OutputOut::Text(text),
                     parts => OutputOut::Items(parts.iter().map(content_item).collect()),
                 };
-                let mut tag = tag(event);
+                let mut tag = tag(event, None);
                 tag.is_error = *is_error;
                 let item = ItemOut::FunctionCallOutput {
                     call_id,
@@ -238,7 +242,7 @@ impl<'t> Renderer<'t> {
                 summary,
                 replaces_through,
             } => {
-                let mut tag = tag(event);
+                let mut tag = tag(event, None);
                 tag.replaces_through = Some(replaces_through);
                 let payload = CompactedOut {
                     message: summary,
@@ -288,7 +292,7 @@ impl<'t> Renderer<'t> {
                     tag: None,
                 })?),
                 Body::Assistant { content, .. } => {
-                    for item in assistant_items(event, content, false) {
+                    for item in assistant_items(event, content, false, None) {
                         items.push(raw(&item)?);
                     }
                 }
@@ -354,6 +358,30 @@ impl<'t> Renderer<'t> {
     }
 }
 
+/// Assistant origins as JSON, serialised once per run of equal origins: every item of an
+/// assistant event carries its origin, and a session's turns mostly share one. The bytes are what
+/// serialising the origin in place writes.
+#[derive(Default)]
+struct OriginCache {
+    last: Option<(Origin, Rc<RawValue>)>,
+}
+
+impl OriginCache {
+    fn raw(&mut self, origin: Option<&Origin>) -> io::Result<Option<Rc<RawValue>>> {
+        let Some(origin) = origin else {
+            return Ok(None);
+        };
+        match &self.last {
+            Some((last, raw)) if last == origin => Ok(Some(Rc::clone(raw))),
+            _ => {
+                let raw: Rc<RawValue> = Rc::from(raw(origin)?);
+                self.last = Some((origin.clone(), Rc::clone(&raw)));
+                Ok(Some(raw))
+            }
+        }
+    }
+}
+
 /// Turn ids: UUIDv7s of the current time, as Codex makes them. The random bits are drawn once per
 /// writer and a counter is folded into 56 of them, so ids stay unique within a session and a long
 /// session costs no random-number syscall per turn.
@@ -404,10 +432,11 @@ fn assistant_items<'a>(
     event: &'a Event,
     content: &'a [AssistantPart],
     tagged: bool,
+    origin: Option<&'a RawValue>,
 ) -> Vec<ItemOut<'a>> {
     let mut items = Vec::with_capacity(content.len());
     let mut texts: Vec<ContentOut<'a>> = Vec::new();
-    let tag_for = |tagged: bool| tagged.then(|| tag(event));
+    let tag_for = |tagged: bool| tagged.then(|| tag(event, origin));
     let flush = |texts: &mut Vec<ContentOut<'a>>, items: &mut Vec<ItemOut<'a>>| {
         if !texts.is_empty() {
             items.push(ItemOut::Message {
@@ -466,14 +495,13 @@ fn assistant_items<'a>(
     items
 }
 
-fn tag(event: &Event) -> EventTagOut<'_> {
+/// The `x-handoff-event` member of an item of `event`; `origin` is the assistant event's origin
+/// as JSON (see [`OriginCache`]).
+fn tag<'a>(event: &'a Event, origin: Option<&'a RawValue>) -> EventTagOut<'a> {
     EventTagOut {
         id: &event.id,
         author: event.author.as_ref(),
-        origin: match &event.body {
-            Body::Assistant { origin, .. } => origin.as_ref(),
-            _ => None,
-        },
+        origin,
         is_error: false,
         replaces_through: None,
         signature_model: None,
@@ -517,6 +545,11 @@ fn raw<T: Serialize>(value: &T) -> io::Result<Box<RawValue>> {
     serde_json::value::to_raw_value(value).map_err(io::Error::other)
 }
 
+/// Whether JSON writes `text` as it is (no quote, backslash or control character in it).
+fn needs_no_escape(text: &str) -> bool {
+    text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\')
+}
+
 /// How many bytes of lines are gathered before they go to the file in one write.
 const FLUSH_AT: usize = 1 << 20;
 
@@ -543,15 +576,24 @@ impl<'o> Lines<'o> {
         kind: &'static str,
         payload: P,
     ) -> io::Result<()> {
-        serde_json::to_writer(
-            &mut self.buf,
-            &LineOut {
+        if needs_no_escape(timestamp) && needs_no_escape(kind) {
+            // What serialising a `LineOut` writes, with the envelope's fixed keys spelled out:
+            // every line has one, so this saves three key and two value escapes per line.
+            self.buf.extend_from_slice(b"{\"timestamp\":\"");
+            self.buf.extend_from_slice(timestamp.as_bytes());
+            self.buf.extend_from_slice(b"\",\"type\":\"");
+            self.buf.extend_from_slice(kind.as_bytes());
+            self.buf.extend_from_slice(b"\",\"payload\":");
+            serde_json::to_writer(&mut self.buf, &payload).map_err(io::Error::other)?;
+            self.buf.push(b'}');
+        } else {
+            let line = LineOut {
                 timestamp,
                 kind,
                 payload,
-            },
-        )
-        .map_err(io::Error::other)?;
+            };
+            serde_json::to_writer(&mut self.buf, &line).map_err(io::Error::other)?;
+        }
         self.buf.push(b'\n');
         if self.buf.len() >= FLUSH_AT {
             self.out.write_all(&self.buf)?;
@@ -569,6 +611,57 @@ impl<'o> Lines<'o> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_spelled_out_envelope_is_what_serde_writes() {
+        let payload = EventMsgOut::AgentMessage {
+            message: Cow::Borrowed("a \"quoted\"\n\u{1} ✓"),
+        };
+        for (timestamp, kind) in [
+            ("2026-11-30T00:41:53.963Z", "event_msg"),
+            ("+10000-01-01T00:00:00.000Z", "event_msg"),
+            ("needs \"escaping\"\n", "event_msg"),
+        ] {
+            let mut out = Vec::new();
+            let mut lines = Lines::new(&mut out);
+            lines.line(timestamp, kind, &payload).unwrap();
+            lines.finish().unwrap();
+            let mut want = serde_json::to_vec(&LineOut {
+                timestamp,
+                kind,
+                payload: &payload,
+            })
+            .unwrap();
+            want.push(b'\n');
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                String::from_utf8(want).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn a_cached_origin_is_written_as_in_place() {
+        let origin = Origin {
+            provider: "anthropic".into(),
+            model: Some("claude \"opus\"".into()),
+            api: None,
+        };
+        let mut cache = OriginCache::default();
+        let first = cache.raw(Some(&origin)).unwrap().unwrap();
+        let again = cache.raw(Some(&origin)).unwrap().unwrap();
+        assert!(Rc::ptr_eq(&first, &again));
+        assert_eq!(first.get(), serde_json::to_string(&origin).unwrap());
+        let other = Origin {
+            model: None,
+            ..origin.clone()
+        };
+        assert_eq!(
+            cache.raw(Some(&other)).unwrap().unwrap().get(),
+            serde_json::to_string(&other).unwrap()
+        );
+        assert!(cache.raw(None).unwrap().is_none());
+    }
 
     #[test]
     fn turn_ids_are_distinct_v7_uuids() {
