@@ -34,7 +34,6 @@ enum Kind {
         has_results: bool,
     },
     Assistant {
-        message_id: Option<Box<str>>,
         /// An index into [`Loaded::models`]: a session names a model or two, on every record.
         model: Option<u32>,
         blocks: Vec<ParsedBlock>,
@@ -104,11 +103,50 @@ fn parse_uuid(text: &str) -> Option<u128> {
     Some(bits)
 }
 
+/// A record as `node_of` reads it: the node, and what only linking needs (kept apart from the
+/// nodes, so it can be freed before the events are made).
+#[cfg_attr(test, derive(Debug, PartialEq))]
+struct ReadRecord {
+    node: Node,
+    parent: Option<RecordId>,
+    message_id: Option<Box<str>>,
+}
+
+/// Assistant records that share a message id (streamed parts of one turn), gathered while
+/// loading: an id's first record, and its group once a second record shares it.
+#[derive(Default)]
+struct MessageGroups {
+    first: FastMap<Box<str>, (u32, u32)>,
+    groups: Vec<Vec<u32>>,
+}
+
+impl MessageGroups {
+    fn add(&mut self, id: Box<str>, record: u32) {
+        let (first, group) = self.first.entry(id).or_insert((record, u32::MAX));
+        if *first == record {
+            return;
+        }
+        if *group == u32::MAX {
+            *group = self.groups.len() as u32;
+            self.groups.push(vec![*first]);
+        }
+        self.groups[*group as usize].push(record);
+    }
+}
+
+/// The chain records of a file, as the chain walk takes them.
+struct Records {
+    nodes: Vec<Node>,
+    /// Each node's `parentUuid`.
+    parents: Vec<Option<RecordId>>,
+    /// Streamed assistant turns: records sharing a message id (of either thread).
+    groups: Vec<Vec<u32>>,
+}
+
 /// One chain record, kept small: a long session has tens of thousands of them.
 #[cfg_attr(test, derive(Debug, PartialEq))]
 struct Node {
     uuid: RecordId,
-    parent: Option<RecordId>,
     line: usize,
     sidechain: bool,
     kind: Kind,
@@ -142,8 +180,8 @@ fn malformed(
 /// Reads the transcript of the session file at `path`.
 pub(crate) fn read(path: &Path) -> Result<Transcript, PluginError> {
     let loaded = load(path)?;
-    let mut events = Vec::with_capacity(loaded.nodes.len());
-    assemble(path, loaded.nodes, &loaded.models, false, &mut |e| {
+    let mut events = Vec::with_capacity(loaded.records.nodes.len());
+    assemble(path, loaded.records, &loaded.models, false, &mut |e| {
         events.push(e);
         true
     })?;
@@ -155,8 +193,8 @@ pub(crate) fn read(path: &Path) -> Result<Transcript, PluginError> {
 /// Reads a session file and where its chain stands.
 pub(crate) fn read_session(path: &Path) -> Result<Session, PluginError> {
     let loaded = load(path)?;
-    let mut events = Vec::with_capacity(loaded.nodes.len());
-    let chain = assemble(path, loaded.nodes, &loaded.models, true, &mut |e| {
+    let mut events = Vec::with_capacity(loaded.records.nodes.len());
+    let chain = assemble(path, loaded.records, &loaded.models, true, &mut |e| {
         events.push(e);
         true
     })?;
@@ -176,11 +214,12 @@ pub(crate) fn read_each(
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<(), PluginError> {
     let loaded = load(path)?;
-    assemble(path, loaded.nodes, &loaded.models, false, sink).map(drop)
+    assemble(path, loaded.records, &loaded.models, false, sink).map(drop)
 }
 
 struct Loaded {
-    nodes: Vec<Node>,
+    records: Records,
+    messages: MessageGroups,
     cwd: Option<String>,
     session_id: Option<String>,
     /// The distinct `message.model`s of assistant records.
@@ -193,7 +232,12 @@ fn load(path: &Path) -> Result<Loaded, PluginError> {
     let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let mut loaded = Loaded {
-        nodes: Vec::new(),
+        records: Records {
+            nodes: Vec::new(),
+            parents: Vec::new(),
+            groups: Vec::new(),
+        },
+        messages: MessageGroups::default(),
         cwd: None,
         session_id: None,
         models: Vec::new(),
@@ -240,8 +284,13 @@ fn load(path: &Path) -> Result<Loaded, PluginError> {
                 node_of(path, line_no, record, &mut loaded)?
             }
         };
-        if let Some(node) = node {
-            loaded.nodes.push(node);
+        if let Some(record) = node {
+            let records = &mut loaded.records;
+            if let Some(id) = record.message_id {
+                loaded.messages.add(id, records.nodes.len() as u32);
+            }
+            records.parents.push(record.parent);
+            records.nodes.push(record.node);
         }
     }
     if line_no == 0 {
@@ -252,6 +301,8 @@ fn load(path: &Path) -> Result<Loaded, PluginError> {
             message: "the session file is empty".into(),
         });
     }
+    // The message ids are done with: freed now, their memory is reused by the events.
+    loaded.records.groups = std::mem::take(&mut loaded.messages).groups;
     Ok(loaded)
 }
 
@@ -430,7 +481,7 @@ fn node_of<C: Content>(
     line: usize,
     raw: Record<'_, C>,
     loaded: &mut Loaded,
-) -> Result<Option<Node>, PluginError> {
+) -> Result<Option<ReadRecord>, PluginError> {
     let kind = raw.kind.as_ref().map_or("", Text::as_str);
     let conversational = matches!(kind, "user" | "assistant" | "system");
     let Some(uuid) = raw.uuid else {
@@ -463,11 +514,13 @@ fn node_of<C: Content>(
         (None, false) => None,
     };
     let extras = raw.handoff.filter(|e| !e.is_empty()).map(Box::new);
+    let mut message_id = None;
     let node_kind = match kind {
         "user" | "assistant" => {
             let Some(message) = raw.message else {
                 return Err(malformed(path, line, Some("message"), "missing"));
             };
+            message_id = message.id;
             let model = message.model;
             let signature_model = match extras.as_ref().and_then(|e| e.signature_model.as_ref()) {
                 Some(m) => m.as_deref(),
@@ -489,11 +542,7 @@ fn node_of<C: Content>(
                 }
             } else {
                 let model = model.map(|m| intern(loaded, m.as_str()));
-                Kind::Assistant {
-                    message_id: boxed(message.id),
-                    model,
-                    blocks,
-                }
+                Kind::Assistant { model, blocks }
             }
         }
         "system" if raw.subtype.as_ref().map(Text::as_str) == Some("compact_boundary") => {
@@ -503,14 +552,17 @@ fn node_of<C: Content>(
         }
         _ => Kind::Other,
     };
-    Ok(Some(Node {
-        uuid: RecordId::new(uuid.as_str()),
+    Ok(Some(ReadRecord {
+        node: Node {
+            uuid: RecordId::new(uuid.as_str()),
+            line,
+            sidechain,
+            kind: node_kind,
+            timestamp,
+            extras,
+        },
         parent: record_id(raw.parent_uuid),
-        line,
-        sidechain,
-        kind: node_kind,
-        timestamp,
-        extras,
+        message_id: (kind == "assistant").then(|| boxed(message_id)).flatten(),
     }))
 }
 
@@ -601,30 +653,19 @@ struct Links {
     group_of: Vec<u32>,
 }
 
-/// Links the records; their message ids move out (nothing needs them afterwards, and freed now
-/// their memory is reused by the events).
-fn link(path: &Path, nodes: &mut [Node], sidechain: bool) -> Result<Links, PluginError> {
-    let up = link_up(path, nodes)?;
-    // Message id → its first record, until a second one makes it a group (most turns are one
-    // record, so most ids never get a list).
-    let mut by_message: FastMap<Box<str>, u32> = FastMap::default();
-    let mut groups: Vec<Vec<u32>> = Vec::new();
+/// Links the records of the conversation's thread (`sidechain` or not).
+fn link(path: &Path, records: &mut Records, sidechain: bool) -> Result<Links, PluginError> {
+    let up = link_up(path, &records.nodes, &records.parents)?;
+    let nodes = &records.nodes;
+    let mut groups = std::mem::take(&mut records.groups);
+    groups.retain_mut(|g| {
+        g.retain(|&r| nodes[r as usize].sidechain == sidechain);
+        g.len() > 1
+    });
     let mut group_of = vec![u32::MAX; nodes.len()];
-    for (i, n) in nodes.iter_mut().enumerate() {
-        let Kind::Assistant { message_id, .. } = &mut n.kind else {
-            continue;
-        };
-        let Some(id) = message_id.take().filter(|_| n.sidechain == sidechain) else {
-            continue;
-        };
-        let first = *by_message.entry(id).or_insert(i as u32) as usize;
-        if first != i {
-            if group_of[first] == u32::MAX {
-                group_of[first] = groups.len() as u32;
-                groups.push(vec![first as u32]);
-            }
-            group_of[i] = group_of[first];
-            groups[group_of[first] as usize].push(i as u32);
+    for (n, g) in groups.iter().enumerate() {
+        for &r in g {
+            group_of[r as usize] = n as u32;
         }
     }
     Ok(Links {
@@ -635,7 +676,11 @@ fn link(path: &Path, nodes: &mut [Node], sidechain: bool) -> Result<Links, Plugi
 }
 
 /// Each record's next step towards the root; a repeated uuid is an error.
-fn link_up(path: &Path, nodes: &[Node]) -> Result<Vec<Link>, PluginError> {
+fn link_up(
+    path: &Path,
+    nodes: &[Node],
+    parents: &[Option<RecordId>],
+) -> Result<Vec<Link>, PluginError> {
     let mut index: FastMap<&RecordId, u32> = FastMap::default();
     index.reserve(nodes.len());
     for (i, n) in nodes.iter().enumerate() {
@@ -653,7 +698,8 @@ fn link_up(path: &Path, nodes: &[Node]) -> Result<Vec<Link>, PluginError> {
     }
     let up = nodes
         .iter()
-        .map(|n| match (&n.parent, &n.kind) {
+        .zip(parents)
+        .map(|(n, parent)| match (parent, &n.kind) {
             (Some(p), _) => index.get(p).map_or(Link::Missing, |&i| Link::To(i)),
             (None, Kind::CompactBoundary { logical_parent }) => logical_parent
                 .as_ref()
@@ -683,7 +729,7 @@ impl ResultChildren {
                     ..
                 },
                 Link::To(p),
-            ) if n.sidechain == sidechain && n.parent.is_some() => Some(p as usize),
+            ) if n.sidechain == sidechain => Some(p as usize),
             _ => None,
         };
         let mut start = vec![0u32; nodes.len() + 1];
@@ -714,11 +760,12 @@ impl ResultChildren {
 /// is gathered only when `want_chain`.
 fn assemble(
     path: &Path,
-    mut nodes: Vec<Node>,
+    mut records: Records,
     models: &[Box<str>],
     want_chain: bool,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<ChainState, PluginError> {
+    let nodes = &records.nodes;
     // The leaf: the last main-thread record; a file of sidechain records only is a subagent's.
     // (Checked before the links, as a uuid error needs records, and there are some.)
     let leaf = nodes
@@ -730,7 +777,8 @@ fn assemble(
         up,
         groups,
         group_of,
-    } = link(path, &mut nodes, sidechain)?;
+    } = link(path, &mut records, sidechain)?;
+    let nodes = &records.nodes;
     let Some(leaf) = leaf else {
         return Err(PluginError::Malformed {
             file: path.to_owned(),
@@ -741,7 +789,7 @@ fn assemble(
     };
 
     let mut on_path = vec![false; nodes.len()];
-    let mut path_nodes = Vec::new();
+    let mut path_nodes: Vec<u32> = Vec::new();
     let mut cursor = Some(leaf);
     while let Some(i) = cursor {
         if on_path[i] {
@@ -753,7 +801,7 @@ fn assemble(
             ));
         }
         on_path[i] = true;
-        path_nodes.push(i);
+        path_nodes.push(i as u32);
         cursor = match up[i] {
             Link::To(p) => Some(p as usize),
             Link::Root => None,
@@ -765,7 +813,7 @@ fn assemble(
                     Some("parentUuid"),
                     format!(
                         "{} is not a record of this file",
-                        n.parent
+                        records.parents[i]
                             .as_ref()
                             .map(ToString::to_string)
                             .unwrap_or_default()
@@ -775,8 +823,13 @@ fn assemble(
         };
     }
     path_nodes.reverse();
-
-    let result_children = ResultChildren::new(&nodes, &up, sidechain);
+    let result_children = ResultChildren::new(nodes, &up, sidechain);
+    // What only linking needed goes before the events are made.
+    drop((up, on_path));
+    let Records {
+        mut nodes, parents, ..
+    } = records;
+    drop(parents);
 
     let mut consumed = vec![false; nodes.len()];
     let mut out = Emitter {
@@ -792,7 +845,7 @@ fn assemble(
         ..ChainState::default()
     };
     let mut boundary: Option<usize> = None;
-    for &i in &path_nodes {
+    for i in path_nodes.into_iter().map(|i| i as usize) {
         if out.stopped {
             return Ok(chain);
         }
@@ -1039,7 +1092,12 @@ mod tests {
 
     fn empty() -> Loaded {
         Loaded {
-            nodes: Vec::new(),
+            records: Records {
+                nodes: Vec::new(),
+                parents: Vec::new(),
+                groups: Vec::new(),
+            },
+            messages: MessageGroups::default(),
             cwd: None,
             session_id: None,
             models: Vec::new(),
@@ -1048,9 +1106,17 @@ mod tests {
     }
 
     /// A node with what `node_of` kept beside it, or the error, as text.
-    type Outcome = Result<(Option<Node>, Option<String>, Option<String>, Vec<Box<str>>), String>;
+    type Outcome = Result<
+        (
+            Option<ReadRecord>,
+            Option<String>,
+            Option<String>,
+            Vec<Box<str>>,
+        ),
+        String,
+    >;
 
-    fn finish(loaded: Loaded, node: Result<Option<Node>, PluginError>) -> Outcome {
+    fn finish(loaded: Loaded, node: Result<Option<ReadRecord>, PluginError>) -> Outcome {
         node.map(|n| (n, loaded.cwd, loaded.session_id, loaded.models))
             .map_err(|e| e.to_string())
     }
