@@ -158,7 +158,15 @@ struct Message<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     stop_reason: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    usage: Option<Value>,
+    usage: Option<Usage>,
+}
+
+/// The token counts the CLI records on an assistant message (none were spent here); typed, so
+/// writing one builds no JSON value.
+#[derive(Serialize)]
+struct Usage {
+    input_tokens: u32,
+    output_tokens: u32,
 }
 
 #[derive(Serialize)]
@@ -379,7 +387,10 @@ pub(crate) fn write_events(
                         model,
                         content: Content::Blocks(block.into_iter().collect()),
                         stop_reason: Some(stop_reason),
-                        usage: Some(json!({"input_tokens": 0, "output_tokens": 0})),
+                        usage: Some(Usage {
+                            input_tokens: 0,
+                            output_tokens: 0,
+                        }),
                     });
                     r.marker = marker.take();
                     r.extras = extras_of(&extras);
