@@ -1,7 +1,12 @@
 //! Claude Code records → canonical transcript.
 //!
-//! The file is streamed line by line; each record's content is converted to canonical parts as it
-//! is parsed (strings are moved, not copied), so the file is held once, in canonical form.
+//! The file is streamed line by line. Each line is decoded typed and borrowed
+//! ([`super::record_in`]): content blocks become canonical blocks as they are parsed, members
+//! nobody reads are skipped unbuilt, and the members every record repeats (`cwd`, `sessionId`)
+//! are kept once; a line the typed path does not cover is read again with `Value` content and
+//! `parse_block`, which decides and names any fault. So the file is held once, in canonical form,
+//! beside small chain nodes (UUIDs as 128 bits), and events are assembled by moving their content
+//! out of the nodes.
 //!
 //! The conversation is the chain from the leaf (the last main-thread record) back to the root
 //! through `parentUuid` (and through a compact boundary's `logicalParentUuid`, so the compacted
@@ -62,42 +67,70 @@ impl RecordId {
     }
 }
 
-impl std::fmt::Display for RecordId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl RecordId {
+    /// The id as text (a UUID formatted directly, without the formatting machinery).
+    fn to_text(&self) -> String {
         match self {
-            RecordId::Uuid([high, low]) => {
-                let bits = (u128::from(*high) << 64) | u128::from(*low);
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                let mut text = [b'-'; 36];
-                let mut nibble = 32;
-                for (i, c) in text.iter_mut().enumerate() {
-                    if !matches!(i, 8 | 13 | 18 | 23) {
-                        nibble -= 1;
-                        *c = HEX[((bits >> (nibble * 4)) & 0xf) as usize];
-                    }
-                }
-                f.write_str(std::str::from_utf8(&text).map_err(|_| std::fmt::Error)?)
+            RecordId::Uuid(halves) => {
+                let text = uuid_text(halves);
+                std::str::from_utf8(&text).map_or_else(|_| String::new(), str::to_owned)
             }
-            RecordId::Text(text) => f.write_str(text),
+            RecordId::Text(text) => text.to_string(),
         }
     }
 }
 
-/// The bits of a UUID in the one form [`RecordId`]'s `Display` gives back: lowercase, hyphenated.
+impl std::fmt::Display for RecordId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_text())
+    }
+}
+
+/// Where the 32 hex digits of a hyphenated UUID are.
+const UUID_DIGITS: [usize; 32] = [
+    0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, 16, 17, 19, 20, 21, 22, 24, 25, 26, 27, 28, 29,
+    30, 31, 32, 33, 34, 35,
+];
+
+/// Lowercase hex digit values; 0xff for anything else.
+const HEX_VALUE: [u8; 256] = {
+    let mut table = [0xffu8; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        table[b'a' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    table
+};
+
+/// The lowercase, hyphenated text of a UUID.
+fn uuid_text([high, low]: &[u64; 2]) -> [u8; 36] {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bits = (u128::from(*high) << 64) | u128::from(*low);
+    let mut text = [b'-'; 36];
+    for (n, &at) in UUID_DIGITS.iter().enumerate() {
+        text[at] = HEX[((bits >> (124 - 4 * n)) & 0xf) as usize];
+    }
+    text
+}
+
+/// The bits of a UUID in the one form [`uuid_text`] gives back: lowercase, hyphenated.
 fn parse_uuid(text: &str) -> Option<u128> {
     let bytes = text.as_bytes();
-    if bytes.len() != 36 {
+    if bytes.len() != 36 || [8, 13, 18, 23].iter().any(|&i| bytes[i] != b'-') {
         return None;
     }
     let mut bits = 0u128;
-    for (i, &b) in bytes.iter().enumerate() {
-        let digit = match (i, b) {
-            (8 | 13 | 18 | 23, b'-') => continue,
-            (8 | 13 | 18 | 23, _) => return None,
-            (_, b'0'..=b'9') => b - b'0',
-            (_, b'a'..=b'f') => b - b'a' + 10,
-            _ => return None,
-        };
+    for &at in &UUID_DIGITS {
+        let digit = HEX_VALUE[bytes[at] as usize];
+        if digit > 15 {
+            return None;
+        }
         bits = (bits << 4) | u128::from(digit);
     }
     Some(bits)
@@ -841,7 +874,7 @@ fn assemble(
         stopped: false,
     };
     let mut chain = ChainState {
-        prev: Some(nodes[leaf].uuid.to_string()),
+        prev: Some(nodes[leaf].uuid.to_text()),
         ..ChainState::default()
     };
     let mut boundary: Option<usize> = None;
@@ -952,7 +985,7 @@ fn assemble(
 /// afterwards, so a text id is moved, not copied).
 fn take_uuid(node: &mut Node) -> String {
     match &mut node.uuid {
-        RecordId::Uuid(_) => node.uuid.to_string(),
+        RecordId::Uuid(_) => node.uuid.to_text(),
         RecordId::Text(text) => std::mem::take(text).into_string(),
     }
 }
@@ -1002,7 +1035,7 @@ fn assistant_event(
                 if let AssistantPart::ToolCall(call) = part {
                     chain
                         .call_records
-                        .insert(call.id.clone(), node.uuid.to_string());
+                        .insert(call.id.clone(), node.uuid.to_text());
                 }
             }
         }
@@ -1041,10 +1074,50 @@ fn user_events(path: &Path, node: &mut Node, out: &mut Emitter<'_>) -> Result<()
     let Kind::User { blocks, .. } = &mut node.kind else {
         unreachable!("only user records hold results")
     };
+    let unsupported_block = blocks.iter().position(|b| {
+        !matches!(
+            b,
+            ParsedBlock::ToolResult { .. } | ParsedBlock::Text(_) | ParsedBlock::Image(_)
+        )
+    });
+    if let Some(k) = unsupported_block {
+        return Err(malformed(
+            path,
+            node.line,
+            Some(&format!("message.content[{k}]")),
+            unsupported(&blocks[k]),
+        ));
+    }
+    let blocks = std::mem::take(blocks);
+    // One event per result, one per run of other blocks (at least one event).
+    let mut count = 0;
+    let mut in_run = false;
+    let mut has_results = false;
+    for b in &blocks {
+        let result = matches!(b, ParsedBlock::ToolResult { .. });
+        count += usize::from(result || !in_run);
+        in_run = !result;
+        has_results |= result;
+    }
     let timestamp = node.timestamp.expect("user records have timestamps");
-    let mut bodies: Vec<Body> = Vec::new();
+    let mut base = Some(take_uuid(node));
+    let author = node.extras.as_ref().and_then(|e| e.author.as_ref());
+    let mut k = 0;
+    let mut emit = |body: Body, base: &mut Option<String>| {
+        let id = match (k, count > 1) {
+            (0, false) => base.take().unwrap_or_default(),
+            (0, true) => base.clone().unwrap_or_default(),
+            _ => format!("{}:{k}", base.as_deref().unwrap_or_default()),
+        };
+        k += 1;
+        let mut event = Event::new(id, timestamp, body);
+        event.author = author.cloned();
+        out.emit(event);
+    };
+    // Sized to the blocks: most user records are one text block.
     let mut run: Vec<Part> = Vec::new();
-    for (k, block) in std::mem::take(blocks).into_iter().enumerate() {
+    let runs = blocks.len();
+    for block in blocks {
         match block {
             ParsedBlock::ToolResult {
                 call_id,
@@ -1052,36 +1125,26 @@ fn user_events(path: &Path, node: &mut Node, out: &mut Emitter<'_>) -> Result<()
                 is_error,
             } => {
                 if !run.is_empty() {
-                    bodies.push(Body::User {
-                        content: std::mem::take(&mut run),
-                    });
+                    let content = std::mem::take(&mut run);
+                    emit(Body::User { content }, &mut base);
                 }
-                bodies.push(Body::ToolResult {
+                let body = Body::ToolResult {
                     call_id,
                     content,
                     is_error,
-                });
+                };
+                emit(body, &mut base);
             }
-            other => run.push(other.into_part().map_err(|b| {
-                malformed(
-                    path,
-                    node.line,
-                    Some(&format!("message.content[{k}]")),
-                    unsupported(&b),
-                )
-            })?),
+            other => {
+                if let Ok(part) = other.into_part() {
+                    run.reserve_exact(runs);
+                    run.push(part);
+                }
+            }
         }
     }
-    if !run.is_empty() || bodies.is_empty() {
-        bodies.push(Body::User { content: run });
-    }
-    let uuid = take_uuid(node);
-    let mut ids: Vec<String> = (1..bodies.len()).map(|k| format!("{uuid}:{k}")).collect();
-    ids.insert(0, uuid);
-    for (id, body) in ids.into_iter().zip(bodies) {
-        let mut event = Event::new(id, timestamp, body);
-        event.author = node.extras.as_ref().and_then(|e| e.author.clone());
-        out.emit(event);
+    if !run.is_empty() || !has_results {
+        emit(Body::User { content: run }, &mut base);
     }
     Ok(())
 }
@@ -1148,6 +1211,71 @@ mod tests {
             assert_eq!(typed, &general, "{}", String::from_utf8_lossy(line));
         }
         typed.is_some()
+    }
+
+    #[test]
+    fn a_user_record_gives_an_event_per_result_and_per_run_of_other_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.jsonl");
+        let head = r#""type":"user","isSidechain":false,"timestamp":"2026-01-01T00:00:00.000Z""#;
+        let text = format!(
+            "{{{head},\"uuid\":\"a\",\"parentUuid\":null,\"message\":{{\"role\":\"user\",\"content\":[\
+             {{\"type\":\"text\",\"text\":\"hi\"}},\"there\",\
+             {{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"r1\"}},\
+             {{\"type\":\"tool_result\",\"tool_use_id\":\"t2\",\"content\":[],\"is_error\":true}},\
+             {{\"type\":\"text\",\"text\":\"bye\"}}]}}}}\n\
+             {{{head},\"uuid\":\"b\",\"parentUuid\":\"a\",\"message\":{{\"role\":\"user\",\"content\":[]}}}}\n"
+        );
+        std::fs::write(&file, text).unwrap();
+        let t = read(&file).unwrap();
+        let ids: Vec<&str> = t.events.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["a", "a:1", "a:2", "a:3", "b"]);
+        let user = |texts: &[&str]| Body::User {
+            content: texts.iter().map(|&t| Part::text(t)).collect(),
+        };
+        assert_eq!(t.events[0].body, user(&["hi", "there"]));
+        assert_eq!(
+            t.events[1].body,
+            Body::ToolResult {
+                call_id: "t1".into(),
+                content: vec![Part::text("r1")],
+                is_error: false
+            }
+        );
+        assert_eq!(
+            t.events[2].body,
+            Body::ToolResult {
+                call_id: "t2".into(),
+                content: vec![],
+                is_error: true
+            }
+        );
+        assert_eq!(t.events[3].body, user(&["bye"]));
+        assert_eq!(t.events[4].body, user(&[]));
+    }
+
+    #[test]
+    fn record_ids_keep_their_text() {
+        for text in [
+            "31c027dc-f6fd-435e-b40a-e98d9514124a",
+            "00000000-0000-0000-0000-000000000000",
+            "ffffffff-ffff-ffff-ffff-ffffffffffff",
+        ] {
+            assert!(matches!(RecordId::new(text), RecordId::Uuid(_)), "{text}");
+            assert_eq!(RecordId::new(text).to_text(), text);
+        }
+        // Anything but the lowercase hyphenated form is kept as text, so it reads back as written.
+        for text in [
+            "31C027DC-F6FD-435E-B40A-E98D9514124A",
+            "31c027dcf6fd435eb40ae98d9514124a",
+            "31c027dc-f6fd-435e-b40a-e98d9514124g",
+            "31c027dc-f6fd-435e-b40ae-98d9514124a",
+            "msg-1",
+            "",
+        ] {
+            assert!(matches!(RecordId::new(text), RecordId::Text(_)), "{text}");
+            assert_eq!(RecordId::new(text).to_text(), text);
+        }
     }
 
     #[test]
