@@ -153,7 +153,7 @@ impl Comparison {
     }
 
     fn normalise<'a>(&self, t: &'a Transcript) -> Vec<Normalised<'a>> {
-        let mut positions = Positions::default();
+        let mut positions = Positions::for_transcript(t);
         let mut out = Vec::with_capacity(t.events.len());
         for (original_index, event) in t.events.iter().enumerate() {
             let body = self.normalise_body(&event.body);
@@ -181,21 +181,33 @@ impl Comparison {
             expected: self.normalise(expected),
             next: 0,
             seen: 0,
-            positions: Positions::default(),
+            positions: Positions::for_transcript(expected),
             difference: None,
         }
     }
 }
 
 /// Maps event ids to the position (among compared events) of the last compared event at or before
-/// them, so compactions compare by position. Holds ids only.
-#[derive(Default)]
+/// them, so compactions compare by position. Holds ids only, and only when a compaction can need
+/// them: with none on the expected side, any compaction is a difference by its kind alone.
 struct Positions {
+    track: bool,
     last: Option<usize>,
     by_id: HashMap<String, usize>,
 }
 
 impl Positions {
+    fn for_transcript(t: &Transcript) -> Positions {
+        Positions {
+            track: t
+                .events
+                .iter()
+                .any(|e| matches!(e.body, Body::Compaction { .. })),
+            last: None,
+            by_id: HashMap::new(),
+        }
+    }
+
     fn replaces(&self, body: &Body) -> Option<usize> {
         match body {
             Body::Compaction {
@@ -208,11 +220,13 @@ impl Positions {
     fn kept(&mut self, id: &str) {
         let n = self.last.map_or(0, |n| n + 1);
         self.last = Some(n);
-        self.by_id.insert(id.to_owned(), n);
+        if self.track {
+            self.by_id.insert(id.to_owned(), n);
+        }
     }
 
     fn set_aside(&mut self, id: &str) {
-        if let Some(n) = self.last {
+        if let (true, Some(n)) = (self.track, self.last) {
             self.by_id.insert(id.to_owned(), n);
         }
     }

@@ -367,29 +367,13 @@ impl Reader for CodexPlugin {
         Self::check_target(target)?;
         let mut sessions = Vec::new();
         for (id, path) in layout::all_rollouts(root)? {
-            let marker = read::read_header(&path).ok().and_then(|h| h.marker);
-            let updated_ms = std::fs::metadata(&path)
-                .and_then(|m| m.modified())
+            let marker = read::read_header(&path)
                 .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_millis() as i64);
-            let owned = marker.as_ref().is_some_and(|m| m.plugin == PLUGIN);
-            sessions.push(SessionInfo {
-                session: SessionRef {
-                    target: TARGET.to_owned(),
-                    id,
-                    path,
-                },
-                owned,
-                locator: marker.filter(|_| owned).and_then(|m| m.locator),
-                updated_ms,
-            });
+                .and_then(|h| h.marker)
+                .filter(|m| m.plugin == PLUGIN);
+            sessions.push(SessionInfo::of_file(TARGET, &id, &path, marker));
         }
-        sessions.sort_by(|a, b| {
-            b.updated_ms
-                .cmp(&a.updated_ms)
-                .then_with(|| b.session.path.cmp(&a.session.path))
-        });
+        SessionInfo::sort_newest_first(&mut sessions);
         Ok(sessions)
     }
 }

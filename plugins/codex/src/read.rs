@@ -11,7 +11,6 @@ use std::collections::VecDeque;
 use std::io::BufRead;
 use std::path::Path;
 
-use base64::Engine as _;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::{
     AssistantPart, Body, Event, Origin, Part, PluginError, Signature, Thinking, Timestamp,
@@ -862,21 +861,4 @@ fn user_parts(
     Ok(parts)
 }
 
-/// A `data:<type>;base64,<bytes>` URL becomes image bytes; any other URL stays a URL.
-pub fn image_part(url: &str) -> Result<Part, String> {
-    let Some(rest) = url.strip_prefix("data:") else {
-        return Ok(Part::ImageUrl {
-            url: url.to_owned(),
-        });
-    };
-    let (media_type, data) = rest.split_once(";base64,").ok_or_else(|| {
-        "a data: URL that is not base64 (expected data:<type>;base64,…)".to_owned()
-    })?;
-    let data = base64::engine::general_purpose::STANDARD
-        .decode(data)
-        .map_err(|e| format!("the image data is not base64: {e}"))?;
-    Ok(Part::Image {
-        media_type: media_type.to_owned(),
-        data,
-    })
-}
+pub use handoff_sdk::dialect::openai_responses::image_part;
