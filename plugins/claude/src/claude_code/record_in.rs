@@ -118,7 +118,16 @@ impl<'de> Deserialize<'de> for FastContent {
                 Ok(vec![ParsedBlock::Text(v)])
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(2));
+                // Sized to the blocks (the parser gives no length up front, and a `Vec` grows
+                // to four): most records hold one or two, and an assistant record's vector
+                // becomes its event's parts in place, so slack here would stay in the transcript.
+                let Some(FastBlock(first)) = seq.next_element()? else {
+                    return Ok(Vec::new());
+                };
+                let Some(FastBlock(second)) = seq.next_element()? else {
+                    return Ok(vec![first]);
+                };
+                let mut blocks = vec![first, second];
                 while let Some(FastBlock(block)) = seq.next_element()? {
                     blocks.push(block);
                 }
