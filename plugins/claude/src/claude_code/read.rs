@@ -30,10 +30,90 @@ use super::record_in::{FastContent, Record, Text};
 use super::write::{calls_are_the_tail, ChainState};
 use crate::record::{default_origin, Extras};
 
+/// A user record's content, in its events' form already where that is plain (most records), so
+/// assembling moves it and frees nothing.
+#[cfg_attr(test, derive(Debug, PartialEq))]
+enum UserContent {
+    /// Text and image blocks only (possibly none): one user event.
+    Parts(Vec<Part>),
+    /// One `tool_result` block: one result event.
+    Result {
+        call_id: String,
+        content: Vec<Part>,
+        is_error: bool,
+    },
+    /// Anything else (several results, results and text, blocks with no user form, a compact
+    /// summary), split when assembled.
+    Blocks(Vec<ParsedBlock>),
+}
+
+impl Default for UserContent {
+    fn default() -> Self {
+        UserContent::Parts(Vec::new())
+    }
+}
+
+impl UserContent {
+    fn new(mut blocks: Vec<ParsedBlock>, compact_summary: bool) -> Self {
+        if compact_summary {
+            return UserContent::Blocks(blocks);
+        }
+        if blocks.len() == 1 {
+            match blocks.pop() {
+                Some(ParsedBlock::ToolResult {
+                    call_id,
+                    content,
+                    is_error,
+                }) => {
+                    return UserContent::Result {
+                        call_id,
+                        content,
+                        is_error,
+                    }
+                }
+                Some(other) => blocks.push(other),
+                None => {}
+            }
+        }
+        if blocks
+            .iter()
+            .all(|b| matches!(b, ParsedBlock::Text(_) | ParsedBlock::Image(_)))
+        {
+            let mut parts = Vec::with_capacity(blocks.len());
+            parts.extend(blocks.into_iter().filter_map(|b| b.into_part().ok()));
+            return UserContent::Parts(parts);
+        }
+        UserContent::Blocks(blocks)
+    }
+
+    /// The content as blocks again, for the general assembly.
+    fn into_blocks(self) -> Vec<ParsedBlock> {
+        match self {
+            UserContent::Parts(parts) => parts
+                .into_iter()
+                .map(|p| match p {
+                    Part::Text { text } => ParsedBlock::Text(text),
+                    image => ParsedBlock::Image(image),
+                })
+                .collect(),
+            UserContent::Result {
+                call_id,
+                content,
+                is_error,
+            } => vec![ParsedBlock::ToolResult {
+                call_id,
+                content,
+                is_error,
+            }],
+            UserContent::Blocks(blocks) => blocks,
+        }
+    }
+}
+
 #[cfg_attr(test, derive(Debug, PartialEq))]
 enum Kind {
     User {
-        blocks: Vec<ParsedBlock>,
+        content: UserContent,
         meta: bool,
         compact_summary: bool,
         has_results: bool,
@@ -567,10 +647,11 @@ fn node_of<C: Content>(
                 let has_results = blocks
                     .iter()
                     .any(|b| matches!(b, ParsedBlock::ToolResult { .. }));
+                let compact_summary = raw.is_compact_summary.unwrap_or(false);
                 Kind::User {
-                    blocks,
+                    content: UserContent::new(blocks, compact_summary),
                     meta: raw.is_meta.unwrap_or(false),
-                    compact_summary: raw.is_compact_summary.unwrap_or(false),
+                    compact_summary,
                     has_results,
                 }
             } else {
@@ -933,11 +1014,15 @@ fn assemble(
                     None => (take_uuid(&mut nodes[i]), nodes[i].timestamp),
                 };
                 let node = &mut nodes[i];
-                let Kind::User { blocks, .. } = &mut node.kind else {
+                let Kind::User { content, .. } = &mut node.kind else {
                     unreachable!()
                 };
                 let mut summary = String::new();
-                for (k, b) in std::mem::take(blocks).into_iter().enumerate() {
+                for (k, b) in std::mem::take(content)
+                    .into_blocks()
+                    .into_iter()
+                    .enumerate()
+                {
                     match b {
                         ParsedBlock::Text(t) if summary.is_empty() => summary = t,
                         ParsedBlock::Text(t) => {
@@ -1070,9 +1155,38 @@ fn unsupported(b: &ParsedBlock) -> String {
 
 /// The events of one user record: each `tool_result` block its own event, each run of other
 /// blocks one user turn.
+/// The one event of a user record with one.
+fn single_user_event(node: &mut Node, body: Body, out: &mut Emitter<'_>) {
+    let timestamp = node.timestamp.expect("user records have timestamps");
+    let mut event = Event::new(take_uuid(node), timestamp, body);
+    event.author = node.extras.as_ref().and_then(|e| e.author.clone());
+    out.emit(event);
+}
+
 fn user_events(path: &Path, node: &mut Node, out: &mut Emitter<'_>) -> Result<(), PluginError> {
-    let Kind::User { blocks, .. } = &mut node.kind else {
+    let Kind::User { content, .. } = &mut node.kind else {
         unreachable!("only user records hold results")
+    };
+    let blocks = match std::mem::take(content) {
+        // The plain cases: one event, its content moved.
+        UserContent::Parts(content) => {
+            single_user_event(node, Body::User { content }, out);
+            return Ok(());
+        }
+        UserContent::Result {
+            call_id,
+            content,
+            is_error,
+        } => {
+            let body = Body::ToolResult {
+                call_id,
+                content,
+                is_error,
+            };
+            single_user_event(node, body, out);
+            return Ok(());
+        }
+        UserContent::Blocks(blocks) => blocks,
     };
     let unsupported_block = blocks.iter().position(|b| {
         !matches!(
@@ -1088,7 +1202,6 @@ fn user_events(path: &Path, node: &mut Node, out: &mut Emitter<'_>) -> Result<()
             unsupported(&blocks[k]),
         ));
     }
-    let blocks = std::mem::take(blocks);
     // One event per result, one per run of other blocks (at least one event).
     let mut count = 0;
     let mut in_run = false;
