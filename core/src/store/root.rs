@@ -143,6 +143,29 @@ impl StoreRoot {
         Ok(missing)
     }
 
+    /// Creates the new file `path` (inside the root) whole or not at all: its missing directories
+    /// are made, the bytes `write` produces go in through [`super::atomic::create_new`], and on any
+    /// failure the directories this call made are removed again, so nothing is left behind.
+    pub fn create_file(
+        &self,
+        path: &Path,
+        write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> Result<(), crate::capability::PluginError> {
+        use crate::capability::PluginError;
+        self.check_inside(path)?;
+        let dir = path.parent().ok_or_else(|| PathError::Outside {
+            path: path.to_owned(),
+            root: self.path.clone(),
+        })?;
+        let created = self
+            .create_dirs(dir)
+            .map_err(|e| PluginError::io(dir, &e))?;
+        super::atomic::create_new(path, write).map_err(|e| {
+            self.remove_created_dirs(&created);
+            PluginError::io(path, &e)
+        })
+    }
+
     /// Removes the directories `created` (as returned by [`StoreRoot::create_dirs`]) if they are
     /// empty, innermost first. Used to leave nothing behind after a failed write.
     pub fn remove_created_dirs(&self, created: &[PathBuf]) {
@@ -187,6 +210,25 @@ mod tests {
         assert!(root.check_inside(Path::new("/srv/store/../a")).is_err());
         assert!(root.check_inside(Path::new("/srv/storefront/a")).is_err());
         assert!(root.check_inside(Path::new("/srv/store")).is_err());
+    }
+
+    #[test]
+    fn create_file_leaves_nothing_behind_on_failure() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = StoreRoot::new(tmp.path()).unwrap();
+        let path = tmp.path().join("a/b/s.jsonl");
+        let err = root.create_file(&path, |w| {
+            w.write_all(b"half")?;
+            Err(std::io::Error::other("disk full"))
+        });
+        assert!(err.unwrap_err().to_string().contains("disk full"));
+        assert!(!tmp.path().join("a").exists());
+        root.create_file(&path, |w| w.write_all(b"whole\n"))
+            .unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"whole\n");
+        assert!(root
+            .create_file(&tmp.path().join("../x"), |_| Ok(()))
+            .is_err());
     }
 
     #[test]

@@ -102,10 +102,6 @@ impl Writer for ReferencePlugin {
         self.manifest().targets[0].check_carried(transcript)?;
         let id = uuid::Uuid::new_v4().to_string();
         let path = session_path(root, &id)?;
-        let dir = path.parent().expect("session paths have a parent");
-        let created = root
-            .create_dirs(dir)
-            .map_err(|e| PluginError::io(dir, &e))?;
         let header = Header {
             kind: "header".into(),
             id: id.clone(),
@@ -115,15 +111,12 @@ impl Writer for ReferencePlugin {
                 locator: options.locator.clone(),
             }),
         };
-        let written = atomic::create_new(&path, |out| {
+        // Whole or nothing: no half-written file and no new empty folder on failure.
+        root.create_file(&path, |out| {
             serde_json::to_writer(&mut *out, &header)?;
             out.write_all(b"\n")?;
             write_events(out, &transcript.events)
-        });
-        if let Err(e) = written {
-            root.remove_created_dirs(&created);
-            return Err(PluginError::io(&path, &e));
-        }
+        })?;
         Ok(SessionRef {
             target: NAME.into(),
             id,

@@ -234,21 +234,11 @@ pub(crate) fn create(
     let body = render_store(&transcript)?;
     let id = uuid::Uuid::new_v4().to_string();
     let path = session_path(root, &id)?;
-    let dir = path
-        .parent()
-        .expect("a session file has a folder")
-        .to_owned();
-    let created = root
-        .create_dirs(&dir)
-        .map_err(|e| PluginError::io(&dir, &e))?;
     let marker = OwnershipMarker {
         plugin: PLUGIN_NAME.to_owned(),
         locator: options.locator.clone(),
     };
-    if let Err(e) = atomic::create_new(&path, |out| write_body(out, &marker, &body)) {
-        root.remove_created_dirs(&created);
-        return Err(PluginError::io(&path, &e));
-    }
+    root.create_file(&path, |out| write_body(out, &marker, &body))?;
     Ok(SessionRef {
         target: MESSAGES.to_owned(),
         id,

@@ -52,19 +52,12 @@ pub(crate) fn create(
     }
     let id = uuid::Uuid::new_v4().to_string();
     let path = layout::session_path(root, cwd, &id)?;
-    let dir = path
-        .parent()
-        .expect("a session file has a folder")
-        .to_owned();
-    let created = root
-        .create_dirs(&dir)
-        .map_err(|e| PluginError::io(&dir, &e))?;
     let marker = OwnershipMarker {
         plugin: PLUGIN_NAME.to_owned(),
         locator: options.locator.clone(),
     };
     let session = Session { id: &id, cwd };
-    let written = atomic::create_new(&path, |out| {
+    root.create_file(&path, |out| {
         write_events(
             out,
             &session,
@@ -72,11 +65,7 @@ pub(crate) fn create(
             &transcript.events,
             Some(&marker),
         )
-    });
-    if let Err(e) = written {
-        root.remove_created_dirs(&created);
-        return Err(PluginError::io(&path, &e));
-    }
+    })?;
     Ok(SessionRef {
         target: CLAUDE_CODE.to_owned(),
         id,
