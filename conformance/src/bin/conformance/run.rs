@@ -193,7 +193,7 @@ fn execute(args: &RunArgs) -> Outcome {
     });
     outcome.file = Some(file.clone());
 
-    // 2. load (abi_stable header, version, layout; manifest), in a child process.
+    // 2. load (the ABI header, version, layout; manifest), in a child process.
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(e) => {
