@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::capability::{CreateOptions, Plugin, PluginError, ResumePlan, SessionRef};
 use crate::store::lock::Lock;
 use crate::store::StoreRoot;
-use crate::transcript::{Difference, Transcript};
+use crate::transcript::{Comparison, Difference, Transcript};
 
 /// What to continue, and where.
 #[derive(Clone, Debug)]
@@ -136,7 +136,7 @@ pub fn continue_conversation(
                 }
                 Ok(covered) => {
                     let suffix = &request.transcript.events[covered..];
-                    append_verified(plugin, request, &session, suffix)?;
+                    append_verified(plugin, request, &session, suffix, &comparison)?;
                     let action = Action::Appended {
                         events: suffix.len(),
                     };
@@ -165,17 +165,13 @@ pub fn continue_conversation(
         plugin
             .writer()
             .create(request.root, request.target, request.transcript, &options)?;
-    let verified = verify(plugin, request, &session, &comparison).map_err(|e| match e {
-        ContinueError::Mismatch {
-            target, id, diff, ..
-        } => ContinueError::Mismatch {
-            target,
-            id,
-            diff,
-            undo: "the new session was removed".into(),
-        },
-        other => other,
-    });
+    let verified = verify(
+        plugin,
+        request,
+        &session,
+        &comparison,
+        "the new session was removed",
+    );
     if let Err(e) = verified {
         if let Err(remove) = plugin
             .writer()
@@ -212,18 +208,22 @@ fn append_verified(
     request: &ContinueRequest<'_>,
     session: &SessionRef,
     suffix: &[crate::transcript::Event],
+    comparison: &Comparison,
 ) -> Result<(), ContinueError> {
     let backup = Backup::take(request.root, &session.path)?;
-    let comparison = plugin
-        .manifest()
-        .target(request.target)
-        .map(|t| t.comparison())
-        .unwrap_or_default();
     let outcome = plugin
         .writer()
         .append(request.root, request.target, &session.id, suffix)
         .map_err(ContinueError::from)
-        .and_then(|_| verify(plugin, request, session, &comparison));
+        .and_then(|_| {
+            verify(
+                plugin,
+                request,
+                session,
+                comparison,
+                "the session's previous bytes were restored",
+            )
+        });
     match outcome {
         Ok(()) => {
             backup.discard();
@@ -244,7 +244,8 @@ fn verify(
     plugin: &dyn Plugin,
     request: &ContinueRequest<'_>,
     session: &SessionRef,
-    comparison: &crate::transcript::Comparison,
+    comparison: &Comparison,
+    undo: &str,
 ) -> Result<(), ContinueError> {
     let mut verifier = comparison.verifier(request.transcript);
     plugin
@@ -256,7 +257,7 @@ fn verify(
         target: request.target.to_owned(),
         id: session.id.clone(),
         diff,
-        undo: "the session's previous bytes were restored".into(),
+        undo: undo.to_owned(),
     })
 }
 
