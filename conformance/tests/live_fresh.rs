@@ -7,11 +7,21 @@
 use std::path::Path;
 use std::time::Duration;
 
-use handoff_conformance::fake_provider::{Endpoint, FakeProvider};
-use handoff_conformance::live::cli::{find_cli, pinned_clis, run, FoundCli, Invocation};
+use handoff_conformance::fake_provider::{Endpoint, FakeProvider, LoggedRequest};
+use handoff_conformance::live::cli::{
+    find_cli, pinned_clis, run, FoundCli, Invocation, RunOutcome,
+};
+use handoff_conformance::live::skips_are_failures;
 
-fn required() -> bool {
-    std::env::var("HANDOFF_LIVE_REQUIRED").is_ok_and(|v| v == "1")
+/// The run exited 0 (else the message shows the requests the fake saw); its model requests.
+fn model_turns<'a>(outcome: &RunOutcome, requests: &'a [LoggedRequest]) -> Vec<&'a LoggedRequest> {
+    eprintln!("fresh run: {}", outcome.summary());
+    assert!(
+        outcome.succeeded(),
+        "{}\nrequests: {requests:#?}",
+        outcome.summary()
+    );
+    requests.iter().filter(|r| r.is_model_turn()).collect()
 }
 
 /// The pinned CLI, or `None` (printing why) when it is absent and not required.
@@ -27,7 +37,7 @@ fn cli(name: &str) -> Option<FoundCli> {
             );
             Some(found)
         }
-        Err(why) if required() => panic!("HANDOFF_LIVE_REQUIRED=1 but {why}"),
+        Err(why) if skips_are_failures() => panic!("HANDOFF_LIVE_REQUIRED=1 but {why}"),
         Err(why) => {
             eprintln!("SKIP {name}: {why}");
             None
@@ -82,17 +92,11 @@ fn claude_code_answers_from_the_fake_anthropic_stream() {
     })
     .unwrap();
     let requests = fake.requests();
-    eprintln!("fresh run: {}", outcome.summary());
-    assert!(
-        outcome.succeeded(),
-        "{}\nrequests: {requests:#?}",
-        outcome.summary()
-    );
+    let turns = model_turns(&outcome, &requests);
     let result: serde_json::Value = serde_json::from_str(outcome.stdout.trim())
         .unwrap_or_else(|e| panic!("claude printed no JSON ({e}): {}", outcome.stdout));
     assert_eq!(result["result"], "ok", "{result}");
     assert_eq!(result["is_error"], false, "{result}");
-    let turns: Vec<_> = requests.iter().filter(|r| r.is_model_turn()).collect();
     assert!(!turns.is_empty(), "no model request reached the fake");
     assert!(turns
         .iter()
@@ -132,19 +136,13 @@ fn codex_answers_from_the_fake_responses_stream() {
     })
     .unwrap();
     let requests = fake.requests();
-    eprintln!("fresh run: {}", outcome.summary());
-    assert!(
-        outcome.succeeded(),
-        "{}\nrequests: {requests:#?}",
-        outcome.summary()
-    );
+    let turns = model_turns(&outcome, &requests);
     assert_eq!(outcome.stdout.trim(), "ok", "{}", outcome.summary());
     assert!(
         outcome.stderr.contains("session id: "),
         "codex names its session: {}",
         outcome.summary()
     );
-    let turns: Vec<_> = requests.iter().filter(|r| r.is_model_turn()).collect();
     assert!(!turns.is_empty(), "no model request reached the fake");
     assert!(turns
         .iter()
@@ -191,14 +189,8 @@ fn pi_answers_from_the_fake_chat_completions_stream() {
     })
     .unwrap();
     let requests = fake.requests();
-    eprintln!("fresh run: {}", outcome.summary());
-    assert!(
-        outcome.succeeded(),
-        "{}\nrequests: {requests:#?}",
-        outcome.summary()
-    );
+    let turns = model_turns(&outcome, &requests);
     assert_eq!(outcome.stdout.trim(), "ok", "{}", outcome.summary());
-    let turns: Vec<_> = requests.iter().filter(|r| r.is_model_turn()).collect();
     assert!(!turns.is_empty(), "no model request reached the fake");
     assert!(turns
         .iter()
@@ -242,14 +234,8 @@ fn gemini_cli_answers_from_the_fake_gemini_stream() {
     })
     .unwrap();
     let requests = fake.requests();
-    eprintln!("fresh run: {}", outcome.summary());
-    assert!(
-        outcome.succeeded(),
-        "{}\nrequests: {requests:#?}",
-        outcome.summary()
-    );
+    let turns = model_turns(&outcome, &requests);
     assert_eq!(outcome.stdout.trim(), "ok", "{}", outcome.summary());
-    let turns: Vec<_> = requests.iter().filter(|r| r.is_model_turn()).collect();
     assert!(
         turns
             .iter()
