@@ -257,6 +257,11 @@ fn run_conformance(plugin: &Path, extra: &[&str], env: &[(&str, &str)], certs: &
     }
 }
 
+/// How many files the certificate directory holds (0 when it was never made).
+fn certificates_in(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map(|d| d.count()).unwrap_or(0)
+}
+
 fn check<'a>(run: &'a Run, id: &str) -> &'a serde_json::Value {
     run.json["checks"]
         .as_array()
@@ -294,12 +299,7 @@ fn conformance_exits_2_with_one_line_for_what_cannot_load() {
             run.stderr
         );
     }
-    assert_eq!(
-        std::fs::read_dir(certs.path())
-            .map(|d| d.count())
-            .unwrap_or(0),
-        0
-    );
+    assert_eq!(certificates_in(certs.path()), 0);
 }
 
 #[test]
@@ -338,12 +338,7 @@ fn conformance_fails_a_panicking_plugin_and_survives_an_abort() {
             .contains("signal 6 (SIGABRT)"),
         "{round_trip}"
     );
-    assert_eq!(
-        std::fs::read_dir(certs.path())
-            .map(|d| d.count())
-            .unwrap_or(0),
-        0
-    );
+    assert_eq!(certificates_in(certs.path()), 0);
 }
 
 #[test]
@@ -455,10 +450,5 @@ fn a_partial_run_writes_no_certificate() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.json["partial"], true);
     assert!(run.json["certificate"].is_null());
-    assert_eq!(
-        std::fs::read_dir(certs.path())
-            .map(|d| d.count())
-            .unwrap_or(0),
-        0
-    );
+    assert_eq!(certificates_in(certs.path()), 0);
 }
