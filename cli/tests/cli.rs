@@ -155,10 +155,7 @@ fn claude_code_to_codex_and_back_reuses_the_same_ids() {
     let codex_root = scratch.path().join("codex");
 
     // A Claude Code session this conversation lives in (owned, so the test can grow it).
-    let source = handoff_core::Transcript::from_json(
-        &serde_json::to_string(&read("claude-code", SAMPLE, &codex_root)).unwrap(),
-    )
-    .unwrap();
+    let source = read("claude-code", SAMPLE, &claude_root);
     let claude = StoreRoot::new(&claude_root).unwrap();
     let origin = ClaudePlugin
         .writer()
