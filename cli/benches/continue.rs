@@ -6,17 +6,18 @@
 //! Run: `cargo bench -p handoff-cli --bench continue` (add `-- --quick` for the 5,000-turn size
 //! only). Figures are printed as a table and as ratios to the floor and to the input size.
 
+use handoff_core::ById;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use handoff_claude::ClaudePlugin;
+use handoff_codex::CodexPlugin;
 use handoff_core::continuation::{continue_conversation, ContinueRequest};
 use handoff_core::{
     AssistantPart, Body, CreateOptions, Event, Origin, Part, Plugin, StoreRoot, Timestamp,
     ToolCall, Transcript,
 };
-use handoff_plugin_claude::ClaudePlugin;
-use handoff_plugin_codex::CodexPlugin;
 
 const RUNS: usize = 3;
 
@@ -196,8 +197,7 @@ fn phases(source: &Path, codex_root: &Path) {
     let write = start.elapsed();
     let start = Instant::now();
     let back = CodexPlugin
-        .reader()
-        .read(&root, "codex", &session.id)
+        .read_id(&root, "codex", &session.id)
         .expect("read back");
     let read_back = start.elapsed();
     let start = Instant::now();
@@ -207,8 +207,7 @@ fn phases(source: &Path, codex_root: &Path) {
     let compare = start.elapsed();
     let start = Instant::now();
     CodexPlugin
-        .resumer()
-        .plan(&root, "codex", &session.id, "go on")
+        .plan_id(&root, "codex", &session.id, "go on")
         .expect("plan");
     let plan = start.elapsed();
     eprintln!(

@@ -7,15 +7,15 @@ use std::sync::Arc;
 use handoff_conformance::certificate::outcome;
 use handoff_conformance::{Options, SUITE_VERSION};
 use handoff_core::registry::{Registry, RegistryConfig, TargetListing};
-use handoff_core::Plugin;
+use handoff_core::{Plugin, TargetManifest};
 
 use crate::config::Config;
 use crate::error::CliError;
 use crate::progress::Progress;
 
 // The built-in plugins register themselves through inventory; naming the crates links them in.
-use handoff_plugin_claude as _;
-use handoff_plugin_codex as _;
+use handoff_claude as _;
+use handoff_codex as _;
 
 pub struct Catalog {
     registry: Registry,
@@ -45,6 +45,19 @@ impl Catalog {
 
     pub fn listings(&self) -> Vec<TargetListing> {
         self.registry.targets()
+    }
+
+    /// The manifest of `target`, from the plugin that offers it.
+    pub fn target(&self, target: &str) -> Result<TargetManifest, CliError> {
+        let plugin = self.plugin(target)?;
+        plugin
+            .manifest()
+            .target(target)
+            .cloned()
+            .ok_or_else(|| CliError::UnknownTarget {
+                target: target.to_owned(),
+                known: Vec::new(),
+            })
     }
 
     /// The plugin offering `target`: an unknown target is a usage error, an unverified one says why.

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use handoff_core::StoreRoot;
+use handoff_core::{StoreRoot, TargetManifest};
 use serde::Deserialize;
 
 use crate::error::CliError;
@@ -51,13 +51,19 @@ impl Config {
         })
     }
 
-    /// The store root for `target`: `--store-root`, else the configuration, else the default.
-    pub fn store_root(&self, target: &str, explicit: Option<&Path>) -> Result<StoreRoot, CliError> {
+    /// The store root for `target`: `--store-root`, else the configuration, else the default its
+    /// plugin declares.
+    pub fn store_root(
+        &self,
+        target: &TargetManifest,
+        explicit: Option<&Path>,
+    ) -> Result<StoreRoot, CliError> {
         let path = match explicit {
             Some(p) => absolute(p)?,
-            None => match self.store_roots.get(target) {
+            None => match self.store_roots.get(&target.name) {
                 Some(p) => p.clone(),
                 None => default_store_root(target).ok_or_else(|| {
+                    let target = &target.name;
                     CliError::Usage(format!(
                         "no store root for target {target:?}: pass --store-root DIR or set store_roots.{target} in the configuration"
                     ))
@@ -113,21 +119,14 @@ fn data_home() -> Option<PathBuf> {
     xdg("XDG_DATA_HOME", ".local/share")
 }
 
-/// The real store of each known CLI, honouring the CLI's own environment overrides; API
-/// histories live in handoff's data directory.
-fn default_store_root(target: &str) -> Option<PathBuf> {
-    let env = |var: &str| {
-        std::env::var_os(var)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    match target {
-        "claude-code" => env("CLAUDE_CONFIG_DIR").or_else(|| home().map(|h| h.join(".claude"))),
-        "codex" => env("CODEX_HOME").or_else(|| home().map(|h| h.join(".codex"))),
-        "pi" => env("PI_CODING_AGENT_DIR").or_else(|| home().map(|h| h.join(".pi").join("agent"))),
-        "gemini-cli" => home().map(|h| h.join(".gemini")),
-        other => data_home().map(|d| d.join("handoff").join(other)),
-    }
+/// The store the target's plugin declares as its default (the real CLI's own, honouring its
+/// environment override; API histories in handoff's data directory).
+fn default_store_root(target: &TargetManifest) -> Option<PathBuf> {
+    target.default_root.as_ref()?.resolve(
+        |var| std::env::var_os(var),
+        home().as_deref(),
+        data_home().map(|d| d.join("handoff")).as_deref(),
+    )
 }
 
 #[cfg(test)]
@@ -148,12 +147,28 @@ mod tests {
     fn explicit_store_root_wins_and_must_not_be_a_file() {
         let dir = tempfile::tempdir().unwrap();
         let config = Config::default();
-        let root = config.store_root("codex", Some(dir.path())).unwrap();
+        let codex = target("codex");
+        let root = config.store_root(&codex, Some(dir.path())).unwrap();
         assert_eq!(root.path(), dir.path());
         let file = dir.path().join("f");
         std::fs::write(&file, "x").unwrap();
-        let err = config.store_root("codex", Some(&file)).unwrap_err();
+        let err = config.store_root(&codex, Some(&file)).unwrap_err();
         assert!(err.to_string().contains("not a directory"), "{err}");
+    }
+
+    fn target(name: &str) -> TargetManifest {
+        serde_json::from_value(serde_json::json!({
+            "name": name, "kind": "cli", "provider": "p", "carries": [], "thinking_from": []
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_target_without_a_default_root_needs_one_named() {
+        let err = Config::default()
+            .store_root(&target("somewhere"), None)
+            .unwrap_err();
+        assert!(err.to_string().contains("--store-root"), "{err}");
     }
 
     #[test]

@@ -1,13 +1,14 @@
 //! The `handoff` command end to end: each command, bad input with clear errors and nothing written,
 //! and Claude Code → Codex → Claude Code continuations that reuse the same native ids.
 
+use handoff_core::ById;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+use handoff_claude::ClaudePlugin;
+use handoff_codex::CodexPlugin;
 use handoff_core::{Body, Comparison, Event, Part, Plugin, StoreRoot, Timestamp, Transcript};
-use handoff_plugin_claude::ClaudePlugin;
-use handoff_plugin_codex::CodexPlugin;
 use serde_json::Value;
 
 const SAMPLE: &str = "examples/sessions/claude-code/4f6c2a8e-1b7d-4c3a-9e55-2d0f8a6b7c11.jsonl";
@@ -177,8 +178,7 @@ fn claude_code_to_codex_and_back_reuses_the_same_ids() {
     // The conversation goes on in Claude Code; continuing again appends to the same Codex id.
     let more = two_more(&source);
     ClaudePlugin
-        .writer()
-        .append(&claude, "claude-code", &origin.id, &more)
+        .append_id(&claude, "claude-code", &origin.id, &more)
         .unwrap();
     let second = continue_json(&from_claude, "codex", &codex_root);
     assert_eq!(
@@ -198,8 +198,7 @@ fn claude_code_to_codex_and_back_reuses_the_same_ids() {
     let codex = StoreRoot::new(&codex_root).unwrap();
     let later = two_more(&grown);
     CodexPlugin
-        .writer()
-        .append(&codex, "codex", &codex_id, &later)
+        .append_id(&codex, "codex", &codex_id, &later)
         .unwrap();
     let fourth = continue_json(&from_codex, "claude-code", &back_root);
     assert_eq!(
@@ -336,7 +335,7 @@ fn an_uncertified_plugin_file_is_not_offered() {
     std::fs::create_dir(&plugins).unwrap();
     // Any file named like a plugin: the registry hashes it, finds no certificate, never opens it.
     std::fs::write(
-        plugins.join("libhandoff_reference_plugin.so"),
+        plugins.join("libhandoff_plugin_reference.so"),
         b"\x7fELF not really",
     )
     .unwrap();
@@ -355,7 +354,7 @@ fn an_uncertified_plugin_file_is_not_offered() {
     let text = String::from_utf8_lossy(&listing.stdout);
     let line = text
         .lines()
-        .find(|l| l.contains("libhandoff_reference_plugin.so"))
+        .find(|l| l.contains("libhandoff_plugin_reference.so"))
         .unwrap_or_else(|| panic!("the plugin file is not listed: {text}"));
     assert!(line.contains("NOT OFFERED"), "{line}");
 }

@@ -12,6 +12,7 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
+use handoff_core::ById;
 use std::borrow::Cow;
 use std::time::Duration;
 
@@ -22,7 +23,7 @@ use handoff_core::{
     AssistantPart, Body, CreateOptions, Event, Part, Plugin, StoreRoot, Timestamp, ToolCall,
     Transcript,
 };
-use handoff_reference_plugin::ReferencePlugin;
+use handoff_reference::ReferencePlugin;
 
 /// A transcript of `turns` user / assistant-with-tool-call / tool-result triples, about 1 KiB of
 /// text per event.
@@ -93,7 +94,7 @@ fn quick<'a>(
 
 /// The plugins whose load time is measured (their release `.so` files).
 const PLUGINS: [&str; 3] = [
-    "handoff-reference-plugin",
+    "handoff-plugin-reference",
     "handoff-plugin-claude",
     "handoff-plugin-codex",
 ];
@@ -119,7 +120,7 @@ fn load(c: &mut Criterion) {
 }
 
 fn transcript(c: &mut Criterion) {
-    let library = support::plugin_release("handoff-reference-plugin");
+    let library = support::plugin_release("handoff-plugin-reference");
     let dynamic = loader::load(&library).unwrap();
     let linked = ReferencePlugin;
     let transcript = large_transcript(1_000);
@@ -147,7 +148,7 @@ fn transcript(c: &mut Criterion) {
                         .writer()
                         .create(&root, target, &transcript, &options)
                         .unwrap();
-                    let back = plugin.reader().read(&root, target, &session.id).unwrap();
+                    let back = plugin.read_id(&root, target, &session.id).unwrap();
                     assert_eq!(back.events.len(), transcript.events.len());
                     dir
                 },

@@ -8,7 +8,7 @@ use handoff_core::{
     AssistantPart, Body, CreateOptions, Event, Manifest, Part, Plugin, PluginError, Reader,
     ResumePlan, Resumer, SessionInfo, SessionRef, StoreRoot, Transcript, Writer,
 };
-use handoff_reference_plugin::ReferencePlugin;
+use handoff_reference::ReferencePlugin;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Defect {
@@ -79,19 +79,17 @@ impl Writer for Broken {
     fn append(
         &self,
         root: &StoreRoot,
-        target: &str,
-        id: &str,
+        session: &SessionRef,
         events: &[Event],
     ) -> Result<SessionRef, PluginError> {
-        INNER.append(root, target, id, events)
+        INNER.append(root, session, events)
     }
-    fn remove(&self, root: &StoreRoot, target: &str, id: &str) -> Result<(), PluginError> {
+    fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
         if self.0 == Defect::RemovesUnmarked {
-            let session = INNER.resolve(root, target, id)?;
             return std::fs::remove_file(&session.path)
                 .map_err(|e| PluginError::io(&session.path, &e));
         }
-        INNER.remove(root, target, id)
+        INNER.remove(root, session)
     }
 }
 
@@ -103,8 +101,8 @@ fn panic_on_malformed(r: Result<Transcript, PluginError>) -> Result<Transcript, 
 }
 
 impl Reader for Broken {
-    fn read(&self, root: &StoreRoot, target: &str, id: &str) -> Result<Transcript, PluginError> {
-        let r = INNER.read(root, target, id);
+    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
+        let r = INNER.read(root, session);
         if self.0 == Defect::PanicsOnBadInput {
             return panic_on_malformed(r);
         }
@@ -124,25 +122,28 @@ impl Reader for Broken {
 
 impl Resumer for Broken {
     fn resolve(&self, root: &StoreRoot, target: &str, id: &str) -> Result<SessionRef, PluginError> {
-        if self.0 == Defect::ResolvesNewest {
-            let newest = INNER.list(root, target)?.into_iter().next();
-            return newest.map(|s| s.session).ok_or(PluginError::NotFound {
-                target: target.into(),
-                id: id.into(),
-                searched: root.path().to_owned(),
-            });
+        match INNER.resolve(root, target, id) {
+            // The bug: an id it cannot find falls back to the newest session.
+            Err(PluginError::NotFound { .. }) if self.0 == Defect::ResolvesNewest => {
+                let newest = INNER.list(root, target)?.into_iter().next();
+                newest.map(|s| s.session).ok_or(PluginError::NotFound {
+                    target: target.into(),
+                    id: id.into(),
+                    searched: root.path().to_owned(),
+                })
+            }
+            found => found,
         }
-        INNER.resolve(root, target, id)
     }
     fn plan(
         &self,
         root: &StoreRoot,
-        target: &str,
-        id: &str,
+        session: &SessionRef,
         prompt: &str,
     ) -> Result<ResumePlan, PluginError> {
-        let session = self.resolve(root, target, id)?;
-        INNER.plan(root, target, &session.id, prompt)
+        // The newest-resolving defect plans whatever its resolve picks, not the session handed.
+        let session = self.resolve(root, &session.target, &session.id)?;
+        INNER.plan(root, &session, prompt)
     }
 }
 
@@ -156,8 +157,13 @@ fn failed_checks(report: &Report) -> Vec<&str> {
 }
 
 fn assert_fails_exactly(defect: Defect, check: &str, evidence: &str) {
+    assert_fails_in(defect, &[check], check, evidence);
+}
+
+/// `checks` fail and no other; `check`'s evidence mentions `evidence`.
+fn assert_fails_in(defect: Defect, checks: &[&str], check: &str, evidence: &str) {
     let report = run(&Broken(defect), &Options::default());
-    assert_eq!(failed_checks(&report), vec![check], "{}", report.table());
+    assert_eq!(failed_checks(&report), checks, "{}", report.table());
     let failed = report.checks.iter().find(|c| c.id == check).unwrap();
     assert!(
         failed.evidence.iter().any(|e| e.contains(evidence)),
@@ -177,8 +183,10 @@ fn a_writer_that_drops_images_fails_round_trip() {
 
 #[test]
 fn a_resolver_that_returns_the_newest_session_fails_strict_resume() {
-    assert_fails_exactly(
+    // Every later call starts from resolve, so the same bug also "finds" a removed session.
+    assert_fails_in(
         Defect::ResolvesNewest,
+        &["strict_resume/reference", "ownership/reference"],
         "strict_resume/reference",
         "resolve of a missing id",
     );

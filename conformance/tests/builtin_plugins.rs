@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 // Linked for its inventory registration only (a crate nothing names is not linked at all).
-use handoff_reference_plugin as _;
+use handoff_reference as _;
 
 use handoff_core::registry::{builtin, Availability, Registry, RegistryConfig, Subject};
 use handoff_core::Plugin;

@@ -5,6 +5,7 @@
 
 mod support;
 
+use handoff_core::ById;
 use std::path::Path;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
@@ -52,7 +53,7 @@ fn a_file_that_is_not_elf_is_refused() {
 #[test]
 fn a_truncated_library_is_refused_before_the_dynamic_loader_sees_it() {
     let dir = tempfile::tempdir().unwrap();
-    let original = std::fs::read(support::plugin("handoff-reference-plugin")).unwrap();
+    let original = std::fs::read(support::plugin("handoff-plugin-reference")).unwrap();
     let path = dir.path().join("truncated.so");
     for cut in [40, 4096, original.len() / 2, original.len() - 1] {
         std::fs::write(&path, &original[..cut]).unwrap();
@@ -153,7 +154,7 @@ fn a_panicking_method_is_an_error_naming_plugin_and_method_and_the_host_lives_on
 
 #[test]
 fn two_plugins_loaded_in_one_process_stay_distinct() {
-    let reference = loader::load(&support::plugin("handoff-reference-plugin")).unwrap();
+    let reference = loader::load(&support::plugin("handoff-plugin-reference")).unwrap();
     let panicking = loader::load(&support::plugin("handoff-fixture-panicking")).unwrap();
     assert_eq!(reference.manifest().name, "reference");
     assert_eq!(panicking.manifest().name, "panicking");
@@ -167,10 +168,7 @@ fn two_plugins_loaded_in_one_process_stay_distinct() {
         .writer()
         .create(&root, &target, &one_message(), &CreateOptions::default())
         .unwrap();
-    let back = reference
-        .reader()
-        .read(&root, &target, &written.id)
-        .unwrap();
+    let back = reference.read_id(&root, &target, &written.id).unwrap();
     assert_eq!(back.events.len(), 1);
     assert!(matches!(
         panicking
@@ -179,7 +177,7 @@ fn two_plugins_loaded_in_one_process_stay_distinct() {
         Err(PluginError::Panicked { .. })
     ));
     // Loading the first again still gives the first (no per-type module cache).
-    let again = loader::load(&support::plugin("handoff-reference-plugin")).unwrap();
+    let again = loader::load(&support::plugin("handoff-plugin-reference")).unwrap();
     assert_eq!(again.manifest().name, "reference");
 }
 
@@ -384,7 +382,7 @@ fn the_reference_plugin_certifies_and_a_rebuilt_file_is_not_offered_until_certif
     let plugins = scratch.path().join("plugins");
     let certs = scratch.path().join("certs");
     let library = support::copy_to(
-        &support::plugin("handoff-reference-plugin"),
+        &support::plugin("handoff-plugin-reference"),
         &plugins,
         "libreference.so",
     );
@@ -442,7 +440,7 @@ fn the_reference_plugin_certifies_and_a_rebuilt_file_is_not_offered_until_certif
 fn a_partial_run_writes_no_certificate() {
     let certs = tempfile::tempdir().unwrap();
     let run = run_conformance(
-        &support::plugin("handoff-reference-plugin"),
+        &support::plugin("handoff-plugin-reference"),
         &["--check", "manifest"],
         &[],
         certs.path(),

@@ -9,13 +9,13 @@
 
 mod live_common;
 
+use handoff_claude::ClaudePlugin;
 use handoff_conformance::live::{run_live_target, LiveOptions};
 use handoff_conformance::Status;
 use handoff_core::{
     Body, CreateOptions, Manifest, Part, Plugin, PluginError, Reader, Resumer, SessionRef,
     StoreRoot, Transcript, Writer,
 };
-use handoff_plugin_claude::ClaudePlugin;
 
 #[test]
 fn claude_code_resumes_what_the_claude_plugin_wrote() {
@@ -81,14 +81,13 @@ impl Writer for Variant {
     fn append(
         &self,
         root: &StoreRoot,
-        target: &str,
-        id: &str,
+        session: &SessionRef,
         events: &[handoff_core::Event],
     ) -> Result<SessionRef, PluginError> {
-        ClaudePlugin.writer().append(root, target, id, events)
+        ClaudePlugin.writer().append(root, session, events)
     }
-    fn remove(&self, root: &StoreRoot, target: &str, id: &str) -> Result<(), PluginError> {
-        ClaudePlugin.writer().remove(root, target, id)
+    fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+        ClaudePlugin.writer().remove(root, session)
     }
 }
 

@@ -5,8 +5,8 @@
 
 mod live_common;
 
+use handoff_codex::CodexPlugin;
 use handoff_conformance::live::{run_live_target, LiveOptions};
-use handoff_plugin_codex::CodexPlugin;
 
 #[test]
 fn codex_resumes_what_the_codex_plugin_wrote() {

@@ -12,85 +12,10 @@ use serde_json::Value;
 use crate::store::{PathError, StoreRoot};
 use crate::transcript::{Event, Feature, Transcript};
 
+pub use crate::manifest::{DefaultRoot, Manifest, RootBase, TargetKind, TargetManifest};
+
 /// The plugin API version this host implements. A plugin declares a semver requirement on it.
 pub const PLUGIN_API_VERSION: &str = "1.0.0";
-
-/// What a plugin says about itself.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Manifest {
-    /// The plugin name, e.g. `claude`.
-    pub name: String,
-    /// The plugin version (semver).
-    pub version: String,
-    /// Which plugin API versions it works with (a semver requirement, e.g. `^1`).
-    pub api_requirement: String,
-    /// The targets it offers.
-    pub targets: Vec<TargetManifest>,
-}
-
-impl Manifest {
-    /// The target with this name.
-    pub fn target(&self, name: &str) -> Option<&TargetManifest> {
-        self.targets.iter().find(|t| t.name == name)
-    }
-}
-
-/// One target of a plugin: a native store and how to resume from it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TargetManifest {
-    /// The target name, e.g. `claude-code`.
-    pub name: String,
-    /// A CLI session store or an API request history.
-    pub kind: TargetKind,
-    /// The provider whose models resume this target, e.g. `anthropic`.
-    pub provider: String,
-    /// The parts of the canonical model it carries natively.
-    pub carries: Vec<Feature>,
-    /// Providers whose thinking (with its signature) this target carries; thinking from anyone else
-    /// is display-only, set aside on write and by comparison.
-    pub thinking_from: Vec<String>,
-    /// Declarations a user should read (what is display-only, what is mapped and how).
-    #[serde(default)]
-    pub notes: Vec<String>,
-    /// How the real CLI runs against a fake provider (CLI targets; `None` for API targets).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub live: Option<crate::live::LiveRecipe>,
-}
-
-impl TargetManifest {
-    /// Whether this target carries `feature` natively.
-    pub fn carries(&self, feature: Feature) -> bool {
-        self.carries.contains(&feature)
-    }
-
-    /// The comparison that applies to sessions of this target.
-    pub fn comparison(&self) -> crate::transcript::Comparison {
-        crate::transcript::Comparison::for_target(&self.thinking_from)
-    }
-
-    /// Refuses a transcript that needs a part this target does not carry, naming the event.
-    pub fn check_carried(&self, transcript: &Transcript) -> Result<(), PluginError> {
-        match transcript.first_uncarried(&self.carries) {
-            None => Ok(()),
-            Some((index, event, feature)) => Err(PluginError::NotCarried {
-                target: self.name.clone(),
-                index,
-                event_id: event.id.clone(),
-                feature,
-            }),
-        }
-    }
-}
-
-/// The kind of a target.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TargetKind {
-    /// A CLI's session store, resumed by running the CLI.
-    Cli,
-    /// A stateless API's request history, resumed by the next request body.
-    Api,
-}
 
 /// A native session: its target, its exact native id and its file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -101,6 +26,20 @@ pub struct SessionRef {
     pub id: String,
     /// The native file that holds it.
     pub path: PathBuf,
+}
+
+impl SessionRef {
+    /// Checks a session handed to a plugin: it is of `target` and its file is inside `root` (a
+    /// host could hand over anything). Returns the file.
+    pub fn check(&self, root: &StoreRoot, target: &str) -> Result<&Path, PluginError> {
+        if self.target != target {
+            return Err(PluginError::UnknownTarget {
+                target: self.target.clone(),
+            });
+        }
+        root.check_inside(&self.path)?;
+        Ok(&self.path)
+    }
 }
 
 /// A session as listed by a reader.
@@ -182,8 +121,8 @@ pub enum ResumePlan {
     },
     /// Send this request (an API target).
     Request {
-        /// The wire dialect, e.g. `anthropic-messages`.
-        dialect: String,
+        /// The wire dialect of the body.
+        dialect: crate::dialect::Dialect,
         /// The request body: the whole history plus the new prompt.
         body: Value,
     },
@@ -308,6 +247,11 @@ impl From<crate::transcript::ValidationError> for PluginError {
 }
 
 /// Writes native sessions. Every path it touches is inside the [`StoreRoot`] it is handed.
+///
+/// A session is resolved once ([`Resumer::resolve`], or returned by [`Writer::create`]) and the
+/// [`SessionRef`] is handed to every later call, so no call walks the store again. A plugin still
+/// checks what it is handed ([`SessionRef::check`]): the target is its own and the file is inside
+/// the root.
 pub trait Writer: Send + Sync {
     /// Creates a new native session holding `transcript`, marked as this plugin's own; returns its
     /// native id. A transcript with a part the target does not carry is refused before anything is
@@ -324,35 +268,32 @@ pub trait Writer: Send + Sync {
     fn append(
         &self,
         root: &StoreRoot,
-        target: &str,
-        id: &str,
+        session: &SessionRef,
         events: &[Event],
     ) -> Result<SessionRef, PluginError>;
 
     /// Removes a session this plugin owns; refuses one it does not.
-    fn remove(&self, root: &StoreRoot, target: &str, id: &str) -> Result<(), PluginError>;
+    fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError>;
 }
 
 /// Reads native sessions into the canonical transcript.
 pub trait Reader: Send + Sync {
-    /// Reads the session with this native id.
-    fn read(&self, root: &StoreRoot, target: &str, id: &str) -> Result<Transcript, PluginError>;
+    /// Reads a resolved session.
+    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError>;
 
     /// Reads a session file directly.
     fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError>;
 
-    /// Reads the session with this native id event by event, in order, handing each to `sink`
-    /// until it returns `false`. A reader that can stream overrides this so the continuation
-    /// engine verifies a long session without holding a second copy of it; the default reads the
-    /// whole transcript first.
+    /// Reads a resolved session event by event, in order, handing each to `sink` until it returns
+    /// `false`. A reader that can stream overrides this so the continuation engine verifies a long
+    /// session without holding a second copy of it; the default reads the whole transcript first.
     fn read_each(
         &self,
         root: &StoreRoot,
-        target: &str,
-        id: &str,
+        session: &SessionRef,
         sink: &mut dyn FnMut(Event) -> bool,
     ) -> Result<(), PluginError> {
-        for event in self.read(root, target, id)?.events {
+        for event in self.read(root, session)?.events {
             if !sink(event) {
                 break;
             }
@@ -366,15 +307,15 @@ pub trait Reader: Send + Sync {
 
 /// The strict resume of an exact native id.
 pub trait Resumer: Send + Sync {
-    /// The session this exact id names; a missing id is an error, never a fresh session.
+    /// The session this exact id names; a missing id is an error, never a fresh session. The one
+    /// call that looks a session up in the store.
     fn resolve(&self, root: &StoreRoot, target: &str, id: &str) -> Result<SessionRef, PluginError>;
 
-    /// How to resume exactly this id with a new prompt.
+    /// How to resume exactly this session with a new prompt.
     fn plan(
         &self,
         root: &StoreRoot,
-        target: &str,
-        id: &str,
+        session: &SessionRef,
         prompt: &str,
     ) -> Result<ResumePlan, PluginError>;
 }
@@ -390,3 +331,57 @@ pub trait Plugin: Send + Sync {
     /// Its resumer.
     fn resumer(&self) -> &dyn Resumer;
 }
+
+/// Calls by id for callers that hold only an id (tests, tools): each resolves first, then makes
+/// the call. The engine resolves once and uses the traits directly.
+pub trait ById: Plugin {
+    /// Resolves `id`, then reads it.
+    fn read_id(&self, root: &StoreRoot, target: &str, id: &str) -> Result<Transcript, PluginError> {
+        let session = self.resumer().resolve(root, target, id)?;
+        self.reader().read(root, &session)
+    }
+
+    /// Resolves `id`, then streams it to `sink`.
+    fn read_each_id(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        id: &str,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        let session = self.resumer().resolve(root, target, id)?;
+        self.reader().read_each(root, &session, sink)
+    }
+
+    /// Resolves `id`, then appends to it.
+    fn append_id(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        id: &str,
+        events: &[Event],
+    ) -> Result<SessionRef, PluginError> {
+        let session = self.resumer().resolve(root, target, id)?;
+        self.writer().append(root, &session, events)
+    }
+
+    /// Resolves `id`, then removes it.
+    fn remove_id(&self, root: &StoreRoot, target: &str, id: &str) -> Result<(), PluginError> {
+        let session = self.resumer().resolve(root, target, id)?;
+        self.writer().remove(root, &session)
+    }
+
+    /// Resolves `id`, then plans its resume.
+    fn plan_id(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        id: &str,
+        prompt: &str,
+    ) -> Result<ResumePlan, PluginError> {
+        let session = self.resumer().resolve(root, target, id)?;
+        self.resumer().plan(root, &session, prompt)
+    }
+}
+
+impl<P: Plugin + ?Sized> ById for P {}

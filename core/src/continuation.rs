@@ -126,10 +126,7 @@ pub fn continue_conversation(
     let mut diverged_from = None;
     if let Some(info) = existing {
         let session = info.session;
-        match plugin
-            .reader()
-            .read(request.root, request.target, &session.id)
-        {
+        match plugin.reader().read(request.root, &session) {
             Ok(current) => match comparison.prefix_of(&current, request.transcript) {
                 Ok(covered) if covered == request.transcript.events.len() => {
                     return finish(plugin, request, session, Action::Unchanged, None);
@@ -173,10 +170,7 @@ pub fn continue_conversation(
         "the new session was removed",
     );
     if let Err(e) = verified {
-        if let Err(remove) = plugin
-            .writer()
-            .remove(request.root, request.target, &session.id)
-        {
+        if let Err(remove) = plugin.writer().remove(request.root, &session) {
             tracing::error!(id = %session.id, error = %remove, "could not remove the session this run created");
         }
         return Err(e);
@@ -193,7 +187,7 @@ fn finish(
 ) -> Result<Continued, ContinueError> {
     let plan = plugin
         .resumer()
-        .plan(request.root, request.target, &session.id, request.prompt)?;
+        .plan(request.root, &session, request.prompt)?;
     Ok(Continued {
         session,
         action,
@@ -213,7 +207,7 @@ fn append_verified(
     let backup = Backup::take(request.root, &session.path)?;
     let outcome = plugin
         .writer()
-        .append(request.root, request.target, &session.id, suffix)
+        .append(request.root, session, suffix)
         .map_err(ContinueError::from)
         .and_then(|_| {
             verify(
@@ -250,9 +244,7 @@ fn verify(
     let mut verifier = comparison.verifier(request.transcript);
     plugin
         .reader()
-        .read_each(request.root, request.target, &session.id, &mut |event| {
-            verifier.push(&event)
-        })?;
+        .read_each(request.root, session, &mut |event| verifier.push(&event))?;
     verifier.finish().map_err(|diff| ContinueError::Mismatch {
         target: request.target.to_owned(),
         id: session.id.clone(),

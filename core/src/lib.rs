@@ -11,19 +11,21 @@
 
 #[cfg(feature = "abi")]
 pub mod abi;
+pub mod builtin;
 pub mod capability;
 pub mod continuation;
 pub mod dialect;
 pub mod live;
 #[cfg(feature = "host")]
 pub mod loader;
+pub mod manifest;
 #[cfg(feature = "host")]
 pub mod registry;
 pub mod store;
 pub mod transcript;
 
 pub use capability::{
-    CreateOptions, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer, SessionInfo,
+    ById, CreateOptions, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer, SessionInfo,
     SessionRef, TargetKind, TargetManifest, Writer, PLUGIN_API_VERSION,
 };
 pub use store::StoreRoot;

@@ -17,8 +17,8 @@ pub struct LiveRecipe {
     pub version: String,
     /// The program name, e.g. `claude`.
     pub program: String,
-    /// The wire dialect the CLI speaks to the provider, e.g. `anthropic-messages`.
-    pub dialect: String,
+    /// The wire dialect the CLI speaks to the provider.
+    pub dialect: crate::dialect::Dialect,
     /// The store root relative to the temporary HOME, e.g. `.claude`.
     pub store_root: String,
     /// Environment to set (after HOME).

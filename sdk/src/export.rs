@@ -13,9 +13,14 @@ use handoff_core::abi::abi_stable::prefix_type::PrefixTypeTrait;
 use handoff_core::abi::abi_stable::sabi_trait::TD_Opaque;
 use handoff_core::abi::abi_stable::std_types::{ROption, RResult, RStr, RString};
 use handoff_core::abi::module::{Capability, CapabilityBox, Capability_TO, HostLogger};
-use handoff_core::abi::wire::{encode_error, ReaderRequest, ResumeRequest, WriterRequest};
-use handoff_core::abi::{PluginModule, PluginModuleRef, READER_V1, RESUME_V1, WRITER_V1};
-use handoff_core::{Plugin, PluginError, StoreRoot};
+use handoff_core::abi::wire::{
+    encode_error, ReaderRequest, ReaderRequestV2, ResumeRequest, ResumeRequestV2, WriterRequest,
+    WriterRequestV2,
+};
+use handoff_core::abi::{
+    PluginModule, PluginModuleRef, READER_V1, READER_V2, RESUME_V1, RESUME_V2, WRITER_V1, WRITER_V2,
+};
+use handoff_core::{Plugin, PluginError, SessionRef, StoreRoot};
 use serde::Serialize;
 
 static MAKE: OnceLock<fn() -> Box<dyn Plugin>> = OnceLock::new();
@@ -133,6 +138,9 @@ extern "C" fn get_capability(id: RStr<'_>) -> ROption<CapabilityBox> {
         WRITER_V1 => WRITER_V1,
         READER_V1 => READER_V1,
         RESUME_V1 => RESUME_V1,
+        WRITER_V2 => WRITER_V2,
+        READER_V2 => READER_V2,
+        RESUME_V2 => RESUME_V2,
         _ => return ROption::RNone,
     };
     ROption::RSome(Capability_TO::from_value(Exported { id }, TD_Opaque))
@@ -153,7 +161,10 @@ impl Capability for Exported {
         answer(match self.id {
             WRITER_V1 => writer_call(request),
             READER_V1 => reader_call(request),
-            _ => resume_call(request),
+            RESUME_V1 => resume_call(request),
+            WRITER_V2 => writer_call_v2(request),
+            READER_V2 => reader_call_v2(request),
+            _ => resume_call_v2(request),
         })
     }
 }
@@ -172,6 +183,11 @@ fn decode<'a, T: serde::Deserialize<'a>>(
 
 fn root(path: std::borrow::Cow<'_, std::path::Path>) -> Result<StoreRoot, PluginError> {
     Ok(StoreRoot::new(path.into_owned())?)
+}
+
+/// A v1 request names a session by target and id: resolve it, then make the v2 call.
+fn resolved(root: &StoreRoot, target: &str, id: &str) -> Result<SessionRef, PluginError> {
+    instance()?.resumer().resolve(root, target, id)
 }
 
 fn writer_call(json: &str) -> Result<String, PluginError> {
@@ -194,12 +210,20 @@ fn writer_call(json: &str) -> Result<String, PluginError> {
                 target,
                 id,
                 events,
-            } => to_json(method, &writer.append(&root(r)?, &target, &id, &events)?),
+            } => {
+                let root = root(r)?;
+                let session = resolved(&root, &target, &id)?;
+                to_json(method, &writer.append(&root, &session, &events)?)
+            }
             WriterRequest::Remove {
                 root: r,
                 target,
                 id,
-            } => to_json(method, &writer.remove(&root(r)?, &target, &id)?),
+            } => {
+                let root = root(r)?;
+                let session = resolved(&root, &target, &id)?;
+                to_json(method, &writer.remove(&root, &session)?)
+            }
         }
     })
 }
@@ -214,7 +238,11 @@ fn reader_call(json: &str) -> Result<String, PluginError> {
                 root: r,
                 target,
                 id,
-            } => to_json(method, &reader.read(&root(r)?, &target, &id)?),
+            } => {
+                let root = root(r)?;
+                let session = resolved(&root, &target, &id)?;
+                to_json(method, &reader.read(&root, &session)?)
+            }
             ReaderRequest::ReadPath { target, path } => {
                 to_json(method, &reader.read_path(&target, &path)?)
             }
@@ -241,7 +269,77 @@ fn resume_call(json: &str) -> Result<String, PluginError> {
                 target,
                 id,
                 prompt,
-            } => to_json(method, &resumer.plan(&root(r)?, &target, &id, &prompt)?),
+            } => {
+                let root = root(r)?;
+                let session = resolved(&root, &target, &id)?;
+                to_json(method, &resumer.plan(&root, &session, &prompt)?)
+            }
+        }
+    })
+}
+
+fn writer_call_v2(json: &str) -> Result<String, PluginError> {
+    let request: WriterRequestV2<'_> = decode(WRITER_V2, json)?;
+    let method = request.method();
+    guarded(method, || {
+        let writer = instance()?.writer();
+        match request {
+            WriterRequestV2::Create {
+                root: r,
+                target,
+                transcript,
+                options,
+            } => to_json(
+                method,
+                &writer.create(&root(r)?, &target, &transcript, &options)?,
+            ),
+            WriterRequestV2::Append {
+                root: r,
+                session,
+                events,
+            } => to_json(method, &writer.append(&root(r)?, &session, &events)?),
+            WriterRequestV2::Remove { root: r, session } => {
+                to_json(method, &writer.remove(&root(r)?, &session)?)
+            }
+        }
+    })
+}
+
+fn reader_call_v2(json: &str) -> Result<String, PluginError> {
+    let request: ReaderRequestV2<'_> = decode(READER_V2, json)?;
+    let method = request.method();
+    guarded(method, || {
+        let reader = instance()?.reader();
+        match request {
+            ReaderRequestV2::Read { root: r, session } => {
+                to_json(method, &reader.read(&root(r)?, &session)?)
+            }
+            ReaderRequestV2::ReadPath { target, path } => {
+                to_json(method, &reader.read_path(&target, &path)?)
+            }
+            ReaderRequestV2::List { root: r, target } => {
+                to_json(method, &reader.list(&root(r)?, &target)?)
+            }
+        }
+    })
+}
+
+fn resume_call_v2(json: &str) -> Result<String, PluginError> {
+    let request: ResumeRequestV2<'_> = decode(RESUME_V2, json)?;
+    let method = request.method();
+    guarded(method, || {
+        let resumer = instance()?.resumer();
+        match request {
+            ResumeRequestV2::Resolve {
+                root: r,
+                target,
+                id,
+            } => to_json(method, &resumer.resolve(&root(r)?, &target, &id)?),
+            ResumeRequestV2::Plan {
+                root: r,
+                session,
+                prompt,
+            } => to_json(method, &resumer.plan(&root(r)?, &session, &prompt)?),
         }
     })
 }

@@ -8,11 +8,15 @@
 //! handoff_sdk::export_plugin!(MyPlugin, MyPlugin::new()); // or any expression
 //! ```
 //!
-//! Built normally (as a `cdylib`), the macro emits the declaration static the host reads before
-//! any plugin code runs and the abi_stable root module; every exported method runs behind
-//! `catch_unwind`, and the plugin's `tracing` events reach the host's subscriber. Built with this
-//! crate's feature `static`, the same line registers the plugin through `inventory` for a host
-//! that links it, and emits no FFI symbols. See `docs/plugin-authoring.md`.
+//! The macro emits the declaration static the host reads before any plugin code runs and the
+//! abi_stable root module; every exported method runs behind `catch_unwind`, and the plugin's
+//! `tracing` events reach the host's subscriber. It belongs in the crate that builds the `.so` (a
+//! `cdylib`), once per library.
+//!
+//! A plugin that a host may also link in as a built-in registers itself with
+//! [`register_builtin!`] in its `rlib`; a host that links the crate finds it through
+//! `inventory`. The two never exclude each other, so every build makes loadable plugins and the
+//! host keeps its built-ins. See `docs/plugin-authoring.md`.
 #![deny(missing_docs)]
 
 pub use handoff_core::capability::*;
@@ -22,10 +26,8 @@ pub use handoff_core::store::{self, atomic, lock, marker, StoreRoot};
 pub use handoff_core::transcript::{self, *};
 pub use serde_json;
 
-#[cfg(not(feature = "static"))]
 #[doc(hidden)]
 pub mod export;
-#[cfg(not(feature = "static"))]
 mod log_bridge;
 
 /// The plugin-API requirement a plugin built against this SDK declares.
@@ -37,19 +39,13 @@ pub const RUSTC_VERSION: &str = env!("HANDOFF_SDK_RUSTC_VERSION");
 /// Paths the export macro expands to. Not part of the API.
 #[doc(hidden)]
 pub mod __private {
-    #[cfg(not(feature = "static"))]
     pub use handoff_core::abi::abi_stable::library::{LibHeader, RootModuleResult};
-    #[cfg(not(feature = "static"))]
     pub use handoff_core::abi::declaration::{
         DeclStr, PluginDeclaration, DECLARATION_MAGIC, DECLARATION_VERSION,
     };
-    #[cfg(not(feature = "static"))]
     pub use handoff_core::abi::module::{call_root_module_loader, lib_header};
-    #[cfg(not(feature = "static"))]
     pub use handoff_core::abi::PluginModuleRef;
-    #[cfg(feature = "static")]
-    pub use handoff_core::registry::StaticPlugin;
-    #[cfg(feature = "static")]
+    pub use handoff_core::builtin::StaticPlugin;
     pub use inventory;
 }
 
@@ -57,8 +53,7 @@ pub mod __private {
 /// `export_plugin!(MyPlugin, expr)` makes it with `expr`. An optional `api = "^1"` argument
 /// overrides the declared plugin-API requirement (default [`API_REQUIREMENT`]).
 ///
-/// This is the shared-library form: it emits the declaration static and the root module.
-#[cfg(not(feature = "static"))]
+/// It emits the declaration static and the root module: use it in the `cdylib` crate only.
 #[macro_export]
 macro_rules! export_plugin {
     ($ty:ty) => {
@@ -108,19 +103,14 @@ macro_rules! export_plugin {
     };
 }
 
-/// Registers a plugin linked into a host (feature `static`): the same line as the shared-library
-/// form, but it submits the plugin to `inventory` and emits no FFI symbols.
-#[cfg(feature = "static")]
+/// Registers a plugin with any host that links its crate (found through `inventory`).
+/// `register_builtin!(MyPlugin)` needs `MyPlugin: Plugin + Default`; `register_builtin!(MyPlugin,
+/// expr)` makes it with `expr`. It emits no FFI symbol, so any number of plugin crates link into
+/// one binary; a host names each crate once (`use handoff_claude as _;`) so the linker keeps it.
 #[macro_export]
-macro_rules! export_plugin {
+macro_rules! register_builtin {
     ($ty:ty) => {
-        $crate::export_plugin!($ty, <$ty as ::core::default::Default>::default());
-    };
-    ($ty:ty, api = $api:expr) => {
-        $crate::export_plugin!($ty);
-    };
-    ($ty:ty, $make:expr, api = $api:expr) => {
-        $crate::export_plugin!($ty, $make);
+        $crate::register_builtin!($ty, <$ty as ::core::default::Default>::default());
     };
     ($ty:ty, $make:expr) => {
         $crate::__private::inventory::submit! {

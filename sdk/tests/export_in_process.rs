@@ -1,7 +1,5 @@
 //! The export macro's output, exercised in-process: the declaration it fills in and the root
 //! module behind the library header (the `.so` path is covered by handoff-conformance's tests).
-//! With the `static` feature the macro emits neither, so there is nothing to test here then.
-#![cfg(not(feature = "static"))]
 
 use handoff_sdk::*;
 
@@ -28,19 +26,18 @@ impl Writer for Configured {
     fn append(
         &self,
         _: &StoreRoot,
-        _: &str,
-        _: &str,
+        _: &SessionRef,
         _: &[Event],
     ) -> Result<SessionRef, PluginError> {
         Err(PluginError::Other("no".into()))
     }
-    fn remove(&self, _: &StoreRoot, _: &str, _: &str) -> Result<(), PluginError> {
+    fn remove(&self, _: &StoreRoot, _: &SessionRef) -> Result<(), PluginError> {
         Err(PluginError::Other("no".into()))
     }
 }
 
 impl Reader for Configured {
-    fn read(&self, _: &StoreRoot, _: &str, _: &str) -> Result<Transcript, PluginError> {
+    fn read(&self, _: &StoreRoot, _: &SessionRef) -> Result<Transcript, PluginError> {
         Err(PluginError::Other("no".into()))
     }
     fn read_path(&self, _: &str, _: &std::path::Path) -> Result<Transcript, PluginError> {
@@ -55,7 +52,7 @@ impl Resumer for Configured {
     fn resolve(&self, _: &StoreRoot, _: &str, _: &str) -> Result<SessionRef, PluginError> {
         Err(PluginError::Other("no".into()))
     }
-    fn plan(&self, _: &StoreRoot, _: &str, _: &str, _: &str) -> Result<ResumePlan, PluginError> {
+    fn plan(&self, _: &StoreRoot, _: &SessionRef, _: &str) -> Result<ResumePlan, PluginError> {
         Err(PluginError::Other("no".into()))
     }
 }

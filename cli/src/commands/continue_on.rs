@@ -62,9 +62,9 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
             Some(dir.display().to_string())
         }
     };
-    let root = config.store_root(&args.to, args.store_root.as_deref())?;
     let catalog = Catalog::open(config, args.store_root.as_deref())?;
     let target_plugin = catalog.plugin(&args.to)?;
+    let root = config.store_root(&catalog.target(&args.to)?, args.store_root.as_deref())?;
 
     let progress = Progress::start("reading the source session");
     let transcript = super::read::read_session(

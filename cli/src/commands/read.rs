@@ -62,7 +62,8 @@ pub fn read_session(
         }
         Ok(plugin.reader().read_path(target, &path)?)
     } else {
-        let root = config.store_root(target, store_root)?;
-        Ok(plugin.reader().read(&root, target, session)?)
+        let root = config.store_root(&catalog.target(target)?, store_root)?;
+        let session = plugin.resumer().resolve(&root, target, session)?;
+        Ok(plugin.reader().read(&root, &session)?)
     }
 }

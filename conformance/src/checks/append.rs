@@ -53,7 +53,7 @@ fn append_one(ctx: &Ctx<'_>, name: &str, whole: &Transcript) -> Result<String, V
     let appended = ctx
         .plugin
         .writer()
-        .append(ctx.root(), ctx.name(), &session.id, &suffix)
+        .append(ctx.root(), &session, &suffix)
         .map_err(|e| vec![format!("{name}: append failed: {e}")])?;
     if appended.id != session.id {
         return Err(vec![format!(

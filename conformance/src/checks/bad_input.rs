@@ -1,6 +1,6 @@
 use std::path::Path;
 
-use handoff_core::Transcript;
+use handoff_core::{ById, Transcript};
 
 use crate::corpus;
 
@@ -43,7 +43,7 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
             &mut evidence,
             &mut failures,
         );
-        let by_id = ctx.plugin.reader().read(ctx.root(), ctx.name(), &copy.id);
+        let by_id = ctx.plugin.read_id(ctx.root(), ctx.name(), &copy.id);
         if let Ok(t) = by_id {
             failures.push(format!(
                 "{what}: read by id returned a transcript of {} events instead of an error",

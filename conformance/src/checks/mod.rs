@@ -116,7 +116,7 @@ impl Ctx<'_> {
         let got = self
             .plugin
             .reader()
-            .read(self.root(), self.name(), &session.id)
+            .read(self.root(), session)
             .map_err(|e| vec![format!("{what}: read {} failed: {e}", session.id)])?;
         self.comparison()
             .diff(expected, &got)

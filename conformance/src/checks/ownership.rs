@@ -1,4 +1,5 @@
 use handoff_core::store::marker;
+use handoff_core::ById;
 
 use crate::corpus;
 use crate::sandbox::{changes, is_bookkeeping, snapshot};
@@ -17,11 +18,13 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
     let mut failures = Vec::new();
 
     let before = snapshot(ctx.root().path());
-    match ctx
+    // The foreign copy is resolved like any session, then handed to remove.
+    let removed = ctx
         .plugin
-        .writer()
-        .remove(ctx.root(), ctx.name(), &foreign.id)
-    {
+        .resumer()
+        .resolve(ctx.root(), ctx.name(), &foreign.id)
+        .and_then(|session| ctx.plugin.writer().remove(ctx.root(), &session));
+    match removed {
         Ok(()) => failures.push(format!(
             "remove({}) deleted a session the plugin did not create",
             foreign.id
@@ -37,11 +40,7 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
         ));
     }
 
-    match ctx
-        .plugin
-        .writer()
-        .remove(ctx.root(), ctx.name(), &owned.id)
-    {
+    match ctx.plugin.writer().remove(ctx.root(), &owned) {
         Err(e) => failures.push(format!(
             "remove({}) of its own session failed: {e}",
             owned.id
@@ -69,7 +68,7 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
                     changed.join("; ")
                 ));
             }
-            match ctx.plugin.reader().read(ctx.root(), ctx.name(), &owned.id) {
+            match ctx.plugin.read_id(ctx.root(), ctx.name(), &owned.id) {
                 Ok(_) => failures.push(format!(
                     "read({}) still finds the removed session",
                     owned.id

@@ -46,11 +46,7 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
         )),
         Err(e) => failures.push(format!("resolve({}) failed: {e}", chosen.id)),
     }
-    match ctx
-        .plugin
-        .resumer()
-        .plan(ctx.root(), ctx.name(), &chosen.id, PROMPT)
-    {
+    match ctx.plugin.resumer().plan(ctx.root(), &chosen, PROMPT) {
         Ok(plan) => match plan_problems(&plan, &chosen, &decoys) {
             problems if problems.is_empty() => evidence.push(format!("plan: {}", describe(&plan))),
             mut problems => failures.append(&mut problems),
@@ -75,11 +71,13 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
                 s.id
             )),
         }
-        if let Ok(plan) = ctx
-            .plugin
-            .resumer()
-            .plan(ctx.root(), ctx.name(), &id, PROMPT)
-        {
+        // A session that was never resolved (no such file) must not be planned either.
+        let unresolved = SessionRef {
+            target: ctx.name().to_owned(),
+            id: id.clone(),
+            path: ctx.root().path().join(format!("no-such-session-{id}")),
+        };
+        if let Ok(plan) = ctx.plugin.resumer().plan(ctx.root(), &unresolved, PROMPT) {
             failures.push(format!(
                 "plan of {what} ({id}) gave a plan instead of an error: {}",
                 describe(&plan)

@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use handoff_core::live::LiveRecipe;
 use handoff_core::{
-    Body, CreateOptions, Event, Part, Plugin, ResumePlan, StoreRoot, TargetManifest, Timestamp,
-    Transcript,
+    Body, ById, CreateOptions, Event, Part, Plugin, ResumePlan, SessionRef, StoreRoot,
+    TargetManifest, Timestamp, Transcript,
 };
 
 use super::cli::{find_cli, run, tail, FoundCli, Invocation, RunOutcome};
@@ -409,11 +409,11 @@ impl Live<'_> {
         })
     }
 
-    fn plan(&self, scene: &Scene, id: &str) -> Result<ResumePlan, Evidence> {
+    fn plan(&self, scene: &Scene, session: &SessionRef) -> Result<ResumePlan, Evidence> {
         self.plugin
             .resumer()
-            .plan(&scene.root, self.name(), id, &self.options.prompt)
-            .map_err(|e| vec![format!("the resumer gave no plan for {id}: {e}")])
+            .plan(&scene.root, session, &self.options.prompt)
+            .map_err(|e| vec![format!("the resumer gave no plan for {}: {e}", session.id)])
     }
 
     fn launch(&self, invocation: &Invocation) -> Result<RunOutcome, Evidence> {
@@ -442,7 +442,7 @@ impl Live<'_> {
         let written = std::fs::read(&session.path)
             .map_err(|e| vec![format!("cannot read {}: {e}", session.path.display())])?;
         let listed_before = self.listed_ids(&scene).map_err(|e| vec![e])?;
-        let plan = self.plan(&scene, &session.id)?;
+        let plan = self.plan(&scene, &session)?;
         let invocation = self.invocation(&scene, plan)?;
         let outcome = self.launch(&invocation)?;
         let requests = scene.fake.requests();
@@ -479,13 +479,13 @@ impl Live<'_> {
                         content: vec![Part::text(self.options.prompt.clone())],
                     },
                 ));
-                let limits = WireLimits::of(&self.recipe.dialect);
+                let limits = WireLimits::of(self.recipe.dialect.name());
                 let mut expected = wire_view(&whole, self.target);
                 let mut actual = request_view(&history, self.target);
                 limits.apply(&mut expected);
                 limits.apply(&mut actual);
                 align_compaction_summaries(&compaction_summaries(&whole), &mut actual);
-                evidence.extend(limits.notes(&self.recipe.dialect));
+                evidence.extend(limits.notes(self.recipe.dialect.name()));
                 match self.target.comparison().diff(&expected, &actual) {
                     Ok(()) => evidence.push(format!(
                         "request #{} ({} {}) carries the transcript plus the prompt: {} wire turns equal",
@@ -569,8 +569,7 @@ impl Live<'_> {
     fn reread(&self, scene: &Scene, id: &str, written: &Transcript) -> Result<String, String> {
         let read = self
             .plugin
-            .reader()
-            .read(&scene.root, self.name(), id)
+            .read_id(&scene.root, self.name(), id)
             .map_err(|e| format!("the reader cannot read the session the CLI resumed: {e}"))?;
         let comparison = self.target.comparison();
         let covered = comparison.prefix_of(written, &read).map_err(|diff| {
@@ -609,7 +608,7 @@ impl Live<'_> {
         let injected = injected_prefixes(&self.recipe.injected);
         let mut seen = Vec::new();
         for request in requests.iter().filter(|r| r.is_model_turn()) {
-            if request.endpoint.dialect() != Some(self.recipe.dialect.as_str()) {
+            if request.endpoint.dialect() != Some(self.recipe.dialect.name()) {
                 seen.push(format!(
                     "#{} speaks {:?}",
                     request.seq,
@@ -617,7 +616,7 @@ impl Live<'_> {
                 ));
                 continue;
             }
-            match history_from_request(&self.recipe.dialect, &request.body, &injected) {
+            match history_from_request(self.recipe.dialect.name(), &request.body, &injected) {
                 Err(why) => seen.push(format!("#{}: {why}", request.seq)),
                 Ok(history) => {
                     if ends_with_prompt(&history, &self.options.prompt) {
@@ -645,10 +644,10 @@ impl Live<'_> {
     fn missing_id_check(&self, transcript: &Transcript) -> Result<Evidence, Evidence> {
         let scene = self.scene()?;
         let session = self.write(&scene, transcript)?;
-        let plan = self.plan(&scene, &session.id)?;
+        let plan = self.plan(&scene, &session)?;
         self.plugin
             .writer()
-            .remove(&scene.root, self.name(), &session.id)
+            .remove(&scene.root, &session)
             .map_err(|e| {
                 vec![format!(
                     "cannot remove {} to make its id missing: {e}",

@@ -1,13 +1,12 @@
-//! Building the plugin fixtures as real shared libraries.
+//! The plugin libraries the tests load.
 //!
-//! `cargo test` holds the lock of its own target directory while tests run, so the fixtures are
-//! built by a nested `cargo build -p <crate> --lib` into their own target directory
-//! (`<target>/fixtures`). Building only the selected packages keeps handoff-sdk's `static`
-//! feature (which the test binaries enable) out of these libraries. Cargo's own lock serialises
-//! concurrent test binaries; within one binary a mutex builds each fixture once.
+//! Every plugin and fixture is a `cdylib` dev-dependency of this crate, so the `cargo test` (or
+//! `cargo bench`) that builds these tests has already built its `.so` beside them, in the same
+//! profile: a test finds it next to its own executable and never runs cargo itself. The one
+//! exception is the panic=abort fixture, which needs its own rustc flags (see
+//! [`panic_abort_plugin`]).
 #![allow(dead_code)]
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
@@ -19,6 +18,35 @@ fn workspace_root() -> PathBuf {
         .to_owned()
 }
 
+/// The `deps/` folder of the profile that built this test executable.
+fn deps_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable has a path");
+    exe.parent()
+        .expect("the executable is in a folder")
+        .to_owned()
+}
+
+/// The shared library of `package`, a `cdylib` dev-dependency of this crate, built with the tests.
+pub fn plugin(package: &str) -> PathBuf {
+    let file = format!("lib{}.so", package.replace('-', "_"));
+    let deps = deps_dir();
+    let path = [deps.join(&file), deps.parent().unwrap().join(&file)]
+        .into_iter()
+        .find(|p| p.exists())
+        .unwrap_or_else(|| {
+            panic!(
+                "{file} is not in {}: add {package} to the dev-dependencies of handoff-conformance",
+                deps.display()
+            )
+        });
+    path
+}
+
+/// The same, for a benchmark (built with the bench profile beside it).
+pub fn plugin_release(package: &str) -> PathBuf {
+    plugin(package)
+}
+
 fn fixture_target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => PathBuf::from(dir).join("fixtures"),
@@ -26,56 +54,28 @@ fn fixture_target_dir() -> PathBuf {
     }
 }
 
-static BUILT: Mutex<Option<HashMap<String, PathBuf>>> = Mutex::new(None);
-
-/// The shared library of `package` (a workspace member), built on first use.
-pub fn plugin(package: &str) -> PathBuf {
-    build(package, &[], false)
-}
-
-/// The same, built with the release profile (for benchmarks against release-built host code).
-pub fn plugin_release(package: &str) -> PathBuf {
-    build(package, &[], true)
-}
+static BUILT: Mutex<Option<PathBuf>> = Mutex::new(None);
 
 /// The panic=abort fixture: only the plugin crate itself is compiled with `-C panic=abort`
-/// (`cargo rustc`), which is exactly what the export macro's `cfg!(panic = "unwind")` sees; its
-/// dependencies are reused from the ordinary fixture build.
+/// (`cargo rustc`, which is exactly what the export macro's `cfg!(panic = "unwind")` sees), into
+/// its own target directory: `cargo test` holds the lock of its own while tests run. A mutex
+/// builds it once per test binary; cargo's own lock serialises test binaries.
 pub fn panic_abort_plugin() -> PathBuf {
-    build("handoff-fixture-panic-abort", &["-C", "panic=abort"], false)
-}
-
-fn build(package: &str, rustc_args: &[&str], release: bool) -> PathBuf {
-    let profile = if release { "release" } else { "debug" };
-    let key = format!("{package}/{profile}");
+    let package = "handoff-fixture-panic-abort";
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    let cache = built.get_or_insert_with(HashMap::new);
-    if let Some(path) = cache.get(&key) {
+    if let Some(path) = built.as_ref() {
         return path.clone();
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let target_dir = fixture_target_dir();
-    let mut command = Command::new(cargo);
-    command.current_dir(workspace_root());
-    command.arg(if rustc_args.is_empty() {
-        "build"
-    } else {
-        "rustc"
-    });
-    command.args(["--quiet", "-p", package, "--lib", "--target-dir"]);
-    command.arg(&target_dir);
-    if release {
-        command.arg("--release");
-    }
-    if !rustc_args.is_empty() {
-        // Everything after `--` goes to rustc for this crate only.
-        command.arg("--").args(rustc_args);
-    }
-    command
+    let output = Command::new(cargo)
+        .current_dir(workspace_root())
+        .args(["rustc", "--quiet", "-p", package, "--lib", "--target-dir"])
+        .arg(&target_dir)
+        .args(["--", "-C", "panic=abort"])
         .env_remove("CARGO_TARGET_DIR")
         .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS");
-    let output = command
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
         .output()
         .unwrap_or_else(|e| panic!("cannot run cargo to build {package}: {e}"));
     assert!(
@@ -84,10 +84,10 @@ fn build(package: &str, rustc_args: &[&str], release: bool) -> PathBuf {
         String::from_utf8_lossy(&output.stderr)
     );
     let path = target_dir
-        .join(profile)
+        .join("debug")
         .join(format!("lib{}.so", package.replace('-', "_")));
     assert!(path.exists(), "{} was not built", path.display());
-    cache.insert(key, path.clone());
+    *built = Some(path.clone());
     path
 }
 

@@ -39,6 +39,12 @@ pub const WRITER_V1: &str = "transcript.writer.v1";
 pub const READER_V1: &str = "transcript.reader.v1";
 /// Capability id of the resumer ([`crate::Resumer`]), version 1.
 pub const RESUME_V1: &str = "resume.v1";
+/// Capability id of the writer, version 2: sessions arrive resolved ([`wire::WriterRequestV2`]).
+pub const WRITER_V2: &str = "transcript.writer.v2";
+/// Capability id of the reader, version 2 ([`wire::ReaderRequestV2`]).
+pub const READER_V2: &str = "transcript.reader.v2";
+/// Capability id of the resumer, version 2 ([`wire::ResumeRequestV2`]).
+pub const RESUME_V2: &str = "resume.v2";
 
 /// The major version of the host's plugin API ([`crate::PLUGIN_API_VERSION`]); certificates are
 /// keyed by it.

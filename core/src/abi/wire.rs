@@ -3,14 +3,16 @@
 //! Requests are tagged by `method`. The host serialises from borrowed values (no clone of a large
 //! transcript); the plugin deserialises into owned ones. Transcripts keep their own versioned
 //! form (`"schema": "handoff.transcript/1"`); the request shapes are versioned by the capability
-//! id they are sent to.
+//! id they are sent to. The v1 shapes are frozen: they name a session by target and id, so the
+//! plugin resolves it again on every call. The v2 shapes hand over the [`SessionRef`] the host
+//! resolved once.
 
 use std::borrow::Cow;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::capability::{CreateOptions, PluginError};
+use crate::capability::{CreateOptions, PluginError, SessionRef};
 use crate::transcript::{Event, Transcript};
 
 /// A request to `transcript.writer.v1`.
@@ -105,6 +107,90 @@ pub enum ResumeRequest<'a> {
     },
 }
 
+/// A request to `transcript.writer.v2`: as v1, but a session is the one the host resolved.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum WriterRequestV2<'a> {
+    /// [`crate::Writer::create`].
+    Create {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The target.
+        target: Cow<'a, str>,
+        /// The transcript.
+        transcript: Cow<'a, Transcript>,
+        /// The options.
+        options: Cow<'a, CreateOptions>,
+    },
+    /// [`crate::Writer::append`].
+    Append {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The resolved session.
+        session: Cow<'a, SessionRef>,
+        /// The events to append.
+        events: Cow<'a, [Event]>,
+    },
+    /// [`crate::Writer::remove`].
+    Remove {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The resolved session.
+        session: Cow<'a, SessionRef>,
+    },
+}
+
+/// A request to `transcript.reader.v2`.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum ReaderRequestV2<'a> {
+    /// [`crate::Reader::read`].
+    Read {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The resolved session.
+        session: Cow<'a, SessionRef>,
+    },
+    /// [`crate::Reader::read_path`].
+    ReadPath {
+        /// The target.
+        target: Cow<'a, str>,
+        /// The session file.
+        path: Cow<'a, Path>,
+    },
+    /// [`crate::Reader::list`].
+    List {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The target.
+        target: Cow<'a, str>,
+    },
+}
+
+/// A request to `resume.v2`.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum ResumeRequestV2<'a> {
+    /// [`crate::Resumer::resolve`].
+    Resolve {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The target.
+        target: Cow<'a, str>,
+        /// The session id.
+        id: Cow<'a, str>,
+    },
+    /// [`crate::Resumer::plan`].
+    Plan {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The resolved session.
+        session: Cow<'a, SessionRef>,
+        /// The new prompt.
+        prompt: Cow<'a, str>,
+    },
+}
+
 macro_rules! method_names {
     ($ty:ident { $($variant:ident => $name:literal),* $(,)? }) => {
         impl $ty<'_> {
@@ -118,6 +204,9 @@ macro_rules! method_names {
 method_names!(WriterRequest { Create => "create", Append => "append", Remove => "remove" });
 method_names!(ReaderRequest { Read => "read", ReadPath => "read_path", List => "list" });
 method_names!(ResumeRequest { Resolve => "resolve", Plan => "plan" });
+method_names!(WriterRequestV2 { Create => "create", Append => "append", Remove => "remove" });
+method_names!(ReaderRequestV2 { Read => "read", ReadPath => "read_path", List => "list" });
+method_names!(ResumeRequestV2 { Resolve => "resolve", Plan => "plan" });
 
 /// Serialises a plugin error for the `Err` side of an answer. Never fails: a [`PluginError`] is
 /// plain data.
@@ -190,7 +279,7 @@ mod tests {
         assert_eq!(decode_error("p", "create", &encode_error(&error)), error);
 
         let plan = ResumePlan::Request {
-            dialect: "anthropic-messages".into(),
+            dialect: crate::dialect::Dialect::AnthropicMessages,
             body: serde_json::json!({"max_tokens": 1024, "temperature": 0.25, "big": 18446744073709551615u64}),
         };
         let back: ResumePlan =

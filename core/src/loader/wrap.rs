@@ -10,8 +10,14 @@ use serde::Serialize;
 
 use super::probe::Probe;
 use super::{log, summarise_layout_error, LoadError, PluginFile};
-use crate::abi::wire::{decode_error, ReaderRequest, ResumeRequest, WriterRequest};
-use crate::abi::{CapabilityBox, PluginModuleRef, READER_V1, RESUME_V1, WRITER_V1};
+use crate::abi::wire::{
+    decode_error, ReaderRequest, ReaderRequestV2, ResumeRequest, ResumeRequestV2, WriterRequest,
+    WriterRequestV2,
+};
+use crate::abi::{
+    CapabilityBox, PluginModuleRef, READER_V1, READER_V2, RESUME_V1, RESUME_V2, WRITER_V1,
+    WRITER_V2,
+};
 use crate::capability::{
     CreateOptions, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer, SessionInfo,
     SessionRef, Writer,
@@ -61,15 +67,29 @@ impl LoadedPlugin {
                 })
             }
         };
-        let capability = |id: &'static str| Remote {
-            plugin: manifest.name.clone(),
-            id,
-            object: (module.get_capability())(RStr::from_str(id)).into_option(),
+        // The newest version of each capability the plugin offers: v2 takes resolved sessions,
+        // a v1-only plugin resolves again on every call.
+        let capability = |v2: &'static str, v1: &'static str| {
+            [v2, v1]
+                .into_iter()
+                .find_map(|id| {
+                    let object = (module.get_capability())(RStr::from_str(id)).into_option()?;
+                    Some(Remote {
+                        plugin: manifest.name.clone(),
+                        id,
+                        object: Some(object),
+                    })
+                })
+                .unwrap_or(Remote {
+                    plugin: manifest.name.clone(),
+                    id: v2,
+                    object: None,
+                })
         };
         let plugin = LoadedPlugin {
-            writer: RemoteWriter(capability(WRITER_V1)),
-            reader: RemoteReader(capability(READER_V1)),
-            resumer: RemoteResumer(capability(RESUME_V1)),
+            writer: RemoteWriter(capability(WRITER_V2, WRITER_V1)),
+            reader: RemoteReader(capability(READER_V2, READER_V1)),
+            resumer: RemoteResumer(capability(RESUME_V2, RESUME_V1)),
             file,
             manifest,
         };
@@ -84,7 +104,7 @@ impl LoadedPlugin {
         &self.file
     }
 
-    /// Which of the v1 capabilities the plugin offers.
+    /// The capability ids in use (the newest version of each the plugin offers).
     pub fn capabilities(&self) -> Vec<&'static str> {
         [&self.writer.0, &self.reader.0, &self.resumer.0]
             .into_iter()
@@ -157,6 +177,12 @@ struct RemoteWriter(Remote);
 struct RemoteReader(Remote);
 struct RemoteResumer(Remote);
 
+impl Remote {
+    fn is_v1(&self) -> bool {
+        self.id.ends_with(".v1")
+    }
+}
+
 impl Writer for RemoteWriter {
     fn create(
         &self,
@@ -165,7 +191,8 @@ impl Writer for RemoteWriter {
         transcript: &Transcript,
         options: &CreateOptions,
     ) -> Result<SessionRef, PluginError> {
-        let request = WriterRequest::Create {
+        // The create request has the same shape in v1 and v2.
+        let request = WriterRequestV2::Create {
             root: Cow::Borrowed(root.path()),
             target: Cow::Borrowed(target),
             transcript: Cow::Borrowed(transcript),
@@ -177,41 +204,66 @@ impl Writer for RemoteWriter {
     fn append(
         &self,
         root: &StoreRoot,
-        target: &str,
-        id: &str,
+        session: &SessionRef,
         events: &[Event],
     ) -> Result<SessionRef, PluginError> {
-        let request = WriterRequest::Append {
-            root: Cow::Borrowed(root.path()),
-            target: Cow::Borrowed(target),
-            id: Cow::Borrowed(id),
-            events: Cow::Borrowed(events),
+        let root = Cow::Borrowed(root.path());
+        let events = Cow::Borrowed(events);
+        if self.0.is_v1() {
+            let request = WriterRequest::Append {
+                root,
+                target: Cow::Borrowed(&session.target),
+                id: Cow::Borrowed(&session.id),
+                events,
+            };
+            return self.0.call("append", &request);
+        }
+        let request = WriterRequestV2::Append {
+            root,
+            session: Cow::Borrowed(session),
+            events,
         };
         self.0.call("append", &request)
     }
 
-    fn remove(&self, root: &StoreRoot, target: &str, id: &str) -> Result<(), PluginError> {
-        let request = WriterRequest::Remove {
-            root: Cow::Borrowed(root.path()),
-            target: Cow::Borrowed(target),
-            id: Cow::Borrowed(id),
+    fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+        let root = Cow::Borrowed(root.path());
+        if self.0.is_v1() {
+            let request = WriterRequest::Remove {
+                root,
+                target: Cow::Borrowed(&session.target),
+                id: Cow::Borrowed(&session.id),
+            };
+            return self.0.call("remove", &request);
+        }
+        let request = WriterRequestV2::Remove {
+            root,
+            session: Cow::Borrowed(session),
         };
         self.0.call("remove", &request)
     }
 }
 
 impl Reader for RemoteReader {
-    fn read(&self, root: &StoreRoot, target: &str, id: &str) -> Result<Transcript, PluginError> {
-        let request = ReaderRequest::Read {
-            root: Cow::Borrowed(root.path()),
-            target: Cow::Borrowed(target),
-            id: Cow::Borrowed(id),
+    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
+        let root = Cow::Borrowed(root.path());
+        if self.0.is_v1() {
+            let request = ReaderRequest::Read {
+                root,
+                target: Cow::Borrowed(&session.target),
+                id: Cow::Borrowed(&session.id),
+            };
+            return self.0.call("read", &request);
+        }
+        let request = ReaderRequestV2::Read {
+            root,
+            session: Cow::Borrowed(session),
         };
         self.0.call("read", &request)
     }
 
     fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
-        let request = ReaderRequest::ReadPath {
+        let request = ReaderRequestV2::ReadPath {
             target: Cow::Borrowed(target),
             path: Cow::Borrowed(path),
         };
@@ -219,7 +271,7 @@ impl Reader for RemoteReader {
     }
 
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
-        let request = ReaderRequest::List {
+        let request = ReaderRequestV2::List {
             root: Cow::Borrowed(root.path()),
             target: Cow::Borrowed(target),
         };
@@ -229,7 +281,7 @@ impl Reader for RemoteReader {
 
 impl Resumer for RemoteResumer {
     fn resolve(&self, root: &StoreRoot, target: &str, id: &str) -> Result<SessionRef, PluginError> {
-        let request = ResumeRequest::Resolve {
+        let request = ResumeRequestV2::Resolve {
             root: Cow::Borrowed(root.path()),
             target: Cow::Borrowed(target),
             id: Cow::Borrowed(id),
@@ -240,15 +292,24 @@ impl Resumer for RemoteResumer {
     fn plan(
         &self,
         root: &StoreRoot,
-        target: &str,
-        id: &str,
+        session: &SessionRef,
         prompt: &str,
     ) -> Result<ResumePlan, PluginError> {
-        let request = ResumeRequest::Plan {
-            root: Cow::Borrowed(root.path()),
-            target: Cow::Borrowed(target),
-            id: Cow::Borrowed(id),
-            prompt: Cow::Borrowed(prompt),
+        let root = Cow::Borrowed(root.path());
+        let prompt = Cow::Borrowed(prompt);
+        if self.0.is_v1() {
+            let request = ResumeRequest::Plan {
+                root,
+                target: Cow::Borrowed(&session.target),
+                id: Cow::Borrowed(&session.id),
+                prompt,
+            };
+            return self.0.call("plan", &request);
+        }
+        let request = ResumeRequestV2::Plan {
+            root,
+            session: Cow::Borrowed(session),
+            prompt,
         };
         self.0.call("plan", &request)
     }

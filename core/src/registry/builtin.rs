@@ -1,7 +1,7 @@
 //! Built-in plugins: linked into the host and registered through `inventory`.
 //!
-//! A plugin crate built with the SDK's `static` feature submits a [`StaticPlugin`] instead of
-//! exporting FFI symbols; a host that links it finds it here. Built-ins are certified like files,
+//! A plugin crate registers a [`StaticPlugin`] with `register_builtin!` (see [`crate::builtin`]);
+//! a host that links it finds it here. Built-ins are certified like files,
 //! but keyed by the host executable's sha256 (the code that runs is the host binary) plus the
 //! plugin's name and version; see [`super::Registry::certify_builtins`].
 
@@ -9,20 +9,7 @@ use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
 
-use crate::capability::Plugin;
-
-/// A plugin linked into the host.
-pub struct StaticPlugin {
-    /// Makes the plugin.
-    pub make: fn() -> Box<dyn Plugin>,
-}
-
-inventory::collect!(StaticPlugin);
-
-/// Every plugin linked into this binary.
-pub fn builtins() -> impl Iterator<Item = &'static StaticPlugin> {
-    inventory::iter::<StaticPlugin>.into_iter()
-}
+pub use crate::builtin::{builtins, StaticPlugin};
 
 /// The sha256 of the running executable, computed once.
 pub fn host_sha256() -> Result<String, String> {

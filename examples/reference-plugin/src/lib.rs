@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 
 use handoff_sdk::marker::{OwnershipMarker, MARKER_KEY};
 use handoff_sdk::{
-    atomic, CreateOptions, Event, Feature, Manifest, Plugin, PluginError, Reader, ResumePlan,
-    Resumer, SessionInfo, SessionRef, StoreRoot, TargetKind, TargetManifest, Transcript, Writer,
+    atomic, CreateOptions, DefaultRoot, Event, Feature, Manifest, Plugin, PluginError, Reader,
+    ResumePlan, Resumer, SessionInfo, SessionRef, StoreRoot, TargetKind, TargetManifest,
+    Transcript, Writer,
 };
 use serde::{Deserialize, Serialize};
 
@@ -50,6 +51,9 @@ impl Plugin for ReferencePlugin {
                 thinking_from: vec!["anthropic".into(), "openai".into(), "google".into()],
                 notes: vec!["stores the canonical transcript as JSONL; carries everything".into()],
                 live: None,
+                // A store only handoff keeps, so its default lives in handoff's data directory.
+                default_root: Some(DefaultRoot::handoff_data(NAME)),
+                dialect: None,
             }],
         }
     }
@@ -127,11 +131,11 @@ impl Writer for ReferencePlugin {
     fn append(
         &self,
         root: &StoreRoot,
-        target: &str,
-        id: &str,
+        session: &SessionRef,
         events: &[Event],
     ) -> Result<SessionRef, PluginError> {
-        let session = self.resolve(root, target, id)?;
+        session.check(root, NAME)?;
+        let session = session.clone();
         let (header, mut transcript) = read_file(&session.path)?;
         require_owned(&header, &session.path)?;
         transcript.events.extend_from_slice(events);
@@ -142,8 +146,8 @@ impl Writer for ReferencePlugin {
         Ok(session)
     }
 
-    fn remove(&self, root: &StoreRoot, target: &str, id: &str) -> Result<(), PluginError> {
-        let session = self.resolve(root, target, id)?;
+    fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+        session.check(root, NAME)?;
         let (header, _) = read_file(&session.path)?;
         require_owned(&header, &session.path)?;
         std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
@@ -223,9 +227,8 @@ fn ends_torn(mut file: &File) -> std::io::Result<bool> {
 }
 
 impl Reader for ReferencePlugin {
-    fn read(&self, root: &StoreRoot, target: &str, id: &str) -> Result<Transcript, PluginError> {
-        let session = self.resolve(root, target, id)?;
-        Ok(read_file(&session.path)?.1)
+    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
+        Ok(read_file(session.check(root, NAME)?)?.1)
     }
 
     fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
@@ -282,11 +285,10 @@ impl Resumer for ReferencePlugin {
     fn plan(
         &self,
         root: &StoreRoot,
-        target: &str,
-        id: &str,
+        session: &SessionRef,
         prompt: &str,
     ) -> Result<ResumePlan, PluginError> {
-        let session = self.resolve(root, target, id)?;
+        session.check(root, NAME)?;
         let (header, _) = read_file(&session.path)?;
         Ok(ResumePlan::Command {
             program: "handoff-reference-agent".into(),
@@ -305,6 +307,5 @@ impl Resumer for ReferencePlugin {
 // Keep the marker key and the header field name in step.
 const _: () = assert!(matches!(MARKER_KEY.as_bytes(), b"x-handoff"));
 
-// The one line that makes this crate a plugin library (or, with handoff-sdk's `static` feature,
-// registers it with a host that links it).
-handoff_sdk::export_plugin!(ReferencePlugin);
+// Registers the plugin with a host that links this crate; `so/` exports it as a shared library.
+handoff_sdk::register_builtin!(ReferencePlugin);

@@ -1,7 +1,7 @@
 //! The reference plugin passes every check of the suite.
 
 use handoff_conformance::{run, Options, Status};
-use handoff_reference_plugin::ReferencePlugin;
+use handoff_reference::ReferencePlugin;
 
 #[test]
 fn reference_plugin_passes_every_check() {

@@ -1,6 +1,7 @@
 //! The continuation engine, driven through the reference plugin: create, reuse, append, diverge,
 //! fail closed, and two continuations at once.
 
+use handoff_core::ById;
 use std::path::Path;
 use std::time::Duration;
 
@@ -10,7 +11,7 @@ use handoff_core::{
     Body, CreateOptions, Event, Manifest, Part, Plugin, PluginError, Reader, ResumePlan, Resumer,
     SessionInfo, SessionRef, StoreRoot, Timestamp, Transcript, Writer,
 };
-use handoff_reference_plugin::{ReferencePlugin, NAME};
+use handoff_reference::{ReferencePlugin, NAME};
 
 fn request<'a>(t: &'a Transcript, root: &'a StoreRoot) -> ContinueRequest<'a> {
     ContinueRequest {
@@ -69,7 +70,7 @@ fn creates_then_reuses_then_appends_to_the_same_id() {
     assert_eq!(appended.action, Action::Appended { events: 2 });
     assert_eq!(appended.session.id, first.session.id);
     let back = ReferencePlugin
-        .read(&root, NAME, &first.session.id)
+        .read_id(&root, NAME, &first.session.id)
         .unwrap();
     handoff_core::Comparison::exact()
         .diff(&longer, &back)
@@ -125,8 +126,8 @@ impl Plugin for LossyReader {
 }
 
 impl Reader for LossyReader {
-    fn read(&self, root: &StoreRoot, target: &str, id: &str) -> Result<Transcript, PluginError> {
-        let mut t = ReferencePlugin.read(root, target, id)?;
+    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
+        let mut t = ReferencePlugin.read(root, session)?;
         if t.events.len() > self.0 {
             t.events.pop();
         }
@@ -257,13 +258,12 @@ impl Writer for SlowWriter {
     fn append(
         &self,
         root: &StoreRoot,
-        target: &str,
-        id: &str,
+        session: &SessionRef,
         events: &[Event],
     ) -> Result<SessionRef, PluginError> {
-        ReferencePlugin.append(root, target, id, events)
+        ReferencePlugin.append(root, session, events)
     }
-    fn remove(&self, root: &StoreRoot, target: &str, id: &str) -> Result<(), PluginError> {
-        ReferencePlugin.remove(root, target, id)
+    fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+        ReferencePlugin.remove(root, session)
     }
 }

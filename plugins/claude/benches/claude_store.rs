@@ -3,7 +3,7 @@
 //! the same file into values and serialising them back to a file.
 //!
 //! Peak memory is measured in child processes (VmHWM from /proc/self/status), so each figure is
-//! one operation's own: `cargo bench -p handoff-plugin-claude --bench claude_store`.
+//! one operation's own: `cargo bench -p handoff-claude --bench claude_store`.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -12,7 +12,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, Criterion};
-use handoff_plugin_claude::{ClaudePlugin, CLAUDE_CODE};
+use handoff_claude::{ClaudePlugin, CLAUDE_CODE};
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
     AssistantPart, Body, CreateOptions, Event, Origin, Part, Reader, StoreRoot, Timestamp,

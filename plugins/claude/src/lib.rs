@@ -97,34 +97,29 @@ impl Writer for ClaudePlugin {
     fn append(
         &self,
         root: &StoreRoot,
-        target_name: &str,
-        id: &str,
+        session: &SessionRef,
         events: &[Event],
     ) -> Result<SessionRef, PluginError> {
-        match target(target_name)? {
-            Target::Code => claude_code::append(root, id, events),
-            Target::Messages => messages::append(root, id, events),
+        match target(&session.target)? {
+            Target::Code => claude_code::append(root, session, events),
+            Target::Messages => messages::append(root, session, events),
         }
     }
 
-    fn remove(&self, root: &StoreRoot, target_name: &str, id: &str) -> Result<(), PluginError> {
-        match target(target_name)? {
-            Target::Code => claude_code::remove(root, id),
-            Target::Messages => messages::remove(root, id),
+    fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+        match target(&session.target)? {
+            Target::Code => claude_code::remove(root, session),
+            Target::Messages => messages::remove(root, session),
         }
     }
 }
 
 impl Reader for ClaudePlugin {
-    fn read(
-        &self,
-        root: &StoreRoot,
-        target_name: &str,
-        id: &str,
-    ) -> Result<Transcript, PluginError> {
-        match target(target_name)? {
-            Target::Code => claude_code::read(&claude_code::resolve(root, id)?.path),
-            Target::Messages => messages::read(&messages::resolve(root, id)?.path),
+    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
+        let path = session.check(root, &session.target)?;
+        match target(&session.target)? {
+            Target::Code => claude_code::read(path),
+            Target::Messages => messages::read(path),
         }
     }
 
@@ -138,14 +133,14 @@ impl Reader for ClaudePlugin {
     fn read_each(
         &self,
         root: &StoreRoot,
-        target_name: &str,
-        id: &str,
+        session: &SessionRef,
         sink: &mut dyn FnMut(Event) -> bool,
     ) -> Result<(), PluginError> {
-        match target(target_name)? {
-            Target::Code => claude_code::read_each(&claude_code::resolve(root, id)?.path, sink),
+        let path = session.check(root, &session.target)?;
+        match target(&session.target)? {
+            Target::Code => claude_code::read_each(path, sink),
             Target::Messages => {
-                for event in messages::read(&messages::resolve(root, id)?.path)?.events {
+                for event in messages::read(path)?.events {
                     if !sink(event) {
                         break;
                     }
@@ -179,15 +174,15 @@ impl Resumer for ClaudePlugin {
     fn plan(
         &self,
         root: &StoreRoot,
-        target_name: &str,
-        id: &str,
+        session: &SessionRef,
         prompt: &str,
     ) -> Result<ResumePlan, PluginError> {
-        match target(target_name)? {
-            Target::Code => claude_code::plan(root, id, prompt),
-            Target::Messages => messages::plan(root, id, prompt),
+        match target(&session.target)? {
+            Target::Code => claude_code::plan(root, session, prompt),
+            Target::Messages => messages::plan(root, session, prompt),
         }
     }
 }
 
-handoff_sdk::export_plugin!(ClaudePlugin);
+// Registers the plugin with a host that links this crate; `so/` exports it as a shared library.
+handoff_sdk::register_builtin!(ClaudePlugin);

@@ -1,7 +1,8 @@
 //! What the plugin declares: its targets, what each carries, and how the live tier runs Claude Code.
 
+use handoff_sdk::dialect::Dialect;
 use handoff_sdk::live::LiveRecipe;
-use handoff_sdk::{Feature, Manifest, TargetKind, TargetManifest};
+use handoff_sdk::{DefaultRoot, Feature, Manifest, TargetKind, TargetManifest};
 
 /// The plugin name written into ownership markers.
 pub const PLUGIN_NAME: &str = "claude";
@@ -51,6 +52,8 @@ fn claude_code() -> TargetManifest {
             "Tool arguments with numbers JavaScript would change (integers beyond 2^53, `1.0`, `1e5`) are refused: Claude Code parses the session as JavaScript and sends 12345678901234567890123 as 1.2345678901234568e+22 (seen by the live tier).".to_owned(),
         ],
         live: Some(live_recipe()),
+        default_root: Some(DefaultRoot::home(Some("CLAUDE_CONFIG_DIR"), ".claude")),
+        dialect: Some(Dialect::AnthropicMessages),
     }
 }
 
@@ -82,6 +85,8 @@ fn messages() -> TargetManifest {
             "Tool-call ids the API rejects are sent as hx_<base64url(id)> and mapped back on read.".to_owned(),
         ],
         live: None,
+        default_root: Some(DefaultRoot::handoff_data(MESSAGES)),
+        dialect: Some(Dialect::AnthropicMessages),
     }
 }
 
@@ -92,7 +97,7 @@ fn live_recipe() -> LiveRecipe {
         npm_package: "@anthropic-ai/claude-code".to_owned(),
         version: CLAUDE_CODE_VERSION.to_owned(),
         program: "claude".to_owned(),
-        dialect: "anthropic-messages".to_owned(),
+        dialect: Dialect::AnthropicMessages,
         store_root: ".claude".to_owned(),
         env: vec![
             env("ANTHROPIC_BASE_URL", "{base_url}"),

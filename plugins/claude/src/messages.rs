@@ -266,8 +266,12 @@ fn load(path: &Path) -> Result<Map<String, Value>, PluginError> {
     }
 }
 
-fn owned(root: &StoreRoot, id: &str) -> Result<(SessionRef, Map<String, Value>), PluginError> {
-    let session = resolve(root, id)?;
+fn owned(
+    root: &StoreRoot,
+    session: &SessionRef,
+) -> Result<(SessionRef, Map<String, Value>), PluginError> {
+    session.check(root, MESSAGES)?;
+    let session = session.clone();
     let map = load(&session.path)?;
     let mine = map
         .get(MARKER_KEY)
@@ -282,11 +286,11 @@ fn owned(root: &StoreRoot, id: &str) -> Result<(SessionRef, Map<String, Value>),
 /// Appends `events`: the whole history is rendered again and replaces the file atomically.
 pub(crate) fn append(
     root: &StoreRoot,
-    id: &str,
+    session: &SessionRef,
     events: &[Event],
 ) -> Result<SessionRef, PluginError> {
-    let _lock = crate::lock_session(root, MESSAGES, id)?;
-    let (session, map) = owned(root, id)?;
+    let _lock = crate::lock_session(root, MESSAGES, &session.id)?;
+    let (session, map) = owned(root, session)?;
     let marker: OwnershipMarker =
         serde_json::from_value(map[MARKER_KEY].clone()).expect("checked by owned");
     let mut whole = parse_store(&session.path, map)?;
@@ -298,8 +302,8 @@ pub(crate) fn append(
 }
 
 /// Removes a history this plugin made; refuses any other.
-pub(crate) fn remove(root: &StoreRoot, id: &str) -> Result<(), PluginError> {
-    let (session, _) = owned(root, id)?;
+pub(crate) fn remove(root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+    let (session, _) = owned(root, session)?;
     std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
 }
 
@@ -540,8 +544,12 @@ pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
 
 /// The next request: the stored history plus `prompt` as a user message (merged into a trailing
 /// user message, after its tool results), validated against A1–A15.
-pub(crate) fn plan(root: &StoreRoot, id: &str, prompt: &str) -> Result<ResumePlan, PluginError> {
-    let session = resolve(root, id)?;
+pub(crate) fn plan(
+    root: &StoreRoot,
+    session: &SessionRef,
+    prompt: &str,
+) -> Result<ResumePlan, PluginError> {
+    session.check(root, MESSAGES)?;
     let mut map = load(&session.path)?;
     // Reading first proves the history is whole and ours to interpret.
     parse_store(&session.path, map.clone())?;
@@ -574,7 +582,7 @@ pub(crate) fn plan(root: &StoreRoot, id: &str, prompt: &str) -> Result<ResumePla
         ))
     })?;
     Ok(ResumePlan::Request {
-        dialect: anthropic::DIALECT.to_owned(),
+        dialect: handoff_sdk::dialect::Dialect::AnthropicMessages,
         body,
     })
 }

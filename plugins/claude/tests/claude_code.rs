@@ -1,10 +1,11 @@
 //! The `claude-code` target: records as the real CLI writes them, the chain, append, ownership,
 //! strict resume and errors that name the line and field.
 
+use handoff_sdk::ById;
 use std::path::Path;
 
+use handoff_claude::{ClaudePlugin, CLAUDE_CODE, CLAUDE_CODE_VERSION};
 use handoff_conformance::corpus;
-use handoff_plugin_claude::{ClaudePlugin, CLAUDE_CODE, CLAUDE_CODE_VERSION};
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Part, PluginError, Reader,
@@ -84,8 +85,10 @@ fn round_trip(t: &Transcript) -> (tempfile::TempDir, StoreRoot, String, Transcri
     let session = ClaudePlugin
         .create(&root, CLAUDE_CODE, t, &options())
         .unwrap();
-    let back = ClaudePlugin.read(&root, CLAUDE_CODE, &session.id).unwrap();
-    let target = handoff_plugin_claude::manifest();
+    let back = ClaudePlugin
+        .read_id(&root, CLAUDE_CODE, &session.id)
+        .unwrap();
+    let target = handoff_claude::manifest();
     let cmp = target.target(CLAUDE_CODE).unwrap().comparison();
     cmp.diff(t, &back).unwrap_or_else(|d| panic!("{d}"));
     (dir, root, session.id, back)
@@ -156,7 +159,9 @@ fn records_look_like_the_cli_wrote_them() {
         assert_eq!(r["sourceToolAssistantUUID"], own["uuid"]);
         assert!(r["message"]["content"][0]["is_error"].is_boolean());
     }
-    let back = ClaudePlugin.read(&root, CLAUDE_CODE, &session.id).unwrap();
+    let back = ClaudePlugin
+        .read_id(&root, CLAUDE_CODE, &session.id)
+        .unwrap();
     handoff_sdk::transcript::Comparison::exact()
         .diff(&t, &back)
         .unwrap();
@@ -363,7 +368,7 @@ fn append_continues_the_chain() {
         user("u2", "more"),
     ];
     ClaudePlugin
-        .append(&root, CLAUDE_CODE, &s.id, &suffix)
+        .append_id(&root, CLAUDE_CODE, &s.id, &suffix)
         .unwrap();
     let after = records(&s.path);
     assert_eq!(
@@ -378,7 +383,7 @@ fn append_continues_the_chain() {
         after[before.len() + 2]["parentUuid"],
         after[before.len() + 1]["uuid"]
     );
-    let back = ClaudePlugin.read(&root, CLAUDE_CODE, &s.id).unwrap();
+    let back = ClaudePlugin.read_id(&root, CLAUDE_CODE, &s.id).unwrap();
     let mut whole = t.clone();
     whole.events.extend(suffix);
     handoff_sdk::transcript::Comparison::exact()
@@ -387,7 +392,7 @@ fn append_continues_the_chain() {
     // An append that would break the transcript is refused and changes nothing.
     let bytes = std::fs::read(&s.path).unwrap();
     assert!(ClaudePlugin
-        .append(&root, CLAUDE_CODE, &s.id, &[result("r9", "never")])
+        .append_id(&root, CLAUDE_CODE, &s.id, &[result("r9", "never")])
         .is_err());
     assert_eq!(std::fs::read(&s.path).unwrap(), bytes);
 }
@@ -404,11 +409,11 @@ fn unmarked_sessions_are_not_changed_or_removed() {
     let foreign: String = recs.iter().map(|r| format!("{r}\n")).collect();
     std::fs::write(&s.path, &foreign).unwrap();
     assert!(matches!(
-        ClaudePlugin.remove(&root, CLAUDE_CODE, &s.id),
+        ClaudePlugin.remove_id(&root, CLAUDE_CODE, &s.id),
         Err(PluginError::NotOwned { .. })
     ));
     assert!(matches!(
-        ClaudePlugin.append(&root, CLAUDE_CODE, &s.id, &[user("v", "x")]),
+        ClaudePlugin.append_id(&root, CLAUDE_CODE, &s.id, &[user("v", "x")]),
         Err(PluginError::NotOwned { .. })
     ));
     assert_eq!(std::fs::read_to_string(&s.path).unwrap(), foreign);
@@ -434,7 +439,7 @@ fn resume_names_exactly_the_id_in_its_cwd() {
         close_stdin,
         ..
     } = ClaudePlugin
-        .plan(&root, CLAUDE_CODE, &s.id, "go on")
+        .plan_id(&root, CLAUDE_CODE, &s.id, "go on")
         .unwrap()
     else {
         panic!("a CLI target resumes by command")
@@ -444,7 +449,7 @@ fn resume_names_exactly_the_id_in_its_cwd() {
     assert_eq!(cwd.as_deref(), Some(Path::new(CWD)));
     assert!(close_stdin);
     let ResumePlan::Command { args, .. } = ClaudePlugin
-        .plan(&root, CLAUDE_CODE, &s.id, "-x is a prompt")
+        .plan_id(&root, CLAUDE_CODE, &s.id, "-x is a prompt")
         .unwrap()
     else {
         panic!()
@@ -458,7 +463,7 @@ fn resume_names_exactly_the_id_in_its_cwd() {
         .unwrap_err();
     assert!(matches!(missing, PluginError::NotFound { .. }));
     assert!(ClaudePlugin
-        .plan(&root, CLAUDE_CODE, "../etc", "x")
+        .plan_id(&root, CLAUDE_CODE, "../etc", "x")
         .is_err());
 }
 
@@ -498,7 +503,7 @@ fn malformed_lines_name_file_line_and_field() {
     ];
     for (text, line, field) in cases {
         std::fs::write(&s.path, &text).unwrap();
-        match ClaudePlugin.read(&root, CLAUDE_CODE, &s.id) {
+        match ClaudePlugin.read_id(&root, CLAUDE_CODE, &s.id) {
             Err(PluginError::Malformed {
                 file,
                 line: l,
@@ -535,7 +540,7 @@ fn a_dangling_parent_is_an_error_not_a_shorter_conversation() {
         recs.iter().map(|r| format!("{r}\n")).collect::<String>(),
     )
     .unwrap();
-    let err = ClaudePlugin.read(&root, CLAUDE_CODE, &s.id).unwrap_err();
+    let err = ClaudePlugin.read_id(&root, CLAUDE_CODE, &s.id).unwrap_err();
     assert!(
         matches!(err, PluginError::Malformed { line: Some(2), ref field, .. } if field.as_deref() == Some("parentUuid")),
         "{err:?}"
@@ -545,7 +550,9 @@ fn a_dangling_parent_is_an_error_not_a_shorter_conversation() {
 #[test]
 fn unknown_target_is_named() {
     let (_dir, root) = store();
-    let err = ClaudePlugin.read(&root, "claude-desktop", "x").unwrap_err();
+    let err = ClaudePlugin
+        .read_id(&root, "claude-desktop", "x")
+        .unwrap_err();
     assert!(matches!(err, PluginError::UnknownTarget { ref target } if target == "claude-desktop"));
 }
 
@@ -559,10 +566,10 @@ fn read_each_streams_the_same_events_and_can_stop() {
     let s = ClaudePlugin
         .create(&root, CLAUDE_CODE, &t, &options())
         .unwrap();
-    let whole = ClaudePlugin.read(&root, CLAUDE_CODE, &s.id).unwrap();
+    let whole = ClaudePlugin.read_id(&root, CLAUDE_CODE, &s.id).unwrap();
     let mut streamed = Vec::new();
     ClaudePlugin
-        .read_each(&root, CLAUDE_CODE, &s.id, &mut |e| {
+        .read_each_id(&root, CLAUDE_CODE, &s.id, &mut |e| {
             streamed.push(e);
             true
         })
@@ -570,7 +577,7 @@ fn read_each_streams_the_same_events_and_can_stop() {
     assert_eq!(streamed, whole.events);
     let mut first_two = Vec::new();
     ClaudePlugin
-        .read_each(&root, CLAUDE_CODE, &s.id, &mut |e| {
+        .read_each_id(&root, CLAUDE_CODE, &s.id, &mut |e| {
             first_two.push(e);
             first_two.len() < 2
         })

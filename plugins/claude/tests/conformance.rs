@@ -1,7 +1,7 @@
 //! The conformance suite on the Claude plugin: every offline check passes on both targets.
 
+use handoff_claude::{ClaudePlugin, CLAUDE_CODE, MESSAGES};
 use handoff_conformance::{run, Options};
-use handoff_plugin_claude::{ClaudePlugin, CLAUDE_CODE, MESSAGES};
 
 #[test]
 fn every_offline_check_passes_on_both_targets() {

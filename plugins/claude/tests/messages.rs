@@ -1,13 +1,14 @@
 //! The `anthropic-messages` target: the stored history is a valid Messages history, metadata stays
 //! out of `messages`, and resume is the next request body.
 
+use handoff_claude::{ClaudePlugin, MESSAGES};
 use handoff_conformance::corpus;
-use handoff_plugin_claude::{ClaudePlugin, MESSAGES};
 use handoff_sdk::dialect::anthropic::{parse, validate, validate_history};
 use handoff_sdk::serde_json::{self, json, Value};
+use handoff_sdk::ById;
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, Part, PluginError, Reader, ResumePlan, Resumer,
-    StoreRoot, Timestamp, ToolCall, Transcript, Writer,
+    AssistantPart, Body, CreateOptions, Event, Part, PluginError, ResumePlan, Resumer, StoreRoot,
+    Timestamp, ToolCall, Transcript, Writer,
 };
 
 fn store() -> (tempfile::TempDir, StoreRoot) {
@@ -27,7 +28,7 @@ fn ev(id: &str, body: Body) -> Event {
 
 #[test]
 fn every_corpus_history_is_valid_and_reads_back() {
-    let target = handoff_plugin_claude::manifest();
+    let target = handoff_claude::manifest();
     let target = target.target(MESSAGES).unwrap();
     for entry in corpus::entries() {
         if target.check_carried(&entry.transcript).is_err() {
@@ -51,7 +52,7 @@ fn every_corpus_history_is_valid_and_reads_back() {
                 && !messages.to_string().contains("\"handoff\"")
         );
         assert!(file["handoff"]["events"].is_array());
-        let back = ClaudePlugin.read(&root, MESSAGES, &s.id).unwrap();
+        let back = ClaudePlugin.read_id(&root, MESSAGES, &s.id).unwrap();
         target
             .comparison()
             .diff(&entry.transcript, &back)
@@ -69,12 +70,13 @@ fn resume_is_the_next_request() {
     let s = ClaudePlugin
         .create(&root, MESSAGES, &t, &CreateOptions::default())
         .unwrap();
-    let ResumePlan::Request { dialect, body } =
-        ClaudePlugin.plan(&root, MESSAGES, &s.id, "next?").unwrap()
+    let ResumePlan::Request { dialect, body } = ClaudePlugin
+        .plan_id(&root, MESSAGES, &s.id, "next?")
+        .unwrap()
     else {
         panic!("an API target resumes by request")
     };
-    assert_eq!(dialect, "anthropic-messages");
+    assert_eq!(dialect, handoff_sdk::dialect::Dialect::AnthropicMessages);
     validate(&body).unwrap();
     assert!(body.get("x-handoff").is_none() && body.get("handoff").is_none());
     assert!(body["model"].is_string() && body["max_tokens"].is_u64());
@@ -124,8 +126,9 @@ fn a_trailing_tool_result_message_takes_the_prompt_after_its_results() {
     let s = ClaudePlugin
         .create(&root, MESSAGES, &t, &CreateOptions::default())
         .unwrap();
-    let ResumePlan::Request { body, .. } =
-        ClaudePlugin.plan(&root, MESSAGES, &s.id, "why?").unwrap()
+    let ResumePlan::Request { body, .. } = ClaudePlugin
+        .plan_id(&root, MESSAGES, &s.id, "why?")
+        .unwrap()
     else {
         panic!()
     };
@@ -186,7 +189,7 @@ fn image_urls_are_carried() {
         stored(&root, &s.id)["messages"][0]["content"][1]["source"]["type"],
         "url"
     );
-    let back = ClaudePlugin.read(&root, MESSAGES, &s.id).unwrap();
+    let back = ClaudePlugin.read_id(&root, MESSAGES, &s.id).unwrap();
     handoff_sdk::transcript::Comparison::exact()
         .diff(&t, &back)
         .unwrap();
@@ -205,12 +208,12 @@ fn a_history_written_elsewhere_reads_with_the_natural_grouping() {
         {"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"},{"type":"text","text":"and"}]}
     ]}).to_string()).unwrap();
     let t = ClaudePlugin
-        .read(&root, MESSAGES, "5f0c3a1e-0000-4000-8000-000000000001")
+        .read_id(&root, MESSAGES, "5f0c3a1e-0000-4000-8000-000000000001")
         .unwrap();
     let kinds: Vec<_> = t.events.iter().map(|e| e.body.kind()).collect();
     assert_eq!(kinds, ["user", "assistant", "tool_result", "user"]);
     assert!(matches!(
-        ClaudePlugin.remove(&root, MESSAGES, "5f0c3a1e-0000-4000-8000-000000000001"),
+        ClaudePlugin.remove_id(&root, MESSAGES, "5f0c3a1e-0000-4000-8000-000000000001"),
         Err(PluginError::NotOwned { .. })
     ));
 }
@@ -225,7 +228,7 @@ fn metadata_that_does_not_fit_the_messages_is_malformed() {
     let mut file = stored(&root, &s.id);
     file["handoff"]["events"][0]["first"] = json!(7);
     std::fs::write(&s.path, file.to_string()).unwrap();
-    let err = ClaudePlugin.read(&root, MESSAGES, &s.id).unwrap_err();
+    let err = ClaudePlugin.read_id(&root, MESSAGES, &s.id).unwrap_err();
     assert!(
         matches!(err, PluginError::Malformed { ref field, .. } if field.as_deref() == Some("handoff.events[0].first")),
         "{err:?}"

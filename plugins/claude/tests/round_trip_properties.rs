@@ -2,10 +2,11 @@
 //! included), results in any order and failed tools writes and reads back equal on both targets,
 //! and an append of any suffix reads back as the whole.
 
-use handoff_plugin_claude::{manifest, ClaudePlugin, CLAUDE_CODE, MESSAGES};
+use handoff_claude::{manifest, ClaudePlugin, CLAUDE_CODE, MESSAGES};
 use handoff_sdk::serde_json::json;
+use handoff_sdk::ById;
 use handoff_sdk::{
-    AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Origin, Part, Reader, StoreRoot,
+    AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Origin, Part, StoreRoot,
     Timestamp, ToolCall, Transcript, Writer,
 };
 use proptest::prelude::*;
@@ -124,7 +125,7 @@ fn check(target: &str, t: &Transcript, split: usize) -> Result<(), TestCaseError
         .create(&root, target, t, &CreateOptions::default())
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     let back = ClaudePlugin
-        .read(&root, target, &s.id)
+        .read_id(&root, target, &s.id)
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     if let Err(d) = cmp.diff(t, &back) {
         return Err(TestCaseError::fail(format!("{target} round trip: {d}")));
@@ -137,10 +138,10 @@ fn check(target: &str, t: &Transcript, split: usize) -> Result<(), TestCaseError
         .create(&root, target, &prefix, &CreateOptions::default())
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     ClaudePlugin
-        .append(&root, target, &s.id, &suffix)
+        .append_id(&root, target, &s.id, &suffix)
         .map_err(|e| TestCaseError::fail(format!("{target} append: {e}")))?;
     let back = ClaudePlugin
-        .read(&root, target, &s.id)
+        .read_id(&root, target, &s.id)
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     if let Err(d) = cmp.diff(t, &back) {
         return Err(TestCaseError::fail(format!(

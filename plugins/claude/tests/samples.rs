@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use handoff_plugin_claude::{ClaudePlugin, CLAUDE_CODE};
+use handoff_claude::{ClaudePlugin, CLAUDE_CODE};
 use handoff_sdk::{AssistantPart, Body, Part, Reader, Transcript};
 
 fn sample(folder: &str, file: &str) -> PathBuf {

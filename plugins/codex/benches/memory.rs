@@ -4,7 +4,8 @@
 //! Linux only: the peak is VmHWM from /proc/self/status, reset before each step by writing 5 to
 //! /proc/self/clear_refs, minus the resident size at that moment.
 
-use handoff_plugin_codex::{CodexPlugin, TARGET};
+use handoff_codex::{CodexPlugin, TARGET};
+use handoff_sdk::ById;
 use handoff_sdk::{CreateOptions, Plugin, StoreRoot};
 
 mod synthetic;
@@ -49,7 +50,7 @@ fn read_in_child(mode: &str, root: &std::path::Path, id: &str) -> u64 {
 fn child_read(root: &str, id: &str) {
     let root = StoreRoot::new(root).expect("store root");
     let base = reset_peak();
-    let back = CodexPlugin.reader().read(&root, TARGET, id).expect("read");
+    let back = CodexPlugin.read_id(&root, TARGET, id).expect("read");
     let peak = peak_since(base);
     assert_eq!(back.events.len(), synthetic::TURNS * 4);
     println!("{peak}");
@@ -61,8 +62,7 @@ fn child_read_each(root: &str, id: &str) {
     let base = reset_peak();
     let mut events = 0;
     CodexPlugin
-        .reader()
-        .read_each(&root, TARGET, id, &mut |_| {
+        .read_each_id(&root, TARGET, id, &mut |_| {
             events += 1;
             true
         })

@@ -2,7 +2,8 @@
 //! line into a `Value` and serialise it again), measured in the same run.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use handoff_plugin_codex::{CodexPlugin, TARGET};
+use handoff_codex::{CodexPlugin, TARGET};
+use handoff_sdk::ById;
 use handoff_sdk::{CreateOptions, Plugin, StoreRoot};
 
 mod synthetic;
@@ -38,14 +39,10 @@ fn bench(c: &mut Criterion) {
                 .writer()
                 .create(&root, TARGET, &transcript, &CreateOptions::default())
                 .expect("create");
-            let back = plugin
-                .reader()
-                .read(&root, TARGET, &session.id)
-                .expect("read");
+            let back = plugin.read_id(&root, TARGET, &session.id).expect("read");
             assert_eq!(back.events.len(), transcript.events.len());
             plugin
-                .writer()
-                .remove(&root, TARGET, &session.id)
+                .remove_id(&root, TARGET, &session.id)
                 .expect("remove");
         })
     });
@@ -62,8 +59,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let mut events = 0usize;
             plugin
-                .reader()
-                .read_each(&root, TARGET, &sample.id, &mut |_| {
+                .read_each_id(&root, TARGET, &sample.id, &mut |_| {
                     events += 1;
                     true
                 })

@@ -1,8 +1,8 @@
 //! Reads a Codex rollout file and prints the canonical transcript as JSON.
 //!
-//! `cargo run -p handoff-plugin-codex --example read -- <rollout.jsonl>`
+//! `cargo run -p handoff-codex --example read -- <rollout.jsonl>`
 
-use handoff_plugin_codex::{CodexPlugin, TARGET};
+use handoff_codex::{CodexPlugin, TARGET};
 use handoff_sdk::Plugin;
 
 fn main() {

@@ -1,8 +1,8 @@
 //! Writes a canonical transcript (JSON) as a Codex session and prints its id and path.
 //!
-//! `cargo run -p handoff-plugin-codex --example write -- <CODEX_HOME> <transcript.json>`
+//! `cargo run -p handoff-codex --example write -- <CODEX_HOME> <transcript.json>`
 
-use handoff_plugin_codex::{CodexPlugin, TARGET};
+use handoff_codex::{CodexPlugin, TARGET};
 use handoff_sdk::{CreateOptions, Plugin, StoreRoot, Transcript};
 
 fn main() {

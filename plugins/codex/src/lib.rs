@@ -1,4 +1,4 @@
-//! handoff-plugin-codex: the `codex` target, the rollout JSONL store of the Codex CLI 0.171.0.
+//! handoff-codex: the `codex` target, the rollout JSONL store of the Codex CLI 0.171.0.
 //!
 //! A session is `<root>/sessions/YYYY/MM/DD/rollout-<local time>-<uuid>.jsonl` where `<root>` is
 //! `CODEX_HOME`. The writer produces what the real CLI needs to list, draw and resume it (a
@@ -21,11 +21,12 @@ mod time;
 use std::path::Path;
 
 use chrono::{Local, TimeZone};
+use handoff_sdk::dialect::Dialect;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::{
-    atomic, Body, CreateOptions, Event, Feature, Manifest, Part, Plugin, PluginError, Reader,
-    ResumePlan, Resumer, SessionInfo, SessionRef, StoreRoot, TargetKind, TargetManifest, Timestamp,
-    Transcript, Writer,
+    atomic, Body, CreateOptions, DefaultRoot, Event, Feature, Manifest, Part, Plugin, PluginError,
+    Reader, ResumePlan, Resumer, SessionInfo, SessionRef, StoreRoot, TargetKind, TargetManifest,
+    Timestamp, Transcript, Writer,
 };
 
 pub use read::image_part;
@@ -82,8 +83,9 @@ impl CodexPlugin {
                  openai): Codex 0.171.0 refuses to resume a thread under another provider."
                     .into(),
             ],
-            // Always Some: a unit test pins the recipe's shape to core's LiveRecipe.
-            live: live::recipe().ok(),
+            live: Some(live::recipe()),
+            default_root: Some(DefaultRoot::home(Some("CODEX_HOME"), ".codex")),
+            dialect: Some(Dialect::OpenaiResponses),
         }
     }
 
@@ -267,12 +269,12 @@ impl Writer for CodexPlugin {
     fn append(
         &self,
         root: &StoreRoot,
-        target: &str,
-        id: &str,
+        session: &SessionRef,
         events: &[Event],
     ) -> Result<SessionRef, PluginError> {
-        let manifest = Self::check_target(target)?;
-        let path = layout::resolve(root, id)?;
+        let manifest = Self::check_target(&session.target)?;
+        let path = session.check(root, TARGET)?.to_owned();
+        let id = session.id.as_str();
         let header = require_owned(&path)?;
         // One handoff writer per session at a time (Codex itself is not stopped by this).
         let _lock = session_lock(root, id, &path)?;
@@ -325,9 +327,9 @@ impl Writer for CodexPlugin {
         })
     }
 
-    fn remove(&self, root: &StoreRoot, target: &str, id: &str) -> Result<(), PluginError> {
-        Self::check_target(target)?;
-        let path = layout::resolve(root, id)?;
+    fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+        let path = session.check(root, TARGET)?;
+        let id = session.id.as_str();
         require_owned(&path)?;
         let _lock = session_lock(root, id, &path)?;
         state_db::unregister(root, id)?;
@@ -338,10 +340,8 @@ impl Writer for CodexPlugin {
 }
 
 impl Reader for CodexPlugin {
-    fn read(&self, root: &StoreRoot, target: &str, id: &str) -> Result<Transcript, PluginError> {
-        Self::check_target(target)?;
-        let path = layout::resolve(root, id)?;
-        self.read_path(target, &path)
+    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
+        read::read_rollout(session.check(root, TARGET)?)
     }
 
     fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
@@ -354,13 +354,10 @@ impl Reader for CodexPlugin {
     fn read_each(
         &self,
         root: &StoreRoot,
-        target: &str,
-        id: &str,
+        session: &SessionRef,
         sink: &mut dyn FnMut(Event) -> bool,
     ) -> Result<(), PluginError> {
-        Self::check_target(target)?;
-        let path = layout::resolve(root, id)?;
-        read::read_each(&path, sink).map(drop)
+        read::read_each(session.check(root, TARGET)?, sink).map(drop)
     }
 
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
@@ -404,14 +401,13 @@ impl Resumer for CodexPlugin {
     fn plan(
         &self,
         root: &StoreRoot,
-        target: &str,
-        id: &str,
+        session: &SessionRef,
         prompt: &str,
     ) -> Result<ResumePlan, PluginError> {
-        let session = self.resolve(root, target, id)?;
-        let header = read::read_header(&session.path)?;
+        let header = read::read_header(session.check(root, TARGET)?)?;
         Ok(live::resume_plan(root, &session.id, &header.cwd, prompt))
     }
 }
 
-handoff_sdk::export_plugin!(CodexPlugin);
+// Registers the plugin with a host that links this crate; `so/` exports it as a shared library.
+handoff_sdk::register_builtin!(CodexPlugin);

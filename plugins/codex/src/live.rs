@@ -1,7 +1,10 @@
 //! How Codex resumes a session, and how it runs against a loopback fake provider.
 
-use handoff_sdk::serde_json::{self, json, Value};
+use handoff_sdk::dialect::Dialect;
+use handoff_sdk::live::LiveRecipe;
 use handoff_sdk::{ResumePlan, StoreRoot};
+
+use crate::records::CLI_VERSION;
 
 /// `codex exec resume <uuid> <prompt>` in the session's cwd, with `CODEX_HOME` set to the store
 /// root and stdin closed (Codex waits on an open stdin). A prompt that starts with `-` goes after
@@ -27,9 +30,8 @@ pub fn resume_plan(root: &StoreRoot, id: &str, cwd: &str, prompt: &str) -> Resum
     }
 }
 
-/// Codex 0.171.0 against a fake OpenAI Responses provider at `{base_url}/v1`, in the JSON form of
-/// core's `LiveRecipe` (the SDK does not re-export that type; the manifest field infers it).
-pub fn recipe_json() -> Value {
+/// Codex 0.171.0 against a fake OpenAI Responses provider at `{base_url}/v1`.
+pub fn recipe() -> LiveRecipe {
     let config = "model = \"fake-model\"\n\
                   model_provider = \"fake\"\n\
                   \n\
@@ -41,23 +43,19 @@ pub fn recipe_json() -> Value {
                   \n\
                   [analytics]\n\
                   enabled = false\n";
-    json!({
-        "npm_package": "@openai/codex",
-        "version": "0.171.0",
-        "program": "codex",
-        "dialect": handoff_sdk::dialect::openai_responses::DIALECT,
-        "store_root": "codex",
-        "env": [["CODEX_HOME", "{home}/codex"], ["FAKE_API_KEY", "dummy"]],
-        "files": [["codex/config.toml", config]],
-        "extra_args": [],
-        "injected": [
-            "developer messages: the base instructions, permissions and skills (role developer)",
-            "a user message holding only <environment_context>…</environment_context> before the new prompt"
-        ]
-    })
-}
-
-/// The recipe, typed as the manifest field wants it.
-pub fn recipe<T: serde::de::DeserializeOwned>() -> Result<T, serde_json::Error> {
-    serde_json::from_value(recipe_json())
+    let pair = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+    LiveRecipe {
+        npm_package: "@openai/codex".to_owned(),
+        version: CLI_VERSION.to_owned(),
+        program: "codex".to_owned(),
+        dialect: Dialect::OpenaiResponses,
+        store_root: "codex".to_owned(),
+        env: vec![pair("CODEX_HOME", "{home}/codex"), pair("FAKE_API_KEY", "dummy")],
+        files: vec![pair("codex/config.toml", config)],
+        extra_args: Vec::new(),
+        injected: vec![
+            "developer messages: the base instructions, permissions and skills (role developer)".to_owned(),
+            "a user message holding only <environment_context>…</environment_context> before the new prompt".to_owned(),
+        ],
+    }
 }

@@ -1,9 +1,9 @@
 //! The conformance suite on the Codex plugin: every offline check must pass; the live tier (the
 //! real Codex 0.171.0 resuming what the plugin wrote) runs where the CLI is installed.
 
+use handoff_codex::CodexPlugin;
 use handoff_conformance::live::{run_live_checks, LiveOptions};
 use handoff_conformance::{run, Options, Status};
-use handoff_plugin_codex::CodexPlugin;
 
 #[test]
 fn every_offline_check_passes() {
@@ -21,7 +21,7 @@ fn every_offline_check_passes() {
     );
 }
 
-/// Needs Codex 0.171.0: `HANDOFF_CLI_DIR=<install dir> cargo test -p handoff-plugin-codex --test
+/// Needs Codex 0.171.0: `HANDOFF_CLI_DIR=<install dir> cargo test -p handoff-codex --test
 /// conformance -- --ignored`. Skips (CLI not found) count as failures here.
 #[test]
 #[ignore = "runs the real Codex CLI; see the doc comment"]

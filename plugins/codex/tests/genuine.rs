@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use handoff_plugin_codex::{CodexPlugin, TARGET};
+use handoff_codex::{CodexPlugin, TARGET};
 use handoff_sdk::{AssistantPart, Body, Part, Plugin, StoreRoot, Transcript};
 use serde_json::json;
 

@@ -1,7 +1,8 @@
 //! Property test: any well-formed conversation survives write → read, and write prefix → append
 //! suffix → read, semantically equal under the target's comparison.
 
-use handoff_plugin_codex::{CodexPlugin, TARGET};
+use handoff_codex::{CodexPlugin, TARGET};
+use handoff_sdk::ById;
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Origin, Part, Plugin, Signature,
     StoreRoot, Thinking, Timestamp, ToolCall, Transcript,
@@ -191,7 +192,7 @@ proptest! {
         let plugin = CodexPlugin;
 
         let session = plugin.writer().create(&root, TARGET, &whole, &CreateOptions::default()).unwrap();
-        let back = plugin.reader().read(&root, TARGET, &session.id).unwrap();
+        let back = plugin.read_id(&root, TARGET, &session.id).unwrap();
         if let Err(d) = comparison.diff(&whole, &back) {
             prop_assert!(false, "{d}");
         }
@@ -203,8 +204,8 @@ proptest! {
         // the prefix is a valid transcript by construction (results follow their calls).
         if prefix.validate().is_ok() {
             let session = plugin.writer().create(&root, TARGET, &prefix, &CreateOptions::default()).unwrap();
-            plugin.writer().append(&root, TARGET, &session.id, &suffix).unwrap();
-            let back = plugin.reader().read(&root, TARGET, &session.id).unwrap();
+            plugin.append_id(&root, TARGET, &session.id, &suffix).unwrap();
+            let back = plugin.read_id(&root, TARGET, &session.id).unwrap();
             if let Err(d) = comparison.diff(&whole, &back) {
                 prop_assert!(false, "cut {cut}: {d}");
             }

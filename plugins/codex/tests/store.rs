@@ -1,8 +1,9 @@
 //! Write → read → compare, append, remove, resume and bad input, on a temporary CODEX_HOME.
 
+use handoff_sdk::ById;
 use std::path::Path;
 
-use handoff_plugin_codex::{CodexPlugin, TARGET};
+use handoff_codex::{CodexPlugin, TARGET};
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Origin, Part, Plugin,
     PluginError, ResumePlan, Signature, StoreRoot, Thinking, Timestamp, ToolCall, Transcript,
@@ -221,10 +222,7 @@ fn round_trip_of_everything_the_target_carries() {
         .writer()
         .create(&root, TARGET, &t, &CreateOptions::default())
         .unwrap();
-    let back = CodexPlugin
-        .reader()
-        .read(&root, TARGET, &session.id)
-        .unwrap();
+    let back = CodexPlugin.read_id(&root, TARGET, &session.id).unwrap();
     comparison()
         .diff(&t, &back)
         .unwrap_or_else(|d| panic!("{d}"));
@@ -371,15 +369,11 @@ fn append_adds_the_suffix_natively() {
             .unwrap();
         let before = std::fs::read(&session.path).unwrap();
         CodexPlugin
-            .writer()
-            .append(&root, TARGET, &session.id, &suffix)
+            .append_id(&root, TARGET, &session.id, &suffix)
             .unwrap();
         let after = std::fs::read(&session.path).unwrap();
         assert_eq!(&after[..before.len()], &before[..], "append never rewrites");
-        let back = CodexPlugin
-            .reader()
-            .read(&root, TARGET, &session.id)
-            .unwrap();
+        let back = CodexPlugin.read_id(&root, TARGET, &session.id).unwrap();
         comparison()
             .diff(&whole, &back)
             .unwrap_or_else(|d| panic!("cut {cut}: {d}"));
@@ -397,14 +391,12 @@ fn append_refuses_a_suffix_that_breaks_the_history() {
     let before = std::fs::read(&session.path).unwrap();
     let orphan = result("r9", 9_000, "call_nope", vec![Part::text("x")], false);
     let err = CodexPlugin
-        .writer()
-        .append(&root, TARGET, &session.id, &[orphan])
+        .append_id(&root, TARGET, &session.id, &[orphan])
         .unwrap_err();
     assert!(matches!(err, PluginError::InvalidTranscript(_)), "{err}");
     let dup = user("u1", 9_000, "same id again");
     assert!(CodexPlugin
-        .writer()
-        .append(&root, TARGET, &session.id, &[dup])
+        .append_id(&root, TARGET, &session.id, &[dup])
         .is_err());
     assert_eq!(std::fs::read(&session.path).unwrap(), before);
 }
@@ -471,13 +463,11 @@ fn remove_deletes_only_its_own_sessions() {
     }
     std::fs::write(&foreign.path, &out).unwrap();
     let err = CodexPlugin
-        .writer()
-        .remove(&root, TARGET, &foreign.id)
+        .remove_id(&root, TARGET, &foreign.id)
         .unwrap_err();
     assert!(matches!(err, PluginError::NotOwned { .. }), "{err}");
     let err = CodexPlugin
-        .writer()
-        .append(&root, TARGET, &foreign.id, &[user("z", 9_999, "hi")])
+        .append_id(&root, TARGET, &foreign.id, &[user("z", 9_999, "hi")])
         .unwrap_err();
     assert!(matches!(err, PluginError::NotOwned { .. }), "{err}");
     assert_eq!(std::fs::read_to_string(&foreign.path).unwrap(), out);
@@ -486,14 +476,11 @@ fn remove_deletes_only_its_own_sessions() {
     assert_eq!(listed.len(), 2);
     assert_eq!(listed.iter().filter(|s| s.owned).count(), 1);
 
-    CodexPlugin
-        .writer()
-        .remove(&root, TARGET, &ours.id)
-        .unwrap();
+    CodexPlugin.remove_id(&root, TARGET, &ours.id).unwrap();
     assert!(!ours.path.exists());
     assert!(foreign.path.exists());
     assert!(matches!(
-        CodexPlugin.writer().remove(&root, TARGET, &ours.id),
+        CodexPlugin.remove_id(&root, TARGET, &ours.id),
         Err(PluginError::NotFound { .. })
     ));
 }
@@ -512,8 +499,7 @@ fn resume_plan_names_exactly_the_session() {
         .unwrap();
     assert_ne!(decoy.id, session.id);
     let plan = CodexPlugin
-        .resumer()
-        .plan(&root, TARGET, &session.id, "continue")
+        .plan_id(&root, TARGET, &session.id, "continue")
         .unwrap();
     match plan {
         ResumePlan::Command {
@@ -545,8 +531,7 @@ fn resume_plan_names_exactly_the_session() {
     }
     // A prompt that looks like an option goes after `--` (checked with the real CLI).
     match CodexPlugin
-        .resumer()
-        .plan(&root, TARGET, &session.id, "-x")
+        .plan_id(&root, TARGET, &session.id, "-x")
         .unwrap()
     {
         ResumePlan::Command { args, .. } => assert_eq!(args[4..], ["--", "-x"]),
@@ -558,7 +543,7 @@ fn resume_plan_names_exactly_the_session() {
         Err(PluginError::NotFound { .. })
     ));
     assert!(matches!(
-        CodexPlugin.resumer().plan(&root, TARGET, &missing, "x"),
+        CodexPlugin.plan_id(&root, TARGET, &missing, "x"),
         Err(PluginError::NotFound { .. })
     ));
 }
@@ -687,10 +672,7 @@ fn registers_the_thread_when_codex_has_a_state_database() {
     assert_eq!(Path::new(&path), session.path);
     assert_eq!(source, "cli");
     assert!(preview.starts_with("List the files"));
-    CodexPlugin
-        .writer()
-        .remove(&root, TARGET, &session.id)
-        .unwrap();
+    CodexPlugin.remove_id(&root, TARGET, &session.id).unwrap();
     let n: i64 = db
         .query_row("SELECT count(*) FROM threads", [], |r| r.get(0))
         .unwrap();

@@ -1,9 +1,10 @@
 //! `Reader::read_each`: the streamed read hands out the same events as the whole read, hands
 //! them out before the file ends, stops when asked, and refuses what the whole read refuses.
 
+use handoff_sdk::ById;
 use std::path::{Path, PathBuf};
 
-use handoff_plugin_codex::{CodexPlugin, TARGET};
+use handoff_codex::{CodexPlugin, TARGET};
 use handoff_sdk::{
     AssistantPart, Body, CreateOptions, Event, Origin, Part, Plugin, PluginError, StoreRoot,
     Timestamp, ToolCall, Transcript,
@@ -41,8 +42,7 @@ fn genuine(name: &str) -> String {
 fn streamed(root: &StoreRoot, id: &str) -> Result<Vec<Event>, PluginError> {
     let mut events = Vec::new();
     CodexPlugin
-        .reader()
-        .read_each(root, TARGET, id, &mut |e| {
+        .read_each_id(root, TARGET, id, &mut |e| {
             events.push(e);
             true
         })
@@ -114,10 +114,7 @@ fn streams_the_same_events_as_the_whole_read() {
         .writer()
         .create(&root, TARGET, &t, &CreateOptions::default())
         .unwrap();
-    let whole = CodexPlugin
-        .reader()
-        .read(&root, TARGET, &session.id)
-        .unwrap();
+    let whole = CodexPlugin.read_id(&root, TARGET, &session.id).unwrap();
     assert_eq!(whole.events, t.events);
     assert_eq!(streamed(&root, &session.id).unwrap(), whole.events);
 
@@ -146,8 +143,7 @@ fn hands_events_out_before_the_end_and_stops_when_asked() {
     // Stop after three events.
     let mut seen = 0;
     CodexPlugin
-        .reader()
-        .read_each(&root, TARGET, &session.id, &mut |_| {
+        .read_each_id(&root, TARGET, &session.id, &mut |_| {
             seen += 1;
             seen < 3
         })
@@ -162,8 +158,7 @@ fn hands_events_out_before_the_end_and_stops_when_asked() {
     std::fs::write(&session.path, &text).unwrap();
     let mut handed_out = 0;
     let err = CodexPlugin
-        .reader()
-        .read_each(&root, TARGET, &session.id, &mut |_| {
+        .read_each_id(&root, TARGET, &session.id, &mut |_| {
             handed_out += 1;
             true
         })
@@ -202,7 +197,7 @@ fn a_failed_item_completed_after_the_output_marks_it_within_the_turn() {
     let name = GENUINE[1];
     let is_error = |text: String| {
         let (_dir, root) = store(&[(name, text)]);
-        let whole = CodexPlugin.reader().read(&root, TARGET, WITH_TOOL).unwrap();
+        let whole = CodexPlugin.read_id(&root, TARGET, WITH_TOOL).unwrap();
         let events = streamed(&root, WITH_TOOL).unwrap();
         assert_eq!(events, whole.events);
         match &events[2].body {
@@ -257,10 +252,7 @@ fn a_structural_error_names_the_line_of_the_event() {
     let line = orphan.lines().position(|l| l.contains("call_x")).unwrap() + 1;
     for err in [
         streamed(&root, &session.id).unwrap_err(),
-        CodexPlugin
-            .reader()
-            .read(&root, TARGET, &session.id)
-            .unwrap_err(),
+        CodexPlugin.read_id(&root, TARGET, &session.id).unwrap_err(),
     ] {
         match &err {
             PluginError::Malformed {

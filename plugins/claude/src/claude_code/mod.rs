@@ -73,23 +73,25 @@ pub(crate) fn create(
     })
 }
 
-fn owned(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
-    let session = resolve(root, id)?;
-    root.check_inside(&session.path)?;
+fn owned(root: &StoreRoot, session: &SessionRef) -> Result<SessionRef, PluginError> {
+    session.check(root, CLAUDE_CODE)?;
     if layout::own_marker(&session.path).is_none() {
-        return Err(PluginError::NotOwned { path: session.path });
+        return Err(PluginError::NotOwned {
+            path: session.path.clone(),
+        });
     }
-    Ok(session)
+    Ok(session.clone())
 }
 
 /// Appends `events` to a session this plugin made, continuing its chain.
 pub(crate) fn append(
     root: &StoreRoot,
-    id: &str,
+    session: &SessionRef,
     events: &[Event],
 ) -> Result<SessionRef, PluginError> {
-    let _lock = crate::lock_session(root, CLAUDE_CODE, id)?;
-    let session = owned(root, id)?;
+    let _lock = crate::lock_session(root, CLAUDE_CODE, &session.id)?;
+    let session = owned(root, session)?;
+    let id = session.id.as_str();
     let existing = read::read_session(&session.path)?;
     let from = existing.transcript.events.len();
     let mut whole = existing.transcript;
@@ -119,8 +121,8 @@ pub(crate) fn append(
 }
 
 /// Removes a session this plugin made; refuses any other.
-pub(crate) fn remove(root: &StoreRoot, id: &str) -> Result<(), PluginError> {
-    let session = owned(root, id)?;
+pub(crate) fn remove(root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+    let session = owned(root, session)?;
     std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
 }
 
@@ -144,8 +146,13 @@ fn resume_args(id: &str, prompt: &str) -> Vec<String> {
 
 /// `claude -p --resume <id> PROMPT`, run in the session's cwd (Claude Code looks for the id only in
 /// that cwd's project folder).
-pub(crate) fn plan(root: &StoreRoot, id: &str, prompt: &str) -> Result<ResumePlan, PluginError> {
-    let session = resolve(root, id)?;
+pub(crate) fn plan(
+    root: &StoreRoot,
+    session: &SessionRef,
+    prompt: &str,
+) -> Result<ResumePlan, PluginError> {
+    session.check(root, CLAUDE_CODE)?;
+    let id = session.id.as_str();
     let cwd = read::read_session(&session.path)?
         .transcript
         .cwd
