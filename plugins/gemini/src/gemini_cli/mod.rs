@@ -1,0 +1,373 @@
+//! The `gemini-cli` target: Gemini CLI 0.61.0's JSONL chats under `<root>/tmp/<short id>/chats/`.
+
+mod layout;
+mod parts;
+mod read;
+mod records;
+mod registry;
+mod write;
+
+use std::path::Path;
+use std::time::Duration;
+
+use handoff_sdk::marker::{OwnershipMarker, MARKER_KEY};
+use handoff_sdk::serde_json::{self, json, Value};
+use handoff_sdk::{
+    atomic, lock::Lock, AssistantPart, Body, CreateOptions, Event, PluginError, ResumePlan,
+    SessionInfo, SessionRef, StoreRoot, Timestamp, ToolCall, Transcript,
+};
+
+pub use parts::PROVIDER;
+
+use crate::manifest::{target_manifest, GEMINI_CLI, PLUGIN_NAME};
+use records::Loaded;
+
+/// The CLI version whose store this target writes.
+pub const CLI_VERSION: &str = "0.61.0";
+
+/// Creates a new session holding `transcript`.
+pub(crate) fn create(
+    root: &StoreRoot,
+    transcript: &Transcript,
+    options: &CreateOptions,
+) -> Result<SessionRef, PluginError> {
+    transcript.validate()?;
+    target_manifest(GEMINI_CLI).check_carried(transcript)?;
+    let cwd = options.cwd.as_deref().or(transcript.cwd.as_deref()).ok_or_else(|| {
+        PluginError::InvalidTranscript(
+            "no working directory (CreateOptions.cwd or the transcript's cwd): Gemini CLI keys sessions by project".into(),
+        )
+    })?;
+    let project_root = layout::project_root(cwd)?;
+    let records = write::records(&transcript.events, 0, None)?;
+    if records.is_empty() {
+        return Err(PluginError::InvalidTranscript(
+            "nothing Gemini CLI would resume: it hides a session without conversation and its retention cleanup deletes it".into(),
+        ));
+    }
+    let short_id = registry::register(root, &project_root)?;
+    let chats = layout::chats_dir(root, &short_id)?;
+    let id = fresh_id(&chats)?;
+    let now = Timestamp::now();
+    let path = chats.join(layout::file_name(&layout::minute_stamp(now), &id));
+    let marker = OwnershipMarker {
+        plugin: PLUGIN_NAME.to_owned(),
+        locator: options.locator.clone(),
+    };
+    let meta = json!({
+        "sessionId": id,
+        "projectHash": layout::project_hash(&project_root),
+        "startTime": now.to_rfc3339(),
+        "lastUpdated": now.to_rfc3339(),
+        "kind": "main",
+        MARKER_KEY: marker,
+    });
+    root.create_file(&path, |w| {
+        write_line(w, &meta)?;
+        records.iter().try_for_each(|r| write_line(w, r))
+    })?;
+    Ok(SessionRef {
+        target: GEMINI_CLI.to_owned(),
+        id,
+        path,
+    })
+}
+
+fn write_line(w: &mut dyn std::io::Write, value: &Value) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *w, value)?;
+    w.write_all(b"\n")
+}
+
+/// A v4 UUID whose 8-character short id no file in `chats` uses yet (the CLI's retention cleanup
+/// deletes every file sharing a short id with an unreadable one).
+fn fresh_id(chats: &Path) -> Result<String, PluginError> {
+    loop {
+        let id = uuid::Uuid::new_v4().to_string();
+        let short = layout::short_of(&id);
+        if layout::session_files(chats, |n| layout::has_short_id(n, &short))?.is_empty() {
+            return Ok(id);
+        }
+    }
+}
+
+fn session_lock(root: &StoreRoot, session: &SessionRef) -> Result<Lock, PluginError> {
+    Lock::acquire(
+        root,
+        &format!("{GEMINI_CLI}:{}", session.id),
+        Duration::from_secs(10),
+    )
+    .map_err(|_| PluginError::Locked {
+        path: session.path.clone(),
+    })
+}
+
+/// Loads `session`, which must be this plugin's and carry its id.
+fn load_owned(root: &StoreRoot, session: &SessionRef) -> Result<Loaded, PluginError> {
+    let loaded = load_checked(root, session)?;
+    if loaded.marker().is_none_or(|m| m.plugin != PLUGIN_NAME) {
+        return Err(PluginError::NotOwned {
+            path: session.path.clone(),
+        });
+    }
+    Ok(loaded)
+}
+
+fn load_checked(root: &StoreRoot, session: &SessionRef) -> Result<Loaded, PluginError> {
+    let path = session.check(root, GEMINI_CLI)?;
+    let loaded = records::load(path)?;
+    if loaded.session_id() != Some(session.id.as_str()) {
+        return Err(PluginError::NotFound {
+            target: GEMINI_CLI.to_owned(),
+            id: session.id.clone(),
+            searched: path.to_owned(),
+        });
+    }
+    Ok(loaded)
+}
+
+/// Appends `events` to a session this plugin wrote.
+pub(crate) fn append(
+    root: &StoreRoot,
+    session: &SessionRef,
+    events: &[Event],
+) -> Result<SessionRef, PluginError> {
+    load_owned(root, session)?;
+    let _lock = session_lock(root, session)?;
+    let loaded = load_owned(root, session)?;
+    let path = session.path.as_path();
+    let existing = read::transcript(path, &loaded, None)?;
+    let offset = existing.events.len();
+    let mut whole = existing;
+    whole.events.extend_from_slice(events);
+    whole.validate()?;
+    target_manifest(GEMINI_CLI).check_carried(&Transcript::new(events.to_vec()))?;
+    let open = open_message(&loaded, &whole.events[..offset]);
+    let mut records = write::records(events, offset, open)?;
+    if records.is_empty() {
+        return Ok(session.clone());
+    }
+    records.push(json!({ "$set": { "lastUpdated": Timestamp::now().to_rfc3339() } }));
+    atomic::append(path, |w| records.iter().try_for_each(|r| write_line(w, r)))
+        .map_err(|e| PluginError::io(path, &e))?;
+    Ok(session.clone())
+}
+
+/// The last message, when it is a `gemini` message whose calls still wait for results.
+fn open_message(loaded: &Loaded, events: &[Event]) -> Option<write::Open> {
+    let last = loaded
+        .messages
+        .last()
+        .filter(|m| m.kind() == Some("gemini"))?;
+    let tail = events
+        .iter()
+        .rposition(|e| !matches!(e.body, Body::ToolResult { .. }))?;
+    let Body::Assistant { content, .. } = &events[tail].body else {
+        return None;
+    };
+    let answered: Vec<&str> = events[tail + 1..]
+        .iter()
+        .filter_map(|e| match &e.body {
+            Body::ToolResult { call_id, .. } => Some(call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let pending: Vec<ToolCall> = content
+        .iter()
+        .filter_map(|p| match p {
+            AssistantPart::ToolCall(c) if !answered.contains(&c.id.as_str()) => Some(c.clone()),
+            _ => None,
+        })
+        .collect();
+    (!pending.is_empty()).then(|| write::Open {
+        record: last.record.clone(),
+        existing: true,
+        changed: false,
+        pending,
+    })
+}
+
+/// Removes a session this plugin wrote (the CLI's own stub files of it are left to the CLI).
+pub(crate) fn remove(root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+    load_owned(root, session)?;
+    let _lock = session_lock(root, session)?;
+    std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
+}
+
+/// The project root of a session file: its project folder's `.project_root`, else the registry.
+fn cwd_of(root: Option<&StoreRoot>, path: &Path) -> Option<String> {
+    let dir = layout::project_dir_of(path)?;
+    if let Ok(owner) = std::fs::read_to_string(dir.join(layout::PROJECT_ROOT_FILE)) {
+        if !owner.trim().is_empty() {
+            return Some(owner.trim().to_owned());
+        }
+    }
+    let slug = dir.file_name()?.to_str()?;
+    root.and_then(|r| registry::project_root_of(r, slug))
+}
+
+/// Reads `session`.
+pub(crate) fn read(root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
+    let loaded = load_checked(root, session)?;
+    read::transcript(&session.path, &loaded, cwd_of(Some(root), &session.path))
+}
+
+/// Reads a session file directly (a `.jsonl` chat or a legacy `.json` record).
+pub(crate) fn read_path(path: &Path) -> Result<Transcript, PluginError> {
+    let loaded = records::load(path)?;
+    read::transcript(path, &loaded, cwd_of(None, path))
+}
+
+/// What the CLI counts as resumable content (`hasResumableConversationContent`).
+fn resumable(loaded: &Loaded) -> bool {
+    loaded.messages.iter().any(|m| {
+        let list = parts::content_list(m.record.get("content"));
+        let text = parts::text_form(&list);
+        match m.kind() {
+            Some("user") => !parts::skipped_user_text(&text),
+            Some("gemini") => {
+                !text.trim().is_empty()
+                    || m.record
+                        .get("toolCalls")
+                        .and_then(Value::as_array)
+                        .is_some_and(|a| !a.is_empty())
+                    || m.record
+                        .get("thoughts")
+                        .and_then(Value::as_array)
+                        .is_some_and(|a| !a.is_empty())
+            }
+            _ => false,
+        }
+    })
+}
+
+fn last_updated(loaded: &Loaded) -> i64 {
+    ["lastUpdated", "startTime"]
+        .iter()
+        .find_map(|k| loaded.meta.get(*k).and_then(Value::as_str))
+        .and_then(|t| Timestamp::parse(t).ok())
+        .map_or(0, Timestamp::millis)
+}
+
+/// The sessions the CLI lists, in every project: a readable file with a session id, resumable
+/// content, not a subagent's; one per id (the newest `lastUpdated`), newest first.
+pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+    let mut best: std::collections::HashMap<String, (i64, SessionInfo)> = Default::default();
+    for chats in layout::all_chats_dirs(root)? {
+        for path in layout::session_files(&chats, |_| true)? {
+            let Ok(loaded) = records::load(&path) else {
+                continue;
+            };
+            let Some(id) = loaded.session_id().map(str::to_owned) else {
+                continue;
+            };
+            if loaded.is_subagent() || !resumable(&loaded) {
+                continue;
+            }
+            let updated = last_updated(&loaded);
+            let marker = loaded.marker().filter(|m| m.plugin == PLUGIN_NAME);
+            let info = SessionInfo::of_file(GEMINI_CLI, &id, &path, marker);
+            if best.get(&id).is_none_or(|(u, _)| updated > *u) {
+                best.insert(id, (updated, info));
+            }
+        }
+    }
+    let mut sessions: Vec<SessionInfo> = best.into_values().map(|(_, i)| i).collect();
+    SessionInfo::sort_newest_first(&mut sessions);
+    Ok(sessions)
+}
+
+/// The file `gemini --resume <id>` resumes: among the session files of that short id whose
+/// session id is exactly `id` (resumable, not a subagent's), the newest `lastUpdated`, as the CLI
+/// picks it. A missing id is `NotFound`; the same id in two projects is an error.
+pub(crate) fn resolve(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+    let short = layout::short_of(id);
+    let mut found: Option<(i64, std::path::PathBuf)> = None;
+    let mut projects = Vec::new();
+    if !short.is_empty() {
+        for chats in layout::all_chats_dirs(root)? {
+            for path in layout::session_files(&chats, |n| layout::has_short_id(n, &short))? {
+                let Ok(loaded) = records::load(&path) else {
+                    continue;
+                };
+                if loaded.session_id() != Some(id) || loaded.is_subagent() || !resumable(&loaded) {
+                    continue;
+                }
+                if !projects.contains(&chats) {
+                    projects.push(chats.clone());
+                }
+                let updated = last_updated(&loaded);
+                if found.as_ref().is_none_or(|(u, _)| updated > *u) {
+                    found = Some((updated, path));
+                }
+            }
+        }
+    }
+    if projects.len() > 1 {
+        return Err(PluginError::Other(format!(
+            "session {id} is in more than one project ({}); refusing to guess",
+            projects
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let (_, path) = found.ok_or_else(|| PluginError::NotFound {
+        target: GEMINI_CLI.to_owned(),
+        id: id.to_owned(),
+        searched: root.path().join(layout::TMP),
+    })?;
+    Ok(SessionRef {
+        target: GEMINI_CLI.to_owned(),
+        id: id.to_owned(),
+        path,
+    })
+}
+
+/// `gemini --resume <uuid> -p PROMPT` in the project root, with `GEMINI_CLI_HOME` pointing at the
+/// store root's parent when the root is a `.gemini` folder (the only name the CLI reads).
+pub(crate) fn plan(
+    root: &StoreRoot,
+    session: &SessionRef,
+    prompt: &str,
+) -> Result<ResumePlan, PluginError> {
+    load_checked(root, session)?;
+    let chosen = resolve(root, &session.id)?;
+    if chosen.path != session.path {
+        return Err(PluginError::Other(format!(
+            "gemini --resume {} would resume {}, not {}",
+            session.id,
+            chosen.path.display(),
+            session.path.display()
+        )));
+    }
+    let cwd = cwd_of(Some(root), &session.path).ok_or_else(|| {
+        PluginError::Other(format!(
+            "{}: no project root is recorded for its project folder (.project_root or projects.json)",
+            session.path.display()
+        ))
+    })?;
+    let mut env = Vec::new();
+    if root.path().file_name().is_some_and(|n| n == ".gemini") {
+        if let Some(home) = root.path().parent() {
+            env.push((
+                "GEMINI_CLI_HOME".to_owned(),
+                home.to_string_lossy().into_owned(),
+            ));
+        }
+    }
+    let prompt_arg = if prompt.starts_with('-') {
+        vec![format!("--prompt={prompt}")]
+    } else {
+        vec!["--prompt".to_owned(), prompt.to_owned()]
+    };
+    let mut args = vec!["--resume".to_owned(), session.id.clone()];
+    args.extend(prompt_arg);
+    Ok(ResumePlan::Command {
+        program: "gemini".to_owned(),
+        args,
+        env,
+        cwd: Some(cwd.into()),
+        close_stdin: true,
+    })
+}

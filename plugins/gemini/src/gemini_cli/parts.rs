@@ -1,0 +1,435 @@
+//! Gemini content parts ↔ canonical parts, as Gemini CLI 0.61.0 stores and sends them.
+//!
+//! - user: `{text}`, `{inlineData: {mimeType, data}}` (images by bytes);
+//! - model: `{text}`, `{text, thought: true, thoughtSignature?}` (thinking), `{functionCall: {id,
+//!   name, args}}`; a `thoughtSignature` on a text or call part is a signature-only thinking part
+//!   (`Thinking { text: "", signature }`) just before it;
+//! - a tool result: one `functionResponse {id, name, response, parts?}` where `response` is
+//!   `{"output": text}` (success), `{"error": text}` (failure) or `{}` (success, no text), and
+//!   images are `parts: [{inlineData}]`.
+
+use base64::Engine as _;
+use handoff_sdk::serde_json::{self, json, Map, Value};
+use handoff_sdk::{AssistantPart, Part, Signature, Thinking, ToolCall};
+
+/// The provider that makes Gemini thinking and signatures.
+pub const PROVIDER: &str = "google";
+
+fn b64() -> base64::engine::GeneralPurpose {
+    base64::engine::general_purpose::STANDARD
+}
+
+/// The Gemini form of a user part (an `image_url` is never asked for: the target does not carry it).
+pub(crate) fn user_part(part: &Part) -> Value {
+    match part {
+        Part::Text { text } => json!({ "text": text }),
+        Part::Image { media_type, data } => {
+            json!({ "inlineData": { "mimeType": media_type, "data": b64().encode(data) } })
+        }
+        Part::ImageUrl { url } => json!({ "fileData": { "fileUri": url } }),
+    }
+}
+
+/// Whether a thinking part goes to Gemini (its maker is Google); other thinking is display-only.
+pub(crate) fn is_google(thinking: &Thinking, origin_provider: Option<&str>) -> bool {
+    thinking
+        .signature
+        .as_ref()
+        .map(|s| s.provider.as_str())
+        .or(origin_provider)
+        == Some(PROVIDER)
+}
+
+/// The model parts of an assistant event, in order; foreign thinking is left out.
+pub(crate) fn model_parts(content: &[AssistantPart], origin_provider: Option<&str>) -> Vec<Value> {
+    let mut parts = Vec::with_capacity(content.len());
+    let mut pending: Option<&str> = None;
+    for part in content {
+        let mut value = match part {
+            AssistantPart::Text { text } => json!({ "text": text }),
+            AssistantPart::ToolCall(call) => json!({
+                "functionCall": { "id": call.id, "name": call.name, "args": call.arguments }
+            }),
+            AssistantPart::Thinking(t) if !is_google(t, origin_provider) => continue,
+            AssistantPart::Thinking(t) if t.text.is_empty() && t.signature.is_some() => {
+                if let Some(sig) = pending.replace(&t.signature.as_ref().unwrap().value) {
+                    parts.push(json!({ "text": "", "thought": true, "thoughtSignature": sig }));
+                }
+                continue;
+            }
+            AssistantPart::Thinking(t) => {
+                let mut v = json!({ "text": t.text, "thought": true });
+                if let Some(s) = &t.signature {
+                    v["thoughtSignature"] = Value::String(s.value.clone());
+                }
+                v
+            }
+        };
+        if let Some(sig) = pending.take() {
+            if value.get("thought").is_some() {
+                parts.push(json!({ "text": "", "thought": true, "thoughtSignature": sig }));
+            } else {
+                value["thoughtSignature"] = Value::String(sig.to_owned());
+            }
+        }
+        parts.push(value);
+    }
+    if let Some(sig) = pending {
+        parts.push(json!({ "text": "", "thought": true, "thoughtSignature": sig }));
+    }
+    parts
+}
+
+/// The `functionResponse` part of one result.
+pub(crate) fn result_part(call: &ToolCall, content: &[Part], is_error: bool) -> Value {
+    let text = content.iter().find_map(|p| match p {
+        Part::Text { text } => Some(text.as_str()),
+        _ => None,
+    });
+    let response = match (is_error, text) {
+        (true, t) => json!({ "error": t.unwrap_or("") }),
+        (false, Some(t)) => json!({ "output": t }),
+        (false, None) => json!({}),
+    };
+    let mut fr = json!({ "id": call.id, "name": call.name, "response": response });
+    let images: Vec<Value> = content
+        .iter()
+        .filter(|p| matches!(p, Part::Image { .. }))
+        .map(user_part)
+        .collect();
+    if !images.is_empty() {
+        fr["parts"] = Value::Array(images);
+    }
+    json!({ "functionResponse": fr })
+}
+
+/// A part Gemini sent or stored, read back.
+pub(crate) enum ReadPart {
+    User(Part),
+    Model(AssistantPart),
+    /// A `functionResponse`: call id (if any), name, content, error flag.
+    Response {
+        id: Option<String>,
+        name: String,
+        content: Vec<Part>,
+        is_error: bool,
+    },
+}
+
+/// Why a part cannot be read (the caller names file, line and field).
+pub(crate) type PartError = (String, String);
+
+fn field_err(field: &str, message: impl Into<String>) -> PartError {
+    (field.to_owned(), message.into())
+}
+
+/// An `inlineData` image.
+fn image(v: &Value, field: &str) -> Result<Part, PartError> {
+    let mime = v
+        .get("mimeType")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if !mime.starts_with("image/") {
+        return Err(field_err(
+            &format!("{field}.mimeType"),
+            format!("inline data of type {mime:?} has no canonical form (images only)"),
+        ));
+    }
+    let data = v.get("data").and_then(Value::as_str).unwrap_or_default();
+    let bytes = b64()
+        .decode(data)
+        .map_err(|e| field_err(&format!("{field}.data"), format!("not base64 ({e})")))?;
+    Ok(Part::Image {
+        media_type: mime.to_owned(),
+        data: bytes,
+    })
+}
+
+/// Reads one part. `model` is the turn's model (the default maker of its signatures).
+pub(crate) fn read_part(
+    part: &Value,
+    field: &str,
+    model: Option<&str>,
+    out: &mut Vec<ReadPart>,
+) -> Result<(), PartError> {
+    let obj = match part {
+        Value::String(s) => {
+            out.push(ReadPart::User(Part::text(s.clone())));
+            return Ok(());
+        }
+        Value::Object(o) => o,
+        _ => return Err(field_err(field, "a part is neither a string nor an object")),
+    };
+    let signature = obj
+        .get("thoughtSignature")
+        .and_then(Value::as_str)
+        .map(|s| Signature {
+            provider: PROVIDER.to_owned(),
+            model: model.map(str::to_owned),
+            value: s.to_owned(),
+            redacted: false,
+        });
+    let thought = obj.get("thought").and_then(Value::as_bool) == Some(true);
+    if thought {
+        let text = obj.get("text").and_then(Value::as_str).unwrap_or_default();
+        out.push(ReadPart::Model(AssistantPart::Thinking(Thinking {
+            text: text.to_owned(),
+            signature,
+        })));
+        return Ok(());
+    }
+    if let Some(sig) = signature {
+        out.push(ReadPart::Model(AssistantPart::Thinking(Thinking {
+            text: String::new(),
+            signature: Some(sig),
+        })));
+    }
+    if let Some(text) = obj.get("text") {
+        let text = text
+            .as_str()
+            .ok_or_else(|| field_err(&format!("{field}.text"), "not a string"))?;
+        out.push(ReadPart::User(Part::text(text)));
+    } else if let Some(data) = obj.get("inlineData") {
+        out.push(ReadPart::User(image(data, &format!("{field}.inlineData"))?));
+    } else if let Some(call) = obj.get("functionCall") {
+        out.push(ReadPart::Model(AssistantPart::ToolCall(function_call(
+            call,
+            &format!("{field}.functionCall"),
+        )?)));
+    } else if let Some(resp) = obj.get("functionResponse") {
+        out.push(function_response(
+            resp,
+            &format!("{field}.functionResponse"),
+        )?);
+    } else {
+        let kind = obj.keys().next().map(String::as_str).unwrap_or("{}");
+        return Err(field_err(
+            field,
+            format!("a {kind:?} part has no canonical form"),
+        ));
+    }
+    Ok(())
+}
+
+fn function_call(v: &Value, field: &str) -> Result<ToolCall, PartError> {
+    let name = v
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| field_err(&format!("{field}.name"), "missing"))?;
+    Ok(ToolCall {
+        id: v
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        name: name.to_owned(),
+        arguments: v
+            .get("args")
+            .cloned()
+            .unwrap_or_else(|| Value::Object(Map::new())),
+    })
+}
+
+fn function_response(v: &Value, field: &str) -> Result<ReadPart, PartError> {
+    let name = v
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| field_err(&format!("{field}.name"), "missing"))?;
+    let response = v.get("response").cloned().unwrap_or(Value::Null);
+    let (mut content, is_error) = match &response {
+        Value::Object(o) if o.is_empty() => (Vec::new(), false),
+        Value::Object(o) if o.len() == 1 && o.get("error").is_some_and(Value::is_string) => {
+            let t = o["error"].as_str().unwrap_or_default();
+            (
+                if t.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![Part::text(t)]
+                },
+                true,
+            )
+        }
+        Value::Object(o) if o.len() == 1 && o.get("output").is_some_and(Value::is_string) => (
+            vec![Part::text(o["output"].as_str().unwrap_or_default())],
+            false,
+        ),
+        Value::Null => (Vec::new(), false),
+        other => (
+            vec![Part::text(serde_json::to_string(other).unwrap_or_default())],
+            false,
+        ),
+    };
+    if let Some(parts) = v.get("parts").and_then(Value::as_array) {
+        for (i, p) in parts.iter().enumerate() {
+            let f = format!("{field}.parts[{i}]");
+            let data = p.get("inlineData").ok_or_else(|| {
+                field_err(&f, "only inlineData images are read in a function response")
+            })?;
+            content.push(image(data, &format!("{f}.inlineData"))?);
+        }
+    }
+    Ok(ReadPart::Response {
+        id: v.get("id").and_then(Value::as_str).map(str::to_owned),
+        name: name.to_owned(),
+        content,
+        is_error,
+    })
+}
+
+/// A message's `content` (a string, one part, or an array of parts and strings) as a list.
+pub(crate) fn content_list(content: Option<&Value>) -> Vec<Value> {
+    match content {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items.clone(),
+        Some(Value::String(s)) => vec![json!({ "text": s })],
+        Some(other) => vec![other.clone()],
+    }
+}
+
+/// The CLI's `partToString(content, {verbose: true})`: how it sees a message as text (used to
+/// decide which user messages it skips).
+pub(crate) fn text_form(parts: &[Value]) -> String {
+    let mut out = String::new();
+    for p in parts {
+        match p {
+            Value::String(s) => out.push_str(s),
+            Value::Object(o) => {
+                if o.contains_key("videoMetadata") {
+                    out.push_str("[Video Metadata]");
+                } else if let Some(t) = o.get("thought") {
+                    out.push_str(&format!("[Thought: {t}]"));
+                } else if o.contains_key("codeExecutionResult") {
+                    out.push_str("[Code Execution Result]");
+                } else if o.contains_key("executableCode") {
+                    out.push_str("[Executable Code]");
+                } else if o.contains_key("fileData") {
+                    out.push_str("[File Data]");
+                } else if let Some(c) = o.get("functionCall") {
+                    out.push_str(&format!(
+                        "[Function Call: {}]",
+                        c.get("name").and_then(Value::as_str).unwrap_or("undefined")
+                    ));
+                } else if let Some(r) = o.get("functionResponse") {
+                    out.push_str(&format!(
+                        "[Function Response: {}]",
+                        r.get("name").and_then(Value::as_str).unwrap_or("undefined")
+                    ));
+                } else if let Some(d) = o.get("inlineData") {
+                    let mime = d
+                        .get("mimeType")
+                        .and_then(Value::as_str)
+                        .unwrap_or("unknown");
+                    let len = d.get("data").and_then(Value::as_str).map_or(0, str::len);
+                    let kb = ((len * 3).div_ceil(4)) as f64 / 1024.0;
+                    let cat = if mime.starts_with("audio/") {
+                        "Audio"
+                    } else if mime.starts_with("video/") {
+                        "Video"
+                    } else if mime.starts_with("image/") {
+                        "Image"
+                    } else {
+                        "Media"
+                    };
+                    out.push_str(&format!("[{cat}: {mime}, {kb:.1} KB]"));
+                } else if let Some(t) = o.get("text").and_then(Value::as_str) {
+                    out.push_str(t);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// JavaScript's `String.prototype.trim` whitespace (WhiteSpace + LineTerminator).
+fn js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202f}'
+                | '\u{205f}'
+                | '\u{3000}'
+                | '\u{feff}'
+    )
+}
+
+/// The CLI's `isIgnoredUserContent` on a message's text form: such a user message is never sent
+/// to the model on resume, never listed, and dropped from the file by the resume checkpoint.
+pub(crate) fn skipped_user_text(text_form: &str) -> bool {
+    let t = text_form.trim_matches(js_space);
+    t.is_empty()
+        || t.starts_with('/')
+        || t.starts_with('?')
+        || t.starts_with("<session_context>")
+        || t.starts_with("<hook_context>")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cli_skips_commands_and_context() {
+        for t in [
+            "",
+            " \u{feff}",
+            "/help",
+            "  ?x",
+            "<session_context>\n…",
+            "<hook_context>",
+        ] {
+            assert!(skipped_user_text(t), "{t:?}");
+        }
+        for t in ["hi", "[Image: image/png, 0.1 KB]/x", "a /b"] {
+            assert!(!skipped_user_text(t), "{t:?}");
+        }
+        let parts = [
+            json!({"inlineData": {"mimeType": "image/png", "data": "AAAA"}}),
+            json!({"text": "/x"}),
+        ];
+        assert_eq!(text_form(&parts), "[Image: image/png, 0.0 KB]/x");
+    }
+
+    #[test]
+    fn signature_only_thinking_rides_on_the_next_part() {
+        let sig = |v: &str| Signature {
+            provider: PROVIDER.into(),
+            model: None,
+            value: v.into(),
+            redacted: false,
+        };
+        let content = [
+            AssistantPart::Thinking(Thinking {
+                text: "hm".into(),
+                signature: Some(sig("S1")),
+            }),
+            AssistantPart::Thinking(Thinking {
+                text: String::new(),
+                signature: Some(sig("S2")),
+            }),
+            AssistantPart::ToolCall(ToolCall {
+                id: "c".into(),
+                name: "ls".into(),
+                arguments: json!({}),
+            }),
+            AssistantPart::Thinking(Thinking {
+                text: "other".into(),
+                signature: Some(Signature {
+                    provider: "anthropic".into(),
+                    ..sig("X")
+                }),
+            }),
+        ];
+        let parts = model_parts(&content, Some(PROVIDER));
+        assert_eq!(
+            Value::Array(parts),
+            json!([
+                {"text": "hm", "thought": true, "thoughtSignature": "S1"},
+                {"functionCall": {"id": "c", "name": "ls", "args": {}}, "thoughtSignature": "S2"}
+            ])
+        );
+    }
+}

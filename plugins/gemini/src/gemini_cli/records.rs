@@ -1,0 +1,374 @@
+//! Loading a session file the way Gemini CLI 0.61.0's `loadConversationRecord` does, but strictly.
+//!
+//! Lines are classified in the CLI's order: `{"$rewindTo"}`, a message (string `id`), `{"$set"}`,
+//! a metadata line (string `sessionId` and `projectHash`). A later message with the same id
+//! replaces the earlier one in place; `$rewindTo` deletes that message and everything after it (all
+//! messages for an unknown id); `$set.messages` is a checkpoint that replaces all messages. A file
+//! with no metadata line is read as one legacy JSON record. Unlike the CLI, which skips what it
+//! cannot parse, every line must be a whole JSON record of one of these kinds: anything else is
+//! `PluginError::Malformed` naming the file and the 1-based line.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use handoff_sdk::marker::{OwnershipMarker, MARKER_KEY};
+use handoff_sdk::serde_json::{self, Map, Value};
+use handoff_sdk::PluginError;
+
+/// The per-record member holding what no Gemini record field can (event ids, authors, origins).
+pub(crate) const EVENT_KEY: &str = "x-handoff-event";
+
+/// A message as it stands after every line was applied.
+#[derive(Clone, Debug)]
+pub(crate) struct Message {
+    /// The 1-based line its current version came from.
+    pub line: usize,
+    /// The record (an object with a string `id`).
+    pub record: Map<String, Value>,
+}
+
+impl Message {
+    pub fn id(&self) -> &str {
+        self.record
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
+
+    pub fn kind(&self) -> Option<&str> {
+        self.record.get("type").and_then(Value::as_str)
+    }
+}
+
+/// A loaded session.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Loaded {
+    /// The merged metadata (first line, later metadata lines and every `$set`).
+    pub meta: Map<String, Value>,
+    /// The live messages, in the CLI's order.
+    pub messages: Vec<Message>,
+}
+
+impl Loaded {
+    pub fn session_id(&self) -> Option<&str> {
+        self.meta.get("sessionId").and_then(Value::as_str)
+    }
+
+    pub fn marker(&self) -> Option<OwnershipMarker> {
+        self.meta
+            .get(MARKER_KEY)
+            .and_then(|m| serde_json::from_value(m.clone()).ok())
+    }
+
+    pub fn is_subagent(&self) -> bool {
+        self.meta.get("kind").and_then(Value::as_str) == Some("subagent")
+    }
+}
+
+/// The live messages: a vector of slots (a deleted one is `None`) and an id index.
+#[derive(Default)]
+struct Messages {
+    slots: Vec<Option<Message>>,
+    index: HashMap<String, usize>,
+}
+
+impl Messages {
+    fn upsert(&mut self, message: Message) {
+        let id = message.id().to_owned();
+        match self.index.get(&id) {
+            Some(&i) => self.slots[i] = Some(message),
+            None => {
+                self.index.insert(id, self.slots.len());
+                self.slots.push(Some(message));
+            }
+        }
+    }
+
+    fn rewind(&mut self, id: &str) {
+        let cut = self.index.get(id).copied().unwrap_or(0);
+        for slot in self.slots.drain(cut..).flatten() {
+            self.index.remove(slot.id());
+        }
+    }
+
+    fn clear(&mut self) {
+        self.slots.clear();
+        self.index.clear();
+    }
+
+    fn into_vec(self) -> Vec<Message> {
+        self.slots.into_iter().flatten().collect()
+    }
+}
+
+fn malformed(
+    path: &Path,
+    line: usize,
+    field: Option<&str>,
+    message: impl Into<String>,
+) -> PluginError {
+    PluginError::malformed_line(path, line, field, message)
+}
+
+/// Loads the session file at `path`.
+pub(crate) fn load(path: &Path) -> Result<Loaded, PluginError> {
+    let bytes = std::fs::read(path).map_err(|e| PluginError::io(path, &e))?;
+    load_bytes(path, &bytes)
+}
+
+/// Loads a session from its bytes (`path` only names it in errors).
+pub(crate) fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, PluginError> {
+    if bytes.is_empty() {
+        return Err(PluginError::Malformed {
+            file: path.to_owned(),
+            line: None,
+            field: None,
+            message: "the file is empty (Gemini CLI cannot load it and deletes it)".into(),
+        });
+    }
+    if let Some(loaded) = legacy(bytes) {
+        return Ok(loaded);
+    }
+    let mut meta = Map::new();
+    let mut messages = Messages::default();
+    let mut rest = bytes;
+    let mut n = 0;
+    while !rest.is_empty() {
+        n += 1;
+        let (line, tail) = match rest.iter().position(|&b| b == b'\n') {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => {
+                return Err(malformed(
+                    path,
+                    n,
+                    None,
+                    "the last line has no newline (a torn write)",
+                ));
+            }
+        };
+        rest = tail;
+        apply_line(path, n, line, &mut meta, &mut messages)?;
+    }
+    if !(meta.get("sessionId").is_some_and(Value::is_string)
+        && meta.get("projectHash").is_some_and(Value::is_string))
+    {
+        return Err(malformed(
+            path,
+            1,
+            Some("sessionId"),
+            "no metadata line (string sessionId and projectHash)",
+        ));
+    }
+    Ok(Loaded {
+        meta,
+        messages: messages.into_vec(),
+    })
+}
+
+fn apply_line(
+    path: &Path,
+    n: usize,
+    line: &[u8],
+    meta: &mut Map<String, Value>,
+    messages: &mut Messages,
+) -> Result<(), PluginError> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Err(malformed(path, n, None, "blank line"));
+    }
+    let text = std::str::from_utf8(line)
+        .map_err(|e| malformed(path, n, None, format!("not UTF-8 ({e})")))?;
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| malformed(path, n, None, format!("not a JSON record ({e})")))?;
+    let Value::Object(mut record) = value else {
+        return Err(malformed(path, n, None, "not a JSON object"));
+    };
+    if let Some(Value::String(id)) = record.get("$rewindTo") {
+        let id = id.clone();
+        messages.rewind(&id);
+    } else if record.get("id").is_some_and(Value::is_string) {
+        messages.upsert(Message { line: n, record });
+    } else if record.get("$set").is_some_and(Value::is_object) {
+        let Some(Value::Object(set)) = record.remove("$set") else {
+            unreachable!()
+        };
+        if let Some(Value::Array(list)) = set.get("messages") {
+            messages.clear();
+            add_all(path, n, "$set.messages", list, messages)?;
+        }
+        for (k, v) in set {
+            if k != "messages" {
+                meta.insert(k, v);
+            }
+        }
+    } else if record.get("sessionId").is_some_and(Value::is_string)
+        && record.get("projectHash").is_some_and(Value::is_string)
+    {
+        if let Some(Value::Array(list)) = record.remove("messages") {
+            add_all(path, n, "messages", &list, messages)?;
+        }
+        for (k, v) in record {
+            meta.insert(k, v);
+        }
+    } else {
+        return Err(malformed(
+            path,
+            n,
+            None,
+            "not a Gemini CLI record (no string id, $rewindTo, $set object, or sessionId and projectHash)",
+        ));
+    }
+    Ok(())
+}
+
+fn add_all(
+    path: &Path,
+    n: usize,
+    field: &str,
+    list: &[Value],
+    messages: &mut Messages,
+) -> Result<(), PluginError> {
+    for (i, m) in list.iter().enumerate() {
+        match m {
+            Value::Object(record) if record.get("id").is_some_and(Value::is_string) => {
+                messages.upsert(Message {
+                    line: n,
+                    record: record.clone(),
+                });
+            }
+            _ => {
+                return Err(malformed(
+                    path,
+                    n,
+                    Some(&format!("{field}[{i}].id")),
+                    "a message without a string id",
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A legacy session: the whole file is one JSON `ConversationRecord` spread over several lines
+/// (a record on one line is read by the line rules, as the CLI does).
+fn legacy(bytes: &[u8]) -> Option<Loaded> {
+    let first_line = bytes.split(|&b| b == b'\n').next()?;
+    if serde_json::from_slice::<Value>(first_line).is_ok() {
+        return None;
+    }
+    let Value::Object(mut record) = serde_json::from_slice::<Value>(bytes).ok()? else {
+        return None;
+    };
+    if !record.get("sessionId").is_some_and(Value::is_string) {
+        return None;
+    }
+    let mut messages = Messages::default();
+    if let Some(Value::Array(list)) = record.remove("messages") {
+        for m in list {
+            if let Value::Object(r) = m {
+                if r.get("id").is_some_and(Value::is_string) {
+                    messages.upsert(Message { line: 1, record: r });
+                }
+            }
+        }
+    }
+    Some(Loaded {
+        meta: record,
+        messages: messages.into_vec(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load_str(text: &str) -> Result<Loaded, PluginError> {
+        load_bytes(Path::new("/s/session-x.jsonl"), text.as_bytes())
+    }
+
+    const META: &str =
+        r#"{"sessionId":"s1","projectHash":"h","startTime":"t","lastUpdated":"t","kind":"main"}"#;
+
+    fn ids(l: &Loaded) -> Vec<&str> {
+        l.messages.iter().map(Message::id).collect()
+    }
+
+    #[test]
+    fn replacement_keeps_the_first_position() {
+        let text = format!(
+            "{META}\n{}\n{}\n{}\n",
+            r#"{"id":"a","type":"user","content":"1"}"#,
+            r#"{"id":"b","type":"user","content":"2"}"#,
+            r#"{"id":"a","type":"user","content":"3"}"#
+        );
+        let l = load_str(&text).unwrap();
+        assert_eq!(ids(&l), ["a", "b"]);
+        assert_eq!(l.messages[0].record["content"], "3");
+        assert_eq!(l.messages[0].line, 4);
+    }
+
+    #[test]
+    fn rewind_cuts_and_an_unknown_id_clears() {
+        let m = |id: &str| format!(r#"{{"id":"{id}","type":"user","content":"x"}}"#);
+        let text = format!(
+            "{META}\n{}\n{}\n{}\n{}\n{}\n",
+            m("a"),
+            m("b"),
+            m("c"),
+            r#"{"$rewindTo":"b"}"#,
+            m("b")
+        );
+        assert_eq!(ids(&load_str(&text).unwrap()), ["a", "b"]);
+        let text = format!(
+            "{META}\n{}\n{}\n{}\n",
+            m("a"),
+            r#"{"$rewindTo":"zz"}"#,
+            m("c")
+        );
+        assert_eq!(ids(&load_str(&text).unwrap()), ["c"]);
+    }
+
+    #[test]
+    fn set_merges_metadata_and_checkpoints_messages() {
+        let text = format!(
+            "{META}\n{}\n{}\n{}\n",
+            r#"{"id":"a","type":"user","content":"x"}"#,
+            r#"{"$set":{"summary":"s","messages":[{"id":"z","type":"user","content":"y"}]}}"#,
+            r#"{"$set":{"lastUpdated":"later"}}"#
+        );
+        let l = load_str(&text).unwrap();
+        assert_eq!(ids(&l), ["z"]);
+        assert_eq!(l.meta["summary"], "s");
+        assert_eq!(l.meta["lastUpdated"], "later");
+        assert_eq!(l.session_id(), Some("s1"));
+    }
+
+    #[test]
+    fn bad_lines_are_named() {
+        let cases = [
+            (format!("{META}\n\n"), 2, "blank"),
+            (format!("{META}\n{{\"id\":\n"), 2, "JSON"),
+            (
+                format!("{META}\n{{\"x\":1}}\n"),
+                2,
+                "not a Gemini CLI record",
+            ),
+            (format!("{META}\n{{\"id\":\"a\"}}"), 2, "newline"),
+            ("{\"id\":\"a\"}\n".to_owned(), 1, "metadata"),
+        ];
+        for (text, line, what) in cases {
+            let e = load_str(&text).unwrap_err().to_string();
+            assert!(e.contains(&format!("session-x.jsonl:{line}")), "{e}");
+            assert!(e.contains(what), "{e}");
+        }
+        assert!(load_str("").unwrap_err().to_string().contains("empty"));
+    }
+
+    #[test]
+    fn a_legacy_record_reads_whole() {
+        let text = "{\n  \"sessionId\": \"s\",\n  \"projectHash\": \"h\",\n  \"messages\": [\n    {\"id\": \"m\", \"type\": \"user\", \"content\": \"hi\"}\n  ]\n}";
+        let l = load_str(text).unwrap();
+        assert_eq!(l.session_id(), Some("s"));
+        assert_eq!(ids(&l), ["m"]);
+    }
+}

@@ -1,0 +1,92 @@
+//! What the gemini plugin says about itself: its two targets, what each carries, where each store
+//! lives by default, and how the real Gemini CLI runs against a fake provider.
+
+use handoff_sdk::dialect::Dialect;
+use handoff_sdk::live::LiveRecipe;
+use handoff_sdk::{DefaultRoot, Feature, Manifest, TargetKind, TargetManifest};
+
+use crate::gemini_cli::{CLI_VERSION, PROVIDER};
+
+/// The plugin name (also the ownership marker's `plugin`).
+pub const PLUGIN_NAME: &str = "gemini";
+/// The Gemini CLI chats target.
+pub const GEMINI_CLI: &str = "gemini-cli";
+
+/// The whole manifest.
+pub fn manifest() -> Manifest {
+    Manifest {
+        name: PLUGIN_NAME.to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        api_requirement: handoff_sdk::API_REQUIREMENT.to_owned(),
+        targets: vec![cli_target()],
+    }
+}
+
+/// The manifest of target `name` (one of this plugin's).
+pub fn target_manifest(name: &str) -> TargetManifest {
+    manifest()
+        .targets
+        .into_iter()
+        .find(|t| t.name == name)
+        .expect("the plugin's own target")
+}
+
+fn cli_target() -> TargetManifest {
+    TargetManifest {
+        name: GEMINI_CLI.to_owned(),
+        kind: TargetKind::Cli,
+        provider: PROVIDER.to_owned(),
+        carries: vec![
+            Feature::Text,
+            Feature::Image,
+            Feature::Thinking,
+            Feature::ThinkingSignature,
+            Feature::ToolCall,
+            Feature::ToolResult,
+            Feature::ToolError,
+            Feature::ToolResultImage,
+            Feature::Author,
+            Feature::TextAfterToolCall,
+        ],
+        thinking_from: vec![PROVIDER.to_owned()],
+        notes: vec![
+            "Store: <root>/tmp/<project short id>/chats/session-<UTC minute>-<id[0:8]>.jsonl; the project is registered in <root>/projects.json and its .project_root markers as the CLI does, under the CLI's own lock (projects.json.lock).".into(),
+            "Default root ~/.gemini; Gemini CLI reads $GEMINI_CLI_HOME/.gemini when GEMINI_CLI_HOME is set (it names the home, not the store), so a plan sets GEMINI_CLI_HOME to the parent of a root named .gemini; a root with another name cannot be resumed by the CLI.".into(),
+            "Google thinking is stored as thought parts and read back; Gemini CLI itself never sends thought parts to the model (it strips them), so thinking is display-only on this target's wire; signatures on call and text parts are sent.".into(),
+            "Not carried: image URLs (Gemini needs a fileData URI it can fetch), compaction (the CLI has no record for it), precise numbers (the CLI re-parses arguments as JavaScript numbers).".into(),
+            "Refused by name: a user message the CLI drops on resume (text starting with '/', '?', <session_context>, <hook_context>, or blank), empty text parts (G7), non-object call arguments (G3), a tool result not directly after its call's assistant event, several texts or text after an image in one tool result.".into(),
+            "Gemini CLI 0.61.0 leaves a stub file when it resumes in a later minute than the session was written; with retention on (its default) its next start deletes the stub and the resumed session with it. The CLI does this to its own sessions too; see docs/formats/gemini.md.".into(),
+        ],
+        live: Some(live_recipe()),
+        default_root: Some(DefaultRoot::home(None, ".gemini")),
+        dialect: Some(Dialect::Gemini),
+    }
+}
+
+/// Gemini CLI 0.61.0 against a fake Gemini API at `{base_url}`. Session retention is left at the
+/// CLI's default (on), so the live check also proves the CLI keeps what we wrote.
+pub fn live_recipe() -> LiveRecipe {
+    let settings = r#"{ "security": { "auth": { "selectedType": "gemini-api-key" } },
+  "telemetry": { "enabled": false }, "privacy": { "usageStatisticsEnabled": false },
+  "general": { "disableAutoUpdate": true, "disableUpdateNag": true } }
+"#;
+    let pair = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+    LiveRecipe {
+        npm_package: "@google/gemini-cli".to_owned(),
+        version: CLI_VERSION.to_owned(),
+        program: "gemini".to_owned(),
+        dialect: Dialect::Gemini,
+        store_root: ".gemini".to_owned(),
+        env: vec![
+            pair("GEMINI_API_KEY", "dummy"),
+            pair("GOOGLE_GEMINI_BASE_URL", "{base_url}"),
+            pair("GEMINI_CLI_TRUST_WORKSPACE", "true"),
+        ],
+        files: vec![pair(".gemini/settings.json", settings)],
+        extra_args: vec!["-m".to_owned(), "gemini-2.5-flash".to_owned()],
+        injected: vec![
+            "a user text part <session_context>…</session_context> the CLI puts before the first user turn (merged into it)".to_owned(),
+            "the system instruction and tool declarations (outside contents)".to_owned(),
+        ],
+    }
+}
