@@ -19,6 +19,7 @@ mod ids;
 mod parse;
 mod render;
 mod validate;
+mod wire;
 
 pub use blocks::{parse_block, BlockError, ParsedBlock, ToolResultContent, WireBlock};
 pub use ids::{canonical_tool_id, is_wire_tool_id, wire_tool_id, MAPPED_ID_PREFIX};
@@ -28,6 +29,7 @@ pub use render::{
     RenderOptions, Rendered,
 };
 pub use validate::{validate, validate_history, RuleViolation};
+pub(crate) use wire::Messages;
 
 /// The dialect name used in resume plans and live recipes.
 pub const DIALECT: &str = "anthropic-messages";

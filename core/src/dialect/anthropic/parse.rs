@@ -5,15 +5,7 @@ use serde_json::Value;
 use super::blocks::{kind_of, parse_block, ParsedBlock};
 use crate::transcript::{AssistantPart, Body, Origin, Part};
 
-/// Why a body could not be parsed: the JSON path and what is wrong.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{path}: {message}")]
-pub struct ParseError {
-    /// The path, e.g. `messages[3].content[1].source.data`.
-    pub path: String,
-    /// What is wrong.
-    pub message: String,
-}
+pub use crate::dialect::ParseError;
 
 /// A parsed request.
 #[derive(Clone, Debug, PartialEq)]

@@ -28,19 +28,7 @@ impl Default for RenderOptions {
     }
 }
 
-/// Why a transcript cannot be rendered: the event and field at fault.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("event {index} ({event_id}): {field}: {message}")]
-pub struct RenderError {
-    /// Index of the event.
-    pub index: usize,
-    /// Its id.
-    pub event_id: String,
-    /// The field, e.g. `body.content[2].arguments`.
-    pub field: String,
-    /// What is wrong.
-    pub message: String,
-}
+pub use crate::dialect::RenderError;
 
 /// Where one rendered event landed: `messages[message].content[first_block..first_block+blocks]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
