@@ -14,8 +14,8 @@ use crate::error::CliError;
 use crate::progress::Progress;
 
 // The built-in plugins register themselves through inventory; naming the crates links them in.
-use handoff_claude as _;
-use handoff_codex as _;
+// build.rs names every plugin dependency of this crate.
+include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
 pub struct Catalog {
     registry: Registry,
@@ -45,6 +45,13 @@ impl Catalog {
 
     pub fn listings(&self) -> Vec<TargetListing> {
         self.registry.targets()
+    }
+
+    /// The listing of the plugin used for `target` (it says where the plugin came from).
+    pub fn in_use(&self, target: &str) -> Option<TargetListing> {
+        self.listings()
+            .into_iter()
+            .find(|l| l.target.as_deref() == Some(target) && l.in_use())
     }
 
     /// The manifest of `target`, from the plugin that offers it.

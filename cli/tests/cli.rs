@@ -362,3 +362,74 @@ fn an_uncertified_plugin_file_is_not_offered() {
 fn config_dir_certificates() -> PathBuf {
     config().parent().unwrap().join("certificates")
 }
+
+/// The codex plugin's shared library, built beside this test by its cdylib dev-dependency.
+fn codex_library() -> PathBuf {
+    let deps = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_owned();
+    let path = deps.join("libhandoff_plugin_codex.so");
+    assert!(path.is_file(), "{} was not built", path.display());
+    path
+}
+
+#[test]
+fn a_certified_plugin_file_shadows_the_builtin_and_is_the_one_used() {
+    let scratch = tempfile::tempdir().unwrap();
+    let plugins = scratch.path().join("plugins");
+    std::fs::create_dir(&plugins).unwrap();
+    let library = plugins.join("libhandoff_plugin_codex.so");
+    std::fs::copy(codex_library(), &library).unwrap();
+    let config = scratch.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "plugin_dirs = [{:?}]\ncertificate_dir = {:?}\n",
+            plugins,
+            scratch.path().join("certificates")
+        ),
+    )
+    .unwrap();
+    let certified = handoff_with(&config, &["certify", library.to_str().unwrap()]);
+    assert!(certified.status.success(), "{}", stderr(&certified));
+
+    let listings = json(&handoff_with(&config, &["targets", "--json"]));
+    let codex: Vec<&Value> = listings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["target"] == "codex")
+        .collect();
+    assert_eq!(codex.len(), 2, "{listings:#}");
+    let (file, builtin): (Vec<&Value>, Vec<&Value>) =
+        codex.iter().partition(|l| l["source"]["kind"] == "file");
+    assert_eq!(file[0]["availability"]["status"], "verified");
+    assert!(file[0].get("shadowed_by").is_none(), "{:#}", file[0]);
+    let winner = builtin[0]["shadowed_by"].as_str().unwrap();
+    assert!(winner.contains("libhandoff_plugin_codex.so"), "{winner}");
+    let text = String::from_utf8_lossy(&handoff_with(&config, &["targets"]).stdout).into_owned();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("codex") && l.contains("SHADOWED") && l.contains("built-in")),
+        "{text}"
+    );
+
+    let store = scratch.path().join("codex-home");
+    let sample = format!("claude-code:{SAMPLE}");
+    let args = ["continue", "--from", &sample, "--to", "codex", "--json"];
+    let out = handoff_with(
+        &config,
+        &[&args[..], &["--store-root", store.to_str().unwrap()]].concat(),
+    );
+    let continued = json(&out);
+    assert_eq!(
+        continued["plugin"]["source"]["kind"], "file",
+        "{continued:#}"
+    );
+    assert_eq!(
+        continued["plugin"]["source"]["path"],
+        library.to_str().unwrap()
+    );
+}

@@ -450,3 +450,53 @@ fn a_partial_run_writes_no_certificate() {
     assert!(run.json["certificate"].is_null());
     assert_eq!(certificates_in(certs.path()), 0);
 }
+
+#[test]
+fn a_plugin_file_shadows_a_builtin_offering_the_same_target() {
+    let scratch = tempfile::tempdir().unwrap();
+    let plugins = scratch.path().join("plugins");
+    let certs = scratch.path().join("certs");
+    let library = support::copy_to(
+        &support::plugin("handoff-plugin-reference"),
+        &plugins,
+        "libreference.so",
+    );
+    let run = run_conformance(&library, &[], &[], &certs);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+
+    let mut registry = registry(&plugins, &certs);
+    let linked_plugin: Arc<dyn handoff_core::Plugin> = Arc::new(handoff_reference::ReferencePlugin);
+    registry.add_builtin(linked_plugin.clone());
+    registry
+        .certify_builtins(|plugin| {
+            handoff_conformance::certificate::outcome(&handoff_conformance::run(
+                plugin,
+                &handoff_conformance::Options::default(),
+            ))
+        })
+        .unwrap();
+
+    let listings = registry.targets();
+    let of = |builtin: bool| {
+        listings
+            .iter()
+            .find(|l| (l.source == handoff_core::registry::PluginSource::BuiltIn) == builtin)
+            .unwrap_or_else(|| panic!("no listing (built-in: {builtin}): {listings:?}"))
+    };
+    let (file, linked) = (of(false), of(true));
+    assert!(file.is_verified() && linked.is_verified(), "{listings:?}");
+    assert!(file.in_use(), "the plugin file is the one used: {file:?}");
+    assert!(!linked.in_use(), "the built-in is shadowed: {linked:?}");
+    let winner = linked.shadowed_by.as_deref().unwrap();
+    assert!(winner.contains("libreference.so"), "{winner}");
+
+    // What runs is the plugin listed in use, every time: the loaded file, not the built-in.
+    for _ in 0..3 {
+        let chosen = registry.plugin_for("reference").unwrap();
+        assert!(
+            !Arc::ptr_eq(&chosen, &linked_plugin),
+            "the built-in was chosen"
+        );
+    }
+    assert_eq!(registry.verified_targets().len(), 2);
+}

@@ -3,6 +3,7 @@ use std::process::{ExitCode, Stdio};
 use std::time::Duration;
 
 use handoff_core::continuation::{continue_conversation, Action, ContinueRequest, Continued};
+use handoff_core::registry::PluginSource;
 use handoff_core::ResumePlan;
 use serde_json::json;
 
@@ -104,10 +105,12 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     if args.exec {
         return exec(&continued.plan);
     }
+    let used = catalog.in_use(&args.to);
     if args.json {
         super::print_json(&json!({
             "source": { "target": from_target, "session": from_session },
             "target": args.to,
+            "plugin": used.as_ref().map(|l| json!({ "name": l.plugin, "source": l.source })),
             "locator": locator,
             "session": continued.session,
             "action": continued.action,
@@ -117,6 +120,9 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
         }));
     } else {
         print_summary(&args.to, &continued, transcript.events.len());
+        if let Some(l) = used.filter(|l| l.source != PluginSource::BuiltIn) {
+            println!("(plugin {} from {})", l.plugin, l.source);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

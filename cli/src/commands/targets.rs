@@ -1,6 +1,6 @@
 use std::process::ExitCode;
 
-use handoff_core::registry::{Availability, PluginSource};
+use handoff_core::registry::Availability;
 
 use crate::catalog::Catalog;
 use crate::config::Config;
@@ -24,15 +24,19 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::SUCCESS);
     }
     for l in &listings {
-        let source = match &l.source {
-            PluginSource::BuiltIn => "built-in".to_owned(),
-            PluginSource::File { path, .. } => path.display().to_string(),
-        };
+        let source = &l.source;
         let target = l.target.as_deref().unwrap_or("?");
         match &l.availability {
+            Availability::Verified { .. } if l.shadowed_by.is_some() => {
+                let winner = l.shadowed_by.as_deref().unwrap_or_default();
+                println!(
+                    "{target:<20} SHADOWED      {} ({source}): verified, but {winner} is used for {target}",
+                    l.plugin
+                )
+            }
             Availability::Verified { certified_at, .. } => {
                 println!(
-                    "{target:<20} verified      {} ({source}, certified {certified_at})",
+                    "{target:<20} verified      {} ({source}, certified {certified_at}) IN USE",
                     l.plugin
                 )
             }

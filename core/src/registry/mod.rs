@@ -94,6 +94,11 @@ pub enum Availability {
 }
 
 /// One line of [`Registry::targets`].
+///
+/// Two verified plugins may offer the same target (a plugin file and a built-in, say). The one
+/// in use is chosen by a fixed rule: plugin files before built-ins (a user who installs a plugin
+/// file wants it used), files in the order they are configured (`plugin_files`, then each
+/// `plugin_dirs` folder's `*.so` sorted by name). The others are listed as shadowed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TargetListing {
     /// The target name; `None` when the plugin could not be asked (an uncertified file is never
@@ -105,12 +110,30 @@ pub struct TargetListing {
     pub source: PluginSource,
     /// Whether it is offered.
     pub availability: Availability,
+    /// For a verified target that another verified plugin also offers and that is not the one in
+    /// use: the plugin and source that is used instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shadowed_by: Option<String>,
 }
 
 impl TargetListing {
     /// Whether the target is offered.
     pub fn is_verified(&self) -> bool {
         matches!(self.availability, Availability::Verified { .. })
+    }
+
+    /// Whether this is the plugin used for its target (verified and not shadowed).
+    pub fn in_use(&self) -> bool {
+        self.is_verified() && self.shadowed_by.is_none()
+    }
+}
+
+impl std::fmt::Display for PluginSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PluginSource::BuiltIn => f.write_str("built-in"),
+            PluginSource::File { path, .. } => write!(f, "{}", path.display()),
+        }
     }
 }
 
@@ -281,11 +304,20 @@ impl Registry {
                     },
                 ),
             };
-            let listing = |target| TargetListing {
-                target,
-                plugin: entry.name.clone(),
-                source: entry.source.clone(),
-                availability: availability.clone(),
+            let listing = |target: Option<String>| {
+                let shadowed_by = target
+                    .as_deref()
+                    .filter(|_| matches!(entry.state, State::Verified { .. }))
+                    .and_then(|t| self.in_use(t))
+                    .filter(|winner| !std::ptr::eq(*winner, entry))
+                    .map(|winner| format!("{} ({})", winner.name, winner.source));
+                TargetListing {
+                    target,
+                    plugin: entry.name.clone(),
+                    source: entry.source.clone(),
+                    availability: availability.clone(),
+                    shadowed_by,
+                }
             };
             if targets.is_empty() {
                 listings.push(listing(None));
@@ -305,14 +337,17 @@ impl Registry {
 
     /// The plugin that offers `target`, if the target is verified; otherwise why not.
     pub fn plugin_for(&self, target: &str) -> Result<Arc<dyn Plugin>, String> {
+        if let Some(Entry {
+            state: State::Verified { plugin, .. },
+            ..
+        }) = self.in_use(target)
+        {
+            return Ok(plugin.clone());
+        }
         let mut reasons = Vec::new();
         for entry in &self.entries {
             match &entry.state {
-                State::Verified { plugin, .. } => {
-                    if plugin.manifest().target(target).is_some() {
-                        return Ok(plugin.clone());
-                    }
-                }
+                State::Verified { .. } => {}
                 State::NotOffered {
                     targets, reason, ..
                 } if targets.iter().any(|t| t == target) => {
@@ -326,6 +361,18 @@ impl Registry {
         } else {
             format!("target {target:?} is not offered: {}", reasons.join("; "))
         })
+    }
+
+    /// The verified entry used for `target`: plugin files (in configured order) before built-ins.
+    fn in_use(&self, target: &str) -> Option<&Entry> {
+        let offers = |e: &&Entry| match &e.state {
+            State::Verified { plugin, .. } => plugin.manifest().target(target).is_some(),
+            State::NotOffered { .. } => false,
+        };
+        let is_file = |e: &&Entry| matches!(e.source, PluginSource::File { .. });
+        let mut verified = self.entries.iter().filter(offers);
+        let first = verified.clone().next();
+        verified.find(is_file).or(first)
     }
 
     fn find(&self, subject: &Subject) -> Result<Option<Certificate>, CertificateError> {
