@@ -93,32 +93,54 @@ fn is_blank(text: &str) -> bool {
 }
 
 fn check(body: &Value, final_request: bool) -> Result<(), RuleViolation> {
-    let shape = |m: Option<usize>, b: Option<usize>, d: String| violation("shape", m, b, d);
-    let (raw, thinking_enabled) = match body {
-        Value::Array(m) => (m, false),
-        Value::Object(map) => match map.get("messages") {
-            Some(Value::Array(m)) => (
-                m,
-                matches!(
-                    map.get("thinking")
-                        .and_then(|t| t.get("type"))
-                        .and_then(Value::as_str),
-                    Some("enabled" | "adaptive")
-                ),
-            ),
-            _ => {
-                return Err(shape(
-                    None,
-                    None,
-                    "messages is missing or not an array".into(),
-                ))
-            }
-        },
-        _ => return Err(shape(None, None, "not a Messages body".into())),
-    };
+    let (raw, thinking_enabled) = messages_of(body)?;
     if raw.is_empty() {
         return Err(violation("A8", None, None, "there are no messages"));
     }
+    let msgs = read_messages(raw)?;
+    check_first_and_empty(&msgs, final_request)?;
+    check_texts(&msgs)?;
+    check_tool_uses(&msgs)?;
+    check_thinking_blocks(&msgs)?;
+    check_results(&msgs)?;
+    let results_at = result_positions(&msgs);
+    check_a4(&msgs, &results_at)?;
+    check_a10(&msgs)?;
+    check_a2(&msgs)?;
+    check_a1(&msgs, &results_at, final_request)?;
+    if thinking_enabled {
+        check_a13(&msgs, final_request)?;
+    }
+    if final_request {
+        check_final(&msgs)?;
+    }
+    Ok(())
+}
+
+fn shape(message: Option<usize>, block: Option<usize>, detail: impl Into<String>) -> RuleViolation {
+    violation("shape", message, block, detail)
+}
+
+/// The messages of a body (or a bare array), and whether thinking is enabled.
+fn messages_of(body: &Value) -> Result<(&[Value], bool), RuleViolation> {
+    match body {
+        Value::Array(m) => Ok((m, false)),
+        Value::Object(map) => match map.get("messages") {
+            Some(Value::Array(m)) => {
+                let thinking = map
+                    .get("thinking")
+                    .and_then(|t| t.get("type"))
+                    .and_then(Value::as_str);
+                Ok((m, matches!(thinking, Some("enabled" | "adaptive"))))
+            }
+            _ => Err(shape(None, None, "messages is missing or not an array")),
+        },
+        _ => Err(shape(None, None, "not a Messages body")),
+    }
+}
+
+/// Roles, content shapes, and the block types each side takes.
+fn read_messages(raw: &[Value]) -> Result<Vec<Msg<'_>>, RuleViolation> {
     let mut msgs = Vec::with_capacity(raw.len());
     for (i, m) in raw.iter().enumerate() {
         let assistant = match m.get("role").and_then(Value::as_str) {
@@ -135,13 +157,7 @@ fn check(body: &Value, final_request: bool) -> Result<(), RuleViolation> {
         let (blocks, text) = match m.get("content") {
             Some(Value::String(s)) => (None, Some(s.as_str())),
             Some(Value::Array(b)) => (Some(b.as_slice()), None),
-            _ => {
-                return Err(shape(
-                    Some(i),
-                    None,
-                    "content must be a string or an array".into(),
-                ))
-            }
+            _ => return Err(shape(Some(i), None, "content must be a string or an array")),
         };
         for (j, b) in blocks.unwrap_or(&[]).iter().enumerate() {
             let kind = block_type(b);
@@ -154,13 +170,11 @@ fn check(body: &Value, final_request: bool) -> Result<(), RuleViolation> {
                 matches!(kind, "text" | "image" | "document" | "tool_result")
             };
             if !allowed {
+                let side = if assistant { "assistant" } else { "user" };
                 return Err(shape(
                     Some(i),
                     Some(j),
-                    format!(
-                        "a {kind:?} block cannot be in a {} message",
-                        if assistant { "assistant" } else { "user" }
-                    ),
+                    format!("a {kind:?} block cannot be in a {side} message"),
                 ));
             }
         }
@@ -170,9 +184,12 @@ fn check(body: &Value, final_request: bool) -> Result<(), RuleViolation> {
             text,
         });
     }
-    let last = msgs.len() - 1;
+    Ok(msgs)
+}
 
-    // A9: the first message is the user's.
+/// A9 (the first message is the user's) and A8 (no empty message except an optional final
+/// assistant message).
+fn check_first_and_empty(msgs: &[Msg<'_>], final_request: bool) -> Result<(), RuleViolation> {
     if msgs[0].assistant {
         return Err(violation(
             "A9",
@@ -181,13 +198,17 @@ fn check(body: &Value, final_request: bool) -> Result<(), RuleViolation> {
             "the first message must use the user role",
         ));
     }
-    // A8: no empty message except an optional final assistant message.
+    let last = msgs.len() - 1;
     for (i, m) in msgs.iter().enumerate() {
         if m.is_empty() && !(final_request && i == last && m.assistant) {
             return Err(violation("A8", Some(i), None, "message content is empty"));
         }
     }
-    // A7: no empty or whitespace-only text, in messages and inside tool results.
+    Ok(())
+}
+
+/// A7: no empty or whitespace-only text, in messages and inside tool results.
+fn check_texts(msgs: &[Msg<'_>]) -> Result<(), RuleViolation> {
     for (i, m) in msgs.iter().enumerate() {
         if let Some(t) = m.text {
             if !t.is_empty() && is_blank(t) {
@@ -222,17 +243,17 @@ fn check(body: &Value, final_request: bool) -> Result<(), RuleViolation> {
                         ))
                     }
                     None => {
-                        return Err(shape(
-                            Some(i),
-                            Some(j),
-                            "a text block needs a string text".into(),
-                        ))
+                        return Err(shape(Some(i), Some(j), "a text block needs a string text"))
                     }
                 }
             }
         }
     }
-    // A6, A5: tool_use ids match the pattern and are unique; input is an object.
+    Ok(())
+}
+
+/// A6 and A5: tool_use ids match the pattern and are unique; input is an object, name set.
+fn check_tool_uses(msgs: &[Msg<'_>]) -> Result<(), RuleViolation> {
     let mut seen = HashSet::new();
     for (i, m) in msgs.iter().enumerate() {
         for (j, b) in m.blocks().iter().enumerate() {
@@ -260,7 +281,7 @@ fn check(body: &Value, final_request: bool) -> Result<(), RuleViolation> {
                 return Err(shape(
                     Some(i),
                     Some(j),
-                    "tool_use.input must be a JSON object".into(),
+                    "tool_use.input must be a JSON object",
                 ));
             }
             if b.get("name")
@@ -270,12 +291,16 @@ fn check(body: &Value, final_request: bool) -> Result<(), RuleViolation> {
                 return Err(shape(
                     Some(i),
                     Some(j),
-                    "tool_use.name must be a non-empty string".into(),
+                    "tool_use.name must be a non-empty string",
                 ));
             }
         }
     }
-    // A14: thinking carries its signature (redacted thinking its data), byte for byte.
+    Ok(())
+}
+
+/// A14: thinking carries its signature (redacted thinking its data), byte for byte.
+fn check_thinking_blocks(msgs: &[Msg<'_>]) -> Result<(), RuleViolation> {
     for (i, m) in msgs.iter().enumerate() {
         for (j, b) in m.blocks().iter().enumerate() {
             let (field, kind) = match block_type(b) {
@@ -304,10 +329,17 @@ fn check(body: &Value, final_request: bool) -> Result<(), RuleViolation> {
             }
         }
     }
-    // A15: is_error, when present, is a boolean; tool_use_id is a string.
+    Ok(())
+}
+
+/// A15 (`is_error`, when present, is a boolean; `tool_use_id` a string) and A3 (in a user
+/// message every tool_result comes before any other block).
+fn check_results(msgs: &[Msg<'_>]) -> Result<(), RuleViolation> {
     for (i, m) in msgs.iter().enumerate() {
+        let mut other_seen = false;
         for (j, b) in m.blocks().iter().enumerate() {
             if block_type(b) != "tool_result" {
+                other_seen = true;
                 continue;
             }
             if b.get("is_error").is_some_and(|e| !e.is_boolean()) {
@@ -322,33 +354,27 @@ fn check(body: &Value, final_request: bool) -> Result<(), RuleViolation> {
                 return Err(shape(
                     Some(i),
                     Some(j),
-                    "tool_result.tool_use_id must be a string".into(),
+                    "tool_result.tool_use_id must be a string",
+                ));
+            }
+            if other_seen {
+                return Err(violation(
+                    "A3",
+                    Some(i),
+                    Some(j),
+                    "tool_result blocks must come first in the content array",
                 ));
             }
         }
     }
-    // A3: in a user message, every tool_result comes before any other block.
-    for (i, m) in msgs.iter().enumerate() {
-        let mut other_seen = false;
-        for (j, b) in m.blocks().iter().enumerate() {
-            match block_type(b) {
-                "tool_result" if other_seen => {
-                    return Err(violation(
-                        "A3",
-                        Some(i),
-                        Some(j),
-                        "tool_result blocks must come first in the content array",
-                    ))
-                }
-                "tool_result" => {}
-                _ => other_seen = true,
-            }
-        }
-    }
-    // Where each result id appears.
+    Ok(())
+}
+
+/// Where each result id appears (message indices).
+fn result_positions<'a>(msgs: &[Msg<'a>]) -> HashMap<&'a str, Vec<usize>> {
     let mut results_at: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, m) in msgs.iter().enumerate() {
-        for b in m.blocks() {
+        for b in m.blocks.unwrap_or(&[]) {
             if block_type(b) == "tool_result" {
                 if let Some(id) = b.get("tool_use_id").and_then(Value::as_str) {
                     results_at.entry(id).or_default().push(i);
@@ -356,57 +382,68 @@ fn check(body: &Value, final_request: bool) -> Result<(), RuleViolation> {
             }
         }
     }
-    let tool_uses = |m: &Msg<'_>| -> Vec<(usize, String)> {
-        m.blocks()
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| block_type(b) == "tool_use")
-            .filter_map(|(j, b)| {
-                b.get("id")
-                    .and_then(Value::as_str)
-                    .map(|id| (j, id.to_owned()))
-            })
-            .collect()
-    };
-    // A4: all results of one assistant turn are in the one user message right after it.
+    results_at
+}
+
+/// The tool_use blocks of a message: (block index, id).
+fn tool_uses<'a>(m: &Msg<'a>) -> Vec<(usize, &'a str)> {
+    m.blocks
+        .unwrap_or(&[])
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| block_type(b) == "tool_use")
+        .filter_map(|(j, b)| b.get("id").and_then(Value::as_str).map(|id| (j, id)))
+        .collect()
+}
+
+/// A4: all results of one assistant turn are in the one user message right after it.
+fn check_a4(msgs: &[Msg<'_>], results_at: &HashMap<&str, Vec<usize>>) -> Result<(), RuleViolation> {
     for (i, m) in msgs.iter().enumerate().filter(|(_, m)| m.assistant) {
         let ids = tool_uses(m);
+        let at = |id: &str| results_at.get(id).map_or(&[][..], Vec::as_slice);
         let in_next = ids
             .iter()
-            .filter(|(_, id)| {
-                results_at
-                    .get(id.as_str())
-                    .is_some_and(|at| at.contains(&(i + 1)))
-            })
+            .filter(|(_, id)| at(id).contains(&(i + 1)))
             .count();
         for (j, id) in &ids {
-            let elsewhere = results_at
-                .get(id.as_str())
-                .is_some_and(|at| at.iter().any(|&k| k != i + 1));
+            let elsewhere = at(id).iter().any(|&k| k != i + 1);
             if elsewhere && in_next > 0 {
-                return Err(violation("A4", Some(i), Some(*j), format!("the results of this turn are split over several messages ({id:?} is not in the next one)")));
+                return Err(violation(
+                    "A4",
+                    Some(i),
+                    Some(*j),
+                    format!(
+                        "the results of this turn are split over several messages ({id:?} is                          not in the next one)"
+                    ),
+                ));
             }
         }
     }
-    // A10: roles alternate.
+    Ok(())
+}
+
+/// A10: roles alternate.
+fn check_a10(msgs: &[Msg<'_>]) -> Result<(), RuleViolation> {
     for i in 1..msgs.len() {
         if msgs[i].assistant == msgs[i - 1].assistant {
+            let role = if msgs[i].assistant {
+                "assistant"
+            } else {
+                "user"
+            };
             return Err(violation(
                 "A10",
                 Some(i),
                 None,
-                format!(
-                    "roles must alternate, but found two {} messages in a row",
-                    if msgs[i].assistant {
-                        "assistant"
-                    } else {
-                        "user"
-                    }
-                ),
+                format!("roles must alternate, but found two {role} messages in a row"),
             ));
         }
     }
-    // A2: every tool_result answers a tool_use of the previous (assistant) message.
+    Ok(())
+}
+
+/// A2: every tool_result answers a tool_use of the previous (assistant) message.
+fn check_a2(msgs: &[Msg<'_>]) -> Result<(), RuleViolation> {
     for (i, m) in msgs.iter().enumerate() {
         for (j, b) in m.blocks().iter().enumerate() {
             if block_type(b) != "tool_result" {
@@ -415,75 +452,113 @@ fn check(body: &Value, final_request: bool) -> Result<(), RuleViolation> {
             let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
             let answered = i > 0
                 && msgs[i - 1].assistant
-                && tool_uses(&msgs[i - 1]).iter().any(|(_, u)| u == id);
+                && tool_uses(&msgs[i - 1]).iter().any(|(_, u)| *u == id);
             if !answered {
-                return Err(violation("A2", Some(i), Some(j), format!("unexpected tool_use_id {id:?}: each tool_result must have a corresponding tool_use in the previous message")));
+                return Err(violation(
+                    "A2",
+                    Some(i),
+                    Some(j),
+                    format!(
+                        "unexpected tool_use_id {id:?}: each tool_result must have a                          corresponding tool_use in the previous message"
+                    ),
+                ));
             }
         }
     }
-    // A1: every tool_use has its result in the next message.
+    Ok(())
+}
+
+/// A1: every tool_use has its result in the next message (in a stored history, the last turn's
+/// results can still come).
+fn check_a1(
+    msgs: &[Msg<'_>],
+    results_at: &HashMap<&str, Vec<usize>>,
+    final_request: bool,
+) -> Result<(), RuleViolation> {
+    let last = msgs.len() - 1;
     for (i, m) in msgs.iter().enumerate().filter(|(_, m)| m.assistant) {
         let tail = i == last || (i + 1 == last && !msgs[last].assistant);
         if tail && !final_request {
             continue; // the missing results can still come, merged into the next user message
         }
         for (j, id) in tool_uses(m) {
-            let next_has = results_at
-                .get(id.as_str())
-                .is_some_and(|at| at.contains(&(i + 1)));
+            let next_has = results_at.get(id).is_some_and(|at| at.contains(&(i + 1)));
             if !next_has {
-                return Err(violation("A1", Some(i), Some(j), format!("tool_use id {id:?} was found without a tool_result block immediately after")));
+                return Err(violation(
+                    "A1",
+                    Some(i),
+                    Some(j),
+                    format!(
+                        "tool_use id {id:?} was found without a tool_result block immediately                          after"
+                    ),
+                ));
             }
         }
-    }
-    // A13: with thinking on, the assistant turn before the last set of results starts with thinking.
-    if thinking_enabled {
-        let open_loop = if msgs[last].assistant && !final_request {
-            (!tool_uses(&msgs[last]).is_empty()).then_some(last)
-        } else if !msgs[last].assistant
-            && msgs[last]
-                .blocks()
-                .iter()
-                .any(|b| block_type(b) == "tool_result")
-        {
-            Some(last - 1)
-        } else {
-            None
-        };
-        if let Some(a) = open_loop {
-            let first = msgs[a].blocks().first().map(block_type).unwrap_or("");
-            if !matches!(first, "thinking" | "redacted_thinking") {
-                return Err(violation("A13", Some(a), Some(0), format!("expected thinking or redacted_thinking, but found {first:?}: with thinking enabled the final assistant message must start with a thinking block")));
-            }
-        }
-    }
-    if final_request && msgs[last].assistant {
-        // A11: a final assistant message must not end in whitespace.
-        let ends_blank = match (msgs[last].text, msgs[last].blocks().last()) {
-            (Some(t), _) => t.ends_with(char::is_whitespace),
-            (_, Some(b)) if block_type(b) == "text" => b
-                .get("text")
-                .and_then(Value::as_str)
-                .is_some_and(|t| t.ends_with(char::is_whitespace)),
-            _ => false,
-        };
-        if ends_blank {
-            return Err(violation(
-                "A11",
-                Some(last),
-                None,
-                "final assistant content cannot end with trailing whitespace",
-            ));
-        }
-        // A12: newer models take no prefill at all.
-        return Err(violation(
-            "A12",
-            Some(last),
-            None,
-            "the request ends with an assistant message (prefill), which newer models reject",
-        ));
     }
     Ok(())
+}
+
+/// A13: with thinking on, the assistant turn before the last set of results starts with
+/// thinking.
+fn check_a13(msgs: &[Msg<'_>], final_request: bool) -> Result<(), RuleViolation> {
+    let last = msgs.len() - 1;
+    let open_loop = if msgs[last].assistant && !final_request {
+        (!tool_uses(&msgs[last]).is_empty()).then_some(last)
+    } else if !msgs[last].assistant
+        && msgs[last]
+            .blocks()
+            .iter()
+            .any(|b| block_type(b) == "tool_result")
+    {
+        Some(last - 1)
+    } else {
+        None
+    };
+    if let Some(a) = open_loop {
+        let first = msgs[a].blocks().first().map(block_type).unwrap_or("");
+        if !matches!(first, "thinking" | "redacted_thinking") {
+            return Err(violation(
+                "A13",
+                Some(a),
+                Some(0),
+                format!(
+                    "expected thinking or redacted_thinking, but found {first:?}: with thinking                      enabled the final assistant message must start with a thinking block"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A11 (a final assistant message does not end in whitespace) and A12 (newer models take no
+/// prefill at all).
+fn check_final(msgs: &[Msg<'_>]) -> Result<(), RuleViolation> {
+    let last = msgs.len() - 1;
+    if !msgs[last].assistant {
+        return Ok(());
+    }
+    let ends_blank = match (msgs[last].text, msgs[last].blocks().last()) {
+        (Some(t), _) => t.ends_with(char::is_whitespace),
+        (_, Some(b)) if block_type(b) == "text" => b
+            .get("text")
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.ends_with(char::is_whitespace)),
+        _ => false,
+    };
+    if ends_blank {
+        return Err(violation(
+            "A11",
+            Some(last),
+            None,
+            "final assistant content cannot end with trailing whitespace",
+        ));
+    }
+    Err(violation(
+        "A12",
+        Some(last),
+        None,
+        "the request ends with an assistant message (prefill), which newer models reject",
+    ))
 }
 
 #[cfg(test)]
