@@ -1,0 +1,115 @@
+//! Where sessions live: `<root>/<target>/<uuid>.json`, the id being the file stem. Resolving an id
+//! looks at exactly that file; nothing else is ever taken for it.
+
+use std::path::{Path, PathBuf};
+
+use handoff_sdk::marker::{OwnershipMarker, MARKER_KEY};
+use handoff_sdk::serde_json::{self, Map, Value};
+use handoff_sdk::store::validate_component;
+use handoff_sdk::{PluginError, SessionInfo, SessionRef, StoreRoot};
+
+use super::ApiTarget;
+use crate::manifest::PLUGIN_NAME;
+
+/// The file of session `id`.
+pub(crate) fn session_path(
+    root: &StoreRoot,
+    target: &ApiTarget,
+    id: &str,
+) -> Result<PathBuf, PluginError> {
+    validate_component("session id", id)?;
+    Ok(root.join(&[target.name, &format!("{id}.json")])?)
+}
+
+/// The session named exactly `id`; a missing one is `NotFound`.
+pub(crate) fn resolve(
+    root: &StoreRoot,
+    target: &ApiTarget,
+    id: &str,
+) -> Result<SessionRef, PluginError> {
+    let path = session_path(root, target, id)?;
+    if !path.is_file() {
+        return Err(PluginError::NotFound {
+            target: target.name.to_owned(),
+            id: id.to_owned(),
+            searched: root.path().join(target.name),
+        });
+    }
+    Ok(SessionRef {
+        target: target.name.to_owned(),
+        id: id.to_owned(),
+        path,
+    })
+}
+
+/// Every session file of the target, newest first; owned when it carries this plugin's marker.
+pub(crate) fn list(root: &StoreRoot, target: &ApiTarget) -> Result<Vec<SessionInfo>, PluginError> {
+    let dir = root.path().join(target.name);
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(PluginError::io(&dir, &e)),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(|e| PluginError::io(&dir, &e))?.path();
+        let Some(id) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".json"))
+            .filter(|id| validate_component("session id", id).is_ok())
+        else {
+            continue;
+        };
+        let marker = load(&path).ok().and_then(|map| mine(&map));
+        out.push(SessionInfo::of_file(target.name, id, &path, marker));
+    }
+    SessionInfo::sort_newest_first(&mut out);
+    Ok(out)
+}
+
+/// Loads a session file as a JSON object; a file that is not one is `Malformed`, naming it.
+pub(crate) fn load(path: &Path) -> Result<Map<String, Value>, PluginError> {
+    let bytes = std::fs::read(path).map_err(|e| PluginError::io(path, &e))?;
+    let malformed = |line, message: String| PluginError::Malformed {
+        file: path.to_owned(),
+        line,
+        field: None,
+        message,
+    };
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(malformed(
+            None,
+            "expected a JSON object (a request history)".into(),
+        )),
+        Err(e) => Err(malformed(
+            Some(e.line()),
+            format!("not a JSON document: {e}"),
+        )),
+    }
+}
+
+/// This plugin's marker in a loaded file, if it has one.
+pub(crate) fn mine(map: &Map<String, Value>) -> Option<OwnershipMarker> {
+    map.get(MARKER_KEY)
+        .and_then(|m| serde_json::from_value::<OwnershipMarker>(m.clone()).ok())
+        .filter(|m| m.plugin == PLUGIN_NAME)
+}
+
+/// A session handed to a call that changes it: of this target, inside the root, and marked by
+/// this plugin. Returns the loaded file and its marker.
+pub(crate) fn owned(
+    root: &StoreRoot,
+    target: &ApiTarget,
+    session: &SessionRef,
+) -> Result<(Map<String, Value>, OwnershipMarker), PluginError> {
+    let path = session.check(root, target.name)?;
+    let map = load(path)?;
+    match mine(&map) {
+        Some(marker) => Ok((map, marker)),
+        None => Err(PluginError::NotOwned {
+            path: path.to_owned(),
+        }),
+    }
+}
