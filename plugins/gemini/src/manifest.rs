@@ -2,7 +2,7 @@
 //! lives by default, and how the real Gemini CLI runs against a fake provider.
 
 use handoff_sdk::dialect::Dialect;
-use handoff_sdk::live::LiveRecipe;
+use handoff_sdk::live::{Injected, LiveRecipe};
 use handoff_sdk::{DefaultRoot, Feature, Manifest, TargetKind, TargetManifest};
 
 use crate::gemini_cli::{CLI_VERSION, PROVIDER};
@@ -85,8 +85,9 @@ pub fn live_recipe() -> LiveRecipe {
         files: vec![pair(".gemini/settings.json", settings)],
         extra_args: vec!["-m".to_owned(), "gemini-2.5-flash".to_owned()],
         injected: vec![
-            "a user text part <session_context>…</session_context> the CLI puts before the first user turn (merged into it)".to_owned(),
-            "the system instruction and tool declarations (outside contents)".to_owned(),
+            Injected::SystemPrompt,
+            Injected::ToolDefinitions,
+            Injected::UserTextPrefix("<session_context>".to_owned()),
         ],
     }
 }

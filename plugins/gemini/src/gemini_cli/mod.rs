@@ -49,7 +49,11 @@ pub(crate) fn create(
     let chats = layout::chats_dir(root, &short_id)?;
     let id = fresh_id(&chats)?;
     let now = Timestamp::now();
-    let path = chats.join(layout::file_name(&layout::minute_stamp(now), &id));
+    // The file is named a minute early: when the CLI resumes in the minute a file is named for,
+    // its startup recording appends a metadata line and a `$set.messages` checkpoint holding only
+    // its <session_context> to that very file, which drops every message before it (measured).
+    let minute = layout::minute_stamp(Timestamp::from_millis(now.millis() - 60_000));
+    let path = chats.join(layout::file_name(&minute, &id));
     let marker = OwnershipMarker {
         plugin: PLUGIN_NAME.to_owned(),
         locator: options.locator.clone(),

@@ -401,6 +401,10 @@ impl Reader<'_> {
         Ok(())
     }
 
+    /// The content of one call's result. The array is cut into segments, each a
+    /// `functionResponse` and the parts after it (the CLI's `[response, ...siblings]`); the
+    /// segment of this call is the result. The CLI's resume checkpoint copies the whole response
+    /// turn into every call of a parallel turn, so the other segments are its siblings' results.
     fn result_content(
         &self,
         m: &Message,
@@ -413,9 +417,8 @@ impl Reader<'_> {
             return Ok((vec![Part::text(s.clone())], false));
         }
         let list = parts::content_list(result);
-        let mut content = Vec::new();
-        let mut is_error = false;
-        let mut responses = 0;
+        let mut segments: Vec<(Option<String>, Vec<Part>, bool)> = Vec::new();
+        let mut loose = Vec::new();
         for (k, p) in list.iter().enumerate() {
             let mut out = Vec::new();
             parts::read_part(p, &format!("{field}.result[{k}]"), None, &mut out)
@@ -424,31 +427,14 @@ impl Reader<'_> {
                 match part {
                     ReadPart::Response {
                         id: rid,
-                        content: rc,
-                        is_error: e,
+                        content,
+                        is_error,
                         ..
-                    } => {
-                        if rid.as_deref().is_some_and(|r| r != id) {
-                            return Err(self.err(
-                                m,
-                                &format!("{field}.result[{k}]"),
-                                format!(
-                                    "the result of {id:?} ({name}) holds a response for {rid:?}"
-                                ),
-                            ));
-                        }
-                        responses += 1;
-                        is_error |= e;
-                        let (texts, images): (Vec<Part>, Vec<Part>) =
-                            rc.into_iter().partition(|p| matches!(p, Part::Text { .. }));
-                        let at = content
-                            .iter()
-                            .position(|p| !matches!(p, Part::Text { .. }))
-                            .unwrap_or(content.len());
-                        content.splice(at..at, texts);
-                        content.extend(images);
-                    }
-                    ReadPart::User(p) => content.push(p),
+                    } => segments.push((rid, content, is_error)),
+                    ReadPart::User(p) => match segments.last_mut() {
+                        Some((_, content, _)) => content.push(p),
+                        None => loose.push(p),
+                    },
                     ReadPart::Model(_) => {
                         return Err(self.err(
                             m,
@@ -459,13 +445,37 @@ impl Reader<'_> {
                 }
             }
         }
-        if responses > 1 {
-            return Err(self.err(
-                m,
-                &format!("{field}.result"),
-                "more than one functionResponse for one call",
-            ));
-        }
-        Ok((content, is_error))
+        let mine: Vec<usize> = (0..segments.len())
+            .filter(|&i| segments[i].0.as_deref().is_none_or(|r| r == id))
+            .collect();
+        let (content, is_error) = match (mine.as_slice(), segments.len()) {
+            ([], 0) => (Vec::new(), false),
+            ([i], _) => {
+                let (_, c, e) = segments.swap_remove(*i);
+                (c, e)
+            }
+            ([], _) => {
+                return Err(self.err(
+                    m,
+                    &format!("{field}.result"),
+                    format!("no functionResponse for {id:?} ({name})"),
+                ))
+            }
+            _ => {
+                return Err(self.err(
+                    m,
+                    &format!("{field}.result"),
+                    format!("more than one functionResponse for {id:?} ({name})"),
+                ))
+            }
+        };
+        let mut all = loose;
+        all.extend(content);
+        // Texts first, then images: how a function response holds them.
+        let (mut texts, images): (Vec<Part>, Vec<Part>) = all
+            .into_iter()
+            .partition(|p| matches!(p, Part::Text { .. }));
+        texts.extend(images);
+        Ok((texts, is_error))
     }
 }

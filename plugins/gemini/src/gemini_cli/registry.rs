@@ -33,7 +33,11 @@ pub(crate) fn register(root: &StoreRoot, project_root: &str) -> Result<String, P
     std::fs::create_dir_all(root.path()).map_err(|e| PluginError::io(root.path(), &e))?;
     if !registry.exists() {
         // As the CLI does before locking: the lock needs the file to exist.
-        let created = atomic::create_new(&registry, |w| w.write_all(b"{\n  \"projects\": {}\n}"));
+        let created = atomic::create_new(&registry, |w| w.write_all(b"{\n  \"projects\": {}\n}"))
+            .and_then(|()| {
+                use std::os::unix::fs::PermissionsExt as _;
+                std::fs::set_permissions(&registry, std::fs::Permissions::from_mode(0o644))
+            });
         if let Err(e) = created {
             if !registry.exists() {
                 return Err(PluginError::io(&registry, &e));
@@ -60,8 +64,13 @@ pub(crate) fn register(root: &StoreRoot, project_root: &str) -> Result<String, P
     };
     projects.insert(project_root.to_owned(), Value::String(slug.clone()));
     let text = serde_json::to_string_pretty(&data).expect("a JSON value serialises");
+    // The replacement keeps the file's mode (the CLI's is 0644 under a usual umask).
+    let mode = std::fs::metadata(&registry).map(|m| m.permissions());
     atomic::replace(&registry, |w| w.write_all(text.as_bytes()))
         .map_err(|e| PluginError::io(&registry, &e))?;
+    if let Ok(mode) = mode {
+        std::fs::set_permissions(&registry, mode).map_err(|e| PluginError::io(&registry, &e))?;
+    }
     Ok(slug)
 }
 
