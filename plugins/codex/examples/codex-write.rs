@@ -1,6 +1,6 @@
 //! Writes a canonical transcript (JSON) as a Codex session and prints its id and path.
 //!
-//! `cargo run -p handoff-codex --example write -- <CODEX_HOME> <transcript.json>`
+//! `cargo run -p handoff-codex --example codex-write -- <CODEX_HOME> <transcript.json>`
 
 use handoff_codex::{CodexPlugin, TARGET};
 use handoff_sdk::{CreateOptions, Plugin, StoreRoot, Transcript};

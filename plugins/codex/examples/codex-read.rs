@@ -1,6 +1,6 @@
 //! Reads a Codex rollout file and prints the canonical transcript as JSON.
 //!
-//! `cargo run -p handoff-codex --example read -- <rollout.jsonl>`
+//! `cargo run -p handoff-codex --example codex-read -- <rollout.jsonl>`
 
 use handoff_codex::{CodexPlugin, TARGET};
 use handoff_sdk::Plugin;

@@ -1,0 +1,146 @@
+//! The standard tests of a plugin crate, so every provider folder is tested the same way.
+//!
+//! A plugin's `tests/conformance.rs` is one line:
+//!
+//! ```ignore
+//! handoff_conformance::plugin_tests!(handoff_codex::CodexPlugin, "handoff_plugin_codex");
+//! ```
+//!
+//! It makes three tests: the offline suite on the plugin linked in; the live tier on each of its CLI
+//! targets (the real CLI resuming what the plugin wrote; a skip fails under
+//! `HANDOFF_LIVE_REQUIRED=1`); and the offline suite again on the plugin's shared library, loaded
+//! from the `.so` that its `so/` crate builds (a `cdylib` dev-dependency of the plugin crate,
+//! built beside the test executable) — the file a host actually loads.
+
+use std::path::PathBuf;
+
+use handoff_core::Plugin;
+
+use crate::live::{run_live_checks, skips_are_failures, LiveOptions};
+use crate::{run, CheckResult, Options, Status};
+
+/// Runs the offline suite and panics with the table and evidence of every failed check.
+pub fn assert_offline(plugin: &dyn Plugin) {
+    let report = run(plugin, &Options::default());
+    let manifest = plugin.manifest();
+    for target in &manifest.targets {
+        assert!(
+            report
+                .checks
+                .iter()
+                .any(|c| c.id.ends_with(&format!("/{}", target.name))),
+            "no check ran on {}:\n{}",
+            target.name,
+            report.table()
+        );
+    }
+    let failures: Vec<String> = report
+        .failures()
+        .map(|c| format!("{}: {}", c.id, c.evidence.join("\n  ")))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{}\n{}",
+        report.table(),
+        failures.join("\n")
+    );
+}
+
+/// Runs the live tier on every CLI target of `plugin` and judges it with [`judge_live`]. A plugin
+/// with no CLI target has nothing to run.
+pub fn assert_live(plugin: &dyn Plugin) {
+    let has_cli = plugin.manifest().targets.iter().any(|t| t.live.is_some());
+    if !has_cli {
+        eprintln!("no CLI target: the live tier has nothing to run");
+        return;
+    }
+    judge_live(&run_live_checks(plugin, &LiveOptions::default()));
+}
+
+/// Prints every live result; panics on any failure, and on any skip when
+/// `HANDOFF_LIVE_REQUIRED=1`.
+pub fn judge_live(results: &[CheckResult]) {
+    assert!(!results.is_empty(), "no live check ran");
+    for r in results {
+        eprintln!("{:?} {} ({:.0} ms)", r.status, r.id, r.duration_ms);
+        for line in &r.evidence {
+            eprintln!("    {line}");
+        }
+    }
+    let failed: Vec<String> = results
+        .iter()
+        .filter(|r| r.status == Status::Fail)
+        .map(|r| format!("{}:\n    {}", r.id, r.evidence.join("\n    ")))
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} live check(s) failed:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
+    let skipped: Vec<&CheckResult> = results
+        .iter()
+        .filter(|r| r.status == Status::Skip)
+        .collect();
+    if let Some(first) = skipped.first() {
+        let reason = first.evidence.join("; ");
+        assert!(
+            !skips_are_failures(),
+            "HANDOFF_LIVE_REQUIRED=1 and {} live check(s) skipped: {reason}",
+            skipped.len()
+        );
+        eprintln!("SKIP {} live check(s): {reason}", skipped.len());
+    }
+}
+
+/// The shared library `lib<name>.so` built beside the running test executable (by a `cdylib`
+/// dev-dependency of the crate under test).
+pub fn library_beside_tests(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable has a path");
+    let deps = exe.parent().expect("the executable is in a folder");
+    let file = format!("lib{name}.so");
+    [deps.join(&file), deps.join("..").join(&file)]
+        .into_iter()
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| {
+            panic!(
+                "{file} is not beside {}: the plugin crate needs its so/ crate as a dev-dependency",
+                exe.display()
+            )
+        })
+}
+
+/// Loads the plugin's shared library the way a host does and runs the offline suite on it; its
+/// manifest must be the linked plugin's.
+pub fn assert_library(linked: &dyn Plugin, name: &str) {
+    let path = library_beside_tests(name);
+    let loaded = handoff_core::loader::load(&path)
+        .unwrap_or_else(|e| panic!("{} does not load: {e}", path.display()));
+    assert_eq!(
+        loaded.manifest(),
+        linked.manifest(),
+        "the library's manifest differs from the linked plugin's"
+    );
+    assert_offline(&loaded);
+}
+
+/// The standard tests of a plugin crate: `plugin_tests!(PluginValue, "lib_name_without_lib")`.
+#[macro_export]
+macro_rules! plugin_tests {
+    ($plugin:expr, $library:literal) => {
+        #[test]
+        fn offline_suite_passes() {
+            $crate::harness::assert_offline(&$plugin);
+        }
+
+        #[test]
+        fn live_tier_passes() {
+            $crate::harness::assert_live(&$plugin);
+        }
+
+        #[test]
+        fn shared_library_passes() {
+            $crate::harness::assert_library(&$plugin, $library);
+        }
+    };
+}
