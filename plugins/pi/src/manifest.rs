@@ -1,0 +1,146 @@
+//! What the plugin declares: the `pi` target, what it carries, where its store lives, and how the
+//! live tier runs pi 0.73.1 against a fake provider.
+
+use handoff_sdk::dialect::Dialect;
+use handoff_sdk::live::{Injected, LiveRecipe};
+use handoff_sdk::{DefaultRoot, Feature, Manifest, TargetKind, TargetManifest};
+
+use crate::pi::{AGENT_DIR_ENV, PLUGIN, TARGET};
+
+/// The pi version the writer follows and the live tier pins.
+pub const PI_VERSION: &str = "0.73.1";
+/// The npm package of pi.
+pub const PI_PACKAGE: &str = "@mariozechner/pi-coding-agent";
+
+/// The plugin's manifest.
+pub fn manifest() -> Manifest {
+    Manifest {
+        name: PLUGIN.to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        api_requirement: "^1".to_owned(),
+        targets: vec![target()],
+    }
+}
+
+/// The `pi` target.
+pub fn target() -> TargetManifest {
+    TargetManifest {
+        name: TARGET.to_owned(),
+        kind: TargetKind::Cli,
+        // pi resumes with any provider's model: the plan names the one the session used.
+        provider: "any".to_owned(),
+        carries: vec![
+            Feature::Text,
+            Feature::Image,
+            Feature::Thinking,
+            Feature::ThinkingSignature,
+            Feature::ToolCall,
+            Feature::ToolResult,
+            Feature::ToolError,
+            Feature::ToolResultImage,
+            Feature::Compaction,
+            Feature::Author,
+            Feature::TextAfterToolCall,
+        ],
+        thinking_from: vec![
+            "anthropic".to_owned(),
+            "openai".to_owned(),
+            "google".to_owned(),
+        ],
+        notes: notes(),
+        live: Some(live_recipe()),
+        default_root: Some(DefaultRoot::home(Some(AGENT_DIR_ENV), ".pi/agent")),
+        dialect: Some(Dialect::OpenaiChat),
+    }
+}
+
+fn notes() -> Vec<String> {
+    [
+        "pi's messages are provider-neutral: each assistant turn keeps its provider, model and API, and \
+         pi re-serialises the history into the wire of whatever model resumes it. The dialect declared \
+         here is the one of the live recipe (an OpenAI Chat Completions provider).",
+        "Thinking of any provider is kept with its turn. Its signature is written only when the turn's \
+         own provider (and model, where the signature names one) made it; pi replays a signature only to \
+         that model and sends thinking to any other model as plain text.",
+        "Images by URL are refused: pi keeps images as base64 data with a MIME type.",
+        "Tool arguments with numbers JavaScript would change (integers beyond 2^53, `1.0`, `1e5`) are \
+         refused: pi parses the session with JSON.parse and re-serialises the arguments. Tool arguments \
+         must be a JSON object (pi's toolCall.arguments).",
+        "Authors, origins pi cannot spell (none, or no model or API) and signature models ride in an \
+         `x-handoff-event` member of the entry, which pi ignores and never sends to a model.",
+        "Compaction is pi's own `compaction` entry; pi sends its summary inside a preamble of its own \
+         (\"The conversation history before this point was compacted…\"). A compaction that a later one \
+         keeps in view is refused: pi shows only the last compaction's summary.",
+        "What pi sends as user text (custom_message, branch_summary, bashExecution) is read as user \
+         events with exactly that text, and written back as the same entry. Entries pi never sends \
+         (assistant turns that stopped with error/aborted, model and thinking-level changes, labels, \
+         session names, extension data) are carried opaquely on the next event; entries off the path \
+         from the leaf (abandoned branches) are not part of the conversation.",
+        "The session header carries the ownership marker and must fit pi's 512-byte header read: a \
+         working directory (plus locator) too long for that is refused.",
+        "Resume runs `pi --session-dir <folder> --session <full id> --provider <p> --model <m> -p PROMPT` \
+         in the session's cwd; the session file's path replaces the id when another session's id starts \
+         with it (pi matches ids by prefix). A prompt starting with `-` or `@` is refused (pi would read \
+         it as an option or a file).",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect()
+}
+
+/// pi 0.73.1 against a fake OpenAI Chat Completions provider at `{base_url}/v1`.
+pub fn live_recipe() -> LiveRecipe {
+    let models = r#"{
+  "providers": {
+    "fake": {
+      "baseUrl": "{base_url}/v1",
+      "api": "openai-completions",
+      "apiKey": "dummy",
+      "compat": { "supportsDeveloperRole": false, "supportsReasoningEffort": false },
+      "models": [ { "id": "fake-model", "reasoning": false, "input": ["text", "image"] } ]
+    }
+  }
+}
+"#;
+    let pair = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+    LiveRecipe {
+        npm_package: PI_PACKAGE.to_owned(),
+        version: PI_VERSION.to_owned(),
+        program: "pi".to_owned(),
+        dialect: Dialect::OpenaiChat,
+        store_root: ".pi/agent".to_owned(),
+        env: vec![pair("PI_OFFLINE", "1")],
+        files: vec![pair(".pi/agent/models.json", models)],
+        extra_args: ["--provider", "fake", "--model", "fake-model"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
+        // The system prompt (role system: pi's instructions, tool list, context files); tool
+        // definitions; after tool results that hold images, a user message "Attached image(s)
+        // from tool result:" with those images (pi's Chat Completions form of them).
+        injected: vec![
+            Injected::SystemPrompt,
+            Injected::ToolDefinitions,
+            Injected::UserTextPrefix("Attached image(s) from tool result:".to_owned()),
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declares_what_pi_cannot_carry() {
+        let t = target();
+        assert!(!t.carries(Feature::ImageUrl));
+        assert!(!t.carries(Feature::PreciseNumbers));
+        assert!(t.carries(Feature::Author) && t.carries(Feature::Compaction));
+        let root = t.default_root.unwrap();
+        assert_eq!(root.env.as_deref(), Some("PI_CODING_AGENT_DIR"));
+        assert_eq!(root.path, ".pi/agent");
+        let live = t.live.unwrap();
+        assert_eq!(live.version, PI_VERSION);
+        assert!(live.files[0].1.contains("{base_url}/v1"));
+    }
+}

@@ -1,0 +1,191 @@
+//! Which entries are the conversation, with pi's own semantics (`buildSessionContext` and
+//! `convertToLlm` of pi 0.73.1).
+//!
+//! - The leaf is the last entry in file order; the conversation is the path from it to the root
+//!   by `parentId`. Entries off that path (abandoned branches) are not part of it.
+//! - On the path, what pi sends to a model becomes an event: user, assistant and tool result
+//!   messages; `custom_message`, a non-empty `branch_summary`, `bashExecution` (unless
+//!   `excludeFromContext`), and the `custom` / `branchSummary` / `compactionSummary` roles, all
+//!   sent as user text; compactions (below). Everything else on the path is carried opaquely
+//!   (settings, labels, names, extension data, and assistant messages that stopped with `error`
+//!   or `aborted`, which pi never sends).
+//! - The last compaction on the path governs: pi sends its summary, then the path from its
+//!   `firstKeptEntryId` (when found before it), then what follows it. An earlier compaction pi
+//!   never shows; it is an event only where the governing one hides it anyway (before the first
+//!   kept entry), so the canonical model, which shows an earlier compaction's summary when it is
+//!   still in view, means the same.
+
+use foldhash::{HashMap, HashMapExt};
+use handoff_sdk::PluginError;
+
+use super::read::{malformed, Node, Parsed};
+
+/// What a path entry becomes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// A user, assistant or tool result event.
+    Message,
+    /// A user event made from what pi sends as user text (custom messages, summaries, bash runs).
+    AsUser,
+    /// A compaction event replacing everything up to the path position given.
+    Compaction {
+        /// Path position of the last replaced event.
+        through: usize,
+    },
+    /// Not sent to a model: carried opaquely on the next event.
+    Carried,
+}
+
+impl Role {
+    /// Whether the entry becomes an event.
+    pub fn is_event(self) -> bool {
+        !matches!(self, Role::Carried)
+    }
+}
+
+/// The conversation of a parsed file: the path (node indices, root first) and each one's role.
+#[derive(Debug)]
+pub struct Conversation {
+    /// Node indices from the root to the leaf.
+    pub path: Vec<usize>,
+    /// The role of each path position.
+    pub roles: Vec<Role>,
+}
+
+/// pi's path from the leaf (the last entry in file order) to the root.
+pub fn path(parsed: &Parsed) -> Result<Vec<usize>, PluginError> {
+    let nodes = &parsed.nodes;
+    let mut by_id: HashMap<&str, usize> = HashMap::with_capacity(nodes.len());
+    let mut leaf = None;
+    for (i, node) in nodes.iter().enumerate() {
+        if node.kind() == "session" {
+            continue;
+        }
+        by_id.insert(node.id.as_str(), i);
+        leaf = Some(i);
+    }
+    let mut path = Vec::new();
+    let mut current = leaf;
+    while let Some(i) = current {
+        if path.len() > nodes.len() {
+            let node = &nodes[i];
+            return Err(malformed(
+                &parsed.path,
+                node.line,
+                Some("parentId"),
+                format!("the parent chain loops through entry {:?}", node.id),
+            ));
+        }
+        path.push(i);
+        current = nodes[i]
+            .parent
+            .as_deref()
+            .and_then(|p| by_id.get(p).copied());
+    }
+    path.reverse();
+    Ok(path)
+}
+
+/// What an entry is, before compactions are looked at.
+fn base_role(node: &Node, version: u64) -> Role {
+    let entry = &node.entry;
+    match node.kind() {
+        "message" => {
+            let Some(message) = &entry.message else {
+                return Role::Carried;
+            };
+            match message.role.as_deref().unwrap_or_default() {
+                "user" | "toolResult" => Role::Message,
+                "assistant" => match message.stop_reason.as_deref() {
+                    Some("error" | "aborted") => Role::Carried,
+                    _ => Role::Message,
+                },
+                "bashExecution" => {
+                    if message.exclude_from_context.as_ref().is_some_and(truthy) {
+                        Role::Carried
+                    } else {
+                        Role::AsUser
+                    }
+                }
+                "custom" | "branchSummary" | "compactionSummary" => Role::AsUser,
+                // v2 files call the custom role hookMessage; pi renames it when it migrates.
+                "hookMessage" if version < 3 => Role::AsUser,
+                _ => Role::Carried,
+            }
+        }
+        "custom_message" => Role::AsUser,
+        "branch_summary" => {
+            if entry.summary.as_deref().is_some_and(|s| !s.is_empty()) {
+                Role::AsUser
+            } else {
+                Role::Carried
+            }
+        }
+        "compaction" => Role::Compaction { through: 0 },
+        _ => Role::Carried,
+    }
+}
+
+/// JavaScript truthiness of a JSON value.
+pub fn truthy(value: &handoff_sdk::serde_json::Value) -> bool {
+    use handoff_sdk::serde_json::Value;
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(_) | Value::Object(_) => true,
+    }
+}
+
+/// The path and the role of each entry on it.
+pub fn conversation(parsed: &Parsed) -> Result<Conversation, PluginError> {
+    let path = path(parsed)?;
+    let nodes = &parsed.nodes;
+    let mut roles: Vec<Role> = path
+        .iter()
+        .map(|&i| base_role(&nodes[i], parsed.header.version))
+        .collect();
+    let compactions: Vec<usize> = (0..path.len())
+        .filter(|&p| matches!(roles[p], Role::Compaction { .. }))
+        .collect();
+    let Some(&governing) = compactions.last() else {
+        return Ok(Conversation { path, roles });
+    };
+    // Path position of the first entry a compaction keeps: its firstKeptEntryId, searched before
+    // it; not found means nothing before the compaction is kept.
+    let first_kept = |c: usize| {
+        let wanted = nodes[path[c]].entry.first_kept_entry_id.as_deref();
+        wanted
+            .and_then(|id| (0..c).find(|&p| nodes[path[p]].id == id))
+            .unwrap_or(c)
+    };
+    let kept_from = first_kept(governing);
+    for &c in &compactions {
+        let through =
+            |roles: &[Role], before: usize| (0..before).rev().find(|&p| roles[p].is_event());
+        roles[c] = if c == governing {
+            match through(&roles, kept_from) {
+                Some(through) => Role::Compaction { through },
+                None => {
+                    let node = &nodes[path[c]];
+                    return Err(malformed(
+                        &parsed.path,
+                        node.line,
+                        Some("firstKeptEntryId"),
+                        "this compaction keeps every earlier message in view (it replaces nothing), \
+                         which the canonical transcript cannot say",
+                    ));
+                }
+            }
+        } else if c < kept_from {
+            match through(&roles, first_kept(c)) {
+                Some(through) => Role::Compaction { through },
+                None => Role::Carried,
+            }
+        } else {
+            Role::Carried
+        };
+    }
+    Ok(Conversation { path, roles })
+}

@@ -1,0 +1,608 @@
+//! The conversation of a parsed file → canonical events, one path entry at a time.
+//!
+//! What a pi entry has beyond its canonical form (usage, response ids, signatures of text blocks,
+//! the entries pi never sends, …) goes into the event's `opaque["pi"]`, so writing the transcript
+//! back into pi loses nothing:
+//!
+//! | key | what |
+//! |---|---|
+//! | `line` | members of the entry line without a canonical home (and its `timestamp` when it is not exactly the event's time as pi would write it) |
+//! | `message` | likewise for the message (`usage` unless zero, `stopReason` unless implied, `responseId`, `errorMessage`, `details`, …) |
+//! | `blocks` | `[[index, {members}], …]`: likewise for content blocks (`textSignature`, `thoughtSignature`, …) |
+//! | `string` | `true`: the user message's content was a plain string |
+//! | `entry` | the whole entry, for events made from what pi sends as user text (custom messages, summaries, bash runs) |
+//! | `before` | the entries pi does not send that came just before this event on the path, whole |
+//! | `after` | on the last event: the entries after it on the path, whole |
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use foldhash::{HashMap, HashMapExt};
+use handoff_sdk::serde_json::{Map, Value};
+use handoff_sdk::{
+    AssistantPart, Body, Event, Origin, Part, PluginError, Signature, Thinking, Timestamp, ToolCall,
+};
+
+use super::context::{conversation, Role};
+use super::llm::{self, field_error};
+use super::read::{malformed, Node, Parsed};
+use super::records::{Block, Content, Entry, HandoffEvent, IntoValue, Message, ZERO_USAGE};
+use super::time;
+
+/// The key of this plugin's native fields in `Event::opaque`.
+pub const OPAQUE_KEY: &str = "pi";
+
+/// What a read finds besides the events.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// The id of the last entry in file order (pi's leaf, which an append continues from).
+    pub leaf: Option<String>,
+    /// The model pi resumes with: the last `model_change` or assistant message on the path.
+    pub model: Option<(String, String)>,
+    /// Every entry id in the file (only when asked for).
+    pub ids: Vec<String>,
+}
+
+/// Converts `parsed` into events handed to `sink` in order until it returns `false`.
+pub fn events(
+    parsed: Parsed,
+    want_ids: bool,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<Found, PluginError> {
+    let conv = conversation(&parsed)?;
+    let Parsed {
+        path: file,
+        header,
+        nodes,
+    } = parsed;
+    let mut found = Found {
+        leaf: nodes
+            .iter()
+            .rev()
+            .find(|n| n.kind() != "session")
+            .map(|n| n.id.clone()),
+        model: path_model(&nodes, &conv.path),
+        ids: if want_ids {
+            nodes.iter().map(|n| n.id.clone()).collect()
+        } else {
+            Vec::new()
+        },
+    };
+    let needed: Vec<usize> = conv
+        .roles
+        .iter()
+        .filter_map(|r| match r {
+            Role::Compaction { through } => Some(*through),
+            _ => None,
+        })
+        .collect();
+    let mut through_ids: HashMap<usize, String> = HashMap::with_capacity(needed.len());
+    let mut slots: Vec<Option<Node>> = nodes.into_iter().map(Some).collect();
+    let mut converter = Converter {
+        file: &file,
+        version: header.version,
+        calls: HashMap::new(),
+    };
+    let mut before: Vec<Value> = Vec::new();
+    let mut held: Option<Event> = None;
+    for (position, (&index, role)) in conv.path.iter().zip(&conv.roles).enumerate() {
+        let node = slots[index].take().expect("a path visits each entry once");
+        if needed.contains(&position) {
+            through_ids.insert(position, node.id.clone());
+        }
+        let mut event = match *role {
+            Role::Carried => {
+                before.push(carried(node));
+                continue;
+            }
+            Role::Message => converter.message(node)?,
+            Role::AsUser => converter.as_user(node)?,
+            Role::Compaction { through } => {
+                let through = through_ids
+                    .get(&through)
+                    .cloned()
+                    .expect("a compaction replaces an earlier event");
+                converter.compaction(node, through)?
+            }
+        };
+        if !before.is_empty() {
+            pi_map(&mut event).insert("before".into(), Value::Array(std::mem::take(&mut before)));
+        }
+        if let Some(previous) = held.replace(event) {
+            if !sink(previous) {
+                return Ok(found);
+            }
+        }
+    }
+    if let Some(mut last) = held {
+        if !before.is_empty() {
+            pi_map(&mut last).insert("after".into(), Value::Array(before));
+        }
+        sink(last);
+    }
+    found.ids.shrink_to_fit();
+    Ok(found)
+}
+
+/// The model pi resumes with: the last `model_change` or assistant message on the path
+/// (`buildSessionContext`).
+fn path_model(nodes: &[Node], path: &[usize]) -> Option<(String, String)> {
+    path.iter().rev().find_map(|&i| {
+        let entry = &nodes[i].entry;
+        match nodes[i].kind() {
+            "model_change" => {
+                let get = |k: &str| {
+                    entry
+                        .extra
+                        .iter()
+                        .find(|(key, _)| key == k)
+                        .and_then(|(_, v)| v.as_str())
+                };
+                Some((get("provider")?.to_owned(), get("modelId")?.to_owned()))
+            }
+            "message" => {
+                let m = entry.message.as_ref()?;
+                (m.role.as_deref() == Some("assistant"))
+                    .then(|| Some((m.provider.clone()?, m.model.clone()?)))?
+            }
+            _ => None,
+        }
+    })
+}
+
+/// The `opaque["pi"]` object of an event, made when missing.
+fn pi_map(event: &mut Event) -> &mut Map<String, Value> {
+    let slot = event
+        .opaque
+        .entry(OPAQUE_KEY.to_owned())
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !slot.is_object() {
+        *slot = Value::Object(Map::new());
+    }
+    slot.as_object_mut().expect("made an object above")
+}
+
+/// An entry carried whole: its members as pi wrote them (a v1 entry without the stand-in id).
+fn carried(node: Node) -> Value {
+    let Node {
+        id, parent, entry, ..
+    } = node;
+    let mut map = Map::new();
+    let (kind, rest) = split_kind(entry);
+    map.insert("type".into(), Value::String(kind));
+    if !is_v1_id(&id) {
+        map.insert("id".into(), Value::String(id));
+        map.insert("parentId".into(), parent.map_or(Value::Null, Value::String));
+    }
+    map.extend(rest);
+    Value::Object(map)
+}
+
+fn split_kind(mut entry: Entry) -> (String, Map<String, Value>) {
+    let kind = entry.kind.take().unwrap_or_default();
+    (kind, entry.into_map())
+}
+
+/// The stand-in ids of v1 entries (`L<line>`), which are not written back.
+pub fn is_v1_id(id: &str) -> bool {
+    id.strip_prefix('L')
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Native fields of one event, gathered as it is converted.
+#[derive(Default)]
+struct Residue {
+    map: Map<String, Value>,
+}
+
+impl Residue {
+    fn put_map(&mut self, key: &str, members: Map<String, Value>) {
+        if !members.is_empty() {
+            self.map.insert(key.to_owned(), Value::Object(members));
+        }
+    }
+
+    fn into_opaque(self) -> BTreeMap<String, Value> {
+        let mut opaque = BTreeMap::new();
+        if !self.map.is_empty() {
+            opaque.insert(OPAQUE_KEY.to_owned(), Value::Object(self.map));
+        }
+        opaque
+    }
+}
+
+struct Converter<'a> {
+    file: &'a Path,
+    version: u64,
+    /// Call id → (tool name, answered yet).
+    calls: HashMap<String, (String, bool)>,
+}
+
+impl Converter<'_> {
+    fn fail(&self, line: usize, field: &str, message: impl Into<String>) -> PluginError {
+        malformed(self.file, line, Some(field), message)
+    }
+
+    /// A user, assistant or tool result message.
+    fn message(&mut self, node: Node) -> Result<Event, PluginError> {
+        let Node {
+            line,
+            id,
+            mut entry,
+            ..
+        } = node;
+        let handoff = entry.handoff.take().unwrap_or_default();
+        let timestamp = llm::message_time(&entry).map_err(|e| field_error(self.file, line, e))?;
+        let mut message = entry.message.take().expect("classified as a message");
+        if message
+            .timestamp
+            .as_ref()
+            .is_some_and(|n| n.as_i64().is_some())
+        {
+            message.timestamp = None;
+        }
+        let mut residue = Residue::default();
+        let role = message.role.take().unwrap_or_default();
+        let body = match role.as_str() {
+            "user" => self.user(&mut message, line, &mut residue)?,
+            "assistant" => self.assistant(&mut message, &handoff, line, &mut residue)?,
+            _ => self.tool_result(&mut message, line, &mut residue)?,
+        };
+        residue.put_map("message", message.into_map());
+        residue.put_map("line", entry_rest(entry, timestamp));
+        Ok(Event {
+            id,
+            timestamp,
+            author: handoff.author,
+            body,
+            opaque: residue.into_opaque(),
+        })
+    }
+
+    fn user(
+        &mut self,
+        message: &mut Message,
+        line: usize,
+        residue: &mut Residue,
+    ) -> Result<Body, PluginError> {
+        let content = match message.content.take() {
+            Some(Content::Text(text)) => {
+                residue.map.insert("string".into(), Value::Bool(true));
+                vec![Part::text(text)]
+            }
+            Some(Content::Blocks(blocks)) => self.parts(blocks, line, residue)?,
+            None => return Err(self.fail(line, "message.content", "the message has no content")),
+        };
+        Ok(Body::User { content })
+    }
+
+    /// Text and image blocks (user content, tool results), moved out of the records.
+    fn parts(
+        &self,
+        blocks: Vec<Block>,
+        line: usize,
+        residue: &mut Residue,
+    ) -> Result<Vec<Part>, PluginError> {
+        let mut parts = Vec::with_capacity(blocks.len());
+        let mut rests = Vec::new();
+        for (i, mut block) in blocks.into_iter().enumerate() {
+            let field = format!("message.content[{i}]");
+            let part = match block.kind.as_deref() {
+                Some("text") => Part::Text {
+                    text: block.text.take().ok_or_else(|| {
+                        self.fail(line, &format!("{field}.text"), "a text block has no text")
+                    })?,
+                },
+                Some("image") => {
+                    let part = llm::image_part(
+                        block.data.as_deref(),
+                        block.mime_type.as_deref(),
+                        &field,
+                    )
+                    .map_err(|e| field_error(self.file, line, e))?;
+                    block.data = None;
+                    block.mime_type = None;
+                    part
+                }
+                other => {
+                    return Err(self.fail(
+                        line,
+                        &format!("{field}.type"),
+                        format!(
+                            "{:?} is not a block pi sends in user content or tool results (text or image)",
+                            other.unwrap_or("(none)")
+                        ),
+                    ))
+                }
+            };
+            block.kind = None;
+            rest_of_block(block, i, &mut rests);
+            parts.push(part);
+        }
+        if !rests.is_empty() {
+            residue.map.insert("blocks".into(), Value::Array(rests));
+        }
+        Ok(parts)
+    }
+
+    fn assistant(
+        &mut self,
+        message: &mut Message,
+        handoff: &HandoffEvent,
+        line: usize,
+        residue: &mut Residue,
+    ) -> Result<Body, PluginError> {
+        let origin = match handoff
+            .origin_override()
+            .map_err(|e| self.fail(line, "x-handoff-event.origin", e))?
+        {
+            Some(origin) => {
+                // The members pi needs were written as stand-ins.
+                (
+                    message.api.take(),
+                    message.provider.take(),
+                    message.model.take(),
+                );
+                origin
+            }
+            None => match message.provider.take() {
+                Some(provider) => Some(Origin {
+                    provider,
+                    model: message.model.take(),
+                    api: message.api.take(),
+                }),
+                None => None,
+            },
+        };
+        let blocks = match message.content.take() {
+            Some(Content::Blocks(blocks)) => blocks,
+            Some(Content::Text(_)) => {
+                return Err(self.fail(
+                    line,
+                    "message.content",
+                    "an assistant message's content must be an array of blocks (pi cannot send a string)",
+                ))
+            }
+            None => return Err(self.fail(line, "message.content", "the message has no content")),
+        };
+        let mut content = Vec::with_capacity(blocks.len());
+        let mut rests = Vec::new();
+        for (i, mut block) in blocks.into_iter().enumerate() {
+            let part = self.assistant_part(&mut block, i, origin.as_ref(), handoff, line)?;
+            block.kind = None;
+            rest_of_block(block, i, &mut rests);
+            content.push(part);
+        }
+        if !rests.is_empty() {
+            residue.map.insert("blocks".into(), Value::Array(rests));
+        }
+        let implied = if content
+            .iter()
+            .any(|p| matches!(p, AssistantPart::ToolCall(_)))
+        {
+            "toolUse"
+        } else {
+            "stop"
+        };
+        if message.stop_reason.as_deref() == Some(implied) {
+            message.stop_reason = None;
+        }
+        if message
+            .usage
+            .as_ref()
+            .is_some_and(|u| u.get() == ZERO_USAGE)
+        {
+            message.usage = None;
+        }
+        Ok(Body::Assistant { content, origin })
+    }
+
+    fn assistant_part(
+        &mut self,
+        block: &mut Block,
+        i: usize,
+        origin: Option<&Origin>,
+        handoff: &HandoffEvent,
+        line: usize,
+    ) -> Result<AssistantPart, PluginError> {
+        let field = format!("message.content[{i}]");
+        let missing = |what: &str| {
+            self.fail(
+                line,
+                &format!("{field}.{what}"),
+                format!("the block has no {what}"),
+            )
+        };
+        Ok(match block.kind.as_deref() {
+            Some("text") => AssistantPart::Text {
+                text: block.text.take().ok_or_else(|| missing("text"))?,
+            },
+            Some("thinking") => {
+                let text = block.thinking.take().ok_or_else(|| missing("thinking"))?;
+                let value = block.thinking_signature.take_if(|s| !s.is_empty());
+                let signature = value.map(|value| {
+                    let model = handoff
+                        .signature_models
+                        .iter()
+                        .find(|(index, _)| *index == i)
+                        .map_or_else(|| origin.and_then(|o| o.model.clone()), |(_, m)| m.clone());
+                    Signature {
+                        provider: origin.map_or_else(String::new, |o| o.provider.clone()),
+                        model,
+                        value,
+                        redacted: block.redacted.take().unwrap_or(false),
+                    }
+                });
+                AssistantPart::Thinking(Thinking { text, signature })
+            }
+            Some("toolCall") => {
+                let id = block.id.take().ok_or_else(|| missing("id"))?;
+                let name = block.name.take().ok_or_else(|| missing("name"))?;
+                let arguments = block.arguments.take().ok_or_else(|| missing("arguments"))?;
+                if self
+                    .calls
+                    .insert(id.clone(), (name.clone(), false))
+                    .is_some()
+                {
+                    return Err(self.fail(
+                        line,
+                        &format!("{field}.id"),
+                        format!("tool call id {id:?} is used twice on the conversation path"),
+                    ));
+                }
+                AssistantPart::ToolCall(ToolCall {
+                    id,
+                    name,
+                    arguments,
+                })
+            }
+            other => {
+                return Err(self.fail(
+                    line,
+                    &format!("{field}.type"),
+                    format!(
+                        "{:?} is not a block of an assistant message (text, thinking or toolCall)",
+                        other.unwrap_or("(none)")
+                    ),
+                ))
+            }
+        })
+    }
+
+    fn tool_result(
+        &mut self,
+        message: &mut Message,
+        line: usize,
+        residue: &mut Residue,
+    ) -> Result<Body, PluginError> {
+        let call_id = message.tool_call_id.take().ok_or_else(|| {
+            self.fail(line, "message.toolCallId", "the tool result names no call")
+        })?;
+        match self.calls.get_mut(&call_id) {
+            None => {
+                return Err(self.fail(
+                    line,
+                    "message.toolCallId",
+                    format!(
+                        "{call_id:?} answers no tool call pi sends on the conversation path \
+                         (none, or one of an assistant message that stopped with error/aborted)"
+                    ),
+                ))
+            }
+            Some((_, true)) => {
+                return Err(self.fail(
+                    line,
+                    "message.toolCallId",
+                    format!("tool call {call_id:?} already has a result"),
+                ))
+            }
+            Some((name, answered)) => {
+                *answered = true;
+                if message.tool_name.as_deref() == Some(name.as_str()) {
+                    message.tool_name = None;
+                }
+            }
+        }
+        let content = match message.content.take() {
+            Some(Content::Blocks(blocks)) => self.parts(blocks, line, residue)?,
+            Some(Content::Text(text)) => {
+                residue.map.insert("string".into(), Value::Bool(true));
+                vec![Part::text(text)]
+            }
+            None => {
+                return Err(self.fail(line, "message.content", "the tool result has no content"))
+            }
+        };
+        let is_error = message.is_error.take().unwrap_or(false);
+        Ok(Body::ToolResult {
+            call_id,
+            content,
+            is_error,
+        })
+    }
+
+    /// An entry pi sends as user text: the text it sends, and the whole entry kept.
+    fn as_user(&mut self, node: Node) -> Result<Event, PluginError> {
+        let Node {
+            line,
+            id,
+            mut entry,
+            ..
+        } = node;
+        let handoff = entry.handoff.take().unwrap_or_default();
+        let is_hook = self.version < 3
+            && entry.message.as_ref().and_then(|m| m.role.as_deref()) == Some("hookMessage");
+        let (timestamp, content) =
+            llm::as_user(&entry).map_err(|e| field_error(self.file, line, e))?;
+        if is_hook {
+            // pi renames the v2 role when it migrates the file.
+            if let Some(m) = entry.message.as_mut() {
+                m.role = Some("custom".into());
+            }
+        }
+        let mut residue = Residue::default();
+        residue.map.insert("entry".into(), entry.into_value());
+        Ok(Event {
+            id,
+            timestamp,
+            author: handoff.author,
+            body: Body::User { content },
+            opaque: residue.into_opaque(),
+        })
+    }
+
+    fn compaction(&mut self, node: Node, through: String) -> Result<Event, PluginError> {
+        let Node {
+            line,
+            id,
+            mut entry,
+            ..
+        } = node;
+        let handoff = entry.handoff.take().unwrap_or_default();
+        let text = entry
+            .timestamp
+            .as_deref()
+            .ok_or_else(|| self.fail(line, "timestamp", "the compaction has no timestamp"))?;
+        let timestamp = time::parse_iso(text).map_err(|e| self.fail(line, "timestamp", e))?;
+        let summary = entry
+            .summary
+            .take()
+            .ok_or_else(|| self.fail(line, "summary", "the compaction has no summary"))?;
+        entry.first_kept_entry_id = None;
+        let mut residue = Residue::default();
+        residue.put_map("line", entry_rest(entry, timestamp));
+        Ok(Event {
+            id,
+            timestamp,
+            author: handoff.author,
+            body: Body::Compaction {
+                summary,
+                replaces_through: through,
+            },
+            opaque: residue.into_opaque(),
+        })
+    }
+}
+
+/// The members of an event's entry line left after conversion (its type, id and parent are
+/// the writer's; its timestamp only when the writer would spell it differently).
+fn entry_rest(mut entry: Entry, timestamp: Timestamp) -> Map<String, Value> {
+    entry.kind = None;
+    entry.message = None;
+    if entry
+        .timestamp
+        .as_deref()
+        .is_some_and(|t| time::is_canonical(t, timestamp))
+    {
+        entry.timestamp = None;
+    }
+    entry.into_map()
+}
+
+/// Keeps the members of a block left after conversion, by index.
+fn rest_of_block(block: Block, index: usize, rests: &mut Vec<Value>) {
+    let rest = block.into_map();
+    if !rest.is_empty() {
+        rests.push(Value::Array(vec![Value::from(index), Value::Object(rest)]));
+    }
+}

@@ -1,0 +1,311 @@
+//! The `pi` target: the session store of the pi coding agent 0.73.1.
+//!
+//! `layout` says where files live, `read` parses a file, `context` finds the conversation on
+//! pi's entry tree, `convert` turns it into canonical events, `llm` is what pi sends for its own
+//! message kinds, `write` turns events into entry lines, `resume` says how pi resumes a session.
+//! Every mapping choice, with its source, is in `docs/formats/pi.md`.
+
+mod context;
+mod convert;
+pub(crate) mod layout;
+mod llm;
+mod read;
+mod records;
+mod resume;
+pub(crate) mod time;
+mod write;
+
+use std::path::Path;
+use std::time::Duration;
+
+use handoff_sdk::marker::OwnershipMarker;
+use handoff_sdk::serde_json;
+use handoff_sdk::{
+    atomic, lock, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef,
+    StoreRoot, TargetManifest, Timestamp, Transcript,
+};
+
+pub use convert::OPAQUE_KEY;
+pub use resume::AGENT_DIR_ENV;
+
+/// The target name.
+pub const TARGET: &str = "pi";
+/// The plugin name (the `plugin` of the ownership marker).
+pub const PLUGIN: &str = "pi";
+/// pi reads only this many bytes of a file to accept it as a session (`isValidSessionFile`,
+/// used by `--continue`): the header line must be whole JSON within them.
+pub const HEADER_LIMIT: usize = 512;
+/// How long append and remove wait for another handoff writer of the same session.
+const LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// Creates a session holding `transcript` (already checked against the manifest).
+pub fn create(
+    root: &StoreRoot,
+    transcript: &Transcript,
+    options: &CreateOptions,
+) -> Result<SessionRef, PluginError> {
+    write::check_representable(&transcript.events, 0)?;
+    let cwd = options
+        .cwd
+        .as_deref()
+        .or(transcript.cwd.as_deref())
+        .ok_or_else(|| {
+            PluginError::InvalidTranscript(
+                "a pi session needs a working directory: set CreateOptions.cwd or the transcript's cwd"
+                    .into(),
+            )
+        })?;
+    let id = uuid::Uuid::now_v7().to_string();
+    let created = transcript
+        .events
+        .first()
+        .map_or_else(Timestamp::now, |e| e.timestamp);
+    let created_iso = time::iso_string(created.millis());
+    let marker = OwnershipMarker {
+        plugin: PLUGIN.to_owned(),
+        locator: options.locator.clone(),
+    };
+    let header = serde_json::to_vec(&records::OutHeader {
+        kind: "session",
+        version: 3,
+        id: &id,
+        timestamp: &created_iso,
+        cwd,
+        marker: &marker,
+    })
+    .map_err(|e| PluginError::Other(format!("cannot serialise the session header: {e}")))?;
+    if header.len() > HEADER_LIMIT {
+        return Err(PluginError::Other(format!(
+            "the pi session header would be {} bytes (the working directory and the locator make it \
+             long); pi 0.73.1 accepts a session only when its first line is whole within {HEADER_LIMIT} bytes",
+            header.len()
+        )));
+    }
+    let file = root.join(&[
+        layout::SESSIONS,
+        &layout::folder_name(cwd),
+        &layout::file_name(&created_iso, &id),
+    ])?;
+    root.create_file(&file, |out| {
+        out.write_all(&header)?;
+        out.write_all(b"\n")?;
+        let chain = write::Chain {
+            leaf: None,
+            model: None,
+            ids: write::Ids::new([]),
+        };
+        let mut writer = write::EntryWriter::new(out, &transcript.events, 0, chain);
+        writer.start()?;
+        writer.events(0)
+    })?;
+    Ok(SessionRef {
+        target: TARGET.to_owned(),
+        id,
+        path: file,
+    })
+}
+
+/// Refuses a session this plugin did not mark, or one whose header is another session.
+fn require_owned(path: &Path, session: &SessionRef) -> Result<(), PluginError> {
+    let header = read::read_header(path)?;
+    if header.id != session.id {
+        return Err(read::malformed(
+            path,
+            1,
+            Some("id"),
+            format!("the header says session {}, not {}", header.id, session.id),
+        ));
+    }
+    match header.marker {
+        Some(marker) if marker.plugin == PLUGIN => Ok(()),
+        _ => Err(PluginError::NotOwned {
+            path: path.to_owned(),
+        }),
+    }
+}
+
+/// The advisory lock of one session.
+fn session_lock(root: &StoreRoot, session: &SessionRef) -> Result<lock::Lock, PluginError> {
+    lock::Lock::acquire(root, &format!("pi-session:{}", session.id), LOCK_WAIT).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::WouldBlock {
+            PluginError::Locked {
+                path: session.path.clone(),
+            }
+        } else {
+            PluginError::io(&session.path, &e)
+        }
+    })
+}
+
+/// Appends `events` to a session this plugin owns, continuing the chain from the leaf (the last
+/// entry in file order, whoever wrote it).
+pub fn append(
+    root: &StoreRoot,
+    session: &SessionRef,
+    events: &[Event],
+    manifest: &TargetManifest,
+) -> Result<SessionRef, PluginError> {
+    let path = session.check(root, TARGET)?;
+    require_owned(path, session)?;
+    let _lock = session_lock(root, session)?;
+    let parsed = read::parse_file(path)?;
+    let mut whole = Transcript::new(Vec::new());
+    whole.cwd = parsed.header.cwd.clone();
+    let found = convert::events(parsed, true, &mut |e| {
+        whole.events.push(e);
+        true
+    })?;
+    let first = whole.events.len();
+    manifest.check_carried(&Transcript::new(events.to_vec()))?;
+    whole.events.extend_from_slice(events);
+    whole.validate()?;
+    write::check_representable(&whole.events, first)?;
+    if !events.is_empty() {
+        atomic::append(path, |out| {
+            let chain = write::Chain {
+                leaf: found.leaf,
+                model: found.model,
+                ids: write::Ids::new(found.ids),
+            };
+            write::EntryWriter::new(out, &whole.events, first, chain).events(first)
+        })
+        .map_err(|e| PluginError::io(path, &e))?;
+    }
+    Ok(session.clone())
+}
+
+/// Removes a session this plugin owns (and its folder, when that is left empty).
+pub fn remove(root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+    let path = session.check(root, TARGET)?;
+    require_owned(path, session)?;
+    let _lock = session_lock(root, session)?;
+    std::fs::remove_file(path).map_err(|e| PluginError::io(path, &e))?;
+    if let Some(dir) = path.parent() {
+        if root.check_inside(dir).is_ok() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+    Ok(())
+}
+
+/// Reads a session file, handing each event to `sink` until it returns `false`; returns the
+/// working directory.
+pub fn read_each(
+    path: &Path,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<Option<String>, PluginError> {
+    let parsed = read::parse_file(path)?;
+    let cwd = parsed.header.cwd.clone();
+    convert::events(parsed, false, sink)?;
+    Ok(cwd)
+}
+
+/// Reads a whole session file.
+pub fn read(path: &Path) -> Result<Transcript, PluginError> {
+    let mut events = Vec::new();
+    let cwd = read_each(path, &mut |e| {
+        events.push(e);
+        true
+    })?;
+    let mut transcript = Transcript::new(events);
+    transcript.cwd = cwd;
+    Ok(transcript)
+}
+
+/// The sessions of every folder, newest first. A file without a valid header is not a session
+/// (pi does not list it either).
+pub fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+    let mut sessions = Vec::new();
+    for path in layout::all_files(root)? {
+        let Ok(header) = read::read_header(&path) else {
+            continue;
+        };
+        let marker = header.marker.filter(|m| m.plugin == PLUGIN);
+        sessions.push(SessionInfo::of_file(TARGET, &header.id, &path, marker));
+    }
+    SessionInfo::sort_newest_first(&mut sessions);
+    Ok(sessions)
+}
+
+/// The session with exactly this id.
+pub fn resolve(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+    let path = layout::find(root, id)?;
+    Ok(SessionRef {
+        target: TARGET.to_owned(),
+        id: id.to_owned(),
+        path,
+    })
+}
+
+/// How to resume `session` with `prompt`.
+pub fn plan(
+    root: &StoreRoot,
+    session: &SessionRef,
+    prompt: &str,
+) -> Result<ResumePlan, PluginError> {
+    resume::plan(root, session, prompt)
+}
+
+/// What pi's session list shows for one session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// The session id.
+    pub id: String,
+    /// Its working directory.
+    pub cwd: Option<String>,
+    /// The name the latest `session_info` entry gives it (an empty name clears it).
+    pub name: Option<String>,
+    /// The first user text (pi's "first message").
+    pub title: Option<String>,
+}
+
+/// pi's listing of one file (`buildSessionInfo`): name from the latest `session_info`, title from
+/// the first user message with text (its text blocks joined by a space).
+pub fn summary(path: &Path) -> Result<Summary, PluginError> {
+    let parsed = read::parse_file(path)?;
+    let mut name = None;
+    let mut title = None;
+    for node in &parsed.nodes {
+        match node.kind() {
+            "session_info" => {
+                name = node
+                    .entry
+                    .extra
+                    .iter()
+                    .find(|(k, _)| k == "name")
+                    .and_then(|(_, v)| v.as_str())
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .map(str::to_owned);
+            }
+            "message" if title.is_none() => {
+                let Some(message) = &node.entry.message else {
+                    continue;
+                };
+                if message.role.as_deref() != Some("user") {
+                    continue;
+                }
+                let text = match &message.content {
+                    Some(records::Content::Text(t)) => t.clone(),
+                    Some(records::Content::Blocks(blocks)) => blocks
+                        .iter()
+                        .filter(|b| b.kind.as_deref() == Some("text"))
+                        .filter_map(|b| b.text.as_deref())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    None => String::new(),
+                };
+                if !text.is_empty() {
+                    title = Some(text);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(Summary {
+        id: parsed.header.id,
+        cwd: parsed.header.cwd,
+        name,
+        title,
+    })
+}

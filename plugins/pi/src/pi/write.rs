@@ -1,0 +1,719 @@
+//! Canonical events → pi entry lines, chained by `id`/`parentId` from the current leaf.
+//!
+//! - user → `message` role `user` (text and image blocks); assistant → role `assistant` (text,
+//!   thinking, `toolCall` blocks in order, `api`/`provider`/`model` from the origin, zero usage,
+//!   `stopReason` `toolUse` when it calls a tool, else `stop`); tool result → role `toolResult`
+//!   (`toolName` from its call); compaction → a `compaction` entry whose `firstKeptEntryId` is the
+//!   entry after the last replaced event (its own id when it replaces everything before it).
+//! - A `model_change` goes first and wherever an assistant turn's model differs from the one pi
+//!   would resume with at that point, so the path always names the model of the turns on it.
+//! - A thinking signature is written only when the turn's own provider (and model, when the
+//!   signature names one) made it: pi replays a signature only to the model it belongs to.
+//! - What a pi session had beyond the canonical form (`opaque["pi"]`, see `convert`) is put back.
+//! - Event ids that are already pi entry ids (8 hex digits) are kept; others get fresh ones.
+
+use std::io::{self, Write};
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use handoff_sdk::serde_json::{self, Map, Value};
+use handoff_sdk::{AssistantPart, Body, Event, Origin, Part, PluginError, Timestamp};
+use serde::Serialize;
+
+use super::convert::OPAQUE_KEY;
+use super::llm;
+use super::records::{
+    AssistantMessage, Base64, Compaction, Entry, ExtraRef, HandoffEvent, MessageEntry, ModelChange,
+    OutBlock, OutContent, OutEntry, TimeOut, ToolResultMessage, UsageOut, UserMessage,
+    EVENT_MEMBER,
+};
+use super::time;
+
+/// Members of an entry line the writer writes itself.
+const LINE_TYPED: &[&str] = &[
+    "type",
+    "id",
+    "parentId",
+    "timestamp",
+    "message",
+    EVENT_MEMBER,
+];
+/// Members of a compaction line the writer writes itself.
+const COMPACTION_TYPED: &[&str] = &[
+    "type",
+    "id",
+    "parentId",
+    "timestamp",
+    "summary",
+    "firstKeptEntryId",
+    "tokensBefore",
+    EVENT_MEMBER,
+];
+/// Members of a message the writer writes itself.
+const MESSAGE_TYPED: &[&str] = &[
+    "role",
+    "content",
+    "timestamp",
+    "api",
+    "provider",
+    "model",
+    "usage",
+    "stopReason",
+    "toolCallId",
+    "toolName",
+    "isError",
+];
+/// Members of a block the writer writes itself.
+const BLOCK_TYPED: &[&str] = &[
+    "type",
+    "text",
+    "thinking",
+    "thinkingSignature",
+    "redacted",
+    "data",
+    "mimeType",
+    "id",
+    "name",
+    "arguments",
+];
+/// The model and API written when a turn has no origin (the real one rides in the event member).
+pub const UNKNOWN: &str = "unknown";
+
+/// Entry ids: 8 lowercase hex digits, unique in the file.
+pub struct Ids {
+    used: HashSet<String>,
+    state: u64,
+}
+
+impl Ids {
+    /// Ids not colliding with `existing`.
+    pub fn new(existing: impl IntoIterator<Item = String>) -> Self {
+        let seed = uuid::Uuid::new_v4().as_u64_pair();
+        let mut used = HashSet::new();
+        used.extend(existing);
+        Ids {
+            used,
+            state: seed.0 ^ seed.1.rotate_left(17),
+        }
+    }
+
+    /// A fresh id.
+    pub fn fresh(&mut self) -> String {
+        loop {
+            // splitmix64
+            self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            let id = format!("{:08x}", (z >> 32) as u32);
+            if self.used.insert(id.clone()) {
+                return id;
+            }
+        }
+    }
+
+    /// `wanted` when it is a pi entry id not used yet, else a fresh one.
+    pub fn claim(&mut self, wanted: Option<&str>) -> String {
+        match wanted {
+            Some(w) if is_entry_id(w) && !self.used.contains(w) => {
+                self.used.insert(w.to_owned());
+                w.to_owned()
+            }
+            _ => self.fresh(),
+        }
+    }
+}
+
+/// Whether `id` has the shape of pi's entry ids (8 lowercase hex digits).
+pub fn is_entry_id(id: &str) -> bool {
+    id.len() == 8 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Where a write continues from.
+pub struct Chain {
+    /// The last entry in file order (the parent of the next one).
+    pub leaf: Option<String>,
+    /// The model pi would resume with so far.
+    pub model: Option<(String, String)>,
+    /// Entry ids.
+    pub ids: Ids,
+}
+
+/// Refuses, before anything is written, what pi cannot hold: tool arguments that are not an
+/// object (pi's `toolCall.arguments` is one), and a compaction that a later one keeps in view
+/// (pi shows only the last compaction's summary).
+pub fn check_representable(events: &[Event], first: usize) -> Result<(), PluginError> {
+    let invalid = |index: usize, field: String, message: &str| {
+        PluginError::InvalidTranscript(format!(
+            "event {index} ({}): {field}: {message}",
+            events[index].id
+        ))
+    };
+    for (index, event) in events.iter().enumerate().skip(first) {
+        if let Body::Assistant { content, .. } = &event.body {
+            for (i, part) in content.iter().enumerate() {
+                if let AssistantPart::ToolCall(call) = part {
+                    if !call.arguments.is_object() {
+                        return Err(invalid(
+                            index,
+                            format!("body.content[{i}].arguments"),
+                            "pi keeps tool arguments as a JSON object; these are not one",
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    let compactions: Vec<usize> = (0..events.len())
+        .filter(|&i| matches!(events[i].body, Body::Compaction { .. }))
+        .collect();
+    if let Some((&last, earlier)) = compactions.split_last() {
+        let Body::Compaction {
+            replaces_through, ..
+        } = &events[last].body
+        else {
+            unreachable!()
+        };
+        let through = events[..last]
+            .iter()
+            .rposition(|e| &e.id == replaces_through);
+        if let Some(&visible) = earlier.iter().find(|&&k| through.is_none_or(|t| k > t)) {
+            return Err(invalid(
+                visible,
+                "body".into(),
+                "a later compaction keeps this compaction in view, but pi shows only the last \
+                 compaction's summary",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Writes events as entry lines.
+pub struct EntryWriter<'a> {
+    out: &'a mut dyn Write,
+    events: &'a [Event],
+    chain: Chain,
+    /// The entry id of each event written or already in the file, by event index.
+    entry_ids: Vec<String>,
+    /// Call id → tool name, for tool results.
+    calls: HashMap<&'a str, &'a str>,
+}
+
+impl<'a> EntryWriter<'a> {
+    /// A writer of `events[first..]` (the events before `first` are already in the file, with
+    /// their event ids as entry ids).
+    pub fn new(out: &'a mut dyn Write, events: &'a [Event], first: usize, chain: Chain) -> Self {
+        let mut calls = HashMap::with_capacity(events.len() / 2);
+        for event in events {
+            if let Body::Assistant { content, .. } = &event.body {
+                for part in content {
+                    if let AssistantPart::ToolCall(call) = part {
+                        calls.insert(call.id.as_str(), call.name.as_str());
+                    }
+                }
+            }
+        }
+        let mut entry_ids = Vec::with_capacity(events.len());
+        entry_ids.extend(events[..first].iter().map(|e| e.id.clone()));
+        EntryWriter {
+            out,
+            events,
+            chain,
+            entry_ids,
+            calls,
+        }
+    }
+
+    /// A new session's first entry: the model of its first assistant turn (as pi writes one
+    /// first), unless the events come from a pi session that carries its own.
+    pub fn start(&mut self) -> io::Result<()> {
+        let Some(first) = self.events.first() else {
+            return Ok(());
+        };
+        if pi_member(first, "before").is_some() {
+            return Ok(());
+        }
+        let origin = self.events.iter().find_map(|e| match &e.body {
+            Body::Assistant {
+                origin: Some(origin),
+                ..
+            } if origin.model.is_some() => Some(origin),
+            _ => None,
+        });
+        if let Some(origin) = origin {
+            self.model_change(origin, first.timestamp)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `events[from..]`.
+    pub fn events(&mut self, from: usize) -> io::Result<()> {
+        for index in from..self.events.len() {
+            self.event(index)?;
+        }
+        if let Some(after) = self.events.last().and_then(|e| pi_member(e, "after")) {
+            for raw in after.as_array().into_iter().flatten() {
+                self.raw(raw)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn event(&mut self, index: usize) -> io::Result<()> {
+        let event = &self.events[index];
+        if let Some(before) = pi_member(event, "before").and_then(Value::as_array) {
+            for raw in before {
+                self.raw(raw)?;
+            }
+        }
+        if let Body::Assistant {
+            origin: Some(origin),
+            ..
+        } = &event.body
+        {
+            self.model_change(origin, event.timestamp)?;
+        }
+        let id = self.chain.ids.claim(Some(&event.id));
+        match &event.body {
+            Body::User { content } => match raw_user_entry(event, content) {
+                Some(raw) => self.raw_event(raw, &id, event)?,
+                None => self.user(&id, event, content)?,
+            },
+            Body::Assistant { content, origin } => {
+                self.assistant(&id, event, content, origin.as_ref())?
+            }
+            Body::ToolResult {
+                call_id,
+                content,
+                is_error,
+            } => self.tool_result(&id, event, call_id, content, *is_error)?,
+            Body::Compaction {
+                summary,
+                replaces_through,
+            } => self.compaction(&id, index, summary, replaces_through)?,
+        }
+        self.entry_ids.push(id.clone());
+        self.chain.leaf = Some(id);
+        Ok(())
+    }
+
+    /// Writes one entry line.
+    fn line<B: Serialize>(
+        &mut self,
+        kind: &str,
+        id: &str,
+        timestamp: &str,
+        body: B,
+        handoff: Option<&HandoffEvent>,
+        extra: ExtraRef<'_>,
+    ) -> io::Result<()> {
+        let entry = OutEntry {
+            kind,
+            id,
+            parent_id: self.chain.leaf.as_deref(),
+            timestamp,
+            body,
+            handoff: handoff.filter(|h| !h.is_empty()),
+            extra,
+        };
+        serde_json::to_writer(&mut *self.out, &entry).map_err(io::Error::other)?;
+        self.out.write_all(b"\n")
+    }
+
+    fn model_change(&mut self, origin: &Origin, at: Timestamp) -> io::Result<()> {
+        let Some(model) = origin.model.as_deref() else {
+            return Ok(());
+        };
+        if self
+            .chain
+            .model
+            .as_ref()
+            .is_some_and(|(p, m)| p == &origin.provider && m == model)
+        {
+            return Ok(());
+        }
+        let id = self.chain.ids.fresh();
+        let body = ModelChange {
+            provider: &origin.provider,
+            model_id: model,
+        };
+        self.line(
+            "model_change",
+            &id,
+            &time::iso_string(at.millis()),
+            body,
+            None,
+            ExtraRef::default(),
+        )?;
+        self.chain.model = Some((origin.provider.clone(), model.to_owned()));
+        self.chain.leaf = Some(id);
+        Ok(())
+    }
+
+    /// An entry carried whole from a pi session, chained here.
+    fn raw(&mut self, raw: &Value) -> io::Result<()> {
+        let Some(map) = raw.as_object() else {
+            return Ok(());
+        };
+        let id = self.chain.ids.claim(map.get("id").and_then(Value::as_str));
+        let mut out = Map::with_capacity(map.len() + 2);
+        out.insert(
+            "type".into(),
+            map.get("type").cloned().unwrap_or(Value::Null),
+        );
+        out.insert("id".into(), Value::String(id.clone()));
+        out.insert(
+            "parentId".into(),
+            self.chain.leaf.clone().map_or(Value::Null, Value::String),
+        );
+        for (k, v) in map {
+            if !matches!(k.as_str(), "type" | "id" | "parentId") {
+                out.insert(k.clone(), v.clone());
+            }
+        }
+        self.track_model(&out);
+        serde_json::to_writer(&mut *self.out, &out).map_err(io::Error::other)?;
+        self.out.write_all(b"\n")?;
+        self.chain.leaf = Some(id);
+        Ok(())
+    }
+
+    /// Follows pi's model through carried entries.
+    fn track_model(&mut self, entry: &Map<String, Value>) {
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
+        match entry.get("type").and_then(Value::as_str) {
+            Some("model_change") => {
+                if let (Some(p), Some(m)) =
+                    (text(entry.get("provider")), text(entry.get("modelId")))
+                {
+                    self.chain.model = Some((p, m));
+                }
+            }
+            Some("message") => {
+                let Some(message) = entry.get("message") else {
+                    return;
+                };
+                if message.get("role").and_then(Value::as_str) == Some("assistant") {
+                    if let (Some(p), Some(m)) =
+                        (text(message.get("provider")), text(message.get("model")))
+                    {
+                        self.chain.model = Some((p, m));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// An event that came from an entry pi sends as user text: that entry, chained here.
+    fn raw_event(&mut self, raw: &Map<String, Value>, id: &str, event: &Event) -> io::Result<()> {
+        let mut out = Map::with_capacity(raw.len() + 3);
+        out.insert(
+            "type".into(),
+            raw.get("type").cloned().unwrap_or(Value::Null),
+        );
+        out.insert("id".into(), Value::String(id.to_owned()));
+        out.insert(
+            "parentId".into(),
+            self.chain.leaf.clone().map_or(Value::Null, Value::String),
+        );
+        for (k, v) in raw {
+            if !matches!(k.as_str(), "type" | "id" | "parentId") && k != EVENT_MEMBER {
+                out.insert(k.clone(), v.clone());
+            }
+        }
+        if let Some(author) = &event.author {
+            let handoff = HandoffEvent {
+                author: Some(author.clone()),
+                ..HandoffEvent::default()
+            };
+            out.insert(EVENT_MEMBER.into(), serde_json::to_value(handoff)?);
+        }
+        serde_json::to_writer(&mut *self.out, &out).map_err(io::Error::other)?;
+        self.out.write_all(b"\n")
+    }
+
+    fn user(&mut self, id: &str, event: &Event, content: &[Part]) -> io::Result<()> {
+        let residue = Residue::of(event);
+        let message = UserMessage {
+            role: "user",
+            content: out_content(content, &residue),
+            timestamp: residue.time(event.timestamp),
+            extra: residue.message_extra(),
+        };
+        let handoff = HandoffEvent {
+            author: event.author.clone(),
+            ..HandoffEvent::default()
+        };
+        self.line(
+            "message",
+            id,
+            &residue.entry_time(event.timestamp),
+            MessageEntry { message },
+            Some(&handoff),
+            residue.line_extra(LINE_TYPED),
+        )
+    }
+
+    fn assistant(
+        &mut self,
+        id: &str,
+        event: &Event,
+        content: &[AssistantPart],
+        origin: Option<&Origin>,
+    ) -> io::Result<()> {
+        let residue = Residue::of(event);
+        let mut handoff = HandoffEvent {
+            author: event.author.clone(),
+            ..HandoffEvent::default()
+        };
+        let complete = origin.filter(|o| o.model.is_some() && o.api.is_some());
+        if complete.is_none() {
+            handoff.origin = Some(serde_json::to_value(origin)?);
+        }
+        let mut blocks = Vec::with_capacity(content.len());
+        for (i, part) in content.iter().enumerate() {
+            let extra = residue.block_extra(i);
+            blocks.push(match part {
+                AssistantPart::Text { text } => OutBlock::Text { text, extra },
+                AssistantPart::Thinking(thinking) => {
+                    let kept = thinking.signature.as_ref().filter(|s| {
+                        origin.is_some_and(|o| {
+                            s.provider == o.provider && (s.model.is_none() || s.model == o.model)
+                        })
+                    });
+                    if let Some(s) = kept {
+                        if s.model != origin.and_then(|o| o.model.clone()) {
+                            handoff.signature_models.push((i, s.model.clone()));
+                        }
+                    }
+                    OutBlock::Thinking {
+                        thinking: &thinking.text,
+                        thinking_signature: kept.map(|s| s.value.as_str()),
+                        redacted: kept.is_some_and(|s| s.redacted),
+                        extra,
+                    }
+                }
+                AssistantPart::ToolCall(call) => OutBlock::ToolCall {
+                    id: &call.id,
+                    name: &call.name,
+                    arguments: &call.arguments,
+                    extra,
+                },
+            });
+        }
+        let calls = content
+            .iter()
+            .any(|p| matches!(p, AssistantPart::ToolCall(_)));
+        let provider = origin.map_or(UNKNOWN, |o| o.provider.as_str());
+        let model = origin.and_then(|o| o.model.as_deref()).unwrap_or(UNKNOWN);
+        let message = AssistantMessage {
+            role: "assistant",
+            content: blocks,
+            api: origin.and_then(|o| o.api.as_deref()).unwrap_or(UNKNOWN),
+            provider,
+            model,
+            usage: residue
+                .message_member("usage")
+                .map_or(UsageOut::Zero, UsageOut::Carried),
+            stop_reason: residue
+                .message_member("stopReason")
+                .and_then(Value::as_str)
+                .unwrap_or(if calls { "toolUse" } else { "stop" }),
+            timestamp: residue.time(event.timestamp),
+            extra: residue.message_extra(),
+        };
+        self.line(
+            "message",
+            id,
+            &residue.entry_time(event.timestamp),
+            MessageEntry { message },
+            Some(&handoff),
+            residue.line_extra(LINE_TYPED),
+        )?;
+        self.chain.model = Some((provider.to_owned(), model.to_owned()));
+        Ok(())
+    }
+
+    fn tool_result(
+        &mut self,
+        id: &str,
+        event: &Event,
+        call_id: &str,
+        content: &[Part],
+        is_error: bool,
+    ) -> io::Result<()> {
+        let residue = Residue::of(event);
+        let tool_name = residue
+            .message_member("toolName")
+            .and_then(Value::as_str)
+            .or_else(|| self.calls.get(call_id).copied())
+            .unwrap_or_default();
+        let message = ToolResultMessage {
+            role: "toolResult",
+            tool_call_id: call_id,
+            tool_name,
+            content: out_content(content, &residue),
+            is_error,
+            timestamp: residue.time(event.timestamp),
+            extra: residue.message_extra(),
+        };
+        let handoff = HandoffEvent {
+            author: event.author.clone(),
+            ..HandoffEvent::default()
+        };
+        self.line(
+            "message",
+            id,
+            &residue.entry_time(event.timestamp),
+            MessageEntry { message },
+            Some(&handoff),
+            residue.line_extra(LINE_TYPED),
+        )
+    }
+
+    fn compaction(
+        &mut self,
+        id: &str,
+        index: usize,
+        summary: &str,
+        replaces_through: &str,
+    ) -> io::Result<()> {
+        let event = &self.events[index];
+        let residue = Residue::of(event);
+        let through = self.events[..index]
+            .iter()
+            .rposition(|e| e.id == replaces_through)
+            .ok_or_else(|| io::Error::other("a compaction refers to no earlier event"))?;
+        let first_kept = if through + 1 == index {
+            id.to_owned()
+        } else {
+            self.entry_ids[through + 1].clone()
+        };
+        let body = Compaction {
+            summary,
+            first_kept_entry_id: &first_kept,
+            tokens_before: residue.line_member("tokensBefore").is_none().then_some(0),
+        };
+        let handoff = HandoffEvent {
+            author: event.author.clone(),
+            ..HandoffEvent::default()
+        };
+        self.line(
+            "compaction",
+            id,
+            &residue.entry_time(event.timestamp),
+            body,
+            Some(&handoff),
+            residue.line_extra(COMPACTION_TYPED),
+        )
+    }
+}
+
+/// A member of an event's `opaque["pi"]`.
+fn pi_member<'e>(event: &'e Event, key: &str) -> Option<&'e Value> {
+    event.opaque.get(OPAQUE_KEY)?.get(key)
+}
+
+/// The whole entry an event came from, when it still says exactly what the event says.
+fn raw_user_entry<'e>(event: &'e Event, content: &[Part]) -> Option<&'e Map<String, Value>> {
+    let raw = pi_member(event, "entry")?.as_object()?;
+    let entry: Entry = serde_json::from_value(Value::Object(raw.clone())).ok()?;
+    let (timestamp, parts) = llm::as_user(&entry).ok()?;
+    (timestamp == event.timestamp && parts == content).then_some(raw)
+}
+
+fn out_content<'e>(content: &'e [Part], residue: &Residue<'e>) -> OutContent<'e> {
+    if residue.flag("string") {
+        if let [Part::Text { text }] = content {
+            return OutContent::Text(text);
+        }
+    }
+    OutContent::Blocks(
+        content
+            .iter()
+            .enumerate()
+            .map(|(i, part)| {
+                let extra = residue.block_extra(i);
+                match part {
+                    Part::Text { text } => OutBlock::Text { text, extra },
+                    Part::Image { media_type, data } => OutBlock::Image {
+                        data: Base64(data),
+                        mime_type: media_type,
+                        extra,
+                    },
+                    // Refused by the manifest (pi has no image URLs); never reached.
+                    Part::ImageUrl { url } => OutBlock::Text { text: url, extra },
+                }
+            })
+            .collect(),
+    )
+}
+
+/// An event's `opaque["pi"]`, read for the writer.
+struct Residue<'e> {
+    map: Option<&'e Map<String, Value>>,
+}
+
+impl<'e> Residue<'e> {
+    fn of(event: &'e Event) -> Self {
+        Residue {
+            map: event.opaque.get(OPAQUE_KEY).and_then(Value::as_object),
+        }
+    }
+
+    fn member(&self, key: &str) -> Option<&'e Map<String, Value>> {
+        self.map?.get(key)?.as_object()
+    }
+
+    fn flag(&self, key: &str) -> bool {
+        self.map
+            .and_then(|m| m.get(key))
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+
+    fn message_member(&self, key: &str) -> Option<&'e Value> {
+        self.member("message")?.get(key)
+    }
+
+    fn line_member(&self, key: &str) -> Option<&'e Value> {
+        self.member("line")?.get(key)
+    }
+
+    fn message_extra(&self) -> ExtraRef<'e> {
+        ExtraRef::new(self.member("message"), MESSAGE_TYPED)
+    }
+
+    fn line_extra(&self, typed: &'static [&'static str]) -> ExtraRef<'e> {
+        ExtraRef::new(self.member("line"), typed)
+    }
+
+    fn block_extra(&self, index: usize) -> ExtraRef<'e> {
+        let found = self
+            .map
+            .and_then(|m| m.get("blocks"))
+            .and_then(Value::as_array)
+            .and_then(|blocks| {
+                blocks.iter().find_map(|b| {
+                    let pair = b.as_array()?;
+                    (pair.first()?.as_u64()? == index as u64).then(|| pair.get(1)?.as_object())?
+                })
+            });
+        ExtraRef::new(found, BLOCK_TYPED)
+    }
+
+    /// The message's time: Unix ms, or the value a pi session had instead.
+    fn time(&self, at: Timestamp) -> TimeOut<'e> {
+        self.message_member("timestamp")
+            .map_or(TimeOut::Millis(at.millis()), TimeOut::Carried)
+    }
+
+    /// The entry line's time: as a pi session spelled it, else as pi writes `at`.
+    fn entry_time(&self, at: Timestamp) -> String {
+        self.line_member("timestamp")
+            .and_then(Value::as_str)
+            .map_or_else(|| time::iso_string(at.millis()), str::to_owned)
+    }
+}
