@@ -1,32 +1,3 @@
-//! The conformance suite on the OpenAI plugin: every offline check passes on both targets.
-
-use handoff_conformance::{run, Options};
-use handoff_openai::OpenaiPlugin;
-
-#[test]
-fn every_offline_check_passes_on_both_targets() {
-    let report = run(&OpenaiPlugin, &Options::default());
-    for target in ["openai-chat", "openai-responses"] {
-        let ran = report
-            .checks
-            .iter()
-            .filter(|c| c.id.ends_with(&format!("/{target}")))
-            .count();
-        assert_eq!(
-            ran,
-            handoff_conformance::TARGET_CHECKS.len(),
-            "not every check ran on {target}:\n{}",
-            report.table()
-        );
-    }
-    let failures: Vec<String> = report
-        .failures()
-        .map(|c| format!("{}: {}", c.id, c.evidence.join("\n  ")))
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{}\n{}",
-        report.table(),
-        failures.join("\n")
-    );
-}
+//! The conformance suite on the OpenAI plugin, both targets: offline, live (no CLI target: nothing
+//! to run; see tests/fake_provider.rs for what stands in) and on its shared library.
+handoff_conformance::plugin_tests!(handoff_openai::OpenaiPlugin, "handoff_plugin_openai");
