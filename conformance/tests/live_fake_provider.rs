@@ -5,6 +5,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 
 use handoff_conformance::fake_provider::{Endpoint, FakeProvider, FakeProviderOptions};
+use handoff_core::dialect::Dialect;
 use serde_json::{json, Value};
 
 struct HttpResponse {
@@ -405,11 +406,13 @@ fn requests_are_also_appended_to_a_jsonl_file_and_shutdown_frees_the_port() {
     let fake = FakeProvider::start_with(FakeProviderOptions {
         reply_text: "fine".into(),
         log_file: Some(log_file.clone()),
+        ..FakeProviderOptions::default()
     })
     .unwrap();
     let addr = fake.addr();
     assert_eq!(fake.base_url(), format!("http://{addr}"));
-    let reply = post(addr, "/v1/chat/completions", r#"{"messages":[]}"#, &[]).json();
+    let chat = r#"{"messages":[{"role":"user","content":"hi"}]}"#;
+    let reply = post(addr, "/v1/chat/completions", chat, &[]).json();
     assert_eq!(reply["choices"][0]["message"]["content"], "fine");
     post(addr, "/v1/responses", r#"{"input":[]}"#, &[]);
     let lines: Vec<Value> = std::fs::read_to_string(&log_file)
@@ -427,4 +430,132 @@ fn requests_are_also_appended_to_a_jsonl_file_and_shutdown_frees_the_port() {
         TcpStream::connect(addr).is_err(),
         "nothing listens after shutdown"
     );
+}
+
+/// One body per dialect that breaks a rule, the rule, and the error shape's message pointer.
+fn broken_requests() -> Vec<(&'static str, Value, &'static str, &'static str)> {
+    vec![
+        (
+            "/v1/messages",
+            json!({"model": "m", "max_tokens": 5, "messages": [
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {}}]},
+                {"role": "user", "content": [{"type": "text", "text": "no result"}]}]}),
+            "rule A1: messages[1].content[0]",
+            "/error/message",
+        ),
+        (
+            "/v1/responses",
+            json!({"model": "m", "input": [
+                {"type": "message", "role": "user", "content": "hi"},
+                {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+                {"type": "message", "role": "user", "content": "next"}]}),
+            "rule R1: input[1].call_id",
+            "/error/message",
+        ),
+        (
+            "/v1/chat/completions",
+            json!({"model": "m", "messages": [
+                {"role": "user", "content": "hi"},
+                {"role": "tool", "tool_call_id": "c1", "content": "orphan"}]}),
+            "rule C1: messages[1].tool_call_id",
+            "/error/message",
+        ),
+        (
+            "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+            json!({"contents": [{"role": "user", "parts": [{"text": ""}]}]}),
+            "rule G7: contents[0].parts[0].text",
+            "/error/message",
+        ),
+    ]
+}
+
+#[test]
+fn a_request_that_breaks_a_provider_rule_is_refused_naming_it() {
+    let fake = FakeProvider::start().unwrap();
+    for (path, body, rule, pointer) in broken_requests() {
+        let reply = post(fake.addr(), path, &body.to_string(), &[]);
+        assert_eq!(reply.status, 400, "{path}: {}", reply.body);
+        let message = reply
+            .json()
+            .pointer(pointer)
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(message.contains(rule), "{path}: {message}");
+    }
+    let log = fake.requests();
+    assert_eq!(log.len(), 4);
+    for request in &log {
+        assert_eq!(request.status, 400);
+        assert!(request.refusal.as_deref().unwrap().contains("rule "));
+    }
+    // Each API's own error shape.
+    let anthropic = post(
+        fake.addr(),
+        broken_requests()[0].0,
+        &broken_requests()[0].1.to_string(),
+        &[],
+    );
+    assert_eq!(anthropic.json()["error"]["type"], "invalid_request_error");
+    let chat = post(
+        fake.addr(),
+        broken_requests()[2].0,
+        &broken_requests()[2].1.to_string(),
+        &[],
+    );
+    assert_eq!(chat.json()["error"]["code"], "C1");
+    let gemini = post(
+        fake.addr(),
+        broken_requests()[3].0,
+        &broken_requests()[3].1.to_string(),
+        &[],
+    );
+    assert_eq!(gemini.json()["error"]["status"], "INVALID_ARGUMENT");
+}
+
+#[test]
+fn validation_can_be_turned_off_and_token_counts_are_not_validated() {
+    let fake = FakeProvider::start_with(FakeProviderOptions {
+        validate: false,
+        ..FakeProviderOptions::default()
+    })
+    .unwrap();
+    for (path, body, _, _) in broken_requests() {
+        let reply = post(fake.addr(), path, &body.to_string(), &[]);
+        assert_eq!(reply.status, 200, "{path}");
+    }
+    assert!(fake.requests().iter().all(|r| r.refusal.is_none()));
+    let strict = FakeProvider::start().unwrap();
+    let count = post(
+        strict.addr(),
+        "/v1/messages/count_tokens",
+        &broken_requests()[0].1.to_string(),
+        &[],
+    );
+    assert_eq!(count.status, 200, "a token count is no model turn");
+}
+
+#[test]
+fn every_endpoint_speaks_a_dialect() {
+    let cases = [
+        (
+            Endpoint::AnthropicMessages,
+            Some(Dialect::AnthropicMessages),
+        ),
+        (
+            Endpoint::AnthropicCountTokens,
+            Some(Dialect::AnthropicMessages),
+        ),
+        (Endpoint::OpenaiResponses, Some(Dialect::OpenaiResponses)),
+        (Endpoint::OpenaiChatCompletions, Some(Dialect::OpenaiChat)),
+        (Endpoint::GeminiGenerateContent, Some(Dialect::Gemini)),
+        (Endpoint::GeminiStreamGenerateContent, Some(Dialect::Gemini)),
+        (Endpoint::GeminiCountTokens, Some(Dialect::Gemini)),
+        (Endpoint::Unknown, None),
+    ];
+    for (endpoint, dialect) in cases {
+        assert_eq!(endpoint.dialect(), dialect, "{endpoint:?}");
+    }
 }

@@ -30,8 +30,70 @@ pub struct LiveRecipe {
     /// Arguments to add to the resume plan's arguments (e.g. a pinned model).
     #[serde(default)]
     pub extra_args: Vec<String>,
-    /// What the CLI adds to the history by itself (system prompt, environment context, tool
-    /// definitions), described for people; the check sets these aside.
+    /// What the CLI sends by itself besides the session's history, as rules the live check
+    /// applies: exactly these are set aside, and anything else in the request must be the
+    /// transcript plus the prompt.
     #[serde(default)]
-    pub injected: Vec<String>,
+    pub injected: Vec<Injected>,
+}
+
+/// One kind of thing a CLI puts into its model requests by itself.
+///
+/// In JSON: `"system_prompt"`, `"tool_definitions"`, `{"user_text_prefix": "<system-reminder>"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Injected {
+    /// Its own system prompt: the top-level one (Anthropic `system`, Responses `instructions`,
+    /// Gemini `systemInstruction`) and messages of roles other than user and assistant
+    /// (`system`, `developer`). Undeclared, a request that has one fails the check.
+    SystemPrompt,
+    /// Its own tool definitions (the request's `tools`). Undeclared, a request that has some
+    /// fails the check.
+    ToolDefinitions,
+    /// User text parts that start with this text (leading whitespace aside), e.g.
+    /// `<system-reminder>` or `<environment_context>`; a user turn left empty goes too.
+    UserTextPrefix(String),
+}
+
+impl Injected {
+    /// Whether this rule sets aside the user text part `text`.
+    pub fn covers_user_text(&self, text: &str) -> bool {
+        match self {
+            Injected::UserTextPrefix(prefix) => text.trim_start().starts_with(prefix.as_str()),
+            Injected::SystemPrompt | Injected::ToolDefinitions => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn injected_rules_have_a_plain_json_form() {
+        let rules = vec![
+            Injected::SystemPrompt,
+            Injected::ToolDefinitions,
+            Injected::UserTextPrefix("<system-reminder>".into()),
+        ];
+        let json = serde_json::to_value(&rules).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!(["system_prompt", "tool_definitions", {"user_text_prefix": "<system-reminder>"}])
+        );
+        assert_eq!(
+            serde_json::from_value::<Vec<Injected>>(json).unwrap(),
+            rules
+        );
+    }
+
+    #[test]
+    fn a_prefix_rule_covers_user_texts_that_start_with_it() {
+        let rule = Injected::UserTextPrefix("<environment_context>".into());
+        assert!(
+            rule.covers_user_text("\n  <environment_context><cwd>/p</cwd></environment_context>")
+        );
+        assert!(!rule.covers_user_text("see <environment_context>"));
+        assert!(!Injected::SystemPrompt.covers_user_text("<environment_context>"));
+    }
 }

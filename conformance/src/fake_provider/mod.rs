@@ -12,6 +12,11 @@
 //! - Gemini: `POST …/models/<model>:generateContent`, `:streamGenerateContent` (SSE with
 //!   `alt=sse`, else a JSON array) and `:countTokens`.
 //!
+//! Every model request is checked with `handoff-core`'s validator of the endpoint's dialect
+//! first: one that breaks a provider rule (A1–A15, R1–R7, C1–C5, G1–G7) is answered with HTTP 400
+//! in the API's error shape, naming the rule, the history index and the field, as the real API
+//! would refuse it ([`FakeProviderOptions::validate`] turns this off).
+//!
 //! It runs on its own tokio runtime in its own thread, so synchronous callers (the suite, tests)
 //! can use it: [`FakeProvider::start`], [`FakeProvider::base_url`], [`FakeProvider::requests`],
 //! [`FakeProvider::shutdown`] (also on drop).
@@ -39,6 +44,11 @@ pub struct FakeProviderOptions {
     pub reply_text: String,
     /// Also append every request as one JSON line to this file.
     pub log_file: Option<PathBuf>,
+    /// Check every model request with core's validator of its dialect
+    /// ([`handoff_core::dialect::Dialect::validate`]) and answer one that breaks a provider rule
+    /// with HTTP 400 naming the rule, as the real API refuses it. On by default; the pinned CLIs'
+    /// requests pass (see `docs/formats/wire-dialects.md`).
+    pub validate: bool,
 }
 
 impl Default for FakeProviderOptions {
@@ -46,6 +56,7 @@ impl Default for FakeProviderOptions {
         FakeProviderOptions {
             reply_text: "ok".into(),
             log_file: None,
+            validate: true,
         }
     }
 }
@@ -76,6 +87,9 @@ pub struct LoggedRequest {
     pub body_error: Option<String>,
     /// The HTTP status it was answered with.
     pub status: u16,
+    /// Why it was refused, when it broke a provider rule (the 400's message: rule, index, field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<String>,
 }
 
 impl LoggedRequest {
@@ -196,6 +210,7 @@ impl FakeProvider {
         let state = Arc::new(server::State {
             log: Arc::clone(&log),
             reply_text: options.reply_text,
+            validate: options.validate,
             next_id: std::sync::atomic::AtomicUsize::new(0),
         });
         let thread = std::thread::Builder::new()

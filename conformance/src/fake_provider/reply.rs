@@ -2,6 +2,7 @@
 //! (plain JSON or the SSE event sequence) the real API uses.
 
 use bytes::Bytes;
+use handoff_core::dialect::{Dialect, Violation};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -65,17 +66,17 @@ impl Endpoint {
         )
     }
 
-    /// The wire dialect of this endpoint, as named in live recipes.
-    pub fn dialect(self) -> Option<&'static str> {
+    /// The wire dialect this endpoint speaks (`None` for an unknown path).
+    pub fn dialect(self) -> Option<Dialect> {
         match self {
             Endpoint::AnthropicMessages | Endpoint::AnthropicCountTokens => {
-                Some("anthropic-messages")
+                Some(Dialect::AnthropicMessages)
             }
-            Endpoint::OpenaiResponses => Some("openai-responses"),
-            Endpoint::OpenaiChatCompletions => Some("openai-chat"),
+            Endpoint::OpenaiResponses => Some(Dialect::OpenaiResponses),
+            Endpoint::OpenaiChatCompletions => Some(Dialect::OpenaiChat),
             Endpoint::GeminiGenerateContent
             | Endpoint::GeminiStreamGenerateContent
-            | Endpoint::GeminiCountTokens => Some("gemini"),
+            | Endpoint::GeminiCountTokens => Some(Dialect::Gemini),
             Endpoint::Unknown => None,
         }
     }
@@ -163,17 +164,43 @@ pub(crate) fn answer(
 
 /// The answer to a request whose body is not JSON: a 400 in the shape the endpoint's API uses.
 pub(crate) fn bad_request(endpoint: Endpoint, why: &str) -> Reply {
-    let body = match endpoint {
-        Endpoint::AnthropicMessages | Endpoint::AnthropicCountTokens => json!({
+    error_reply(endpoint, why, None)
+}
+
+/// The answer to a model request that breaks a provider rule: a 400 in the endpoint's error
+/// shape whose message names the rule, the history index and the field, as the real API's
+/// message does (and, for OpenAI, the rule as `code`).
+pub(crate) fn rule_broken(endpoint: Endpoint, violation: &Violation) -> Reply {
+    error_reply(
+        endpoint,
+        &format!("fake provider: {violation}"),
+        Some(violation.rule),
+    )
+}
+
+fn error_reply(endpoint: Endpoint, why: &str, code: Option<&str>) -> Reply {
+    let body = match endpoint.dialect() {
+        Some(Dialect::AnthropicMessages) => json!({
             "type": "error",
             "error": {"type": "invalid_request_error", "message": why},
         }),
-        Endpoint::OpenaiResponses | Endpoint::OpenaiChatCompletions => json!({
-            "error": {"message": why, "type": "invalid_request_error", "param": null, "code": null},
+        Some(Dialect::OpenaiResponses | Dialect::OpenaiChat) => json!({
+            "error": {"message": why, "type": "invalid_request_error", "param": null, "code": code},
         }),
-        _ => json!({"error": {"code": 400, "message": why, "status": "INVALID_ARGUMENT"}}),
+        Some(Dialect::Gemini) | None => {
+            json!({"error": {"code": 400, "message": why, "status": "INVALID_ARGUMENT"}})
+        }
     };
     Reply::json(400, &body)
+}
+
+/// The provider rule a model request breaks, checked with core's validator of its dialect;
+/// `None` when it passes or is not a model turn.
+pub(crate) fn check(endpoint: Endpoint, body: &Value) -> Option<Violation> {
+    if !endpoint.is_model_turn() {
+        return None;
+    }
+    endpoint.dialect()?.validate(body).err()
 }
 
 /// A rough token count (4 bytes a token), enough for clients that budget their context.

@@ -17,7 +17,7 @@ use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
 
-use super::reply::{answer, bad_request, Context, Endpoint, Reply};
+use super::reply::{answer, bad_request, check, rule_broken, Context, Endpoint, Reply};
 use super::{LoggedRequest, RequestLog};
 
 /// The largest request body the fake reads (the corpus has a 1 MB text; CLIs add their tools).
@@ -29,6 +29,7 @@ const CREDENTIAL_HEADERS: &[&str] = &["authorization", "x-api-key", "x-goog-api-
 pub(crate) struct State {
     pub log: Arc<RequestLog>,
     pub reply_text: String,
+    pub validate: bool,
     pub next_id: AtomicUsize,
 }
 
@@ -102,8 +103,13 @@ async fn handle(
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();
-    let reply: Reply = match &body_error {
-        Some(why) if endpoint != Endpoint::Unknown => bad_request(endpoint, why),
+    let refusal = match &body_error {
+        None if state.validate => check(endpoint, &body),
+        _ => None,
+    };
+    let reply: Reply = match (&body_error, &refusal) {
+        (Some(why), _) if endpoint != Endpoint::Unknown => bad_request(endpoint, why),
+        (_, Some(why)) => rule_broken(endpoint, why),
         _ => answer(
             endpoint,
             &path,
@@ -129,6 +135,7 @@ async fn handle(
         body,
         body_error,
         status: reply.status,
+        refusal: refusal.map(|v| v.to_string()),
     });
 
     let mut response = Response::builder()

@@ -12,8 +12,7 @@ use handoff_core::{
 
 use super::cli::{find_cli, run, tail, FoundCli, Invocation, RunOutcome};
 use super::wire::{
-    align_compaction_summaries, compaction_summaries, history_from_request, injected_prefixes,
-    request_view, wire_view, WireLimits,
+    align_compaction_summaries, compaction_summaries, history_from_request, request_view, wire_view,
 };
 use super::{check_id, LiveOptions, MISSING_ID};
 use crate::corpus::Entry;
@@ -479,13 +478,11 @@ impl Live<'_> {
                         content: vec![Part::text(self.options.prompt.clone())],
                     },
                 ));
-                let limits = WireLimits::of(self.recipe.dialect.name());
-                let mut expected = wire_view(&whole, self.target);
-                let mut actual = request_view(&history, self.target);
-                limits.apply(&mut expected);
-                limits.apply(&mut actual);
+                let dialect = self.recipe.dialect;
+                let expected = wire_view(&whole, &self.target.thinking_from, dialect);
+                let mut actual = request_view(&history, dialect);
                 align_compaction_summaries(&compaction_summaries(&whole), &mut actual);
-                evidence.extend(limits.notes(self.recipe.dialect.name()));
+                evidence.extend(dialect.limit_notes());
                 match self.target.comparison().diff(&expected, &actual) {
                     Ok(()) => evidence.push(format!(
                         "request #{} ({} {}) carries the transcript plus the prompt: {} wire turns equal",
@@ -605,10 +602,9 @@ impl Live<'_> {
         &self,
         requests: &'r [LoggedRequest],
     ) -> Result<(&'r LoggedRequest, Transcript), String> {
-        let injected = injected_prefixes(&self.recipe.injected);
         let mut seen = Vec::new();
         for request in requests.iter().filter(|r| r.is_model_turn()) {
-            if request.endpoint.dialect() != Some(self.recipe.dialect.name()) {
+            if request.endpoint.dialect() != Some(self.recipe.dialect) {
                 seen.push(format!(
                     "#{} speaks {:?}",
                     request.seq,
@@ -616,7 +612,11 @@ impl Live<'_> {
                 ));
                 continue;
             }
-            match history_from_request(self.recipe.dialect.name(), &request.body, &injected) {
+            if let Some(refusal) = &request.refusal {
+                seen.push(format!("#{} was refused: {refusal}", request.seq));
+                continue;
+            }
+            match history_from_request(self.recipe.dialect, &request.body, &self.recipe.injected) {
                 Err(why) => seen.push(format!("#{}: {why}", request.seq)),
                 Ok(history) => {
                     if ends_with_prompt(&history, &self.options.prompt) {
@@ -729,7 +729,8 @@ fn describe(requests: &[LoggedRequest]) -> String {
             let error = r
                 .body_error
                 .as_deref()
-                .map(|e| format!(" ({})", tail(e, 120)))
+                .or(r.refusal.as_deref())
+                .map(|e| format!(" ({})", tail(e, 160)))
                 .unwrap_or_default();
             format!(
                 "#{} {} {} → {:?} {}{error}",

@@ -1,144 +1,60 @@
 //! Reading the history a real CLI sent, and the view of a transcript the wire can show.
 //!
-//! The wire carries no timestamps, authors, event ids or turn origins, and a CLI adds messages of
-//! its own (system prompt, `<system-reminder>` blocks, environment context). So both sides are
-//! brought to a *wire view* before the semantic comparison: what the CLI injected is set aside on
-//! the request side, and on the transcript side thinking the target cannot carry is set aside,
-//! compactions are applied (the summary stands in for the events it replaces), and consecutive
-//! turns of the same role are merged (the APIs merge them too).
+//! The wire carries no timestamps, authors, event ids or turn origins, a dialect has limits of
+//! its own ([`Dialect::limits`]), and a CLI adds things of its own (system prompt, tool
+//! definitions, `<system-reminder>` texts, …). So both sides are brought to a *wire view* before
+//! the semantic comparison: on the request side exactly what the recipe declares as
+//! [`Injected`] is set aside; on the transcript side thinking the target does not carry is set
+//! aside and compactions are applied; both sides set aside what the wire cannot carry and merge
+//! consecutive turns of one role (the APIs merge them too). This module knows no provider: the
+//! dialect and the injected rules come from the plugin's recipe.
 
-use handoff_core::dialect::{anthropic, openai_responses};
-use handoff_core::{
-    AssistantPart, Body, Event, Origin, Part, TargetManifest, Timestamp, Transcript,
-};
+use handoff_core::dialect::{parsed_view, Dialect};
+use handoff_core::live::Injected;
+use handoff_core::{Body, Part, Transcript};
 use serde_json::Value;
 
-/// What a dialect's wire cannot express at all, so a check can only set it aside (and says so).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WireLimits {
-    /// The wire has no error flag on tool results (OpenAI Responses and Chat Completions).
-    pub no_tool_error_flag: bool,
-}
-
-impl WireLimits {
-    /// The limits of `dialect`.
-    pub fn of(dialect: &str) -> WireLimits {
-        WireLimits {
-            no_tool_error_flag: matches!(dialect, "openai-responses" | "openai-chat"),
-        }
-    }
-
-    /// One line per limit, for evidence.
-    pub fn notes(&self, dialect: &str) -> Vec<String> {
-        let mut notes = Vec::new();
-        if self.no_tool_error_flag {
-            notes.push(format!(
-                "set aside: tool-result error flags (the {dialect} wire has none; the model sees \
-                 only the output text)"
-            ));
-        }
-        notes
-    }
-
-    /// Sets aside, in a wire view, what the wire cannot express.
-    pub fn apply(&self, view: &mut Transcript) {
-        for event in &mut view.events {
-            if let Body::ToolResult { is_error, .. } = &mut event.body {
-                if self.no_tool_error_flag {
-                    *is_error = false;
-                }
-            }
-        }
-    }
-}
-
-/// The text prefixes of user content a CLI injects by itself, whatever the recipe says.
-const ALWAYS_INJECTED: &[&str] = &["<system-reminder>", "<environment_context>"];
-
-/// The `<tag>` prefixes a recipe's `injected` descriptions name (e.g. `<system-reminder>`), plus
-/// the ones every CLI check sets aside.
-pub fn injected_prefixes(descriptions: &[String]) -> Vec<String> {
-    let mut prefixes: Vec<String> = ALWAYS_INJECTED.iter().map(|s| s.to_string()).collect();
-    for description in descriptions {
-        let mut rest = description.as_str();
-        while let Some(start) = rest.find('<') {
-            let after = &rest[start + 1..];
-            let Some(end) = after.find('>') else { break };
-            let tag = &after[..end];
-            if !tag.is_empty()
-                && !tag.starts_with('/')
-                && tag
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == ' ')
-            {
-                let prefix = format!("<{tag}>");
-                if !prefixes.contains(&prefix) {
-                    prefixes.push(prefix);
-                }
-            }
-            rest = &after[end..];
-        }
-    }
-    prefixes
-}
-
-fn is_injected(text: &str, prefixes: &[String]) -> bool {
-    let t = text.trim_start();
-    prefixes.iter().any(|p| t.starts_with(p.as_str()))
-}
-
-/// The history of a model request in `dialect`, with what the CLI injected set aside: messages
-/// of roles other than user and assistant (system, developer) and user text parts that start
-/// with one of `injected`. Parsed events have timestamp 0 and no author.
+/// The history of a model request in `dialect`, with what the CLI injected set aside as
+/// `injected` declares: user text parts a [`Injected::UserTextPrefix`] covers (and user turns
+/// left empty). A system prompt or tool definitions the request carries but `injected` does not
+/// declare are an error, as is a body the dialect cannot parse. Parsed events have timestamp 0
+/// and no author.
 pub fn history_from_request(
-    dialect: &str,
+    dialect: Dialect,
     body: &Value,
-    injected: &[String],
+    injected: &[Injected],
 ) -> Result<Transcript, String> {
-    let parsed = match dialect {
-        anthropic::DIALECT => anthropic_history(body)?,
-        openai_responses::DIALECT => {
-            let input = body
-                .get("input")
-                .and_then(Value::as_array)
-                .ok_or("the request has no `input` array")?;
-            openai_responses::parse(input).map_err(|e| format!("cannot parse the request: {e}"))?
-        }
-        other => {
-            return Err(format!(
-                "core has no parser for the {other:?} dialect yet, so the request cannot be read"
-            ))
-        }
-    };
-    Ok(set_aside_injected(parsed, injected))
-}
-
-fn anthropic_history(body: &Value) -> Result<Transcript, String> {
-    let request = anthropic::parse(body).map_err(|e| format!("cannot parse the request: {e}"))?;
-    let mut events = Vec::new();
-    for (m, message) in request.messages.iter().enumerate() {
-        if message.role != "user" && message.role != "assistant" {
-            continue; // e.g. Claude Code's role:"system" agent listing
-        }
-        let bodies = message
-            .bodies(request.model.as_deref())
-            .map_err(|(block, why)| format!("messages[{m}].content[{block}]: {why}"))?;
-        for body in bodies {
-            events.push(Event::new(
-                format!("wire-{}", events.len()),
-                Timestamp::from_millis(0),
-                body,
-            ));
-        }
+    let parsed = dialect
+        .parse(body)
+        .map_err(|e| format!("cannot parse the {dialect} request: {e}"))?;
+    if !parsed.system.is_empty() && !injected.contains(&Injected::SystemPrompt) {
+        return Err(format!(
+            "the request carries a system prompt ({} texts) that the recipe does not declare \
+             as injected (system_prompt)",
+            parsed.system.len()
+        ));
     }
-    Ok(Transcript::new(events))
+    let has_tools = body
+        .get("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|t| !t.is_empty());
+    if has_tools && !injected.contains(&Injected::ToolDefinitions) {
+        return Err(
+            "the request carries tool definitions that the recipe does not declare as injected \
+             (tool_definitions)"
+                .into(),
+        );
+    }
+    Ok(set_aside_injected(parsed.transcript, injected))
 }
 
-/// Drops user text parts that start with an injected prefix, and user events left empty.
-fn set_aside_injected(mut transcript: Transcript, injected: &[String]) -> Transcript {
+/// Drops user text parts an injected rule covers, and user events left empty.
+fn set_aside_injected(mut transcript: Transcript, injected: &[Injected]) -> Transcript {
     transcript.events.retain_mut(|event| match &mut event.body {
         Body::User { content } => {
-            content.retain(|p| !matches!(p, Part::Text { text } if is_injected(text, injected)));
+            content.retain(|p| {
+                !matches!(p, Part::Text { text } if injected.iter().any(|i| i.covers_user_text(text)))
+            });
             !content.is_empty()
         }
         _ => true,
@@ -146,105 +62,19 @@ fn set_aside_injected(mut transcript: Transcript, injected: &[String]) -> Transc
     transcript
 }
 
-/// The wire view of a transcript as `target` carries it (see the module docs). `origin_provider`
-/// becomes the origin of every assistant turn, since the wire cannot say who made one.
-pub fn wire_view(transcript: &Transcript, target: &TargetManifest) -> Transcript {
-    let keeps_thinking =
-        |maker: Option<&str>| maker.is_some_and(|m| target.thinking_from.iter().any(|p| p == m));
-    // Apply compactions first: the model sees the summary instead of the events it replaces.
-    let mut visible: Vec<Event> = Vec::with_capacity(transcript.events.len());
-    for event in &transcript.events {
-        match &event.body {
-            Body::Compaction {
-                summary,
-                replaces_through,
-            } => {
-                if let Some(pos) = visible.iter().position(|e| &e.id == replaces_through) {
-                    visible.drain(..=pos);
-                }
-                visible.push(Event::new(
-                    event.id.clone(),
-                    event.timestamp,
-                    Body::User {
-                        content: vec![Part::text(summary.clone())],
-                    },
-                ));
-            }
-            _ => visible.push(event.clone()),
-        }
-    }
-    let mut out: Vec<Event> = Vec::with_capacity(visible.len());
-    for event in visible {
-        let mut event = strip_event(event);
-        if let Body::Assistant { content, origin } = &mut event.body {
-            let turn_maker = origin.as_ref().map(|o| o.provider.clone());
-            content.retain(|part| match part {
-                AssistantPart::Thinking(t) => keeps_thinking(
-                    t.signature
-                        .as_ref()
-                        .map(|s| s.provider.as_str())
-                        .or(turn_maker.as_deref()),
-                ),
-                _ => true,
-            });
-            if content.is_empty() {
-                continue;
-            }
-            *origin = Some(Origin {
-                provider: target.provider.clone(),
-                model: None,
-                api: None,
-            });
-        }
-        push_merged(&mut out, event);
-    }
-    Transcript::new(out)
+/// The wire view of a transcript as a target that keeps thinking made by `thinking_from` (its
+/// manifest's list) carries it over `dialect` (see the module docs).
+pub fn wire_view(
+    transcript: &Transcript,
+    thinking_from: &[String],
+    dialect: Dialect,
+) -> Transcript {
+    handoff_core::dialect::wire_view(transcript, dialect, thinking_from)
 }
 
 /// The wire view of a parsed request history: the same normalisation, nothing set aside.
-pub fn request_view(history: &Transcript, target: &TargetManifest) -> Transcript {
-    let mut out: Vec<Event> = Vec::with_capacity(history.events.len());
-    for event in history.events.iter().cloned() {
-        let mut event = strip_event(event);
-        if let Body::Assistant { origin, .. } = &mut event.body {
-            *origin = Some(Origin {
-                provider: target.provider.clone(),
-                model: None,
-                api: None,
-            });
-        }
-        push_merged(&mut out, event);
-    }
-    Transcript::new(out)
-}
-
-/// No timestamp, author, opaque fields or signature model: the wire has none of them.
-fn strip_event(mut event: Event) -> Event {
-    event.timestamp = Timestamp::from_millis(0);
-    event.author = None;
-    event.opaque.clear();
-    if let Body::Assistant { content, .. } = &mut event.body {
-        for part in content.iter_mut() {
-            if let AssistantPart::Thinking(t) = part {
-                if let Some(s) = &mut t.signature {
-                    s.model = None;
-                }
-            }
-        }
-    }
-    event
-}
-
-/// Appends `event`, merging it into the previous event when both are user turns or both are
-/// assistant turns (the APIs merge consecutive same-role turns; CLIs often do it themselves).
-fn push_merged(out: &mut Vec<Event>, event: Event) {
-    match (out.last_mut().map(|e| &mut e.body), &event.body) {
-        (Some(Body::User { content: a }), Body::User { content: b }) => a.extend(b.iter().cloned()),
-        (Some(Body::Assistant { content: a, .. }), Body::Assistant { content: b, .. }) => {
-            a.extend(b.iter().cloned())
-        }
-        _ => out.push(event),
-    }
+pub fn request_view(history: &Transcript, dialect: Dialect) -> Transcript {
+    parsed_view(history, dialect)
 }
 
 /// The compaction summaries of a transcript: the texts its wire view shows in their place.
@@ -280,21 +110,13 @@ pub fn align_compaction_summaries(summaries: &[String], actual: &mut Transcript)
 
 #[cfg(test)]
 mod tests {
-    use handoff_core::{Feature, Signature, Thinking, ToolCall};
+    use handoff_core::{AssistantPart, Event, Origin, Signature, Thinking, Timestamp, ToolCall};
     use serde_json::json;
 
     use super::*;
 
-    fn target() -> TargetManifest {
-        TargetManifest {
-            name: "claude-code".into(),
-            kind: handoff_core::TargetKind::Cli,
-            provider: "anthropic".into(),
-            carries: vec![Feature::Text],
-            thinking_from: vec!["anthropic".into()],
-            notes: vec![],
-            live: None,
-        }
+    fn anthropic() -> Vec<String> {
+        vec!["anthropic".into()]
     }
 
     fn ev(id: &str, ms: i64, body: Body) -> Event {
@@ -307,28 +129,20 @@ mod tests {
         }
     }
 
-    #[test]
-    fn injected_prefixes_come_from_the_recipe_descriptions() {
-        let p = injected_prefixes(&[
-            "user text blocks wrapped in <system-reminder> (context)".into(),
-            "a user message holding only <environment_context>…</environment_context>".into(),
-            "<user_instructions> from AGENTS.md".into(),
-        ]);
-        assert_eq!(
-            p,
-            [
-                "<system-reminder>",
-                "<environment_context>",
-                "<user_instructions>"
-            ]
-        );
+    fn kinds(t: &Transcript) -> Vec<&'static str> {
+        t.events.iter().map(|e| e.body.kind()).collect()
+    }
+
+    fn prefix(p: &str) -> Injected {
+        Injected::UserTextPrefix(p.into())
     }
 
     #[test]
-    fn an_anthropic_request_loses_what_claude_code_injects() {
+    fn an_anthropic_request_loses_exactly_what_the_recipe_declares() {
         let body = json!({
             "model": "claude-sonnet-4-5",
             "system": [{"type": "text", "text": "You are Claude Code"}],
+            "tools": [{"name": "Bash", "input_schema": {"type": "object"}}],
             "messages": [
                 {"role": "user", "content": [
                     {"type": "text", "text": "<system-reminder>\nagents\n</system-reminder>"},
@@ -346,16 +160,35 @@ mod tests {
                 {"role": "user", "content": "continue"}
             ]
         });
-        let history =
-            history_from_request("anthropic-messages", &body, &injected_prefixes(&[])).unwrap();
-        let kinds: Vec<_> = history.events.iter().map(|e| e.body.kind()).collect();
-        assert_eq!(kinds, ["user", "assistant", "tool_result", "user"]);
+        let all = [
+            Injected::SystemPrompt,
+            Injected::ToolDefinitions,
+            prefix("<system-reminder>"),
+        ];
+        let history = history_from_request(Dialect::AnthropicMessages, &body, &all).unwrap();
+        assert_eq!(
+            kinds(&history),
+            ["user", "assistant", "tool_result", "user"]
+        );
         assert_eq!(history.events[0].body, user("hello"));
         assert_eq!(history.events[3].body, user("continue"));
+
+        // Undeclared, each injected thing shows.
+        let no_prefix = history_from_request(Dialect::AnthropicMessages, &body, &all[..2]).unwrap();
+        assert_eq!(no_prefix.events.len(), 5);
+        let err = history_from_request(Dialect::AnthropicMessages, &body, &all[1..]).unwrap_err();
+        assert!(err.contains("system_prompt"), "{err}");
+        let err = history_from_request(
+            Dialect::AnthropicMessages,
+            &body,
+            &[Injected::SystemPrompt, prefix("<system-reminder>")],
+        )
+        .unwrap_err();
+        assert!(err.contains("tool_definitions"), "{err}");
     }
 
     #[test]
-    fn a_responses_request_loses_instructions_and_environment_context() {
+    fn a_responses_request_loses_instructions_and_the_declared_context() {
         let body = json!({"input": [
             {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "rules"}]},
             {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
@@ -363,45 +196,81 @@ mod tests {
             {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "<environment_context>\n  <cwd>/x</cwd>\n</environment_context>"}]},
             {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "next"}]}
         ]});
-        let history =
-            history_from_request("openai-responses", &body, &injected_prefixes(&[])).unwrap();
-        let kinds: Vec<_> = history.events.iter().map(|e| e.body.kind()).collect();
-        assert_eq!(kinds, ["user", "assistant", "user"]);
+        let rules = [Injected::SystemPrompt, prefix("<environment_context>")];
+        let history = history_from_request(Dialect::OpenaiResponses, &body, &rules).unwrap();
+        assert_eq!(kinds(&history), ["user", "assistant", "user"]);
+        let kept = history_from_request(Dialect::OpenaiResponses, &body, &rules[..1]).unwrap();
+        assert_eq!(kinds(&kept), ["user", "assistant", "user", "user"]);
     }
 
     #[test]
-    fn only_flagless_dialects_set_tool_errors_aside() {
-        let mut view = Transcript::new(vec![ev(
+    fn chat_and_gemini_requests_are_read_too() {
+        let chat = json!({"messages": [
+            {"role": "system", "content": "You are pi."},
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "x"},
+            {"role": "user", "content": "next"}
+        ]});
+        let history = history_from_request(Dialect::OpenaiChat, &chat, &[Injected::SystemPrompt]);
+        assert_eq!(
+            kinds(&history.unwrap()),
+            ["user", "assistant", "tool_result", "user"]
+        );
+        let gemini = json!({"contents": [
+            {"role": "user", "parts": [{"text": "<session_context>cwd</session_context>"}, {"text": "hi"}]},
+            {"role": "model", "parts": [{"text": "ok"}]},
+            {"role": "user", "parts": [{"text": "next"}]}
+        ]});
+        let history =
+            history_from_request(Dialect::Gemini, &gemini, &[prefix("<session_context>")]).unwrap();
+        assert_eq!(history.events[0].body, user("hi"));
+    }
+
+    #[test]
+    fn a_body_the_dialect_cannot_read_is_an_error_not_a_pass() {
+        let err = history_from_request(Dialect::Gemini, &json!({}), &[]).unwrap_err();
+        assert!(err.contains("cannot parse the gemini request"), "{err}");
+    }
+
+    #[test]
+    fn the_wire_view_sets_aside_what_the_wire_cannot_carry() {
+        let result = ev(
             "r",
             0,
             Body::ToolResult {
                 call_id: "c".into(),
-                content: vec![],
+                content: vec![Part::text("boom")],
                 is_error: true,
             },
-        )]);
-        let mut kept = view.clone();
-        WireLimits::of("anthropic-messages").apply(&mut kept);
-        assert_eq!(kept, view);
-        assert!(WireLimits::of("anthropic-messages")
-            .notes("anthropic-messages")
-            .is_empty());
-        let limits = WireLimits::of("openai-responses");
-        limits.apply(&mut view);
-        assert!(matches!(
-            view.events[0].body,
-            Body::ToolResult {
-                is_error: false,
-                ..
-            }
-        ));
-        assert_eq!(limits.notes("openai-responses").len(), 1);
-    }
-
-    #[test]
-    fn an_unknown_dialect_is_an_error_not_a_pass() {
-        let err = history_from_request("gemini", &json!({}), &[]).unwrap_err();
-        assert!(err.contains("no parser"), "{err}");
+        );
+        let call = ev(
+            "a",
+            0,
+            Body::Assistant {
+                content: vec![AssistantPart::ToolCall(ToolCall {
+                    id: "c".into(),
+                    name: "ls".into(),
+                    arguments: json!({}),
+                })],
+                origin: None,
+            },
+        );
+        let t = Transcript::new(vec![ev("u", 0, user("hi")), call, result]);
+        let flag = |view: &Transcript| {
+            matches!(view.events[2].body, Body::ToolResult { is_error: true, .. })
+        };
+        assert!(flag(&wire_view(
+            &t,
+            &anthropic(),
+            Dialect::AnthropicMessages
+        )));
+        assert!(!flag(&wire_view(
+            &t,
+            &anthropic(),
+            Dialect::OpenaiResponses
+        )));
+        assert!(!flag(&request_view(&t, Dialect::OpenaiChat)));
     }
 
     #[test]
@@ -444,7 +313,7 @@ mod tests {
                 },
             ),
         ]);
-        let view = wire_view(&transcript, &target());
+        let view = wire_view(&transcript, &anthropic(), Dialect::AnthropicMessages);
         assert_eq!(view.events.len(), 2);
         assert_eq!(
             view.events[0].body,
@@ -487,7 +356,8 @@ mod tests {
             ),
             ev("d", 4, user("new")),
         ]);
-        let expected = wire_view(&transcript, &target());
+        let d = Dialect::AnthropicMessages;
+        let expected = wire_view(&transcript, &anthropic(), d);
         assert_eq!(
             expected.events,
             vec![ev(
@@ -502,12 +372,12 @@ mod tests {
             ev("x", 0, user("Previously: we listed files. Go on.")),
             ev("y", 0, user("new")),
         ]);
-        let mut actual = request_view(&request, &target());
+        let mut actual = request_view(&request, d);
         let exact = handoff_core::Comparison::exact();
         assert!(exact.diff(&expected, &actual).is_err());
         align_compaction_summaries(&compaction_summaries(&transcript), &mut actual);
         exact.diff(&expected, &actual).unwrap();
-        let mut other = request_view(&request, &target());
+        let mut other = request_view(&request, d);
         align_compaction_summaries(&["something else".into()], &mut other);
         assert!(exact.diff(&expected, &other).is_err());
     }

@@ -1,7 +1,7 @@
 //! What the plugin declares: its targets, what each carries, and how the live tier runs Claude Code.
 
 use handoff_sdk::dialect::Dialect;
-use handoff_sdk::live::LiveRecipe;
+use handoff_sdk::live::{Injected, LiveRecipe};
 use handoff_sdk::{DefaultRoot, Feature, Manifest, TargetKind, TargetManifest};
 
 /// The plugin name written into ownership markers.
@@ -111,10 +111,12 @@ fn live_recipe() -> LiveRecipe {
         extra_args: ["--model", "claude-sonnet-4-5", "--output-format", "json"]
             .map(str::to_owned)
             .to_vec(),
+        // The top-level system prompt and a role:"system" agent listing after the first user
+        // turn; tool definitions; <system-reminder> texts (context, skills, agent listings).
         injected: vec![
-            "a top-level system prompt (Claude Code's own instructions) and tool definitions".to_owned(),
-            "user text blocks wrapped in <system-reminder> (context, skills, agent listings) around the prompts".to_owned(),
-            "a role:\"system\" message after the first user turn (agent listing)".to_owned(),
+            Injected::SystemPrompt,
+            Injected::ToolDefinitions,
+            Injected::UserTextPrefix("<system-reminder>".to_owned()),
         ],
     }
 }

@@ -1,7 +1,7 @@
 //! How Codex resumes a session, and how it runs against a loopback fake provider.
 
 use handoff_sdk::dialect::Dialect;
-use handoff_sdk::live::LiveRecipe;
+use handoff_sdk::live::{Injected, LiveRecipe};
 use handoff_sdk::{ResumePlan, StoreRoot};
 
 use crate::records::CLI_VERSION;
@@ -53,9 +53,13 @@ pub fn recipe() -> LiveRecipe {
         env: vec![pair("CODEX_HOME", "{home}/codex"), pair("FAKE_API_KEY", "dummy")],
         files: vec![pair("codex/config.toml", config)],
         extra_args: Vec::new(),
+        // Instructions and developer messages (base instructions, permissions, skills); tool
+        // definitions; a user message <environment_context>…</environment_context> before the
+        // new prompt.
         injected: vec![
-            "developer messages: the base instructions, permissions and skills (role developer)".to_owned(),
-            "a user message holding only <environment_context>…</environment_context> before the new prompt".to_owned(),
+            Injected::SystemPrompt,
+            Injected::ToolDefinitions,
+            Injected::UserTextPrefix("<environment_context>".to_owned()),
         ],
     }
 }

@@ -70,6 +70,15 @@ fn check(body: &Value, final_request: bool) -> Result<(), Violation> {
             ))
         }
     };
+    if messages.is_empty() {
+        return Err(Violation::new(
+            Dialect::OpenaiChat,
+            "shape",
+            None,
+            Some("messages".into()),
+            "messages must hold at least one message",
+        ));
+    }
     for (i, m) in messages.iter().enumerate() {
         if !ROLES.contains(&role(m)) {
             return Err(violation(
