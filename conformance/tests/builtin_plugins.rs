@@ -1,10 +1,7 @@
-//! Built-in plugins: linked into the host with handoff-sdk's `static` feature, found through
-//! inventory, certified on first use and keyed by the host binary's hash.
+//! Built-in plugins: linked into the host and registered by it, certified on first use and keyed
+//! by the host binary's hash.
 
 use std::sync::Arc;
-
-// Linked for its inventory registration only (a crate nothing names is not linked at all).
-use handoff_reference as _;
 
 use handoff_core::registry::{builtin, Availability, Registry, RegistryConfig, Subject};
 use handoff_core::Plugin;
@@ -15,17 +12,12 @@ fn registry(certs: &std::path::Path) -> Registry {
         plugin_files: vec![],
         certificate_dir: certs.to_owned(),
         suite_version: handoff_conformance::SUITE_VERSION.into(),
-        builtins: false,
     })
 }
 
 fn linked_reference_plugin() -> Arc<dyn Plugin> {
-    // The reference plugin is a dev-dependency built with `static`: its `export_plugin!` line
-    // submitted it to inventory instead of exporting FFI symbols.
-    builtin::builtins()
-        .map(|b| Arc::<dyn Plugin>::from((b.make)()))
-        .find(|p| p.manifest().name == "reference")
-        .expect("the reference plugin registers itself through inventory")
+    // The reference plugin's crate is a dev-dependency; `register_builtin!` gave it this function.
+    Arc::from(handoff_reference::handoff_builtin())
 }
 
 #[test]

@@ -365,7 +365,6 @@ fn registry(dir: &Path, certs: &Path) -> Registry {
         plugin_files: vec![],
         certificate_dir: certs.to_owned(),
         suite_version: handoff_conformance::SUITE_VERSION.into(),
-        builtins: false,
     })
 }
 

@@ -1,20 +1,12 @@
-//! Built-in plugins: plugin crates linked into a host register here through `inventory`.
+//! Built-in plugins: plugin crates linked into a host.
 //!
-//! A plugin crate says `handoff_sdk::register_builtin!(ItsPlugin)` in its `rlib`; that submits a
-//! [`StaticPlugin`] and emits no FFI symbol, so a binary links any number of plugins. Its
-//! loadable form (a thin `cdylib` crate with `export_plugin!`) is built alongside, never instead.
+//! A plugin crate says `handoff_sdk::register_builtin!(ItsPlugin)`, which defines
+//! `pub fn handoff_builtin() -> Box<dyn Plugin>` and nothing else: no FFI symbol (so any number of
+//! plugin crates link into one binary) and no ELF initialiser (so the crate's shared library, built
+//! alongside by its thin `so/` crate, runs no code when it is opened). A host registers each
+//! built-in it links explicitly, with [`crate::registry::Registry::add_builtin`].
 
 use crate::capability::Plugin;
 
-/// A plugin linked into the host.
-pub struct StaticPlugin {
-    /// Makes the plugin.
-    pub make: fn() -> Box<dyn Plugin>,
-}
-
-inventory::collect!(StaticPlugin);
-
-/// Every plugin linked into this binary.
-pub fn builtins() -> impl Iterator<Item = &'static StaticPlugin> {
-    inventory::iter::<StaticPlugin>.into_iter()
-}
+/// Makes a built-in plugin: a plugin crate's `handoff_builtin`.
+pub type MakePlugin = fn() -> Box<dyn Plugin>;

@@ -13,10 +13,10 @@
 //! `tracing` events reach the host's subscriber. It belongs in the crate that builds the `.so` (a
 //! `cdylib`), once per library.
 //!
-//! A plugin that a host may also link in as a built-in registers itself with
-//! [`register_builtin!`] in its `rlib`; a host that links the crate finds it through
-//! `inventory`. The two never exclude each other, so every build makes loadable plugins and the
-//! host keeps its built-ins. See `docs/plugin-authoring.md`.
+//! A plugin that a host may also link in as a built-in says [`register_builtin!`] in its `rlib`;
+//! a host that links the crate registers its `handoff_builtin()`. The two never exclude each
+//! other, so every build makes loadable plugins and the host keeps its built-ins. See
+//! `docs/plugin-authoring.md`.
 #![deny(missing_docs)]
 
 pub use handoff_core::capability::*;
@@ -45,8 +45,6 @@ pub mod __private {
     };
     pub use handoff_core::abi::module::{call_root_module_loader, lib_header};
     pub use handoff_core::abi::PluginModuleRef;
-    pub use handoff_core::builtin::StaticPlugin;
-    pub use inventory;
 }
 
 /// Exports a plugin. `export_plugin!(MyPlugin)` needs `MyPlugin: Plugin + Default`;
@@ -103,23 +101,21 @@ macro_rules! export_plugin {
     };
 }
 
-/// Registers a plugin with any host that links its crate (found through `inventory`).
-/// `register_builtin!(MyPlugin)` needs `MyPlugin: Plugin + Default`; `register_builtin!(MyPlugin,
-/// expr)` makes it with `expr`. It emits no FFI symbol, so any number of plugin crates link into
-/// one binary; a host names each crate once (`use handoff_claude as _;`) so the linker keeps it.
+/// Makes a plugin a built-in for any host that links its crate: defines
+/// `pub fn handoff_builtin() -> Box<dyn Plugin>`, which the host registers. It emits no FFI symbol
+/// and no initialiser, so any number of plugin crates link into one binary and the crate's shared
+/// library runs no code when it is opened. `register_builtin!(MyPlugin)` needs
+/// `MyPlugin: Plugin + Default`; `register_builtin!(MyPlugin, expr)` makes it with `expr`.
 #[macro_export]
 macro_rules! register_builtin {
     ($ty:ty) => {
         $crate::register_builtin!($ty, <$ty as ::core::default::Default>::default());
     };
     ($ty:ty, $make:expr) => {
-        $crate::__private::inventory::submit! {
-            $crate::__private::StaticPlugin {
-                make: || {
-                    let plugin: $ty = $make;
-                    ::std::boxed::Box::new(plugin)
-                },
-            }
+        /// This crate's plugin, for a host that links it as a built-in.
+        pub fn handoff_builtin() -> ::std::boxed::Box<dyn $crate::Plugin> {
+            let plugin: $ty = $make;
+            ::std::boxed::Box::new(plugin)
         }
     };
 }

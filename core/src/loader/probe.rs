@@ -51,7 +51,7 @@ pub fn probe(path: &Path) -> Result<Probe, LoadError> {
 /// Opens the library with libloading and reads its declaration static.
 fn read_declaration(path: &Path, copy: &Path) -> Result<Declaration, LoadError> {
     // SAFETY: opening a library runs its ELF initialisers. handoff plugins have none (the SDK
-    // keeps inventory out of cdylib builds); for a foreign library this is the same trust a user
+    // registers built-ins without initialisers); for a foreign library this is the same trust a user
     // gives any library they ask a program to open.
     let library = unsafe { libloading::Library::new(copy) }.map_err(|e| LoadError::Open {
         path: path.to_owned(),

@@ -1,7 +1,4 @@
-//! Built-in plugins: linked into the host and registered through `inventory`.
-//!
-//! A plugin crate registers a [`StaticPlugin`] with `register_builtin!` (see [`crate::builtin`]);
-//! a host that links it finds it here. Built-ins are certified like files,
+//! Built-in plugins: linked into the host and registered by it (see [`crate::builtin`]). Built-ins are certified like files,
 //! but keyed by the host executable's sha256 (the code that runs is the host binary) plus the
 //! plugin's name and version; see [`super::Registry::certify_builtins`].
 
@@ -9,7 +6,7 @@ use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
 
-pub use crate::builtin::{builtins, StaticPlugin};
+pub use crate::builtin::MakePlugin;
 
 /// The sha256 of the running executable, computed once.
 pub fn host_sha256() -> Result<String, String> {

@@ -1,7 +1,7 @@
 //! The registry: every plugin a host knows, and which of their targets it may offer.
 //!
-//! Plugins come from two places: built-ins linked into the host (registered through
-//! `inventory`, see [`builtin`]) and plugin files in configured directories. A target is offered
+//! Plugins come from two places: built-ins linked into the host (the host registers each with
+//! [`Registry::add_builtin`], see [`crate::builtin`]) and plugin files in configured directories. A target is offered
 //! only when its plugin has a passing [`Certificate`] for exactly what runs: a file's sha256, or a
 //! built-in's name and version inside this host binary — always for the configured suite version
 //! and this host's plugin-API major. [`Registry::targets`] says why every other one is not offered.
@@ -16,7 +16,6 @@
 //!     plugin_dirs: vec!["/usr/lib/handoff/plugins".into()],
 //!     certificate_dir: "/var/lib/handoff/certificates".into(),
 //!     suite_version: "1.0.0".into(), // handoff_conformance::SUITE_VERSION
-//!     builtins: true,
 //!     ..Default::default()
 //! });
 //! for listing in registry.targets() {
@@ -37,7 +36,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-pub use builtin::StaticPlugin;
+pub use builtin::MakePlugin;
 pub use certificate::{
     Certificate, CertificateError, CertificateStore, CertifiedCheck, Subject, SuiteOutcome,
     CERTIFICATE_SCHEMA,
@@ -56,8 +55,6 @@ pub struct RegistryConfig {
     pub certificate_dir: PathBuf,
     /// The conformance suite version a certificate must come from.
     pub suite_version: String,
-    /// Whether to include the plugins linked into this binary.
-    pub builtins: bool,
 }
 
 /// Where a plugin came from.
@@ -173,12 +170,6 @@ impl Registry {
             store,
             entries: Vec::new(),
         };
-        if registry.config.builtins {
-            for builtin in builtin::builtins() {
-                let plugin: Arc<dyn Plugin> = Arc::from((builtin.make)());
-                registry.add_builtin(plugin);
-            }
-        }
         for file in registry.plugin_files() {
             let entry = registry.file_entry(&file);
             registry.entries.push(entry);
@@ -186,7 +177,7 @@ impl Registry {
         registry
     }
 
-    /// Adds a plugin linked into the host (besides those found through `inventory`).
+    /// Adds a plugin linked into the host (a host registers each built-in it links).
     pub fn add_builtin(&mut self, plugin: Arc<dyn Plugin>) {
         let manifest = plugin.manifest();
         let state = match builtin_subject(&manifest) {
