@@ -54,7 +54,7 @@ fn cli_target() -> TargetManifest {
             "Default root ~/.gemini; Gemini CLI reads $GEMINI_CLI_HOME/.gemini when GEMINI_CLI_HOME is set (it names the home, not the store), so a plan sets GEMINI_CLI_HOME to the parent of a root named .gemini; a root with another name cannot be resumed by the CLI.".into(),
             "Google thinking is stored as thought parts and read back; Gemini CLI itself never sends thought parts to the model (it strips them), so thinking is display-only on this target's wire; signatures on call and text parts are sent.".into(),
             "Not carried: image URLs (Gemini needs a fileData URI it can fetch), compaction (the CLI has no record for it), precise numbers (the CLI re-parses arguments as JavaScript numbers).".into(),
-            "Refused by name: a user message the CLI drops on resume (text starting with '/', '?', <session_context>, <hook_context>, or blank), empty text parts (G7), non-object call arguments (G3), a tool result not directly after its call's assistant event, several texts or text after an image in one tool result.".into(),
+            "Refused by name: a user message the CLI drops on resume (text starting with '/', '?', <session_context>, <hook_context>, or blank), empty text parts (G7), non-object call arguments (G3), a tool result not directly after its call's assistant event, empty texts or text after an image in a tool result.".into(),
             "Gemini CLI 0.61.0 leaves a stub file when it resumes in a later minute than the session was written; with retention on (its default) its next start deletes the stub and the resumed session with it. The CLI does this to its own sessions too; see docs/formats/gemini.md.".into(),
         ],
         live: Some(live_recipe()),

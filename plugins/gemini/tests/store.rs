@@ -154,6 +154,7 @@ fn rich() -> Transcript {
                 "c1",
                 vec![
                     Part::text("a.txt"),
+                    Part::text("b.txt"),
                     Part::Image {
                         media_type: "image/png".into(),
                         data: png,
@@ -532,9 +533,9 @@ fn refusals_name_the_event_and_write_nothing() {
             Transcript::new(vec![
                 user("u", 0, "hi"),
                 assistant("a", 1, vec![call("c", json!({}))]),
-                result("r", 3, "c", vec![Part::text("a"), Part::text("b")], false),
+                result("r", 3, "c", vec![Part::text("")], false),
             ]),
-            "several texts",
+            "an empty text in a tool result",
         ),
         (Transcript::new(vec![]), "nothing Gemini CLI would resume"),
     ];

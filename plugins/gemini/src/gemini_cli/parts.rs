@@ -9,7 +9,7 @@
 //!   images are `parts: [{inlineData}]`.
 
 use base64::Engine as _;
-use handoff_sdk::serde_json::{self, json, Map, Value};
+use handoff_sdk::serde_json::{json, Map, Value};
 use handoff_sdk::{AssistantPart, Part, Signature, Thinking, ToolCall};
 
 /// The provider that makes Gemini thinking and signatures.
@@ -80,21 +80,27 @@ pub(crate) fn model_parts(content: &[AssistantPart], origin_provider: Option<&st
     parts
 }
 
-/// The `functionResponse` part of one result.
+/// The `functionResponse` part of one result, as core's Gemini dialect renders it: the texts
+/// under `response.output` (`response.error` for a failed tool) — none `""`, one a string,
+/// several an array of strings — and the images as `parts`.
 pub(crate) fn result_part(call: &ToolCall, content: &[Part], is_error: bool) -> Value {
-    let text = content.iter().find_map(|p| match p {
-        Part::Text { text } => Some(text.as_str()),
-        _ => None,
-    });
-    let response = match (is_error, text) {
-        (true, t) => json!({ "error": t.unwrap_or("") }),
-        (false, Some(t)) => json!({ "output": t }),
-        (false, None) => json!({}),
+    let texts: Vec<&str> = content
+        .iter()
+        .filter_map(|p| match p {
+            Part::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let value = match texts.as_slice() {
+        [] => Value::from(""),
+        [one] => Value::from(*one),
+        several => Value::from(several.to_vec()),
     };
-    let mut fr = json!({ "id": call.id, "name": call.name, "response": response });
+    let key = if is_error { "error" } else { "output" };
+    let mut fr = json!({ "id": call.id, "name": call.name, "response": { key: value } });
     let images: Vec<Value> = content
         .iter()
-        .filter(|p| matches!(p, Part::Image { .. }))
+        .filter(|p| !matches!(p, Part::Text { .. }))
         .map(user_part)
         .collect();
     if !images.is_empty() {
@@ -191,6 +197,14 @@ pub(crate) fn read_part(
         out.push(ReadPart::User(Part::text(text)));
     } else if let Some(data) = obj.get("inlineData") {
         out.push(ReadPart::User(image(data, &format!("{field}.inlineData"))?));
+    } else if let Some(file) = obj.get("fileData") {
+        let url = file
+            .get("fileUri")
+            .and_then(Value::as_str)
+            .ok_or_else(|| field_err(&format!("{field}.fileData.fileUri"), "missing"))?;
+        out.push(ReadPart::User(Part::ImageUrl {
+            url: url.to_owned(),
+        }));
     } else if let Some(call) = obj.get("functionCall") {
         out.push(ReadPart::Model(AssistantPart::ToolCall(function_call(
             call,
@@ -236,28 +250,18 @@ fn function_response(v: &Value, field: &str) -> Result<ReadPart, PartError> {
         .and_then(Value::as_str)
         .ok_or_else(|| field_err(&format!("{field}.name"), "missing"))?;
     let response = v.get("response").cloned().unwrap_or(Value::Null);
+    // As core's Gemini dialect reads it; `{}` (what the CLI writes for a tool with no text) and
+    // a missing response are no text.
     let (mut content, is_error) = match &response {
-        Value::Object(o) if o.is_empty() => (Vec::new(), false),
-        Value::Object(o) if o.len() == 1 && o.get("error").is_some_and(Value::is_string) => {
-            let t = o["error"].as_str().unwrap_or_default();
-            (
-                if t.is_empty() {
-                    Vec::new()
-                } else {
-                    vec![Part::text(t)]
-                },
-                true,
-            )
-        }
-        Value::Object(o) if o.len() == 1 && o.get("output").is_some_and(Value::is_string) => (
-            vec![Part::text(o["output"].as_str().unwrap_or_default())],
-            false,
-        ),
         Value::Null => (Vec::new(), false),
-        other => (
-            vec![Part::text(serde_json::to_string(other).unwrap_or_default())],
-            false,
-        ),
+        Value::Object(o) if o.is_empty() => (Vec::new(), false),
+        Value::Object(o) if o.len() == 1 && o.contains_key("output") => {
+            (texts_of(&o["output"]), false)
+        }
+        Value::Object(o) if o.len() == 1 && o.contains_key("error") => {
+            (texts_of(&o["error"]), true)
+        }
+        other => (vec![Part::text(other.to_string())], false),
     };
     if let Some(parts) = v.get("parts").and_then(Value::as_array) {
         for (i, p) in parts.iter().enumerate() {
@@ -274,6 +278,19 @@ fn function_response(v: &Value, field: &str) -> Result<ReadPart, PartError> {
         content,
         is_error,
     })
+}
+
+fn texts_of(value: &Value) -> Vec<Part> {
+    match value {
+        Value::String(s) if s.is_empty() => Vec::new(),
+        Value::String(s) => vec![Part::text(s.clone())],
+        Value::Array(items) if items.iter().all(Value::is_string) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(Part::text)
+            .collect(),
+        other => vec![Part::text(other.to_string())],
+    }
 }
 
 /// A message's `content` (a string, one part, or an array of parts and strings) as a list.

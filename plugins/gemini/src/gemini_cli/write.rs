@@ -14,7 +14,7 @@
 //! resume (text form starting with `/`, `?`, `<session_context>`, `<hook_context>`, or blank), an
 //! empty text part (Gemini rule G7), call arguments that are not a JSON object (G3), a tool result
 //! that does not directly follow its call's assistant event (the CLI keeps results inside that
-//! message), several texts or text after an image in one tool result (one `output` string holds it).
+//! message), empty texts or text after an image in a tool result (the response holds its texts before its images).
 
 use handoff_sdk::serde_json::{json, Map, Value};
 use handoff_sdk::{AssistantPart, Body, Event, Origin, Part, PluginError, ToolCall};
@@ -222,29 +222,17 @@ fn tool_call(
     is_error: bool,
 ) -> Result<Value, PluginError> {
     let mut seen_image = false;
-    let mut texts = 0;
     for (k, p) in content.iter().enumerate() {
         match p {
             Part::Text { .. } if seen_image => {
                 return Err(refuse(index, event, format!("body.content[{k}]: text after an image in a tool result (a Gemini function response holds its text before its images)")));
             }
-            Part::Text { text } if text.is_empty() && is_error => {
-                return Err(refuse(
-                    index,
-                    event,
-                    format!("body.content[{k}]: an empty error text (Gemini rule G7)"),
-                ));
+            Part::Text { text } if text.is_empty() => {
+                return Err(refuse(index, event, format!("body.content[{k}]: an empty text in a tool result (Gemini rule G7; the response would read back without it)")));
             }
-            Part::Text { .. } => texts += 1,
+            Part::Text { .. } => {}
             _ => seen_image = true,
         }
-    }
-    if texts > 1 {
-        return Err(refuse(
-            index,
-            event,
-            "several texts in one tool result (a Gemini function response holds one output string)",
-        ));
     }
     let mut extras = extras(event);
     extras.insert("id".into(), json!(event.id));
