@@ -401,14 +401,31 @@ fn ids_the_api_refuses_are_refused_with_the_rule_named() {
 }
 
 #[test]
-fn an_empty_text_chat_would_not_send_is_refused_naming_it() {
-    let t = Transcript::new(vec![user("u1", vec![Part::text("hi"), Part::text("")])]);
-    let (_dir, root) = root();
-    let e = OpenaiPlugin
-        .writer()
-        .create(&root, "openai-chat", &t, &Default::default())
-        .unwrap_err();
-    assert!(e.to_string().contains("body.content[1]"), "{e}");
+fn empty_texts_chat_does_not_send_read_back_in_place() {
+    let t = Transcript::new(vec![
+        user("u1", vec![Part::text("hi"), Part::text("")]),
+        assistant(
+            "a1",
+            vec![AssistantPart::text(""), call("c1")],
+            openai("gpt-5"),
+        ),
+        result("r1", "c1", vec![Part::text("")], false),
+        user("u2", vec![Part::text("")]),
+        assistant("a2", vec![AssistantPart::text("done")], openai("gpt-5")),
+    ]);
+    for target in TARGETS {
+        let (file, body) = round_trip(target, &t);
+        if target == "openai-chat" {
+            assert!(!body.to_string().contains(r#""text":"""#), "{body}");
+            let empty: Vec<&Value> = file["handoff"]["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|e| e.get("empty"))
+                .collect();
+            assert_eq!(empty, [&json!([1]), &json!([0]), &json!([0]), &json!([0])]);
+        }
+    }
 }
 
 #[test]

@@ -37,7 +37,7 @@ pub(crate) struct WireEntry {
 pub(crate) type EntryError = (String, String);
 
 /// Parses every entry of a history with `dialect`, one at a time.
-pub(crate) fn parse_entries<'a>(
+pub(crate) fn parse_entries(
     dialect: Dialect,
     history: impl IntoIterator<Item = Value>,
 ) -> Result<Vec<WireEntry>, EntryError> {

@@ -8,8 +8,9 @@
 //! parts: a user part among user messages, an assistant part among assistant entries, a tool
 //! result's parts in the entry that answers its call (its images, failing that, among user
 //! messages). The dialect keeps the relative order of equal parts, and equal parts read back
-//! equal, so taking the first unclaimed equal part is always a right placement. A part that is
-//! found nowhere is one the wire cannot carry: the write is refused, naming the event and field.
+//! equal, so taking the first unclaimed equal part is always a right placement. An empty text
+//! found nowhere was not sent (Chat sends none): its position is kept. Any other part found
+//! nowhere is one the wire cannot carry: the write is refused, naming the event and field.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -41,13 +42,14 @@ pub(crate) fn place(
         };
         let meta = match &event.body {
             Body::User { content } => {
-                let mut pointers = Vec::with_capacity(content.len());
+                let mut placed = Placed::default();
                 for (j, part) in content.iter().enumerate() {
                     let found = index.take(Side::User, &Piece::Part(part.clone()));
-                    pointers
-                        .push(found.ok_or_else(|| fail(format!("body.content[{j}]"), NOT_SENT))?);
+                    placed.push(found, is_empty_text(part), || {
+                        fail(format!("body.content[{j}]"), NOT_SENT)
+                    })?;
                 }
-                meta_of(event, Kind::User, &pointers)
+                placed.meta(event, Kind::User)
             }
             Body::Assistant { content, origin } => {
                 let turn_maker = origin.as_ref().map(|o| o.provider.as_str());
@@ -63,11 +65,12 @@ pub(crate) fn place(
                 if !content.is_empty() && !content.iter().any(compared) {
                     continue; // display-only as a whole: neither sent nor compared
                 }
-                let mut pointers = Vec::with_capacity(content.len());
+                let mut placed = Placed::default();
                 let mut signatures = Vec::new();
                 for (j, part) in content.iter().enumerate().filter(|(_, p)| compared(p)) {
                     let found = index.take(Side::Assistant, &Piece::Assistant(part.clone()));
-                    pointers.push(found.ok_or_else(|| {
+                    let empty = matches!(part, AssistantPart::Text { text } if text.is_empty());
+                    placed.push(found, empty, || {
                         let why = match part {
                             AssistantPart::Thinking(t) if t.signature.is_none() => {
                                 "reasoning without its encrypted content cannot be sent back"
@@ -75,7 +78,7 @@ pub(crate) fn place(
                             _ => NOT_SENT,
                         };
                         fail(format!("body.content[{j}]"), why)
-                    })?);
+                    })?;
                     if let AssistantPart::Thinking(t) = part {
                         if let Some(s) = &t.signature {
                             signatures.push(SignatureMeta {
@@ -85,7 +88,7 @@ pub(crate) fn place(
                         }
                     }
                 }
-                let mut meta = meta_of(event, Kind::Assistant, &pointers);
+                let mut meta = placed.meta(event, Kind::Assistant);
                 meta.origin = Some(origin.clone());
                 meta.signatures = signatures;
                 meta
@@ -107,21 +110,23 @@ pub(crate) fn place(
                     })?;
                 let own = &entries[at].pieces;
                 let mut next = 0;
-                let mut pointers = Vec::with_capacity(content.len());
+                let mut placed = Placed::default();
                 for (j, part) in content.iter().enumerate() {
-                    if matches!(own.get(next), Some(Some(Piece::Part(p))) if p == part) {
-                        pointers.push((at, next));
+                    let found = if matches!(own.get(next), Some(Some(Piece::Part(p))) if p == part)
+                    {
                         next += 1;
-                        continue;
-                    }
-                    // Chat sends a result's images in a user message after the tool messages.
-                    let moved = matches!(part, Part::Image { .. } | Part::ImageUrl { .. })
-                        .then(|| index.take(Side::User, &Piece::Part(part.clone())))
-                        .flatten();
-                    pointers
-                        .push(moved.ok_or_else(|| fail(format!("body.content[{j}]"), NOT_SENT))?);
+                        Some((at, next - 1))
+                    } else if matches!(part, Part::Image { .. } | Part::ImageUrl { .. }) {
+                        // Chat sends a result's images in a user message after the tool messages.
+                        index.take(Side::User, &Piece::Part(part.clone()))
+                    } else {
+                        None
+                    };
+                    placed.push(found, is_empty_text(part), || {
+                        fail(format!("body.content[{j}]"), NOT_SENT)
+                    })?;
                 }
-                let mut meta = meta_of(event, Kind::ToolResult, &pointers);
+                let mut meta = placed.meta(event, Kind::ToolResult);
                 meta.at = Some(at);
                 meta.is_error = *is_error;
                 meta
@@ -140,17 +145,47 @@ pub(crate) fn place(
 
 const NOT_SENT: &str = "the wire has no room for this part (it would not be sent)";
 
-fn meta_of(event: &Event, kind: Kind, pointers: &[(usize, usize)]) -> EventMeta {
-    EventMeta {
-        id: event.id.clone(),
-        timestamp: event.timestamp,
-        kind,
-        author: event.author.clone(),
-        at: None,
-        parts: runs(pointers),
-        is_error: false,
-        origin: None,
-        signatures: Vec::new(),
+fn is_empty_text(part: &Part) -> bool {
+    matches!(part, Part::Text { text } if text.is_empty())
+}
+
+/// One event's content as placed: pointers to the parts the wire holds, and the positions of the
+/// empty texts it does not send.
+#[derive(Default)]
+struct Placed {
+    pointers: Vec<(usize, usize)>,
+    empty: Vec<usize>,
+}
+
+impl Placed {
+    /// The next part: found at `found`, else an empty text the wire leaves out, else `fail`.
+    fn push(
+        &mut self,
+        found: Option<(usize, usize)>,
+        empty_text: bool,
+        fail: impl FnOnce() -> PluginError,
+    ) -> Result<(), PluginError> {
+        match found {
+            Some(at) => self.pointers.push(at),
+            None if empty_text => self.empty.push(self.pointers.len() + self.empty.len()),
+            None => return Err(fail()),
+        }
+        Ok(())
+    }
+
+    fn meta(self, event: &Event, kind: Kind) -> EventMeta {
+        EventMeta {
+            id: event.id.clone(),
+            timestamp: event.timestamp,
+            kind,
+            author: event.author.clone(),
+            at: None,
+            parts: runs(&self.pointers),
+            empty: self.empty,
+            is_error: false,
+            origin: None,
+            signatures: Vec::new(),
+        }
     }
 }
 

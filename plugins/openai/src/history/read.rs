@@ -80,7 +80,22 @@ pub(crate) fn assemble(
     let mut events = Vec::with_capacity(meta.events.len());
     for (n, em) in meta.events.into_iter().enumerate() {
         let at = |f: &str| format!("{EXTRAS_KEY}.events[{n}].{f}");
-        let pieces = take_pieces(&mut entries, &em, field).map_err(|m| (at("parts"), m))?;
+        let mut pieces = take_pieces(&mut entries, &em, field).map_err(|m| (at("parts"), m))?;
+        for &k in &em.empty {
+            if k > pieces.len() {
+                return Err((
+                    at("empty"),
+                    format!("position {k} is past the event's parts"),
+                ));
+            }
+            pieces.insert(
+                k,
+                match em.kind {
+                    Kind::Assistant => Piece::Assistant(AssistantPart::text("")),
+                    _ => Piece::Part(Part::text("")),
+                },
+            );
+        }
         let body = match em.kind {
             Kind::User => Body::User {
                 content: parts(pieces).map_err(|m| (at("parts"), m))?,

@@ -14,7 +14,7 @@
 //! The history is what is sent, byte for byte; `handoff` says, per canonical event, which parts of
 //! which history entries are its own (`parts`: runs of `[entry, first part, count]`) and what no
 //! entry can hold: event ids, timestamps, authors, the origin of assistant turns, tool errors, the
-//! model on a reasoning blob. The wire is the truth for content; `handoff` only places it.
+//! model on a reasoning blob, empty texts the wire does not send (`empty`: their positions). The wire is the truth for content; `handoff` only places it.
 
 use handoff_sdk::{Author, Origin, Timestamp};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -45,6 +45,10 @@ pub(crate) struct EventMeta {
     /// The event's parts in order, as runs `[entry, first part, count]` of parsed history parts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<[usize; 3]>,
+    /// Where in the event's content an empty text goes that the wire does not send (Chat sends no
+    /// empty text), in ascending order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub empty: Vec<usize>,
     /// A tool result that failed (neither wire has an error flag).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,

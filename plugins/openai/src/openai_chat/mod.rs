@@ -49,7 +49,7 @@ pub fn manifest() -> TargetManifest {
             "Images inside tool results travel in a user message right after the tool messages (tool messages take text only); `handoff` keeps which result each belongs to.".to_owned(),
             "Text after a tool call inside one assistant turn is refused: a Chat assistant message holds its text before its tool_calls.".to_owned(),
             "Compaction is refused: a stateless history would have to drop the events it replaces.".to_owned(),
-            "A part the wire does not send (an empty text) is refused, naming the event: it would not read back.".to_owned(),
+            "Empty texts are not sent (an empty string is no content); `handoff` keeps where they were.".to_owned(),
             "A history the API would reject (rules C1-C5 of wire-rules.md, e.g. a tool-call id over 40 characters) is refused with the rule named.".to_owned(),
         ],
         live: None,
