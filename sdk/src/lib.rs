@@ -17,6 +17,12 @@
 //! a host that links the crate registers its `handoff_builtin()`. The two never exclude each
 //! other, so every build makes loadable plugins and the host keeps its built-ins. See
 //! `docs/plugin-authoring.md`.
+//!
+//! Beside the traits, the helpers every plugin uses the same way (so no plugin writes its own):
+//! [`session_lock`] (the writer lock of one session), [`session_files`] and
+//! [`sessions_newest_first`] (a store's listing), [`require_owned`] (the owner check), and
+//! [`IdMap`] / [`IdSet`] (fast seeded maps for the ids of one session file). A plugin checks every
+//! [`SessionRef`] it is handed with [`SessionRef::check`].
 #![deny(missing_docs)]
 
 pub use handoff_core::capability::*;
@@ -28,7 +34,16 @@ pub use serde_json;
 
 #[doc(hidden)]
 pub mod export;
+pub mod ids;
+mod listing;
 mod log_bridge;
+mod ownership;
+mod session_lock;
+
+pub use ids::{IdMap, IdSet};
+pub use listing::{session_files, sessions_newest_first, subdirs};
+pub use ownership::{own_marker, require_owned};
+pub use session_lock::{session_lock, SESSION_LOCK_WAIT};
 
 /// The plugin-API requirement a plugin built against this SDK declares.
 pub const API_REQUIREMENT: &str = "^1";
