@@ -6,58 +6,14 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::*;
 use handoff_core::continuation::{continue_conversation, Action, ContinueRequest, Continued};
 use handoff_core::{
-    AssistantPart, Body, Event, Origin, Part, Plugin, ResumePlan, StoreRoot, Timestamp, Transcript,
+    AssistantPart, Body, Event, Origin, Part, ResumePlan, StoreRoot, Timestamp, Transcript,
 };
 use handoff_openai::OpenaiPlugin;
-
-fn here() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn jsonl_in(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "no samples in {}", dir.display());
-    files
-}
-
-/// The samples, read by the plugin of the CLI that wrote them. The genuine ones are byte-for-byte
-/// copies of `shared/samples/genuine/{claude-code-2.1.197,codex-0.171.0}` kept in those plugins.
-fn samples() -> Vec<(String, Transcript)> {
-    let mut out = Vec::new();
-    let claude = here().join("../claude/tests/samples");
-    for dir in ["genuine-2.1.197", "claude-code-viewer"] {
-        for path in jsonl_in(&claude.join(dir)) {
-            let t = handoff_claude::ClaudePlugin
-                .reader()
-                .read_path("claude-code", &path)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            out.push((format!("claude-code/{dir}/{}", name(&path)), t));
-        }
-    }
-    for path in jsonl_in(&here().join("../codex/tests/fixtures")) {
-        let t = handoff_codex::CodexPlugin
-            .reader()
-            .read_path("codex", &path)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        out.push((format!("codex/{}", name(&path)), t));
-    }
-    out
-}
-
-fn name(path: &Path) -> String {
-    path.file_stem().unwrap().to_string_lossy().into_owned()
-}
 
 fn continued(root: &StoreRoot, target: &str, locator: &str, t: &Transcript) -> Continued {
     continue_conversation(

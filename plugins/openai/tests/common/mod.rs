@@ -2,6 +2,8 @@
 //! request body is the transcript plus the prompt as the wire shows it.
 #![allow(dead_code)]
 
+use std::path::{Path, PathBuf};
+
 use handoff_core::dialect::{parsed_view, wire_view, Dialect};
 use handoff_core::{
     Body, CreateOptions, Event, Part, Plugin, ResumePlan, SessionRef, StoreRoot, Timestamp,
@@ -122,4 +124,47 @@ pub fn assert_no_extras(body: &Value, transcript: &Transcript) {
             "the body holds the timestamp {stamp}"
         );
     }
+}
+
+fn here() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn jsonl_in(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no samples in {}", dir.display());
+    files
+}
+
+/// The samples, read by the plugin of the CLI that wrote them. The genuine ones are byte-for-byte
+/// copies of `shared/samples/genuine/{claude-code-2.1.197,codex-0.171.0}` kept in those plugins.
+pub fn samples() -> Vec<(String, Transcript)> {
+    let mut out = Vec::new();
+    let claude = here().join("../claude/tests/samples");
+    for dir in ["genuine-2.1.197", "claude-code-viewer"] {
+        for path in jsonl_in(&claude.join(dir)) {
+            let t = handoff_claude::ClaudePlugin
+                .reader()
+                .read_path("claude-code", &path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            out.push((format!("claude-code/{dir}/{}", name(&path)), t));
+        }
+    }
+    for path in jsonl_in(&here().join("../codex/tests/fixtures")) {
+        let t = handoff_codex::CodexPlugin
+            .reader()
+            .read_path("codex", &path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        out.push((format!("codex/{}", name(&path)), t));
+    }
+    out
+}
+
+fn name(path: &Path) -> String {
+    path.file_stem().unwrap().to_string_lossy().into_owned()
 }
