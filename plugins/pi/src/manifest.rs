@@ -119,8 +119,12 @@ pub fn live_recipe() -> LiveRecipe {
         // definitions; after tool results that hold images, a user message "Attached image(s)
         // from tool result:" with those images (pi's Chat Completions form of them).
         injected: vec![
+            // pi's instructions, tool list and context files (role system).
             Injected::SystemPrompt,
+            // bash, read, edit, write.
             Injected::ToolDefinitions,
+            // pi's Chat Completions form of tool-result images: after the tool messages, a user
+            // message with this text and the images.
             Injected::UserTextPrefix("Attached image(s) from tool result:".to_owned()),
         ],
     }

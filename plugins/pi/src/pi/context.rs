@@ -13,7 +13,8 @@
 //!   `firstKeptEntryId` (when found before it), then what follows it. An earlier compaction pi
 //!   never shows; it is an event only where the governing one hides it anyway (before the first
 //!   kept entry), so the canonical model, which shows an earlier compaction's summary when it is
-//!   still in view, means the same.
+//!   still in view, means the same. A governing compaction that replaces no event (its summary
+//!   goes before the whole path) has no canonical form: it is carried, with every earlier one.
 
 use foldhash::{HashMap, HashMapExt};
 use handoff_sdk::PluginError;
@@ -164,22 +165,13 @@ pub fn conversation(parsed: &Parsed) -> Result<Conversation, PluginError> {
     for &c in &compactions {
         let through =
             |roles: &[Role], before: usize| (0..before).rev().find(|&p| roles[p].is_event());
-        roles[c] = if c == governing {
-            match through(&roles, kept_from) {
-                Some(through) => Role::Compaction { through },
-                None => {
-                    let node = &nodes[path[c]];
-                    return Err(malformed(
-                        &parsed.path,
-                        node.line,
-                        Some("firstKeptEntryId"),
-                        "this compaction keeps every earlier message in view (it replaces nothing), \
-                         which the canonical transcript cannot say",
-                    ));
-                }
-            }
-        } else if c < kept_from {
-            match through(&roles, first_kept(c)) {
+        // A compaction that keeps everything before it in view (pi's own auto-compaction writes
+        // one when the recent turn is all there is) puts its summary *before* the whole path,
+        // which no canonical compaction says; it is carried, and so are the earlier ones, which
+        // pi then does not apply either.
+        roles[c] = if c < kept_from || c == governing {
+            let before = if c == governing { kept_from } else { first_kept(c) };
+            match through(&roles, before) {
                 Some(through) => Role::Compaction { through },
                 None => Role::Carried,
             }
