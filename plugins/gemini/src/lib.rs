@@ -4,8 +4,12 @@
 //!   written so the CLI lists, keeps and resumes them (`gemini --resume <uuid>`), read with the
 //!   CLI's own semantics (replacement by id, `$set`, `$rewindTo`, legacy `.json`).
 //!
+//! - `gemini-api`: the stateless generateContent history, one JSON file per session holding its
+//!   `contents` (rendered and read by core's Gemini dialect); resuming is the next request body.
+//!
 //! The facts behind every choice are in `docs/formats/gemini.md`.
 
+pub mod gemini_api;
 pub mod gemini_cli;
 pub mod manifest;
 
@@ -16,7 +20,7 @@ use handoff_sdk::{
     SessionRef, StoreRoot, Transcript, Writer,
 };
 
-use manifest::GEMINI_CLI;
+use manifest::{GEMINI_API, GEMINI_CLI};
 
 /// The gemini plugin.
 #[derive(Clone, Copy, Debug, Default)]
@@ -24,11 +28,13 @@ pub struct GeminiPlugin;
 
 enum Target {
     Cli,
+    Api,
 }
 
 fn target(name: &str) -> Result<Target, PluginError> {
     match name {
         GEMINI_CLI => Ok(Target::Cli),
+        GEMINI_API => Ok(Target::Api),
         other => Err(PluginError::UnknownTarget {
             target: other.to_owned(),
         }),
@@ -60,6 +66,7 @@ impl Writer for GeminiPlugin {
     ) -> Result<SessionRef, PluginError> {
         match target(target_name)? {
             Target::Cli => gemini_cli::create(root, transcript, options),
+            Target::Api => gemini_api::create(root, transcript, options),
         }
     }
 
@@ -71,12 +78,14 @@ impl Writer for GeminiPlugin {
     ) -> Result<SessionRef, PluginError> {
         match target(&session.target)? {
             Target::Cli => gemini_cli::append(root, session, events),
+            Target::Api => gemini_api::append(root, session, events),
         }
     }
 
     fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
         match target(&session.target)? {
             Target::Cli => gemini_cli::remove(root, session),
+            Target::Api => gemini_api::remove(root, session),
         }
     }
 }
@@ -85,18 +94,21 @@ impl Reader for GeminiPlugin {
     fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
         match target(&session.target)? {
             Target::Cli => gemini_cli::read(root, session),
+            Target::Api => gemini_api::read(root, session),
         }
     }
 
     fn read_path(&self, target_name: &str, path: &Path) -> Result<Transcript, PluginError> {
         match target(target_name)? {
             Target::Cli => gemini_cli::read_path(path),
+            Target::Api => gemini_api::read_path(path),
         }
     }
 
     fn list(&self, root: &StoreRoot, target_name: &str) -> Result<Vec<SessionInfo>, PluginError> {
         match target(target_name)? {
             Target::Cli => gemini_cli::list(root),
+            Target::Api => gemini_api::list(root),
         }
     }
 }
@@ -110,6 +122,7 @@ impl Resumer for GeminiPlugin {
     ) -> Result<SessionRef, PluginError> {
         match target(target_name)? {
             Target::Cli => gemini_cli::resolve(root, id),
+            Target::Api => gemini_api::resolve(root, id),
         }
     }
 
@@ -121,6 +134,7 @@ impl Resumer for GeminiPlugin {
     ) -> Result<ResumePlan, PluginError> {
         match target(&session.target)? {
             Target::Cli => gemini_cli::plan(root, session, prompt),
+            Target::Api => gemini_api::plan(root, session, prompt),
         }
     }
 }

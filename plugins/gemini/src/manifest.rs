@@ -11,6 +11,8 @@ use crate::gemini_cli::{CLI_VERSION, PROVIDER};
 pub const PLUGIN_NAME: &str = "gemini";
 /// The Gemini CLI chats target.
 pub const GEMINI_CLI: &str = "gemini-cli";
+/// The stateless Gemini API target.
+pub const GEMINI_API: &str = "gemini-api";
 
 /// The whole manifest.
 pub fn manifest() -> Manifest {
@@ -18,7 +20,7 @@ pub fn manifest() -> Manifest {
         name: PLUGIN_NAME.to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
         api_requirement: handoff_sdk::API_REQUIREMENT.to_owned(),
-        targets: vec![cli_target()],
+        targets: vec![cli_target(), api_target()],
     }
 }
 
@@ -59,6 +61,38 @@ fn cli_target() -> TargetManifest {
         ],
         live: Some(live_recipe()),
         default_root: Some(DefaultRoot::home(None, ".gemini")),
+        dialect: Some(Dialect::Gemini),
+    }
+}
+
+fn api_target() -> TargetManifest {
+    TargetManifest {
+        name: GEMINI_API.to_owned(),
+        kind: TargetKind::Api,
+        provider: PROVIDER.to_owned(),
+        carries: vec![
+            Feature::Text,
+            Feature::Image,
+            Feature::ImageUrl,
+            Feature::Thinking,
+            Feature::ThinkingSignature,
+            Feature::ToolCall,
+            Feature::ToolResult,
+            Feature::ToolError,
+            Feature::ToolResultImage,
+            Feature::Author,
+            Feature::TextAfterToolCall,
+            Feature::PreciseNumbers,
+        ],
+        thinking_from: vec![PROVIDER.to_owned()],
+        notes: vec![
+            "Store: <root>/<uuid>.json holding `contents` exactly as core's Gemini dialect renders them, and `handoff.events` (ids, timestamps, authors, origins, event boundaries) that the wire cannot hold.".into(),
+            "Resume: the next generateContent body, `{contents}` = the history plus the new user turn, validated against G1-G7 (a call of the current turn without a signature gets skip_thought_signature_validator, rule G4).".into(),
+            "Google thinking goes back as thought parts with its signature on the part it came on; other providers' thinking is display-only.".into(),
+            "Not carried: compaction (the wire has the summary only, not the events it replaces). Refused by name: empty texts (G7), non-object arguments (G3), text after an image in a tool result.".into(),
+        ],
+        live: None,
+        default_root: Some(DefaultRoot::handoff_data(GEMINI_API)),
         dialect: Some(Dialect::Gemini),
     }
 }

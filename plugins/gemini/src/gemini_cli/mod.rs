@@ -17,6 +17,7 @@ use handoff_sdk::{
     SessionInfo, SessionRef, StoreRoot, Timestamp, ToolCall, Transcript,
 };
 
+pub(crate) use parts::is_google;
 pub use parts::PROVIDER;
 
 use crate::manifest::{target_manifest, GEMINI_CLI, PLUGIN_NAME};
