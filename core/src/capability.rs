@@ -303,6 +303,22 @@ pub trait Reader: Send + Sync {
 
     /// Lists the sessions of a target, newest first.
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError>;
+
+    /// The newest session this plugin marked with `locator`, if any: the continuation engine's
+    /// one look into the store. The default lists every session; a plugin whose store can hold
+    /// thousands of sessions overrides it to look at the newest first and stop at the first match.
+    fn find_owned(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        locator: &str,
+    ) -> Result<Option<SessionRef>, PluginError> {
+        Ok(self
+            .list(root, target)?
+            .into_iter()
+            .find(|s| s.owned && s.locator.as_deref() == Some(locator))
+            .map(|s| s.session))
+    }
 }
 
 /// The strict resume of an exact native id.

@@ -119,13 +119,10 @@ pub fn continue_conversation(
 
     let existing = plugin
         .reader()
-        .list(request.root, request.target)?
-        .into_iter()
-        .find(|s| s.owned && s.locator.as_deref() == Some(request.locator));
+        .find_owned(request.root, request.target, request.locator)?;
 
     let mut diverged_from = None;
-    if let Some(info) = existing {
-        let session = info.session;
+    if let Some(session) = existing {
         match plugin.reader().read(request.root, &session) {
             Ok(current) => match comparison.prefix_of(&current, request.transcript) {
                 Ok(covered) if covered == request.transcript.events.len() => {

@@ -320,6 +320,11 @@ fn reader_call_v2(json: &str) -> Result<String, PluginError> {
             ReaderRequestV2::List { root: r, target } => {
                 to_json(method, &reader.list(&root(r)?, &target)?)
             }
+            ReaderRequestV2::FindOwned {
+                root: r,
+                target,
+                locator,
+            } => to_json(method, &reader.find_owned(&root(r)?, &target, &locator)?),
         }
     })
 }

@@ -165,6 +165,15 @@ pub enum ReaderRequestV2<'a> {
         /// The target.
         target: Cow<'a, str>,
     },
+    /// [`crate::Reader::find_owned`].
+    FindOwned {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The target.
+        target: Cow<'a, str>,
+        /// The conversation locator.
+        locator: Cow<'a, str>,
+    },
 }
 
 /// A request to `resume.v2`.
@@ -205,7 +214,7 @@ method_names!(WriterRequest { Create => "create", Append => "append", Remove => 
 method_names!(ReaderRequest { Read => "read", ReadPath => "read_path", List => "list" });
 method_names!(ResumeRequest { Resolve => "resolve", Plan => "plan" });
 method_names!(WriterRequestV2 { Create => "create", Append => "append", Remove => "remove" });
-method_names!(ReaderRequestV2 { Read => "read", ReadPath => "read_path", List => "list" });
+method_names!(ReaderRequestV2 { Read => "read", ReadPath => "read_path", List => "list", FindOwned => "find_owned" });
 method_names!(ResumeRequestV2 { Resolve => "resolve", Plan => "plan" });
 
 /// Serialises a plugin error for the `Err` side of an answer. Never fails: a [`PluginError`] is

@@ -277,6 +277,28 @@ impl Reader for RemoteReader {
         };
         self.0.call("list", &request)
     }
+
+    fn find_owned(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        locator: &str,
+    ) -> Result<Option<SessionRef>, PluginError> {
+        if self.0.is_v1() {
+            // v1 has no such call: list, as the trait's default does.
+            return Ok(self
+                .list(root, target)?
+                .into_iter()
+                .find(|s| s.owned && s.locator.as_deref() == Some(locator))
+                .map(|s| s.session));
+        }
+        let request = ReaderRequestV2::FindOwned {
+            root: Cow::Borrowed(root.path()),
+            target: Cow::Borrowed(target),
+            locator: Cow::Borrowed(locator),
+        };
+        self.0.call("find_owned", &request)
+    }
 }
 
 impl Resumer for RemoteResumer {

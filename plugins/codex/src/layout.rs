@@ -70,6 +70,14 @@ pub fn all_rollouts(root: &StoreRoot) -> Result<Vec<(String, PathBuf)>, PluginEr
     Ok(found)
 }
 
+/// Every rollout, newest first by the creation time its date folders and file name carry (ties by
+/// id): the order in which a search for the latest session of a conversation can stop early.
+pub fn rollouts_newest_first(root: &StoreRoot) -> Result<Vec<(String, PathBuf)>, PluginError> {
+    let mut found = all_rollouts(root)?;
+    found.sort_unstable_by(|a, b| b.1.cmp(&a.1));
+    Ok(found)
+}
+
 fn subdirs(dir: &Path) -> Result<Vec<PathBuf>, PluginError> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,

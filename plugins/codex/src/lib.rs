@@ -373,6 +373,33 @@ impl Reader for CodexPlugin {
         SessionInfo::sort_newest_first(&mut sessions);
         Ok(sessions)
     }
+
+    /// Reads headers newest first and stops at the first of ours with this locator: in a store of
+    /// thousands of rollouts a continuation reads only those created after its own session.
+    fn find_owned(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        locator: &str,
+    ) -> Result<Option<SessionRef>, PluginError> {
+        Self::check_target(target)?;
+        for (id, path) in layout::rollouts_newest_first(root)? {
+            let Ok(header) = read::read_header(&path) else {
+                continue;
+            };
+            let ours = header
+                .marker
+                .is_some_and(|m| m.plugin == PLUGIN && m.locator.as_deref() == Some(locator));
+            if ours {
+                return Ok(Some(SessionRef {
+                    target: TARGET.to_owned(),
+                    id,
+                    path,
+                }));
+            }
+        }
+        Ok(None)
+    }
 }
 
 impl Resumer for CodexPlugin {

@@ -695,3 +695,43 @@ fn the_manifest_declares_the_target_and_its_live_recipe() {
         .env
         .contains(&("CODEX_HOME".into(), "{home}/codex".into())));
 }
+
+#[test]
+fn find_owned_agrees_with_the_listing_and_ignores_foreign_and_other_locators() {
+    let (_dir, root) = root();
+    let with = |locator: Option<&str>| CreateOptions {
+        cwd: Some("/tmp".into()),
+        locator: locator.map(str::to_owned),
+    };
+    let mine = CodexPlugin
+        .writer()
+        .create(&root, TARGET, &rich(), &with(Some("conversation-a")))
+        .unwrap();
+    let other = CodexPlugin
+        .writer()
+        .create(&root, TARGET, &rich(), &with(Some("conversation-b")))
+        .unwrap();
+    CodexPlugin
+        .writer()
+        .create(&root, TARGET, &rich(), &with(None))
+        .unwrap();
+    let reader = CodexPlugin.reader();
+    for (locator, expected) in [
+        ("conversation-a", Some(&mine)),
+        ("conversation-b", Some(&other)),
+        ("conversation-c", None),
+    ] {
+        let listed = reader
+            .list(&root, TARGET)
+            .unwrap()
+            .into_iter()
+            .find(|s| s.owned && s.locator.as_deref() == Some(locator))
+            .map(|s| s.session);
+        let found = reader.find_owned(&root, TARGET, locator).unwrap();
+        assert_eq!(found.as_ref(), expected, "{locator}");
+        assert_eq!(
+            found, listed,
+            "{locator}: find_owned and the listing disagree"
+        );
+    }
+}
