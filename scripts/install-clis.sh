@@ -5,7 +5,7 @@
 # npm_config_cache is set).
 #
 # usage: scripts/install-clis.sh [--dir DIR] [NAME...]
-#   NAME: claude codex pi gemini (default: all four)
+#   NAME: a CLI named in scripts/cli-versions.env, lower case (default: every one it names)
 #   DIR:  default $HANDOFF_CLI_CACHE or <repo>/.live-cache
 # Prints one line per CLI: NAME VERSION PATH-TO-BINARY. Exit 1 if an install failed.
 set -euo pipefail
@@ -21,10 +21,13 @@ while [ $# -gt 0 ]; do
     *) names+=("$1"); shift ;;
   esac
 done
-[ ${#names[@]} -gt 0 ] || names=(claude codex pi gemini)
-
 # shellcheck source=cli-versions.env
 . "$repo/scripts/cli-versions.env"
+if [ ${#names[@]} -eq 0 ]; then
+  # Every CLI the pin file names (each has a <NAME>_PACKAGE line).
+  while IFS= read -r name; do names+=("$name"); done < <(
+    sed -n 's/^\([A-Z0-9_]*\)_PACKAGE=.*/\1/p' "$repo/scripts/cli-versions.env" | tr '[:upper:]' '[:lower:]')
+fi
 
 mkdir -p "$dir"
 dir="$(cd "$dir" && pwd)"
