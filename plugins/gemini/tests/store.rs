@@ -116,7 +116,10 @@ fn rich() -> Transcript {
                 AssistantPart::text("Running two."),
                 AssistantPart::Thinking(Thinking {
                     text: String::new(),
-                    signature: Some(sig("SIG2")),
+                    signature: Some(Signature {
+                        redacted: true,
+                        ..sig("SIG2")
+                    }),
                 }),
                 call("c1", json!({"command": "ls", "n": [1, 2.5, null]})),
                 call("c2", json!({"command": "date"})),

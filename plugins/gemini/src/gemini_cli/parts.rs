@@ -176,8 +176,13 @@ pub(crate) fn read_part(
             redacted: false,
         });
     let thought = obj.get("thought").and_then(Value::as_bool) == Some(true);
+    // As core's Gemini dialect reads it: a signature with no thinking text is redacted thinking.
     if thought {
         let text = obj.get("text").and_then(Value::as_str).unwrap_or_default();
+        let signature = signature.map(|s| Signature {
+            redacted: text.is_empty(),
+            ..s
+        });
         out.push(ReadPart::Model(AssistantPart::Thinking(Thinking {
             text: text.to_owned(),
             signature,
@@ -187,7 +192,10 @@ pub(crate) fn read_part(
     if let Some(sig) = signature {
         out.push(ReadPart::Model(AssistantPart::Thinking(Thinking {
             text: String::new(),
-            signature: Some(sig),
+            signature: Some(Signature {
+                redacted: true,
+                ..sig
+            }),
         })));
     }
     if let Some(text) = obj.get("text") {
