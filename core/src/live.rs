@@ -39,7 +39,8 @@ pub struct LiveRecipe {
 
 /// One kind of thing a CLI puts into its model requests by itself.
 ///
-/// In JSON: `"system_prompt"`, `"tool_definitions"`, `{"user_text_prefix": "<system-reminder>"}`.
+/// In JSON: `"system_prompt"`, `"tool_definitions"`, `{"user_text_prefix": "<system-reminder>"}`,
+/// `{"tool_result_text": "(see attached image)"}`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Injected {
@@ -53,6 +54,9 @@ pub enum Injected {
     /// User text parts that start with this text (leading whitespace aside), e.g.
     /// `<system-reminder>` or `<environment_context>`; a user turn left empty goes too.
     UserTextPrefix(String),
+    /// Tool-result text parts that are exactly this text: a placeholder the CLI sends for a
+    /// result that has no text (e.g. `(see attached image)`).
+    ToolResultText(String),
 }
 
 impl Injected {
@@ -60,8 +64,13 @@ impl Injected {
     pub fn covers_user_text(&self, text: &str) -> bool {
         match self {
             Injected::UserTextPrefix(prefix) => text.trim_start().starts_with(prefix.as_str()),
-            Injected::SystemPrompt | Injected::ToolDefinitions => false,
+            _ => false,
         }
+    }
+
+    /// Whether this rule sets aside the tool-result text part `text`.
+    pub fn covers_result_text(&self, text: &str) -> bool {
+        matches!(self, Injected::ToolResultText(placeholder) if placeholder == text)
     }
 }
 
@@ -95,5 +104,9 @@ mod tests {
         );
         assert!(!rule.covers_user_text("see <environment_context>"));
         assert!(!Injected::SystemPrompt.covers_user_text("<environment_context>"));
+        let placeholder = Injected::ToolResultText("(see attached image)".into());
+        assert!(placeholder.covers_result_text("(see attached image)"));
+        assert!(!placeholder.covers_result_text("(see attached image) and more"));
+        assert!(!placeholder.covers_user_text("(see attached image)"));
     }
 }

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 /// The history of a model request in `dialect`, with what the CLI injected set aside as
 /// `injected` declares: user text parts a [`Injected::UserTextPrefix`] covers (and user turns
-/// left empty). A system prompt or tool definitions the request carries but `injected` does not
+/// left empty), tool-result texts an [`Injected::ToolResultText`] covers. A system prompt or tool definitions the request carries but `injected` does not
 /// declare are an error, as is a body the dialect cannot parse. Parsed events have timestamp 0
 /// and no author.
 pub fn history_from_request(
@@ -48,7 +48,8 @@ pub fn history_from_request(
     Ok(set_aside_injected(parsed.transcript, injected))
 }
 
-/// Drops user text parts an injected rule covers, and user events left empty.
+/// Drops the user and tool-result text parts an injected rule covers, and user events left
+/// empty.
 fn set_aside_injected(mut transcript: Transcript, injected: &[Injected]) -> Transcript {
     transcript.events.retain_mut(|event| match &mut event.body {
         Body::User { content } => {
@@ -56,6 +57,12 @@ fn set_aside_injected(mut transcript: Transcript, injected: &[Injected]) -> Tran
                 !matches!(p, Part::Text { text } if injected.iter().any(|i| i.covers_user_text(text)))
             });
             !content.is_empty()
+        }
+        Body::ToolResult { content, .. } => {
+            content.retain(|p| {
+                !matches!(p, Part::Text { text } if injected.iter().any(|i| i.covers_result_text(text)))
+            });
+            true
         }
         _ => true,
     });
@@ -216,6 +223,21 @@ mod tests {
         assert_eq!(
             kinds(&history.unwrap()),
             ["user", "assistant", "tool_result", "user"]
+        );
+        let placeholder = Injected::ToolResultText("x".into());
+        let history = history_from_request(
+            Dialect::OpenaiChat,
+            &chat,
+            &[Injected::SystemPrompt, placeholder],
+        )
+        .unwrap();
+        assert_eq!(
+            history.events[2].body,
+            Body::ToolResult {
+                call_id: "c1".into(),
+                content: vec![],
+                is_error: false
+            }
         );
         let gemini = json!({"contents": [
             {"role": "user", "parts": [{"text": "<session_context>cwd</session_context>"}, {"text": "hi"}]},

@@ -10,14 +10,18 @@ pub enum WireLimit {
     /// Tool results have no error flag (OpenAI Responses and Chat Completions): a failed tool
     /// reads as its output text.
     NoToolErrorFlag,
-    /// No thinking at all (Chat Completions has no reasoning field in the official API).
-    NoThinking,
+    /// No reasoning field (Chat Completions): thinking the caller keeps travels as plain text in
+    /// the assistant message, without its signature.
+    ThinkingAsText,
     /// Tool results hold text only (Chat Completions `tool` messages): their images travel in a
     /// user message right after the run of tool messages.
     ToolResultImagesInUserTurn,
     /// An assistant message holds its text before its tool calls (Chat Completions `content` and
     /// `tool_calls` are separate members): text after a tool call moves before the calls.
     TextBeforeToolCalls,
+    /// An assistant message's texts are one string (Chat Completions as clients send it): the
+    /// boundaries between them are lost (they are joined with nothing between).
+    AssistantTextJoined,
     /// A tool result's texts come before its images (Gemini: `response.output`, then
     /// `functionResponse.parts`).
     ToolResultTextsFirst,
@@ -34,10 +38,16 @@ impl WireLimit {
             WireLimit::NoToolErrorFlag => {
                 "tool-result error flags (the wire has none; the model sees only the output text)"
             }
-            WireLimit::NoThinking => "thinking (the wire has no reasoning field)",
+            WireLimit::ThinkingAsText => {
+                "thinking as such (the wire has no reasoning field; kept thinking travels as plain \
+                 text, without its signature)"
+            }
             WireLimit::ToolResultImagesInUserTurn => {
                 "images inside tool results (tool messages take text only; the images travel in \
                  a user message after the results)"
+            }
+            WireLimit::AssistantTextJoined => {
+                "the boundaries between the texts of one assistant turn (one string)"
             }
             WireLimit::TextBeforeToolCalls => {
                 "the order of text and tool calls inside one assistant turn (text goes before \
@@ -62,13 +72,27 @@ impl WireLimit {
                     }
                 }
             }
-            WireLimit::NoThinking => {
+            WireLimit::ThinkingAsText => {
                 for event in &mut view.events {
                     if let Body::Assistant { content, .. } = &mut event.body {
-                        content.retain(|p| !matches!(p, AssistantPart::Thinking(_)));
+                        content.retain_mut(|p| match p {
+                            AssistantPart::Thinking(t) if t.text.is_empty() => false,
+                            AssistantPart::Thinking(t) => {
+                                *p = AssistantPart::text(std::mem::take(&mut t.text));
+                                true
+                            }
+                            _ => true,
+                        });
                     }
                 }
                 drop_empty_turns(view);
+            }
+            WireLimit::AssistantTextJoined => {
+                for event in &mut view.events {
+                    if let Body::Assistant { content, .. } = &mut event.body {
+                        join_texts(content);
+                    }
+                }
             }
             WireLimit::ToolResultImagesInUserTurn => move_result_images(view),
             WireLimit::TextBeforeToolCalls => {
@@ -110,6 +134,20 @@ fn drop_texts(view: &mut Transcript, blank: impl Fn(&str) -> bool, in_results: b
         }
     }
     drop_empty_turns(view);
+}
+
+/// Joins each run of consecutive text parts into one.
+fn join_texts(content: &mut Vec<AssistantPart>) {
+    let mut out: Vec<AssistantPart> = Vec::with_capacity(content.len());
+    for part in content.drain(..) {
+        match (out.last_mut(), part) {
+            (Some(AssistantPart::Text { text: a }), AssistantPart::Text { text: b }) => {
+                a.push_str(&b)
+            }
+            (_, part) => out.push(part),
+        }
+    }
+    *content = out;
 }
 
 /// User and assistant turns with nothing left in them are not sent.

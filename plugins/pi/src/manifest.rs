@@ -126,6 +126,8 @@ pub fn live_recipe() -> LiveRecipe {
             // pi's Chat Completions form of tool-result images: after the tool messages, a user
             // message with this text and the images.
             Injected::UserTextPrefix("Attached image(s) from tool result:".to_owned()),
+            // What pi sends as the text of a tool result that has none.
+            Injected::ToolResultText("(see attached image)".to_owned()),
         ],
     }
 }

@@ -13,8 +13,9 @@ type Visible<'a> = (usize, Option<&'a str>);
 ///
 /// Consecutive assistant turns become one assistant message; each run of user turns and tool
 /// results becomes the `tool` messages first (C1, C2), then one user message with the images the
-/// results held, then the user messages. Empty texts are not sent. Fails on a tool-call id over
-/// [`MAX_TOOL_CALL_ID`] characters (C3) and on thinking the caller keeps (the wire has none).
+/// results held, then the user messages. Empty texts are not sent. Thinking the caller keeps
+/// (`thinking_from`) is shown as text, as the wire has no reasoning field; other thinking is left
+/// out. Fails on a tool-call id over [`MAX_TOOL_CALL_ID`] characters (C3).
 pub fn render(transcript: &Transcript, options: &RenderOptions) -> Result<Vec<Value>, RenderError> {
     let visible = visible::checked(transcript)?;
     let keeps = options.thinking_from(Dialect::OpenaiChat);
@@ -42,15 +43,15 @@ pub fn render(transcript: &Transcript, options: &RenderOptions) -> Result<Vec<Va
     Ok(messages)
 }
 
-/// One assistant message for a run of assistant turns: their texts as `content` (one string, or
-/// text parts when there are several; `null` when there is none), their calls as `tool_calls`.
-/// `None` when nothing in the run can be sent.
+/// One assistant message for a run of assistant turns: their texts joined into one `content`
+/// string (`null` when there is none but there are calls; kept thinking counts as text), their
+/// calls as `tool_calls`. `None` when nothing in the run can be sent.
 fn assistant_message(
     transcript: &Transcript,
     run: &[Visible<'_>],
     keeps: &[String],
 ) -> Result<Option<Value>, RenderError> {
-    let mut texts: Vec<&str> = Vec::new();
+    let mut text = String::new();
     let mut calls: Vec<Value> = Vec::new();
     for &(index, _) in run {
         let Body::Assistant { content, origin } = &transcript.events[index].body else {
@@ -59,25 +60,17 @@ fn assistant_message(
         let turn_maker = origin.as_ref().map(|o| o.provider.as_str());
         for (p, part) in content.iter().enumerate() {
             match part {
-                AssistantPart::Text { text } if text.is_empty() => {}
-                AssistantPart::Text { text } => texts.push(text),
+                AssistantPart::Text { text: t } => text.push_str(t),
                 AssistantPart::Thinking(t) => {
+                    // No reasoning field: thinking the caller keeps is shown as text, the rest
+                    // is display-only.
                     let maker = t
                         .signature
                         .as_ref()
                         .map(|s| s.provider.as_str())
                         .or(turn_maker);
                     if maker.is_some_and(|m| keeps.iter().any(|k| k == m)) {
-                        return Err(RenderError::at(
-                            transcript,
-                            index,
-                            format!("body.content[{p}]"),
-                            format!(
-                                "the openai-chat wire carries no thinking, but the comparison \
-                                 keeps thinking made by {}",
-                                maker.unwrap_or("?")
-                            ),
-                        ));
+                        text.push_str(&t.text);
                     }
                 }
                 AssistantPart::ToolCall(call) => {
@@ -100,15 +93,15 @@ fn assistant_message(
             }
         }
     }
-    if texts.is_empty() && calls.is_empty() {
+    if text.is_empty() && calls.is_empty() {
         return Ok(None);
     }
     let mut message = Map::new();
     message.insert("role".into(), "assistant".into());
-    let content = match texts.as_slice() {
-        [] => Value::Null,
-        [one] => Value::from(*one),
-        several => Value::Array(several.iter().map(|t| text_part(t)).collect()),
+    let content = if text.is_empty() {
+        Value::Null
+    } else {
+        Value::String(text)
     };
     message.insert("content".into(), content);
     if !calls.is_empty() {
@@ -264,8 +257,8 @@ mod tests {
             ["user", "assistant", "tool", "tool", "user", "user", "user"]
         );
         assert_eq!(
-            m[1]["content"],
-            json!([{"type": "text", "text": "x"}, {"type": "text", "text": "y"}])
+            m[1]["content"], "xy",
+            "texts are one string, before the calls"
         );
         assert_eq!(
             m[1]["tool_calls"][0]["function"]["arguments"],
@@ -285,7 +278,7 @@ mod tests {
         let Body::Assistant { content, .. } = &back.events[1].body else {
             panic!()
         };
-        assert_eq!(content[2], call("c1"), "ids and arguments survive");
+        assert_eq!(content[1], call("c1"), "ids and arguments survive");
     }
 
     #[test]
@@ -305,9 +298,9 @@ mod tests {
     }
 
     #[test]
-    fn thinking_is_left_out_unless_the_caller_keeps_it_then_refused() {
+    fn thinking_is_left_out_unless_the_caller_keeps_it_then_it_is_text() {
         let thinking = AssistantPart::Thinking(Thinking {
-            text: "hm".into(),
+            text: "hm. ".into(),
             signature: Some(Signature {
                 provider: "anthropic".into(),
                 model: None,
@@ -329,16 +322,24 @@ mod tests {
                 },
             ),
             assistant("b", vec![thinking]),
+            user("u2", "next"),
         ]);
         let m = render(&t, &RenderOptions::default()).unwrap();
-        assert_eq!(m.len(), 2, "a turn of display-only thinking is not sent");
+        assert_eq!(m.len(), 3, "a turn of display-only thinking is not sent");
         assert_eq!(m[1]["content"], "ok");
         let keep = RenderOptions {
             thinking_from: Some(vec!["anthropic".into()]),
             ..RenderOptions::default()
         };
-        let e = render(&t, &keep).unwrap_err();
-        assert_eq!((e.index, e.field.as_str()), (1, "body.content[0]"));
+        let m = render(&t, &keep).unwrap();
+        assert_eq!(
+            m[1]["content"], "hm. okhm. ",
+            "kept thinking is text, in order"
+        );
+        assert!(
+            !json!(m).to_string().contains("sig"),
+            "no signature travels"
+        );
     }
 
     #[test]

@@ -29,12 +29,15 @@ impl crate::dialect::Wire for Chat {
     }
 
     fn limits(&self) -> &'static [WireLimit] {
+        // In this order: thinking becomes text, empty texts go, then texts move before the
+        // calls and join into one string.
         &[
             WireLimit::NoToolErrorFlag,
-            WireLimit::NoThinking,
+            WireLimit::ThinkingAsText,
+            WireLimit::NoEmptyText,
             WireLimit::ToolResultImagesInUserTurn,
             WireLimit::TextBeforeToolCalls,
-            WireLimit::NoEmptyText,
+            WireLimit::AssistantTextJoined,
         ]
     }
 
