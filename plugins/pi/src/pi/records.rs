@@ -380,11 +380,20 @@ pub struct HandoffEvent {
     pub author: Option<Author>,
     /// The canonical origin of an assistant turn when pi's `api`/`provider`/`model` cannot say it
     /// (no origin at all: `null`; a member unknown: that member left out).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub origin: Option<Value>,
     /// Thinking parts whose signature's model differs from the turn's model: `[index, model]`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub signature_models: Vec<(usize, Option<String>)>,
+}
+
+/// A member that is present, `null` included (serde reads `null` into `None` otherwise).
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 impl HandoffEvent {

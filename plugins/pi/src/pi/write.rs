@@ -6,7 +6,8 @@
 //!   (`toolName` from its call); compaction → a `compaction` entry whose `firstKeptEntryId` is the
 //!   entry after the last replaced event (its own id when it replaces everything before it).
 //! - A `model_change` goes first and wherever an assistant turn's model differs from the one pi
-//!   would resume with at that point, so the path always names the model of the turns on it.
+//!   would resume with at that point, so the path always names the model of the turns on it
+//!   (turns read from a pi session bring pi's own `model_change` entries instead).
 //! - A thinking signature is written only when the turn's own provider (and model, when the
 //!   signature names one) made it: pi replays a signature only to the model it belongs to.
 //! - What a pi session had beyond the canonical form (`opaque["pi"]`, see `convert`) is put back.
@@ -226,12 +227,12 @@ impl<'a> EntryWriter<'a> {
     }
 
     /// A new session's first entry: the model of its first assistant turn (as pi writes one
-    /// first), unless the events come from a pi session that carries its own.
+    /// first), unless the events come from a pi session, which carries its own.
     pub fn start(&mut self) -> io::Result<()> {
         let Some(first) = self.events.first() else {
             return Ok(());
         };
-        if pi_member(first, "before").is_some() {
+        if first.opaque.contains_key(OPAQUE_KEY) {
             return Ok(());
         }
         let origin = self.events.iter().find_map(|e| match &e.body {
@@ -272,7 +273,10 @@ impl<'a> EntryWriter<'a> {
             ..
         } = &event.body
         {
-            self.model_change(origin, event.timestamp)?;
+            // A turn read from a pi session brings pi's own model_change entries with it.
+            if !event.opaque.contains_key(OPAQUE_KEY) {
+                self.model_change(origin, event.timestamp)?;
+            }
         }
         let id = self.chain.ids.claim(Some(&event.id));
         match &event.body {
