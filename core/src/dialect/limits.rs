@@ -19,8 +19,8 @@ pub enum WireLimit {
     /// An assistant message holds its text before its tool calls (Chat Completions `content` and
     /// `tool_calls` are separate members): text after a tool call moves before the calls.
     TextBeforeToolCalls,
-    /// An assistant message's texts are one string (Chat Completions as clients send it): the
-    /// boundaries between them are lost (they are joined with nothing between).
+    /// The boundaries between an assistant message's texts (Chat Completions clients such as pi
+    /// and the Vercel AI SDK send one string, the texts joined with nothing between).
     AssistantTextJoined,
     /// A tool result's texts come before its images (Gemini: `response.output`, then
     /// `functionResponse.parts`).
@@ -47,7 +47,7 @@ impl WireLimit {
                  a user message after the results)"
             }
             WireLimit::AssistantTextJoined => {
-                "the boundaries between the texts of one assistant turn (one string)"
+                "the boundaries between the texts of one assistant turn (clients send one string)"
             }
             WireLimit::TextBeforeToolCalls => {
                 "the order of text and tool calls inside one assistant turn (text goes before \
@@ -190,4 +190,110 @@ fn image_turn(next_id: &str, images: Vec<Part>) -> crate::transcript::Event {
         crate::transcript::Timestamp::from_millis(0),
         Body::User { content: images },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::dialect::Dialect;
+    use crate::transcript::{Event, Thinking, Timestamp, ToolCall};
+
+    fn ev(id: &str, body: Body) -> Event {
+        Event::new(id, Timestamp::from_millis(0), body)
+    }
+    fn image() -> Part {
+        Part::Image {
+            media_type: "image/png".into(),
+            data: vec![1],
+        }
+    }
+    fn sample() -> Transcript {
+        let call = AssistantPart::ToolCall(ToolCall {
+            id: "c".into(),
+            name: "ls".into(),
+            arguments: json!({}),
+        });
+        Transcript::new(vec![
+            ev(
+                "a",
+                Body::Assistant {
+                    content: vec![
+                        AssistantPart::Thinking(Thinking {
+                            text: "think ".into(),
+                            signature: None,
+                        }),
+                        AssistantPart::text("one "),
+                        call,
+                        AssistantPart::text("two"),
+                        AssistantPart::text(""),
+                    ],
+                    origin: None,
+                },
+            ),
+            ev(
+                "r",
+                Body::ToolResult {
+                    call_id: "c".into(),
+                    content: vec![image(), Part::text(" "), Part::text("")],
+                    is_error: true,
+                },
+            ),
+        ])
+    }
+    fn applied(limits: &[WireLimit]) -> Transcript {
+        let mut view = sample();
+        for l in limits {
+            l.apply(&mut view);
+        }
+        view
+    }
+
+    #[test]
+    fn chat_limits_in_order_turn_thinking_into_one_text_before_the_calls() {
+        let view = applied(Dialect::OpenaiChat.limits());
+        let Body::Assistant { content, .. } = &view.events[0].body else {
+            panic!()
+        };
+        assert_eq!(content[0], AssistantPart::text("think one two"));
+        assert!(matches!(content[1], AssistantPart::ToolCall(_)));
+        assert_eq!(
+            view.events[1].body,
+            Body::ToolResult {
+                call_id: "c".into(),
+                content: vec![Part::text(" ")],
+                is_error: false
+            }
+        );
+        assert_eq!(
+            view.events[2].body,
+            Body::User {
+                content: vec![image()]
+            },
+            "the images follow the results as a user turn"
+        );
+    }
+
+    #[test]
+    fn each_other_limit_does_its_one_thing() {
+        let view = applied(&[WireLimit::ToolResultTextsFirst]);
+        let Body::ToolResult { content, .. } = &view.events[1].body else {
+            panic!()
+        };
+        assert_eq!(content[2], image());
+        let view = applied(&[WireLimit::NoBlankText]);
+        let Body::Assistant { content, .. } = &view.events[0].body else {
+            panic!()
+        };
+        assert_eq!(content.len(), 4, "the empty text goes");
+        assert_eq!(
+            view.events[1],
+            sample().events[1],
+            "results keep blank text"
+        );
+        assert!(WireLimit::NoToolErrorFlag
+            .note(Dialect::OpenaiResponses)
+            .contains("openai-responses"));
+    }
 }

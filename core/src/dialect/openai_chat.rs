@@ -2,8 +2,8 @@
 //! `POST /v1/chat/completions`.
 //!
 //! - [`render`] turns a canonical transcript into messages: consecutive assistant turns become one
-//!   assistant message (its texts joined into one `content` string, then `tool_calls` with the
-//!   arguments as JSON text); after it, one `tool` message per call id, then the images the
+//!   assistant message (its texts as `content`, then `tool_calls` with the arguments as JSON
+//!   text); after it, one `tool` message per call id, then the images the
 //!   results held (tool messages take text only) as one user message, then the user's own
 //!   messages.
 //! - [`parse`] reads a body (or a bare `messages` array) back: system and developer messages
@@ -12,7 +12,7 @@
 //!
 //! What the wire cannot carry ([`crate::dialect::WireLimit`]): tool-result error flags, thinking
 //! as such, images inside tool results, text after a tool call inside one turn, the boundaries
-//! between an assistant turn's texts, empty texts. Thinking: [`render`] leaves out thinking whose
+//! between an assistant turn's texts (clients such as pi send one string), empty texts. Thinking: [`render`] leaves out thinking whose
 //! maker the caller's comparison sets aside (`thinking_from`; by default all of it) and sends the
 //! thinking it keeps as plain text, without its signature, as pi does for another model.
 

@@ -43,15 +43,16 @@ pub fn render(transcript: &Transcript, options: &RenderOptions) -> Result<Vec<Va
     Ok(messages)
 }
 
-/// One assistant message for a run of assistant turns: their texts joined into one `content`
-/// string (`null` when there is none but there are calls; kept thinking counts as text), their
-/// calls as `tool_calls`. `None` when nothing in the run can be sent.
+/// One assistant message for a run of assistant turns: their texts as `content` (one string, or
+/// text parts when there are several; `null` when there is none but there are calls; kept
+/// thinking counts as text), their calls as `tool_calls`. `None` when nothing in the run can be
+/// sent.
 fn assistant_message(
     transcript: &Transcript,
     run: &[Visible<'_>],
     keeps: &[String],
 ) -> Result<Option<Value>, RenderError> {
-    let mut text = String::new();
+    let mut texts: Vec<&str> = Vec::new();
     let mut calls: Vec<Value> = Vec::new();
     for &(index, _) in run {
         let Body::Assistant { content, origin } = &transcript.events[index].body else {
@@ -60,7 +61,8 @@ fn assistant_message(
         let turn_maker = origin.as_ref().map(|o| o.provider.as_str());
         for (p, part) in content.iter().enumerate() {
             match part {
-                AssistantPart::Text { text: t } => text.push_str(t),
+                AssistantPart::Text { text } if text.is_empty() => {}
+                AssistantPart::Text { text } => texts.push(text),
                 AssistantPart::Thinking(t) => {
                     // No reasoning field: thinking the caller keeps is shown as text, the rest
                     // is display-only.
@@ -69,8 +71,8 @@ fn assistant_message(
                         .as_ref()
                         .map(|s| s.provider.as_str())
                         .or(turn_maker);
-                    if maker.is_some_and(|m| keeps.iter().any(|k| k == m)) {
-                        text.push_str(&t.text);
+                    if maker.is_some_and(|m| keeps.iter().any(|k| k == m)) && !t.text.is_empty() {
+                        texts.push(&t.text);
                     }
                 }
                 AssistantPart::ToolCall(call) => {
@@ -93,15 +95,15 @@ fn assistant_message(
             }
         }
     }
-    if text.is_empty() && calls.is_empty() {
+    if texts.is_empty() && calls.is_empty() {
         return Ok(None);
     }
     let mut message = Map::new();
     message.insert("role".into(), "assistant".into());
-    let content = if text.is_empty() {
-        Value::Null
-    } else {
-        Value::String(text)
+    let content = match texts.as_slice() {
+        [] => Value::Null,
+        [one] => Value::from(*one),
+        several => Value::Array(several.iter().map(|t| text_part(t)).collect()),
     };
     message.insert("content".into(), content);
     if !calls.is_empty() {
@@ -257,8 +259,8 @@ mod tests {
             ["user", "assistant", "tool", "tool", "user", "user", "user"]
         );
         assert_eq!(
-            m[1]["content"], "xy",
-            "texts are one string, before the calls"
+            m[1]["content"],
+            json!([{"type": "text", "text": "x"}, {"type": "text", "text": "y"}])
         );
         assert_eq!(
             m[1]["tool_calls"][0]["function"]["arguments"],
@@ -278,7 +280,7 @@ mod tests {
         let Body::Assistant { content, .. } = &back.events[1].body else {
             panic!()
         };
-        assert_eq!(content[1], call("c1"), "ids and arguments survive");
+        assert_eq!(content[2], call("c1"), "ids and arguments survive");
     }
 
     #[test]
@@ -333,7 +335,8 @@ mod tests {
         };
         let m = render(&t, &keep).unwrap();
         assert_eq!(
-            m[1]["content"], "hm. okhm. ",
+            m[1]["content"],
+            json!([{"type": "text", "text": "hm. "}, {"type": "text", "text": "ok"}, {"type": "text", "text": "hm. "}]),
             "kept thinking is text, in order"
         );
         assert!(
