@@ -9,13 +9,18 @@
 //!
 //! Both render and parse Anthropic content blocks with core's dialect module
 //! (`handoff_sdk::dialect::anthropic`), so the store, the wire and the live checks agree.
+//!
+//! The crate has the shape every plugin crate has (`docs/plugin-authoring.md`): this file is the
+//! plugin and its dispatch to a module per target (`claude_code/`, `anthropic_messages/`, each
+//! `mod.rs` over `layout`, `records`, `read` and `write`); `manifest.rs` is what it declares;
+//! `extras.rs` is the `handoff` member both targets keep beside the native data.
 
 #![deny(missing_docs)]
 
+mod anthropic_messages;
 mod claude_code;
+mod extras;
 mod manifest;
-mod messages;
-mod record;
 
 use std::path::Path;
 
@@ -25,26 +30,6 @@ use handoff_sdk::{
 };
 
 pub use manifest::{manifest, CLAUDE_CODE, CLAUDE_CODE_VERSION, MESSAGES, PLUGIN_NAME};
-
-/// Takes the writer lock of one session, so two appends never both continue from the same end
-/// (for `anthropic-messages`, a read-modify-replace, the second would drop the first's events).
-fn lock_session(
-    root: &StoreRoot,
-    target: &str,
-    id: &str,
-) -> Result<handoff_sdk::lock::Lock, PluginError> {
-    handoff_sdk::lock::Lock::acquire(
-        root,
-        &format!("claude-session\0{target}\0{id}"),
-        std::time::Duration::from_secs(10),
-    )
-    .map_err(|e| match e.kind() {
-        std::io::ErrorKind::WouldBlock => PluginError::Locked {
-            path: root.path().join(".handoff/locks"),
-        },
-        _ => PluginError::io(&root.path().join(".handoff/locks"), &e),
-    })
-}
 
 /// The Claude plugin: both targets behind the capability traits.
 #[derive(Clone, Copy, Debug, Default)]
@@ -90,7 +75,7 @@ impl Writer for ClaudePlugin {
     ) -> Result<SessionRef, PluginError> {
         match target(target_name)? {
             Target::Code => claude_code::create(root, transcript, options),
-            Target::Messages => messages::create(root, transcript, options),
+            Target::Messages => anthropic_messages::create(root, transcript, options),
         }
     }
 
@@ -102,31 +87,30 @@ impl Writer for ClaudePlugin {
     ) -> Result<SessionRef, PluginError> {
         match target(&session.target)? {
             Target::Code => claude_code::append(root, session, events),
-            Target::Messages => messages::append(root, session, events),
+            Target::Messages => anthropic_messages::append(root, session, events),
         }
     }
 
     fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
         match target(&session.target)? {
             Target::Code => claude_code::remove(root, session),
-            Target::Messages => messages::remove(root, session),
+            Target::Messages => anthropic_messages::remove(root, session),
         }
     }
 }
 
 impl Reader for ClaudePlugin {
     fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        let path = session.check(root, &session.target)?;
         match target(&session.target)? {
-            Target::Code => claude_code::read(path),
-            Target::Messages => messages::read(path),
+            Target::Code => claude_code::read(root, session),
+            Target::Messages => anthropic_messages::read(root, session),
         }
     }
 
     fn read_path(&self, target_name: &str, path: &Path) -> Result<Transcript, PluginError> {
         match target(target_name)? {
-            Target::Code => claude_code::read(path),
-            Target::Messages => messages::read(path),
+            Target::Code => claude_code::read_path(path),
+            Target::Messages => anthropic_messages::read_path(path),
         }
     }
 
@@ -136,11 +120,10 @@ impl Reader for ClaudePlugin {
         session: &SessionRef,
         sink: &mut dyn FnMut(Event) -> bool,
     ) -> Result<(), PluginError> {
-        let path = session.check(root, &session.target)?;
         match target(&session.target)? {
-            Target::Code => claude_code::read_each(path, sink),
+            Target::Code => claude_code::read_each(root, session, sink),
             Target::Messages => {
-                for event in messages::read(path)?.events {
+                for event in anthropic_messages::read(root, session)?.events {
                     if !sink(event) {
                         break;
                     }
@@ -153,7 +136,7 @@ impl Reader for ClaudePlugin {
     fn list(&self, root: &StoreRoot, target_name: &str) -> Result<Vec<SessionInfo>, PluginError> {
         match target(target_name)? {
             Target::Code => claude_code::list(root),
-            Target::Messages => messages::list(root),
+            Target::Messages => anthropic_messages::list(root),
         }
     }
 }
@@ -167,7 +150,7 @@ impl Resumer for ClaudePlugin {
     ) -> Result<SessionRef, PluginError> {
         match target(target_name)? {
             Target::Code => claude_code::resolve(root, id),
-            Target::Messages => messages::resolve(root, id),
+            Target::Messages => anthropic_messages::resolve(root, id),
         }
     }
 
@@ -179,10 +162,11 @@ impl Resumer for ClaudePlugin {
     ) -> Result<ResumePlan, PluginError> {
         match target(&session.target)? {
             Target::Code => claude_code::plan(root, session, prompt),
-            Target::Messages => messages::plan(root, session, prompt),
+            Target::Messages => anthropic_messages::plan(root, session, prompt),
         }
     }
 }
 
-// Registers the plugin with a host that links this crate; `so/` exports it as a shared library.
+// Makes the plugin a built-in of any host that links this crate; `so/` exports it as a shared
+// library.
 handoff_sdk::register_builtin!(ClaudePlugin);

@@ -1,15 +1,11 @@
 //! Where Claude Code keeps sessions: `<root>/projects/<cwd slug>/<session id>.jsonl`.
 
-use std::fs::File;
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use handoff_sdk::marker::OwnershipMarker;
-use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::store::validate_component;
-use handoff_sdk::{PluginError, SessionInfo, SessionRef, StoreRoot};
+use handoff_sdk::{subdirs, PluginError, SessionRef, StoreRoot};
 
-use crate::manifest::{CLAUDE_CODE, PLUGIN_NAME};
+use crate::manifest::CLAUDE_CODE;
 
 /// The longest slug Claude Code 2.1.197 uses as is; a longer one is cut there and suffixed with a
 /// hash of the cwd (read from the CLI's bundle: `rtt=200`).
@@ -59,6 +55,7 @@ fn base36(mut n: u64) -> String {
     String::from_utf8(out).expect("ASCII digits")
 }
 
+/// The folder of every project folder.
 pub(crate) fn projects_dir(root: &StoreRoot) -> PathBuf {
     root.path().join("projects")
 }
@@ -75,7 +72,7 @@ pub(crate) fn resolve(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginEr
     let projects = projects_dir(root);
     let file_name = format!("{id}.jsonl");
     let mut found = Vec::new();
-    for dir in project_dirs(&projects)? {
+    for dir in subdirs(&projects)? {
         let candidate = dir.join(&file_name);
         if candidate.is_file() {
             found.push(candidate);
@@ -104,75 +101,13 @@ pub(crate) fn resolve(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginEr
     }
 }
 
-fn project_dirs(projects: &Path) -> Result<Vec<PathBuf>, PluginError> {
-    let entries = match std::fs::read_dir(projects) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(PluginError::io(projects, &e)),
-    };
-    let mut dirs = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| PluginError::io(projects, &e))?;
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            dirs.push(entry.path());
-        }
-    }
-    dirs.sort();
-    Ok(dirs)
-}
-
-/// The first line of a session file, parsed (where the ownership marker is).
-pub(crate) fn first_record(path: &Path) -> Result<Option<Value>, PluginError> {
-    let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
-    let mut line = Vec::new();
-    BufReader::new(file)
-        .read_until(b'\n', &mut line)
-        .map_err(|e| PluginError::io(path, &e))?;
-    if line.iter().all(u8::is_ascii_whitespace) {
-        return Ok(None);
-    }
-    serde_json::from_slice(&line)
-        .map(Some)
-        .map_err(|e| PluginError::malformed_line(path, 1, None, format!("not JSON: {e}")))
-}
-
-/// The marker on a session's first record, if this plugin made it.
-pub(crate) fn own_marker(path: &Path) -> Option<OwnershipMarker> {
-    first_record(path)
-        .ok()
-        .flatten()
-        .and_then(|r| OwnershipMarker::find(&r))
-        .filter(|m| m.plugin == PLUGIN_NAME)
-}
-
-/// Every session file, newest first. Subagent transcripts (`agent-*.jsonl`) are not sessions.
-pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
-    let mut sessions = Vec::new();
-    for dir in project_dirs(&projects_dir(root))? {
-        let entries = std::fs::read_dir(&dir).map_err(|e| PluginError::io(&dir, &e))?;
-        for entry in entries {
-            let entry = entry.map_err(|e| PluginError::io(&dir, &e))?;
-            let path = entry.path();
-            let Some(id) = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_suffix(".jsonl"))
-            else {
-                continue;
-            };
-            if id.starts_with("agent-") || !path.is_file() {
-                continue;
-            }
-            sessions.push(SessionInfo::of_file(
-                CLAUDE_CODE,
-                id,
-                &path,
-                own_marker(&path),
-            ));
-        }
-    }
-    SessionInfo::sort_newest_first(&mut sessions);
-    Ok(sessions)
+/// Every session file with its id: `<id>.jsonl` in a project folder. Subagent transcripts
+/// (`agent-*.jsonl`) are not sessions.
+pub(crate) fn session_files(root: &StoreRoot) -> Result<Vec<(String, PathBuf)>, PluginError> {
+    handoff_sdk::session_files(&projects_dir(root), 1, |name| {
+        name.strip_suffix(".jsonl")
+            .filter(|id| !id.starts_with("agent-"))
+    })
 }
 
 #[cfg(test)]

@@ -1,23 +1,28 @@
-//! The `claude-code` target: Claude Code's project JSONL.
+//! The `claude-code` target: Claude Code's project JSONL, `<root>/projects/<cwd slug>/<uuid>.jsonl`.
+//!
+//! [`layout`] says where sessions live, [`records`] what their lines are, [`read`] turns a file
+//! into a transcript and [`write`] a transcript into records; this module is the target's
+//! operations over them.
 
 mod layout;
 mod read;
-mod record_in;
+mod records;
 mod write;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use handoff_sdk::atomic;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::{
-    CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot, Transcript,
+    require_owned, session_lock, sessions_newest_first, CreateOptions, Event, PluginError,
+    ResumePlan, SessionInfo, SessionRef, StoreRoot, Transcript,
 };
 
 pub(crate) use layout::resolve;
-pub(crate) use read::{read, read_each};
 
 use crate::manifest::{manifest, CLAUDE_CODE, PLUGIN_NAME};
-use write::{precheck, write_events, ChainState, Session};
+use records::SessionMembers;
+use write::{precheck, write_events, ChainState};
 
 fn check_carried(transcript: &Transcript) -> Result<(), PluginError> {
     manifest()
@@ -56,7 +61,7 @@ pub(crate) fn create(
         plugin: PLUGIN_NAME.to_owned(),
         locator: options.locator.clone(),
     };
-    let session = Session { id: &id, cwd };
+    let session = SessionMembers { id: &id, cwd };
     root.create_file(&path, |out| {
         write_events(
             out,
@@ -73,26 +78,16 @@ pub(crate) fn create(
     })
 }
 
-fn owned(root: &StoreRoot, session: &SessionRef) -> Result<SessionRef, PluginError> {
-    session.check(root, CLAUDE_CODE)?;
-    if layout::own_marker(&session.path).is_none() {
-        return Err(PluginError::NotOwned {
-            path: session.path.clone(),
-        });
-    }
-    Ok(session.clone())
-}
-
 /// Appends `events` to a session this plugin made, continuing its chain.
 pub(crate) fn append(
     root: &StoreRoot,
     session: &SessionRef,
     events: &[Event],
 ) -> Result<SessionRef, PluginError> {
-    let _lock = crate::lock_session(root, CLAUDE_CODE, &session.id)?;
-    let session = owned(root, session)?;
-    let id = session.id.as_str();
-    let existing = read::read_session(&session.path)?;
+    let path = session.check(root, CLAUDE_CODE)?;
+    let _lock = session_lock(root, session)?;
+    require_owned(path, read::marker(path), PLUGIN_NAME)?;
+    let existing = read::read_session(path)?;
     let from = existing.transcript.events.len();
     let mut whole = existing.transcript;
     whole.events.extend_from_slice(events);
@@ -100,35 +95,57 @@ pub(crate) fn append(
     check_carried(&whole)?;
     precheck(&whole.events, from)?;
     let cwd = whole.cwd.clone().ok_or_else(|| {
-        PluginError::malformed_line(
-            &session.path,
-            1,
-            Some("cwd"),
-            "no record names the session's cwd",
-        )
+        PluginError::malformed_line(path, 1, Some("cwd"), "no record names the session's cwd")
     })?;
-    let file_id = existing.session_id.unwrap_or_else(|| id.to_owned());
+    let file_id = existing.session_id.unwrap_or_else(|| session.id.to_owned());
     let mut chain = existing.chain;
-    let header = Session {
+    let members = SessionMembers {
         id: &file_id,
         cwd: &cwd,
     };
-    atomic::append(&session.path, |out| {
-        write_events(out, &header, &mut chain, events, None)
+    atomic::append(path, |out| {
+        write_events(out, &members, &mut chain, events, None)
     })
-    .map_err(|e| PluginError::io(&session.path, &e))?;
-    Ok(session)
+    .map_err(|e| PluginError::io(path, &e))?;
+    Ok(session.clone())
 }
 
 /// Removes a session this plugin made; refuses any other.
 pub(crate) fn remove(root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
-    let session = owned(root, session)?;
-    std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
+    let path = session.check(root, CLAUDE_CODE)?;
+    let _lock = session_lock(root, session)?;
+    require_owned(path, read::marker(path), PLUGIN_NAME)?;
+    std::fs::remove_file(path).map_err(|e| PluginError::io(path, &e))
+}
+
+/// Reads a resolved session.
+pub(crate) fn read(root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
+    read::read(session.check(root, CLAUDE_CODE)?)
+}
+
+/// Reads a session file.
+pub(crate) fn read_path(path: &Path) -> Result<Transcript, PluginError> {
+    read::read(path)
+}
+
+/// Streams a resolved session to `sink`, event by event.
+pub(crate) fn read_each(
+    root: &StoreRoot,
+    session: &SessionRef,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<(), PluginError> {
+    read::read_each(session.check(root, CLAUDE_CODE)?, sink)
 }
 
 /// Every session in the store, newest first.
 pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
-    layout::list(root)
+    let files = layout::session_files(root)?;
+    Ok(sessions_newest_first(
+        CLAUDE_CODE,
+        PLUGIN_NAME,
+        files,
+        read::marker,
+    ))
 }
 
 /// `claude -p --resume <id> PROMPT`. A prompt that starts with `-` would be taken for an option
@@ -151,24 +168,16 @@ pub(crate) fn plan(
     session: &SessionRef,
     prompt: &str,
 ) -> Result<ResumePlan, PluginError> {
-    session.check(root, CLAUDE_CODE)?;
+    let path = session.check(root, CLAUDE_CODE)?;
     let id = session.id.as_str();
-    let cwd = read::read_session(&session.path)?
-        .transcript
-        .cwd
-        .ok_or_else(|| {
-            PluginError::malformed_line(
-                &session.path,
-                1,
-                Some("cwd"),
-                "no record names the session's cwd",
-            )
-        })?;
+    let cwd = read::read_session(path)?.transcript.cwd.ok_or_else(|| {
+        PluginError::malformed_line(path, 1, Some("cwd"), "no record names the session's cwd")
+    })?;
     let expected = layout::session_path(root, &cwd, id)?;
-    if expected != session.path {
+    if expected != path {
         return Err(PluginError::Other(format!(
             "{}: the records say cwd {cwd:?}, whose project folder is {}; Claude Code would not find the session",
-            session.path.display(),
+            path.display(),
             expected.parent().map(|p| p.display().to_string()).unwrap_or_default()
         )));
     }

@@ -9,17 +9,15 @@
 //! - a compaction is a `system` `compact_boundary` record (parent `null`, `logicalParentUuid` the
 //!   previous record) followed by an `isCompactSummary` user record holding the summary.
 
-use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 
 use handoff_sdk::dialect::anthropic::{assistant_blocks, user_blocks, WireBlock};
 use handoff_sdk::marker::OwnershipMarker;
-use handoff_sdk::serde_json::{self, json, Value};
-use handoff_sdk::{AssistantPart, Body, Event, Origin, Part, PluginError};
-use serde::Serialize;
+use handoff_sdk::serde_json::{self, json};
+use handoff_sdk::{AssistantPart, Body, Event, IdMap, IdSet, Origin, Part, PluginError};
 
-use crate::manifest::CLAUDE_CODE_VERSION;
-use crate::record::{default_origin, Extras};
+use super::records::{user_message, ContentOut, MessageOut, RecordOut, SessionMembers, UsageOut};
+use crate::extras::{default_origin, Extras};
 
 /// The only provider whose thinking goes back to Claude.
 const THINKING_FROM: &[&str] = &["anthropic"];
@@ -30,15 +28,9 @@ pub(crate) struct ChainState {
     /// The uuid of the last record on the chain.
     pub prev: Option<String>,
     /// Canonical call id → uuid of the record holding its `tool_use`.
-    pub call_records: HashMap<String, String>,
+    pub call_records: IdMap<String, String>,
     /// The calls of the last assistant turn, while nothing but their results followed it.
-    pub open_calls: HashSet<String>,
-}
-
-/// The session-wide members of every record.
-pub(crate) struct Session<'a> {
-    pub id: &'a str,
-    pub cwd: &'a str,
+    pub open_calls: IdSet<String>,
 }
 
 /// Whether thinking made by `maker` goes back to Claude.
@@ -138,137 +130,8 @@ pub(crate) fn precheck(events: &[Event], from: usize) -> Result<(), PluginError>
     Ok(())
 }
 
-#[derive(Serialize)]
-#[serde(untagged)]
-enum Content<'a> {
-    Text(&'a str),
-    Blocks(Vec<WireBlock<'a>>),
-}
-
-#[derive(Serialize)]
-struct Message<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<&'a str>,
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    kind: Option<&'static str>,
-    role: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    model: Option<&'a str>,
-    content: Content<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stop_reason: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    usage: Option<Usage>,
-}
-
-/// The token counts the CLI records on an assistant message (none were spent here); typed, so
-/// writing one builds no JSON value.
-#[derive(Serialize)]
-struct Usage {
-    input_tokens: u32,
-    output_tokens: u32,
-}
-
-#[derive(Serialize)]
-struct Record<'a> {
-    #[serde(rename = "parentUuid")]
-    parent_uuid: Option<&'a str>,
-    #[serde(rename = "logicalParentUuid", skip_serializing_if = "Option::is_none")]
-    logical_parent_uuid: Option<&'a str>,
-    #[serde(rename = "isSidechain")]
-    is_sidechain: bool,
-    #[serde(rename = "type")]
-    kind: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    subtype: Option<&'static str>,
-    #[serde(rename = "content", skip_serializing_if = "Option::is_none")]
-    system_content: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    level: Option<&'static str>,
-    #[serde(rename = "compactMetadata", skip_serializing_if = "Option::is_none")]
-    compact_metadata: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    message: Option<Message<'a>>,
-    #[serde(
-        rename = "isCompactSummary",
-        skip_serializing_if = "std::ops::Not::not"
-    )]
-    is_compact_summary: bool,
-    #[serde(
-        rename = "isVisibleInTranscriptOnly",
-        skip_serializing_if = "std::ops::Not::not"
-    )]
-    visible_in_transcript_only: bool,
-    uuid: &'a str,
-    timestamp: &'a str,
-    #[serde(
-        rename = "sourceToolAssistantUUID",
-        skip_serializing_if = "Option::is_none"
-    )]
-    source_tool_assistant_uuid: Option<&'a str>,
-    #[serde(rename = "userType")]
-    user_type: &'static str,
-    cwd: &'a str,
-    #[serde(rename = "sessionId")]
-    session_id: &'a str,
-    version: &'static str,
-    #[serde(rename = "x-handoff", skip_serializing_if = "Option::is_none")]
-    marker: Option<&'a OwnershipMarker>,
-    #[serde(rename = "handoff", skip_serializing_if = "Option::is_none")]
-    extras: Option<&'a Extras>,
-}
-
-impl<'a> Record<'a> {
-    fn new(
-        session: &'a Session<'a>,
-        kind: &'static str,
-        uuid: &'a str,
-        timestamp: &'a str,
-    ) -> Self {
-        Record {
-            parent_uuid: None,
-            logical_parent_uuid: None,
-            is_sidechain: false,
-            kind,
-            subtype: None,
-            system_content: None,
-            level: None,
-            compact_metadata: None,
-            message: None,
-            is_compact_summary: false,
-            visible_in_transcript_only: false,
-            uuid,
-            timestamp,
-            source_tool_assistant_uuid: None,
-            user_type: "external",
-            cwd: session.cwd,
-            session_id: session.id,
-            version: CLAUDE_CODE_VERSION,
-            marker: None,
-            extras: None,
-        }
-    }
-}
-
-fn user_message(content: Content<'_>) -> Message<'_> {
-    Message {
-        id: None,
-        kind: None,
-        role: "user",
-        model: None,
-        content,
-        stop_reason: None,
-        usage: None,
-    }
-}
-
 fn new_uuid() -> String {
     uuid::Uuid::new_v4().to_string()
-}
-
-fn emit(out: &mut dyn Write, record: &Record<'_>) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, record).map_err(io::Error::other)?;
-    out.write_all(b"\n")
 }
 
 fn extras_of(e: &Extras) -> Option<&Extras> {
@@ -279,12 +142,18 @@ fn extras_of(e: &Extras) -> Option<&Extras> {
 /// Call [`precheck`] first: this only fails on I/O.
 pub(crate) fn write_events(
     out: &mut dyn Write,
-    session: &Session<'_>,
+    session: &SessionMembers<'_>,
     state: &mut ChainState,
     events: &[Event],
-    mut marker: Option<&OwnershipMarker>,
+    marker: Option<&OwnershipMarker>,
 ) -> io::Result<()> {
-    let thinking_from: Vec<String> = THINKING_FROM.iter().map(|s| s.to_string()).collect();
+    let mut records = Records {
+        out,
+        session,
+        state,
+        marker,
+        thinking_from: THINKING_FROM.iter().map(|s| s.to_string()).collect(),
+    };
     for event in events {
         if !is_written(event) {
             continue;
@@ -295,159 +164,209 @@ pub(crate) fn write_events(
             ..Extras::default()
         };
         match &event.body {
-            Body::User { content } => {
-                let uuid = new_uuid();
-                let mut r = Record::new(session, "user", &uuid, &timestamp);
-                r.parent_uuid = state.prev.as_deref();
-                r.message = Some(user_message(match &content[..] {
-                    [Part::Text { text }] => Content::Text(text),
-                    parts => Content::Blocks(user_blocks(parts)),
-                }));
-                r.marker = marker.take();
-                r.extras = extras_of(&author_extras);
-                emit(out, &r)?;
-                state.prev = Some(uuid);
-                state.open_calls.clear();
-            }
+            Body::User { content } => records.user(content, &timestamp, &author_extras)?,
             Body::Assistant { content, origin } => {
-                let blocks = assistant_blocks(content, &thinking_from, None).map_err(
-                    |(field, message)| {
-                        io::Error::other(format!("event {}: {field}: {message}", event.id))
-                    },
-                )?;
-                let model = origin.as_ref().and_then(|o| o.model.as_deref());
-                let mut first = Extras {
-                    author: event.author.clone(),
-                    ..Extras::default()
-                };
-                if origin.as_ref() != Some(&default_origin(model)) {
-                    first.origin = Some(origin.clone());
-                }
-                let message_id = format!("msg_{}", uuid::Uuid::new_v4().simple());
-                let stop_reason = if blocks
-                    .iter()
-                    .any(|b| matches!(b, WireBlock::ToolUse { .. }))
-                {
-                    "tool_use"
-                } else {
-                    "end_turn"
-                };
-                // The thinking parts that are written, in order, for their signature models.
-                let mut signed = content.iter().filter_map(|p| match p {
-                    AssistantPart::Thinking(t) if portable(thinking_maker(t, origin.as_ref())) => {
-                        t.signature.as_ref()
-                    }
-                    _ => None,
-                });
-                let mut calls = content.iter().filter_map(|p| match p {
-                    AssistantPart::ToolCall(c) => Some(c.id.as_str()),
-                    _ => None,
-                });
-                let results_on_calls = calls_are_the_tail(
-                    blocks
-                        .iter()
-                        .map(|b| matches!(b, WireBlock::ToolUse { .. })),
-                );
-                // An empty turn is still one record (with empty content), so it reads back.
-                let records: Vec<Option<WireBlock<'_>>> = if blocks.is_empty() {
-                    vec![None]
-                } else {
-                    blocks.into_iter().map(Some).collect()
-                };
-                state.open_calls.clear();
-                for (n, block) in records.into_iter().enumerate() {
-                    let uuid = new_uuid();
-                    let mut extras = if n == 0 {
-                        first.clone()
-                    } else {
-                        Extras::default()
-                    };
-                    match &block {
-                        Some(WireBlock::Thinking { .. } | WireBlock::RedactedThinking(_)) => {
-                            if let Some(sig) = signed.next() {
-                                if sig.model.as_deref() != model {
-                                    extras.signature_model = Some(sig.model.clone());
-                                }
-                            }
-                        }
-                        Some(WireBlock::ToolUse { .. }) => {
-                            if let Some(id) = calls.next() {
-                                state.open_calls.insert(id.to_owned());
-                                state.call_records.insert(id.to_owned(), uuid.clone());
-                            }
-                        }
-                        _ => {}
-                    }
-                    let mut r = Record::new(session, "assistant", &uuid, &timestamp);
-                    r.parent_uuid = state.prev.as_deref();
-                    r.message = Some(Message {
-                        id: Some(&message_id),
-                        kind: Some("message"),
-                        role: "assistant",
-                        model,
-                        content: Content::Blocks(block.into_iter().collect()),
-                        stop_reason: Some(stop_reason),
-                        usage: Some(Usage {
-                            input_tokens: 0,
-                            output_tokens: 0,
-                        }),
-                    });
-                    r.marker = marker.take();
-                    r.extras = extras_of(&extras);
-                    emit(out, &r)?;
-                    state.prev = Some(uuid);
-                }
-                if !results_on_calls {
-                    state.open_calls.clear();
-                }
+                records.assistant(event, content, origin.as_ref(), &timestamp)?
             }
             Body::ToolResult {
                 call_id,
                 content,
                 is_error,
-            } => {
-                let uuid = new_uuid();
-                let call_record = state.call_records.get(call_id).cloned();
-                let parent = if state.open_calls.contains(call_id) {
-                    call_record.clone()
-                } else {
-                    state.prev.clone()
-                };
-                let mut r = Record::new(session, "user", &uuid, &timestamp);
-                r.parent_uuid = parent.as_deref();
-                r.message = Some(user_message(Content::Blocks(vec![WireBlock::tool_result(
-                    call_id, content, *is_error, true,
-                )])));
-                r.source_tool_assistant_uuid = call_record.as_deref();
-                r.marker = marker.take();
-                r.extras = extras_of(&author_extras);
-                emit(out, &r)?;
-                state.prev = Some(uuid);
-            }
+            } => records.result(call_id, content, *is_error, &timestamp, &author_extras)?,
             Body::Compaction { summary, .. } => {
-                let boundary = new_uuid();
-                let mut r = Record::new(session, "system", &boundary, &timestamp);
-                r.logical_parent_uuid = state.prev.as_deref();
-                r.subtype = Some("compact_boundary");
-                r.system_content = Some("Conversation compacted");
-                r.level = Some("info");
-                r.compact_metadata = Some(json!({"trigger": "manual", "preTokens": 0}));
-                r.marker = marker.take();
-                emit(out, &r)?;
-                let uuid = new_uuid();
-                let mut r = Record::new(session, "user", &uuid, &timestamp);
-                r.parent_uuid = Some(&boundary);
-                r.message = Some(user_message(Content::Text(summary)));
-                r.is_compact_summary = true;
-                r.visible_in_transcript_only = true;
-                r.extras = extras_of(&author_extras);
-                emit(out, &r)?;
-                state.prev = Some(uuid);
-                state.open_calls.clear();
+                records.compaction(summary, &timestamp, &author_extras)?
             }
         }
     }
     Ok(())
+}
+
+/// The records of one write: where they go, the chain they continue, and the marker the first
+/// one carries.
+struct Records<'w, 's> {
+    out: &'w mut dyn Write,
+    session: &'w SessionMembers<'s>,
+    state: &'w mut ChainState,
+    marker: Option<&'w OwnershipMarker>,
+    thinking_from: Vec<String>,
+}
+
+fn emit(out: &mut dyn Write, record: &RecordOut<'_>) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, record).map_err(io::Error::other)?;
+    out.write_all(b"\n")
+}
+
+impl Records<'_, '_> {
+    /// A user turn: one `user` record.
+    fn user(&mut self, content: &[Part], timestamp: &str, extras: &Extras) -> io::Result<()> {
+        let uuid = new_uuid();
+        let mut r = RecordOut::new(self.session, "user", &uuid, timestamp);
+        r.parent_uuid = self.state.prev.as_deref();
+        r.message = Some(user_message(match content {
+            [Part::Text { text }] => ContentOut::Text(text),
+            parts => ContentOut::Blocks(user_blocks(parts)),
+        }));
+        r.marker = self.marker.take();
+        r.extras = extras_of(extras);
+        emit(self.out, &r)?;
+        self.state.prev = Some(uuid);
+        self.state.open_calls.clear();
+        Ok(())
+    }
+
+    /// An assistant turn: one `assistant` record per block, sharing one message id.
+    fn assistant(
+        &mut self,
+        event: &Event,
+        content: &[AssistantPart],
+        origin: Option<&Origin>,
+        timestamp: &str,
+    ) -> io::Result<()> {
+        let blocks =
+            assistant_blocks(content, &self.thinking_from, None).map_err(|(field, message)| {
+                io::Error::other(format!("event {}: {field}: {message}", event.id))
+            })?;
+        let model = origin.and_then(|o| o.model.as_deref());
+        let mut first = Extras {
+            author: event.author.clone(),
+            ..Extras::default()
+        };
+        if origin != Some(&default_origin(model)) {
+            first.origin = Some(origin.cloned());
+        }
+        let message_id = format!("msg_{}", uuid::Uuid::new_v4().simple());
+        let stop_reason = if blocks
+            .iter()
+            .any(|b| matches!(b, WireBlock::ToolUse { .. }))
+        {
+            "tool_use"
+        } else {
+            "end_turn"
+        };
+        // The thinking parts that are written, in order, for their signature models.
+        let mut signed = content.iter().filter_map(|p| match p {
+            AssistantPart::Thinking(t) if portable(thinking_maker(t, origin)) => {
+                t.signature.as_ref()
+            }
+            _ => None,
+        });
+        let mut calls = content.iter().filter_map(|p| match p {
+            AssistantPart::ToolCall(c) => Some(c.id.as_str()),
+            _ => None,
+        });
+        let results_on_calls = calls_are_the_tail(
+            blocks
+                .iter()
+                .map(|b| matches!(b, WireBlock::ToolUse { .. })),
+        );
+        // An empty turn is still one record (with empty content), so it reads back.
+        let records: Vec<Option<WireBlock<'_>>> = if blocks.is_empty() {
+            vec![None]
+        } else {
+            blocks.into_iter().map(Some).collect()
+        };
+        self.state.open_calls.clear();
+        for (n, block) in records.into_iter().enumerate() {
+            let uuid = new_uuid();
+            let mut extras = if n == 0 {
+                first.clone()
+            } else {
+                Extras::default()
+            };
+            match &block {
+                Some(WireBlock::Thinking { .. } | WireBlock::RedactedThinking(_)) => {
+                    if let Some(sig) = signed.next() {
+                        if sig.model.as_deref() != model {
+                            extras.signature_model = Some(sig.model.clone());
+                        }
+                    }
+                }
+                Some(WireBlock::ToolUse { .. }) => {
+                    if let Some(id) = calls.next() {
+                        self.state.open_calls.insert(id.to_owned());
+                        self.state.call_records.insert(id.to_owned(), uuid.clone());
+                    }
+                }
+                _ => {}
+            }
+            let mut r = RecordOut::new(self.session, "assistant", &uuid, timestamp);
+            r.parent_uuid = self.state.prev.as_deref();
+            r.message = Some(MessageOut {
+                id: Some(&message_id),
+                kind: Some("message"),
+                role: "assistant",
+                model,
+                content: ContentOut::Blocks(block.into_iter().collect()),
+                stop_reason: Some(stop_reason),
+                usage: Some(UsageOut {
+                    input_tokens: 0,
+                    output_tokens: 0,
+                }),
+            });
+            r.marker = self.marker.take();
+            r.extras = extras_of(&extras);
+            emit(self.out, &r)?;
+            self.state.prev = Some(uuid);
+        }
+        if !results_on_calls {
+            self.state.open_calls.clear();
+        }
+        Ok(())
+    }
+
+    /// A tool result: one `user` record of one `tool_result` block.
+    fn result(
+        &mut self,
+        call_id: &str,
+        content: &[Part],
+        is_error: bool,
+        timestamp: &str,
+        extras: &Extras,
+    ) -> io::Result<()> {
+        let uuid = new_uuid();
+        let call_record = self.state.call_records.get(call_id).cloned();
+        let parent = if self.state.open_calls.contains(call_id) {
+            call_record.clone()
+        } else {
+            self.state.prev.clone()
+        };
+        let mut r = RecordOut::new(self.session, "user", &uuid, timestamp);
+        r.parent_uuid = parent.as_deref();
+        r.message = Some(user_message(ContentOut::Blocks(vec![
+            WireBlock::tool_result(call_id, content, is_error, true),
+        ])));
+        r.source_tool_assistant_uuid = call_record.as_deref();
+        r.marker = self.marker.take();
+        r.extras = extras_of(extras);
+        emit(self.out, &r)?;
+        self.state.prev = Some(uuid);
+        Ok(())
+    }
+
+    /// A compaction: a `compact_boundary` record, then the summary as an `isCompactSummary` user
+    /// record.
+    fn compaction(&mut self, summary: &str, timestamp: &str, extras: &Extras) -> io::Result<()> {
+        let boundary = new_uuid();
+        let mut r = RecordOut::new(self.session, "system", &boundary, timestamp);
+        r.logical_parent_uuid = self.state.prev.as_deref();
+        r.subtype = Some("compact_boundary");
+        r.system_content = Some("Conversation compacted");
+        r.level = Some("info");
+        r.compact_metadata = Some(json!({"trigger": "manual", "preTokens": 0}));
+        r.marker = self.marker.take();
+        emit(self.out, &r)?;
+        let uuid = new_uuid();
+        let mut r = RecordOut::new(self.session, "user", &uuid, timestamp);
+        r.parent_uuid = Some(&boundary);
+        r.message = Some(user_message(ContentOut::Text(summary)));
+        r.is_compact_summary = true;
+        r.visible_in_transcript_only = true;
+        r.extras = extras_of(extras);
+        emit(self.out, &r)?;
+        self.state.prev = Some(uuid);
+        self.state.open_calls.clear();
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -1,27 +1,33 @@
-//! The records of a Claude Code session as read: typed, borrowing from the line.
+//! The records of a Claude Code session: as read (typed, borrowing from the line) and as written.
 //!
-//! A record is decoded in one pass straight into what the reader keeps: session-wide members
-//! (`cwd`, `sessionId`) and ids stay borrowed from the line, members nobody reads (`usage`,
-//! `version`, `gitBranch`, …) are skipped without being built, and content blocks become canonical
-//! blocks directly, never a `serde_json::Value` (numbers are slow and large under the workspace's
-//! `arbitrary_precision`). Only a tool call's `input` is a `Value`, since it must stay exact.
+//! **Read.** A record is decoded in one pass straight into what the reader keeps: session-wide
+//! members (`cwd`, `sessionId`) and ids stay borrowed from the line, members nobody reads
+//! (`usage`, `version`, `gitBranch`, …) are skipped without being built, and content blocks become
+//! canonical blocks directly, never a `serde_json::Value` (numbers are slow and large under the
+//! workspace's `arbitrary_precision`). Only a tool call's `input` is a `Value`, since it must stay
+//! exact.
 //!
 //! The typed decoding ([`FastContent`]) covers what sessions hold: text, thinking, redacted
 //! thinking, tool calls and tool results of text. Anything else — images, unknown block types,
 //! a member of an unexpected type, a repeated member — makes it fail, and the reader then reads
 //! the line again with [`Value`] content and `parse_block` (the general path), so results and
 //! errors are those of the general path.
+//!
+//! **Written.** [`RecordOut`] and its parts borrow from the transcript, so writing a record builds
+//! no JSON value (but for the compact boundary's metadata).
 
 use std::borrow::Cow;
 use std::fmt;
 
-use handoff_sdk::dialect::anthropic::{canonical_tool_id, ParsedBlock, PROVIDER};
+use handoff_sdk::dialect::anthropic::{canonical_tool_id, ParsedBlock, WireBlock, PROVIDER};
+use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::Value;
 use handoff_sdk::{Part, Signature, Thinking, ToolCall};
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use crate::record::Extras;
+use crate::extras::Extras;
+use crate::manifest::CLAUDE_CODE_VERSION;
 
 /// A string borrowed from the line when it holds no escapes.
 #[derive(Debug)]
@@ -262,4 +268,141 @@ struct ResultItem<'a> {
     #[serde(rename = "type", borrow)]
     kind: Text<'a>,
     text: Option<String>,
+}
+
+/// The session-wide members of every written record.
+pub(super) struct SessionMembers<'a> {
+    /// `sessionId`.
+    pub(super) id: &'a str,
+    /// `cwd`.
+    pub(super) cwd: &'a str,
+}
+
+/// A written message's content: a plain string (a typed prompt) or blocks.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(super) enum ContentOut<'a> {
+    Text(&'a str),
+    Blocks(Vec<WireBlock<'a>>),
+}
+
+/// A written record's `message`.
+#[derive(Serialize)]
+pub(super) struct MessageOut<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) id: Option<&'a str>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub(super) kind: Option<&'static str>,
+    pub(super) role: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) model: Option<&'a str>,
+    pub(super) content: ContentOut<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) stop_reason: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) usage: Option<UsageOut>,
+}
+
+/// The token counts the CLI records on an assistant message (none were spent here); typed, so
+/// writing one builds no JSON value.
+#[derive(Serialize)]
+pub(super) struct UsageOut {
+    pub(super) input_tokens: u32,
+    pub(super) output_tokens: u32,
+}
+
+/// A record as Claude Code 2.1.197 writes it (member order as the CLI's).
+#[derive(Serialize)]
+pub(super) struct RecordOut<'a> {
+    #[serde(rename = "parentUuid")]
+    pub(super) parent_uuid: Option<&'a str>,
+    #[serde(rename = "logicalParentUuid", skip_serializing_if = "Option::is_none")]
+    pub(super) logical_parent_uuid: Option<&'a str>,
+    #[serde(rename = "isSidechain")]
+    pub(super) is_sidechain: bool,
+    #[serde(rename = "type")]
+    pub(super) kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) subtype: Option<&'static str>,
+    #[serde(rename = "content", skip_serializing_if = "Option::is_none")]
+    pub(super) system_content: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) level: Option<&'static str>,
+    #[serde(rename = "compactMetadata", skip_serializing_if = "Option::is_none")]
+    pub(super) compact_metadata: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) message: Option<MessageOut<'a>>,
+    #[serde(
+        rename = "isCompactSummary",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    pub(super) is_compact_summary: bool,
+    #[serde(
+        rename = "isVisibleInTranscriptOnly",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    pub(super) visible_in_transcript_only: bool,
+    pub(super) uuid: &'a str,
+    pub(super) timestamp: &'a str,
+    #[serde(
+        rename = "sourceToolAssistantUUID",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub(super) source_tool_assistant_uuid: Option<&'a str>,
+    #[serde(rename = "userType")]
+    pub(super) user_type: &'static str,
+    pub(super) cwd: &'a str,
+    #[serde(rename = "sessionId")]
+    pub(super) session_id: &'a str,
+    pub(super) version: &'static str,
+    #[serde(rename = "x-handoff", skip_serializing_if = "Option::is_none")]
+    pub(super) marker: Option<&'a OwnershipMarker>,
+    #[serde(rename = "handoff", skip_serializing_if = "Option::is_none")]
+    pub(super) extras: Option<&'a Extras>,
+}
+
+impl<'a> RecordOut<'a> {
+    /// A record of `kind` with every member at its default.
+    pub(super) fn new(
+        session: &'a SessionMembers<'a>,
+        kind: &'static str,
+        uuid: &'a str,
+        timestamp: &'a str,
+    ) -> Self {
+        RecordOut {
+            parent_uuid: None,
+            logical_parent_uuid: None,
+            is_sidechain: false,
+            kind,
+            subtype: None,
+            system_content: None,
+            level: None,
+            compact_metadata: None,
+            message: None,
+            is_compact_summary: false,
+            visible_in_transcript_only: false,
+            uuid,
+            timestamp,
+            source_tool_assistant_uuid: None,
+            user_type: "external",
+            cwd: session.cwd,
+            session_id: session.id,
+            version: CLAUDE_CODE_VERSION,
+            marker: None,
+            extras: None,
+        }
+    }
+}
+
+/// A user record's `message`.
+pub(super) fn user_message(content: ContentOut<'_>) -> MessageOut<'_> {
+    MessageOut {
+        id: None,
+        kind: None,
+        role: "user",
+        model: None,
+        content,
+        stop_reason: None,
+        usage: None,
+    }
 }

@@ -1,0 +1,269 @@
+//! Assembling: the conversation's path walked from the root to the leaf, each record turned into
+//! its events and handed on as soon as it is made.
+
+use std::path::Path;
+
+use handoff_sdk::dialect::anthropic::ParsedBlock;
+use handoff_sdk::{AssistantPart, Body, Event, PluginError};
+
+use super::errors::malformed;
+use super::events::{assistant_event, user_events};
+use super::link::{conversation_path, link, Links, ResultChildren};
+use super::nodes::{take_uuid, Kind, Node, Records};
+use crate::claude_code::write::{calls_are_the_tail, ChainState};
+
+/// Hands assembled events on, remembering what an append needs to continue the chain.
+pub(super) struct Emitter<'s> {
+    sink: &'s mut dyn FnMut(Event) -> bool,
+    /// The id of the last event handed on (its buffer reused), once `emitted`.
+    last_id: String,
+    emitted: bool,
+    /// The calls of the last assistant turn (when they end it), while only results followed it;
+    /// kept only when `track_calls` (an append needs them, a plain read does not).
+    open_calls: Vec<String>,
+    track_calls: bool,
+    stopped: bool,
+}
+
+impl Emitter<'_> {
+    pub(super) fn emit(&mut self, event: Event) {
+        if self.stopped {
+            return;
+        }
+        self.last_id.clear();
+        self.last_id.push_str(&event.id);
+        self.emitted = true;
+        if !self.track_calls {
+            self.stopped = !(self.sink)(event);
+            return;
+        }
+        match &event.body {
+            Body::Assistant { content, .. } => {
+                self.open_calls.clear();
+                if calls_are_the_tail(
+                    content
+                        .iter()
+                        .map(|p| matches!(p, AssistantPart::ToolCall(_))),
+                ) {
+                    self.open_calls
+                        .extend(content.iter().filter_map(|p| match p {
+                            AssistantPart::ToolCall(c) => Some(c.id.clone()),
+                            _ => None,
+                        }));
+                }
+            }
+            Body::ToolResult { .. } => {}
+            _ => self.open_calls.clear(),
+        }
+        self.stopped = !(self.sink)(event);
+    }
+}
+
+/// Walks the chain and turns its records into events; the chain state (call records, open calls)
+/// is gathered only when `want_chain`.
+pub(super) fn assemble(
+    path: &Path,
+    mut records: Records,
+    models: &[Box<str>],
+    want_chain: bool,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<ChainState, PluginError> {
+    let nodes = &records.nodes;
+    // The leaf: the last main-thread record; a file of sidechain records only is a subagent's.
+    // (Checked before the links, as a uuid error needs records, and there are some.)
+    let leaf = nodes
+        .iter()
+        .rposition(|n| !n.sidechain)
+        .or(nodes.len().checked_sub(1));
+    let sidechain = leaf.is_some_and(|l| nodes[l].sidechain);
+    let Links {
+        up,
+        groups,
+        group_of,
+    } = link(path, &mut records, sidechain)?;
+    let Some(leaf) = leaf else {
+        return Err(PluginError::Malformed {
+            file: path.to_owned(),
+            line: None,
+            field: None,
+            message: "the file holds no conversation records".into(),
+        });
+    };
+    let path_nodes = conversation_path(path, &records, &up, leaf)?;
+    let result_children = ResultChildren::new(&records.nodes, &up, sidechain);
+    // What only linking needed goes before the events are made.
+    drop(up);
+    let Records { nodes, parents, .. } = records;
+    drop(parents);
+
+    let mut turns = Turns {
+        path,
+        models,
+        consumed: vec![false; nodes.len()],
+        nodes,
+        groups,
+        group_of,
+        result_children,
+        boundary: None,
+    };
+    let mut out = Emitter {
+        sink,
+        last_id: String::new(),
+        emitted: false,
+        open_calls: Vec::new(),
+        track_calls: want_chain,
+        stopped: false,
+    };
+    let mut chain = ChainState {
+        prev: Some(turns.nodes[leaf].uuid.to_text()),
+        ..ChainState::default()
+    };
+    for i in path_nodes.into_iter().map(|i| i as usize) {
+        if out.stopped {
+            return Ok(chain);
+        }
+        turns.record(i, want_chain.then_some(&mut chain), &mut out)?;
+    }
+    // The calls still open at the end: those of the last assistant turn, if only results follow.
+    chain.open_calls = out.open_calls.into_iter().collect();
+    Ok(chain)
+}
+
+/// The walk's state: the nodes (their content moves out into events), which are done, and the
+/// compact boundary waiting for its summary.
+struct Turns<'a> {
+    path: &'a Path,
+    models: &'a [Box<str>],
+    nodes: Vec<Node>,
+    /// Streamed assistant turns of several records, and each record's index in them.
+    groups: Vec<Vec<u32>>,
+    group_of: Vec<u32>,
+    result_children: ResultChildren,
+    /// Records already turned into events (or skipped).
+    consumed: Vec<bool>,
+    boundary: Option<usize>,
+}
+
+impl Turns<'_> {
+    /// The events of the record at `i` on the conversation's path (none if it was consumed with
+    /// an earlier one).
+    fn record(
+        &mut self,
+        i: usize,
+        chain: Option<&mut ChainState>,
+        out: &mut Emitter<'_>,
+    ) -> Result<(), PluginError> {
+        if self.consumed[i] {
+            return Ok(());
+        }
+        self.consumed[i] = true;
+        match self.nodes[i].kind {
+            Kind::Assistant { .. } => self.assistant_turn(i, chain, out)?,
+            Kind::User { meta: true, .. } => {}
+            Kind::User {
+                compact_summary: true,
+                ..
+            } => self.compaction(i, out)?,
+            Kind::User { .. } => user_events(self.path, &mut self.nodes[i], out)?,
+            Kind::CompactBoundary { .. } => self.boundary = Some(i),
+            Kind::Other => {}
+        }
+        Ok(())
+    }
+
+    /// An assistant turn (all records sharing its message id), then the results hanging below
+    /// its records, in file order.
+    fn assistant_turn(
+        &mut self,
+        i: usize,
+        chain: Option<&mut ChainState>,
+        out: &mut Emitter<'_>,
+    ) -> Result<(), PluginError> {
+        let single = [i as u32];
+        let group = match self.group_of[i] {
+            u32::MAX => &single[..],
+            n => &self.groups[n as usize][..],
+        };
+        for &g in group {
+            self.consumed[g as usize] = true;
+        }
+        out.emit(assistant_event(
+            self.path,
+            &mut self.nodes,
+            self.models,
+            group,
+            chain,
+        )?);
+        let mut results = Vec::new();
+        let mut queue: Vec<u32> = group.to_vec();
+        while let Some(g) = queue.pop() {
+            for &c in self.result_children.of(g) {
+                if !self.consumed[c as usize] {
+                    self.consumed[c as usize] = true;
+                    results.push(c);
+                    queue.push(c);
+                }
+            }
+        }
+        results.sort_unstable();
+        for r in results {
+            user_events(self.path, &mut self.nodes[r as usize], out)?;
+        }
+        Ok(())
+    }
+
+    /// A compact summary: with the boundary before it, one compaction replacing everything
+    /// handed on so far.
+    fn compaction(&mut self, i: usize, out: &mut Emitter<'_>) -> Result<(), PluginError> {
+        let nodes = &mut self.nodes;
+        let Some(replaces) = out.emitted.then(|| out.last_id.clone()) else {
+            return Err(malformed(
+                self.path,
+                nodes[i].line,
+                Some("isCompactSummary"),
+                "a compaction with nothing before it",
+            ));
+        };
+        let (id, timestamp) = match self.boundary.take() {
+            Some(b) => (take_uuid(&mut nodes[b]), nodes[b].timestamp),
+            None => (take_uuid(&mut nodes[i]), nodes[i].timestamp),
+        };
+        let node = &mut nodes[i];
+        let Kind::User { content, .. } = &mut node.kind else {
+            unreachable!()
+        };
+        let mut summary = String::new();
+        for (k, b) in std::mem::take(content)
+            .into_blocks()
+            .into_iter()
+            .enumerate()
+        {
+            match b {
+                ParsedBlock::Text(t) if summary.is_empty() => summary = t,
+                ParsedBlock::Text(t) => {
+                    summary.push('\n');
+                    summary.push_str(&t);
+                }
+                _ => {
+                    return Err(malformed(
+                        self.path,
+                        node.line,
+                        Some(&format!("message.content[{k}]")),
+                        "a compact summary holds text only",
+                    ))
+                }
+            }
+        }
+        let mut event = Event::new(
+            id,
+            timestamp.expect("user records have timestamps"),
+            Body::Compaction {
+                summary,
+                replaces_through: replaces,
+            },
+        );
+        event.author = node.take_author();
+        out.emit(event);
+        Ok(())
+    }
+}

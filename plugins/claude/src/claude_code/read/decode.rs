@@ -1,0 +1,178 @@
+//! One record → its chain node: the typed path's or the general path's decoding of a line (see
+//! [`super::super::records`]) turned into what the chain walk and the assembly need.
+
+use std::path::Path;
+
+use handoff_sdk::dialect::anthropic::{parse_block, ParsedBlock};
+use handoff_sdk::serde_json::Value;
+use handoff_sdk::{PluginError, Timestamp};
+
+use super::errors::malformed;
+use super::load::{intern, Loaded};
+use super::nodes::{Kind, Node, ReadRecord, UserContent};
+use super::record_id::RecordId;
+use crate::claude_code::records::{FastContent, Record, Text};
+
+/// Message content as either path decodes it.
+pub(super) trait Content {
+    /// The canonical blocks; thinking signatures name `signature_model`.
+    fn into_blocks(
+        self,
+        signature_model: Option<&str>,
+        path: &Path,
+        line: usize,
+    ) -> Result<Vec<ParsedBlock>, PluginError>;
+}
+
+impl Content for FastContent {
+    fn into_blocks(
+        self,
+        signature_model: Option<&str>,
+        _: &Path,
+        _: usize,
+    ) -> Result<Vec<ParsedBlock>, PluginError> {
+        let mut blocks = self.0;
+        if let Some(model) = signature_model {
+            for block in &mut blocks {
+                if let ParsedBlock::Thinking(t) = block {
+                    if let Some(sig) = &mut t.signature {
+                        sig.model = Some(model.to_owned());
+                    }
+                }
+            }
+        }
+        Ok(blocks)
+    }
+}
+
+impl Content for Value {
+    fn into_blocks(
+        self,
+        signature_model: Option<&str>,
+        path: &Path,
+        line: usize,
+    ) -> Result<Vec<ParsedBlock>, PluginError> {
+        match self {
+            Value::String(text) => Ok(vec![ParsedBlock::Text(text)]),
+            Value::Array(items) => {
+                let mut blocks = Vec::with_capacity(items.len());
+                for (i, item) in items.into_iter().enumerate() {
+                    blocks.push(parse_block(item, signature_model).map_err(|e| {
+                        let field = if e.field.is_empty() {
+                            format!("message.content[{i}]")
+                        } else {
+                            format!("message.content[{i}].{}", e.field)
+                        };
+                        malformed(path, line, Some(&field), e.message)
+                    })?);
+                }
+                Ok(blocks)
+            }
+            _ => Err(malformed(
+                path,
+                line,
+                Some("message.content"),
+                "expected a string or an array",
+            )),
+        }
+    }
+}
+
+pub(super) fn boxed(text: Option<Text<'_>>) -> Option<Box<str>> {
+    text.map(|t| t.0.into_owned().into_boxed_str())
+}
+
+pub(super) fn record_id(text: Option<Text<'_>>) -> Option<RecordId> {
+    text.map(|t| RecordId::new(t.as_str()))
+}
+
+pub(super) fn node_of<C: Content>(
+    path: &Path,
+    line: usize,
+    raw: Record<'_, C>,
+    loaded: &mut Loaded,
+) -> Result<Option<ReadRecord>, PluginError> {
+    let kind = raw.kind.as_ref().map_or("", Text::as_str);
+    let conversational = matches!(kind, "user" | "assistant" | "system");
+    let Some(uuid) = raw.uuid else {
+        if conversational {
+            return Err(malformed(
+                path,
+                line,
+                Some("uuid"),
+                format!("a {kind} record needs a uuid"),
+            ));
+        }
+        return Ok(None); // queue-operation, last-prompt, summary, file-history-snapshot, mode, …
+    };
+    let sidechain = raw.is_sidechain.unwrap_or(false);
+    if !sidechain && conversational {
+        // Every record repeats them; only the first is kept.
+        if loaded.cwd.is_none() {
+            loaded.cwd = raw.cwd.map(|t| t.0.into_owned());
+        }
+        if loaded.session_id.is_none() {
+            loaded.session_id = raw.session_id.map(|t| t.0.into_owned());
+        }
+    }
+    let timestamp = match (&raw.timestamp, conversational) {
+        (Some(t), _) => Some(
+            Timestamp::parse(t.as_str())
+                .map_err(|e| malformed(path, line, Some("timestamp"), e))?,
+        ),
+        (None, true) => return Err(malformed(path, line, Some("timestamp"), "missing")),
+        (None, false) => None,
+    };
+    let extras = raw.handoff.filter(|e| !e.is_empty()).map(Box::new);
+    let mut message_id = None;
+    let node_kind = match kind {
+        "user" | "assistant" => {
+            let Some(message) = raw.message else {
+                return Err(malformed(path, line, Some("message"), "missing"));
+            };
+            message_id = message.id;
+            let model = message.model;
+            let signature_model = match extras.as_ref().and_then(|e| e.signature_model.as_ref()) {
+                Some(m) => m.as_deref(),
+                None => model.as_ref().map(Text::as_str),
+            };
+            let Some(content) = message.content else {
+                return Err(malformed(path, line, Some("message.content"), "missing"));
+            };
+            let blocks = content.into_blocks(signature_model, path, line)?;
+            if kind == "user" {
+                let has_results = blocks
+                    .iter()
+                    .any(|b| matches!(b, ParsedBlock::ToolResult { .. }));
+                let compact_summary = raw.is_compact_summary.unwrap_or(false);
+                Kind::User {
+                    content: UserContent::new(blocks, compact_summary),
+                    meta: raw.is_meta.unwrap_or(false),
+                    compact_summary,
+                    has_results,
+                }
+            } else {
+                let model = model.map(|m| intern(loaded, m.as_str()));
+                Kind::Assistant { model, blocks }
+            }
+        }
+        "system" if raw.subtype.as_ref().map(Text::as_str) == Some("compact_boundary") => {
+            Kind::CompactBoundary {
+                logical_parent: record_id(raw.logical_parent_uuid),
+            }
+        }
+        _ => Kind::Other,
+    };
+    Ok(Some(ReadRecord {
+        node: Node {
+            uuid: RecordId::new(uuid.as_str()),
+            line,
+            sidechain,
+            kind: node_kind,
+            timestamp,
+            extras,
+        },
+        parent: record_id(raw.parent_uuid),
+        message_id: (kind == "assistant").then(|| boxed(message_id)).flatten(),
+    }))
+}

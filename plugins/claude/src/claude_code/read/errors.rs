@@ -1,0 +1,71 @@
+//! The reader's errors: every one names the file, the 1-based line and, where one is at fault,
+//! the field.
+
+use std::path::Path;
+
+use handoff_sdk::dialect::anthropic::ParsedBlock;
+use handoff_sdk::serde_json::{self, Value};
+use handoff_sdk::PluginError;
+
+pub(super) fn malformed(
+    path: &Path,
+    line: usize,
+    field: Option<&str>,
+    message: impl Into<String>,
+) -> PluginError {
+    PluginError::malformed_line(path, line, field, message)
+}
+
+/// Names the field at fault in a line that parsed as JSON but not as a record.
+pub(super) fn diagnose(text: &[u8]) -> Option<String> {
+    let value: Value = serde_json::from_slice(text).ok()?;
+    let obj = value.as_object()?;
+    let strings = [
+        "type",
+        "uuid",
+        "parentUuid",
+        "logicalParentUuid",
+        "subtype",
+        "timestamp",
+        "cwd",
+        "sessionId",
+    ];
+    for key in strings {
+        if obj.get(key).is_some_and(|v| !v.is_string() && !v.is_null()) {
+            return Some(key.to_owned());
+        }
+    }
+    for key in ["isSidechain", "isMeta", "isCompactSummary"] {
+        if obj
+            .get(key)
+            .is_some_and(|v| !v.is_boolean() && !v.is_null())
+        {
+            return Some(key.to_owned());
+        }
+    }
+    if let Some(m) = obj.get("message") {
+        let Some(m) = m.as_object() else {
+            return Some("message".into());
+        };
+        for key in ["id", "model"] {
+            if m.get(key).is_some_and(|v| !v.is_string() && !v.is_null()) {
+                return Some(format!("message.{key}"));
+            }
+        }
+    }
+    if obj.get("handoff").is_some() {
+        return Some("handoff".into());
+    }
+    None
+}
+
+pub(super) fn unsupported(b: &ParsedBlock) -> String {
+    match b {
+        ParsedBlock::Other { kind, .. } => format!("a {kind:?} block has no canonical form"),
+        ParsedBlock::ToolResult { .. } => "a tool_result block in an assistant record".into(),
+        ParsedBlock::Image(_) => "an image block in an assistant record".into(),
+        ParsedBlock::ToolCall(_) => "a tool_use block in a user record".into(),
+        ParsedBlock::Thinking(_) => "a thinking block in a user record".into(),
+        ParsedBlock::Text(_) => "a text block where none can be".into(),
+    }
+}

@@ -1,0 +1,193 @@
+//! The events of one turn: an assistant turn's records become one event, a user record one
+//! event per result and per run of other blocks.
+
+use std::path::Path;
+
+use handoff_sdk::dialect::anthropic::ParsedBlock;
+use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError};
+
+use super::assemble::Emitter;
+use super::errors::{malformed, unsupported};
+use super::nodes::{take_uuid, Kind, Node, UserContent};
+use crate::claude_code::write::ChainState;
+use crate::extras::default_origin;
+
+/// The event of an assistant turn's records; with `chain`, where each of its calls is recorded.
+pub(super) fn assistant_event(
+    path: &Path,
+    nodes: &mut [Node],
+    models: &[Box<str>],
+    group: &[u32],
+    mut chain: Option<&mut ChainState>,
+) -> Result<Event, PluginError> {
+    let first = group[0] as usize;
+    let mut content = Vec::new();
+    for &g in group {
+        let node = &mut nodes[g as usize];
+        let Kind::Assistant { blocks, .. } = &mut node.kind else {
+            unreachable!("groups hold assistant records")
+        };
+        let unsupported_block = blocks.iter().position(|b| {
+            !matches!(
+                b,
+                ParsedBlock::Text(_) | ParsedBlock::Thinking(_) | ParsedBlock::ToolCall(_)
+            )
+        });
+        if let Some(k) = unsupported_block {
+            return Err(malformed(
+                path,
+                node.line,
+                Some(&format!("message.content[{k}]")),
+                unsupported(&blocks[k]),
+            ));
+        }
+        // Every block converts; collected into an empty `content`, the parts reuse the blocks'
+        // allocation (same size and alignment), so a one-record turn allocates nothing here.
+        let start = content.len();
+        let parts = std::mem::take(blocks)
+            .into_iter()
+            .filter_map(|b| b.into_assistant_part().ok());
+        if content.is_empty() {
+            content = parts.collect();
+        } else {
+            content.extend(parts);
+        }
+        if let Some(chain) = chain.as_deref_mut() {
+            for part in &content[start..] {
+                if let AssistantPart::ToolCall(call) = part {
+                    chain
+                        .call_records
+                        .insert(call.id.clone(), node.uuid.to_text());
+                }
+            }
+        }
+    }
+    let node = &mut nodes[first];
+    let Kind::Assistant { model, .. } = &node.kind else {
+        unreachable!()
+    };
+    let origin = match node.extras.as_mut().and_then(|e| e.origin.take()) {
+        Some(origin) => origin,
+        None => Some(default_origin(model.map(|m| &*models[m as usize]))),
+    };
+    let mut event = Event::new(
+        take_uuid(node),
+        node.timestamp.expect("assistant records have timestamps"),
+        Body::Assistant { content, origin },
+    );
+    event.author = node.take_author();
+    Ok(event)
+}
+
+/// The one event of a user record with one.
+pub(super) fn single_user_event(node: &mut Node, body: Body, out: &mut Emitter<'_>) {
+    let timestamp = node.timestamp.expect("user records have timestamps");
+    let mut event = Event::new(take_uuid(node), timestamp, body);
+    event.author = node.extras.as_ref().and_then(|e| e.author.clone());
+    out.emit(event);
+}
+
+/// The events of one user record: each `tool_result` block its own event, each run of other
+/// blocks one user turn.
+pub(super) fn user_events(
+    path: &Path,
+    node: &mut Node,
+    out: &mut Emitter<'_>,
+) -> Result<(), PluginError> {
+    let Kind::User { content, .. } = &mut node.kind else {
+        unreachable!("only user records hold results")
+    };
+    let blocks = match std::mem::take(content) {
+        // The plain cases: one event, its content moved.
+        UserContent::Parts(content) => {
+            single_user_event(node, Body::User { content }, out);
+            return Ok(());
+        }
+        UserContent::Result {
+            call_id,
+            content,
+            is_error,
+        } => {
+            let body = Body::ToolResult {
+                call_id,
+                content,
+                is_error,
+            };
+            single_user_event(node, body, out);
+            return Ok(());
+        }
+        UserContent::Blocks(blocks) => blocks,
+    };
+    let unsupported_block = blocks.iter().position(|b| {
+        !matches!(
+            b,
+            ParsedBlock::ToolResult { .. } | ParsedBlock::Text(_) | ParsedBlock::Image(_)
+        )
+    });
+    if let Some(k) = unsupported_block {
+        return Err(malformed(
+            path,
+            node.line,
+            Some(&format!("message.content[{k}]")),
+            unsupported(&blocks[k]),
+        ));
+    }
+    // One event per result, one per run of other blocks (at least one event).
+    let mut count = 0;
+    let mut in_run = false;
+    let mut has_results = false;
+    for b in &blocks {
+        let result = matches!(b, ParsedBlock::ToolResult { .. });
+        count += usize::from(result || !in_run);
+        in_run = !result;
+        has_results |= result;
+    }
+    let timestamp = node.timestamp.expect("user records have timestamps");
+    let mut base = Some(take_uuid(node));
+    let author = node.extras.as_ref().and_then(|e| e.author.as_ref());
+    let mut k = 0;
+    let mut emit = |body: Body, base: &mut Option<String>| {
+        let id = match (k, count > 1) {
+            (0, false) => base.take().unwrap_or_default(),
+            (0, true) => base.clone().unwrap_or_default(),
+            _ => format!("{}:{k}", base.as_deref().unwrap_or_default()),
+        };
+        k += 1;
+        let mut event = Event::new(id, timestamp, body);
+        event.author = author.cloned();
+        out.emit(event);
+    };
+    // Sized to the blocks: most user records are one text block.
+    let mut run: Vec<Part> = Vec::new();
+    let runs = blocks.len();
+    for block in blocks {
+        match block {
+            ParsedBlock::ToolResult {
+                call_id,
+                content,
+                is_error,
+            } => {
+                if !run.is_empty() {
+                    let content = std::mem::take(&mut run);
+                    emit(Body::User { content }, &mut base);
+                }
+                let body = Body::ToolResult {
+                    call_id,
+                    content,
+                    is_error,
+                };
+                emit(body, &mut base);
+            }
+            other => {
+                if let Ok(part) = other.into_part() {
+                    run.reserve_exact(runs);
+                    run.push(part);
+                }
+            }
+        }
+    }
+    if !run.is_empty() || !has_results {
+        emit(Body::User { content: run }, &mut base);
+    }
+    Ok(())
+}

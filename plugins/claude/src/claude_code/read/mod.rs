@@ -1,0 +1,114 @@
+//! Claude Code records → canonical transcript.
+//!
+//! The file is streamed line by line. Each line is decoded typed and borrowed
+//! ([`super::records`]): content blocks become canonical blocks as they are parsed, members
+//! nobody reads are skipped unbuilt, and the members every record repeats (`cwd`, `sessionId`)
+//! are kept once; a line the typed path does not cover is read again with `Value` content and
+//! `parse_block`, which decides and names any fault. So the file is held once, in canonical form,
+//! beside small chain nodes (UUIDs as 128 bits), and events are assembled by moving their content
+//! out of the nodes.
+//!
+//! The conversation is the chain from the leaf (the last main-thread record) back to the root
+//! through `parentUuid` (and through a compact boundary's `logicalParentUuid`, so the compacted
+//! events stay for display). Streamed assistant records that share `message.id` are one turn, and
+//! the results of its calls are gathered from its records' descendants: with parallel calls each
+//! result hangs on its own `tool_use` record, so a plain walk from the leaf would miss all but the
+//! last. Sidechain (subagent), meta, attachment, queue, snapshot and other bookkeeping records are
+//! not conversation; a malformed line is an error naming its line and field.
+//!
+//! One step per file: [`load`] streams the lines into nodes ([`nodes`], [`record_id`]), each
+//! record decoded by [`decode`]; [`link`] joins them by index and finds the conversation's path;
+//! [`assemble`] walks it and makes the events ([`events`]); [`errors`] names what is wrong.
+
+mod assemble;
+mod decode;
+mod errors;
+mod events;
+mod link;
+mod load;
+mod nodes;
+mod record_id;
+#[cfg(test)]
+mod tests;
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use handoff_sdk::marker::OwnershipMarker;
+use handoff_sdk::serde_json::{self, Value};
+use handoff_sdk::{Event, PluginError, Transcript};
+
+use super::write::ChainState;
+use assemble::assemble;
+use load::load;
+
+/// A session read back, with what an append needs to continue its chain.
+pub(crate) struct Session {
+    pub transcript: Transcript,
+    pub session_id: Option<String>,
+    pub chain: ChainState,
+}
+
+/// Reads the transcript of the session file at `path`.
+pub(crate) fn read(path: &Path) -> Result<Transcript, PluginError> {
+    let loaded = load(path)?;
+    let mut events = Vec::with_capacity(loaded.records.nodes.len());
+    assemble(path, loaded.records, &loaded.models, false, &mut |e| {
+        events.push(e);
+        true
+    })?;
+    let mut transcript = Transcript::new(events);
+    transcript.cwd = loaded.cwd;
+    Ok(transcript)
+}
+
+/// Reads a session file and where its chain stands.
+pub(crate) fn read_session(path: &Path) -> Result<Session, PluginError> {
+    let loaded = load(path)?;
+    let mut events = Vec::with_capacity(loaded.records.nodes.len());
+    let chain = assemble(path, loaded.records, &loaded.models, true, &mut |e| {
+        events.push(e);
+        true
+    })?;
+    let mut transcript = Transcript::new(events);
+    transcript.cwd = loaded.cwd;
+    Ok(Session {
+        transcript,
+        session_id: loaded.session_id,
+        chain,
+    })
+}
+
+/// Reads a session file event by event, handing each to `sink` as soon as it is assembled (its
+/// content moves out of the parsed records then, so the session is never held twice).
+pub(crate) fn read_each(
+    path: &Path,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<(), PluginError> {
+    let loaded = load(path)?;
+    assemble(path, loaded.records, &loaded.models, false, sink).map(drop)
+}
+
+/// The first line of a session file, parsed (where the ownership marker is).
+fn first_record(path: &Path) -> Result<Option<Value>, PluginError> {
+    let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
+    let mut line = Vec::new();
+    BufReader::new(file)
+        .read_until(b'\n', &mut line)
+        .map_err(|e| PluginError::io(path, &e))?;
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    serde_json::from_slice(&line)
+        .map(Some)
+        .map_err(|e| PluginError::malformed_line(path, 1, None, format!("not JSON: {e}")))
+}
+
+/// The ownership marker on a session's first record, if it has one and the line reads.
+pub(crate) fn marker(path: &Path) -> Option<OwnershipMarker> {
+    first_record(path)
+        .ok()
+        .flatten()
+        .and_then(|r| OwnershipMarker::find(&r))
+}

@@ -1,0 +1,152 @@
+//! What the loader keeps of each chain record: small nodes (a long session has tens of thousands),
+//! with their content already in canonical form, so assembling events moves it out.
+
+use handoff_sdk::dialect::anthropic::ParsedBlock;
+use handoff_sdk::{Part, Timestamp};
+
+use super::record_id::RecordId;
+use crate::extras::Extras;
+
+/// A user record's content, in its events' form already where that is plain (most records), so
+/// assembling moves it and frees nothing.
+#[cfg_attr(test, derive(Debug, PartialEq))]
+pub(super) enum UserContent {
+    /// Text and image blocks only (possibly none): one user event.
+    Parts(Vec<Part>),
+    /// One `tool_result` block: one result event.
+    Result {
+        call_id: String,
+        content: Vec<Part>,
+        is_error: bool,
+    },
+    /// Anything else (several results, results and text, blocks with no user form, a compact
+    /// summary), split when assembled.
+    Blocks(Vec<ParsedBlock>),
+}
+
+impl Default for UserContent {
+    fn default() -> Self {
+        UserContent::Parts(Vec::new())
+    }
+}
+
+impl UserContent {
+    pub(super) fn new(mut blocks: Vec<ParsedBlock>, compact_summary: bool) -> Self {
+        if compact_summary {
+            return UserContent::Blocks(blocks);
+        }
+        if blocks.len() == 1 {
+            match blocks.pop() {
+                Some(ParsedBlock::ToolResult {
+                    call_id,
+                    content,
+                    is_error,
+                }) => {
+                    return UserContent::Result {
+                        call_id,
+                        content,
+                        is_error,
+                    }
+                }
+                Some(other) => blocks.push(other),
+                None => {}
+            }
+        }
+        if blocks
+            .iter()
+            .all(|b| matches!(b, ParsedBlock::Text(_) | ParsedBlock::Image(_)))
+        {
+            let mut parts = Vec::with_capacity(blocks.len());
+            parts.extend(blocks.into_iter().filter_map(|b| b.into_part().ok()));
+            return UserContent::Parts(parts);
+        }
+        UserContent::Blocks(blocks)
+    }
+
+    /// The content as blocks again, for the general assembly.
+    pub(super) fn into_blocks(self) -> Vec<ParsedBlock> {
+        match self {
+            UserContent::Parts(parts) => parts
+                .into_iter()
+                .map(|p| match p {
+                    Part::Text { text } => ParsedBlock::Text(text),
+                    image => ParsedBlock::Image(image),
+                })
+                .collect(),
+            UserContent::Result {
+                call_id,
+                content,
+                is_error,
+            } => vec![ParsedBlock::ToolResult {
+                call_id,
+                content,
+                is_error,
+            }],
+            UserContent::Blocks(blocks) => blocks,
+        }
+    }
+}
+
+#[cfg_attr(test, derive(Debug, PartialEq))]
+pub(super) enum Kind {
+    User {
+        content: UserContent,
+        meta: bool,
+        compact_summary: bool,
+        has_results: bool,
+    },
+    Assistant {
+        /// An index into [`Loaded::models`]: a session names a model or two, on every record.
+        model: Option<u32>,
+        blocks: Vec<ParsedBlock>,
+    },
+    CompactBoundary {
+        logical_parent: Option<RecordId>,
+    },
+    Other,
+}
+
+/// A record as `node_of` reads it: the node, and what only linking needs (kept apart from the
+/// nodes, so it can be freed before the events are made).
+#[cfg_attr(test, derive(Debug, PartialEq))]
+pub(super) struct ReadRecord {
+    pub(super) node: Node,
+    pub(super) parent: Option<RecordId>,
+    pub(super) message_id: Option<Box<str>>,
+}
+
+/// The chain records of a file, as the chain walk takes them.
+pub(super) struct Records {
+    pub(super) nodes: Vec<Node>,
+    /// Each node's `parentUuid`.
+    pub(super) parents: Vec<Option<RecordId>>,
+    /// Streamed assistant turns: records sharing a message id (of either thread).
+    pub(super) groups: Vec<Vec<u32>>,
+}
+
+/// One chain record, kept small: a long session has tens of thousands of them.
+#[cfg_attr(test, derive(Debug, PartialEq))]
+pub(super) struct Node {
+    pub(super) uuid: RecordId,
+    pub(super) line: usize,
+    pub(super) sidechain: bool,
+    pub(super) kind: Kind,
+    pub(super) timestamp: Option<Timestamp>,
+    /// Boxed: most records have none.
+    pub(super) extras: Option<Box<Extras>>,
+}
+
+impl Node {
+    pub(super) fn take_author(&mut self) -> Option<handoff_sdk::Author> {
+        self.extras.as_mut().and_then(|e| e.author.take())
+    }
+}
+
+/// The uuid of a record whose event is being made, as the event's id (nothing reads it
+/// afterwards, so a text id is moved, not copied).
+pub(super) fn take_uuid(node: &mut Node) -> String {
+    match &mut node.uuid {
+        RecordId::Uuid(_) => node.uuid.to_text(),
+        RecordId::Text(text) => std::mem::take(text).into_string(),
+    }
+}

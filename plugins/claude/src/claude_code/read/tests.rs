@@ -1,0 +1,210 @@
+//! The reader's unit tests: events of user records, record ids, and the typed path agreeing with
+//! the general one.
+
+use std::path::Path;
+
+use handoff_sdk::serde_json::{self, Value};
+use handoff_sdk::{Body, IdMap, Part, PluginError};
+
+use super::decode::node_of;
+use super::load::{typed_record, Loaded, MessageGroups};
+use super::nodes::{ReadRecord, Records};
+use super::read;
+use super::record_id::RecordId;
+use crate::claude_code::records::Record;
+
+fn empty() -> Loaded {
+    Loaded {
+        records: Records {
+            nodes: Vec::new(),
+            parents: Vec::new(),
+            groups: Vec::new(),
+        },
+        messages: MessageGroups::default(),
+        cwd: None,
+        session_id: None,
+        models: Vec::new(),
+        model_index: IdMap::default(),
+    }
+}
+
+/// A node with what `node_of` kept beside it, or the error, as text.
+type Outcome = Result<
+    (
+        Option<ReadRecord>,
+        Option<String>,
+        Option<String>,
+        Vec<Box<str>>,
+    ),
+    String,
+>;
+
+fn finish(loaded: Loaded, node: Result<Option<ReadRecord>, PluginError>) -> Outcome {
+    node.map(|n| (n, loaded.cwd, loaded.session_id, loaded.models))
+        .map_err(|e| e.to_string())
+}
+
+/// The typed path's outcome (`None` when it hands the line to the general path) and the
+/// general path's.
+fn both(line: &[u8]) -> (Option<Outcome>, Outcome) {
+    let path = Path::new("s.jsonl");
+    let typed = typed_record(line).map(|r| {
+        let mut loaded = empty();
+        let node = node_of(path, 1, r, &mut loaded);
+        finish(loaded, node)
+    });
+    let mut loaded = empty();
+    let general = match serde_json::from_slice::<Record<'_, Value>>(line) {
+        Ok(r) => {
+            let node = node_of(path, 1, r, &mut loaded);
+            finish(loaded, node)
+        }
+        Err(e) => Err(e.to_string()),
+    };
+    (typed, general)
+}
+
+/// Where the typed path decodes a line, it decodes it as the general path does.
+fn agrees(line: &[u8]) -> bool {
+    let (typed, general) = both(line);
+    if let Some(typed) = &typed {
+        assert_eq!(typed, &general, "{}", String::from_utf8_lossy(line));
+    }
+    typed.is_some()
+}
+
+#[test]
+fn a_user_record_gives_an_event_per_result_and_per_run_of_other_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.jsonl");
+    let head = r#""type":"user","isSidechain":false,"timestamp":"2026-01-01T00:00:00.000Z""#;
+    let text = format!(
+        "{{{head},\"uuid\":\"a\",\"parentUuid\":null,\"message\":{{\"role\":\"user\",\"content\":[\
+         {{\"type\":\"text\",\"text\":\"hi\"}},\"there\",\
+         {{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"r1\"}},\
+         {{\"type\":\"tool_result\",\"tool_use_id\":\"t2\",\"content\":[],\"is_error\":true}},\
+         {{\"type\":\"text\",\"text\":\"bye\"}}]}}}}\n\
+         {{{head},\"uuid\":\"b\",\"parentUuid\":\"a\",\"message\":{{\"role\":\"user\",\"content\":[]}}}}\n"
+    );
+    std::fs::write(&file, text).unwrap();
+    let t = read(&file).unwrap();
+    let ids: Vec<&str> = t.events.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["a", "a:1", "a:2", "a:3", "b"]);
+    let user = |texts: &[&str]| Body::User {
+        content: texts.iter().map(|&t| Part::text(t)).collect(),
+    };
+    assert_eq!(t.events[0].body, user(&["hi", "there"]));
+    assert_eq!(
+        t.events[1].body,
+        Body::ToolResult {
+            call_id: "t1".into(),
+            content: vec![Part::text("r1")],
+            is_error: false
+        }
+    );
+    assert_eq!(
+        t.events[2].body,
+        Body::ToolResult {
+            call_id: "t2".into(),
+            content: vec![],
+            is_error: true
+        }
+    );
+    assert_eq!(t.events[3].body, user(&["bye"]));
+    assert_eq!(t.events[4].body, user(&[]));
+}
+
+#[test]
+fn record_ids_keep_their_text() {
+    for text in [
+        "31c027dc-f6fd-435e-b40a-e98d9514124a",
+        "00000000-0000-0000-0000-000000000000",
+        "ffffffff-ffff-ffff-ffff-ffffffffffff",
+    ] {
+        assert!(matches!(RecordId::new(text), RecordId::Uuid(_)), "{text}");
+        assert_eq!(RecordId::new(text).to_text(), text);
+    }
+    // Anything but the lowercase hyphenated form is kept as text, so it reads back as written.
+    for text in [
+        "31C027DC-F6FD-435E-B40A-E98D9514124A",
+        "31c027dcf6fd435eb40ae98d9514124a",
+        "31c027dc-f6fd-435e-b40a-e98d9514124g",
+        "31c027dc-f6fd-435e-b40ae-98d9514124a",
+        "msg-1",
+        "",
+    ] {
+        assert!(matches!(RecordId::new(text), RecordId::Text(_)), "{text}");
+        assert_eq!(RecordId::new(text).to_text(), text);
+    }
+}
+
+#[test]
+fn the_typed_path_agrees_with_the_general_one_on_every_sample_line() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples");
+    let (mut lines, mut typed) = (0, 0);
+    for folder in std::fs::read_dir(root).unwrap() {
+        for file in std::fs::read_dir(folder.unwrap().path()).unwrap() {
+            let text = std::fs::read(file.unwrap().path()).unwrap();
+            for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                lines += 1;
+                typed += usize::from(agrees(line));
+            }
+        }
+    }
+    // Most lines are plain text, thinking, calls and results: the typed path's.
+    assert!(typed * 10 >= lines * 8, "{typed} of {lines} lines typed");
+}
+
+#[test]
+fn the_typed_path_agrees_on_edge_cases_or_hands_them_over() {
+    let head = r#""type":"assistant","uuid":"u1","parentUuid":null,"timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p","sessionId":"s""#;
+    let typed = [
+        r#"{"message":{"id":"m","model":"claude-x","content":"plain"}}"#,
+        r#"{"message":{"model":"claude-x","content":[{"type":"thinking","thinking":"t","signature":"sig"}]},"handoff":{"signatureModel":"other"}}"#,
+        r#"{"handoff":{"signatureModel":null},"message":{"model":"claude-x","content":[{"type":"thinking","thinking":"t","signature":"sig"}]}}"#,
+        r#"{"message":{"model":"claude-x","content":[{"type":"thinking","thinking":"t","signature":""},{"type":"thinking","thinking":"u","signature":null}]}}"#,
+        r#"{"message":{"model":"claude-x","content":[{"type":"redacted_thinking","data":"d"}]}}"#,
+        r#"{"message":{"content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"n":1.50,"big":123456789012345678901234567890}}]}}"#,
+        r#"{"message":{"content":[{"type":"text","text":"a\n\"b\" \u00e9","cache_control":{"type":"ephemeral"}},"bare"]}}"#,
+        r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"x"}],"is_error":true}]}}"#,
+        r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"toolu_1","content":null,"is_error":null}]}}"#,
+        r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"toolu_1"}]}}"#,
+        r#"{"message":{"content":[]},"usage":{"input_tokens":12,"x":[1,2.5e3]},"version":"2.1.197"}"#,
+        // Errors of the record, not of its decoding, are the same on both paths.
+        r#"{"message":{"content":null}}"#,
+        r#"{"message":{}}"#,
+        r#"{"message":{"content":"x"},"handoff":{"author":{"kind":"human","name":"Ann"},"origin":null}}"#,
+        r#"{"message":{"id":"m\u0041\n","model":"c\"x","content":"x"},"subtype":"\u0041"}"#,
+    ];
+    for rest in typed {
+        let line = format!("{{{head},{}", &rest[1..]);
+        assert!(agrees(line.as_bytes()), "{line}");
+    }
+    let handed_over = [
+        r#"{"message":{"content":[{"type":"text","text":"a","text":"b"}]}}"#,
+        r#"{"message":{"content":[{"type":"text","text":null}]}}"#,
+        r#"{"message":{"content":[{"type":"text"}]}}"#,
+        r#"{"message":{"content":[{"type":"text","text":"a","id":5}]}}"#,
+        r#"{"message":{"content":[{"type":"tool_use","id":"t","name":"n","input":null}]}}"#,
+        r#"{"message":{"content":[{"type":"tool_use","id":"t","name":"n"}]}}"#,
+        r#"{"message":{"content":[{"type":"thinking","thinking":"t","signature":5}]}}"#,
+        r#"{"message":{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"aGk="}}]}}"#,
+        r#"{"message":{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"!!"}}]}}"#,
+        r#"{"message":{"content":[{"type":"document","source":{}}]}}"#,
+        r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image","source":{"type":"url","url":"u"}}]}]}}"#,
+        r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":5}]}}"#,
+        r#"{"message":{"content":[5]}}"#,
+        r#"{"message":{"content":{"type":"text"}}}"#,
+        r#"{"message":"x"}"#,
+        r#"{"message":{"content":"x"},"uuid":"again"}"#,
+        r#"{"message":{"content":"x"},"isSidechain":"no"}"#,
+    ];
+    for rest in handed_over {
+        let line = format!("{{{head},{}", &rest[1..]);
+        assert!(!agrees(line.as_bytes()), "{line}");
+    }
+    // Not UTF-8: the general path reports it.
+    let mut line = format!("{{{head},\"message\":{{\"content\":\"").into_bytes();
+    line.extend_from_slice(b"\xff\"}}");
+    assert!(!agrees(&line));
+}
