@@ -44,28 +44,16 @@ pub(crate) fn resolve(
 
 /// Every session file of the target, newest first; owned when it carries this plugin's marker.
 pub(crate) fn list(root: &StoreRoot, target: &ApiTarget) -> Result<Vec<SessionInfo>, PluginError> {
-    let dir = root.path().join(target.name);
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(PluginError::io(&dir, &e)),
-    };
-    let mut out = Vec::new();
-    for entry in entries {
-        let path = entry.map_err(|e| PluginError::io(&dir, &e))?.path();
-        let Some(id) = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(|n| n.strip_suffix(".json"))
+    let files = handoff_sdk::session_files(&root.path().join(target.name), 0, |name| {
+        name.strip_suffix(".json")
             .filter(|id| validate_component("session id", id).is_ok())
-        else {
-            continue;
-        };
-        let marker = load(&path).ok().and_then(|map| mine(&map));
-        out.push(SessionInfo::of_file(target.name, id, &path, marker));
-    }
-    SessionInfo::sort_newest_first(&mut out);
-    Ok(out)
+    })?;
+    Ok(handoff_sdk::sessions_newest_first(
+        target.name,
+        PLUGIN_NAME,
+        files,
+        |path| load(path).ok().and_then(|map| marker(&map)),
+    ))
 }
 
 /// Loads a session file as a JSON object; a file that is not one is `Malformed`, naming it.
@@ -90,15 +78,14 @@ pub(crate) fn load(path: &Path) -> Result<Map<String, Value>, PluginError> {
     }
 }
 
-/// This plugin's marker in a loaded file, if it has one.
-pub(crate) fn mine(map: &Map<String, Value>) -> Option<OwnershipMarker> {
+/// The ownership marker of a loaded file, if it has one.
+fn marker(map: &Map<String, Value>) -> Option<OwnershipMarker> {
     map.get(MARKER_KEY)
         .and_then(|m| serde_json::from_value::<OwnershipMarker>(m.clone()).ok())
-        .filter(|m| m.plugin == PLUGIN_NAME)
 }
 
-/// A session handed to a call that changes it: of this target, inside the root, and marked by
-/// this plugin. Returns the loaded file and its marker.
+/// A session handed to a call that changes it (the caller holds its session lock): of this
+/// target, inside the root, and marked by this plugin. Returns the loaded file and its marker.
 pub(crate) fn owned(
     root: &StoreRoot,
     target: &ApiTarget,
@@ -106,10 +93,6 @@ pub(crate) fn owned(
 ) -> Result<(Map<String, Value>, OwnershipMarker), PluginError> {
     let path = session.check(root, target.name)?;
     let map = load(path)?;
-    match mine(&map) {
-        Some(marker) => Ok((map, marker)),
-        None => Err(PluginError::NotOwned {
-            path: path.to_owned(),
-        }),
-    }
+    let marker = handoff_sdk::require_owned(path, marker(&map), PLUGIN_NAME)?;
+    Ok((map, marker))
 }

@@ -18,7 +18,7 @@ mod records;
 mod write;
 
 use handoff_sdk::dialect::Dialect;
-use handoff_sdk::{Body, PluginError, StoreRoot, TargetManifest, Transcript};
+use handoff_sdk::{Body, TargetManifest, Transcript};
 
 pub(crate) use layout::{list, resolve};
 pub(crate) use plan::plan;
@@ -57,23 +57,4 @@ pub(crate) fn session_model(transcript: &Transcript) -> &str {
             _ => None,
         })
         .unwrap_or(DEFAULT_MODEL)
-}
-
-/// Takes the writer lock of one session, so two appends never both continue from the same end
-/// (an append is a read-modify-replace: the second would drop the first's events).
-fn lock_session(
-    root: &StoreRoot,
-    target: &ApiTarget,
-    id: &str,
-) -> Result<handoff_sdk::lock::Lock, PluginError> {
-    let locks = root.path().join(".handoff/locks");
-    handoff_sdk::lock::Lock::acquire(
-        root,
-        &format!("openai-session\0{}\0{id}", target.name),
-        std::time::Duration::from_secs(10),
-    )
-    .map_err(|e| match e.kind() {
-        std::io::ErrorKind::WouldBlock => PluginError::Locked { path: locks },
-        _ => PluginError::io(&locks, &e),
-    })
 }

@@ -130,7 +130,8 @@ pub(crate) fn append(
     session: &SessionRef,
     events: &[Event],
 ) -> Result<SessionRef, PluginError> {
-    let _lock = super::lock_session(root, target, &session.id)?;
+    session.check(root, target.name)?;
+    let _lock = handoff_sdk::session_lock(root, session)?;
     let (map, marker) = owned(root, target, session)?;
     let mut whole = from_map(target, &session.path, map)?;
     whole.events.extend_from_slice(events);
@@ -146,6 +147,8 @@ pub(crate) fn remove(
     target: &ApiTarget,
     session: &SessionRef,
 ) -> Result<(), PluginError> {
+    session.check(root, target.name)?;
+    let _lock = handoff_sdk::session_lock(root, session)?;
     owned(root, target, session)?;
     std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
 }
