@@ -89,7 +89,10 @@ fn writes_the_lines_pi_writes() {
     let mut ids = std::collections::HashSet::new();
     for e in &l[1..] {
         let id = e["id"].as_str().unwrap();
-        assert!(id.len() == 8 && id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+        assert!(
+            id.len() == 8 && id.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{id}"
+        );
         assert!(ids.insert(id.to_owned()));
         assert_eq!(e["parentId"], parent);
         parent = e["id"].clone();
@@ -104,7 +107,10 @@ fn writes_the_lines_pi_writes() {
         json!([{"type": "text", "text": "Look: "},
                {"type": "image", "data": "iVBORwABAg==", "mimeType": "image/png"}])
     );
-    assert_eq!(user["x-handoff-event"], json!({"author": {"kind": "human", "name": "Alice"}}));
+    assert_eq!(
+        user["x-handoff-event"],
+        json!({"author": {"kind": "human", "name": "Alice"}})
+    );
     let a = &l[3]["message"];
     assert_eq!(
         a["content"],
@@ -124,7 +130,10 @@ fn writes_the_lines_pi_writes() {
     );
     assert_eq!(a["usage"]["cost"]["total"], 0);
     // The signature names no model (Claude Code's never do); pi's reading would say the turn's.
-    assert_eq!(l[3]["x-handoff-event"], json!({"signature_models": [[0, null]]}));
+    assert_eq!(
+        l[3]["x-handoff-event"],
+        json!({"signature_models": [[0, null]]})
+    );
     assert_eq!(
         l[5]["message"],
         json!({"role": "toolResult", "toolCallId": "toolu_2", "toolName": "Bash", "content": [],
@@ -168,7 +177,10 @@ fn a_compaction_keeping_events_names_the_first_kept_entry() {
     ]);
     let session = create(&root, &t);
     let l = lines(&session.path);
-    let third = l.iter().find(|e| e["message"]["content"][0]["text"] == "c").unwrap();
+    let third = l
+        .iter()
+        .find(|e| e["message"]["content"][0]["text"] == "c")
+        .unwrap();
     let c = l.iter().find(|e| e["type"] == "compaction").unwrap();
     assert_eq!(c["firstKeptEntryId"], third["id"]);
     let back = PiPlugin.read(&root, &session).unwrap();
@@ -198,13 +210,21 @@ fn thinking_keeps_its_signature_only_with_its_maker() {
         assistant(
             "e2",
             1,
-            vec![foreign, other_model, thinking("Mine.", "anthropic", "SIG1"), text("A.")],
+            vec![
+                foreign,
+                other_model,
+                thinking("Mine.", "anthropic", "SIG1"),
+                text("A."),
+            ],
             claude(),
         ),
     ]);
     let session = create(&root, &t);
     let l = lines(&session.path);
-    let content = &l.iter().find(|e| e["message"]["role"] == "assistant").unwrap()["message"]["content"];
+    let content = &l
+        .iter()
+        .find(|e| e["message"]["role"] == "assistant")
+        .unwrap()["message"]["content"];
     assert_eq!(
         content,
         &json!([{"type": "thinking", "thinking": "Theirs."},
@@ -230,7 +250,10 @@ fn an_origin_pi_cannot_spell_rides_in_the_event_member() {
     ]);
     let session = create(&root, &t);
     let l = lines(&session.path);
-    let answers: Vec<&Value> = l.iter().filter(|e| e["message"]["role"] == "assistant").collect();
+    let answers: Vec<&Value> = l
+        .iter()
+        .filter(|e| e["message"]["role"] == "assistant")
+        .collect();
     assert_eq!(answers[0]["message"]["provider"], "unknown");
     assert_eq!(answers[0]["x-handoff-event"], json!({"origin": null}));
     assert_eq!(answers[1]["message"]["model"], "unknown");
@@ -270,7 +293,13 @@ fn append_continues_from_the_leaf_whoever_wrote_it() {
     for e in [
         json!({"type": "thinking_level_change", "id": "0000aaaa", "parentId": leaf, "timestamp": ts(10), "thinkingLevel": "off"}),
         user_entry("0000bbbb", Some("0000aaaa"), 11, "three"),
-        assistant_entry("0000cccc", Some("0000bbbb"), 12, json!([{"type": "text", "text": "four"}]), "stop"),
+        assistant_entry(
+            "0000cccc",
+            Some("0000bbbb"),
+            12,
+            json!([{"type": "text", "text": "four"}]),
+            "stop",
+        ),
     ] {
         file.push_str(&e.to_string());
         file.push('\n');
@@ -283,7 +312,11 @@ fn append_continues_from_the_leaf_whoever_wrote_it() {
     let appended = PiPlugin.append(&root, &session, &more).unwrap();
     assert_eq!(appended, session);
     let after = lines(&session.path);
-    assert_eq!(after.len(), l.len() + 3 + 3, "user, model_change, assistant");
+    assert_eq!(
+        after.len(),
+        l.len() + 3 + 3,
+        "user, model_change, assistant"
+    );
     l = after;
     let first_new = &l[l.len() - 3];
     assert_eq!(first_new["parentId"], "0000cccc");
@@ -307,7 +340,13 @@ fn append_after_a_branch_continues_the_branch() {
         &[
             h,
             user_entry("a0000001", None, 1, "root"),
-            assistant_entry("a0000002", Some("a0000001"), 2, json!([{"type": "text", "text": "first try"}]), "stop"),
+            assistant_entry(
+                "a0000002",
+                Some("a0000001"),
+                2,
+                json!([{"type": "text", "text": "first try"}]),
+                "stop",
+            ),
             // The user went back to the root and asked again: the leaf is this branch.
             user_entry("a0000003", Some("a0000001"), 3, "again"),
         ],
@@ -315,7 +354,11 @@ fn append_after_a_branch_continues_the_branch() {
     let session = PiPlugin.resumer().resolve(&root, TARGET, id).unwrap();
     assert_eq!(session.path, path);
     PiPlugin
-        .append(&root, &session, &[assistant("n1", 9, vec![text("second try")], claude())])
+        .append(
+            &root,
+            &session,
+            &[assistant("n1", 9, vec![text("second try")], claude())],
+        )
         .unwrap();
     let l = lines(&path);
     assert_eq!(l.last().unwrap()["parentId"], l[l.len() - 2]["id"]);
@@ -331,7 +374,10 @@ fn append_refuses_what_would_break_the_history_and_leaves_the_file() {
     let (_dir, root) = root();
     let session = create(
         &root,
-        &transcript(vec![user("e1", 0, "q"), assistant("e2", 1, vec![text("a")], claude())]),
+        &transcript(vec![
+            user("e1", 0, "q"),
+            assistant("e2", 1, vec![text("a")], claude()),
+        ]),
     );
     let before = std::fs::read(&session.path).unwrap();
     let orphan = result("n1", 5, "nobody", vec![Part::text("x")], false);
@@ -367,12 +413,20 @@ fn refusals_write_nothing() {
     assert!(err.to_string().contains("512"), "{err}");
     let strings = transcript(vec![
         user("e1", 0, "q"),
-        assistant("e2", 1, vec![call("c1", "apply_patch", json!("*** Begin Patch"))], gpt()),
+        assistant(
+            "e2",
+            1,
+            vec![call("c1", "apply_patch", json!("*** Begin Patch"))],
+            gpt(),
+        ),
     ]);
     let err = PiPlugin
         .create(&root, TARGET, &strings, &CreateOptions::default())
         .unwrap_err();
-    assert!(err.to_string().contains("body.content[0].arguments"), "{err}");
+    assert!(
+        err.to_string().contains("body.content[0].arguments"),
+        "{err}"
+    );
     let hidden = transcript(vec![
         user("e1", 0, "a"),
         assistant("e2", 1, vec![text("b")], claude()),
@@ -409,7 +463,11 @@ fn serde_json_number(text: &str) -> Value {
 fn remove_refuses_a_session_it_did_not_mark() {
     let (_dir, root) = root();
     let id = "01a22fc4-0000-7000-8000-0000000f0e16";
-    let path = write_session(&root, id, &[header(id), user_entry("a0000001", None, 1, "theirs")]);
+    let path = write_session(
+        &root,
+        id,
+        &[header(id), user_entry("a0000001", None, 1, "theirs")],
+    );
     let err = PiPlugin.remove_id(&root, TARGET, id).unwrap_err();
     assert!(matches!(err, PluginError::NotOwned { .. }), "{err}");
     assert!(path.exists());
@@ -438,7 +496,11 @@ fn lists_every_folder_with_names_and_titles() {
         text.push_str(&l.to_string());
         text.push('\n');
     }
-    std::fs::write(other.join(format!("2026-11-30T00-00-00-000Z_{id}.jsonl")), text).unwrap();
+    std::fs::write(
+        other.join(format!("2026-11-30T00-00-00-000Z_{id}.jsonl")),
+        text,
+    )
+    .unwrap();
     std::fs::write(other.join("garbage.jsonl"), "not json\n").unwrap();
     let listed = PiPlugin.list(&root, TARGET).unwrap();
     let mut ids: Vec<(&str, bool)> = listed
@@ -449,10 +511,14 @@ fn lists_every_folder_with_names_and_titles() {
     let mut want = vec![(ours.id.as_str(), true), (id, false)];
     want.sort();
     assert_eq!(ids, want);
-    let summary = handoff_pi::summary(&other.join(format!("2026-11-30T00-00-00-000Z_{id}.jsonl"))).unwrap();
+    let summary =
+        handoff_pi::summary(&other.join(format!("2026-11-30T00-00-00-000Z_{id}.jsonl"))).unwrap();
     assert_eq!(summary.name.as_deref(), Some("Triage"));
     assert_eq!(summary.title.as_deref(), Some("what is this"));
     assert_eq!(summary.cwd.as_deref(), Some("/srv/app"));
     let mine = handoff_pi::summary(&ours.path).unwrap();
-    assert_eq!((mine.name, mine.title.as_deref()), (None, Some("first question")));
+    assert_eq!(
+        (mine.name, mine.title.as_deref()),
+        (None, Some("first question"))
+    );
 }

@@ -91,7 +91,11 @@ fn opaque_kinds(e: &Event, key: &str) -> Vec<String> {
         .get(OPAQUE_KEY)
         .and_then(|p| p.get(key))
         .and_then(Value::as_array)
-        .map(|a| a.iter().map(|x| x["type"].as_str().unwrap().to_owned()).collect())
+        .map(|a| {
+            a.iter()
+                .map(|x| x["type"].as_str().unwrap().to_owned())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -122,7 +126,10 @@ fn the_conversation_is_what_pi_sends() {
     );
     // Not sent, so carried on the next event: extension data, label, name; the `!!` run; the
     // assistant that stopped with an error. The abandoned branch is not part of it at all.
-    assert_eq!(opaque_kinds(&t.events[7], "before"), ["custom", "label", "session_info"]);
+    assert_eq!(
+        opaque_kinds(&t.events[7], "before"),
+        ["custom", "label", "session_info"]
+    );
     assert_eq!(opaque_kinds(&t.events[8], "before"), ["message"]);
     assert_eq!(opaque_kinds(&t.events[9], "before"), ["message"]);
     assert!(!serde_json_text(&t).contains("ABANDONED"));
@@ -135,11 +142,23 @@ fn the_conversation_is_what_pi_sends() {
     };
     let sig = th.signature.as_ref().unwrap();
     assert_eq!(
-        (sig.provider.as_str(), sig.model.as_deref(), sig.value.as_str()),
+        (
+            sig.provider.as_str(),
+            sig.model.as_deref(),
+            sig.value.as_str()
+        ),
         ("anthropic", Some("claude-sonnet-4-5"), "SIG-OTHER")
     );
-    assert_eq!(t.events[7].timestamp.millis(), T0 + 12, "bash runs keep their own time");
-    assert_eq!(t.events[4].timestamp.to_rfc3339(), ts(6), "summaries take the entry's time");
+    assert_eq!(
+        t.events[7].timestamp.millis(),
+        T0 + 12,
+        "bash runs keep their own time"
+    );
+    assert_eq!(
+        t.events[4].timestamp.to_rfc3339(),
+        ts(6),
+        "summaries take the entry's time"
+    );
 }
 
 fn serde_json_text(t: &Transcript) -> String {
@@ -154,7 +173,10 @@ fn a_pi_session_written_back_is_the_same_session() {
     let first = read(&root, id);
     let copy = create(&root, &first);
     let second = PiPlugin.read(&root, &copy).unwrap();
-    assert_eq!(second.events, first.events, "ids, bodies, authors and carried fields");
+    assert_eq!(
+        second.events, first.events,
+        "ids, bodies, authors and carried fields"
+    );
     // Entry for entry, the copy is the original's path (the abandoned branch aside).
     let path_lines: Vec<Value> = lines(&original)[1..]
         .iter()
@@ -174,11 +196,29 @@ fn the_leaf_is_the_last_line_even_on_an_older_branch() {
         &[
             header(id),
             user_entry("c0000001", None, 1, "u1"),
-            assistant_entry("c0000002", Some("c0000001"), 2, json!([{"type": "text", "text": "a1"}]), "stop"),
+            assistant_entry(
+                "c0000002",
+                Some("c0000001"),
+                2,
+                json!([{"type": "text", "text": "a1"}]),
+                "stop",
+            ),
             user_entry("c0000003", Some("c0000002"), 3, "u2"),
-            assistant_entry("c0000004", Some("c0000003"), 4, json!([{"type": "text", "text": "a2"}]), "stop"),
+            assistant_entry(
+                "c0000004",
+                Some("c0000003"),
+                4,
+                json!([{"type": "text", "text": "a2"}]),
+                "stop",
+            ),
             // Written last, on a1: pi's leaf is this entry, so u2/a2 are an abandoned branch.
-            entry("label", "c0000005", "c0000002", 5, json!({"targetId": "c0000001", "label": "start"})),
+            entry(
+                "label",
+                "c0000005",
+                "c0000002",
+                5,
+                json!({"targetId": "c0000001", "label": "start"}),
+            ),
         ],
     );
     let t = read(&root, id);
@@ -203,13 +243,36 @@ fn compacted(id: &str, first_kept: &str) -> Vec<Value> {
     vec![
         header(id),
         user_entry("d0000001", None, 1, "U1"),
-        assistant_entry("d0000002", Some("d0000001"), 2, json!([{"type": "text", "text": "A1"}]), "stop"),
+        assistant_entry(
+            "d0000002",
+            Some("d0000001"),
+            2,
+            json!([{"type": "text", "text": "A1"}]),
+            "stop",
+        ),
         user_entry("d0000003", Some("d0000002"), 3, "U2"),
-        assistant_entry("d0000004", Some("d0000003"), 4, json!([{"type": "text", "text": "A2"}]), "stop"),
-        entry("compaction", "d0000005", "d0000004", 5,
-            json!({"summary": "SUMMARY", "firstKeptEntryId": first_kept, "tokensBefore": 100})),
+        assistant_entry(
+            "d0000004",
+            Some("d0000003"),
+            4,
+            json!([{"type": "text", "text": "A2"}]),
+            "stop",
+        ),
+        entry(
+            "compaction",
+            "d0000005",
+            "d0000004",
+            5,
+            json!({"summary": "SUMMARY", "firstKeptEntryId": first_kept, "tokensBefore": 100}),
+        ),
         user_entry("d0000006", Some("d0000005"), 6, "U3"),
-        assistant_entry("d0000007", Some("d0000006"), 7, json!([{"type": "text", "text": "A3"}]), "stop"),
+        assistant_entry(
+            "d0000007",
+            Some("d0000006"),
+            7,
+            json!([{"type": "text", "text": "A3"}]),
+            "stop",
+        ),
     ]
 }
 
@@ -239,7 +302,10 @@ fn compaction_replaces_what_pi_leaves_out() {
                 else {
                     panic!()
                 };
-                assert_eq!((summary.as_str(), replaces_through.as_str()), ("SUMMARY", through));
+                assert_eq!(
+                    (summary.as_str(), replaces_through.as_str()),
+                    ("SUMMARY", through)
+                );
             }
             None => {
                 assert_eq!(shape(&t), "UAUAUA", "{first_kept}");
@@ -277,7 +343,11 @@ fn v1_and_v2_files_read_as_pi_migrates_them_and_stay_untouched() {
         panic!()
     };
     assert_eq!(replaces_through, "L3", "U2 and after stay in view");
-    assert_eq!(std::fs::read(&path).unwrap(), bytes, "pi rewrites a v1 file; we never do");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        bytes,
+        "pi rewrites a v1 file; we never do"
+    );
 
     let id = "01a22fc4-0000-7000-8000-0000000000b2";
     let mut h = header(id);
@@ -288,8 +358,13 @@ fn v1_and_v2_files_read_as_pi_migrates_them_and_stay_untouched() {
         &[
             h,
             user_entry("e0000001", None, 1, "U1"),
-            message("e0000002", "e0000001", 2, json!({"role": "hookMessage", "customType": "hook",
-                "content": "from a hook", "display": true, "timestamp": T0 + 2})),
+            message(
+                "e0000002",
+                "e0000001",
+                2,
+                json!({"role": "hookMessage", "customType": "hook",
+                "content": "from a hook", "display": true, "timestamp": T0 + 2}),
+            ),
         ],
     );
     let bytes = std::fs::read(&path).unwrap();
@@ -305,7 +380,12 @@ fn v1_and_v2_files_read_as_pi_migrates_them_and_stay_untouched() {
         &[
             header(id),
             user_entry("e0000001", None, 1, "U1"),
-            message("e0000002", "e0000001", 2, json!({"role": "hookMessage", "content": "x", "timestamp": T0})),
+            message(
+                "e0000002",
+                "e0000001",
+                2,
+                json!({"role": "hookMessage", "content": "x", "timestamp": T0}),
+            ),
         ],
     );
     assert_eq!(shape(&read(&root, id)), "U");

@@ -170,7 +170,11 @@ pub fn conversation(parsed: &Parsed) -> Result<Conversation, PluginError> {
         // which no canonical compaction says; it is carried, and so are the earlier ones, which
         // pi then does not apply either.
         roles[c] = if c < kept_from || c == governing {
-            let before = if c == governing { kept_from } else { first_kept(c) };
+            let before = if c == governing {
+                kept_from
+            } else {
+                first_kept(c)
+            };
             match through(&roles, before) {
                 Some(through) => Role::Compaction { through },
                 None => Role::Carried,

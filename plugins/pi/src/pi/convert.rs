@@ -338,11 +338,9 @@ impl Converter<'_> {
         {
             Some(origin) => {
                 // The members pi needs were written as stand-ins.
-                (
-                    message.api.take(),
-                    message.provider.take(),
-                    message.model.take(),
-                );
+                message.api = None;
+                message.provider = None;
+                message.model = None;
                 origin
             }
             None => match message.provider.take() {

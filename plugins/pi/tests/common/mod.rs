@@ -148,7 +148,13 @@ pub fn user_entry(id: &str, parent: Option<&str>, n: u32, text: &str) -> Value {
            "message": {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": T0 + i64::from(n) * 1000}})
 }
 
-pub fn assistant_entry(id: &str, parent: Option<&str>, n: u32, content: Value, stop: &str) -> Value {
+pub fn assistant_entry(
+    id: &str,
+    parent: Option<&str>,
+    n: u32,
+    content: Value,
+    stop: &str,
+) -> Value {
     json!({"type": "message", "id": id, "parentId": parent, "timestamp": ts(n),
            "message": {"role": "assistant", "content": content, "api": "openai-completions",
                        "provider": "fake", "model": "fake-model",
