@@ -3,6 +3,7 @@
 mod layout;
 mod parts;
 mod read;
+mod record_types;
 mod records;
 mod registry;
 mod write;
@@ -78,7 +79,7 @@ pub(crate) fn create(
     })
 }
 
-fn write_line(w: &mut dyn std::io::Write, value: &Value) -> std::io::Result<()> {
+fn write_line(w: &mut dyn std::io::Write, value: &impl serde::Serialize) -> std::io::Result<()> {
     serde_json::to_writer(&mut *w, value)?;
     w.write_all(b"\n")
 }
@@ -106,15 +107,23 @@ fn session_lock(root: &StoreRoot, session: &SessionRef) -> Result<Lock, PluginEr
     })
 }
 
-/// Loads `session`, which must be this plugin's and carry its id.
-fn load_owned(root: &StoreRoot, session: &SessionRef) -> Result<Loaded, PluginError> {
-    let loaded = load_checked(root, session)?;
-    if loaded.marker().is_none_or(|m| m.plugin != PLUGIN_NAME) {
+/// Checks from its first line that `session` is this plugin's and carries its id.
+fn check_owned(root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+    let path = session.check(root, GEMINI_CLI)?;
+    let (id, marker) = records::header(path)?;
+    if id.as_deref() != Some(session.id.as_str()) {
+        return Err(PluginError::NotFound {
+            target: GEMINI_CLI.to_owned(),
+            id: session.id.clone(),
+            searched: path.to_owned(),
+        });
+    }
+    if marker.is_none_or(|m| m.plugin != PLUGIN_NAME) {
         return Err(PluginError::NotOwned {
             path: session.path.clone(),
         });
     }
-    Ok(loaded)
+    Ok(())
 }
 
 fn load_checked(root: &StoreRoot, session: &SessionRef) -> Result<Loaded, PluginError> {
@@ -136,9 +145,10 @@ pub(crate) fn append(
     session: &SessionRef,
     events: &[Event],
 ) -> Result<SessionRef, PluginError> {
-    load_owned(root, session)?;
+    check_owned(root, session)?;
     let _lock = session_lock(root, session)?;
-    let loaded = load_owned(root, session)?;
+    check_owned(root, session)?;
+    let loaded = load_checked(root, session)?;
     let path = session.path.as_path();
     let existing = read::transcript(path, &loaded, None)?;
     let offset = existing.events.len();
@@ -151,14 +161,18 @@ pub(crate) fn append(
     if records.is_empty() {
         return Ok(session.clone());
     }
-    records.push(json!({ "$set": { "lastUpdated": Timestamp::now().to_rfc3339() } }));
+    records.push(record_types::Rec::Set(record_types::SetRec {
+        set: record_types::LastUpdated {
+            last_updated: Timestamp::now().to_rfc3339(),
+        },
+    }));
     atomic::append(path, |w| records.iter().try_for_each(|r| write_line(w, r)))
         .map_err(|e| PluginError::io(path, &e))?;
     Ok(session.clone())
 }
 
 /// The last message, when it is a `gemini` message whose calls still wait for results.
-fn open_message(loaded: &Loaded, events: &[Event]) -> Option<write::Open> {
+fn open_message(loaded: &Loaded, events: &[Event]) -> Option<write::Open<'static>> {
     let last = loaded
         .messages
         .last()
@@ -184,16 +198,17 @@ fn open_message(loaded: &Loaded, events: &[Event]) -> Option<write::Open> {
         })
         .collect();
     (!pending.is_empty()).then(|| write::Open {
-        record: last.record.clone(),
-        existing: true,
-        changed: false,
+        record: write::OpenRecord::Existing {
+            record: last.record.clone(),
+            changed: false,
+        },
         pending,
     })
 }
 
 /// Removes a session this plugin wrote (the CLI's own stub files of it are left to the CLI).
 pub(crate) fn remove(root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
-    load_owned(root, session)?;
+    check_owned(root, session)?;
     let _lock = session_lock(root, session)?;
     std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
 }

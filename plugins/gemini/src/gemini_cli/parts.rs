@@ -12,6 +12,8 @@ use base64::Engine as _;
 use handoff_sdk::serde_json::{json, Map, Value};
 use handoff_sdk::{AssistantPart, Part, Signature, Thinking, ToolCall};
 
+use super::record_types::{CallRef, FileRef, Inline, ResponseBody, ResponseRef, Texts, WPart};
+
 /// The provider that makes Gemini thinking and signatures.
 pub const PROVIDER: &str = "google";
 
@@ -19,14 +21,23 @@ fn b64() -> base64::engine::GeneralPurpose {
     base64::engine::general_purpose::STANDARD
 }
 
-/// The Gemini form of a user part (an `image_url` is never asked for: the target does not carry it).
-pub(crate) fn user_part(part: &Part) -> Value {
+/// The Gemini form of a user part.
+pub(crate) fn user_part(part: &Part) -> WPart<'_> {
     match part {
-        Part::Text { text } => json!({ "text": text }),
-        Part::Image { media_type, data } => {
-            json!({ "inlineData": { "mimeType": media_type, "data": b64().encode(data) } })
-        }
-        Part::ImageUrl { url } => json!({ "fileData": { "fileUri": url } }),
+        Part::Text { text } => WPart::Text {
+            text,
+            thought: None,
+            signature: None,
+        },
+        Part::Image { media_type, data } => WPart::Inline {
+            inline: Inline {
+                mime_type: media_type,
+                data: b64().encode(data),
+            },
+        },
+        Part::ImageUrl { url } => WPart::File {
+            file: FileRef { file_uri: url },
+        },
     }
 }
 
@@ -40,42 +51,71 @@ pub(crate) fn is_google(thinking: &Thinking, origin_provider: Option<&str>) -> b
         == Some(PROVIDER)
 }
 
-/// The model parts of an assistant event, in order; foreign thinking is left out.
-pub(crate) fn model_parts(content: &[AssistantPart], origin_provider: Option<&str>) -> Vec<Value> {
+fn signature_only(signature: &str) -> WPart<'_> {
+    WPart::Text {
+        text: "",
+        thought: Some(true),
+        signature: Some(signature),
+    }
+}
+
+/// The model parts of an assistant event, in order, as core's Gemini dialect renders them:
+/// Google thinking as thought parts with their signature, a signature without thinking text on
+/// the next part; foreign thinking is left out.
+pub(crate) fn model_parts<'a>(
+    content: &'a [AssistantPart],
+    origin_provider: Option<&str>,
+) -> Vec<WPart<'a>> {
     let mut parts = Vec::with_capacity(content.len());
-    let mut pending: Option<&str> = None;
+    let mut pending: Option<&'a str> = None;
     for part in content {
-        let mut value = match part {
-            AssistantPart::Text { text } => json!({ "text": text }),
-            AssistantPart::ToolCall(call) => json!({
-                "functionCall": { "id": call.id, "name": call.name, "args": call.arguments }
-            }),
+        let mut wire = match part {
+            AssistantPart::Text { text } => WPart::Text {
+                text,
+                thought: None,
+                signature: None,
+            },
+            AssistantPart::ToolCall(call) => WPart::Call {
+                call: CallRef {
+                    id: &call.id,
+                    name: &call.name,
+                    args: &call.arguments,
+                },
+                signature: None,
+            },
             AssistantPart::Thinking(t) if !is_google(t, origin_provider) => continue,
             AssistantPart::Thinking(t) if t.text.is_empty() && t.signature.is_some() => {
-                if let Some(sig) = pending.replace(&t.signature.as_ref().unwrap().value) {
-                    parts.push(json!({ "text": "", "thought": true, "thoughtSignature": sig }));
+                let sig = t
+                    .signature
+                    .as_ref()
+                    .map(|s| s.value.as_str())
+                    .unwrap_or_default();
+                if let Some(earlier) = pending.replace(sig) {
+                    parts.push(signature_only(earlier));
                 }
                 continue;
             }
-            AssistantPart::Thinking(t) => {
-                let mut v = json!({ "text": t.text, "thought": true });
-                if let Some(s) = &t.signature {
-                    v["thoughtSignature"] = Value::String(s.value.clone());
-                }
-                v
-            }
+            AssistantPart::Thinking(t) => WPart::Text {
+                text: &t.text,
+                thought: Some(true),
+                signature: t.signature.as_ref().map(|s| s.value.as_str()),
+            },
         };
         if let Some(sig) = pending.take() {
-            if value.get("thought").is_some() {
-                parts.push(json!({ "text": "", "thought": true, "thoughtSignature": sig }));
-            } else {
-                value["thoughtSignature"] = Value::String(sig.to_owned());
+            match &mut wire {
+                WPart::Text {
+                    thought: None,
+                    signature,
+                    ..
+                }
+                | WPart::Call { signature, .. } => *signature = Some(sig),
+                _ => parts.push(signature_only(sig)),
             }
         }
-        parts.push(value);
+        parts.push(wire);
     }
     if let Some(sig) = pending {
-        parts.push(json!({ "text": "", "thought": true, "thoughtSignature": sig }));
+        parts.push(signature_only(sig));
     }
     parts
 }
@@ -83,30 +123,55 @@ pub(crate) fn model_parts(content: &[AssistantPart], origin_provider: Option<&st
 /// The `functionResponse` part of one result, as core's Gemini dialect renders it: the texts
 /// under `response.output` (`response.error` for a failed tool) — none `""`, one a string,
 /// several an array of strings — and the images as `parts`.
-pub(crate) fn result_part(call: &ToolCall, content: &[Part], is_error: bool) -> Value {
-    let texts: Vec<&str> = content
+pub(crate) fn result_part<'a>(
+    call: &'a ToolCall,
+    content: &'a [Part],
+    is_error: bool,
+) -> WPart<'a> {
+    let mut texts: Vec<&str> = content
         .iter()
         .filter_map(|p| match p {
             Part::Text { text } => Some(text.as_str()),
             _ => None,
         })
         .collect();
-    let value = match texts.as_slice() {
-        [] => Value::from(""),
-        [one] => Value::from(*one),
-        several => Value::from(several.to_vec()),
+    let value = match texts.len() {
+        0 => Texts::One(""),
+        1 => Texts::One(texts.pop().unwrap_or_default()),
+        _ => Texts::Many(texts),
     };
-    let key = if is_error { "error" } else { "output" };
-    let mut fr = json!({ "id": call.id, "name": call.name, "response": { key: value } });
-    let images: Vec<Value> = content
-        .iter()
-        .filter(|p| !matches!(p, Part::Text { .. }))
-        .map(user_part)
-        .collect();
-    if !images.is_empty() {
-        fr["parts"] = Value::Array(images);
+    WPart::Response {
+        response: ResponseRef {
+            id: &call.id,
+            name: &call.name,
+            response: if is_error {
+                ResponseBody::Error(value)
+            } else {
+                ResponseBody::Output(value)
+            },
+            parts: content
+                .iter()
+                .filter(|p| !matches!(p, Part::Text { .. }))
+                .map(user_part)
+                .collect(),
+        },
     }
-    json!({ "functionResponse": fr })
+}
+
+/// The start of the CLI's text form of a user message made of these parts: the texts up to the
+/// first other part, which the CLI shows as `[Image: …]` (enough to decide whether it skips it).
+pub(crate) fn text_form_start(content: &[Part]) -> String {
+    let mut out = String::new();
+    for p in content {
+        match p {
+            Part::Text { text } => out.push_str(text),
+            _ => {
+                out.push('[');
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// A part Gemini sent or stored, read back.
@@ -301,13 +366,15 @@ fn texts_of(value: &Value) -> Vec<Part> {
     }
 }
 
-/// A message's `content` (a string, one part, or an array of parts and strings) as a list.
-pub(crate) fn content_list(content: Option<&Value>) -> Vec<Value> {
+/// A message's `content` (a string, one part, or an array of parts and strings) as a list,
+/// borrowed when it is already one.
+pub(crate) fn content_list(content: Option<&Value>) -> std::borrow::Cow<'_, [Value]> {
+    use std::borrow::Cow;
     match content {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(items)) => items.clone(),
-        Some(Value::String(s)) => vec![json!({ "text": s })],
-        Some(other) => vec![other.clone()],
+        None | Some(Value::Null) => Cow::Borrowed(&[]),
+        Some(Value::Array(items)) => Cow::Borrowed(items.as_slice()),
+        Some(Value::String(s)) => Cow::Owned(vec![json!({ "text": s })]),
+        Some(other) => Cow::Owned(vec![other.clone()]),
     }
 }
 
@@ -450,7 +517,7 @@ mod tests {
         ];
         let parts = model_parts(&content, Some(PROVIDER));
         assert_eq!(
-            Value::Array(parts),
+            handoff_sdk::serde_json::to_value(&parts).unwrap(),
             json!([
                 {"text": "hm", "thought": true, "thoughtSignature": "S1"},
                 {"functionCall": {"id": "c", "name": "ls", "args": {}}, "thoughtSignature": "S2"}

@@ -103,7 +103,8 @@ fn some<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Origin>>
 }
 
 fn extras(v: Option<&Value>) -> Extras {
-    v.and_then(|v| serde_json::from_value(v.clone()).ok())
+    use serde::Deserialize;
+    v.and_then(|v| Extras::deserialize(v).ok())
         .unwrap_or_default()
 }
 

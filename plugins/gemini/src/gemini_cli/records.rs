@@ -110,6 +110,28 @@ fn malformed(
     PluginError::malformed_line(path, line, field, message)
 }
 
+/// The session id and ownership marker of a session file, from its first line alone (the whole
+/// file for a legacy record).
+pub(crate) fn header(
+    path: &Path,
+) -> Result<(Option<String>, Option<OwnershipMarker>), PluginError> {
+    use std::io::BufRead as _;
+    let file = std::fs::File::open(path).map_err(|e| PluginError::io(path, &e))?;
+    let mut first = Vec::new();
+    std::io::BufReader::new(file)
+        .read_until(b'\n', &mut first)
+        .map_err(|e| PluginError::io(path, &e))?;
+    let meta = match serde_json::from_slice::<Value>(&first) {
+        Ok(Value::Object(m)) if m.get("projectHash").is_some_and(Value::is_string) => m,
+        _ => load(path)?.meta,
+    };
+    let loaded = Loaded {
+        meta,
+        messages: Vec::new(),
+    };
+    Ok((loaded.session_id().map(str::to_owned), loaded.marker()))
+}
+
 /// Loads the session file at `path`.
 pub(crate) fn load(path: &Path) -> Result<Loaded, PluginError> {
     let bytes = std::fs::read(path).map_err(|e| PluginError::io(path, &e))?;

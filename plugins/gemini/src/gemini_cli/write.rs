@@ -16,21 +16,27 @@
 //! that does not directly follow its call's assistant event (the CLI keeps results inside that
 //! message), empty texts or text after an image in a tool result (the response holds its texts before its images).
 
-use handoff_sdk::serde_json::{json, Map, Value};
+use handoff_sdk::serde_json::{self, Map, Value};
 use handoff_sdk::{AssistantPart, Body, Event, Origin, Part, PluginError, ToolCall};
 
 use super::parts::{self, PROVIDER};
 use super::read::API;
-use super::records::EVENT_KEY;
+use super::record_types::{Extras, GeminiRec, Rec, ToolCallRec, UserRec};
 
-/// The message left open for results: a `gemini` record and its calls that have no result yet.
-pub(crate) struct Open {
-    pub record: Map<String, Value>,
-    /// Whether it is already in the file (then it is written again, whole, when results are added:
-    /// the later line with the same id replaces it).
-    pub existing: bool,
-    pub changed: bool,
+/// The message left open for results: its calls that have no result yet, and the record.
+pub(crate) struct Open<'a> {
+    pub record: OpenRecord<'a>,
     pub pending: Vec<ToolCall>,
+}
+
+/// A `gemini` record being written, or one already in the file (written again, whole, when
+/// results are added: the later line with the same id replaces it in place).
+pub(crate) enum OpenRecord<'a> {
+    New(GeminiRec<'a>),
+    Existing {
+        record: Map<String, Value>,
+        changed: bool,
+    },
 }
 
 fn refuse(index: usize, event: &Event, message: impl std::fmt::Display) -> PluginError {
@@ -39,18 +45,18 @@ fn refuse(index: usize, event: &Event, message: impl std::fmt::Display) -> Plugi
 
 /// The records for `events` (whose first has index `offset` in the whole transcript), after the
 /// message `open` left open by what is already written.
-pub(crate) fn records(
-    events: &[Event],
+pub(crate) fn records<'a>(
+    events: &'a [Event],
     offset: usize,
-    mut open: Option<Open>,
-) -> Result<Vec<Value>, PluginError> {
+    mut open: Option<Open<'a>>,
+) -> Result<Vec<Rec<'a>>, PluginError> {
     let mut out = Vec::with_capacity(events.len());
     for (k, event) in events.iter().enumerate() {
         let index = offset + k;
         match &event.body {
             Body::User { content } => {
                 close(&mut open, &mut out);
-                out.push(user(index, event, content)?);
+                out.push(Rec::User(user(index, event, content)?));
             }
             Body::Assistant { content, origin } => {
                 close(&mut open, &mut out);
@@ -68,24 +74,7 @@ pub(crate) fn records(
                     return Err(refuse(index, event, format!("the result of {call_id:?} does not directly follow the assistant event that calls it (Gemini CLI keeps results inside that message)")));
                 };
                 let call = o.pending.remove(at);
-                let record = tool_call(index, event, &call, content, *is_error)?;
-                let list = o
-                    .record
-                    .entry("toolCalls")
-                    .or_insert_with(|| Value::Array(Vec::new()));
-                if !list.is_array() {
-                    *list = Value::Array(Vec::new());
-                }
-                let list = list.as_array_mut().expect("toolCalls is an array");
-                // A legacy message lists its pending call here already: the result completes it.
-                match list
-                    .iter()
-                    .position(|tc| tc.get("id").and_then(Value::as_str) == Some(call.id.as_str()))
-                {
-                    Some(i) => list[i] = record,
-                    None => list.push(record),
-                }
-                o.changed = true;
+                add_result(&mut o.record, index, event, call, content, *is_error)?;
             }
             Body::Compaction { .. } => {
                 return Err(refuse(index, event, "Gemini CLI has no compaction record"));
@@ -96,23 +85,71 @@ pub(crate) fn records(
     Ok(out)
 }
 
-fn close(open: &mut Option<Open>, out: &mut Vec<Value>) {
-    if let Some(o) = open.take() {
-        if !o.existing || o.changed {
-            out.push(Value::Object(o.record));
+fn add_result<'a>(
+    record: &mut OpenRecord<'a>,
+    index: usize,
+    event: &'a Event,
+    call: ToolCall,
+    content: &'a [Part],
+    is_error: bool,
+) -> Result<(), PluginError> {
+    check_result(index, event, content)?;
+    match record {
+        OpenRecord::New(rec) => {
+            // The call is the record's own (borrowed from the same event list).
+            let own = rec_call(rec, &call.id);
+            rec.tool_calls
+                .push(tool_call(event, own, content, is_error));
+        }
+        OpenRecord::Existing { record, changed } => {
+            let value = serde_json::to_value(tool_call(event, &call, content, is_error))
+                .expect("a tool call record serialises");
+            let list = record
+                .entry("toolCalls")
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if !list.is_array() {
+                *list = Value::Array(Vec::new());
+            }
+            let list = list.as_array_mut().expect("toolCalls is an array");
+            // A legacy message lists its pending call here already: the result completes it.
+            match list
+                .iter()
+                .position(|tc| tc.get("id").and_then(Value::as_str) == Some(call.id.as_str()))
+            {
+                Some(i) => list[i] = value,
+                None => list.push(value),
+            }
+            *changed = true;
         }
     }
+    Ok(())
 }
 
-fn extras(event: &Event) -> Map<String, Value> {
-    let mut m = Map::new();
-    if let Some(a) = &event.author {
-        m.insert("author".into(), json!(a));
+/// The call `id` as the record borrows it.
+fn rec_call<'a>(rec: &GeminiRec<'a>, id: &str) -> &'a ToolCall {
+    rec.calls
+        .iter()
+        .copied()
+        .find(|c| c.id == id)
+        .expect("a pending call is the record's own")
+}
+
+fn close<'a>(open: &mut Option<Open<'a>>, out: &mut Vec<Rec<'a>>) {
+    match open.take().map(|o| o.record) {
+        Some(OpenRecord::New(rec)) => out.push(Rec::Gemini(rec)),
+        Some(OpenRecord::Existing {
+            record,
+            changed: true,
+        }) => out.push(Rec::Raw(Value::Object(record))),
+        _ => {}
     }
-    m
 }
 
-fn user(index: usize, event: &Event, content: &[Part]) -> Result<Value, PluginError> {
+fn user<'a>(
+    index: usize,
+    event: &'a Event,
+    content: &'a [Part],
+) -> Result<UserRec<'a>, PluginError> {
     for (k, p) in content.iter().enumerate() {
         if matches!(p, Part::Text { text } if text.is_empty()) {
             return Err(refuse(
@@ -122,43 +159,39 @@ fn user(index: usize, event: &Event, content: &[Part]) -> Result<Value, PluginEr
             ));
         }
     }
-    let parts: Vec<Value> = content.iter().map(parts::user_part).collect();
-    if parts::skipped_user_text(&parts::text_form(&parts)) {
+    if parts::skipped_user_text(&parts::text_form_start(content)) {
         return Err(refuse(
             index,
             event,
             "Gemini CLI drops a user message whose text starts with '/', '?', <session_context> or <hook_context>, or is blank: it would never reach the model",
         ));
     }
-    let mut record = Map::new();
-    record.insert("id".into(), json!(event.id));
-    record.insert("timestamp".into(), json!(event.timestamp.to_rfc3339()));
-    record.insert("type".into(), json!("user"));
-    record.insert("content".into(), Value::Array(parts));
-    let extras = extras(event);
-    if !extras.is_empty() {
-        record.insert(EVENT_KEY.into(), Value::Object(extras));
-    }
-    Ok(Value::Object(record))
+    Ok(UserRec {
+        id: &event.id,
+        timestamp: event.timestamp.to_rfc3339(),
+        kind: "user",
+        content: content.iter().map(parts::user_part).collect(),
+        extras: Extras {
+            author: event.author.as_ref(),
+            ..Extras::default()
+        },
+    })
 }
 
-fn default_origin(model: Option<&str>) -> Origin {
-    Origin {
-        provider: PROVIDER.to_owned(),
-        model: model.map(str::to_owned),
-        api: Some(API.to_owned()),
-    }
+fn is_default_origin(origin: &Origin) -> bool {
+    origin.provider == PROVIDER && origin.api.as_deref() == Some(API)
 }
 
-fn assistant(
+fn assistant<'a>(
     index: usize,
-    event: &Event,
-    content: &[AssistantPart],
-    origin: Option<&Origin>,
-) -> Result<Option<Open>, PluginError> {
+    event: &'a Event,
+    content: &'a [AssistantPart],
+    origin: Option<&'a Origin>,
+) -> Result<Option<Open<'a>>, PluginError> {
     let provider = origin.map(|o| o.provider.as_str());
     let model = origin.and_then(|o| o.model.as_deref());
     let mut pending = Vec::new();
+    let mut calls = Vec::new();
     let mut signature_models = Vec::new();
     for (k, p) in content.iter().enumerate() {
         match p {
@@ -174,10 +207,11 @@ fn assistant(
                     return Err(refuse(index, event, format!("body.content[{k}]: the arguments of {:?} are not a JSON object (Gemini rule G3)", call.id)));
                 }
                 pending.push(call.clone());
+                calls.push(call);
             }
             AssistantPart::Thinking(t) if parts::is_google(t, provider) => {
                 if let Some(s) = &t.signature {
-                    signature_models.push(s.model.clone());
+                    signature_models.push(s.model.as_deref());
                 }
             }
             _ => {}
@@ -187,40 +221,34 @@ fn assistant(
     if model_parts.is_empty() {
         return Ok(None); // only thinking Gemini cannot carry: nothing of it is written
     }
-    let mut record = Map::new();
-    record.insert("id".into(), json!(event.id));
-    record.insert("timestamp".into(), json!(event.timestamp.to_rfc3339()));
-    record.insert("type".into(), json!("gemini"));
-    record.insert("content".into(), Value::Array(model_parts));
-    record.insert("thoughts".into(), Value::Array(Vec::new()));
-    if let Some(m) = model {
-        record.insert("model".into(), json!(m));
-    }
-    let mut extras = extras(event);
-    if origin != Some(&default_origin(model)) {
-        extras.insert("origin".into(), json!(origin));
-    }
-    if signature_models.iter().any(|m| m.as_deref() != model) {
-        extras.insert("signature_models".into(), json!(signature_models));
-    }
-    if !extras.is_empty() {
-        record.insert(EVENT_KEY.into(), Value::Object(extras));
-    }
+    let keep_origin = !origin.is_some_and(is_default_origin);
+    let rec = GeminiRec {
+        id: &event.id,
+        timestamp: event.timestamp.to_rfc3339(),
+        kind: "gemini",
+        content: model_parts,
+        thoughts: [],
+        model,
+        extras: Extras {
+            author: event.author.as_ref(),
+            origin: keep_origin.then_some(origin),
+            signature_models: if signature_models.iter().any(|m| *m != model) {
+                signature_models
+            } else {
+                Vec::new()
+            },
+            ..Extras::default()
+        },
+        tool_calls: Vec::new(),
+        calls,
+    };
     Ok(Some(Open {
-        record,
-        existing: false,
-        changed: false,
+        record: OpenRecord::New(rec),
         pending,
     }))
 }
 
-fn tool_call(
-    index: usize,
-    event: &Event,
-    call: &ToolCall,
-    content: &[Part],
-    is_error: bool,
-) -> Result<Value, PluginError> {
+fn check_result(index: usize, event: &Event, content: &[Part]) -> Result<(), PluginError> {
     let mut seen_image = false;
     for (k, p) in content.iter().enumerate() {
         match p {
@@ -234,15 +262,26 @@ fn tool_call(
             _ => seen_image = true,
         }
     }
-    let mut extras = extras(event);
-    extras.insert("id".into(), json!(event.id));
-    Ok(json!({
-        "id": call.id,
-        "name": call.name,
-        "args": call.arguments,
-        "result": [parts::result_part(call, content, is_error)],
-        "status": if is_error { "error" } else { "success" },
-        "timestamp": event.timestamp.to_rfc3339(),
-        EVENT_KEY: extras,
-    }))
+    Ok(())
+}
+
+fn tool_call<'a>(
+    event: &'a Event,
+    call: &'a ToolCall,
+    content: &'a [Part],
+    is_error: bool,
+) -> ToolCallRec<'a> {
+    ToolCallRec {
+        id: &call.id,
+        name: &call.name,
+        args: &call.arguments,
+        result: [parts::result_part(call, content, is_error)],
+        status: if is_error { "error" } else { "success" },
+        timestamp: event.timestamp.to_rfc3339(),
+        extras: Extras {
+            id: Some(&event.id),
+            author: event.author.as_ref(),
+            ..Extras::default()
+        },
+    }
 }
