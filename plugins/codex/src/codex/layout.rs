@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Local};
 use handoff_sdk::{PluginError, StoreRoot};
 
-use crate::TARGET;
+use crate::manifest::TARGET;
 
 const PREFIX: &str = "rollout-";
 const SUFFIX: &str = ".jsonl";
@@ -45,29 +45,7 @@ pub fn id_from_file_name(name: &str) -> Option<&str> {
 
 /// Every rollout file under `<root>/sessions` (three date levels deep), with its id.
 pub fn all_rollouts(root: &StoreRoot) -> Result<Vec<(String, PathBuf)>, PluginError> {
-    let sessions = root.path().join("sessions");
-    let mut found = Vec::new();
-    for year in subdirs(&sessions)? {
-        for month in subdirs(&year)? {
-            for day in subdirs(&month)? {
-                let entries = match std::fs::read_dir(&day) {
-                    Ok(e) => e,
-                    Err(e) => return Err(PluginError::io(&day, &e)),
-                };
-                for entry in entries {
-                    let entry = entry.map_err(|e| PluginError::io(&day, &e))?;
-                    let name = entry.file_name();
-                    let Some(name) = name.to_str() else { continue };
-                    if let Some(id) = id_from_file_name(name) {
-                        if entry.file_type().is_ok_and(|t| t.is_file()) {
-                            found.push((id.to_owned(), entry.path()));
-                        }
-                    }
-                }
-            }
-        }
-    }
-    Ok(found)
+    handoff_sdk::session_files(&root.path().join("sessions"), 3, id_from_file_name)
 }
 
 /// Every rollout, newest first by the creation time its date folders and file name carry (ties by
@@ -76,23 +54,6 @@ pub fn rollouts_newest_first(root: &StoreRoot) -> Result<Vec<(String, PathBuf)>,
     let mut found = all_rollouts(root)?;
     found.sort_unstable_by(|a, b| b.1.cmp(&a.1));
     Ok(found)
-}
-
-fn subdirs(dir: &Path) -> Result<Vec<PathBuf>, PluginError> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(PluginError::io(dir, &e)),
-    };
-    let mut dirs = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| PluginError::io(dir, &e))?;
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            dirs.push(entry.path());
-        }
-    }
-    dirs.sort();
-    Ok(dirs)
 }
 
 /// The one rollout whose file name carries exactly `id`; a missing id is [`PluginError::NotFound`].

@@ -8,7 +8,7 @@
 
 use handoff_sdk::{PluginError, StoreRoot};
 
-use crate::records::DEFAULT_MODEL_PROVIDER;
+use crate::codex::records::DEFAULT_MODEL_PROVIDER;
 
 /// The provider id new sessions under `root` are recorded with.
 pub fn model_provider(root: &StoreRoot) -> Result<String, PluginError> {

@@ -4,7 +4,7 @@ use handoff_sdk::dialect::Dialect;
 use handoff_sdk::live::{Injected, LiveRecipe};
 use handoff_sdk::{ResumePlan, StoreRoot};
 
-use crate::records::CLI_VERSION;
+use crate::codex::records::CLI_VERSION;
 
 /// `codex exec resume <uuid> <prompt>` in the session's cwd, with `CODEX_HOME` set to the store
 /// root and stdin closed (Codex waits on an open stdin). A prompt that starts with `-` goes after
@@ -50,7 +50,10 @@ pub fn recipe() -> LiveRecipe {
         program: "codex".to_owned(),
         dialect: Dialect::OpenaiResponses,
         store_root: "codex".to_owned(),
-        env: vec![pair("CODEX_HOME", "{home}/codex"), pair("FAKE_API_KEY", "dummy")],
+        env: vec![
+            pair("CODEX_HOME", "{home}/codex"),
+            pair("FAKE_API_KEY", "dummy"),
+        ],
         files: vec![pair("codex/config.toml", config)],
         extra_args: Vec::new(),
         // Instructions and developer messages (base instructions, permissions, skills); tool

@@ -13,7 +13,7 @@ use std::time::Duration;
 use handoff_sdk::{PluginError, StoreRoot};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
-use crate::records::{CLI_VERSION, ORIGINATOR, SOURCE};
+use crate::codex::records::{CLI_VERSION, ORIGINATOR, SOURCE};
 
 /// The state database file of Codex 0.171.0.
 pub const STATE_DB: &str = "state_5.sqlite";

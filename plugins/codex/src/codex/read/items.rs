@@ -1,0 +1,332 @@
+//! Records → events: each `response_item` and `compacted` record added to the events being
+//! built; the CLI's injected user messages set aside.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use handoff_sdk::{
+    AssistantPart, Body, Part, PluginError, Signature, Thinking, Timestamp, ToolCall,
+};
+
+use super::image_part;
+use super::line::missing;
+use super::state::ReadState;
+use crate::codex::records::*;
+use crate::THINKING_PROVIDER;
+
+impl ReadState<'_, '_> {
+    /// A `response_item`: its events, or nothing for what is not history.
+    pub(super) fn item(
+        &mut self,
+        n: usize,
+        ts: Timestamp,
+        item: ItemIn<'_>,
+    ) -> Result<(), PluginError> {
+        let path = self.path;
+        let field_missing = |field: &str| missing(path, n, &format!("payload.{field}"));
+        let kind = item.kind.as_deref().ok_or_else(|| field_missing("type"))?;
+        match kind {
+            "message" => self.message(n, ts, item),
+            "reasoning" => self.reasoning(n, ts, item),
+            "function_call" | "custom_tool_call" => {
+                let json_arguments = kind == "function_call";
+                self.call(n, ts, json_arguments, item)
+            }
+            "function_call_output" | "custom_tool_call_output" => self.call_output(n, ts, item),
+            // A snapshot of the work tree for undo; never shown to the model.
+            "ghost_snapshot" => Ok(()),
+            other => Err(PluginError::malformed_line(
+                path,
+                n,
+                Some("payload.type"),
+                format!("response item type {other:?} has no canonical form; refusing to drop it"),
+            )),
+        }
+    }
+
+    /// A message: the user's (unless the CLI injected it) or the assistant's; instructions are
+    /// not history.
+    fn message(&mut self, n: usize, ts: Timestamp, item: ItemIn<'_>) -> Result<(), PluginError> {
+        let path = self.path;
+        let field_missing = |field: &str| missing(path, n, &format!("payload.{field}"));
+        let role = item.role.as_deref().ok_or_else(|| field_missing("role"))?;
+        match role {
+            "developer" | "system" => Ok(()),
+            "user" => {
+                if item.tag.is_none() && is_injected(&item) {
+                    return Ok(());
+                }
+                let content = item.content.ok_or_else(|| field_missing("content"))?;
+                let parts = user_parts(path, n, content)?;
+                self.push(n, ts, item.tag, item.id, Body::User { content: parts })
+            }
+            "assistant" => {
+                let content = item.content.ok_or_else(|| field_missing("content"))?;
+                let empty = content.is_empty();
+                let mut parts = Vec::with_capacity(content.len());
+                for (i, c) in content.into_iter().enumerate() {
+                    match (c.kind.as_deref(), &c.text) {
+                        (Some("output_text" | "input_text"), Some(_)) => {
+                            let text = c.text.map(Cow::into_owned).unwrap_or_default();
+                            parts.push(AssistantPart::Text { text })
+                        }
+                        (Some("refusal"), _) => {
+                            return Err(PluginError::malformed_line(
+                                path,
+                                n,
+                                Some(&format!("payload.content[{i}]")),
+                                "a refusal has no canonical form",
+                            ))
+                        }
+                        _ => return Err(bad_content(path, n, i, &c)),
+                    }
+                }
+                self.push_assistant(n, ts, item.tag, item.id, parts, empty)
+            }
+            other => Err(PluginError::malformed_line(
+                path,
+                n,
+                Some("payload.role"),
+                format!("unknown message role {other:?}"),
+            )),
+        }
+    }
+
+    /// Reasoning: its summary texts, joined, and the encrypted content as the signature.
+    fn reasoning(&mut self, n: usize, ts: Timestamp, item: ItemIn<'_>) -> Result<(), PluginError> {
+        let summary = item.summary.unwrap_or_default();
+        let mut texts = summary.into_iter().filter_map(|s| s.text);
+        let text = match (texts.next(), texts.next()) {
+            (None, _) => String::new(),
+            (Some(only), None) => only.into_owned(),
+            (Some(first), Some(second)) => {
+                let mut all = format!("{first}\n\n{second}");
+                for t in texts {
+                    all.push_str("\n\n");
+                    all.push_str(&t);
+                }
+                all
+            }
+        };
+        let (signature_model, redacted) = match &item.tag {
+            Some(tag) => (tag.signature_model.clone(), tag.redacted),
+            None => (self.model.clone(), text.is_empty()),
+        };
+        let signature = item.encrypted_content.map(|value| Signature {
+            provider: THINKING_PROVIDER.to_owned(),
+            model: signature_model,
+            value: value.into_owned(),
+            redacted,
+        });
+        let part = AssistantPart::Thinking(Thinking { text, signature });
+        self.push_assistant(n, ts, item.tag, item.id, vec![part], false)
+    }
+
+    /// A tool call: a function call's arguments are a JSON document, a custom tool's input a
+    /// string.
+    fn call(
+        &mut self,
+        n: usize,
+        ts: Timestamp,
+        json_arguments: bool,
+        item: ItemIn<'_>,
+    ) -> Result<(), PluginError> {
+        let path = self.path;
+        let field_missing = |field: &str| missing(path, n, &format!("payload.{field}"));
+        let name = item.name.ok_or_else(|| field_missing("name"))?;
+        let call_id = item.call_id.ok_or_else(|| field_missing("call_id"))?;
+        let arguments = if json_arguments {
+            let text = item
+                .arguments
+                .as_deref()
+                .ok_or_else(|| field_missing("arguments"))?;
+            serde_json::from_str(text).map_err(|e| {
+                PluginError::malformed_line(
+                    path,
+                    n,
+                    Some("payload.arguments"),
+                    format!("the arguments are not a JSON document: {e}"),
+                )
+            })?
+        } else {
+            serde_json::Value::String(
+                item.input
+                    .ok_or_else(|| field_missing("input"))?
+                    .into_owned(),
+            )
+        };
+        let part = AssistantPart::ToolCall(ToolCall {
+            id: call_id.into_owned(),
+            name: name.into_owned(),
+            arguments,
+        });
+        self.push_assistant(n, ts, item.tag, item.id, vec![part], false)
+    }
+
+    /// A tool call's output; it stays open to an `item_completed` failure until its turn ends.
+    fn call_output(
+        &mut self,
+        n: usize,
+        ts: Timestamp,
+        item: ItemIn<'_>,
+    ) -> Result<(), PluginError> {
+        let path = self.path;
+        let field_missing = |field: &str| missing(path, n, &format!("payload.{field}"));
+        let call_id = item
+            .call_id
+            .ok_or_else(|| field_missing("call_id"))?
+            .into_owned();
+        let content = match item.output {
+            None => return Err(field_missing("output")),
+            Some(OutputIn::Text(text)) => vec![Part::Text {
+                text: text.into_owned(),
+            }],
+            Some(OutputIn::Items(items)) => user_parts(path, n, items)?,
+        };
+        let is_error =
+            item.tag.as_ref().is_some_and(|t| t.is_error) || self.failed_calls.contains(&call_id);
+        let index = self.emitted + self.held.len();
+        self.hold_from.get_or_insert(index);
+        self.open_results.insert(call_id.clone(), index);
+        self.push(
+            n,
+            ts,
+            item.tag,
+            item.id,
+            Body::ToolResult {
+                call_id,
+                content,
+                is_error,
+            },
+        )
+    }
+
+    /// A `compacted` record: a compaction replacing what its tag names, or (Codex's own)
+    /// everything before it.
+    pub(super) fn compacted(
+        &mut self,
+        n: usize,
+        ts: Timestamp,
+        compacted: CompactedIn<'_>,
+    ) -> Result<(), PluginError> {
+        let path = self.path;
+        let summary = compacted
+            .message
+            .ok_or_else(|| missing(path, n, "payload.message"))?
+            .into_owned();
+        let replaces_through = match compacted
+            .tag
+            .as_ref()
+            .and_then(|t| t.replaces_through.clone())
+        {
+            Some(id) if self.ids.contains(&id) => id,
+            Some(id) => {
+                return Err(PluginError::malformed_line(
+                    path,
+                    n,
+                    Some("payload.x-handoff-event.replaces_through"),
+                    format!("{id:?} is not an earlier event"),
+                ))
+            }
+            // Codex's own compaction replaces everything before it.
+            None => match self.held.back() {
+                Some(last) => last.event.id.clone(),
+                None => {
+                    return Err(PluginError::malformed_line(
+                        path,
+                        n,
+                        None,
+                        "a compaction with nothing before it to replace",
+                    ))
+                }
+            },
+        };
+        self.push(
+            n,
+            ts,
+            compacted.tag,
+            None,
+            Body::Compaction {
+                summary,
+                replaces_through,
+            },
+        )
+    }
+}
+
+/// The rule for user messages the CLI injected (not typed by the user), for untagged items only:
+/// the CLI's own metadata says a harness put every content item there (`provenance.type` is
+/// `harness`, or the item kind is `environments.*`); or, for files without that metadata, the
+/// message is exactly one `<environment_context>…</environment_context>` text.
+fn is_injected(item: &ItemIn<'_>) -> bool {
+    if let Some(meta) = &item.internal_chat_message_metadata_passthrough {
+        let by_kind = !meta.content_item_kinds.is_empty()
+            && meta
+                .content_item_kinds
+                .iter()
+                .all(|k| k.starts_with("environments."));
+        let by_provenance = !meta.content_item_metadata.is_empty()
+            && meta
+                .content_item_metadata
+                .iter()
+                .all(|m| m.provenance.as_ref().and_then(|p| p.kind.as_deref()) == Some("harness"));
+        return by_kind || by_provenance;
+    }
+    match item.content.as_deref() {
+        Some([only]) => {
+            only.kind.as_deref() == Some("input_text")
+                && only
+                    .text
+                    .as_deref()
+                    .is_some_and(handoff_sdk::dialect::openai_responses::is_environment_context)
+        }
+        _ => false,
+    }
+}
+
+fn bad_content(path: &Path, n: usize, i: usize, c: &ContentIn<'_>) -> PluginError {
+    PluginError::malformed_line(
+        path,
+        n,
+        Some(&format!("payload.content[{i}]")),
+        format!(
+            "unexpected content item (type {:?}, text {}, image_url {})",
+            c.kind,
+            if c.text.is_some() {
+                "present"
+            } else {
+                "missing"
+            },
+            if c.image_url.is_some() {
+                "present"
+            } else {
+                "missing"
+            },
+        ),
+    )
+}
+
+pub(super) fn user_parts(
+    path: &Path,
+    n: usize,
+    content: Vec<ContentIn<'_>>,
+) -> Result<Vec<Part>, PluginError> {
+    let mut parts = Vec::with_capacity(content.len());
+    for (i, c) in content.into_iter().enumerate() {
+        match (c.kind.as_deref(), &c.text, &c.image_url) {
+            (Some("input_text" | "output_text"), Some(_), _) => parts.push(Part::Text {
+                text: c.text.map(Cow::into_owned).unwrap_or_default(),
+            }),
+            (Some("input_image"), _, Some(url)) => parts.push(image_part(url).map_err(|m| {
+                PluginError::malformed_line(
+                    path,
+                    n,
+                    Some(&format!("payload.content[{i}].image_url")),
+                    m,
+                )
+            })?),
+            _ => return Err(bad_content(path, n, i, &c)),
+        }
+    }
+    Ok(parts)
+}

@@ -1,0 +1,127 @@
+//! One rollout line: its envelope (`timestamp`, `type`, `payload`) and its payload, in one pass
+//! when it can be, else the careful way that names the field at fault.
+
+use std::path::Path;
+
+use handoff_sdk::{PluginError, Timestamp};
+use serde::Deserialize;
+
+use super::Header;
+use crate::codex::records::*;
+
+pub(super) fn torn(path: &Path, line: usize) -> PluginError {
+    PluginError::malformed_line(
+        path,
+        line,
+        None,
+        "the last line is torn (no final newline); a writer was interrupted",
+    )
+}
+
+/// The header and the provider a session_meta line names (if it names one).
+pub(super) struct Meta(pub(super) Header, pub(super) Option<String>);
+
+pub(super) fn parse_session_meta(
+    path: &Path,
+    n: usize,
+    bytes: &[u8],
+) -> Result<(Timestamp, Meta), PluginError> {
+    let (ts, kind, payload) = envelope(path, n, bytes)?;
+    if kind != "session_meta" {
+        return Err(PluginError::malformed_line(
+            path,
+            n,
+            Some("type"),
+            format!("the first line must be session_meta, found {kind:?}"),
+        ));
+    }
+    let meta: SessionMetaIn = payload_as(path, n, payload)?;
+    let id = meta.id.ok_or_else(|| missing(path, n, "payload.id"))?;
+    let cwd = meta.cwd.ok_or_else(|| missing(path, n, "payload.cwd"))?;
+    let marker = meta
+        .marker
+        .as_ref()
+        .and_then(|m| serde_json::from_value(m.clone()).ok());
+    let header = Header {
+        id,
+        cwd,
+        marker,
+        model_provider: meta
+            .model_provider
+            .clone()
+            .unwrap_or_else(|| crate::codex::records::DEFAULT_MODEL_PROVIDER.to_owned()),
+    };
+    Ok((ts, Meta(header, meta.model_provider)))
+}
+
+pub(super) fn missing(path: &Path, n: usize, field: &str) -> PluginError {
+    PluginError::malformed_line(path, n, Some(field), "required field is missing")
+}
+
+pub(super) fn envelope<'a>(
+    path: &Path,
+    n: usize,
+    bytes: &'a [u8],
+) -> Result<
+    (
+        Timestamp,
+        std::borrow::Cow<'a, str>,
+        &'a serde_json::value::RawValue,
+    ),
+    PluginError,
+> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| PluginError::malformed_line(path, n, None, format!("not valid UTF-8: {e}")))?;
+    let line: LineIn<'a> = serde_json::from_str(text).map_err(|e| {
+        PluginError::malformed_line(path, n, None, format!("not a JSON record: {e}"))
+    })?;
+    let ts = line
+        .timestamp
+        .ok_or_else(|| missing(path, n, "timestamp"))?;
+    let ts = Timestamp::parse(&ts)
+        .map_err(|e| PluginError::malformed_line(path, n, Some("timestamp"), e))?;
+    let kind = line.kind.ok_or_else(|| missing(path, n, "type"))?;
+    let payload = line.payload.ok_or_else(|| missing(path, n, "payload"))?;
+    Ok((ts, kind, payload))
+}
+
+pub(super) fn payload_as<'a, T: Deserialize<'a>>(
+    path: &Path,
+    n: usize,
+    payload: &'a serde_json::value::RawValue,
+) -> Result<T, PluginError> {
+    serde_json::from_str(payload.get()).map_err(|e| {
+        PluginError::malformed_line(path, n, Some("payload"), format!("unexpected shape: {e}"))
+    })
+}
+
+/// Parses one line after the first: in one pass when it can, else the careful way, which names
+/// the field at fault.
+pub(super) fn parse_line<'a>(
+    path: &Path,
+    n: usize,
+    bytes: &'a [u8],
+) -> Result<(Timestamp, PayloadIn<'a>), PluginError> {
+    // from_slice checks UTF-8 as it goes (inside strings, the only place non-ASCII may be).
+    if let Ok(FastLine {
+        timestamp: Some(ts),
+        kind: Some(kind),
+        payload: Some(payload),
+    }) = serde_json::from_slice::<FastLine<'a>>(bytes)
+    {
+        let payload = match payload {
+            FastPayload::Typed(payload) => Some(payload),
+            FastPayload::Raw(raw) => PayloadIn::from_raw(&kind, raw).ok(),
+        };
+        if let Some(payload) = payload {
+            let ts = crate::codex::time::parse(&ts)
+                .map_err(|e| PluginError::malformed_line(path, n, Some("timestamp"), e))?;
+            return Ok((ts, payload));
+        }
+    }
+    let (ts, kind, raw) = envelope(path, n, bytes)?;
+    let payload = PayloadIn::from_raw(&kind, raw).map_err(|e| {
+        PluginError::malformed_line(path, n, Some("payload"), format!("unexpected shape: {e}"))
+    })?;
+    Ok((ts, payload))
+}

@@ -1,0 +1,129 @@
+//! Rollout lines → canonical events.
+//!
+//! The model's history is the `response_item`s (and `compacted`), replayed in file order; the
+//! `event_msg` copies are for drawing the UI and are not read as history. Developer and system
+//! messages are the CLI's instructions, and user messages the CLI injected (environment context)
+//! are recognised by the rule in [`is_injected`]; both are set aside. Every line must be a whole
+//! JSON record: a bad line is an error naming the file and its 1-based line, never skipped.
+//!
+//! One step per file: [`line`] parses a line (its envelope and payload), [`state`] holds the
+//! events being built and hands them out, [`items`] turns each record into events, and
+//! [`structure`] checks each event handed out as [`Transcript::validate`] would.
+
+mod items;
+mod line;
+mod state;
+mod structure;
+
+use std::io::BufRead;
+use std::path::Path;
+
+use handoff_sdk::marker::OwnershipMarker;
+use handoff_sdk::{Event, PluginError, Transcript};
+
+pub use handoff_sdk::dialect::openai_responses::image_part;
+
+use line::{parse_session_meta, torn};
+use state::ReadState;
+
+/// Rollout bytes per event, roughly, to size the id set up front (too small only costs growth).
+const BYTES_PER_EVENT: u64 = 1024;
+
+/// What the first line says about a session.
+#[derive(Debug)]
+pub struct Header {
+    /// The session id.
+    pub id: String,
+    /// The working directory.
+    pub cwd: String,
+    /// The model provider the session was recorded with.
+    pub model_provider: String,
+    /// The ownership marker, if there is one.
+    pub marker: Option<OwnershipMarker>,
+}
+
+/// Reads the `session_meta` line of `path` only.
+pub fn read_header(path: &Path) -> Result<Header, PluginError> {
+    let file = std::fs::File::open(path).map_err(|e| PluginError::io(path, &e))?;
+    let mut reader = std::io::BufReader::new(file);
+    let mut buf = Vec::new();
+    reader
+        .read_until(b'\n', &mut buf)
+        .map_err(|e| PluginError::io(path, &e))?;
+    if buf.is_empty() {
+        return Err(PluginError::malformed_line(
+            path,
+            1,
+            None,
+            "the session file is empty",
+        ));
+    }
+    if buf.last() != Some(&b'\n') {
+        return Err(torn(path, 1));
+    }
+    let (_, meta) = parse_session_meta(path, 1, &buf)?;
+    Ok(meta.0)
+}
+
+/// Reads a whole rollout into a transcript.
+pub fn read_rollout(path: &Path) -> Result<Transcript, PluginError> {
+    let mut events = Vec::new();
+    let header = read_each(path, &mut |event| {
+        events.push(event);
+        true
+    })?;
+    let mut transcript = Transcript::new(events);
+    transcript.cwd = Some(header.cwd);
+    Ok(transcript)
+}
+
+/// Reads a rollout line by line and hands each event to `sink` as soon as it is complete (until
+/// `sink` returns `false`). Only what later lines can still change is held: the event being built
+/// (more items of it may follow) and, until its turn ends, a tool result (an `item_completed`
+/// record may still mark it failed), with the events after it. Every event is checked against
+/// the structural rules of [`Transcript::validate`] before it is handed out.
+pub fn read_each(path: &Path, sink: &mut dyn FnMut(Event) -> bool) -> Result<Header, PluginError> {
+    let file = std::fs::File::open(path).map_err(|e| PluginError::io(path, &e))?;
+    let expected_events = file
+        .metadata()
+        .map_or(0, |m| (m.len() / BYTES_PER_EVENT).min(1 << 20)) as usize;
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
+    let mut state = ReadState::new(path, sink, expected_events);
+    let mut buf = Vec::with_capacity(1 << 12);
+    let mut n = 0usize;
+    loop {
+        buf.clear();
+        let read = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| PluginError::io(path, &e))?;
+        if read == 0 {
+            break;
+        }
+        n += 1;
+        if buf.last() != Some(&b'\n') {
+            return Err(torn(path, n));
+        }
+        let body = &buf[..buf.len() - 1];
+        let body = body.strip_suffix(b"\r").unwrap_or(body);
+        if body.iter().all(u8::is_ascii_whitespace) {
+            return Err(PluginError::malformed_line(path, n, None, "empty line"));
+        }
+        state.line(n, body)?;
+        if state.stopped {
+            break;
+        }
+        // Do not keep the memory of one huge line for the rest of the file.
+        if buf.capacity() > 1 << 20 {
+            buf = Vec::with_capacity(1 << 12);
+        }
+    }
+    if n == 0 {
+        return Err(PluginError::Malformed {
+            file: path.to_owned(),
+            line: None,
+            field: None,
+            message: "the session file is empty".into(),
+        });
+    }
+    state.finish()
+}

@@ -1,0 +1,432 @@
+//! Canonical events → rollout lines.
+//!
+//! A user event opens a turn (`task_started`, `turn_context`), then come its `response_item`s and
+//! the `event_msg` copies Codex draws the session from (`user_message`, `agent_message`); the turn
+//! ends with `task_complete`. Every line carries its event's timestamp, to the millisecond.
+//!
+//! [`lines`] gathers the lines and [`items`] makes the pieces of each; this module decides which
+//! lines an event becomes.
+
+mod items;
+mod lines;
+
+use std::borrow::Cow;
+use std::io;
+
+use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError, Transcript};
+use serde_json::value::RawValue;
+
+use crate::codex::records::*;
+use items::{assistant_items, content_item, joined_text, raw, tag, OriginCache};
+pub use lines::Lines;
+
+/// The model named in `turn_context` when no assistant turn says which model it was.
+const FALLBACK_MODEL: &str = "gpt-5";
+
+/// Refuses what Codex cannot hold even though the target carries the feature, naming the event.
+pub fn check_representable(transcript: &Transcript, first: usize) -> Result<(), PluginError> {
+    for (index, event) in transcript.events.iter().enumerate().skip(first) {
+        let fail = |field: String, message: &str| {
+            Err(PluginError::InvalidTranscript(format!(
+                "event {index} ({}): {field}: {message}",
+                event.id
+            )))
+        };
+        let parts: &[Part] = match &event.body {
+            Body::User { content } => content,
+            Body::ToolResult {
+                call_id, content, ..
+            } => {
+                if call_id.is_empty() || call_id.chars().count() > 64 {
+                    return fail(
+                        "body.call_id".into(),
+                        "the Responses API takes call ids of 1 to 64 characters (rule R7)",
+                    );
+                }
+                content
+            }
+            Body::Assistant { content, .. } => {
+                for (i, part) in content.iter().enumerate() {
+                    if let AssistantPart::ToolCall(call) = part {
+                        if call.id.chars().count() > 64 {
+                            return fail(
+                                format!("body.content[{i}].id"),
+                                "the Responses API takes call ids of 1 to 64 characters (rule R7)",
+                            );
+                        }
+                    }
+                }
+                &[]
+            }
+            Body::Compaction { .. } => &[],
+        };
+        for (i, part) in parts.iter().enumerate() {
+            if let Part::ImageUrl { url } = part {
+                if url.starts_with("data:") {
+                    return fail(
+                        format!("body.content[{i}].url"),
+                        "an image URL that is a data: URL would read back as image bytes; \
+                         give the image as bytes instead",
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes the lines of `transcript.events[first..]`; earlier events are context (compactions
+/// refer back to them, and the model of the last turn carries over).
+pub struct Renderer<'t> {
+    transcript: &'t Transcript,
+    cwd: &'t str,
+    provider: &'t str,
+    turn: Option<OpenTurn<'t>>,
+    turn_ids: TurnIds,
+    origins: OriginCache,
+    model: Cow<'t, str>,
+}
+
+struct OpenTurn<'t> {
+    id: String,
+    last_timestamp: String,
+    last_agent_message: Option<Cow<'t, str>>,
+}
+
+impl<'t> Renderer<'t> {
+    /// A renderer over `transcript`, whose sessions run in `cwd` against the model provider
+    /// `provider` (the id in Codex's config).
+    pub fn new(transcript: &'t Transcript, cwd: &'t str, provider: &'t str) -> Self {
+        Renderer {
+            transcript,
+            cwd,
+            provider,
+            turn: None,
+            turn_ids: TurnIds::new(),
+            origins: OriginCache::default(),
+            model: Cow::Borrowed(FALLBACK_MODEL),
+        }
+    }
+
+    /// Writes the `session_meta` line.
+    pub fn session_meta(
+        &self,
+        out: &mut Lines<'_>,
+        id: &str,
+        timestamp: &str,
+        marker: &handoff_sdk::marker::OwnershipMarker,
+    ) -> io::Result<()> {
+        out.line(
+            timestamp,
+            "session_meta",
+            SessionMetaOut {
+                id,
+                timestamp,
+                cwd: self.cwd,
+                originator: ORIGINATOR,
+                cli_version: CLI_VERSION,
+                source: SOURCE,
+                model_provider: self.provider,
+                marker,
+            },
+        )
+    }
+
+    /// Writes every event from `first` on, then closes the last turn.
+    pub fn events(&mut self, out: &mut Lines<'_>, first: usize) -> io::Result<()> {
+        for event in &self.transcript.events[..first] {
+            self.note_model(event);
+        }
+        for event in &self.transcript.events[first..] {
+            self.event(out, event)?;
+        }
+        self.close_turn(out)
+    }
+
+    fn note_model(&mut self, event: &'t Event) {
+        if let Body::Assistant {
+            origin: Some(origin),
+            ..
+        } = &event.body
+        {
+            if let Some(model) = &origin.model {
+                self.model = Cow::Borrowed(model);
+            }
+        }
+    }
+
+    fn event(&mut self, out: &mut Lines<'_>, event: &'t Event) -> io::Result<()> {
+        let ts = crate::codex::time::format(event.timestamp);
+        if matches!(event.body, Body::User { .. }) {
+            self.close_turn(out)?;
+        }
+        self.note_model(event);
+        if self.turn.is_none() {
+            self.open_turn(out, &ts)?;
+        }
+        match &event.body {
+            Body::User { content } => self.user(out, &ts, event, content)?,
+            Body::Assistant { content, origin } => {
+                let origin = self.origins.raw(origin.as_ref())?;
+                self.assistant(out, &ts, event, content, origin.as_deref())?;
+            }
+            Body::ToolResult {
+                call_id,
+                content,
+                is_error,
+            } => {
+                let output = match content.as_slice() {
+                    [Part::Text { text }] => OutputOut::Text(text),
+                    parts => OutputOut::Items(parts.iter().map(content_item).collect()),
+                };
+                let mut tag = tag(event, None);
+                tag.is_error = *is_error;
+                let item = ItemOut::FunctionCallOutput {
+                    call_id,
+                    output,
+                    tag: Some(tag),
+                };
+                out.line(&ts, "response_item", item)?;
+            }
+            Body::Compaction {
+                summary,
+                replaces_through,
+            } => {
+                let mut tag = tag(event, None);
+                tag.replaces_through = Some(replaces_through);
+                let payload = CompactedOut {
+                    message: summary,
+                    replacement_history: self.replacement_history(
+                        event,
+                        summary,
+                        replaces_through,
+                    )?,
+                    tag,
+                };
+                out.line(&ts, "compacted", payload)?;
+            }
+        }
+        if let Some(turn) = &mut self.turn {
+            turn.last_timestamp = ts;
+        }
+        Ok(())
+    }
+
+    /// A user event: its `response_item` message and the `user_message` copy the UI draws.
+    fn user(
+        &mut self,
+        out: &mut Lines<'_>,
+        ts: &str,
+        event: &'t Event,
+        content: &'t [Part],
+    ) -> io::Result<()> {
+        let item = ItemOut::Message {
+            role: "user",
+            content: content.iter().map(content_item).collect(),
+            tag: Some(tag(event, None)),
+        };
+        out.line(ts, "response_item", &item)?;
+        let ItemOut::Message { content: items, .. } = item else {
+            unreachable!("built as a message just above")
+        };
+        // The data URLs were made once, for the item; the copy takes them over.
+        let images = items
+            .into_iter()
+            .filter_map(|c| match c {
+                ContentOut::InputImage { image_url } => Some(image_url),
+                _ => None,
+            })
+            .collect();
+        let message = joined_text(content.iter().filter_map(|p| match p {
+            Part::Text { text } => Some(text.as_str()),
+            _ => None,
+        }));
+        out.line(
+            ts,
+            "event_msg",
+            EventMsgOut::UserMessage {
+                message,
+                images,
+                local_images: [],
+                text_elements: [],
+            },
+        )
+    }
+
+    /// An assistant event: its items, and the `agent_message` copy of its text.
+    fn assistant(
+        &mut self,
+        out: &mut Lines<'_>,
+        ts: &str,
+        event: &'t Event,
+        content: &'t [AssistantPart],
+        origin: Option<&RawValue>,
+    ) -> io::Result<()> {
+        for item in assistant_items(event, content, true, origin) {
+            out.line(ts, "response_item", item)?;
+        }
+        let texts = content.iter().filter_map(|p| match p {
+            AssistantPart::Text { text } => Some(text.as_str()),
+            _ => None,
+        });
+        let message = joined_text(texts);
+        if content
+            .iter()
+            .any(|p| matches!(p, AssistantPart::Text { .. }))
+        {
+            out.line(
+                ts,
+                "event_msg",
+                EventMsgOut::AgentMessage {
+                    message: message.clone(),
+                },
+            )?;
+            if let Some(turn) = &mut self.turn {
+                turn.last_agent_message = Some(message);
+            }
+        }
+        Ok(())
+    }
+
+    /// What the model sees after the compaction: the summary as a user message, then the items of
+    /// the events after `replaces_through` (up to this compaction), as Codex replays them.
+    fn replacement_history(
+        &self,
+        compaction: &Event,
+        summary: &str,
+        replaces_through: &str,
+    ) -> io::Result<Vec<Box<RawValue>>> {
+        let events = &self.transcript.events;
+        let start = events
+            .iter()
+            .position(|e| e.id == replaces_through)
+            .map_or(events.len(), |i| i + 1);
+        let end = events
+            .iter()
+            .position(|e| std::ptr::eq(e, compaction))
+            .unwrap_or(events.len());
+        let mut items = vec![raw(&ItemOut::Message {
+            role: "user",
+            content: vec![ContentOut::InputText { text: summary }],
+            tag: None,
+        })?];
+        for event in events.get(start..end).unwrap_or_default() {
+            match &event.body {
+                Body::User { content } => items.push(raw(&ItemOut::Message {
+                    role: "user",
+                    content: content.iter().map(content_item).collect(),
+                    tag: None,
+                })?),
+                Body::Assistant { content, .. } => {
+                    for item in assistant_items(event, content, false, None) {
+                        items.push(raw(&item)?);
+                    }
+                }
+                Body::ToolResult {
+                    call_id, content, ..
+                } => items.push(raw(&ItemOut::FunctionCallOutput {
+                    call_id,
+                    output: match content.as_slice() {
+                        [Part::Text { text }] => OutputOut::Text(text),
+                        parts => OutputOut::Items(parts.iter().map(content_item).collect()),
+                    },
+                    tag: None,
+                })?),
+                Body::Compaction { .. } => {}
+            }
+        }
+        Ok(items)
+    }
+
+    fn open_turn(&mut self, out: &mut Lines<'_>, ts: &str) -> io::Result<()> {
+        let id = self.turn_ids.next();
+        out.line(
+            ts,
+            "event_msg",
+            EventMsgOut::TaskStarted {
+                turn_id: &id,
+                model_context_window: None,
+                collaboration_mode_kind: "default",
+            },
+        )?;
+        out.line(
+            ts,
+            "turn_context",
+            TurnContextOut {
+                turn_id: &id,
+                cwd: self.cwd,
+                approval_policy: "on-request",
+                sandbox_policy: SandboxPolicyOut { kind: "read-only" },
+                model: &self.model,
+                summary: "auto",
+            },
+        )?;
+        self.turn = Some(OpenTurn {
+            id,
+            last_timestamp: ts.to_owned(),
+            last_agent_message: None,
+        });
+        Ok(())
+    }
+
+    fn close_turn(&mut self, out: &mut Lines<'_>) -> io::Result<()> {
+        if let Some(turn) = self.turn.take() {
+            out.line(
+                &turn.last_timestamp,
+                "event_msg",
+                EventMsgOut::TaskComplete {
+                    turn_id: &turn.id,
+                    last_agent_message: turn.last_agent_message,
+                },
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Turn ids: UUIDv7s of the current time, as Codex makes them. The random bits are drawn once per
+/// writer and a counter is folded into 56 of them, so ids stay unique within a session and a long
+/// session costs no random-number syscall per turn.
+struct TurnIds {
+    random: [u8; 10],
+    count: u64,
+}
+
+impl TurnIds {
+    fn new() -> Self {
+        let mut random = [0u8; 10];
+        random.copy_from_slice(&uuid::Uuid::new_v4().as_bytes()[..10]);
+        TurnIds { random, count: 0 }
+    }
+
+    fn next(&mut self) -> String {
+        let millis = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let mut bits = self.random;
+        // Bytes 3..10 are kept whole by the v7 layout (the rest lose version/variant bits).
+        for (b, c) in bits[3..].iter_mut().zip(&self.count.to_be_bytes()[1..]) {
+            *b ^= c;
+        }
+        self.count += 1;
+        uuid::Builder::from_unix_timestamp_millis(millis, &bits)
+            .into_uuid()
+            .to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn turn_ids_are_distinct_v7_uuids() {
+        let mut ids = TurnIds::new();
+        let all: std::collections::HashSet<String> = (0..100_000).map(|_| ids.next()).collect();
+        assert_eq!(all.len(), 100_000);
+        for id in all.iter().take(10) {
+            let uuid = uuid::Uuid::parse_str(id).unwrap();
+            assert_eq!(uuid.get_version_num(), 7, "{id}");
+        }
+    }
+}

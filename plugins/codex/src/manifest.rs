@@ -1,0 +1,62 @@
+//! What the plugin declares: its one target, what it carries, and how the live tier runs Codex.
+
+use handoff_sdk::dialect::Dialect;
+use handoff_sdk::{DefaultRoot, Feature, Manifest, TargetKind, TargetManifest};
+
+/// The plugin name (also the `plugin` of the ownership marker).
+pub const PLUGIN: &str = "codex";
+/// The one target this plugin offers.
+pub const TARGET: &str = "codex";
+/// The provider whose reasoning Codex sessions carry (and the provider of the target).
+pub(crate) const THINKING_PROVIDER: &str = "openai";
+
+/// The plugin's manifest.
+pub fn manifest() -> Manifest {
+    Manifest {
+        name: PLUGIN.to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        api_requirement: "^1".to_owned(),
+        targets: vec![target_manifest()],
+    }
+}
+
+/// The manifest of the `codex` target.
+pub fn target_manifest() -> TargetManifest {
+    TargetManifest {
+        name: TARGET.to_owned(),
+        kind: TargetKind::Cli,
+        provider: THINKING_PROVIDER.to_owned(),
+        carries: vec![
+            Feature::Text,
+            Feature::Image,
+            Feature::ImageUrl,
+            Feature::Thinking,
+            Feature::ThinkingSignature,
+            Feature::ToolCall,
+            Feature::ToolResult,
+            Feature::ToolError,
+            Feature::ToolResultImage,
+            Feature::Compaction,
+            Feature::Author,
+            Feature::TextAfterToolCall,
+            Feature::PreciseNumbers,
+        ],
+        thinking_from: vec![THINKING_PROVIDER.to_owned()],
+        notes: vec![
+            "Thinking from providers other than openai is display-only: it is not written.".into(),
+            "Tool errors, event ids, authors and assistant origins ride in an `x-handoff-event` member \
+             of each response_item, which Codex ignores and never sends to the model; the model sees a \
+             failure only in the output text, as with Codex's own tools."
+                .into(),
+            "Compaction is a native `compacted` record whose replacement_history is the summary (as a \
+             user message) followed by the items after the replaced events."
+                .into(),
+            "Sessions are recorded with the model provider <CODEX_HOME>/config.toml selects (default \
+             openai): Codex 0.171.0 refuses to resume a thread under another provider."
+                .into(),
+        ],
+        live: Some(crate::codex::live::recipe()),
+        default_root: Some(DefaultRoot::home(Some("CODEX_HOME"), ".codex")),
+        dialect: Some(Dialect::OpenaiResponses),
+    }
+}
