@@ -264,16 +264,16 @@ fn the_file_is_what_the_cli_writes_and_lists() {
         session.path.parent().unwrap(),
         s.root.path().join("tmp/proj/chats")
     );
-    // Named for the minute before the write, so a resume in the write's minute never shares it.
+    // `session-<minute of the write>-<id>-<last 8 of the id>.jsonl`: never ending with the id's
+    // first 8, which the CLI's resume stub and its retention cleanup use.
     let named = Timestamp::parse(&format!("{}:{}:00Z", &name[8..21], &name[22..24])).unwrap();
-    let early = before.millis() - named.millis();
     assert!(
-        (1..=120_000).contains(&early),
-        "{name} is {early} ms before the write"
-    );
-    assert!(
-        name.ends_with(&format!("-{}.jsonl", &session.id[..8])),
+        (0..=60_000).contains(&(before.millis() - named.millis() + 1)),
         "{name}"
+    );
+    assert_eq!(
+        &name[24..],
+        format!("-{}-{}.jsonl", session.id, &session.id[28..])
     );
     let recs = lines(&session.path);
     let meta = &recs[0];

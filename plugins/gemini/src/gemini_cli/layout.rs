@@ -81,9 +81,28 @@ pub(crate) fn short_of(id: &str) -> String {
     sanitize(id).chars().take(8).collect()
 }
 
-/// `session-<minute>-<short>.jsonl`.
+/// The last 8 characters of a session id: the token a file of ours ends with.
+pub(crate) fn tail_of(id: &str) -> String {
+    let clean = sanitize(id);
+    clean[clean.len().saturating_sub(8)..].to_owned()
+}
+
+/// `session-<minute>-<id>-<last 8 of the id>.jsonl`. The CLI finds a session by the id inside
+/// the file, so the name only has to start with `session-`, end with `-<8 characters>.jsonl`
+/// (its `--delete-session` takes the last 8 as the short id), and not end with the id's *first*
+/// 8: the stub the CLI leaves when it resumes is named with those, and its retention cleanup
+/// deletes every file sharing the stub's ending (see docs/formats/gemini.md).
 pub(crate) fn file_name(minute: &str, id: &str) -> String {
-    format!("{PREFIX}{minute}-{}.jsonl", short_of(id))
+    format!("{PREFIX}{minute}-{}-{}.jsonl", sanitize(id), tail_of(id))
+}
+
+/// Whether `name` is the file of session `id`: the CLI's own name (ending with the id's first 8
+/// characters) or ours (holding the whole id).
+pub(crate) fn may_hold(name: &str, id: &str) -> bool {
+    let short = short_of(id);
+    !short.is_empty()
+        && (has_short_id(name, &short)
+            || (is_session_file(name) && name.contains(&format!("-{}-", sanitize(id)))))
 }
 
 /// Whether `name` is a session file name (`session-*.json` or `session-*.jsonl`).
@@ -161,9 +180,18 @@ mod tests {
     fn names_follow_the_cli() {
         let t = Timestamp::parse("2026-11-30T00:41:50.978Z").unwrap();
         assert_eq!(minute_stamp(t), "2026-11-30T00-41");
+        let id = "c903aa87-fdf1-4d9e-b67f-47f65da5078b";
+        let ours = file_name("2026-11-30T00-41", id);
         assert_eq!(
-            file_name("2026-11-30T00-41", "c903aa87-fdf1-4d9e-b67f-47f65da5078b"),
-            "session-2026-11-30T00-41-c903aa87.jsonl"
+            ours,
+            format!("session-2026-11-30T00-41-{id}-5da5078b.jsonl")
+        );
+        assert!(may_hold(&ours, id));
+        assert!(may_hold("session-2026-11-30T00-42-c903aa87.jsonl", id));
+        assert!(!may_hold("session-2026-11-30T00-42-c903aa88.jsonl", id));
+        assert!(
+            !has_short_id(&ours, "c903aa87"),
+            "the resume stub's cleanup must not match ours"
         );
         assert_eq!(sanitize("a.b/c"), "a_b_c");
         assert!(has_short_id(

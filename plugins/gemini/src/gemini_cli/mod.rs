@@ -51,10 +51,7 @@ pub(crate) fn create(
     let chats = layout::chats_dir(root, &short_id)?;
     let id = fresh_id(&chats)?;
     let now = Timestamp::now();
-    // The file is named a minute early: when the CLI resumes in the minute a file is named for,
-    // its startup recording appends a metadata line and a `$set.messages` checkpoint holding only
-    // its <session_context> to that very file, which drops every message before it (measured).
-    let minute = layout::minute_stamp(Timestamp::from_millis(now.millis() - 60_000));
+    let minute = layout::minute_stamp(now);
     let path = chats.join(layout::file_name(&minute, &id));
     let marker = OwnershipMarker {
         plugin: PLUGIN_NAME.to_owned(),
@@ -84,13 +81,18 @@ fn write_line(w: &mut dyn std::io::Write, value: &impl serde::Serialize) -> std:
     w.write_all(b"\n")
 }
 
-/// A v4 UUID whose 8-character short id no file in `chats` uses yet (the CLI's retention cleanup
-/// deletes every file sharing a short id with an unreadable one).
+/// A v4 UUID whose first and last 8 characters no file in `chats` ends with (the CLI's retention
+/// cleanup deletes every file sharing such an ending with an unreadable one), and differ.
 fn fresh_id(chats: &Path) -> Result<String, PluginError> {
     loop {
         let id = uuid::Uuid::new_v4().to_string();
-        let short = layout::short_of(&id);
-        if layout::session_files(chats, |n| layout::has_short_id(n, &short))?.is_empty() {
+        let (first, last) = (layout::short_of(&id), layout::tail_of(&id));
+        if first != last
+            && layout::session_files(chats, |n| {
+                layout::has_short_id(n, &first) || layout::has_short_id(n, &last)
+            })?
+            .is_empty()
+        {
             return Ok(id);
         }
     }
@@ -300,12 +302,11 @@ pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
 /// session id is exactly `id` (resumable, not a subagent's), the newest `lastUpdated`, as the CLI
 /// picks it. A missing id is `NotFound`; the same id in two projects is an error.
 pub(crate) fn resolve(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
-    let short = layout::short_of(id);
     let mut found: Option<(i64, std::path::PathBuf)> = None;
     let mut projects = Vec::new();
-    if !short.is_empty() {
+    if !id.is_empty() {
         for chats in layout::all_chats_dirs(root)? {
-            for path in layout::session_files(&chats, |n| layout::has_short_id(n, &short))? {
+            for path in layout::session_files(&chats, |n| layout::may_hold(n, id))? {
                 let Ok(loaded) = records::load(&path) else {
                     continue;
                 };
