@@ -19,7 +19,8 @@
 use foldhash::{HashMap, HashMapExt};
 use handoff_sdk::PluginError;
 
-use super::read::{malformed, Node, Parsed};
+use super::read::{malformed, Scan};
+use super::records::Envelope;
 
 /// What a path entry becomes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,41 +45,41 @@ impl Role {
     }
 }
 
-/// The conversation of a parsed file: the path (node indices, root first) and each one's role.
+/// The conversation of a scanned file: the path (slot indices, root first) and each one's role.
 #[derive(Debug)]
 pub struct Conversation {
-    /// Node indices from the root to the leaf.
+    /// Slot indices from the root to the leaf.
     pub path: Vec<usize>,
     /// The role of each path position.
     pub roles: Vec<Role>,
 }
 
-/// pi's path from the leaf (the last entry in file order) to the root.
-pub fn path(parsed: &Parsed) -> Result<Vec<usize>, PluginError> {
-    let nodes = &parsed.nodes;
-    let mut by_id: HashMap<&str, usize> = HashMap::with_capacity(nodes.len());
+/// pi's path from the leaf (the last entry in file order) to the root: slot indices, root first.
+pub fn path(scan: &Scan) -> Result<Vec<usize>, PluginError> {
+    let slots = &scan.slots;
+    let mut by_id: HashMap<&str, usize> = HashMap::with_capacity(slots.len());
     let mut leaf = None;
-    for (i, node) in nodes.iter().enumerate() {
-        if node.kind() == "session" {
+    for (i, slot) in slots.iter().enumerate() {
+        if slot.is_header {
             continue;
         }
-        by_id.insert(node.id.as_str(), i);
+        by_id.insert(slot.id.as_str(), i);
         leaf = Some(i);
     }
     let mut path = Vec::new();
     let mut current = leaf;
     while let Some(i) = current {
-        if path.len() > nodes.len() {
-            let node = &nodes[i];
+        if path.len() > slots.len() {
+            let slot = &slots[i];
             return Err(malformed(
-                &parsed.path,
-                node.line,
+                &scan.path,
+                slot.line,
                 Some("parentId"),
-                format!("the parent chain loops through entry {:?}", node.id),
+                format!("the parent chain loops through entry {:?}", slot.id),
             ));
         }
         path.push(i);
-        current = nodes[i]
+        current = slots[i]
             .parent
             .as_deref()
             .and_then(|p| by_id.get(p).copied());
@@ -88,16 +89,15 @@ pub fn path(parsed: &Parsed) -> Result<Vec<usize>, PluginError> {
 }
 
 /// What an entry is, before compactions are looked at.
-fn base_role(node: &Node, version: u64) -> Role {
-    let entry = &node.entry;
-    match node.kind() {
+pub fn base_role(kind: &str, entry: &Envelope<'_>, version: u64) -> Role {
+    match kind {
         "message" => {
             let Some(message) = &entry.message else {
                 return Role::Carried;
             };
-            match message.role.as_deref().unwrap_or_default() {
+            match message.role.as_ref().map_or("", |r| r.as_str()) {
                 "user" | "toolResult" => Role::Message,
-                "assistant" => match message.stop_reason.as_deref() {
+                "assistant" => match message.stop_reason.as_ref().map(|s| s.as_str()) {
                     Some("error" | "aborted") => Role::Carried,
                     _ => Role::Message,
                 },
@@ -116,7 +116,11 @@ fn base_role(node: &Node, version: u64) -> Role {
         }
         "custom_message" => Role::AsUser,
         "branch_summary" => {
-            if entry.summary.as_deref().is_some_and(|s| !s.is_empty()) {
+            if entry
+                .summary
+                .as_ref()
+                .is_some_and(|s| !s.as_str().is_empty())
+            {
                 Role::AsUser
             } else {
                 Role::Carried
@@ -140,13 +144,10 @@ pub fn truthy(value: &handoff_sdk::serde_json::Value) -> bool {
 }
 
 /// The path and the role of each entry on it.
-pub fn conversation(parsed: &Parsed) -> Result<Conversation, PluginError> {
-    let path = path(parsed)?;
-    let nodes = &parsed.nodes;
-    let mut roles: Vec<Role> = path
-        .iter()
-        .map(|&i| base_role(&nodes[i], parsed.header.version))
-        .collect();
+pub fn conversation(scan: &Scan) -> Result<Conversation, PluginError> {
+    let path = path(scan)?;
+    let slots = &scan.slots;
+    let mut roles: Vec<Role> = path.iter().map(|&i| slots[i].role).collect();
     let compactions: Vec<usize> = (0..path.len())
         .filter(|&p| matches!(roles[p], Role::Compaction { .. }))
         .collect();
@@ -156,9 +157,9 @@ pub fn conversation(parsed: &Parsed) -> Result<Conversation, PluginError> {
     // Path position of the first entry a compaction keeps: its firstKeptEntryId, searched before
     // it; not found means nothing before the compaction is kept.
     let first_kept = |c: usize| {
-        let wanted = nodes[path[c]].entry.first_kept_entry_id.as_deref();
+        let wanted = slots[path[c]].first_kept.as_deref();
         wanted
-            .and_then(|id| (0..c).find(|&p| nodes[path[p]].id == id))
+            .and_then(|id| (0..c).find(|&p| slots[path[p]].id == id))
             .unwrap_or(c)
     };
     let kept_from = first_kept(governing);

@@ -25,7 +25,7 @@ use handoff_sdk::{
 
 use super::context::{conversation, Role};
 use super::llm::{self, field_error};
-use super::read::{malformed, Node, Parsed};
+use super::read::{malformed, Lines, Scan};
 use super::records::{Block, Content, Entry, HandoffEvent, IntoValue, Message, ZERO_USAGE};
 use super::time;
 
@@ -43,41 +43,45 @@ pub struct Found {
     pub ids: Vec<String>,
 }
 
-/// Converts `parsed` into events handed to `sink` in order until it returns `false`.
+/// One entry on the path, parsed whole.
+pub struct Node {
+    /// Its 1-based line.
+    pub line: usize,
+    /// Its id (a v1 entry's stand-in `L<line>`).
+    pub id: String,
+    /// Its parent's id.
+    pub parent: Option<String>,
+    /// The entry, without `id` and `parentId`.
+    pub entry: Entry,
+}
+
+/// Converts the conversation of `scan` into events handed to `sink` in order until it returns
+/// `false`, parsing each path entry only when its turn comes.
 pub fn events(
-    parsed: Parsed,
+    scan: Scan,
     want_ids: bool,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<Found, PluginError> {
-    let conv = conversation(&parsed)?;
-    let Parsed {
+    let conv = conversation(&scan)?;
+    let Scan {
         path: file,
         header,
-        nodes,
-    } = parsed;
-    let mut found = Found {
-        leaf: nodes
+        slots,
+    } = scan;
+    let found = Found {
+        leaf: slots
             .iter()
             .rev()
-            .find(|n| n.kind() != "session")
-            .map(|n| n.id.clone()),
-        model: path_model(&nodes, &conv.path),
+            .find(|s| !s.is_header)
+            .map(|s| s.id.clone()),
+        model: conv.path.iter().rev().find_map(|&i| slots[i].model.clone()),
         ids: if want_ids {
-            nodes.iter().map(|n| n.id.clone()).collect()
+            slots.iter().map(|s| s.id.clone()).collect()
         } else {
             Vec::new()
         },
     };
-    let needed: Vec<usize> = conv
-        .roles
-        .iter()
-        .filter_map(|r| match r {
-            Role::Compaction { through } => Some(*through),
-            _ => None,
-        })
-        .collect();
-    let mut through_ids: HashMap<usize, String> = HashMap::with_capacity(needed.len());
-    let mut slots: Vec<Option<Node>> = nodes.into_iter().map(Some).collect();
+    let mut lines = Lines::open(&file, header.version)?;
     let mut converter = Converter {
         file: &file,
         version: header.version,
@@ -85,11 +89,14 @@ pub fn events(
     };
     let mut before: Vec<Value> = Vec::new();
     let mut held: Option<Event> = None;
-    for (position, (&index, role)) in conv.path.iter().zip(&conv.roles).enumerate() {
-        let node = slots[index].take().expect("a path visits each entry once");
-        if needed.contains(&position) {
-            through_ids.insert(position, node.id.clone());
-        }
+    for (&index, role) in conv.path.iter().zip(&conv.roles) {
+        let slot = &slots[index];
+        let node = Node {
+            line: slot.line,
+            id: slot.id.clone(),
+            parent: slot.parent.clone(),
+            entry: lines.entry(slot)?,
+        };
         let mut event = match *role {
             Role::Carried => {
                 before.push(carried(node));
@@ -98,10 +105,7 @@ pub fn events(
             Role::Message => converter.message(node)?,
             Role::AsUser => converter.as_user(node)?,
             Role::Compaction { through } => {
-                let through = through_ids
-                    .get(&through)
-                    .cloned()
-                    .expect("a compaction replaces an earlier event");
+                let through = slots[conv.path[through]].id.clone();
                 converter.compaction(node, through)?
             }
         };
@@ -120,34 +124,7 @@ pub fn events(
         }
         sink(last);
     }
-    found.ids.shrink_to_fit();
     Ok(found)
-}
-
-/// The model pi resumes with: the last `model_change` or assistant message on the path
-/// (`buildSessionContext`).
-fn path_model(nodes: &[Node], path: &[usize]) -> Option<(String, String)> {
-    path.iter().rev().find_map(|&i| {
-        let entry = &nodes[i].entry;
-        match nodes[i].kind() {
-            "model_change" => {
-                let get = |k: &str| {
-                    entry
-                        .extra
-                        .iter()
-                        .find(|(key, _)| key == k)
-                        .and_then(|(_, v)| v.as_str())
-                };
-                Some((get("provider")?.to_owned(), get("modelId")?.to_owned()))
-            }
-            "message" => {
-                let m = entry.message.as_ref()?;
-                (m.role.as_deref() == Some("assistant"))
-                    .then(|| Some((m.provider.clone()?, m.model.clone()?)))?
-            }
-            _ => None,
-        }
-    })
 }
 
 /// The `opaque["pi"]` object of an event, made when missing.

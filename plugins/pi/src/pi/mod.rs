@@ -148,10 +148,10 @@ pub fn append(
     let path = session.check(root, TARGET)?;
     require_owned(path, session)?;
     let _lock = session_lock(root, session)?;
-    let parsed = read::parse_file(path)?;
+    let scan = read::scan(path)?;
     let mut whole = Transcript::new(Vec::new());
-    whole.cwd = parsed.header.cwd.clone();
-    let found = convert::events(parsed, true, &mut |e| {
+    whole.cwd = scan.header.cwd.clone();
+    let found = convert::events(scan, true, &mut |e| {
         whole.events.push(e);
         true
     })?;
@@ -194,9 +194,9 @@ pub fn read_each(
     path: &Path,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<Option<String>, PluginError> {
-    let parsed = read::parse_file(path)?;
-    let cwd = parsed.header.cwd.clone();
-    convert::events(parsed, false, sink)?;
+    let scan = read::scan(path)?;
+    let cwd = scan.header.cwd.clone();
+    convert::events(scan, false, sink)?;
     Ok(cwd)
 }
 
@@ -262,49 +262,45 @@ pub struct Summary {
 /// pi's listing of one file (`buildSessionInfo`): name from the latest `session_info`, title from
 /// the first user message with text (its text blocks joined by a space).
 pub fn summary(path: &Path) -> Result<Summary, PluginError> {
-    let parsed = read::parse_file(path)?;
     let mut name = None;
     let mut title = None;
-    for node in &parsed.nodes {
-        match node.kind() {
-            "session_info" => {
-                name = node
-                    .entry
-                    .extra
-                    .iter()
-                    .find(|(k, _)| k == "name")
-                    .and_then(|(_, v)| v.as_str())
-                    .map(str::trim)
-                    .filter(|n| !n.is_empty())
-                    .map(str::to_owned);
-            }
-            "message" if title.is_none() => {
-                let Some(message) = &node.entry.message else {
-                    continue;
-                };
-                if message.role.as_deref() != Some("user") {
-                    continue;
-                }
-                let text = match &message.content {
-                    Some(records::Content::Text(t)) => t.clone(),
-                    Some(records::Content::Blocks(blocks)) => blocks
-                        .iter()
-                        .filter(|b| b.kind.as_deref() == Some("text"))
-                        .filter_map(|b| b.text.as_deref())
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    None => String::new(),
-                };
-                if !text.is_empty() {
-                    title = Some(text);
-                }
-            }
-            _ => {}
+    let header = read::each_entry(path, |_, entry| match entry.kind.as_deref() {
+        Some("session_info") => {
+            name = entry
+                .extra
+                .iter()
+                .find(|(k, _)| k == "name")
+                .and_then(|(_, v)| v.as_str())
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(str::to_owned);
         }
-    }
+        Some("message") if title.is_none() => {
+            let Some(message) = &entry.message else {
+                return;
+            };
+            if message.role.as_deref() != Some("user") {
+                return;
+            }
+            let text = match &message.content {
+                Some(records::Content::Text(t)) => t.clone(),
+                Some(records::Content::Blocks(blocks)) => blocks
+                    .iter()
+                    .filter(|b| b.kind.as_deref() == Some("text"))
+                    .filter_map(|b| b.text.as_deref())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                None => String::new(),
+            };
+            if !text.is_empty() {
+                title = Some(text);
+            }
+        }
+        _ => {}
+    })?;
     Ok(Summary {
-        id: parsed.header.id,
-        cwd: parsed.header.cwd,
+        id: header.id,
+        cwd: header.cwd,
         name,
         title,
     })

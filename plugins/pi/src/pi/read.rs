@@ -1,4 +1,10 @@
-//! A session file → its header and entries (nothing interpreted yet).
+//! A session file → its header and its entries, in two passes.
+//!
+//! The first pass (`scan`) reads every line but keeps only its place in the tree: id, parent,
+//! whether pi sends it, and where the line is. pi's leaf is the *last* line, so which entries are
+//! the conversation is known only at the end. The second pass (`Lines::entry`) parses exactly the
+//! lines on the path, one at a time, as the events are made, so a read never holds the whole file
+//! and the events at once.
 //!
 //! pi itself skips a line it cannot parse; this reader refuses it instead, naming the file, the
 //! line and the field, because a skipped line is silently lost history. Blank lines are skipped
@@ -6,14 +12,15 @@
 //! writes one, so a missing one is a torn write.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json;
 use handoff_sdk::PluginError;
 
-use super::records::{split_field, Entry};
+use super::context::{base_role, Role};
+use super::records::{split_field, Entry, Envelope};
 
 /// The newest format version pi 0.73.1 writes (and the only one this writer writes).
 pub const CURRENT_VERSION: u64 = 3;
@@ -31,37 +38,37 @@ pub struct Header {
     pub marker: Option<OwnershipMarker>,
 }
 
-/// One entry line.
+/// One entry line as the first pass keeps it.
 #[derive(Debug)]
-pub struct Node {
-    /// The 1-based line it is on.
+pub struct Slot {
+    /// The 1-based line.
     pub line: usize,
-    /// Its id: the file's own (v2+), or `L<line>` for a v1 entry (pi assigns v1 entries random ids
-    /// when it migrates them; these are stable instead).
+    /// Where the line starts in the file, and its length without the newline.
+    pub span: (u64, usize),
+    /// Its id: the file's own (v2+), or `L<line>` for a v1 entry (pi assigns v1 entries random
+    /// ids when it migrates them; these are stable instead).
     pub id: String,
     /// Its parent's id (`None` for a root).
     pub parent: Option<String>,
-    /// The entry.
-    pub entry: Entry,
+    /// A further `session` line: kept (pi keeps it) and ignored (pi ignores it).
+    pub is_header: bool,
+    /// What it is before compactions are looked at (`context::base_role`).
+    pub role: Role,
+    /// A compaction's first kept entry (v1: the entry its index names).
+    pub first_kept: Option<String>,
+    /// The model it names: a `model_change`, or an assistant message's provider and model.
+    pub model: Option<(String, String)>,
 }
 
-impl Node {
-    /// The entry type.
-    pub fn kind(&self) -> &str {
-        self.entry.kind.as_deref().unwrap_or_default()
-    }
-}
-
-/// A whole session file.
+/// A whole session file, scanned.
 #[derive(Debug)]
-pub struct Parsed {
+pub struct Scan {
     /// The file.
     pub path: PathBuf,
     /// The header.
     pub header: Header,
-    /// Every entry after the header, in file order (a further `session` line is kept, as pi
-    /// keeps it, and ignored like pi ignores it).
-    pub nodes: Vec<Node>,
+    /// Every entry after the header, in file order.
+    pub slots: Vec<Slot>,
 }
 
 /// A malformed-line error.
@@ -80,16 +87,17 @@ fn json_error(path: &Path, line: usize, error: &serde_json::Error) -> PluginErro
     malformed(path, line, field.as_deref(), message)
 }
 
-/// Reads the lines of `path` one at a time, handing each non-blank one (with its 1-based number)
-/// to `each` until it returns `false`.
+/// Reads the lines of `path` one at a time, handing each non-blank one (its 1-based number, its
+/// offset, its text) to `each` until it returns `false`.
 fn each_line(
     path: &Path,
-    mut each: impl FnMut(usize, &str) -> Result<bool, PluginError>,
+    mut each: impl FnMut(usize, u64, &str) -> Result<bool, PluginError>,
 ) -> Result<(), PluginError> {
     let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let mut buffer = Vec::new();
     let mut number = 0;
+    let mut offset = 0u64;
     loop {
         buffer.clear();
         let read = reader
@@ -99,6 +107,8 @@ fn each_line(
             return Ok(());
         }
         number += 1;
+        let start = offset;
+        offset += read as u64;
         if buffer.last() != Some(&b'\n') {
             return Err(malformed(
                 path,
@@ -113,7 +123,7 @@ fn each_line(
         if text.trim().is_empty() {
             continue;
         }
-        if !each(number, text)? {
+        if !each(number, start, text)? {
             return Ok(());
         }
     }
@@ -165,96 +175,195 @@ fn header_of(path: &Path, line: usize, text: &str) -> Result<Header, PluginError
 /// The header of a session file (its first non-blank line) without reading the rest.
 pub fn read_header(path: &Path) -> Result<Header, PluginError> {
     let mut header = None;
-    each_line(path, |line, text| {
+    each_line(path, |line, _, text| {
         header = Some(header_of(path, line, text)?);
         Ok(false)
     })?;
     header.ok_or_else(|| malformed(path, 1, None, "the file is empty: no session header"))
 }
 
-/// Parses the whole file.
-pub fn parse_file(path: &Path) -> Result<Parsed, PluginError> {
+/// The first pass: the header, and every entry's place in the tree.
+pub fn scan(path: &Path) -> Result<Scan, PluginError> {
     let mut header: Option<Header> = None;
-    let mut nodes: Vec<Node> = Vec::new();
-    each_line(path, |line, text| {
+    let mut slots: Vec<Slot> = Vec::new();
+    each_line(path, |line, offset, text| {
+        let Some(h) = &header else {
+            header = Some(header_of(path, line, text)?);
+            return Ok(true);
+        };
+        let envelope: Envelope<'_> =
+            serde_json::from_str(text).map_err(|e| json_error(path, line, &e))?;
+        slots.push(slot(
+            path,
+            line,
+            (offset, text.len()),
+            envelope,
+            h.version,
+            &slots,
+        )?);
+        Ok(true)
+    })?;
+    let header =
+        header.ok_or_else(|| malformed(path, 1, None, "the file is empty: no session header"))?;
+    slots.shrink_to_fit();
+    Ok(Scan {
+        path: path.to_owned(),
+        header,
+        slots,
+    })
+}
+
+/// One line's slot. v1 entries get pi's migration: ids from line numbers, each the child of the
+/// previous entry, and a compaction's `firstKeptEntryIndex` (an index among the parsed lines,
+/// the header being 0) turned into that entry's id (none when it names the header or nothing).
+fn slot(
+    path: &Path,
+    line: usize,
+    span: (u64, usize),
+    envelope: Envelope<'_>,
+    version: u64,
+    earlier: &[Slot],
+) -> Result<Slot, PluginError> {
+    let Some(kind) = envelope.kind.as_ref().map(|k| k.as_str()) else {
+        return Err(malformed(path, line, Some("type"), "the entry has no type"));
+    };
+    let is_header = kind == "session";
+    let role = base_role(kind, &envelope, version);
+    let model = match (&envelope.message, kind) {
+        (None, "model_change") => envelope
+            .provider
+            .as_ref()
+            .zip(envelope.model_id.as_ref())
+            .map(|(p, m)| (p.as_str().to_owned(), m.as_str().to_owned())),
+        (Some(m), "message") if m.role.as_ref().map(|r| r.as_str()) == Some("assistant") => m
+            .provider
+            .as_ref()
+            .zip(m.model.as_ref())
+            .map(|(p, m)| (p.as_str().to_owned(), m.as_str().to_owned())),
+        _ => None,
+    };
+    let (id, parent, first_kept) = if version < 2 {
+        let parent = earlier
+            .iter()
+            .rev()
+            .find(|s| !s.is_header)
+            .map(|s| s.id.clone());
+        let first_kept = envelope
+            .first_kept_entry_index
+            .as_ref()
+            .and_then(|n| n.as_u64())
+            .and_then(|k| usize::try_from(k).ok())
+            .filter(|&k| k >= 1)
+            .and_then(|k| earlier.get(k - 1))
+            .filter(|s| !s.is_header)
+            .map(|s| s.id.clone());
+        (format!("L{line}"), parent, first_kept)
+    } else {
+        let id = match envelope
+            .id
+            .map(|i| i.into_owned())
+            .filter(|i| !i.is_empty())
+        {
+            Some(id) => id,
+            None if is_header => format!("L{line}"),
+            None => return Err(malformed(path, line, Some("id"), "the entry has no id")),
+        };
+        let parent = envelope
+            .parent_id
+            .flatten()
+            .map(|p| p.into_owned())
+            .filter(|p| !p.is_empty());
+        (
+            id,
+            parent,
+            envelope.first_kept_entry_id.map(|f| f.into_owned()),
+        )
+    };
+    Ok(Slot {
+        line,
+        span,
+        id,
+        parent,
+        is_header,
+        role,
+        first_kept,
+        model,
+    })
+}
+
+/// The second pass: the entry of one slot, read and parsed on demand.
+pub struct Lines {
+    path: PathBuf,
+    version: u64,
+    reader: BufReader<File>,
+    at: u64,
+    buffer: Vec<u8>,
+}
+
+impl Lines {
+    /// The file (of format `version`), opened again.
+    pub fn open(path: &Path, version: u64) -> Result<Self, PluginError> {
+        let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
+        Ok(Lines {
+            path: path.to_owned(),
+            version,
+            reader: BufReader::with_capacity(1 << 16, file),
+            at: 0,
+            buffer: Vec::new(),
+        })
+    }
+
+    /// The whole entry of `slot` (moving forward through the file when the slots come in file
+    /// order, as pi's paths do).
+    pub fn entry(&mut self, slot: &Slot) -> Result<Entry, PluginError> {
+        let (offset, len) = slot.span;
+        let io = |e: std::io::Error| PluginError::io(&self.path, &e);
+        if offset >= self.at {
+            let skip = i64::try_from(offset - self.at)
+                .map_err(std::io::Error::other)
+                .map_err(io)?;
+            self.reader.seek_relative(skip).map_err(io)?;
+        } else {
+            self.reader.seek(SeekFrom::Start(offset)).map_err(io)?;
+        }
+        self.buffer.resize(len, 0);
+        self.reader.read_exact(&mut self.buffer).map_err(io)?;
+        self.at = offset + len as u64;
+        let text = std::str::from_utf8(&self.buffer).map_err(|e| {
+            malformed(
+                &self.path,
+                slot.line,
+                None,
+                format!("the line is not UTF-8: {e}"),
+            )
+        })?;
+        let mut entry: Entry =
+            serde_json::from_str(text).map_err(|e| json_error(&self.path, slot.line, &e))?;
+        entry.id = None;
+        entry.parent_id = None;
+        if self.version < 2 && entry.first_kept_entry_index.is_some() {
+            // pi's migration: the index becomes the id it names.
+            entry.first_kept_entry_index = None;
+            entry.first_kept_entry_id.clone_from(&slot.first_kept);
+        }
+        Ok(entry)
+    }
+}
+
+/// Every entry of a file in order, parsed whole one at a time (for pi's session list).
+pub fn each_entry(
+    path: &Path,
+    mut each: impl FnMut(&Header, Entry),
+) -> Result<Header, PluginError> {
+    let mut header: Option<Header> = None;
+    each_line(path, |line, _, text| {
         let Some(h) = &header else {
             header = Some(header_of(path, line, text)?);
             return Ok(true);
         };
         let entry: Entry = serde_json::from_str(text).map_err(|e| json_error(path, line, &e))?;
-        if entry.kind.is_none() {
-            return Err(malformed(path, line, Some("type"), "the entry has no type"));
-        }
-        let node = if h.version < 2 {
-            v1_node(line, entry, &nodes)
-        } else {
-            let mut entry = entry;
-            let id = entry.id.take().filter(|id| !id.is_empty());
-            let is_header = entry.kind.as_deref() == Some("session");
-            let id = match id {
-                Some(id) => id,
-                None if is_header => format!("L{line}"),
-                None => return Err(malformed(path, line, Some("id"), "the entry has no id")),
-            };
-            let parent = entry.parent_id.take().flatten().filter(|p| !p.is_empty());
-            Node {
-                line,
-                id,
-                parent,
-                entry,
-            }
-        };
-        nodes.push(node);
+        each(h, entry);
         Ok(true)
     })?;
-    let header =
-        header.ok_or_else(|| malformed(path, 1, None, "the file is empty: no session header"))?;
-    if header.version < 2 {
-        resolve_v1_compactions(&mut nodes);
-    }
-    Ok(Parsed {
-        path: path.to_owned(),
-        header,
-        nodes,
-    })
-}
-
-/// A v1 entry: linear (each entry's parent is the previous one), ids from line numbers; what
-/// pi's migration to v2 does, with stable ids instead of random ones.
-fn v1_node(line: usize, mut entry: Entry, nodes: &[Node]) -> Node {
-    entry.id = None;
-    entry.parent_id = None;
-    let parent = nodes
-        .iter()
-        .rev()
-        .find(|n| n.kind() != "session")
-        .map(|n| n.id.clone());
-    Node {
-        line,
-        id: format!("L{line}"),
-        parent,
-        entry,
-    }
-}
-
-/// v1 compactions name the first kept entry by its index among the parsed lines (the header is
-/// index 0); pi's migration turns it into that entry's id, or drops it when it names the header
-/// or nothing.
-fn resolve_v1_compactions(nodes: &mut [Node]) {
-    for i in 0..nodes.len() {
-        if nodes[i].kind() != "compaction" {
-            continue;
-        }
-        let Some(index) = nodes[i].entry.first_kept_entry_index.take() else {
-            continue;
-        };
-        let target = index
-            .as_u64()
-            .and_then(|k| usize::try_from(k).ok())
-            .filter(|&k| k >= 1)
-            .and_then(|k| nodes.get(k - 1))
-            .filter(|n| n.kind() != "session")
-            .map(|n| n.id.clone());
-        nodes[i].entry.first_kept_entry_id = target;
-    }
+    header.ok_or_else(|| malformed(path, 1, None, "the file is empty: no session header"))
 }

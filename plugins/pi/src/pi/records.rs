@@ -92,44 +92,48 @@ pub fn split_field(message: &str) -> (Option<String>, String) {
     (None, message.to_owned())
 }
 
-/// A map key, borrowed from the line where it has no escapes.
-enum Key<'de> {
+/// A string (a member name or value), borrowed from the line where it has no escapes.
+pub enum Str<'de> {
+    /// Borrowed from the line.
     Borrowed(&'de str),
+    /// Unescaped into its own string.
     Owned(String),
 }
 
-impl Key<'_> {
-    fn as_str(&self) -> &str {
+impl Str<'_> {
+    /// The text.
+    pub fn as_str(&self) -> &str {
         match self {
-            Key::Borrowed(s) => s,
-            Key::Owned(s) => s,
+            Str::Borrowed(s) => s,
+            Str::Owned(s) => s,
         }
     }
 
-    fn into_owned(self) -> String {
+    /// The text as an owned string.
+    pub fn into_owned(self) -> String {
         match self {
-            Key::Borrowed(s) => s.to_owned(),
-            Key::Owned(s) => s,
+            Str::Borrowed(s) => s.to_owned(),
+            Str::Owned(s) => s,
         }
     }
 }
 
-impl<'de> Deserialize<'de> for Key<'de> {
+impl<'de> Deserialize<'de> for Str<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct KeyVisitor;
         impl<'de> Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
+            type Value = Str<'de>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a member name")
+                f.write_str("a string")
             }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key::Borrowed(v))
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Str<'de>, E> {
+                Ok(Str::Borrowed(v))
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key::Owned(v.to_owned()))
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Str<'de>, E> {
+                Ok(Str::Owned(v.to_owned()))
             }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<Key<'de>, E> {
-                Ok(Key::Owned(v))
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Str<'de>, E> {
+                Ok(Str::Owned(v))
             }
         }
         d.deserialize_str(KeyVisitor)
@@ -181,7 +185,7 @@ macro_rules! record {
                     }
                     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
                         let mut record = $name::default();
-                        while let Some(key) = map.next_key::<Key<'de>>()? {
+                        while let Some(key) = map.next_key::<Str<'de>>()? {
                             match key.as_str() {
                                 $( $key => {
                                     record.$field = Some(
@@ -203,6 +207,95 @@ macro_rules! record {
             }
         }
     };
+}
+
+/// Declares a borrowed envelope: only the members named, borrowed from the line where they have
+/// no escapes; every other member is skipped without being built.
+macro_rules! envelope {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident<'de> {
+            $( $(#[$fmeta:meta])* $field:ident : $ty:ty = $key:literal, )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Default)]
+        pub struct $name<'de> {
+            $( $(#[$fmeta])* pub $field: Option<$ty>, )*
+            _line: std::marker::PhantomData<&'de str>,
+        }
+
+        impl<'de> Deserialize<'de> for $name<'de> {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct EnvelopeVisitor;
+                impl<'de> Visitor<'de> for EnvelopeVisitor {
+                    type Value = $name<'de>;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str("a JSON object")
+                    }
+                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<$name<'de>, A::Error> {
+                        let mut envelope = $name::default();
+                        while let Some(key) = map.next_key::<Str<'de>>()? {
+                            match key.as_str() {
+                                $( $key => {
+                                    envelope.$field = Some(
+                                        map.next_value().map_err(|e| in_member::<A::Error>($key, e))?,
+                                    );
+                                } )*
+                                _ => {
+                                    map.next_value::<de::IgnoredAny>()
+                                        .map_err(|e| in_member::<A::Error>(key.as_str(), e))?;
+                                }
+                            }
+                        }
+                        Ok(envelope)
+                    }
+                }
+                d.deserialize_map(EnvelopeVisitor)
+            }
+        }
+    };
+}
+
+envelope! {
+    /// What the first pass over a file needs of a line: the tree and what decides whether pi
+    /// sends the entry (`context::base_role`), nothing of the content.
+    pub struct Envelope<'de> {
+        /// The entry type.
+        kind: Str<'de> = "type",
+        /// The entry id.
+        id: Str<'de> = "id",
+        /// The parent id (`null`: none).
+        parent_id: Option<Str<'de>> = "parentId",
+        /// The message's role and flags.
+        message: EnvelopeMessage<'de> = "message",
+        /// `branch_summary`: the summary (sent when non-empty).
+        summary: Str<'de> = "summary",
+        /// `compaction`: the first entry kept in view.
+        first_kept_entry_id: Str<'de> = "firstKeptEntryId",
+        /// `compaction` (v1): its index.
+        first_kept_entry_index: Number = "firstKeptEntryIndex",
+        /// `model_change`: the provider.
+        provider: Str<'de> = "provider",
+        /// `model_change`: the model.
+        model_id: Str<'de> = "modelId",
+    }
+}
+
+envelope! {
+    /// The members of a message the first pass needs.
+    pub struct EnvelopeMessage<'de> {
+        /// The role.
+        role: Str<'de> = "role",
+        /// Assistant: why it stopped (`error` / `aborted` are not sent).
+        stop_reason: Str<'de> = "stopReason",
+        /// bashExecution: not sent when truthy.
+        exclude_from_context: Value = "excludeFromContext",
+        /// Assistant: the provider.
+        provider: Str<'de> = "provider",
+        /// Assistant: the model.
+        model: Str<'de> = "model",
+    }
 }
 
 record! {

@@ -41,19 +41,19 @@ pub fn plan(
             &prompt[..1]
         )));
     }
-    let parsed = read::parse_file(path)?;
-    if parsed.header.id != session.id {
+    let scan = read::scan(path)?;
+    if scan.header.id != session.id {
         return Err(read::malformed(
             path,
             1,
             Some("id"),
             format!(
                 "the header says session {}, not {}",
-                parsed.header.id, session.id
+                scan.header.id, session.id
             ),
         ));
     }
-    let cwd = parsed.header.cwd.clone().ok_or_else(|| {
+    let cwd = scan.header.cwd.clone().ok_or_else(|| {
         read::malformed(
             path,
             1,
@@ -61,7 +61,7 @@ pub fn plan(
             "the header names no working directory, and pi resumes a session in its own",
         )
     })?;
-    let found = convert::events(parsed, false, &mut |_| true)?;
+    let found = convert::events(scan, false, &mut |_| true)?;
     let dir = path
         .parent()
         .ok_or_else(|| PluginError::Other(format!("{} has no folder", path.display())))?;
