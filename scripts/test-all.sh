@@ -8,3 +8,4 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 bash scripts/install-clis.sh
 HANDOFF_LIVE_REQUIRED=1 cargo test --workspace
+bash scripts/check-plugin-template.sh
