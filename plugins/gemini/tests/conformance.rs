@@ -1,9 +1,9 @@
 //! The conformance suite on the gemini plugin: every offline check must pass; the live tier (the
 //! real Gemini CLI 0.61.0 resuming what the plugin wrote) runs where the CLI is installed.
 
-use handoff_conformance::live::{run_live_checks, LiveOptions};
 use handoff_conformance::{run, Options, Status};
 use handoff_gemini::GeminiPlugin;
+use handoff_live::{run_live_checks, LiveOptions};
 
 #[test]
 fn every_offline_check_passes() {

@@ -8,14 +8,13 @@ mod records;
 mod write;
 
 use std::path::Path;
-use std::time::Duration;
 
 use handoff_sdk::dialect::{gemini, Dialect};
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
-    atomic, lock::Lock, Body, CreateOptions, Event, Part, PluginError, ResumePlan, SessionInfo,
-    SessionRef, StoreRoot, Timestamp, Transcript,
+    atomic, Body, CreateOptions, Event, Part, PluginError, ResumePlan, SessionInfo, SessionRef,
+    StoreRoot, Timestamp, Transcript,
 };
 
 use crate::manifest::{target_manifest, GEMINI_API, PLUGIN_NAME};
@@ -68,29 +67,11 @@ pub(crate) fn create(
 }
 
 fn owned(session: &SessionRef, file: &SessionFile) -> Result<(), PluginError> {
-    let mine = file
+    let marker = file
         .marker
         .as_ref()
-        .and_then(|m| serde_json::from_value::<OwnershipMarker>(m.clone()).ok())
-        .is_some_and(|m| m.plugin == PLUGIN_NAME);
-    if mine {
-        Ok(())
-    } else {
-        Err(PluginError::NotOwned {
-            path: session.path.clone(),
-        })
-    }
-}
-
-fn session_lock(root: &StoreRoot, session: &SessionRef) -> Result<Lock, PluginError> {
-    Lock::acquire(
-        root,
-        &format!("{GEMINI_API}:{}", session.id),
-        Duration::from_secs(10),
-    )
-    .map_err(|_| PluginError::Locked {
-        path: session.path.clone(),
-    })
+        .and_then(|m| serde_json::from_value::<OwnershipMarker>(m.clone()).ok());
+    handoff_sdk::require_owned(&session.path, marker, PLUGIN_NAME).map(drop)
 }
 
 /// The file of a session handed in: this target's, inside the root, named by its id.
@@ -114,7 +95,7 @@ pub(crate) fn append(
 ) -> Result<SessionRef, PluginError> {
     let path = path_of(root, session)?;
     owned(session, &load(path)?)?;
-    let _lock = session_lock(root, session)?;
+    let _lock = handoff_sdk::session_lock(root, session)?;
     let file = load(path)?;
     owned(session, &file)?;
     let mut whole = read::transcript(path, &file)?;
@@ -130,7 +111,7 @@ pub(crate) fn append(
 pub(crate) fn remove(root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
     let path = path_of(root, session)?;
     owned(session, &load(path)?)?;
-    let _lock = session_lock(root, session)?;
+    let _lock = handoff_sdk::session_lock(root, session)?;
     std::fs::remove_file(path).map_err(|e| PluginError::io(path, &e))
 }
 

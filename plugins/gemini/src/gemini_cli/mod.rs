@@ -9,13 +9,12 @@ mod registry;
 mod write;
 
 use std::path::Path;
-use std::time::Duration;
 
 use handoff_sdk::marker::{OwnershipMarker, MARKER_KEY};
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
-    atomic, lock::Lock, AssistantPart, Body, CreateOptions, Event, PluginError, ResumePlan,
-    SessionInfo, SessionRef, StoreRoot, Timestamp, ToolCall, Transcript,
+    atomic, AssistantPart, Body, CreateOptions, Event, PluginError, ResumePlan, SessionInfo,
+    SessionRef, StoreRoot, Timestamp, ToolCall, Transcript,
 };
 
 pub(crate) use parts::is_google;
@@ -98,17 +97,6 @@ fn fresh_id(chats: &Path) -> Result<String, PluginError> {
     }
 }
 
-fn session_lock(root: &StoreRoot, session: &SessionRef) -> Result<Lock, PluginError> {
-    Lock::acquire(
-        root,
-        &format!("{GEMINI_CLI}:{}", session.id),
-        Duration::from_secs(10),
-    )
-    .map_err(|_| PluginError::Locked {
-        path: session.path.clone(),
-    })
-}
-
 /// Checks from its first line that `session` is this plugin's and carries its id.
 fn check_owned(root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
     let path = session.check(root, GEMINI_CLI)?;
@@ -120,12 +108,7 @@ fn check_owned(root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError
             searched: path.to_owned(),
         });
     }
-    if marker.is_none_or(|m| m.plugin != PLUGIN_NAME) {
-        return Err(PluginError::NotOwned {
-            path: session.path.clone(),
-        });
-    }
-    Ok(())
+    handoff_sdk::require_owned(path, marker, PLUGIN_NAME).map(drop)
 }
 
 fn load_checked(root: &StoreRoot, session: &SessionRef) -> Result<Loaded, PluginError> {
@@ -148,7 +131,7 @@ pub(crate) fn append(
     events: &[Event],
 ) -> Result<SessionRef, PluginError> {
     check_owned(root, session)?;
-    let _lock = session_lock(root, session)?;
+    let _lock = handoff_sdk::session_lock(root, session)?;
     check_owned(root, session)?;
     let loaded = load_checked(root, session)?;
     let path = session.path.as_path();
@@ -211,7 +194,7 @@ fn open_message(loaded: &Loaded, events: &[Event]) -> Option<write::Open<'static
 /// Removes a session this plugin wrote (the CLI's own stub files of it are left to the CLI).
 pub(crate) fn remove(root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
     check_owned(root, session)?;
-    let _lock = session_lock(root, session)?;
+    let _lock = handoff_sdk::session_lock(root, session)?;
     std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
 }
 
