@@ -5,13 +5,22 @@
 //! exact prefix of the canonical one, it appends the missing suffix and resumes the same native id;
 //! otherwise it creates a new session. Every write is read back and compared; any mismatch fails
 //! closed: a created session is removed, an appended one gets its exact previous bytes back.
+//!
+//! Every write is journaled first ([`crate::store::journal`]): a run killed at any point leaves a
+//! hot journal, and the next run that opens the store root rolls it back ([`recover`]) before it
+//! does anything else, so a session always has its old bytes or its complete new ones.
 
-use std::path::{Path, PathBuf};
+mod recovery;
+
+use std::path::PathBuf;
 use std::time::Duration;
 
+pub use recovery::{recover, Recovered};
+
 use crate::capability::{CreateOptions, Plugin, PluginError, ResumePlan, SessionRef};
+use crate::store::journal::Journal;
 use crate::store::lock::Lock;
-use crate::store::StoreRoot;
+use crate::store::{validate_cwd, StoreRoot};
 use crate::transcript::{Comparison, Difference, Transcript};
 
 /// What to continue, and where.
@@ -59,6 +68,8 @@ pub struct Continued {
     pub diverged_from: Option<SessionRef>,
     /// How to resume it.
     pub plan: ResumePlan,
+    /// What this run rolled back first: writes of killed runs it found in the store root.
+    pub recovered: Vec<Recovered>,
 }
 
 /// Why a continuation failed. Nothing it wrote is left behind.
@@ -78,6 +89,22 @@ pub enum ContinueError {
         diff: Box<Difference>,
         /// What was undone.
         undo: String,
+    },
+    /// The store root cannot be written (read-only, full, no permission): names the path.
+    #[error("store root {}: {message}", root.display())]
+    Store {
+        /// The store root.
+        root: PathBuf,
+        /// What failed, naming the file or folder.
+        message: String,
+    },
+    /// A killed run's write could not be rolled back; its journal is kept.
+    #[error("cannot roll back the interrupted write recorded in {}: {message}", journal.display())]
+    Recovery {
+        /// The journal file.
+        journal: PathBuf,
+        /// Why, naming the session file.
+        message: String,
     },
     /// Another continuation of the same conversation holds the lock.
     #[error("another continuation of {locator} is running on {target}; try again when it ends ({detail})")]
@@ -104,18 +131,32 @@ pub fn continue_conversation(
         })?;
     request.transcript.validate().map_err(PluginError::from)?;
     target.check_carried(request.transcript)?;
+    if let Some(cwd) = &request.cwd {
+        validate_cwd(cwd).map_err(PluginError::from)?;
+    }
     let comparison = target.comparison();
 
-    let _lock = Lock::acquire(
-        request.root,
-        &format!("continuation\0{}\0{}", request.target, request.locator),
-        request.lock_wait,
-    )
-    .map_err(|e| ContinueError::Busy {
-        target: request.target.to_owned(),
-        locator: request.locator.to_owned(),
-        detail: e.to_string(),
+    let name = format!("continuation\0{}\0{}", request.target, request.locator);
+    let key = Lock::key(&name);
+    let _lock = Lock::acquire(request.root, &name, request.lock_wait).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::WouldBlock {
+            ContinueError::Busy {
+                target: request.target.to_owned(),
+                locator: request.locator.to_owned(),
+                detail: e.to_string(),
+            }
+        } else {
+            store_error(request.root, &e)
+        }
     })?;
+    // Before anything else: roll back what killed runs left in this store root.
+    let recovered = recovery::recover_holding(request.root, &[plugin], Some(&key))?;
+    let run = Run {
+        plugin,
+        request,
+        comparison: &comparison,
+        key: &key,
+    };
 
     let existing = plugin
         .reader()
@@ -126,15 +167,15 @@ pub fn continue_conversation(
         match plugin.reader().read(request.root, &session) {
             Ok(current) => match comparison.prefix_of(&current, request.transcript) {
                 Ok(covered) if covered == request.transcript.events.len() => {
-                    return finish(plugin, request, session, Action::Unchanged, None);
+                    return run.finish(session, Action::Unchanged, None, recovered);
                 }
                 Ok(covered) => {
                     let suffix = &request.transcript.events[covered..];
-                    append_verified(plugin, request, &session, suffix, &comparison)?;
+                    run.append_verified(&session, suffix)?;
                     let action = Action::Appended {
                         events: suffix.len(),
                     };
-                    return finish(plugin, request, session, action, None);
+                    return run.finish(session, action, None, recovered);
                 }
                 Err(diff) => {
                     tracing::info!(id = %session.id, %diff, "the existing session diverged; creating a new one");
@@ -148,143 +189,165 @@ pub fn continue_conversation(
         }
     }
 
-    let options = CreateOptions {
-        cwd: request
-            .cwd
-            .clone()
-            .or_else(|| request.transcript.cwd.clone()),
-        locator: Some(request.locator.to_owned()),
-    };
-    let session =
-        plugin
-            .writer()
-            .create(request.root, request.target, request.transcript, &options)?;
-    let verified = verify(
-        plugin,
-        request,
-        &session,
-        &comparison,
-        "the new session was removed",
-    );
-    if let Err(e) = verified {
-        if let Err(remove) = plugin.writer().remove(request.root, &session) {
-            tracing::error!(id = %session.id, error = %remove, "could not remove the session this run created");
-        }
-        return Err(e);
-    }
-    finish(plugin, request, session, Action::Created, diverged_from)
+    let session = run.create_verified(diverged_from.as_ref())?;
+    run.finish(session, Action::Created, diverged_from, recovered)
 }
 
-fn finish(
-    plugin: &dyn Plugin,
-    request: &ContinueRequest<'_>,
-    session: SessionRef,
-    action: Action,
-    diverged_from: Option<SessionRef>,
-) -> Result<Continued, ContinueError> {
-    let plan = plugin
-        .resumer()
-        .plan(request.root, &session, request.prompt)?;
-    Ok(Continued {
-        session,
-        action,
-        diverged_from,
-        plan,
-    })
+/// One continuation in progress: the plugin, the request, and the conversation lock it holds.
+struct Run<'a> {
+    plugin: &'a dyn Plugin,
+    request: &'a ContinueRequest<'a>,
+    comparison: &'a Comparison,
+    key: &'a str,
 }
 
-/// Appends `suffix`, reads back, and on any failure puts the file's exact previous bytes back.
-fn append_verified(
-    plugin: &dyn Plugin,
-    request: &ContinueRequest<'_>,
-    session: &SessionRef,
-    suffix: &[crate::transcript::Event],
-    comparison: &Comparison,
-) -> Result<(), ContinueError> {
-    let backup = Backup::take(request.root, &session.path)?;
-    let outcome = plugin
-        .writer()
-        .append(request.root, session, suffix)
-        .map_err(ContinueError::from)
-        .and_then(|_| {
-            verify(
-                plugin,
-                request,
-                session,
-                comparison,
-                "the session's previous bytes were restored",
-            )
-        });
-    match outcome {
-        Ok(()) => {
-            backup.discard();
-            Ok(())
-        }
-        Err(e) => {
-            if let Err(restore) = backup.restore() {
-                tracing::error!(path = %session.path.display(), error = %restore, "could not restore the session");
-            }
-            Err(e)
-        }
-    }
-}
-
-/// Reads `session` back event by event and compares it with the whole transcript, so a long
-/// session is never held twice.
-fn verify(
-    plugin: &dyn Plugin,
-    request: &ContinueRequest<'_>,
-    session: &SessionRef,
-    comparison: &Comparison,
-    undo: &str,
-) -> Result<(), ContinueError> {
-    let mut verifier = comparison.verifier(request.transcript);
-    plugin
-        .reader()
-        .read_each(request.root, session, &mut |event| verifier.push(&event))?;
-    verifier.finish().map_err(|diff| ContinueError::Mismatch {
-        target: request.target.to_owned(),
-        id: session.id.clone(),
-        diff,
-        undo: undo.to_owned(),
-    })
-}
-
-/// A copy of a session file on disk, beside the store's bookkeeping, so an append can be undone
-/// byte for byte without holding the file in memory.
-struct Backup {
-    original: PathBuf,
-    copy: PathBuf,
-}
-
-impl Backup {
-    fn take(root: &StoreRoot, original: &Path) -> Result<Backup, PluginError> {
-        let dir = root.path().join(".handoff").join("backup");
-        std::fs::create_dir_all(&dir).map_err(|e| PluginError::io(&dir, &e))?;
-        let copy = dir.join(format!(
-            "{}.{}",
-            original
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or("session"),
-            std::process::id()
-        ));
-        std::fs::copy(original, &copy).map_err(|e| PluginError::io(original, &e))?;
-        Ok(Backup {
-            original: original.to_owned(),
-            copy,
+impl Run<'_> {
+    fn finish(
+        &self,
+        session: SessionRef,
+        action: Action,
+        diverged_from: Option<SessionRef>,
+        recovered: Vec<Recovered>,
+    ) -> Result<Continued, ContinueError> {
+        let plan = self
+            .plugin
+            .resumer()
+            .plan(self.request.root, &session, self.request.prompt)?;
+        Ok(Continued {
+            session,
+            action,
+            diverged_from,
+            plan,
+            recovered,
         })
     }
 
-    fn restore(self) -> std::io::Result<()> {
-        std::fs::rename(&self.copy, &self.original)?;
-        if let Some(dir) = self.original.parent() {
-            std::fs::File::open(dir)?.sync_all()?;
+    /// Creates the session under a journal, reads it back, and removes it on any failure.
+    fn create_verified(&self, previous: Option<&SessionRef>) -> Result<SessionRef, ContinueError> {
+        let request = self.request;
+        let cwd = request
+            .cwd
+            .clone()
+            .or_else(|| request.transcript.cwd.clone());
+        if let Some(cwd) = &cwd {
+            validate_cwd(cwd).map_err(PluginError::from)?;
         }
-        Ok(())
+        let options = CreateOptions {
+            cwd,
+            locator: Some(request.locator.to_owned()),
+        };
+        let root = request.root;
+        let mut journal = Journal::begin_create(
+            root,
+            self.key,
+            request.target,
+            request.locator,
+            previous.map(|s| s.id.as_str()),
+        )
+        .map_err(|e| store_error(root, &e))?;
+        let session = match self.plugin.writer().create(
+            root,
+            request.target,
+            request.transcript,
+            &options,
+        ) {
+            Ok(session) => session,
+            Err(e) => {
+                // The plugin removed what it began; the journal goes (or stays, for the next run).
+                if let Err(discard) = journal.discard() {
+                    tracing::error!(error = %discard, "cannot remove the journal of a failed create");
+                }
+                return Err(e.into());
+            }
+        };
+        let outcome = journal
+            .created(&session)
+            .map_err(|e| store_error(root, &e))
+            .and_then(|()| self.verify(&session, "the new session was removed"));
+        match outcome {
+            Ok(()) => {
+                journal.commit().map_err(|e| store_error(root, &e))?;
+                Ok(session)
+            }
+            Err(e) => {
+                match self.plugin.writer().remove(root, &session) {
+                    Ok(()) => {
+                        if let Err(discard) = journal.discard() {
+                            tracing::error!(error = %discard, "cannot remove the journal of an undone create");
+                        }
+                    }
+                    Err(remove) => {
+                        tracing::error!(id = %session.id, error = %remove, "could not remove the session this run created; the next run will")
+                    }
+                }
+                Err(e)
+            }
+        }
     }
 
-    fn discard(self) {
-        let _ = std::fs::remove_file(&self.copy);
+    /// Appends `suffix` under a journal, reads back, and on any failure puts the file's exact
+    /// previous bytes back.
+    fn append_verified(
+        &self,
+        session: &SessionRef,
+        suffix: &[crate::transcript::Event],
+    ) -> Result<(), ContinueError> {
+        let request = self.request;
+        let root = request.root;
+        let journal =
+            Journal::begin_append(root, self.key, request.target, request.locator, session)
+                .map_err(|e| store_error(root, &e))?;
+        let outcome = self
+            .plugin
+            .writer()
+            .append(root, session, suffix)
+            .map_err(ContinueError::from)
+            .and_then(|_| self.verify(session, "the session's previous bytes were restored"));
+        match outcome {
+            Ok(()) => journal.commit().map_err(|e| store_error(root, &e)),
+            Err(mut e) => {
+                let journal_path = journal.path();
+                if let Err(restore) = journal.roll_back() {
+                    tracing::error!(path = %session.path.display(), error = %restore, "could not restore the session; the next run will (journal {})", journal_path.display());
+                    if let ContinueError::Mismatch { undo, .. } = &mut e {
+                        *undo = format!(
+                            "its previous bytes could not be restored yet: {restore}; the next run restores them"
+                        );
+                    }
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Reads `session` back event by event and compares it with the whole transcript, so a long
+    /// session is never held twice.
+    fn verify(&self, session: &SessionRef, undo: &str) -> Result<(), ContinueError> {
+        let request = self.request;
+        let mut verifier = self.comparison.verifier(request.transcript);
+        self.plugin
+            .reader()
+            .read_each(request.root, session, &mut |event| verifier.push(&event))?;
+        verifier.finish().map_err(|diff| ContinueError::Mismatch {
+            target: request.target.to_owned(),
+            id: session.id.clone(),
+            diff,
+            undo: undo.to_owned(),
+        })
+    }
+}
+
+/// An I/O failure in the store root, said plainly (read-only, full, no permission) with the path.
+fn store_error(root: &StoreRoot, e: &std::io::Error) -> ContinueError {
+    use std::io::ErrorKind;
+    let message = match e.kind() {
+        ErrorKind::ReadOnlyFilesystem => format!("it is read-only ({e})"),
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded => format!("no space left ({e})"),
+        ErrorKind::PermissionDenied => format!("no permission to write ({e})"),
+        _ => e.to_string(),
+    };
+    ContinueError::Store {
+        root: root.path().to_owned(),
+        message,
     }
 }

@@ -4,7 +4,15 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-const TEMP_PREFIX: &str = ".handoff-tmp-";
+/// Every temp file a write makes starts with this, then the writing process's id and a dash
+/// (`.handoff-tmp-<pid>-XXXXXX`), so what a killed writer leaves can be told apart from a live
+/// writer's and removed (see [`super::journal`]).
+pub const TEMP_PREFIX: &str = ".handoff-tmp-";
+
+/// The temp-file prefix of process `pid`: `.handoff-tmp-<pid>-`.
+pub fn temp_prefix(pid: u32) -> String {
+    format!("{TEMP_PREFIX}{pid}-")
+}
 
 /// Creates `path`, which must not exist, with the bytes `write` produces: they go to a temp file in
 /// the same directory, which is synced and then renamed into place without replacing anything, and
@@ -32,11 +40,9 @@ fn write_temp(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<tempfile::NamedTempFile> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| io::Error::other("a file path needs a parent directory"))?;
+    let dir = parent_dir(path)?;
     let temp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
+        .prefix(&temp_prefix(std::process::id()))
         .tempfile_in(dir)?;
     {
         let mut out = BufWriter::with_capacity(1 << 16, temp.as_file());
@@ -101,11 +107,18 @@ pub fn truncate_to(path: &Path, len: u64) -> io::Result<()> {
     file.sync_all()
 }
 
-fn sync_parent(path: &Path) -> io::Result<()> {
-    if let Some(dir) = path.parent() {
-        File::open(dir)?.sync_all()?;
+/// The directory `path` is in: `.` for a bare file name (whose parent is the empty path).
+fn parent_dir(path: &Path) -> io::Result<&Path> {
+    match path.parent() {
+        Some(dir) if dir.as_os_str().is_empty() => Ok(Path::new(".")),
+        Some(dir) => Ok(dir),
+        None => Err(io::Error::other("a file path needs a parent directory")),
     }
-    Ok(())
+}
+
+/// Syncs the directory `path` is in, so a rename or removal in it is durable.
+pub fn sync_parent(path: &Path) -> io::Result<()> {
+    File::open(parent_dir(path)?)?.sync_all()
 }
 
 struct LastByte<W> {
@@ -166,6 +179,36 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"one\ntwo\n");
         truncate_to(&path, 4).unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"one\n");
+    }
+
+    #[test]
+    fn a_bare_file_name_is_in_the_current_directory() {
+        // `conformance run … --json rel.json`: the parent of a bare name is the empty path.
+        assert_eq!(parent_dir(Path::new("rel.json")).unwrap(), Path::new("."));
+        assert_eq!(parent_dir(Path::new("a/rel.json")).unwrap(), Path::new("a"));
+        assert!(parent_dir(Path::new("/")).is_err());
+        sync_parent(Path::new("rel.json")).unwrap();
+    }
+
+    #[test]
+    fn temp_files_carry_the_writers_pid() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let seen = std::cell::RefCell::new(Vec::new());
+        create_new(&path, |w: &mut dyn Write| {
+            for entry in std::fs::read_dir(dir.path()).unwrap() {
+                seen.borrow_mut()
+                    .push(entry.unwrap().file_name().to_string_lossy().into_owned());
+            }
+            w.write_all(b"a\n")
+        })
+        .unwrap();
+        let seen = seen.into_inner();
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        assert!(
+            seen[0].starts_with(&temp_prefix(std::process::id())),
+            "{seen:?}"
+        );
     }
 
     #[test]

@@ -3,11 +3,14 @@
 //! Every real CLI silently drops a torn last line of a session, so a torn write is invisible data
 //! loss. Writes here are therefore whole or nothing: [`atomic::create_new`] writes a temp file,
 //! syncs it and renames it into place; [`atomic::append`] writes whole lines and cuts the file
-//! back to its previous length on any failure.
+//! back to its previous length on any failure. A process killed in the middle is covered by the
+//! [`journal`]: the next run rolls its write back.
 
 pub mod atomic;
+pub mod journal;
 pub mod lock;
 pub mod marker;
 mod root;
+pub mod scratch;
 
-pub use root::{validate_component, PathError, StoreRoot};
+pub use root::{validate_component, validate_cwd, PathError, StoreRoot};

@@ -23,6 +23,14 @@ pub enum PathError {
         /// The root.
         root: PathBuf,
     },
+    /// A working directory a session would carry is not a clean absolute path.
+    #[error("working directory {value:?} is refused: {reason}")]
+    BadCwd {
+        /// The value refused.
+        value: String,
+        /// Why.
+        reason: String,
+    },
     /// The store root itself is unusable.
     #[error("store root {}: {reason}", root.display())]
     BadRoot {
@@ -58,6 +66,42 @@ pub fn validate_component(what: &str, value: &str) -> Result<(), PathError> {
     }
     if value.len() > 255 {
         return Err(bad("it is longer than 255 bytes"));
+    }
+    Ok(())
+}
+
+/// Checks a working directory a new session is to carry (every target: the continuation engine
+/// checks it once, before any plugin sees it): not empty, no NUL or control character, absolute
+/// (`/…`, or a Windows drive path `C:\…` for a session that came from Windows), and no `.` or `..`
+/// component, so a resume plan's `cd` goes exactly where the session says.
+pub fn validate_cwd(value: &str) -> Result<(), PathError> {
+    let bad = |reason: &str| PathError::BadCwd {
+        value: value.to_owned(),
+        reason: reason.to_owned(),
+    };
+    if value.is_empty() {
+        return Err(bad("it is empty"));
+    }
+    if value.contains('\0') {
+        return Err(bad("it contains NUL"));
+    }
+    if value.chars().any(char::is_control) {
+        return Err(bad("it contains a control character"));
+    }
+    let bytes = value.as_bytes();
+    let windows = bytes.len() >= 3
+        && bytes[0].is_ascii_alphabetic()
+        && bytes[1] == b':'
+        && (bytes[2] == b'\\' || bytes[2] == b'/');
+    if !value.starts_with('/') && !windows {
+        return Err(bad("it must be an absolute path"));
+    }
+    let separators: &[char] = if windows { &['/', '\\'] } else { &['/'] };
+    if value
+        .split(separators)
+        .any(|component| component == "." || component == "..")
+    {
+        return Err(bad("it must not contain . or .. components"));
     }
     Ok(())
 }
@@ -187,6 +231,26 @@ mod tests {
             assert!(validate_component("id", bad).is_err(), "{bad:?}");
         }
         validate_component("id", "01a229e6-854b-7501-91aa-ee582218765e").unwrap();
+    }
+
+    #[test]
+    fn a_cwd_is_a_clean_absolute_path() {
+        for good in ["/", "/home/me/my proj", "C:\\Users\\me", "d:/work"] {
+            validate_cwd(good).unwrap();
+        }
+        for (bad, why) in [
+            ("", "empty"),
+            ("../../etc", "absolute"),
+            ("proj", "absolute"),
+            ("/home/../etc", ". or .."),
+            ("/home/./me", ". or .."),
+            ("C:\\a\\..\\b", ". or .."),
+            ("/a\0b", "NUL"),
+            ("/a\nb", "control"),
+        ] {
+            let err = validate_cwd(bad).unwrap_err().to_string();
+            assert!(err.contains(why), "{bad:?}: {err}");
+        }
     }
 
     #[test]
