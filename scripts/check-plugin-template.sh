@@ -9,7 +9,7 @@ cd "$repo/examples/plugin-template"
 cargo clippy --all-targets -- -D warnings
 cargo test
 cargo build
-(cd "$repo" && env -u CARGO_TARGET_DIR cargo build -q -p handoff-conformance --bin conformance)
+(cd "$repo" && env -u CARGO_TARGET_DIR cargo build -q -p handoff-live --bin conformance)
 certs="$(mktemp -d)"
 trap 'rm -rf "$certs"' EXIT
 "$repo/target/debug/conformance" run "$CARGO_TARGET_DIR/debug/libhandoff_plugin_template.so" \

@@ -9,11 +9,7 @@
 
 pub mod certificate;
 mod checks;
-pub mod child;
 pub mod corpus;
-pub mod fake_provider;
-pub mod harness;
-pub mod live;
 pub mod report;
 mod sandbox;
 

@@ -11,6 +11,10 @@ pub struct Args {
     /// Write the JSON report here.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Also run the live tier (each CLI target's real CLI against a loopback fake provider).
+    /// The `conformance` binary runs it: `handoff` itself links no server.
+    #[arg(long)]
+    live: bool,
 }
 
 /// Certifies a plugin file by running the `conformance` binary on it (each check in a child
@@ -26,6 +30,9 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
         .arg(&cert_dir);
     if let Some(json) = &args.json {
         command.arg("--json").arg(json);
+    }
+    if args.live {
+        command.arg("--live");
     }
     let status = command
         .status()
@@ -43,7 +50,7 @@ fn sibling_program(name: &str) -> Result<PathBuf, CliError> {
         Ok(sibling)
     } else {
         Err(CliError::Failed(format!(
-            "the `{name}` program is not installed beside {} (build it with `cargo build -p handoff-conformance`)",
+            "the `{name}` program is not installed beside {} (build it with `cargo build -p handoff-live`)",
             exe.display()
         )))
     }

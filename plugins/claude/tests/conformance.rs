@@ -1,3 +1,3 @@
 //! The conformance suite on the Claude plugin, both targets: offline, live (the real Claude Code
 //! resuming what the plugin wrote) and on its shared library.
-handoff_conformance::plugin_tests!(handoff_claude::ClaudePlugin, "handoff_plugin_claude");
+handoff_live::plugin_tests!(handoff_claude::ClaudePlugin, "handoff_plugin_claude");

@@ -1,3 +1,3 @@
 //! The conformance suite on the OpenAI plugin, both targets: offline, live (no CLI target: nothing
 //! to run; see tests/fake_provider.rs for what stands in) and on its shared library.
-handoff_conformance::plugin_tests!(handoff_openai::OpenaiPlugin, "handoff_plugin_openai");
+handoff_live::plugin_tests!(handoff_openai::OpenaiPlugin, "handoff_plugin_openai");

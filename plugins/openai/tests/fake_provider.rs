@@ -11,7 +11,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
 use common::*;
-use handoff_conformance::fake_provider::FakeProvider;
+use handoff_live::fake_provider::FakeProvider;
 use handoff_core::dialect::Dialect;
 use handoff_core::Transcript;
 use serde_json::Value;

@@ -8,8 +8,8 @@ mod common;
 
 use common::*;
 use handoff_conformance::corpus::Entry;
-use handoff_conformance::harness::judge_live;
-use handoff_conformance::live::{run_live, LiveOptions};
+use handoff_live::harness::judge_live;
+use handoff_live::{run_live, LiveOptions};
 use handoff_core::Plugin;
 use handoff_openai::OpenaiPlugin;
 

@@ -4,7 +4,7 @@
 //!
 //! `cargo run -p handoff-pi --example pi-fake-provider -- <log file>`
 
-use handoff_conformance::fake_provider::{FakeProvider, FakeProviderOptions};
+use handoff_live::fake_provider::{FakeProvider, FakeProviderOptions};
 
 fn main() {
     let log = std::env::args_os()

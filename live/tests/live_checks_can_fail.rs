@@ -6,12 +6,12 @@
 mod live_common;
 
 use handoff_claude::ClaudePlugin;
-use handoff_conformance::live::{run_live_target, LiveOptions};
 use handoff_conformance::Status;
 use handoff_core::{
     Body, CreateOptions, Manifest, Part, Plugin, PluginError, Reader, Resumer, SessionRef,
     StoreRoot, Transcript, Writer,
 };
+use handoff_live::{run_live_target, LiveOptions};
 
 /// The claude plugin with its live recipe changed, and optionally a writer that alters the first
 /// user text before writing (a writer whose session is not the transcript).
@@ -159,7 +159,7 @@ fn a_writer_whose_session_differs_from_the_transcript_fails_with_the_diff() {
 #[test]
 fn one_live_check_runs_by_id_and_an_unknown_id_names_the_known_ones() {
     use handoff_conformance::corpus::entries;
-    use handoff_conformance::live::{live_check_ids, run_live_check};
+    use handoff_live::{live_check_ids, run_live_check};
     let ids = live_check_ids(&ClaudePlugin, entries());
     assert!(
         ids.contains(&"live/claude-code/plain-chat".to_owned()),

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// The pinned CLI versions, as `scripts/cli-versions.env` declares them (compiled in).
-pub const PINNED_VERSIONS_FILE: &str = include_str!("../../../scripts/cli-versions.env");
+pub const PINNED_VERSIONS_FILE: &str = include_str!("../../scripts/cli-versions.env");
 
 /// One pinned CLI from `scripts/cli-versions.env`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -7,11 +7,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use handoff_conformance::fake_provider::{Endpoint, FakeProvider, LoggedRequest};
-use handoff_conformance::live::cli::{
-    find_cli, pinned_clis, run, FoundCli, Invocation, RunOutcome,
-};
-use handoff_conformance::live::skips_are_failures;
+use handoff_live::cli::{find_cli, pinned_clis, run, FoundCli, Invocation, RunOutcome};
+use handoff_live::fake_provider::{Endpoint, FakeProvider, LoggedRequest};
+use handoff_live::skips_are_failures;
 
 /// The run exited 0 (else the message shows the requests the fake saw); its model requests.
 fn model_turns<'a>(outcome: &RunOutcome, requests: &'a [LoggedRequest]) -> Vec<&'a LoggedRequest> {

@@ -16,8 +16,8 @@ use std::path::PathBuf;
 
 use handoff_core::Plugin;
 
-use crate::live::{run_live_checks, skips_are_failures, LiveOptions};
-use crate::{run, CheckResult, Options, Status};
+use crate::{run_live_checks, skips_are_failures, LiveOptions};
+use handoff_conformance::{run, CheckResult, Options, Status};
 
 /// Runs the offline suite and panics with the table and evidence of every failed check.
 pub fn assert_offline(plugin: &dyn Plugin) {

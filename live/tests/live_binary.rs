@@ -5,7 +5,7 @@ mod support;
 
 use std::process::Command;
 
-use handoff_conformance::live::{cli::find_cli, skips_are_failures};
+use handoff_live::{cli::find_cli, skips_are_failures};
 
 #[test]
 fn conformance_run_live_resumes_with_the_real_cli() {

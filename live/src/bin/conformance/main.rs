@@ -79,7 +79,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => ExitCode::from(run::run(&args)),
         Command::Child { plugin, check, out } => {
-            match handoff_conformance::child::child_main(&plugin, check.as_deref(), &out) {
+            match handoff_live::child::child_main(&plugin, check.as_deref(), &out) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("conformance child: cannot write {}: {e}", out.display());

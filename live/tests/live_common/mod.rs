@@ -1,7 +1,7 @@
 //! Shared by the live tests: whether a CLI is absent (and allowed to be).
 
-use handoff_conformance::live::skips_are_failures;
 use handoff_conformance::{CheckResult, Status};
+use handoff_live::skips_are_failures;
 
 /// True (after saying why) when the CLI is absent and that is allowed: the caller returns early.
 /// Under `HANDOFF_LIVE_REQUIRED=1` an absent CLI panics instead.

@@ -15,9 +15,9 @@ use super::wire::{
     align_compaction_summaries, compaction_summaries, history_from_request, request_view, wire_view,
 };
 use super::{check_id, LiveOptions, MISSING_ID};
-use crate::corpus::Entry;
 use crate::fake_provider::{FakeProvider, FakeProviderOptions, LoggedRequest};
-use crate::report::{CheckResult, Status};
+use handoff_conformance::corpus::Entry;
+use handoff_conformance::report::{CheckResult, Status};
 
 type Evidence = Vec<String>;
 
@@ -181,7 +181,12 @@ pub fn run_live_target(
     target: &str,
     options: &LiveOptions,
 ) -> Vec<CheckResult> {
-    run_live(plugin, target, crate::corpus::entries(), options)
+    run_live(
+        plugin,
+        target,
+        handoff_conformance::corpus::entries(),
+        options,
+    )
 }
 
 /// The installed CLI at the recipe's version, or why there is none.

@@ -3,12 +3,12 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use handoff_conformance::child::{self, ChildAnswer};
 use handoff_conformance::report::{CheckResult, Report, Status, REPORT_SCHEMA};
 use handoff_conformance::SUITE_VERSION;
 use handoff_core::loader::PluginFile;
 use handoff_core::registry::CertificateStore;
 use handoff_core::PLUGIN_API_VERSION;
+use handoff_live::child::{self, ChildAnswer};
 use serde::Serialize;
 
 use crate::RunArgs;

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::report::{CheckResult, Status};
+use handoff_conformance::report::{CheckResult, Status};
 
 /// The schema of what a child writes.
 pub const CHILD_SCHEMA: &str = "handoff.conformance-child/1";
@@ -248,8 +248,11 @@ pub fn child_main(plugin: &Path, check: Option<&str>, out: &Path) -> std::io::Re
         Ok(loaded) => match check {
             None => ChildAnswer::Loaded {
                 manifest: handoff_core::Plugin::manifest(&loaded),
-                check_ids: crate::check_ids(&loaded),
-                live_check_ids: crate::live::live_check_ids(&loaded, crate::corpus::entries()),
+                check_ids: handoff_conformance::check_ids(&loaded),
+                live_check_ids: crate::live_check_ids(
+                    &loaded,
+                    handoff_conformance::corpus::entries(),
+                ),
                 capabilities: loaded
                     .capabilities()
                     .iter()
@@ -257,15 +260,19 @@ pub fn child_main(plugin: &Path, check: Option<&str>, out: &Path) -> std::io::Re
                     .collect(),
             },
             Some(id) if id.starts_with("live/") => ChildAnswer::Check {
-                result: crate::live::run_live_check(
+                result: crate::run_live_check(
                     &loaded,
                     id,
-                    crate::corpus::entries(),
-                    &crate::live::LiveOptions::default(),
+                    handoff_conformance::corpus::entries(),
+                    &crate::LiveOptions::default(),
                 ),
             },
             Some(id) => ChildAnswer::Check {
-                result: crate::run_check(&loaded, id, &crate::Options::default()),
+                result: handoff_conformance::run_check(
+                    &loaded,
+                    id,
+                    &handoff_conformance::Options::default(),
+                ),
             },
         },
     };

@@ -4,8 +4,8 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 
-use handoff_conformance::fake_provider::{Endpoint, FakeProvider, FakeProviderOptions};
 use handoff_core::dialect::Dialect;
+use handoff_live::fake_provider::{Endpoint, FakeProvider, FakeProviderOptions};
 use serde_json::{json, Value};
 
 struct HttpResponse {

@@ -1,4 +1,14 @@
-//! The live tier: the real CLIs resume what a plugin wrote, against a loopback fake provider.
+//! handoff-live: the live tier of the conformance suite and the `conformance` binary.
+//!
+//! Everything here runs a server or a real CLI, so it lives apart from `handoff-conformance` (the
+//! offline suite, which the `handoff` binary links): `handoff` carries neither tokio nor hyper.
+//! - [`fake_provider`]: a loopback server speaking each provider API as it streams;
+//! - the live tier (this module's functions, [`cli`], [`wire`]): real CLIs resume what a plugin
+//!   wrote, against the fake provider;
+//! - [`harness`]: the standard tests of a plugin crate (`plugin_tests!`);
+//! - [`child`]: the child-process protocol of the `conformance` binary.
+//!
+//! # The live tier
 //!
 //! For every CLI target whose manifest declares a [`LiveRecipe`](handoff_core::live::LiveRecipe),
 //! and every corpus transcript the target carries, [`run_live`]:
@@ -26,10 +36,15 @@
 //! plugin) makes the CLI exit non-zero without sending a model request.
 //!
 //! Where the CLI is not installed at the pinned version every check reports
-//! [`Status::Skip`](crate::Status) with the reason — never a pass. CI treats a skip as a failure:
+//! [`Status::Skip`](handoff_conformance::Status) with the reason — never a pass. CI treats a skip as a failure:
 //! see [`skips_are_failures`].
 
+#![deny(missing_docs)]
+
+pub mod child;
 pub mod cli;
+pub mod fake_provider;
+pub mod harness;
 mod run;
 pub mod wire;
 
@@ -38,8 +53,8 @@ use std::time::Duration;
 
 use handoff_core::{Plugin, TargetKind};
 
-use crate::corpus::Entry;
-use crate::report::CheckResult;
+use handoff_conformance::corpus::Entry;
+use handoff_conformance::report::CheckResult;
 
 pub use run::{live_check_ids, run_live, run_live_check, run_live_target};
 
@@ -97,7 +112,7 @@ pub fn live_targets(plugin: &dyn Plugin) -> Vec<String> {
 /// To run each live check in its own process instead, list them with [`live_check_ids`] and run
 /// one with [`run_live_check`].
 pub fn run_live_checks(plugin: &dyn Plugin, options: &LiveOptions) -> Vec<CheckResult> {
-    let corpus: Vec<Entry> = crate::corpus::entries().to_vec();
+    let corpus: Vec<Entry> = handoff_conformance::corpus::entries().to_vec();
     live_targets(plugin)
         .iter()
         .flat_map(|target| run_live(plugin, target, &corpus, options))
