@@ -1,7 +1,6 @@
 //! The plugins this command can use: the built-ins linked into it and plugin files from the
 //! configured directories, each offered only with a passing certificate.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use handoff_conformance::certificate::outcome;
@@ -23,8 +22,8 @@ pub struct Catalog {
 impl Catalog {
     /// Opens the registry; built-ins without a certificate in this binary are certified now (once:
     /// the certificate is cached).
-    pub fn open(config: &Config, store_root: Option<&Path>) -> Result<Catalog, CliError> {
-        let certificate_dir = config.certificate_dir(store_root)?;
+    pub fn open(config: &Config) -> Result<Catalog, CliError> {
+        let certificate_dir = config.certificate_dir()?;
         let mut registry = Registry::open(RegistryConfig {
             plugin_dirs: config.plugin_dirs.clone(),
             plugin_files: Vec::new(),

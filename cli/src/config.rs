@@ -73,20 +73,23 @@ impl Config {
         StoreRoot::new(path).map_err(|e| CliError::Usage(e.to_string()))
     }
 
-    /// Where certificates live: the configuration, else beside the scratch store root the command
-    /// names (so a scratch run touches nothing else), else `$XDG_DATA_HOME/handoff/certificates`
-    /// (where the `conformance` binary writes them too).
-    pub fn certificate_dir(&self, store_root: Option<&Path>) -> Result<PathBuf, CliError> {
+    /// Where certificates live, one place per user whatever the store root, so a plugin
+    /// certified once is offered to every command: `$HANDOFF_CERT_DIR` (which the `conformance`
+    /// binary honours too), else the configuration's `certificate_dir`, else
+    /// `$XDG_DATA_HOME/handoff/certificates`.
+    pub fn certificate_dir(&self) -> Result<PathBuf, CliError> {
+        if let Some(dir) = std::env::var_os("HANDOFF_CERT_DIR").filter(|d| !d.is_empty()) {
+            return absolute(Path::new(&dir));
+        }
         if let Some(dir) = &self.certificate_dir {
             return Ok(dir.clone());
-        }
-        if let Some(root) = store_root {
-            return Ok(absolute(root)?.join(".handoff").join("certificates"));
         }
         data_home()
             .map(|d| d.join("handoff").join("certificates"))
             .ok_or_else(|| {
-                CliError::Usage("no HOME: set certificate_dir in the configuration".into())
+                CliError::Usage(
+                    "no HOME: set HANDOFF_CERT_DIR or certificate_dir in the configuration".into(),
+                )
             })
     }
 }
@@ -172,11 +175,16 @@ mod tests {
     }
 
     #[test]
-    fn certificates_live_beside_a_scratch_store_root() {
-        let config = Config::default();
-        let dir = config
-            .certificate_dir(Some(Path::new("/tmp/scratch")))
-            .unwrap();
-        assert_eq!(dir, PathBuf::from("/tmp/scratch/.handoff/certificates"));
+    fn the_configured_certificate_dir_does_not_follow_the_store_root() {
+        let config = Config {
+            certificate_dir: Some(PathBuf::from("/var/lib/handoff/certificates")),
+            ..Config::default()
+        };
+        if std::env::var_os("HANDOFF_CERT_DIR").is_none() {
+            assert_eq!(
+                config.certificate_dir().unwrap(),
+                PathBuf::from("/var/lib/handoff/certificates")
+            );
+        }
     }
 }

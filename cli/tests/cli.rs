@@ -433,3 +433,41 @@ fn a_certified_plugin_file_shadows_the_builtin_and_is_the_one_used() {
         library.to_str().unwrap()
     );
 }
+
+#[test]
+fn certificates_are_one_place_per_user_whatever_the_store_root() {
+    let scratch = tempfile::tempdir().unwrap();
+    let certificates = scratch.path().join("certificates");
+    let run = |root: &str| {
+        Command::new(env!("CARGO_BIN_EXE_handoff"))
+            .args([
+                "continue",
+                "--from",
+                &format!("claude-code:{SAMPLE}"),
+                "--to",
+                "codex",
+            ])
+            .arg("--store-root")
+            .arg(scratch.path().join(root))
+            .current_dir(repo())
+            .env("HOME", "/nonexistent-home-handoff-tests")
+            .env("HANDOFF_CERT_DIR", &certificates)
+            .output()
+            .unwrap()
+    };
+    let count = || std::fs::read_dir(&certificates).map_or(0, |d| d.count());
+    let first = run("a");
+    assert!(first.status.success(), "{}", stderr(&first));
+    let after_first = count();
+    assert!(after_first > 0, "the first run certified nothing");
+    for root in ["b", "c"] {
+        let out = run(root);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(count(), after_first, "a new store root re-certified");
+        assert!(!scratch
+            .path()
+            .join(root)
+            .join(".handoff/certificates")
+            .exists());
+    }
+}

@@ -20,7 +20,7 @@ pub struct Args {
 /// Certifies a plugin file by running the `conformance` binary on it (each check in a child
 /// process, so a crashing plugin cannot take this command down).
 pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
-    let cert_dir = config.certificate_dir(None)?;
+    let cert_dir = config.certificate_dir()?;
     let conformance = sibling_program("conformance")?;
     let mut command = std::process::Command::new(&conformance);
     command

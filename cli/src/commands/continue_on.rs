@@ -63,7 +63,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
             Some(dir.display().to_string())
         }
     };
-    let catalog = Catalog::open(config, args.store_root.as_deref())?;
+    let catalog = Catalog::open(config)?;
     let target_plugin = catalog.plugin(&args.to)?;
     let root = config.store_root(&catalog.target(&args.to)?, args.store_root.as_deref())?;
 

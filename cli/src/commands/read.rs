@@ -22,7 +22,7 @@ pub struct Args {
 }
 
 pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
-    let catalog = Catalog::open(config, args.store_root.as_deref())?;
+    let catalog = Catalog::open(config)?;
     let transcript = read_session(
         &catalog,
         config,

@@ -11,13 +11,10 @@ pub struct Args {
     /// Print JSON.
     #[arg(long)]
     json: bool,
-    /// Keep certificates beside this store root instead of the user's cache (for scratch runs).
-    #[arg(long, value_name = "DIR")]
-    store_root: Option<std::path::PathBuf>,
 }
 
 pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
-    let catalog = Catalog::open(config, args.store_root.as_deref())?;
+    let catalog = Catalog::open(config)?;
     let listings = catalog.listings();
     if args.json {
         super::print_json(&listings);
