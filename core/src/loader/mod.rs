@@ -12,21 +12,29 @@
 //! 3. The result, a [`LoadedPlugin`], implements the same [`crate::Plugin`] trait a linked-in
 //!    plugin does.
 //!
-//! The library that is loaded is a private copy of exactly the bytes that were hashed, so what a
-//! certificate vouches for is what runs, even if the file is replaced while the host runs. Never
+//! The library that is loaded is a sealed copy (a memfd nobody can change) of exactly the bytes
+//! that were hashed, so what a certificate vouches for is what runs, even if the file is replaced
+//! while the host runs. A host that has read and hashed the file itself (to look its certificate
+//! up) hands those bytes to [`load_bytes`], so the file is read once: a file swapped between the
+//! hash and the mapping never runs, not even its ELF initialisers. Never
 //! `load_from_file` / `load_from_directory`: they cache one module per type, so a second plugin
 //! would silently become the first.
 
 mod layout;
 mod log;
 mod probe;
+#[cfg(test)]
+pub(crate) mod test_libs;
 mod wrap;
 
 pub use layout::summarise_layout_error;
-pub use probe::{probe, Probe};
+pub use probe::{probe, probe_bytes, Probe};
 pub use wrap::LoadedPlugin;
 
 use std::path::{Path, PathBuf};
+
+#[cfg(test)]
+use sha2::Digest as _;
 
 use crate::abi::declaration::Declaration;
 
@@ -127,6 +135,11 @@ pub fn load(path: &Path) -> Result<LoadedPlugin, LoadError> {
     LoadedPlugin::load_probed(probe)
 }
 
+/// [`load`] of bytes the caller already read from `path` (and hashed): the file is not read again.
+pub fn load_bytes(path: &Path, bytes: Vec<u8>) -> Result<LoadedPlugin, LoadError> {
+    LoadedPlugin::load_probed(probe_bytes(path, bytes)?)
+}
+
 /// What the loader knows about a plugin file before and after loading it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PluginFile {
@@ -136,4 +149,39 @@ pub struct PluginFile {
     pub sha256: String,
     /// Its declaration.
     pub declaration: Declaration,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_libs::{build, evil_marker};
+    use super::*;
+
+    #[test]
+    fn a_file_swapped_after_it_was_read_never_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let Some((good, evil)) = build(dir.path()) else {
+            return;
+        };
+        let marker = evil_marker(dir.path());
+        let path = dir.path().join("plugin.so");
+        std::fs::copy(&good, &path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let hashed = hex::encode(sha2::Sha256::digest(&bytes));
+        // The window: between the read (and hash) and the mapping, the file is replaced.
+        std::fs::copy(&evil, &path).unwrap();
+        let err = probe_bytes(&path, bytes).unwrap_err();
+        assert!(matches!(err, LoadError::NotAPlugin { .. }), "{err}");
+        assert!(err.to_string().contains("plugin.so"), "{err}");
+        assert!(!marker.exists(), "the swapped-in file's initialiser ran");
+        assert_ne!(
+            hashed,
+            hex::encode(sha2::Sha256::digest(std::fs::read(&path).unwrap()))
+        );
+        // Control: mapping the file as it is now does run its initialiser.
+        let _ = probe(&path);
+        assert!(
+            marker.exists(),
+            "the test library's initialiser is not observable"
+        );
+    }
 }

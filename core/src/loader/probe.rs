@@ -1,6 +1,6 @@
 //! Step 1: read the declaration before any plugin code runs.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
@@ -13,8 +13,8 @@ use crate::PLUGIN_API_VERSION;
 pub struct Probe {
     /// What the file is.
     pub file: PluginFile,
-    /// A private copy of exactly the bytes that were hashed; the loader loads this copy.
-    pub(super) copy: PrivateCopy,
+    /// A sealed copy of exactly the bytes that were hashed; the loader maps this copy.
+    pub(super) copy: SealedCopy,
 }
 
 /// Reads, hashes and checks the plugin at `path` without calling any of its functions.
@@ -23,6 +23,13 @@ pub fn probe(path: &Path) -> Result<Probe, LoadError> {
         path: path.to_owned(),
         message: e.to_string(),
     })?;
+    probe_bytes(path, bytes)
+}
+
+/// [`probe`] of bytes already read from `path` (and hashed, looked up, by the caller): the file
+/// is not read again, so the library that is mapped is exactly these bytes, whatever happens to
+/// the file meanwhile.
+pub fn probe_bytes(path: &Path, bytes: Vec<u8>) -> Result<Probe, LoadError> {
     if !bytes.starts_with(b"\x7fELF") {
         return Err(LoadError::NotElf {
             path: path.to_owned(),
@@ -35,7 +42,8 @@ pub fn probe(path: &Path) -> Result<Probe, LoadError> {
         });
     }
     let sha256 = hex::encode(Sha256::digest(&bytes));
-    let copy = PrivateCopy::write(path, &bytes)?;
+    let copy = SealedCopy::write(path, &bytes)?;
+    drop(bytes);
     let declaration = read_declaration(path, copy.path())?;
     check_declaration(path, &declaration)?;
     Ok(Probe {
@@ -106,15 +114,33 @@ fn check_declaration(path: &Path, declaration: &Declaration) -> Result<(), LoadE
     Ok(())
 }
 
-/// A private copy of the hashed bytes, so the library that is opened is exactly what was hashed
-/// (and a rebuilt file at the same path is never confused with the one already open).
+/// A copy of the hashed bytes that nobody can change, so the library that is opened is exactly
+/// what was hashed (and a rebuilt file at the same path is never confused with the one already
+/// open).
+///
+/// On Linux it is a sealed memfd (`memfd_create`, then `F_SEAL_WRITE | F_SEAL_SHRINK |
+/// F_SEAL_GROW | F_SEAL_SEAL`: not even this process can change it) opened by the dynamic loader
+/// as `/proc/self/fd/<n>`. Its descriptor is never closed: the loader knows a library by the name
+/// it was opened by, so that name must never name another file while this process lives.
+/// Elsewhere (no memfd, no /proc) it is a private temp file, written, synced and loaded by path.
 #[derive(Debug)]
-pub(super) struct PrivateCopy {
-    file: tempfile::TempPath,
+pub(super) struct SealedCopy {
+    path: PathBuf,
+    _temp: Option<tempfile::TempPath>,
 }
 
-impl PrivateCopy {
+impl SealedCopy {
     pub(super) fn write(original: &Path, bytes: &[u8]) -> Result<Self, LoadError> {
+        match sealed_memfd(bytes) {
+            Ok(path) => Ok(SealedCopy { path, _temp: None }),
+            Err(e) => {
+                tracing::debug!("no sealed memfd ({e}); loading a private temp copy");
+                SealedCopy::temp_file(original, bytes)
+            }
+        }
+    }
+
+    fn temp_file(original: &Path, bytes: &[u8]) -> Result<Self, LoadError> {
         let unreadable = |e: std::io::Error| LoadError::Unreadable {
             path: original.to_owned(),
             message: format!("cannot make a private copy to load: {e}"),
@@ -126,14 +152,64 @@ impl PrivateCopy {
             .map_err(unreadable)?;
         std::io::Write::write_all(&mut file, bytes).map_err(unreadable)?;
         file.as_file().sync_all().map_err(unreadable)?;
-        Ok(PrivateCopy {
-            file: file.into_temp_path(),
+        let temp = file.into_temp_path();
+        Ok(SealedCopy {
+            path: temp.to_path_buf(),
+            _temp: Some(temp),
         })
     }
 
     pub(super) fn path(&self) -> &Path {
-        &self.file
+        &self.path
     }
+}
+
+/// Writes `bytes` to a new memfd, seals it against every change, and returns the path the
+/// dynamic loader opens it by. The descriptor is deliberately leaked (see [`SealedCopy`]).
+#[cfg(target_os = "linux")]
+fn sealed_memfd(bytes: &[u8]) -> std::io::Result<PathBuf> {
+    use std::io::Write;
+    use std::os::fd::{FromRawFd, IntoRawFd, OwnedFd};
+
+    let name = c"handoff-plugin";
+    let base = libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING;
+    // SAFETY: a valid NUL-terminated name; the result is checked.
+    let mut fd = unsafe { libc::memfd_create(name.as_ptr(), base | libc::MFD_EXEC) };
+    if fd < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
+        // Kernels before 6.3 know no MFD_EXEC (and make every memfd executable).
+        // SAFETY: as above.
+        fd = unsafe { libc::memfd_create(name.as_ptr(), base) };
+    }
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just returned by memfd_create and is owned by nobody else.
+    let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+    let mut file = std::fs::File::from(owned);
+    file.write_all(bytes)?;
+    let seals = libc::F_SEAL_WRITE | libc::F_SEAL_SHRINK | libc::F_SEAL_GROW | libc::F_SEAL_SEAL;
+    // SAFETY: fcntl on a descriptor this function owns.
+    if unsafe { libc::fcntl(fd, libc::F_ADD_SEALS, seals) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let path = PathBuf::from(format!("/proc/self/fd/{fd}"));
+    if !path.exists() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "/proc is not mounted",
+        ));
+    }
+    // Leaked on purpose: the name must keep naming this copy for the life of the process.
+    let _ = file.into_raw_fd();
+    Ok(path)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn sealed_memfd(_bytes: &[u8]) -> std::io::Result<PathBuf> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "memfd is Linux only",
+    ))
 }
 
 /// Checks that every loadable segment and the section headers of a 64-bit little-endian ELF file
@@ -193,4 +269,29 @@ fn check_elf_extent(bytes: &[u8]) -> Result<(), String> {
 
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sealed_copy_cannot_be_changed_even_by_this_process() {
+        let path = sealed_memfd(b"\x7fELF exactly these bytes").unwrap();
+        assert!(path.starts_with("/proc/self/fd"));
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            b"\x7fELF exactly these bytes"
+        );
+        let err = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, b"evil"))
+            .unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(libc::EPERM), "{err}");
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            b"\x7fELF exactly these bytes"
+        );
+    }
 }

@@ -93,8 +93,8 @@ impl LoadedPlugin {
             file,
             manifest,
         };
-        // The private copy is unlinked: the library stays mapped (abi_stable never unloads one),
-        // and no temporary file outlives the load.
+        // A private temp copy (where there is no memfd) is unlinked: the library stays mapped
+        // (abi_stable never unloads one), and no temporary file outlives the load.
         drop(copy);
         Ok(plugin)
     }

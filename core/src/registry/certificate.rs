@@ -12,6 +12,10 @@ use serde::{Deserialize, Serialize};
 /// The schema of a certificate file.
 pub const CERTIFICATE_SCHEMA: &str = "handoff.certificate/1";
 
+/// How long a run waits for another run certifying the same subject (the whole suite on one
+/// plugin takes seconds; a run still certifying after this is stuck).
+pub const CERTIFY_WAIT: std::time::Duration = std::time::Duration::from_secs(600);
+
 /// What a certificate vouches for.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -246,6 +250,25 @@ impl CertificateStore {
         found
     }
 
+    /// Takes the lock of one certificate key (`<dir>/locks/<key>.lock`), waiting while another
+    /// run certifies the same subject (up to [`CERTIFY_WAIT`]). Held while a run looks for the
+    /// certificate and, finding none, runs the suite and writes it.
+    pub fn lock(
+        &self,
+        subject: &Subject,
+        suite_version: &str,
+        api_major: u64,
+    ) -> Result<crate::store::lock::Lock, CertificateError> {
+        let certificate = self.path_for(subject, suite_version, api_major);
+        let name = certificate
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let path = self.dir.join("locks").join(format!("{name}.lock"));
+        crate::store::lock::Lock::acquire_file(&path, CERTIFY_WAIT)
+            .map_err(|source| CertificateError::Io { path, source })
+    }
+
     /// Writes a certificate atomically (a reader sees the old file or the new one, never a torn
     /// one) and returns its path.
     pub fn write(&self, certificate: &Certificate) -> Result<PathBuf, CertificateError> {
@@ -358,6 +381,40 @@ mod tests {
         let major = crate::abi::api_major();
         std::fs::rename(written, store.path_for(&forged, "1.0.0", major)).unwrap();
         assert!(store.find(&forged, "1.0.0", major).is_err());
+    }
+
+    #[test]
+    fn one_certifier_per_subject_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = CertificateStore::new(dir.path());
+        let subject = Subject::File {
+            sha256: "ab".repeat(32),
+            path: "/x/p.so".into(),
+        };
+        let held = store.lock(&subject, "1.0.0", 1).unwrap();
+        let file = held.path().to_owned();
+        assert!(
+            file.starts_with(dir.path().join("locks")),
+            "{}",
+            file.display()
+        );
+        let waiter = {
+            let store = store.clone();
+            let subject = subject.clone();
+            std::thread::spawn(move || {
+                let started = std::time::Instant::now();
+                let _lock = store.lock(&subject, "1.0.0", 1).unwrap();
+                started.elapsed()
+            })
+        };
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        drop(held);
+        assert!(waiter.join().unwrap() >= std::time::Duration::from_millis(100));
+        // The lock folder is not mistaken for a certificate.
+        store
+            .write(&Certificate::new(subject, &manifest(), outcome("pass")))
+            .unwrap();
+        assert_eq!(store.all().len(), 1);
     }
 
     #[test]

@@ -218,14 +218,37 @@ impl Registry {
         });
     }
 
+    /// The built-ins that have no certificate in this host binary yet (names), which
+    /// [`Registry::certify_builtins`] would certify.
+    pub fn uncertified_builtins(&self) -> Vec<String> {
+        self.entries
+            .iter()
+            .filter(|e| e.source == PluginSource::BuiltIn)
+            .filter_map(|e| match &e.state {
+                State::NotOffered {
+                    plugin: Some(plugin),
+                    ..
+                } if builtin_subject(&plugin.manifest()).is_ok() => Some(e.name.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Runs `certify` (the conformance suite) on every built-in that has no certificate yet,
     /// writes a certificate for each, and offers those that passed. Returns the certificates
     /// written.
+    ///
+    /// Many hosts may start at once on a fresh certificate directory: each built-in is certified
+    /// under a lock on its certificate (see [`CertificateStore::lock`]), so one run certifies it
+    /// while the others wait, then find and adopt its certificate. No run sees a half-certified
+    /// state: a certificate appears whole (by rename) or not at all.
     pub fn certify_builtins(
         &mut self,
         mut certify: impl FnMut(&dyn Plugin) -> SuiteOutcome,
     ) -> Result<Vec<PathBuf>, CertificateError> {
         let mut written = Vec::new();
+        let suite = self.config.suite_version.clone();
+        let major = crate::abi::api_major();
         for entry in &mut self.entries {
             let State::NotOffered {
                 plugin: Some(plugin),
@@ -241,19 +264,17 @@ impl Registry {
             let Ok(subject) = builtin_subject(&manifest) else {
                 continue;
             };
-            if self
-                .store
-                .find(
-                    &subject,
-                    &self.config.suite_version,
-                    crate::abi::api_major(),
-                )?
-                .is_some()
-            {
-                continue;
-            }
-            let certificate = Certificate::new(subject, &manifest, certify(plugin.as_ref()));
-            written.push(self.store.write(&certificate)?);
+            let _lock = self.store.lock(&subject, &suite, major)?;
+            let certificate = match self.store.find(&subject, &suite, major)? {
+                // Another run certified it while this one waited (or failed it before).
+                Some(found) => found,
+                None => {
+                    let certificate =
+                        Certificate::new(subject, &manifest, certify(plugin.as_ref()));
+                    written.push(self.store.write(&certificate)?);
+                    certificate
+                }
+            };
             let plugin = plugin.clone();
             entry.state = if certificate.passed {
                 State::Verified {
@@ -420,8 +441,29 @@ impl Registry {
                 )
             }
         };
+        self.entry_of_bytes(path, bytes)
+    }
+
+    /// The entry of the plugin file `path` whose bytes were read once: hashed, looked up, and (if
+    /// certified) mapped from these very bytes.
+    fn entry_of_bytes(&self, path: &Path, bytes: Vec<u8>) -> Entry {
+        let file_name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        let not_offered = |name: String, sha256: String, targets, reason| Entry {
+            name,
+            source: PluginSource::File {
+                path: path.to_owned(),
+                sha256,
+            },
+            state: State::NotOffered {
+                plugin: None,
+                targets,
+                reason,
+            },
+        };
         let sha256 = hex::encode(Sha256::digest(&bytes));
-        drop(bytes);
         let subject = Subject::File {
             sha256: sha256.clone(),
             path: path.to_owned(),
@@ -438,7 +480,8 @@ impl Registry {
             let reason = failed_reason(&certificate);
             return not_offered(certificate.plugin, sha256, certificate.targets, reason);
         }
-        let plugin = match crate::loader::load(path) {
+        // The bytes that were hashed are the bytes that are mapped: the file is not read again.
+        let plugin = match crate::loader::load_bytes(path, bytes) {
             Ok(plugin) => plugin,
             Err(e) => {
                 return not_offered(
@@ -546,4 +589,66 @@ fn failed_reason(certificate: &Certificate) -> String {
         certificate.suite_version,
         certificate.failed_checks().join(", ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loader::test_libs::{build, evil_marker};
+
+    #[test]
+    fn the_certified_bytes_are_the_bytes_mapped_even_if_the_file_is_swapped() {
+        let dir = tempfile::tempdir().unwrap();
+        let Some((good, evil)) = build(dir.path()) else {
+            return;
+        };
+        let path = dir.path().join("plugin.so");
+        std::fs::copy(&good, &path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let sha256 = hex::encode(Sha256::digest(&bytes));
+        let registry = Registry::open(RegistryConfig {
+            certificate_dir: dir.path().join("certificates"),
+            suite_version: "1.0.0".into(),
+            ..Default::default()
+        });
+        let manifest = crate::Manifest {
+            name: "good".into(),
+            version: "1".into(),
+            api_requirement: "^1".into(),
+            targets: vec![],
+        };
+        let outcome = SuiteOutcome {
+            suite_version: "1.0.0".into(),
+            checks: vec![CertifiedCheck {
+                id: "manifest".into(),
+                status: "pass".into(),
+            }],
+        };
+        let subject = Subject::File {
+            sha256: sha256.clone(),
+            path: path.clone(),
+        };
+        registry
+            .store
+            .write(&Certificate::new(subject, &manifest, outcome))
+            .unwrap();
+        // Swapped between the registry's read (and hash, and certificate lookup) and the load.
+        std::fs::copy(&evil, &path).unwrap();
+        let entry = registry.entry_of_bytes(&path, bytes);
+        assert_eq!(
+            entry.source,
+            PluginSource::File {
+                path: path.clone(),
+                sha256
+            }
+        );
+        let State::NotOffered { reason, .. } = &entry.state else {
+            panic!("the test library is not a plugin")
+        };
+        assert!(reason.contains("not a handoff plugin"), "{reason}");
+        assert!(
+            !evil_marker(dir.path()).exists(),
+            "the swapped-in file's initialiser ran"
+        );
+    }
 }
