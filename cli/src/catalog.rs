@@ -6,6 +6,7 @@ use std::sync::Arc;
 use handoff_conformance::certificate::outcome;
 use handoff_conformance::{Options, SUITE_VERSION};
 use handoff_core::registry::{Registry, RegistryConfig, TargetListing};
+use handoff_core::store::scratch::ScratchDir;
 use handoff_core::{Plugin, TargetManifest};
 
 use crate::config::Config;
@@ -21,25 +22,44 @@ pub struct Catalog {
 
 impl Catalog {
     /// Opens the registry; built-ins without a certificate in this binary are certified now (once:
-    /// the certificate is cached).
+    /// the certificate is cached). Runs started together on a fresh certificate directory certify
+    /// each built-in once: the others wait for it and use its certificate.
     pub fn open(config: &Config) -> Result<Catalog, CliError> {
         let certificate_dir = config.certificate_dir()?;
         let mut registry = Registry::open(RegistryConfig {
             plugin_dirs: config.plugin_dirs.clone(),
             plugin_files: Vec::new(),
-            certificate_dir,
+            certificate_dir: certificate_dir.clone(),
             suite_version: SUITE_VERSION.to_owned(),
         });
         for make in BUILTINS {
             registry.add_builtin(Arc::from(make()));
         }
+        let uncertified = registry.uncertified_builtins();
+        if uncertified.is_empty() {
+            return Ok(Catalog { registry });
+        }
+        // The suite's scratch store roots go in a folder beside the certificates, never in the
+        // system temp dir: a run killed while certifying leaves it, and the next one sweeps it.
+        let parent = certificate_dir.join("scratch");
+        let scratch = ScratchDir::new(&parent).map_err(|e| {
+            CliError::Failed(format!(
+                "cannot make a scratch folder to certify {}: {e}",
+                uncertified.join(", ")
+            ))
+        })?;
+        let options = Options {
+            scratch: Some(scratch.path().to_owned()),
+            ..Options::default()
+        };
         let progress = Progress::start("certifying built-in plugins");
         registry
             .certify_builtins(|plugin| {
                 progress.step(&format!("certifying built-in {}", plugin.manifest().name));
-                outcome(&handoff_conformance::run(plugin, &Options::default()))
+                outcome(&handoff_conformance::run(plugin, &options))
             })
             .map_err(|e| CliError::Failed(format!("cannot record a certificate: {e}")))?;
+        drop(scratch);
         Ok(Catalog { registry })
     }
 

@@ -29,7 +29,10 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::Usage(_) | CliError::Config { .. } | CliError::UnknownTarget { .. } => 2,
-            CliError::Plugin(PluginError::Path(_)) => 2,
+            // A bad path or name (a relative or empty cwd, a traversing id) is bad usage, whether
+            // the plugin or the engine refused it.
+            CliError::Plugin(PluginError::Path(_))
+            | CliError::Continue(ContinueError::Plugin(PluginError::Path(_))) => 2,
             CliError::NotVerified { .. } => 3,
             _ => 1,
         }
@@ -42,6 +45,9 @@ impl CliError {
             }
             CliError::NotVerified { .. } => Some(
                 "see `handoff targets`; certify a plugin file with `handoff certify FILE`".into(),
+            ),
+            CliError::Continue(ContinueError::Recovery { .. }) => Some(
+                "a killed run's write could not be undone automatically; the journal and the old bytes beside it are kept for you to inspect".into(),
             ),
             _ => None,
         }

@@ -149,6 +149,7 @@ pub fn continue_conversation(
             store_error(request.root, &e)
         }
     })?;
+    tracing::debug!(phase = "locked", "took the conversation lock");
     // Before anything else: roll back what killed runs left in this store root.
     let recovered = recovery::recover_holding(request.root, &[plugin], Some(&key))?;
     let run = Run {
@@ -245,6 +246,7 @@ impl Run<'_> {
             previous.map(|s| s.id.as_str()),
         )
         .map_err(|e| store_error(root, &e))?;
+        tracing::debug!(phase = "journaled", "journal written: creating");
         let session = match self.plugin.writer().create(
             root,
             request.target,
@@ -260,6 +262,7 @@ impl Run<'_> {
                 return Err(e.into());
             }
         };
+        tracing::debug!(phase = "written", id = %session.id, "the plugin created the session");
         let outcome = journal
             .created(&session)
             .map_err(|e| store_error(root, &e))
@@ -267,6 +270,7 @@ impl Run<'_> {
         match outcome {
             Ok(()) => {
                 journal.commit().map_err(|e| store_error(root, &e))?;
+                tracing::debug!(phase = "committed", "journal deleted");
                 Ok(session)
             }
             Err(e) => {
@@ -297,14 +301,22 @@ impl Run<'_> {
         let journal =
             Journal::begin_append(root, self.key, request.target, request.locator, session)
                 .map_err(|e| store_error(root, &e))?;
+        tracing::debug!(phase = "journaled", "journal written: appending");
         let outcome = self
             .plugin
             .writer()
             .append(root, session, suffix)
             .map_err(ContinueError::from)
-            .and_then(|_| self.verify(session, "the session's previous bytes were restored"));
+            .and_then(|_| {
+                tracing::debug!(phase = "written", "the plugin appended");
+                self.verify(session, "the session's previous bytes were restored")
+            });
         match outcome {
-            Ok(()) => journal.commit().map_err(|e| store_error(root, &e)),
+            Ok(()) => {
+                journal.commit().map_err(|e| store_error(root, &e))?;
+                tracing::debug!(phase = "committed", "journal deleted");
+                Ok(())
+            }
             Err(mut e) => {
                 let journal_path = journal.path();
                 if let Err(restore) = journal.roll_back() {
@@ -328,6 +340,7 @@ impl Run<'_> {
         self.plugin
             .reader()
             .read_each(request.root, session, &mut |event| verifier.push(&event))?;
+        tracing::debug!(phase = "verified", "read back");
         verifier.finish().map_err(|diff| ContinueError::Mismatch {
             target: request.target.to_owned(),
             id: session.id.clone(),

@@ -60,6 +60,11 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
                     dir.display()
                 )));
             }
+            // The physical path, as the CLIs record it (`..` and symbolic links resolved).
+            let dir = std::fs::canonicalize(&dir).map_err(|e| CliError::Io {
+                path: dir.clone(),
+                message: e.to_string(),
+            })?;
             Some(dir.display().to_string())
         }
     };
@@ -115,6 +120,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
             "session": continued.session,
             "action": continued.action,
             "diverged_from": continued.diverged_from,
+            "recovered": continued.recovered,
             "plan": continued.plan,
             "command": command_line(&continued.plan),
         }));

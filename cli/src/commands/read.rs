@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use handoff_core::Transcript;
+use handoff_core::{Plugin, StoreRoot, Transcript};
 
 use crate::catalog::Catalog;
 use crate::config::Config;
@@ -43,7 +43,8 @@ pub fn is_path(session: &str) -> bool {
     session.contains('/') || session.ends_with(".jsonl") || session.ends_with(".json")
 }
 
-/// Reads `session` (an id or a path) of `target`.
+/// Reads `session` (an id or a path) of `target`. What a killed handoff run left in its store
+/// (a hot journal) is rolled back first, so a half-written session is never read.
 pub fn read_session(
     catalog: &Catalog,
     config: &Config,
@@ -54,16 +55,121 @@ pub fn read_session(
     let plugin = catalog.plugin(target)?;
     if is_path(session) {
         let path = crate::config::absolute(Path::new(session))?;
-        if !path.is_file() {
-            return Err(CliError::Usage(format!(
-                "{}: no such session file",
-                path.display()
-            )));
+        check_session_file(&path)?;
+        if let Some(root) = enclosing_store_root(&path) {
+            recover(&root, plugin.as_ref())
         }
         Ok(plugin.reader().read_path(target, &path)?)
     } else {
         let root = config.store_root(&catalog.target(target)?, store_root)?;
+        recover(&root, plugin.as_ref());
         let session = plugin.resumer().resolve(&root, target, session)?;
         Ok(plugin.reader().read(&root, &session)?)
+    }
+}
+
+/// Rolls back what killed runs left in `root`. A journal that cannot be rolled back (a read-only
+/// store root) is reported and the read goes on: reading changes nothing.
+fn recover(root: &StoreRoot, plugin: &dyn Plugin) {
+    match handoff_core::continuation::recover(root, &[plugin]) {
+        Ok(_) => {}
+        Err(e) => tracing::warn!("{e}"),
+    }
+}
+
+/// The store root a session file lies in, if a handoff run has written there: the nearest folder
+/// above it with a `.handoff/journal` folder.
+fn enclosing_store_root(path: &Path) -> Option<StoreRoot> {
+    path.ancestors()
+        .skip(1)
+        .find(|dir| dir.join(".handoff").join("journal").is_dir())
+        .and_then(|dir| StoreRoot::new(dir).ok())
+}
+
+/// A session argument that names something other than a readable regular file is refused,
+/// saying what it is.
+pub fn check_session_file(path: &Path) -> Result<(), CliError> {
+    let refuse = |what: String| {
+        Err(CliError::Usage(format!(
+            "{}: {what}, not a session file",
+            path.display()
+        )))
+    };
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => Ok(()),
+        Ok(meta) => refuse(kind_of(&meta.file_type()).into()),
+        Err(e) => {
+            let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+            match (link, e.kind()) {
+                (false, std::io::ErrorKind::NotFound) => Err(CliError::Usage(format!(
+                    "{}: no such session file",
+                    path.display()
+                ))),
+                (true, std::io::ErrorKind::NotFound) => {
+                    let to = std::fs::read_link(path)
+                        .map(|t| t.display().to_string())
+                        .unwrap_or_default();
+                    refuse(format!("a symbolic link to {to}, which does not exist"))
+                }
+                // ELOOP: too many levels of symbolic links.
+                (true, _) if e.raw_os_error() == Some(40) => refuse("a symbolic link loop".into()),
+                _ => Err(CliError::Io {
+                    path: path.to_owned(),
+                    message: format!("cannot read the session file: {e}"),
+                }),
+            }
+        }
+    }
+}
+
+fn kind_of(kind: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(path: &Path) -> String {
+        let err = check_session_file(path).unwrap_err();
+        assert_eq!(err.exit_code(), 2, "{err}");
+        err.to_string()
+    }
+
+    #[test]
+    fn what_is_not_a_session_file_is_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        assert!(refusal(d).contains("a directory"));
+        assert!(refusal(Path::new("/dev/null")).contains("a character device"));
+        let fifo = d.join("fifo");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        assert!(refusal(&fifo).contains("a FIFO"));
+        std::os::unix::fs::symlink(d.join("loop-b"), d.join("loop-a")).unwrap();
+        std::os::unix::fs::symlink(d.join("loop-a"), d.join("loop-b")).unwrap();
+        assert!(refusal(&d.join("loop-a")).contains("a symbolic link loop"));
+        std::os::unix::fs::symlink(d.join("gone"), d.join("dangling")).unwrap();
+        assert!(refusal(&d.join("dangling")).contains("which does not exist"));
+        assert!(refusal(&d.join("missing.jsonl")).contains("no such session file"));
+        let file = d.join("s.jsonl");
+        std::fs::write(&file, b"{}\n").unwrap();
+        check_session_file(&file).unwrap();
     }
 }
