@@ -3,7 +3,7 @@
 //! A plugin's `tests/conformance.rs` is one line:
 //!
 //! ```ignore
-//! handoff_conformance::plugin_tests!(handoff_codex::CodexPlugin, "handoff_plugin_codex");
+//! handoff_live::plugin_tests!(handoff_codex::CodexPlugin, "handoff_plugin_codex");
 //! ```
 //!
 //! It makes three tests: the offline suite on the plugin linked in; the live tier on each of its CLI

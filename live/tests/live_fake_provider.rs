@@ -559,3 +559,37 @@ fn every_endpoint_speaks_a_dialect() {
         assert_eq!(endpoint.dialect(), dialect, "{endpoint:?}");
     }
 }
+
+/// Claude Code 2.1.197 adds a `role: "system"` message (its agent listing) after the first user
+/// turn and the real Messages API takes it: the fake provider must too, and still refuse the same
+/// body once it breaks a real rule.
+#[test]
+fn a_system_role_message_from_claude_code_is_accepted_as_the_real_api_does() {
+    let fake = FakeProvider::start().unwrap();
+    let body = |second_user: serde_json::Value| {
+        serde_json::json!({
+            "model": "claude-sonnet-4-5",
+            "max_tokens": 1024,
+            "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+                {"role": "system", "content": "agents: general-purpose"},
+                {"role": "assistant", "content": [{"type": "text", "text": "hello"}]},
+                {"role": "user", "content": second_user},
+            ]
+        })
+    };
+    let ok = post(
+        fake.addr(),
+        "/v1/messages",
+        &body(serde_json::json!([{"type": "text", "text": "go on"}])).to_string(),
+        &[],
+    );
+    assert_eq!(ok.status, 200, "{}", ok.body);
+    let empty_text = post(
+        fake.addr(),
+        "/v1/messages",
+        &body(serde_json::json!([{"type": "text", "text": ""}])).to_string(),
+        &[],
+    );
+    assert_eq!(empty_text.status, 400, "{}", empty_text.body);
+}

@@ -196,11 +196,30 @@ fn error_reply(endpoint: Endpoint, why: &str, code: Option<&str>) -> Reply {
 
 /// The provider rule a model request breaks, checked with core's validator of its dialect;
 /// `None` when it passes or is not a model turn.
+///
+/// The validators are as strict as the rules our renderers must keep. The real Messages API is
+/// laxer in one place a real client relies on: Claude Code 2.1.197 adds a `role: "system"` message
+/// (its agent listing) after the first user turn, and the API takes it. Such messages are set
+/// aside before an Anthropic request is checked, so the fake provider refuses only what the real
+/// API would.
 pub(crate) fn check(endpoint: Endpoint, body: &Value) -> Option<Violation> {
     if !endpoint.is_model_turn() {
         return None;
     }
-    endpoint.dialect()?.validate(body).err()
+    let dialect = endpoint.dialect()?;
+    if dialect == Dialect::AnthropicMessages {
+        return dialect.validate(&without_system_messages(body)).err();
+    }
+    dialect.validate(body).err()
+}
+
+/// An Anthropic body without its `role: "system"` messages.
+fn without_system_messages(body: &Value) -> Value {
+    let mut body = body.clone();
+    if let Some(Value::Array(messages)) = body.get_mut("messages") {
+        messages.retain(|m| m.get("role").and_then(Value::as_str) != Some("system"));
+    }
+    body
 }
 
 /// A rough token count (4 bytes a token), enough for clients that budget their context.

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
-        .expect("conformance/ has a parent")
+        .expect("live/ has a parent")
         .to_owned()
 }
 
