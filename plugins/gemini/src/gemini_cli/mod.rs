@@ -135,13 +135,21 @@ pub(crate) fn append(
     check_owned(root, session)?;
     let loaded = load_checked(root, session)?;
     let path = session.path.as_path();
-    let existing = read::transcript(path, &loaded, None)?;
+    let last = loaded
+        .messages
+        .last()
+        .filter(|m| m.kind() == Some("gemini"))
+        .map(|m| (m.line, m.id.clone()));
+    let existing = read::transcript(path, loaded, None)?;
     let offset = existing.events.len();
     let mut whole = existing;
     whole.events.extend_from_slice(events);
     whole.validate()?;
     target_manifest(GEMINI_CLI).check_carried(&Transcript::new(events.to_vec()))?;
-    let open = open_message(&loaded, &whole.events[..offset]);
+    let open = match last {
+        Some((line, id)) => open_message(path, line, &id, &whole.events[..offset])?,
+        None => None,
+    };
     let mut records = write::records(events, offset, open)?;
     if records.is_empty() {
         return Ok(session.clone());
@@ -156,17 +164,22 @@ pub(crate) fn append(
     Ok(session.clone())
 }
 
-/// The last message, when it is a `gemini` message whose calls still wait for results.
-fn open_message(loaded: &Loaded, events: &[Event]) -> Option<write::Open<'static>> {
-    let last = loaded
-        .messages
-        .last()
-        .filter(|m| m.kind() == Some("gemini"))?;
-    let tail = events
+/// The last message (a `gemini` message at `line` with this id), when its calls still wait for
+/// results: it is written again, whole, with them.
+fn open_message(
+    path: &Path,
+    line: usize,
+    id: &str,
+    events: &[Event],
+) -> Result<Option<write::Open<'static>>, PluginError> {
+    let Some(tail) = events
         .iter()
-        .rposition(|e| !matches!(e.body, Body::ToolResult { .. }))?;
+        .rposition(|e| !matches!(e.body, Body::ToolResult { .. }))
+    else {
+        return Ok(None);
+    };
     let Body::Assistant { content, .. } = &events[tail].body else {
-        return None;
+        return Ok(None);
     };
     let answered: Vec<&str> = events[tail + 1..]
         .iter()
@@ -182,13 +195,16 @@ fn open_message(loaded: &Loaded, events: &[Event]) -> Option<write::Open<'static
             _ => None,
         })
         .collect();
-    (!pending.is_empty()).then(|| write::Open {
+    if pending.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(write::Open {
         record: write::OpenRecord::Existing {
-            record: last.record.clone(),
+            record: records::raw_message(path, line, id)?,
             changed: false,
         },
         pending,
-    })
+    }))
 }
 
 /// Removes a session this plugin wrote (the CLI's own stub files of it are left to the CLI).
@@ -213,32 +229,29 @@ fn cwd_of(root: Option<&StoreRoot>, path: &Path) -> Option<String> {
 /// Reads `session`.
 pub(crate) fn read(root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
     let loaded = load_checked(root, session)?;
-    read::transcript(&session.path, &loaded, cwd_of(Some(root), &session.path))
+    read::transcript(&session.path, loaded, cwd_of(Some(root), &session.path))
 }
 
 /// Reads a session file directly (a `.jsonl` chat or a legacy `.json` record).
 pub(crate) fn read_path(path: &Path) -> Result<Transcript, PluginError> {
     let loaded = records::load(path)?;
-    read::transcript(path, &loaded, cwd_of(None, path))
+    read::transcript(path, loaded, cwd_of(None, path))
 }
 
 /// What the CLI counts as resumable content (`hasResumableConversationContent`).
 fn resumable(loaded: &Loaded) -> bool {
     loaded.messages.iter().any(|m| {
-        let list = parts::content_list(m.record.get("content"));
-        let text = parts::text_form(&list);
+        let text = match &m.body.content {
+            record_types::ContentIn::None => String::new(),
+            record_types::ContentIn::Text(t) => t.clone(),
+            record_types::ContentIn::Parts(p) => parts::text_form(p),
+        };
         match m.kind() {
             Some("user") => !parts::skipped_user_text(&text),
             Some("gemini") => {
                 !text.trim().is_empty()
-                    || m.record
-                        .get("toolCalls")
-                        .and_then(Value::as_array)
-                        .is_some_and(|a| !a.is_empty())
-                    || m.record
-                        .get("thoughts")
-                        .and_then(Value::as_array)
-                        .is_some_and(|a| !a.is_empty())
+                    || !m.body.tool_calls.is_empty()
+                    || !m.body.thoughts.is_empty()
             }
             _ => false,
         }

@@ -9,10 +9,12 @@
 //!   images are `parts: [{inlineData}]`.
 
 use base64::Engine as _;
-use handoff_sdk::serde_json::{json, Map, Value};
+use handoff_sdk::serde_json::{Map, Value};
 use handoff_sdk::{AssistantPart, Part, Signature, Thinking, ToolCall};
 
-use super::record_types::{CallRef, FileRef, Inline, ResponseBody, ResponseRef, Texts, WPart};
+use super::record_types::{
+    CallRef, FileRef, Inline, InlineIn, PartIn, ResponseBody, ResponseIn, ResponseRef, Texts, WPart,
+};
 
 /// The provider that makes Gemini thinking and signatures.
 pub const PROVIDER: &str = "google";
@@ -190,66 +192,51 @@ pub(crate) enum ReadPart {
 /// Why a part cannot be read (the caller names file, line and field).
 pub(crate) type PartError = (String, String);
 
-fn field_err(field: &str, message: impl Into<String>) -> PartError {
-    (field.to_owned(), message.into())
+fn field_err(field: impl std::fmt::Display, message: impl Into<String>) -> PartError {
+    (field.to_string(), message.into())
 }
 
 /// An `inlineData` image.
-fn image(v: &Value, field: &str) -> Result<Part, PartError> {
-    let mime = v
-        .get("mimeType")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+fn image(v: InlineIn, field: impl std::fmt::Display) -> Result<Part, PartError> {
+    let mime = v.mime_type.unwrap_or_default();
     if !mime.starts_with("image/") {
         return Err(field_err(
-            &format!("{field}.mimeType"),
+            format!("{field}.mimeType"),
             format!("inline data of type {mime:?} has no canonical form (images only)"),
         ));
     }
-    let data = v.get("data").and_then(Value::as_str).unwrap_or_default();
     let bytes = b64()
-        .decode(data)
-        .map_err(|e| field_err(&format!("{field}.data"), format!("not base64 ({e})")))?;
+        .decode(v.data.unwrap_or_default())
+        .map_err(|e| field_err(format!("{field}.data"), format!("not base64 ({e})")))?;
     Ok(Part::Image {
-        media_type: mime.to_owned(),
+        media_type: mime,
         data: bytes,
     })
 }
 
-/// Reads one part. `model` is the turn's model (the default maker of its signatures).
+/// Reads one part (taking its strings). `model` is the turn's model (the default maker of its
+/// signatures); `field` names the part in errors (only formatted when one occurs).
 pub(crate) fn read_part(
-    part: &Value,
-    field: &str,
+    part: PartIn,
+    field: &dyn std::fmt::Display,
     model: Option<&str>,
     out: &mut Vec<ReadPart>,
 ) -> Result<(), PartError> {
-    let obj = match part {
-        Value::String(s) => {
-            out.push(ReadPart::User(Part::text(s.clone())));
-            return Ok(());
-        }
-        Value::Object(o) => o,
-        _ => return Err(field_err(field, "a part is neither a string nor an object")),
-    };
-    let signature = obj
-        .get("thoughtSignature")
-        .and_then(Value::as_str)
-        .map(|s| Signature {
-            provider: PROVIDER.to_owned(),
-            model: model.map(str::to_owned),
-            value: s.to_owned(),
-            redacted: false,
-        });
-    let thought = obj.get("thought").and_then(Value::as_bool) == Some(true);
+    let signature = part.signature.map(|value| Signature {
+        provider: PROVIDER.to_owned(),
+        model: model.map(str::to_owned),
+        value,
+        redacted: false,
+    });
     // As core's Gemini dialect reads it: a signature with no thinking text is redacted thinking.
-    if thought {
-        let text = obj.get("text").and_then(Value::as_str).unwrap_or_default();
+    if part.thought.as_ref().and_then(Value::as_bool) == Some(true) {
+        let text = part.text.unwrap_or_default();
         let signature = signature.map(|s| Signature {
             redacted: text.is_empty(),
             ..s
         });
         out.push(ReadPart::Model(AssistantPart::Thinking(Thinking {
-            text: text.to_owned(),
+            text,
             signature,
         })));
         return Ok(());
@@ -263,33 +250,42 @@ pub(crate) fn read_part(
             }),
         })));
     }
-    if let Some(text) = obj.get("text") {
-        let text = text
-            .as_str()
-            .ok_or_else(|| field_err(&format!("{field}.text"), "not a string"))?;
-        out.push(ReadPart::User(Part::text(text)));
-    } else if let Some(data) = obj.get("inlineData") {
-        out.push(ReadPart::User(image(data, &format!("{field}.inlineData"))?));
-    } else if let Some(file) = obj.get("fileData") {
+    if let Some(text) = part.text {
+        out.push(ReadPart::User(Part::Text { text }));
+    } else if let Some(data) = part.inline {
+        out.push(ReadPart::User(image(
+            data,
+            format_args!("{field}.inlineData"),
+        )?));
+    } else if let Some(file) = part.file {
         let url = file
-            .get("fileUri")
-            .and_then(Value::as_str)
-            .ok_or_else(|| field_err(&format!("{field}.fileData.fileUri"), "missing"))?;
-        out.push(ReadPart::User(Part::ImageUrl {
-            url: url.to_owned(),
-        }));
-    } else if let Some(call) = obj.get("functionCall") {
-        out.push(ReadPart::Model(AssistantPart::ToolCall(function_call(
-            call,
-            &format!("{field}.functionCall"),
-        )?)));
-    } else if let Some(resp) = obj.get("functionResponse") {
+            .file_uri
+            .ok_or_else(|| field_err(format_args!("{field}.fileData.fileUri"), "missing"))?;
+        out.push(ReadPart::User(Part::ImageUrl { url }));
+    } else if let Some(call) = part.call {
+        let name = call
+            .name
+            .ok_or_else(|| field_err(format_args!("{field}.functionCall.name"), "missing"))?;
+        out.push(ReadPart::Model(AssistantPart::ToolCall(ToolCall {
+            id: call.id.unwrap_or_default(),
+            name,
+            arguments: call.args.unwrap_or_else(|| Value::Object(Map::new())),
+        })));
+    } else if let Some(resp) = part.response {
         out.push(function_response(
             resp,
-            &format!("{field}.functionResponse"),
+            format_args!("{field}.functionResponse"),
         )?);
     } else {
-        let kind = obj.keys().next().map(String::as_str).unwrap_or("{}");
+        let kind = if part.video.is_some() {
+            "videoMetadata"
+        } else if part.code.is_some() {
+            "executableCode"
+        } else if part.code_result.is_some() {
+            "codeExecutionResult"
+        } else {
+            "unknown"
+        };
         return Err(field_err(
             field,
             format!("a {kind:?} part has no canonical form"),
@@ -298,136 +294,96 @@ pub(crate) fn read_part(
     Ok(())
 }
 
-fn function_call(v: &Value, field: &str) -> Result<ToolCall, PartError> {
+fn function_response(v: ResponseIn, field: std::fmt::Arguments<'_>) -> Result<ReadPart, PartError> {
     let name = v
-        .get("name")
-        .and_then(Value::as_str)
-        .ok_or_else(|| field_err(&format!("{field}.name"), "missing"))?;
-    Ok(ToolCall {
-        id: v
-            .get("id")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned(),
-        name: name.to_owned(),
-        arguments: v
-            .get("args")
-            .cloned()
-            .unwrap_or_else(|| Value::Object(Map::new())),
-    })
-}
-
-fn function_response(v: &Value, field: &str) -> Result<ReadPart, PartError> {
-    let name = v
-        .get("name")
-        .and_then(Value::as_str)
-        .ok_or_else(|| field_err(&format!("{field}.name"), "missing"))?;
-    let response = v.get("response").cloned().unwrap_or(Value::Null);
+        .name
+        .ok_or_else(|| field_err(format_args!("{field}.name"), "missing"))?;
     // As core's Gemini dialect reads it; `{}` (what the CLI writes for a tool with no text) and
     // a missing response are no text.
-    let (mut content, is_error) = match &response {
-        Value::Null => (Vec::new(), false),
-        Value::Object(o) if o.is_empty() => (Vec::new(), false),
-        Value::Object(o) if o.len() == 1 && o.contains_key("output") => {
-            (texts_of(&o["output"]), false)
+    let (mut content, is_error) = match v.response {
+        None | Some(Value::Null) => (Vec::new(), false),
+        Some(Value::Object(o)) if o.is_empty() => (Vec::new(), false),
+        Some(Value::Object(mut o)) if o.len() == 1 && o.contains_key("output") => {
+            (texts_of(o.swap_remove("output").unwrap_or_default()), false)
         }
-        Value::Object(o) if o.len() == 1 && o.contains_key("error") => {
-            (texts_of(&o["error"]), true)
+        Some(Value::Object(mut o)) if o.len() == 1 && o.contains_key("error") => {
+            (texts_of(o.swap_remove("error").unwrap_or_default()), true)
         }
-        other => (vec![Part::text(other.to_string())], false),
+        Some(other) => (vec![Part::text(other.to_string())], false),
     };
-    if let Some(parts) = v.get("parts").and_then(Value::as_array) {
-        for (i, p) in parts.iter().enumerate() {
-            let f = format!("{field}.parts[{i}]");
-            let data = p.get("inlineData").ok_or_else(|| {
-                field_err(&f, "only inlineData images are read in a function response")
-            })?;
-            content.push(image(data, &format!("{f}.inlineData"))?);
-        }
+    for (i, p) in v.parts.unwrap_or_default().into_iter().enumerate() {
+        let data = p.inline.ok_or_else(|| {
+            field_err(
+                format_args!("{field}.parts[{i}]"),
+                "only inlineData images are read in a function response",
+            )
+        })?;
+        content.push(image(data, format_args!("{field}.parts[{i}].inlineData"))?);
     }
     Ok(ReadPart::Response {
-        id: v.get("id").and_then(Value::as_str).map(str::to_owned),
-        name: name.to_owned(),
+        id: v.id,
+        name,
         content,
         is_error,
     })
 }
 
-fn texts_of(value: &Value) -> Vec<Part> {
+fn texts_of(value: Value) -> Vec<Part> {
     match value {
         Value::String(s) if s.is_empty() => Vec::new(),
-        Value::String(s) => vec![Part::text(s.clone())],
+        Value::String(s) => vec![Part::Text { text: s }],
         Value::Array(items) if items.iter().all(Value::is_string) => items
-            .iter()
-            .filter_map(Value::as_str)
-            .map(Part::text)
+            .into_iter()
+            .filter_map(|v| match v {
+                Value::String(s) => Some(Part::Text { text: s }),
+                _ => None,
+            })
             .collect(),
         other => vec![Part::text(other.to_string())],
     }
 }
 
-/// A message's `content` (a string, one part, or an array of parts and strings) as a list,
-/// borrowed when it is already one.
-pub(crate) fn content_list(content: Option<&Value>) -> std::borrow::Cow<'_, [Value]> {
-    use std::borrow::Cow;
-    match content {
-        None | Some(Value::Null) => Cow::Borrowed(&[]),
-        Some(Value::Array(items)) => Cow::Borrowed(items.as_slice()),
-        Some(Value::String(s)) => Cow::Owned(vec![json!({ "text": s })]),
-        Some(other) => Cow::Owned(vec![other.clone()]),
-    }
-}
-
 /// The CLI's `partToString(content, {verbose: true})`: how it sees a message as text (used to
-/// decide which user messages it skips).
-pub(crate) fn text_form(parts: &[Value]) -> String {
+/// decide which user messages it skips, and what it lists).
+pub(crate) fn text_form(parts: &[PartIn]) -> String {
     let mut out = String::new();
     for p in parts {
-        match p {
-            Value::String(s) => out.push_str(s),
-            Value::Object(o) => {
-                if o.contains_key("videoMetadata") {
-                    out.push_str("[Video Metadata]");
-                } else if let Some(t) = o.get("thought") {
-                    out.push_str(&format!("[Thought: {t}]"));
-                } else if o.contains_key("codeExecutionResult") {
-                    out.push_str("[Code Execution Result]");
-                } else if o.contains_key("executableCode") {
-                    out.push_str("[Executable Code]");
-                } else if o.contains_key("fileData") {
-                    out.push_str("[File Data]");
-                } else if let Some(c) = o.get("functionCall") {
-                    out.push_str(&format!(
-                        "[Function Call: {}]",
-                        c.get("name").and_then(Value::as_str).unwrap_or("undefined")
-                    ));
-                } else if let Some(r) = o.get("functionResponse") {
-                    out.push_str(&format!(
-                        "[Function Response: {}]",
-                        r.get("name").and_then(Value::as_str).unwrap_or("undefined")
-                    ));
-                } else if let Some(d) = o.get("inlineData") {
-                    let mime = d
-                        .get("mimeType")
-                        .and_then(Value::as_str)
-                        .unwrap_or("unknown");
-                    let len = d.get("data").and_then(Value::as_str).map_or(0, str::len);
-                    let kb = ((len * 3).div_ceil(4)) as f64 / 1024.0;
-                    let cat = if mime.starts_with("audio/") {
-                        "Audio"
-                    } else if mime.starts_with("video/") {
-                        "Video"
-                    } else if mime.starts_with("image/") {
-                        "Image"
-                    } else {
-                        "Media"
-                    };
-                    out.push_str(&format!("[{cat}: {mime}, {kb:.1} KB]"));
-                } else if let Some(t) = o.get("text").and_then(Value::as_str) {
-                    out.push_str(t);
-                }
-            }
-            _ => {}
+        if p.video.is_some() {
+            out.push_str("[Video Metadata]");
+        } else if let Some(t) = &p.thought {
+            out.push_str(&format!("[Thought: {t}]"));
+        } else if p.code_result.is_some() {
+            out.push_str("[Code Execution Result]");
+        } else if p.code.is_some() {
+            out.push_str("[Executable Code]");
+        } else if p.file.is_some() {
+            out.push_str("[File Data]");
+        } else if let Some(c) = &p.call {
+            out.push_str(&format!(
+                "[Function Call: {}]",
+                c.name.as_deref().unwrap_or("undefined")
+            ));
+        } else if let Some(r) = &p.response {
+            out.push_str(&format!(
+                "[Function Response: {}]",
+                r.name.as_deref().unwrap_or("undefined")
+            ));
+        } else if let Some(d) = &p.inline {
+            let mime = d.mime_type.as_deref().unwrap_or("unknown");
+            let len = d.data.as_deref().map_or(0, str::len);
+            let kb = ((len * 3).div_ceil(4)) as f64 / 1024.0;
+            let cat = if mime.starts_with("audio/") {
+                "Audio"
+            } else if mime.starts_with("video/") {
+                "Video"
+            } else if mime.starts_with("image/") {
+                "Image"
+            } else {
+                "Media"
+            };
+            out.push_str(&format!("[{cat}: {mime}, {kb:.1} KB]"));
+        } else if let Some(t) = &p.text {
+            out.push_str(t);
         }
     }
     out
@@ -462,6 +418,7 @@ pub(crate) fn skipped_user_text(text_form: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use handoff_sdk::serde_json::json;
 
     #[test]
     fn the_cli_skips_commands_and_context() {
@@ -478,10 +435,11 @@ mod tests {
         for t in ["hi", "[Image: image/png, 0.1 KB]/x", "a /b"] {
             assert!(!skipped_user_text(t), "{t:?}");
         }
-        let parts = [
-            json!({"inlineData": {"mimeType": "image/png", "data": "AAAA"}}),
-            json!({"text": "/x"}),
-        ];
+        let parts: Vec<PartIn> = handoff_sdk::serde_json::from_value(json!([
+            {"inlineData": {"mimeType": "image/png", "data": "AAAA"}},
+            {"text": "/x"}
+        ]))
+        .unwrap();
         assert_eq!(text_form(&parts), "[Image: image/png, 0.0 KB]/x");
     }
 

@@ -10,17 +10,21 @@
 //!   timestamp; a `functionResponse` in a `user` message whose call already has its result there is
 //!   the CLI's duplicate (its own tool turns and every resume checkpoint write one) and is dropped;
 //!   one whose call has no result yet is that result.
+//!
+//! The loaded messages are consumed: their strings move into the events.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use handoff_sdk::serde_json::{self, Value};
+use handoff_sdk::serde_json::Value;
 use handoff_sdk::{
-    AssistantPart, Author, Body, Event, Origin, Part, PluginError, Timestamp, Transcript,
+    AssistantPart, Author, Body, Event, Origin, Part, PluginError, Thinking, Timestamp, ToolCall,
+    Transcript,
 };
 
 use super::parts::{self, ReadPart, PROVIDER};
-use super::records::{Loaded, Message, EVENT_KEY};
+use super::record_types::{ContentIn, MessageBody, PartIn, ToolCallIn};
+use super::records::{Loaded, Message};
 
 /// The wire API of Gemini turns (the dialect's name).
 pub(crate) const API: &str = "gemini";
@@ -28,7 +32,7 @@ pub(crate) const API: &str = "gemini";
 /// The canonical transcript of a loaded session at `path`.
 pub(crate) fn transcript(
     path: &Path,
-    loaded: &Loaded,
+    loaded: Loaded,
     cwd: Option<String>,
 ) -> Result<Transcript, PluginError> {
     let answered = answered_calls(&loaded.messages);
@@ -39,7 +43,7 @@ pub(crate) fn transcript(
         pending: HashMap::new(),
         events: Vec::with_capacity(loaded.messages.len() + loaded.messages.len() / 2),
     };
-    for message in &loaded.messages {
+    for message in loaded.messages {
         reader.message(message)?;
     }
     let mut t = Transcript::new(reader.events);
@@ -53,20 +57,14 @@ pub(crate) fn transcript(
     Ok(t)
 }
 
-/// The ids of calls whose `toolCalls` record holds a result (JavaScript-truthy).
+/// The ids of calls whose `toolCalls` record holds a result (one the CLI sends).
 fn answered_calls(messages: &[Message]) -> HashSet<String> {
     let mut ids = HashSet::new();
     for m in messages.iter().filter(|m| m.kind() == Some("gemini")) {
-        for tc in m
-            .record
-            .get("toolCalls")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if truthy(tc.get("result")) {
-                if let Some(id) = tc.get("id").and_then(Value::as_str) {
-                    ids.insert(id.to_owned());
+        for tc in &m.body.tool_calls {
+            if has_result(tc) {
+                if let Some(id) = &tc.id {
+                    ids.insert(id.clone());
                 }
             }
         }
@@ -74,12 +72,11 @@ fn answered_calls(messages: &[Message]) -> HashSet<String> {
     ids
 }
 
-fn truthy(v: Option<&Value>) -> bool {
-    match v {
-        None | Some(Value::Null) => false,
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Bool(b)) => *b,
-        Some(_) => true,
+/// Whether the CLI sends a result for this call: a truthy `result` that yields parts.
+fn has_result(tc: &ToolCallIn) -> bool {
+    match &tc.result {
+        ContentIn::Parts(p) => !p.is_empty(),
+        other => other.truthy(),
     }
 }
 
@@ -118,56 +115,71 @@ struct Reader<'a> {
     events: Vec<Event>,
 }
 
+/// Where a message is, for errors.
+struct At<'m> {
+    line: usize,
+    id: &'m str,
+}
+
 impl Reader<'_> {
-    fn err(&self, m: &Message, field: &str, message: impl Into<String>) -> PluginError {
+    fn err(
+        &self,
+        at: &At<'_>,
+        field: impl std::fmt::Display,
+        message: impl Into<String>,
+    ) -> PluginError {
         PluginError::malformed_line(
             self.path,
-            m.line,
-            Some(&format!("{}.{field}", m.id())),
+            at.line,
+            Some(&format!("{}.{field}", at.id)),
             message,
         )
     }
 
     fn timestamp(
         &self,
-        m: &Message,
-        v: Option<&Value>,
+        at: &At<'_>,
+        v: Option<&str>,
         field: &str,
     ) -> Result<Timestamp, PluginError> {
-        let text = v
-            .and_then(Value::as_str)
-            .ok_or_else(|| self.err(m, field, "missing timestamp"))?;
-        Timestamp::parse(text).map_err(|e| self.err(m, field, e))
+        let text = v.ok_or_else(|| self.err(at, field, "missing timestamp"))?;
+        Timestamp::parse(text).map_err(|e| self.err(at, field, e))
     }
 
-    fn message(&mut self, m: &Message) -> Result<(), PluginError> {
-        match m.kind() {
-            Some("user") => self.user(m),
-            Some("gemini") => self.gemini(m),
+    fn message(&mut self, m: Message) -> Result<(), PluginError> {
+        let Message { line, id, body } = m;
+        let at = At { line, id: &id };
+        match body.kind.as_deref() {
+            Some("user") => self.user(&at, body),
+            Some("gemini") => self.gemini(&at, body),
             Some(_) => Ok(()),
-            None => Err(self.err(m, "type", "missing message type")),
+            None => Err(self.err(&at, "type", "missing message type")),
         }
     }
 
-    fn read_parts(&self, m: &Message, model: Option<&str>) -> Result<Vec<ReadPart>, PluginError> {
-        let list = parts::content_list(m.record.get("content"));
+    fn read_parts(
+        &self,
+        at: &At<'_>,
+        list: Vec<PartIn>,
+        model: Option<&str>,
+    ) -> Result<Vec<ReadPart>, PluginError> {
         let mut out = Vec::with_capacity(list.len());
-        for (i, p) in list.iter().enumerate() {
-            parts::read_part(p, &format!("content[{i}]"), model, &mut out)
-                .map_err(|(f, e)| self.err(m, &f, e))?;
+        for (i, p) in list.into_iter().enumerate() {
+            parts::read_part(p, &format_args!("content[{i}]"), model, &mut out)
+                .map_err(|(f, e)| self.err(at, f, e))?;
         }
         Ok(out)
     }
 
-    fn user(&mut self, m: &Message) -> Result<(), PluginError> {
-        let list = parts::content_list(m.record.get("content"));
+    fn user(&mut self, at: &At<'_>, body: MessageBody) -> Result<(), PluginError> {
+        let list = body.content.into_parts();
         if parts::skipped_user_text(&parts::text_form(&list)) {
             return Ok(());
         }
-        let ts = self.timestamp(m, m.record.get("timestamp"), "timestamp")?;
-        let extras = extras(m.record.get(EVENT_KEY));
+        let ts = self.timestamp(at, body.timestamp.as_deref(), "timestamp")?;
+        let extras = extras(body.extras.as_ref());
         let mut content = Vec::new();
-        for part in self.read_parts(m, None)? {
+        for part in self.read_parts(at, list, None)? {
             match part {
                 ReadPart::User(p) => content.push(p),
                 ReadPart::Response {
@@ -182,7 +194,7 @@ impl Reader<'_> {
                     }
                     if self.pending.remove(&id).as_deref() != Some(name.as_str()) {
                         return Err(self.err(
-                            m,
+                            at,
                             "content",
                             format!(
                                 "a functionResponse for {id:?} ({name}) answers no earlier call"
@@ -190,8 +202,9 @@ impl Reader<'_> {
                         ));
                     }
                     self.given.insert(id.clone());
+                    let event_id = format!("{}/{id}", at.id);
                     self.events.push(Event::new(
-                        format!("{}/{id}", m.id()),
+                        event_id,
                         ts,
                         Body::ToolResult {
                             call_id: id,
@@ -201,13 +214,13 @@ impl Reader<'_> {
                     ));
                 }
                 ReadPart::Model(_) => {
-                    return Err(self.err(m, "content", "a model part in a user message"))
+                    return Err(self.err(at, "content", "a model part in a user message"))
                 }
             }
         }
         if !content.is_empty() {
             let mut event = Event::new(
-                extras.id.unwrap_or_else(|| m.id().to_owned()),
+                extras.id.unwrap_or_else(|| at.id.to_owned()),
                 ts,
                 Body::User { content },
             );
@@ -217,83 +230,66 @@ impl Reader<'_> {
         Ok(())
     }
 
-    fn gemini(&mut self, m: &Message) -> Result<(), PluginError> {
-        let ts = self.timestamp(m, m.record.get("timestamp"), "timestamp")?;
-        let model = m.record.get("model").and_then(Value::as_str);
-        let extras = extras(m.record.get(EVENT_KEY));
-        let read = self.read_parts(m, model)?;
+    fn gemini(&mut self, at: &At<'_>, body: MessageBody) -> Result<(), PluginError> {
+        let ts = self.timestamp(at, body.timestamp.as_deref(), "timestamp")?;
+        let model = body.model.as_deref();
+        let extras = extras(body.extras.as_ref());
+        let list = body.content.into_parts();
         // The CLI's test: a call part, or a part whose `thought` is truthy.
-        let modern = parts::content_list(m.record.get("content"))
-            .iter()
-            .any(|p| p.get("functionCall").is_some() || truthy(p.get("thought")));
-        let tool_calls = m
-            .record
-            .get("toolCalls")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let mut content = Vec::new();
+        let modern = list.iter().any(|p| {
+            p.call.is_some()
+                || p.thought
+                    .as_ref()
+                    .is_some_and(|t| !matches!(t, Value::Null | Value::Bool(false)))
+        });
+        let mut content = Vec::with_capacity(list.len() + body.tool_calls.len());
         if !modern {
-            for (i, th) in m
-                .record
-                .get("thoughts")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
-                let subject = th
-                    .get("subject")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let description = th
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| self.err(m, &format!("thoughts[{i}].description"), "missing"))?;
-                let text = if subject.is_empty() {
-                    description.to_owned()
-                } else {
-                    format!("**{subject}** {description}")
+            for (i, th) in body.thoughts.iter().enumerate() {
+                let description = th.description.as_deref().ok_or_else(|| {
+                    self.err(at, format_args!("thoughts[{i}].description"), "missing")
+                })?;
+                let text = match th.subject.as_deref() {
+                    None | Some("") => description.to_owned(),
+                    Some(subject) => format!("**{subject}** {description}"),
                 };
-                content.push(AssistantPart::Thinking(handoff_sdk::Thinking {
+                content.push(AssistantPart::Thinking(Thinking {
                     text,
                     signature: None,
                 }));
             }
         }
-        for p in read {
+        for p in self.read_parts(at, list, model)? {
             match p {
                 ReadPart::User(Part::Text { text }) if text.is_empty() => {}
                 ReadPart::User(Part::Text { text }) => content.push(AssistantPart::Text { text }),
                 ReadPart::Model(part) => content.push(part),
-                _ => return Err(self.err(m, "content", "a user part in a gemini message")),
+                _ => return Err(self.err(at, "content", "a user part in a gemini message")),
             }
         }
         if !modern {
-            for (i, tc) in tool_calls.iter().enumerate() {
-                let call = serde_json::json!({"id": tc.get("id"), "name": tc.get("name"), "args": tc.get("args")});
-                let mut out = Vec::new();
-                parts::read_part(
-                    &serde_json::json!({ "functionCall": call }),
-                    &format!("toolCalls[{i}]"),
-                    model,
-                    &mut out,
-                )
-                .map_err(|(f, e)| self.err(m, &f, e))?;
-                content.extend(out.into_iter().filter_map(|p| match p {
-                    ReadPart::Model(part) => Some(part),
-                    _ => None,
+            for (i, tc) in body.tool_calls.iter().enumerate() {
+                let name = tc
+                    .name
+                    .clone()
+                    .ok_or_else(|| self.err(at, format_args!("toolCalls[{i}].name"), "missing"))?;
+                content.push(AssistantPart::ToolCall(ToolCall {
+                    id: tc.id.clone().unwrap_or_default(),
+                    name,
+                    arguments: tc
+                        .args
+                        .clone()
+                        .unwrap_or_else(|| Value::Object(Default::default())),
                 }));
             }
         }
         if content.is_empty() {
             return Ok(()); // the CLI skips a model turn with no parts, and its results
         }
-        self.fill_call_ids(m, &mut content, &tool_calls);
+        fill_call_ids(at, &mut content, &body.tool_calls);
         if !extras.signature_models.is_empty() {
             let mut it = extras.signature_models.iter();
             for part in &mut content {
-                if let AssistantPart::Thinking(handoff_sdk::Thinking {
+                if let AssistantPart::Thinking(Thinking {
                     signature: Some(s), ..
                 }) = part
                 {
@@ -318,7 +314,7 @@ impl Reader<'_> {
             })
             .collect();
         let mut event = Event::new(
-            extras.id.unwrap_or_else(|| m.id().to_owned()),
+            extras.id.unwrap_or_else(|| at.id.to_owned()),
             ts,
             Body::Assistant { content, origin },
         );
@@ -329,101 +325,83 @@ impl Reader<'_> {
                 self.pending.insert(id.clone(), name.clone());
             }
         }
-        self.results(m, &tool_calls, &calls)
-    }
-
-    /// A call part without an id takes the id of the `toolCalls` record at its position.
-    fn fill_call_ids(&self, m: &Message, content: &mut [AssistantPart], tool_calls: &[Value]) {
-        let mut k = 0;
-        for part in content.iter_mut() {
-            if let AssistantPart::ToolCall(c) = part {
-                if c.id.is_empty() {
-                    c.id = tool_calls
-                        .get(k)
-                        .filter(|tc| {
-                            tc.get("name").and_then(Value::as_str) == Some(c.name.as_str())
-                        })
-                        .and_then(|tc| tc.get("id").and_then(Value::as_str))
-                        .map_or_else(|| format!("{}#{k}", m.id()), str::to_owned);
-                }
-                k += 1;
-            }
-        }
+        self.results(at, body.timestamp.as_deref(), body.tool_calls, &calls)
     }
 
     fn results(
         &mut self,
-        m: &Message,
-        tool_calls: &[Value],
+        at: &At<'_>,
+        message_time: Option<&str>,
+        tool_calls: Vec<ToolCallIn>,
         calls: &[(String, String)],
     ) -> Result<(), PluginError> {
-        for (i, tc) in tool_calls.iter().enumerate() {
-            if !truthy(tc.get("result")) {
+        for (i, tc) in tool_calls.into_iter().enumerate() {
+            if !has_result(&tc) {
                 continue;
             }
-            let field = format!("toolCalls[{i}]");
             let id = tc
-                .get("id")
-                .and_then(Value::as_str)
-                .ok_or_else(|| self.err(m, &format!("{field}.id"), "missing"))?;
-            let name = tc.get("name").and_then(Value::as_str).unwrap_or_default();
-            if !calls.iter().any(|(c, _)| c == id) {
+                .id
+                .clone()
+                .ok_or_else(|| self.err(at, format_args!("toolCalls[{i}].id"), "missing"))?;
+            if !calls.iter().any(|(c, _)| *c == id) {
                 return Err(self.err(
-                    m,
-                    &format!("{field}.id"),
+                    at,
+                    format_args!("toolCalls[{i}].id"),
                     format!("a result for {id:?}, which this message does not call"),
                 ));
             }
             let ts = self.timestamp(
-                m,
-                tc.get("timestamp").or(m.record.get("timestamp")),
-                &format!("{field}.timestamp"),
+                at,
+                tc.timestamp.as_deref().or(message_time),
+                &format!("toolCalls[{i}].timestamp"),
             )?;
-            let (content, mut is_error) =
-                self.result_content(m, tc.get("result"), &field, id, name)?;
-            is_error |= matches!(
-                tc.get("status").and_then(Value::as_str),
-                Some("error" | "cancelled")
-            );
-            let extras = extras(tc.get(EVENT_KEY));
+            let failed = matches!(tc.status.as_deref(), Some("error" | "cancelled"));
+            let extras = extras(tc.extras.as_ref());
+            let name = tc.name.clone().unwrap_or_default();
+            let (content, is_error) = self.result_content(at, tc.result, i, &id, &name)?;
+            let event_id = extras.id.unwrap_or_else(|| format!("{}/{id}", at.id));
             let mut event = Event::new(
-                extras.id.unwrap_or_else(|| format!("{}/{id}", m.id())),
+                event_id,
                 ts,
                 Body::ToolResult {
-                    call_id: id.to_owned(),
+                    call_id: id.clone(),
                     content,
-                    is_error,
+                    is_error: is_error || failed,
                 },
             );
             event.author = extras.author;
-            self.given.insert(id.to_owned());
+            self.given.insert(id);
             self.events.push(event);
         }
         Ok(())
     }
 
-    /// The content of one call's result. The array is cut into segments, each a
+    /// The content of one call's result. The list is cut into segments, each a
     /// `functionResponse` and the parts after it (the CLI's `[response, ...siblings]`); the
     /// segment of this call is the result. The CLI's resume checkpoint copies the whole response
     /// turn into every call of a parallel turn, so the other segments are its siblings' results.
     fn result_content(
         &self,
-        m: &Message,
-        result: Option<&Value>,
-        field: &str,
+        at: &At<'_>,
+        result: ContentIn,
+        i: usize,
         id: &str,
         name: &str,
     ) -> Result<(Vec<Part>, bool), PluginError> {
-        if let Some(Value::String(s)) = result {
-            return Ok((vec![Part::text(s.clone())], false));
+        if let ContentIn::Text(s) = result {
+            return Ok((vec![Part::Text { text: s }], false));
         }
-        let list = parts::content_list(result);
         let mut segments: Vec<(Option<String>, Vec<Part>, bool)> = Vec::new();
         let mut loose = Vec::new();
-        for (k, p) in list.iter().enumerate() {
+        for (k, p) in result.into_parts().into_iter().enumerate() {
             let mut out = Vec::new();
-            parts::read_part(p, &format!("{field}.result[{k}]"), None, &mut out)
-                .map_err(|(f, e)| self.err(m, &f, e))?;
+            parts::read_part(
+                p,
+                &format_args!("toolCalls[{i}].result[{k}]"),
+                None,
+                &mut out,
+            )
+            .map_err(|(f, e)| self.err(at, f, e))?;
             for part in out {
                 match part {
                     ReadPart::Response {
@@ -438,8 +416,8 @@ impl Reader<'_> {
                     },
                     ReadPart::Model(_) => {
                         return Err(self.err(
-                            m,
-                            &format!("{field}.result[{k}]"),
+                            at,
+                            format_args!("toolCalls[{i}].result[{k}]"),
                             "a model part in a tool result",
                         ))
                     }
@@ -447,25 +425,25 @@ impl Reader<'_> {
             }
         }
         let mine: Vec<usize> = (0..segments.len())
-            .filter(|&i| segments[i].0.as_deref().is_none_or(|r| r == id))
+            .filter(|&s| segments[s].0.as_deref().is_none_or(|r| r == id))
             .collect();
         let (content, is_error) = match (mine.as_slice(), segments.len()) {
             ([], 0) => (Vec::new(), false),
-            ([i], _) => {
-                let (_, c, e) = segments.swap_remove(*i);
+            ([s], _) => {
+                let (_, c, e) = segments.swap_remove(*s);
                 (c, e)
             }
             ([], _) => {
                 return Err(self.err(
-                    m,
-                    &format!("{field}.result"),
+                    at,
+                    format_args!("toolCalls[{i}].result"),
                     format!("no functionResponse for {id:?} ({name})"),
                 ))
             }
             _ => {
                 return Err(self.err(
-                    m,
-                    &format!("{field}.result"),
+                    at,
+                    format_args!("toolCalls[{i}].result"),
                     format!("more than one functionResponse for {id:?} ({name})"),
                 ))
             }
@@ -478,5 +456,22 @@ impl Reader<'_> {
             .partition(|p| matches!(p, Part::Text { .. }));
         texts.extend(images);
         Ok((texts, is_error))
+    }
+}
+
+/// A call part without an id takes the id of the `toolCalls` record at its position.
+fn fill_call_ids(at: &At<'_>, content: &mut [AssistantPart], tool_calls: &[ToolCallIn]) {
+    let mut k = 0;
+    for part in content.iter_mut() {
+        if let AssistantPart::ToolCall(c) = part {
+            if c.id.is_empty() {
+                c.id = tool_calls
+                    .get(k)
+                    .filter(|tc| tc.name.as_deref() == Some(c.name.as_str()))
+                    .and_then(|tc| tc.id.clone())
+                    .unwrap_or_else(|| format!("{}#{k}", at.id));
+            }
+            k += 1;
+        }
     }
 }

@@ -173,3 +173,273 @@ pub(crate) enum Texts<'a> {
     One(&'a str),
     Many(Vec<&'a str>),
 }
+
+// ---- What the reader reads -----------------------------------------------------------------
+
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+
+/// One line of a session file, with the members of every record kind (others are skipped).
+#[derive(Deserialize)]
+pub(crate) struct LineIn {
+    #[serde(default, rename = "$rewindTo")]
+    pub rewind_to: Option<Value>,
+    #[serde(default, rename = "$set")]
+    pub set: Option<Value>,
+    #[serde(default, rename = "sessionId")]
+    pub session_id: Option<Value>,
+    #[serde(default, rename = "projectHash")]
+    pub project_hash: Option<Value>,
+    #[serde(default, rename = "startTime")]
+    pub start_time: Option<Value>,
+    #[serde(default, rename = "lastUpdated")]
+    pub last_updated: Option<Value>,
+    #[serde(default, rename = "kind")]
+    pub meta_kind: Option<Value>,
+    #[serde(default, rename = "x-handoff")]
+    pub marker: Option<Value>,
+    #[serde(default)]
+    pub messages: Option<Value>,
+    #[serde(default)]
+    pub id: Option<Value>,
+    #[serde(default)]
+    pub timestamp: Option<String>,
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub content: ContentIn,
+    #[serde(default, rename = "toolCalls")]
+    pub tool_calls: Option<Vec<ToolCallIn>>,
+    #[serde(default)]
+    pub thoughts: Option<Vec<ThoughtIn>>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default, rename = "x-handoff-event")]
+    pub extras: Option<Value>,
+}
+
+impl LineIn {
+    /// The message this line is, when its `id` is a string.
+    pub fn into_message(self) -> Result<(String, MessageBody), Box<LineIn>> {
+        match self.id {
+            Some(Value::String(id)) => Ok((
+                id,
+                MessageBody {
+                    timestamp: self.timestamp,
+                    kind: self.kind,
+                    content: self.content,
+                    tool_calls: self.tool_calls.unwrap_or_default(),
+                    thoughts: self.thoughts.unwrap_or_default(),
+                    model: self.model,
+                    extras: self.extras,
+                },
+            )),
+            _ => Err(Box::new(self)),
+        }
+    }
+}
+
+/// A message's members other than its id.
+#[derive(Default)]
+pub(crate) struct MessageBody {
+    pub timestamp: Option<String>,
+    pub kind: Option<String>,
+    pub content: ContentIn,
+    pub tool_calls: Vec<ToolCallIn>,
+    pub thoughts: Vec<ThoughtIn>,
+    pub model: Option<String>,
+    pub extras: Option<Value>,
+}
+
+/// A `PartListUnion`: nothing, a string, one part, or a list of parts and strings.
+#[derive(Default)]
+pub(crate) enum ContentIn {
+    #[default]
+    None,
+    Text(String),
+    Parts(Vec<PartIn>),
+}
+
+impl ContentIn {
+    /// As a list of parts (a string is one text part).
+    pub fn into_parts(self) -> Vec<PartIn> {
+        match self {
+            ContentIn::None => Vec::new(),
+            ContentIn::Text(text) => vec![PartIn {
+                text: Some(text),
+                ..PartIn::default()
+            }],
+            ContentIn::Parts(parts) => parts,
+        }
+    }
+
+    /// JavaScript truthiness (`""` and `null` are false; any list is true).
+    pub fn truthy(&self) -> bool {
+        match self {
+            ContentIn::None => false,
+            ContentIn::Text(t) => !t.is_empty(),
+            ContentIn::Parts(_) => true,
+        }
+    }
+}
+
+struct ContentVisitor;
+
+impl<'de> Visitor<'de> for ContentVisitor {
+    type Value = ContentIn;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a string, a part or a list of parts")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<ContentIn, E> {
+        Ok(ContentIn::None)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<ContentIn, E> {
+        Ok(ContentIn::None)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<ContentIn, E> {
+        Ok(ContentIn::Text(v.to_owned()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<ContentIn, E> {
+        Ok(ContentIn::Text(v))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ContentIn, A::Error> {
+        let mut parts = Vec::with_capacity(seq.size_hint().unwrap_or(1));
+        while let Some(PartElem(p)) = seq.next_element()? {
+            parts.push(p);
+        }
+        Ok(ContentIn::Parts(parts))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ContentIn, A::Error> {
+        Ok(ContentIn::Parts(vec![PartIn::deserialize(
+            de::value::MapAccessDeserializer::new(map),
+        )?]))
+    }
+}
+
+impl<'de> Deserialize<'de> for ContentIn {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ContentVisitor)
+    }
+}
+
+/// An element of a part list: a part, or a string (a text part).
+struct PartElem(PartIn);
+
+struct PartElemVisitor;
+
+impl<'de> Visitor<'de> for PartElemVisitor {
+    type Value = PartElem;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a part or a string")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<PartElem, E> {
+        Ok(PartElem(PartIn {
+            text: Some(v.to_owned()),
+            ..PartIn::default()
+        }))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<PartElem, E> {
+        Ok(PartElem(PartIn {
+            text: Some(v),
+            ..PartIn::default()
+        }))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<PartElem, A::Error> {
+        PartIn::deserialize(de::value::MapAccessDeserializer::new(map)).map(PartElem)
+    }
+}
+
+impl<'de> Deserialize<'de> for PartElem {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(PartElemVisitor)
+    }
+}
+
+/// A Gemini part as read.
+#[derive(Default, Deserialize)]
+pub(crate) struct PartIn {
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub thought: Option<Value>,
+    #[serde(default, rename = "thoughtSignature")]
+    pub signature: Option<String>,
+    #[serde(default, rename = "inlineData")]
+    pub inline: Option<InlineIn>,
+    #[serde(default, rename = "fileData")]
+    pub file: Option<FileIn>,
+    #[serde(default, rename = "functionCall")]
+    pub call: Option<CallIn>,
+    #[serde(default, rename = "functionResponse")]
+    pub response: Option<ResponseIn>,
+    #[serde(default, rename = "videoMetadata")]
+    pub video: Option<Value>,
+    #[serde(default, rename = "executableCode")]
+    pub code: Option<Value>,
+    #[serde(default, rename = "codeExecutionResult")]
+    pub code_result: Option<Value>,
+}
+
+#[derive(Default, Deserialize)]
+pub(crate) struct InlineIn {
+    #[serde(default, rename = "mimeType")]
+    pub mime_type: Option<String>,
+    #[serde(default)]
+    pub data: Option<String>,
+}
+
+#[derive(Default, Deserialize)]
+pub(crate) struct FileIn {
+    #[serde(default, rename = "fileUri")]
+    pub file_uri: Option<String>,
+}
+
+#[derive(Default, Deserialize)]
+pub(crate) struct CallIn {
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub args: Option<Value>,
+}
+
+#[derive(Default, Deserialize)]
+pub(crate) struct ResponseIn {
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub response: Option<Value>,
+    #[serde(default)]
+    pub parts: Option<Vec<PartIn>>,
+}
+
+/// A `toolCalls` entry as read.
+#[derive(Default, Deserialize)]
+pub(crate) struct ToolCallIn {
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub args: Option<Value>,
+    #[serde(default)]
+    pub result: ContentIn,
+    #[serde(default)]
+    pub status: Option<String>,
+    #[serde(default)]
+    pub timestamp: Option<String>,
+    #[serde(default, rename = "x-handoff-event")]
+    pub extras: Option<Value>,
+}
+
+/// A legacy thought summary.
+#[derive(Default, Deserialize)]
+pub(crate) struct ThoughtIn {
+    #[serde(default)]
+    pub subject: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+}

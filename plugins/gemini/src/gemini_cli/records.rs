@@ -13,35 +13,31 @@ use std::path::Path;
 
 use handoff_sdk::marker::{OwnershipMarker, MARKER_KEY};
 use handoff_sdk::serde_json::{self, Map, Value};
+use serde::Deserialize as _;
+
+use super::record_types::{LineIn, MessageBody};
 use handoff_sdk::PluginError;
 
-/// The per-record member holding what no Gemini record field can (event ids, authors, origins).
-pub(crate) const EVENT_KEY: &str = "x-handoff-event";
-
 /// A message as it stands after every line was applied.
-#[derive(Clone, Debug)]
 pub(crate) struct Message {
     /// The 1-based line its current version came from.
     pub line: usize,
-    /// The record (an object with a string `id`).
-    pub record: Map<String, Value>,
+    pub id: String,
+    pub body: MessageBody,
 }
 
 impl Message {
     pub fn id(&self) -> &str {
-        self.record
-            .get("id")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
+        &self.id
     }
 
     pub fn kind(&self) -> Option<&str> {
-        self.record.get("type").and_then(Value::as_str)
+        self.body.kind.as_deref()
     }
 }
 
 /// A loaded session.
-#[derive(Clone, Debug, Default)]
+#[derive(Default)]
 pub(crate) struct Loaded {
     /// The merged metadata (first line, later metadata lines and every `$set`).
     pub meta: Map<String, Value>,
@@ -200,37 +196,48 @@ fn apply_line(
     }
     let text = std::str::from_utf8(line)
         .map_err(|e| malformed(path, n, None, format!("not UTF-8 ({e})")))?;
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| malformed(path, n, None, format!("not a JSON record ({e})")))?;
-    let Value::Object(mut record) = value else {
-        return Err(malformed(path, n, None, "not a JSON object"));
-    };
-    if let Some(Value::String(id)) = record.get("$rewindTo") {
-        let id = id.clone();
-        messages.rewind(&id);
-    } else if record.get("id").is_some_and(Value::is_string) {
-        messages.upsert(Message { line: n, record });
-    } else if record.get("$set").is_some_and(Value::is_object) {
-        let Some(Value::Object(set)) = record.remove("$set") else {
-            unreachable!()
-        };
-        if let Some(Value::Array(list)) = set.get("messages") {
-            messages.clear();
-            add_all(path, n, "$set.messages", list, messages)?;
+    let record: LineIn = serde_json::from_str(text)
+        .map_err(|e| malformed(path, n, None, format!("not a Gemini CLI record ({e})")))?;
+    if let Some(Value::String(id)) = &record.rewind_to {
+        messages.rewind(id);
+        return Ok(());
+    }
+    let record = match record.into_message() {
+        Ok((id, body)) => {
+            messages.upsert(Message { line: n, id, body });
+            return Ok(());
         }
+        Err(record) => record,
+    };
+    if let Some(Value::Object(set)) = record.set {
         for (k, v) in set {
-            if k != "messages" {
+            if k == "messages" {
+                if let Value::Array(list) = &v {
+                    messages.clear();
+                    add_all(path, n, "$set.messages", list, messages)?;
+                }
+            } else {
                 meta.insert(k, v);
             }
         }
-    } else if record.get("sessionId").is_some_and(Value::is_string)
-        && record.get("projectHash").is_some_and(Value::is_string)
+    } else if record.session_id.as_ref().is_some_and(Value::is_string)
+        && record.project_hash.as_ref().is_some_and(Value::is_string)
     {
-        if let Some(Value::Array(list)) = record.remove("messages") {
-            add_all(path, n, "messages", &list, messages)?;
+        if let Some(Value::Array(list)) = &record.messages {
+            add_all(path, n, "messages", list, messages)?;
         }
-        for (k, v) in record {
-            meta.insert(k, v);
+        let members = [
+            ("sessionId", record.session_id),
+            ("projectHash", record.project_hash),
+            ("startTime", record.start_time),
+            ("lastUpdated", record.last_updated),
+            ("kind", record.meta_kind),
+            (MARKER_KEY, record.marker),
+        ];
+        for (k, v) in members {
+            if let Some(v) = v {
+                meta.insert(k.to_owned(), v);
+            }
         }
     } else {
         return Err(malformed(
@@ -251,24 +258,47 @@ fn add_all(
     messages: &mut Messages,
 ) -> Result<(), PluginError> {
     for (i, m) in list.iter().enumerate() {
-        match m {
-            Value::Object(record) if record.get("id").is_some_and(Value::is_string) => {
-                messages.upsert(Message {
-                    line: n,
-                    record: record.clone(),
-                });
-            }
-            _ => {
-                return Err(malformed(
-                    path,
-                    n,
-                    Some(&format!("{field}[{i}].id")),
-                    "a message without a string id",
-                ))
-            }
-        }
+        let bad = |e: String| malformed(path, n, Some(&format!("{field}[{i}]")), e);
+        let record = LineIn::deserialize(m).map_err(|e| bad(e.to_string()))?;
+        let (id, body) = record
+            .into_message()
+            .map_err(|_| bad("a message without a string id".into()))?;
+        messages.upsert(Message { line: n, id, body });
     }
     Ok(())
+}
+
+/// The record of message `id` as line `line` of the file holds it, whole (every member), for
+/// writing it again.
+pub(crate) fn raw_message(
+    path: &Path,
+    line: usize,
+    id: &str,
+) -> Result<Map<String, Value>, PluginError> {
+    let bytes = std::fs::read(path).map_err(|e| PluginError::io(path, &e))?;
+    let value: Value = match bytes
+        .split(|&b| b == b'\n')
+        .nth(line - 1)
+        .map(serde_json::from_slice)
+    {
+        Some(Ok(v)) => v,
+        _ => serde_json::from_slice(&bytes)
+            .map_err(|e| malformed(path, line, None, e.to_string()))?,
+    };
+    let find = |list: Option<&Value>| {
+        list.and_then(Value::as_array)?
+            .iter()
+            .rev()
+            .find(|m| m.get("id").and_then(Value::as_str) == Some(id))
+            .and_then(Value::as_object)
+            .cloned()
+    };
+    match value {
+        Value::Object(m) if m.get("id").and_then(Value::as_str) == Some(id) => Ok(m),
+        v => find(v.get("$set").and_then(|s| s.get("messages")))
+            .or_else(|| find(v.get("messages")))
+            .ok_or_else(|| malformed(path, line, Some(id), "the message is not on this line")),
+    }
 }
 
 /// A legacy session: the whole file is one JSON `ConversationRecord` spread over several lines
@@ -286,11 +316,12 @@ fn legacy(bytes: &[u8]) -> Option<Loaded> {
     }
     let mut messages = Messages::default();
     if let Some(Value::Array(list)) = record.remove("messages") {
-        for m in list {
-            if let Value::Object(r) = m {
-                if r.get("id").is_some_and(Value::is_string) {
-                    messages.upsert(Message { line: 1, record: r });
-                }
+        for m in &list {
+            let Ok(line) = LineIn::deserialize(m) else {
+                continue;
+            };
+            if let Ok((id, body)) = line.into_message() {
+                messages.upsert(Message { line: 1, id, body });
             }
         }
     }
@@ -325,7 +356,9 @@ mod tests {
         );
         let l = load_str(&text).unwrap();
         assert_eq!(ids(&l), ["a", "b"]);
-        assert_eq!(l.messages[0].record["content"], "3");
+        assert!(
+            matches!(&l.messages[0].body.content, super::super::record_types::ContentIn::Text(t) if t == "3")
+        );
         assert_eq!(l.messages[0].line, 4);
     }
 
@@ -369,7 +402,7 @@ mod tests {
     fn bad_lines_are_named() {
         let cases = [
             (format!("{META}\n\n"), 2, "blank"),
-            (format!("{META}\n{{\"id\":\n"), 2, "JSON"),
+            (format!("{META}\n{{\"id\":\n"), 2, "EOF"),
             (
                 format!("{META}\n{{\"x\":1}}\n"),
                 2,
@@ -379,11 +412,15 @@ mod tests {
             ("{\"id\":\"a\"}\n".to_owned(), 1, "metadata"),
         ];
         for (text, line, what) in cases {
-            let e = load_str(&text).unwrap_err().to_string();
+            let e = load_str(&text).err().expect("an error").to_string();
             assert!(e.contains(&format!("session-x.jsonl:{line}")), "{e}");
             assert!(e.contains(what), "{e}");
         }
-        assert!(load_str("").unwrap_err().to_string().contains("empty"));
+        assert!(load_str("")
+            .err()
+            .expect("an error")
+            .to_string()
+            .contains("empty"));
     }
 
     #[test]
