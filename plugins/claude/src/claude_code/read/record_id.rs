@@ -3,7 +3,7 @@
 
 /// A record's `uuid` (or a `parentUuid`): Claude Code's are UUIDs, kept as their 128 bits (no
 /// allocation, cheap to hash and compare); anything else as its text.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum RecordId {
     /// The 128 bits as two halves (a `u128` would align every record to 16 bytes).
     Uuid([u64; 2]),
@@ -28,6 +28,17 @@ impl RecordId {
                 std::str::from_utf8(&text).map_or_else(|_| String::new(), str::to_owned)
             }
             RecordId::Text(text) => text.to_string(),
+        }
+    }
+}
+
+/// One word per UUID (its halves folded; the bits are random), so linking hashes each record id
+/// with one integer write instead of a tag, a length and sixteen bytes.
+impl std::hash::Hash for RecordId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        match self {
+            RecordId::Uuid([high, low]) => state.write_u64(high ^ low),
+            RecordId::Text(text) => text.hash(state),
         }
     }
 }
