@@ -22,6 +22,7 @@ pub(super) struct OriginCache {
 }
 
 impl OriginCache {
+    #[inline]
     pub(super) fn raw(&mut self, origin: Option<&Origin>) -> io::Result<Option<Rc<RawValue>>> {
         let Some(origin) = origin else {
             return Ok(None);
@@ -38,6 +39,7 @@ impl OriginCache {
 }
 
 /// Whether a thinking part goes to Codex: only OpenAI's own reasoning is portable to it.
+#[inline]
 pub(super) fn thinking_is_portable(thinking: &handoff_sdk::Thinking, event: &Event) -> bool {
     let maker = thinking
         .signature
@@ -121,6 +123,7 @@ pub(super) fn assistant_items<'a>(
 
 /// The `x-handoff-event` member of an item of `event`; `origin` is the assistant event's origin
 /// as JSON (see [`OriginCache`]).
+#[inline]
 pub(super) fn tag<'a>(event: &'a Event, origin: Option<&'a RawValue>) -> EventTagOut<'a> {
     EventTagOut {
         id: &event.id,
@@ -133,6 +136,7 @@ pub(super) fn tag<'a>(event: &'a Event, origin: Option<&'a RawValue>) -> EventTa
     }
 }
 
+#[inline]
 pub(super) fn content_item(part: &Part) -> ContentOut<'_> {
     match part {
         Part::Text { text } => ContentOut::InputText { text },
@@ -148,6 +152,7 @@ pub(super) fn content_item(part: &Part) -> ContentOut<'_> {
     }
 }
 
+#[inline]
 pub(super) fn joined_text<'a>(mut texts: impl Iterator<Item = &'a str>) -> Cow<'a, str> {
     let Some(first) = texts.next() else {
         return Cow::Borrowed("");

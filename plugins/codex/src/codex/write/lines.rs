@@ -31,6 +31,7 @@ impl<'o> Lines<'o> {
     }
 
     /// Writes one record as one line.
+    #[inline]
     pub fn line<P: Serialize>(
         &mut self,
         timestamp: &str,
