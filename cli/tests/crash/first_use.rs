@@ -1,0 +1,90 @@
+//! Many runs started together on a fresh certificate folder: every one succeeds (or waits for the
+//! one certifying), none sees a half-certified state, each built-in is certified once.
+
+use std::process::{Child, Stdio};
+use std::time::Instant;
+
+use crate::support::*;
+
+const RUNS: usize = 8;
+
+fn finish(child: Child) -> std::process::Output {
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn concurrent_first_use_certifies_once_and_every_run_succeeds() {
+    let s = Scratch::new();
+    let certificates = s.path("certificates");
+    let config = write_config(s.dir.path(), &certificates);
+    let source = claude_source(&s.path("claude"), &conversation(10));
+    let root = s.path("codex");
+    let started = Instant::now();
+    let spawn = |mut command: std::process::Command| -> Child {
+        command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut continues = Vec::new();
+    let mut listings = Vec::new();
+    for _ in 0..RUNS {
+        continues.push(spawn(continue_cmd(&config, &s.tmp(), &source, &root)));
+        let mut targets = handoff(&config, &s.tmp());
+        targets.args(["targets", "--json"]);
+        listings.push(spawn(targets));
+    }
+    let mut ids = Vec::new();
+    let mut created = 0;
+    for child in continues {
+        let out = finish(child);
+        let json = continued(&out);
+        ids.push(json["session"]["id"].as_str().unwrap().to_owned());
+        created += usize::from(json["action"]["kind"] == "created");
+    }
+    for child in listings {
+        let out = finish(child);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let listing: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let codex = listing
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["target"] == "codex" && l["shadowed_by"].is_null())
+            .expect("codex listed");
+        assert_eq!(
+            codex["availability"]["status"], "verified",
+            "a run saw codex not offered: {codex}"
+        );
+    }
+    eprintln!(
+        "{} runs on a fresh certificate folder: {:.1} s",
+        RUNS * 2,
+        started.elapsed().as_secs_f64()
+    );
+    ids.dedup();
+    assert_eq!(
+        ids.len(),
+        1,
+        "one session for the one conversation: {ids:?}"
+    );
+    assert_eq!(created, 1);
+    assert_eq!(rollouts(&root).len(), 1);
+    let certificates_written = std::fs::read_dir(&certificates)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .count();
+    let builtins = std::fs::read_dir(&certificates)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("builtin-"))
+        .count();
+    assert_eq!(
+        certificates_written, builtins,
+        "one certificate per built-in"
+    );
+    let left = leftovers(&root, &s.tmp(), &certificates);
+    assert!(left.is_empty(), "{left:#?}");
+}
