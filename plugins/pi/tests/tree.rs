@@ -390,3 +390,69 @@ fn v1_and_v2_files_read_as_pi_migrates_them_and_stay_untouched() {
     );
     assert_eq!(shape(&read(&root, id)), "U");
 }
+
+/// `read` (one pass) and `read_each` (two passes, streamed) are two ways to the same events.
+#[test]
+fn read_and_read_each_agree() {
+    use handoff_sdk::ById;
+    let (_dir, root) = root();
+    let id = "01a22fc4-0000-7000-8000-00000000e1e5";
+    let mut lines = every_kind(id);
+    // Off the path, a member of the wrong type: not part of the conversation, so no error.
+    lines.insert(
+        5,
+        message(
+            "b00000ff",
+            "b0000004",
+            5,
+            json!({"role": "user", "content": [{"type": "image", "data": 7}], "timestamp": T0}),
+        ),
+    );
+    write_session(&root, id, &lines);
+    let whole = read(&root, id);
+    let mut streamed = Vec::new();
+    PiPlugin
+        .read_each_id(&root, TARGET, id, &mut |e| {
+            streamed.push(e);
+            true
+        })
+        .unwrap();
+    assert_eq!(streamed, whole.events);
+    // A sink that stops early gets exactly what it asked for.
+    let mut first_two = Vec::new();
+    PiPlugin
+        .read_each_id(&root, TARGET, id, &mut |e| {
+            first_two.push(e);
+            first_two.len() < 2
+        })
+        .unwrap();
+    assert_eq!(first_two, whole.events[..2]);
+    for dir in [
+        "genuine-pi-0.73.1",
+        "public-pi-mono",
+        "pi-0.73.1-compaction",
+    ] {
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/samples")
+            .join(dir);
+        for file in std::fs::read_dir(folder).unwrap() {
+            let path = file.unwrap().path();
+            let whole = PiPlugin.read_path(TARGET, &path).unwrap();
+            let session = handoff_sdk::SessionRef {
+                target: TARGET.into(),
+                id: "sample".into(),
+                path: path.clone(),
+            };
+            let parent = path.parent().unwrap().to_owned();
+            let sample_root = handoff_sdk::StoreRoot::new(parent).unwrap();
+            let mut streamed = Vec::new();
+            PiPlugin
+                .read_each(&sample_root, &session, &mut |e| {
+                    streamed.push(e);
+                    true
+                })
+                .unwrap();
+            assert_eq!(streamed, whole.events, "{}", path.display());
+        }
+    }
+}

@@ -19,8 +19,7 @@
 use foldhash::{HashMap, HashMapExt};
 use handoff_sdk::PluginError;
 
-use super::read::{malformed, Scan};
-use super::records::Envelope;
+use super::read::{malformed, Facts, Scan};
 
 /// What a path entry becomes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,43 +88,25 @@ pub fn path(scan: &Scan) -> Result<Vec<usize>, PluginError> {
 }
 
 /// What an entry is, before compactions are looked at.
-pub fn base_role(kind: &str, entry: &Envelope<'_>, version: u64) -> Role {
+pub fn base_role(kind: &str, facts: &Facts<'_>, version: u64) -> Role {
     match kind {
-        "message" => {
-            let Some(message) = &entry.message else {
-                return Role::Carried;
-            };
-            match message.role.as_ref().map_or("", |r| r.as_str()) {
-                "user" | "toolResult" => Role::Message,
-                "assistant" => match message.stop_reason.as_ref().map(|s| s.as_str()) {
-                    Some("error" | "aborted") => Role::Carried,
-                    _ => Role::Message,
-                },
-                "bashExecution" => {
-                    if message.exclude_from_context.as_ref().is_some_and(truthy) {
-                        Role::Carried
-                    } else {
-                        Role::AsUser
-                    }
-                }
-                "custom" | "branchSummary" | "compactionSummary" => Role::AsUser,
-                // v2 files call the custom role hookMessage; pi renames it when it migrates.
-                "hookMessage" if version < 3 => Role::AsUser,
-                _ => Role::Carried,
-            }
-        }
-        "custom_message" => Role::AsUser,
-        "branch_summary" => {
-            if entry
-                .summary
-                .as_ref()
-                .is_some_and(|s| !s.as_str().is_empty())
-            {
+        "message" => match facts.role {
+            None => Role::Carried,
+            Some("user" | "toolResult") => Role::Message,
+            Some("assistant") => match facts.stop_reason {
+                Some("error" | "aborted") => Role::Carried,
+                _ => Role::Message,
+            },
+            Some("bashExecution") if facts.exclude => Role::Carried,
+            Some("bashExecution" | "custom" | "branchSummary" | "compactionSummary") => {
                 Role::AsUser
-            } else {
-                Role::Carried
             }
-        }
+            // v2 files call the custom role hookMessage; pi renames it when it migrates.
+            Some("hookMessage") if version < 3 => Role::AsUser,
+            Some(_) => Role::Carried,
+        },
+        "custom_message" => Role::AsUser,
+        "branch_summary" if facts.summary => Role::AsUser,
         "compaction" => Role::Compaction { through: 0 },
         _ => Role::Carried,
     }

@@ -1,4 +1,4 @@
-//! The conversation of a parsed file → canonical events, one path entry at a time.
+//! One pi entry → one canonical event (or, for what pi never sends, the entry kept whole).
 //!
 //! What a pi entry has beyond its canonical form (usage, response ids, signatures of text blocks,
 //! the entries pi never sends, …) goes into the event's `opaque["pi"]`, so writing the transcript
@@ -17,31 +17,18 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use foldhash::{HashMap, HashMapExt};
 use handoff_sdk::serde_json::{Map, Value};
 use handoff_sdk::{
     AssistantPart, Body, Event, Origin, Part, PluginError, Signature, Thinking, Timestamp, ToolCall,
 };
 
-use super::context::{conversation, Role};
 use super::llm::{self, field_error};
-use super::read::{malformed, Lines, Scan};
+use super::read::malformed;
 use super::records::{Block, Content, Entry, HandoffEvent, IntoValue, Message, ZERO_USAGE};
 use super::time;
 
 /// The key of this plugin's native fields in `Event::opaque`.
 pub const OPAQUE_KEY: &str = "pi";
-
-/// What a read finds besides the events.
-#[derive(Debug, Default)]
-pub struct Found {
-    /// The id of the last entry in file order (pi's leaf, which an append continues from).
-    pub leaf: Option<String>,
-    /// The model pi resumes with: the last `model_change` or assistant message on the path.
-    pub model: Option<(String, String)>,
-    /// Every entry id in the file (only when asked for).
-    pub ids: Vec<String>,
-}
 
 /// One entry on the path, parsed whole.
 pub struct Node {
@@ -55,80 +42,8 @@ pub struct Node {
     pub entry: Entry,
 }
 
-/// Converts the conversation of `scan` into events handed to `sink` in order until it returns
-/// `false`, parsing each path entry only when its turn comes.
-pub fn events(
-    scan: Scan,
-    want_ids: bool,
-    sink: &mut dyn FnMut(Event) -> bool,
-) -> Result<Found, PluginError> {
-    let conv = conversation(&scan)?;
-    let Scan {
-        path: file,
-        header,
-        slots,
-    } = scan;
-    let found = Found {
-        leaf: slots
-            .iter()
-            .rev()
-            .find(|s| !s.is_header)
-            .map(|s| s.id.clone()),
-        model: conv.path.iter().rev().find_map(|&i| slots[i].model.clone()),
-        ids: if want_ids {
-            slots.iter().map(|s| s.id.clone()).collect()
-        } else {
-            Vec::new()
-        },
-    };
-    let mut lines = Lines::open(&file, header.version)?;
-    let mut converter = Converter {
-        file: &file,
-        version: header.version,
-        calls: HashMap::new(),
-    };
-    let mut before: Vec<Value> = Vec::new();
-    let mut held: Option<Event> = None;
-    for (&index, role) in conv.path.iter().zip(&conv.roles) {
-        let slot = &slots[index];
-        let node = Node {
-            line: slot.line,
-            id: slot.id.clone(),
-            parent: slot.parent.clone(),
-            entry: lines.entry(slot)?,
-        };
-        let mut event = match *role {
-            Role::Carried => {
-                before.push(carried(node));
-                continue;
-            }
-            Role::Message => converter.message(node)?,
-            Role::AsUser => converter.as_user(node)?,
-            Role::Compaction { through } => {
-                let through = slots[conv.path[through]].id.clone();
-                converter.compaction(node, through)?
-            }
-        };
-        if !before.is_empty() {
-            pi_map(&mut event).insert("before".into(), Value::Array(std::mem::take(&mut before)));
-        }
-        if let Some(previous) = held.replace(event) {
-            if !sink(previous) {
-                return Ok(found);
-            }
-        }
-    }
-    if let Some(mut last) = held {
-        if !before.is_empty() {
-            pi_map(&mut last).insert("after".into(), Value::Array(before));
-        }
-        sink(last);
-    }
-    Ok(found)
-}
-
 /// The `opaque["pi"]` object of an event, made when missing.
-fn pi_map(event: &mut Event) -> &mut Map<String, Value> {
+pub fn pi_map(event: &mut Event) -> &mut Map<String, Value> {
     let slot = event
         .opaque
         .entry(OPAQUE_KEY.to_owned())
@@ -140,7 +55,7 @@ fn pi_map(event: &mut Event) -> &mut Map<String, Value> {
 }
 
 /// An entry carried whole: its members as pi wrote them (a v1 entry without the stand-in id).
-fn carried(node: Node) -> Value {
+pub fn carried(node: Node) -> Value {
     let Node {
         id, parent, entry, ..
     } = node;
@@ -188,11 +103,23 @@ impl Residue {
     }
 }
 
-struct Converter<'a> {
-    file: &'a Path,
-    version: u64,
-    /// Call id → (tool name, answered yet).
-    calls: HashMap<String, (String, bool)>,
+/// An event as converted: its line, and a tool result's `toolName`, which stays out of the
+/// carried fields only when it is the call's (known once the path is checked in order).
+pub struct Converted {
+    /// The event.
+    pub event: Event,
+    /// The line it came from.
+    pub line: usize,
+    /// A tool result's `toolName`.
+    pub tool_name: Option<String>,
+}
+
+/// Converts entries of one file.
+pub struct Converter<'a> {
+    /// The file (for errors).
+    pub file: &'a Path,
+    /// Its format version.
+    pub version: u64,
 }
 
 impl Converter<'_> {
@@ -201,7 +128,7 @@ impl Converter<'_> {
     }
 
     /// A user, assistant or tool result message.
-    fn message(&mut self, node: Node) -> Result<Event, PluginError> {
+    pub fn message(&self, node: Node) -> Result<Converted, PluginError> {
         let Node {
             line,
             id,
@@ -225,19 +152,24 @@ impl Converter<'_> {
             "assistant" => self.assistant(&mut message, &handoff, line, &mut residue)?,
             _ => self.tool_result(&mut message, line, &mut residue)?,
         };
+        let tool_name = message.tool_name.take();
         residue.put_map("message", message.into_map());
         residue.put_map("line", entry_rest(entry, timestamp));
-        Ok(Event {
-            id,
-            timestamp,
-            author: handoff.author,
-            body,
-            opaque: residue.into_opaque(),
+        Ok(Converted {
+            event: Event {
+                id,
+                timestamp,
+                author: handoff.author,
+                body,
+                opaque: residue.into_opaque(),
+            },
+            line,
+            tool_name,
         })
     }
 
     fn user(
-        &mut self,
+        &self,
         message: &mut Message,
         line: usize,
         residue: &mut Residue,
@@ -263,18 +195,19 @@ impl Converter<'_> {
         let mut parts = Vec::with_capacity(blocks.len());
         let mut rests = Vec::new();
         for (i, mut block) in blocks.into_iter().enumerate() {
-            let field = format!("message.content[{i}]");
+            // Made only for an error: a string per block shows in the profile.
+            let field = || format!("message.content[{i}]");
             let part = match block.kind.as_deref() {
                 Some("text") => Part::Text {
                     text: block.text.take().ok_or_else(|| {
-                        self.fail(line, &format!("{field}.text"), "a text block has no text")
+                        self.fail(line, &format!("{}.text", field()), "a text block has no text")
                     })?,
                 },
                 Some("image") => {
                     let part = llm::image_part(
                         block.data.as_deref(),
                         block.mime_type.as_deref(),
-                        &field,
+                        &field(),
                     )
                     .map_err(|e| field_error(self.file, line, e))?;
                     block.data = None;
@@ -284,7 +217,7 @@ impl Converter<'_> {
                 other => {
                     return Err(self.fail(
                         line,
-                        &format!("{field}.type"),
+                        &format!("{}.type", field()),
                         format!(
                             "{:?} is not a block pi sends in user content or tool results (text or image)",
                             other.unwrap_or("(none)")
@@ -303,7 +236,7 @@ impl Converter<'_> {
     }
 
     fn assistant(
-        &mut self,
+        &self,
         message: &mut Message,
         handoff: &HandoffEvent,
         line: usize,
@@ -373,18 +306,18 @@ impl Converter<'_> {
     }
 
     fn assistant_part(
-        &mut self,
+        &self,
         block: &mut Block,
         i: usize,
         origin: Option<&Origin>,
         handoff: &HandoffEvent,
         line: usize,
     ) -> Result<AssistantPart, PluginError> {
-        let field = format!("message.content[{i}]");
+        let field = || format!("message.content[{i}]");
         let missing = |what: &str| {
             self.fail(
                 line,
-                &format!("{field}.{what}"),
+                &format!("{}.{what}", field()),
                 format!("the block has no {what}"),
             )
         };
@@ -414,17 +347,6 @@ impl Converter<'_> {
                 let id = block.id.take().ok_or_else(|| missing("id"))?;
                 let name = block.name.take().ok_or_else(|| missing("name"))?;
                 let arguments = block.arguments.take().ok_or_else(|| missing("arguments"))?;
-                if self
-                    .calls
-                    .insert(id.clone(), (name.clone(), false))
-                    .is_some()
-                {
-                    return Err(self.fail(
-                        line,
-                        &format!("{field}.id"),
-                        format!("tool call id {id:?} is used twice on the conversation path"),
-                    ));
-                }
                 AssistantPart::ToolCall(ToolCall {
                     id,
                     name,
@@ -434,7 +356,7 @@ impl Converter<'_> {
             other => {
                 return Err(self.fail(
                     line,
-                    &format!("{field}.type"),
+                    &format!("{}.type", field()),
                     format!(
                         "{:?} is not a block of an assistant message (text, thinking or toolCall)",
                         other.unwrap_or("(none)")
@@ -445,7 +367,7 @@ impl Converter<'_> {
     }
 
     fn tool_result(
-        &mut self,
+        &self,
         message: &mut Message,
         line: usize,
         residue: &mut Residue,
@@ -453,31 +375,6 @@ impl Converter<'_> {
         let call_id = message.tool_call_id.take().ok_or_else(|| {
             self.fail(line, "message.toolCallId", "the tool result names no call")
         })?;
-        match self.calls.get_mut(&call_id) {
-            None => {
-                return Err(self.fail(
-                    line,
-                    "message.toolCallId",
-                    format!(
-                        "{call_id:?} answers no tool call pi sends on the conversation path \
-                         (none, or one of an assistant message that stopped with error/aborted)"
-                    ),
-                ))
-            }
-            Some((_, true)) => {
-                return Err(self.fail(
-                    line,
-                    "message.toolCallId",
-                    format!("tool call {call_id:?} already has a result"),
-                ))
-            }
-            Some((name, answered)) => {
-                *answered = true;
-                if message.tool_name.as_deref() == Some(name.as_str()) {
-                    message.tool_name = None;
-                }
-            }
-        }
         let content = match message.content.take() {
             Some(Content::Blocks(blocks)) => self.parts(blocks, line, residue)?,
             Some(Content::Text(text)) => {
@@ -497,7 +394,7 @@ impl Converter<'_> {
     }
 
     /// An entry pi sends as user text: the text it sends, and the whole entry kept.
-    fn as_user(&mut self, node: Node) -> Result<Event, PluginError> {
+    pub fn as_user(&self, node: Node) -> Result<Converted, PluginError> {
         let Node {
             line,
             id,
@@ -517,16 +414,21 @@ impl Converter<'_> {
         }
         let mut residue = Residue::default();
         residue.map.insert("entry".into(), entry.into_value());
-        Ok(Event {
-            id,
-            timestamp,
-            author: handoff.author,
-            body: Body::User { content },
-            opaque: residue.into_opaque(),
+        Ok(Converted {
+            event: Event {
+                id,
+                timestamp,
+                author: handoff.author,
+                body: Body::User { content },
+                opaque: residue.into_opaque(),
+            },
+            line,
+            tool_name: None,
         })
     }
 
-    fn compaction(&mut self, node: Node, through: String) -> Result<Event, PluginError> {
+    /// A compaction replacing everything up to the event `through`.
+    pub fn compaction(&self, node: Node, through: String) -> Result<Converted, PluginError> {
         let Node {
             line,
             id,
@@ -546,15 +448,19 @@ impl Converter<'_> {
         entry.first_kept_entry_id = None;
         let mut residue = Residue::default();
         residue.put_map("line", entry_rest(entry, timestamp));
-        Ok(Event {
-            id,
-            timestamp,
-            author: handoff.author,
-            body: Body::Compaction {
-                summary,
-                replaces_through: through,
+        Ok(Converted {
+            event: Event {
+                id,
+                timestamp,
+                author: handoff.author,
+                body: Body::Compaction {
+                    summary,
+                    replaces_through: through,
+                },
+                opaque: residue.into_opaque(),
             },
-            opaque: residue.into_opaque(),
+            line,
+            tool_name: None,
         })
     }
 }

@@ -5,6 +5,7 @@
 //! message kinds, `write` turns events into entry lines, `resume` says how pi resumes a session.
 //! Every mapping choice, with its source, is in `docs/formats/pi.md`.
 
+mod assemble;
 mod context;
 mod convert;
 pub(crate) mod layout;
@@ -148,13 +149,12 @@ pub fn append(
     let path = session.check(root, TARGET)?;
     require_owned(path, session)?;
     let _lock = session_lock(root, session)?;
-    let scan = read::scan(path)?;
     let mut whole = Transcript::new(Vec::new());
-    whole.cwd = scan.header.cwd.clone();
-    let found = convert::events(scan, true, &mut |e| {
+    let found = assemble::stream(path, true, &mut |e| {
         whole.events.push(e);
         true
     })?;
+    whole.cwd = found.cwd.clone();
     let first = whole.events.len();
     manifest.check_carried(&Transcript::new(events.to_vec()))?;
     whole.events.extend_from_slice(events);
@@ -194,21 +194,18 @@ pub fn read_each(
     path: &Path,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<Option<String>, PluginError> {
-    let scan = read::scan(path)?;
-    let cwd = scan.header.cwd.clone();
-    convert::events(scan, false, sink)?;
-    Ok(cwd)
+    Ok(assemble::stream(path, false, sink)?.cwd)
 }
 
 /// Reads a whole session file.
 pub fn read(path: &Path) -> Result<Transcript, PluginError> {
     let mut events = Vec::new();
-    let cwd = read_each(path, &mut |e| {
+    let found = assemble::stream(path, false, &mut |e| {
         events.push(e);
         true
     })?;
     let mut transcript = Transcript::new(events);
-    transcript.cwd = cwd;
+    transcript.cwd = found.cwd;
     Ok(transcript)
 }
 

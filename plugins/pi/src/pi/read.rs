@@ -19,8 +19,8 @@ use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json;
 use handoff_sdk::PluginError;
 
-use super::context::{base_role, Role};
-use super::records::{split_field, Entry, Envelope};
+use super::context::{base_role, truthy, Role};
+use super::records::{split_field, Entry, Envelope, Str};
 
 /// The newest format version pi 0.73.1 writes (and the only one this writer writes).
 pub const CURRENT_VERSION: u64 = 3;
@@ -69,6 +69,65 @@ pub struct Scan {
     pub header: Header,
     /// Every entry after the header, in file order.
     pub slots: Vec<Slot>,
+}
+
+/// What the tree and `context::base_role` need of one line, from either parse of it.
+#[derive(Default)]
+pub struct Facts<'a> {
+    /// The entry type.
+    pub kind: Option<&'a str>,
+    /// The entry id.
+    pub id: Option<&'a str>,
+    /// The parent id.
+    pub parent: Option<&'a str>,
+    /// The message's role.
+    pub role: Option<&'a str>,
+    /// The message's `stopReason`.
+    pub stop_reason: Option<&'a str>,
+    /// The message's `excludeFromContext` is truthy.
+    pub exclude: bool,
+    /// The entry's `summary` is a non-empty string.
+    pub summary: bool,
+    /// A compaction's `firstKeptEntryId`.
+    pub first_kept_id: Option<&'a str>,
+    /// A v1 compaction's `firstKeptEntryIndex`.
+    pub first_kept_index: Option<u64>,
+    /// The provider and model a `model_change` or an assistant message names.
+    pub model: Option<(&'a str, &'a str)>,
+}
+
+impl<'a> Facts<'a> {
+    /// From the first pass's envelope.
+    pub fn of_envelope(e: &'a Envelope<'a>) -> Self {
+        let text = |s: &'a Option<Str<'a>>| s.as_ref().map(Str::as_str);
+        let message = e.message.as_ref();
+        let kind = text(&e.kind);
+        let role = message.and_then(|m| text(&m.role));
+        Facts {
+            kind,
+            id: text(&e.id),
+            parent: e
+                .parent_id
+                .as_ref()
+                .and_then(|p| p.as_ref())
+                .map(Str::as_str),
+            role,
+            stop_reason: message.and_then(|m| text(&m.stop_reason)),
+            exclude: message
+                .and_then(|m| m.exclude_from_context.as_ref())
+                .is_some_and(truthy),
+            summary: text(&e.summary).is_some_and(|s| !s.is_empty()),
+            first_kept_id: text(&e.first_kept_entry_id),
+            first_kept_index: e.first_kept_entry_index.as_ref().and_then(|n| n.as_u64()),
+            model: match (kind, role) {
+                (Some("model_change"), _) => text(&e.provider).zip(text(&e.model_id)),
+                (Some("message"), Some("assistant")) => {
+                    message.and_then(|m| text(&m.provider).zip(text(&m.model)))
+                }
+                _ => None,
+            },
+        }
+    }
 }
 
 /// A malformed-line error.
@@ -193,11 +252,12 @@ pub fn scan(path: &Path) -> Result<Scan, PluginError> {
         };
         let envelope: Envelope<'_> =
             serde_json::from_str(text).map_err(|e| json_error(path, line, &e))?;
+        let facts = Facts::of_envelope(&envelope);
         slots.push(slot(
             path,
             line,
             (offset, text.len()),
-            envelope,
+            &facts,
             h.version,
             &slots,
         )?);
@@ -220,38 +280,23 @@ fn slot(
     path: &Path,
     line: usize,
     span: (u64, usize),
-    envelope: Envelope<'_>,
+    facts: &Facts<'_>,
     version: u64,
     earlier: &[Slot],
 ) -> Result<Slot, PluginError> {
-    let Some(kind) = envelope.kind.as_ref().map(|k| k.as_str()) else {
+    let Some(kind) = facts.kind else {
         return Err(malformed(path, line, Some("type"), "the entry has no type"));
     };
     let is_header = kind == "session";
-    let role = base_role(kind, &envelope, version);
-    let model = match (&envelope.message, kind) {
-        (None, "model_change") => envelope
-            .provider
-            .as_ref()
-            .zip(envelope.model_id.as_ref())
-            .map(|(p, m)| (p.as_str().to_owned(), m.as_str().to_owned())),
-        (Some(m), "message") if m.role.as_ref().map(|r| r.as_str()) == Some("assistant") => m
-            .provider
-            .as_ref()
-            .zip(m.model.as_ref())
-            .map(|(p, m)| (p.as_str().to_owned(), m.as_str().to_owned())),
-        _ => None,
-    };
+    let model = facts.model.map(|(p, m)| (p.to_owned(), m.to_owned()));
     let (id, parent, first_kept) = if version < 2 {
         let parent = earlier
             .iter()
             .rev()
             .find(|s| !s.is_header)
             .map(|s| s.id.clone());
-        let first_kept = envelope
-            .first_kept_entry_index
-            .as_ref()
-            .and_then(|n| n.as_u64())
+        let first_kept = facts
+            .first_kept_index
             .and_then(|k| usize::try_from(k).ok())
             .filter(|&k| k >= 1)
             .and_then(|k| earlier.get(k - 1))
@@ -259,25 +304,13 @@ fn slot(
             .map(|s| s.id.clone());
         (format!("L{line}"), parent, first_kept)
     } else {
-        let id = match envelope
-            .id
-            .map(|i| i.into_owned())
-            .filter(|i| !i.is_empty())
-        {
-            Some(id) => id,
+        let id = match facts.id.filter(|i| !i.is_empty()) {
+            Some(id) => id.to_owned(),
             None if is_header => format!("L{line}"),
             None => return Err(malformed(path, line, Some("id"), "the entry has no id")),
         };
-        let parent = envelope
-            .parent_id
-            .flatten()
-            .map(|p| p.into_owned())
-            .filter(|p| !p.is_empty());
-        (
-            id,
-            parent,
-            envelope.first_kept_entry_id.map(|f| f.into_owned()),
-        )
+        let parent = facts.parent.filter(|p| !p.is_empty()).map(str::to_owned);
+        (id, parent, facts.first_kept_id.map(str::to_owned))
     };
     Ok(Slot {
         line,
@@ -285,10 +318,21 @@ fn slot(
         id,
         parent,
         is_header,
-        role,
+        role: base_role(kind, facts, version),
         first_kept,
         model,
     })
+}
+
+/// An entry as the converter takes it: without `id` and `parentId` (the slot has them), and a
+/// v1 compaction's index turned into the id it names (pi's migration).
+fn tidy(entry: &mut Entry, slot: &Slot, version: u64) {
+    entry.id = None;
+    entry.parent_id = None;
+    if version < 2 && entry.first_kept_entry_index.is_some() {
+        entry.first_kept_entry_index = None;
+        entry.first_kept_entry_id.clone_from(&slot.first_kept);
+    }
 }
 
 /// The second pass: the entry of one slot, read and parsed on demand.
@@ -339,13 +383,7 @@ impl Lines {
         })?;
         let mut entry: Entry =
             serde_json::from_str(text).map_err(|e| json_error(&self.path, slot.line, &e))?;
-        entry.id = None;
-        entry.parent_id = None;
-        if self.version < 2 && entry.first_kept_entry_index.is_some() {
-            // pi's migration: the index becomes the id it names.
-            entry.first_kept_entry_index = None;
-            entry.first_kept_entry_id.clone_from(&slot.first_kept);
-        }
+        tidy(&mut entry, slot, self.version);
         Ok(entry)
     }
 }

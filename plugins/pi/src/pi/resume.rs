@@ -22,7 +22,7 @@ use std::path::Path;
 
 use handoff_sdk::{PluginError, ResumePlan, SessionRef, StoreRoot};
 
-use super::{convert, layout, read, write::UNKNOWN, TARGET};
+use super::{assemble, layout, read, write::UNKNOWN, TARGET};
 
 /// The environment variable pi reads its agent directory (the store root) from.
 pub const AGENT_DIR_ENV: &str = "PI_CODING_AGENT_DIR";
@@ -41,19 +41,16 @@ pub fn plan(
             &prompt[..1]
         )));
     }
-    let scan = read::scan(path)?;
-    if scan.header.id != session.id {
+    let header = read::read_header(path)?;
+    if header.id != session.id {
         return Err(read::malformed(
             path,
             1,
             Some("id"),
-            format!(
-                "the header says session {}, not {}",
-                scan.header.id, session.id
-            ),
+            format!("the header says session {}, not {}", header.id, session.id),
         ));
     }
-    let cwd = scan.header.cwd.clone().ok_or_else(|| {
+    let cwd = header.cwd.clone().ok_or_else(|| {
         read::malformed(
             path,
             1,
@@ -61,7 +58,7 @@ pub fn plan(
             "the header names no working directory, and pi resumes a session in its own",
         )
     })?;
-    let found = convert::events(scan, false, &mut |_| true)?;
+    let found = assemble::stream(path, false, &mut |_| true)?;
     let dir = path
         .parent()
         .ok_or_else(|| PluginError::Other(format!("{} has no folder", path.display())))?;

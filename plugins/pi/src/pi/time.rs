@@ -34,6 +34,37 @@ pub fn format_iso(ms: i64) -> Option<[u8; ISO_LEN]> {
     Some(out)
 }
 
+/// An entry time's text without a heap string in the common case.
+pub enum IsoText<'a> {
+    /// As pi writes it.
+    Fixed([u8; ISO_LEN]),
+    /// As a pi session spelled it.
+    Borrowed(&'a str),
+    /// Outside years 0 to 9999.
+    Owned(String),
+}
+
+impl IsoText<'_> {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        match self {
+            IsoText::Fixed(bytes) => {
+                std::str::from_utf8(bytes).expect("ASCII digits and punctuation")
+            }
+            IsoText::Borrowed(s) => s,
+            IsoText::Owned(s) => s,
+        }
+    }
+}
+
+/// `ms` as pi writes an entry time.
+pub fn iso_text(ms: i64) -> IsoText<'static> {
+    match format_iso(ms) {
+        Some(bytes) => IsoText::Fixed(bytes),
+        None => IsoText::Owned(Timestamp::from_millis(ms).to_rfc3339()),
+    }
+}
+
 /// `ms` as an ISO string (the general formatter outside years 0 to 9999).
 pub fn iso_string(ms: i64) -> String {
     match format_iso(ms) {

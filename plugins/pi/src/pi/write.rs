@@ -79,9 +79,10 @@ const BLOCK_TYPED: &[&str] = &[
 /// The model and API written when a turn has no origin (the real one rides in the event member).
 pub const UNKNOWN: &str = "unknown";
 
-/// Entry ids: 8 lowercase hex digits, unique in the file.
+/// Entry ids: 8 lowercase hex digits, unique in the file (kept as numbers: an id of any other
+/// shape cannot collide with one of these).
 pub struct Ids {
-    used: HashSet<String>,
+    used: HashSet<u32>,
     state: u64,
 }
 
@@ -90,7 +91,7 @@ impl Ids {
     pub fn new(existing: impl IntoIterator<Item = String>) -> Self {
         let seed = uuid::Uuid::new_v4().as_u64_pair();
         let mut used = HashSet::new();
-        used.extend(existing);
+        used.extend(existing.into_iter().filter_map(|id| entry_id_value(&id)));
         Ids {
             used,
             state: seed.0 ^ seed.1.rotate_left(17),
@@ -106,23 +107,27 @@ impl Ids {
             z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
             z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
             z ^= z >> 31;
-            let id = format!("{:08x}", (z >> 32) as u32);
-            if self.used.insert(id.clone()) {
-                return id;
+            let value = (z >> 32) as u32;
+            if self.used.insert(value) {
+                return format!("{value:08x}");
             }
         }
     }
 
     /// `wanted` when it is a pi entry id not used yet, else a fresh one.
     pub fn claim(&mut self, wanted: Option<&str>) -> String {
-        match wanted {
-            Some(w) if is_entry_id(w) && !self.used.contains(w) => {
-                self.used.insert(w.to_owned());
-                w.to_owned()
-            }
+        match wanted.and_then(|w| entry_id_value(w).map(|v| (w, v))) {
+            Some((w, value)) if self.used.insert(value) => w.to_owned(),
             _ => self.fresh(),
         }
     }
+}
+
+/// The value of an id of pi's entry-id shape.
+fn entry_id_value(id: &str) -> Option<u32> {
+    is_entry_id(id)
+        .then(|| u32::from_str_radix(id, 16).ok())
+        .flatten()
 }
 
 /// Whether `id` has the shape of pi's entry ids (8 lowercase hex digits).
@@ -345,7 +350,7 @@ impl<'a> EntryWriter<'a> {
         self.line(
             "model_change",
             &id,
-            &time::iso_string(at.millis()),
+            time::iso_text(at.millis()).as_str(),
             body,
             None,
             ExtraRef::default(),
@@ -453,7 +458,7 @@ impl<'a> EntryWriter<'a> {
         self.line(
             "message",
             id,
-            &residue.entry_time(event.timestamp),
+            residue.entry_time(event.timestamp).as_str(),
             MessageEntry { message },
             Some(&handoff),
             residue.line_extra(LINE_TYPED),
@@ -531,7 +536,7 @@ impl<'a> EntryWriter<'a> {
         self.line(
             "message",
             id,
-            &residue.entry_time(event.timestamp),
+            residue.entry_time(event.timestamp).as_str(),
             MessageEntry { message },
             Some(&handoff),
             residue.line_extra(LINE_TYPED),
@@ -570,7 +575,7 @@ impl<'a> EntryWriter<'a> {
         self.line(
             "message",
             id,
-            &residue.entry_time(event.timestamp),
+            residue.entry_time(event.timestamp).as_str(),
             MessageEntry { message },
             Some(&handoff),
             residue.line_extra(LINE_TYPED),
@@ -607,7 +612,7 @@ impl<'a> EntryWriter<'a> {
         self.line(
             "compaction",
             id,
-            &residue.entry_time(event.timestamp),
+            residue.entry_time(event.timestamp).as_str(),
             body,
             Some(&handoff),
             residue.line_extra(COMPACTION_TYPED),
@@ -715,9 +720,10 @@ impl<'e> Residue<'e> {
     }
 
     /// The entry line's time: as a pi session spelled it, else as pi writes `at`.
-    fn entry_time(&self, at: Timestamp) -> String {
-        self.line_member("timestamp")
-            .and_then(Value::as_str)
-            .map_or_else(|| time::iso_string(at.millis()), str::to_owned)
+    fn entry_time(&self, at: Timestamp) -> time::IsoText<'e> {
+        match self.line_member("timestamp").and_then(Value::as_str) {
+            Some(text) => time::IsoText::Borrowed(text),
+            None => time::iso_text(at.millis()),
+        }
     }
 }

@@ -1,0 +1,223 @@
+//! The conversation's events in path order: each path entry converted (or carried on the next
+//! event), what the canonical model requires checked in order (every tool result answers one
+//! call pi sends, once; call ids are not reused), and what the writer needs to continue the file.
+//!
+//! [`stream`]: the first pass keeps only the tree, then the path's lines are parsed one at a time
+//! and each event goes out as soon as it is made (the next event decides only what is carried
+//! on it). A one-pass variant that converted every line on the spot and then picked the path was
+//! ~5 % faster but peaked at 2.0x the file instead of 1.7x (benches/memory.rs), so there is one
+//! way.
+
+use std::path::Path;
+
+use foldhash::{HashMap, HashMapExt};
+use handoff_sdk::serde_json::Value;
+use handoff_sdk::{AssistantPart, Body, Event, PluginError};
+
+use super::context::{conversation, Role};
+use super::convert::{carried, pi_map, Converted, Converter, Node};
+use super::read::{self, malformed, Lines, Scan, Slot};
+use super::records::Entry;
+
+/// What a read finds besides the events.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// The working directory the header names.
+    pub cwd: Option<String>,
+    /// The id of the last entry in file order (pi's leaf, which an append continues from).
+    pub leaf: Option<String>,
+    /// The model pi resumes with: the last `model_change` or assistant message on the path.
+    pub model: Option<(String, String)>,
+    /// Every entry id in the file (only when asked for).
+    pub ids: Vec<String>,
+}
+
+fn found(scan: &Scan, path: &[usize], want_ids: bool) -> Found {
+    let slots = &scan.slots;
+    Found {
+        cwd: scan.header.cwd.clone(),
+        leaf: slots
+            .iter()
+            .rev()
+            .find(|s| !s.is_header)
+            .map(|s| s.id.clone()),
+        model: path.iter().rev().find_map(|&i| slots[i].model.clone()),
+        ids: if want_ids {
+            slots.iter().map(|s| s.id.clone()).collect()
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+/// Puts converted events in order: checks them, carries what comes between them, and hands
+/// each on once the next one is known (the last gets what follows it).
+struct Assembly<'a> {
+    file: &'a Path,
+    /// Call id → (tool name, answered yet).
+    calls: HashMap<String, (String, bool)>,
+    before: Vec<Value>,
+    held: Option<Event>,
+    sink: &'a mut dyn FnMut(Event) -> bool,
+    stopped: bool,
+}
+
+impl<'a> Assembly<'a> {
+    fn new(file: &'a Path, sink: &'a mut dyn FnMut(Event) -> bool) -> Self {
+        Assembly {
+            file,
+            calls: HashMap::new(),
+            before: Vec::new(),
+            held: None,
+            sink,
+            stopped: false,
+        }
+    }
+
+    fn carry(&mut self, entry: Value) {
+        self.before.push(entry);
+    }
+
+    /// Adds an event; `false` once the sink wants no more.
+    fn push(&mut self, converted: Converted) -> Result<bool, PluginError> {
+        let mut event = self.check(converted)?;
+        if !self.before.is_empty() {
+            let before = std::mem::take(&mut self.before);
+            pi_map(&mut event).insert("before".into(), Value::Array(before));
+        }
+        if let Some(previous) = self.held.replace(event) {
+            if !(self.sink)(previous) {
+                self.stopped = true;
+            }
+        }
+        Ok(!self.stopped)
+    }
+
+    fn finish(mut self) {
+        if self.stopped {
+            return;
+        }
+        if let Some(mut last) = self.held.take() {
+            if !self.before.is_empty() {
+                let after = std::mem::take(&mut self.before);
+                pi_map(&mut last).insert("after".into(), Value::Array(after));
+            }
+            (self.sink)(last);
+        }
+    }
+
+    /// Call ids are not reused; every result answers one call pi sends, once; a result's
+    /// `toolName` is carried only when it is not its call's.
+    fn check(&mut self, converted: Converted) -> Result<Event, PluginError> {
+        let Converted {
+            mut event,
+            line,
+            tool_name,
+        } = converted;
+        let fail = |field: &str, message: String| malformed(self.file, line, Some(field), message);
+        match &event.body {
+            Body::Assistant { content, .. } => {
+                for (i, part) in content.iter().enumerate() {
+                    let AssistantPart::ToolCall(call) = part else {
+                        continue;
+                    };
+                    let entry = (call.name.clone(), false);
+                    if self.calls.insert(call.id.clone(), entry).is_some() {
+                        return Err(fail(
+                            &format!("message.content[{i}].id"),
+                            format!(
+                                "tool call id {:?} is used twice on the conversation path",
+                                call.id
+                            ),
+                        ));
+                    }
+                }
+            }
+            Body::ToolResult { call_id, .. } => {
+                let (name, answered) = self.calls.get_mut(call_id).ok_or_else(|| {
+                    fail(
+                        "message.toolCallId",
+                        format!(
+                            "{call_id:?} answers no tool call pi sends on the conversation path \
+                             (none, or one of an assistant message that stopped with error/aborted)"
+                        ),
+                    )
+                })?;
+                if *answered {
+                    return Err(fail(
+                        "message.toolCallId",
+                        format!("tool call {call_id:?} already has a result"),
+                    ));
+                }
+                *answered = true;
+                if let Some(tool_name) = tool_name.filter(|t| t != name) {
+                    let message = pi_map(&mut event)
+                        .entry("message")
+                        .or_insert_with(|| Value::Object(Default::default()));
+                    if let Some(members) = message.as_object_mut() {
+                        members.insert("toolName".into(), Value::String(tool_name));
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(event)
+    }
+}
+
+/// Converts one path entry by its role.
+fn convert(
+    converter: &Converter<'_>,
+    node: Node,
+    role: Role,
+    through: impl FnOnce(usize) -> String,
+) -> Result<Result<Converted, Value>, PluginError> {
+    Ok(Ok(match role {
+        Role::Carried => return Ok(Err(carried(node))),
+        Role::Message => converter.message(node)?,
+        Role::AsUser => converter.as_user(node)?,
+        Role::Compaction { through: at } => converter.compaction(node, through(at))?,
+    }))
+}
+
+fn node(slot: &Slot, entry: Entry) -> Node {
+    Node {
+        line: slot.line,
+        id: slot.id.clone(),
+        parent: slot.parent.clone(),
+        entry,
+    }
+}
+
+/// Reads the conversation of `path` streaming (two passes), handing each event to `sink` until
+/// it returns `false`.
+pub fn stream(
+    path: &Path,
+    want_ids: bool,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<Found, PluginError> {
+    let scan = read::scan(path)?;
+    let conv = conversation(&scan)?;
+    let found = found(&scan, &conv.path, want_ids);
+    let converter = Converter {
+        file: path,
+        version: scan.header.version,
+    };
+    let mut lines = Lines::open(path, scan.header.version)?;
+    let mut assembly = Assembly::new(path, sink);
+    for (&index, &role) in conv.path.iter().zip(&conv.roles) {
+        let slot = &scan.slots[index];
+        let node = node(slot, lines.entry(slot)?);
+        let through = |at: usize| scan.slots[conv.path[at]].id.clone();
+        match convert(&converter, node, role, through)? {
+            Err(entry) => assembly.carry(entry),
+            Ok(converted) => {
+                if !assembly.push(converted)? {
+                    return Ok(found);
+                }
+            }
+        }
+    }
+    assembly.finish();
+    Ok(found)
+}
