@@ -800,8 +800,8 @@ fn sessions_the_cli_resumed_read_back() {
         .read_path(TARGET, &dir.join("session-2026-12-01T03-50-1c08fe94.jsonl"))
         .unwrap();
     assert!(stub.events.is_empty());
-    // Resumed in the minute its file was named for (written before the writer named files a
-    // minute early): the CLI's startup checkpoint cleared the messages, and its resume checkpoint
+    // Resumed in the minute its file was named for, under the CLI's own naming (written before
+    // the writer named files `…-<id>-<last 8>.jsonl`): the CLI's startup checkpoint cleared the messages, and its resume checkpoint
     // rebuilt them from memory with the resume's time as their timestamps and without their
     // toolCalls (the result now sits in an `e2_response` user message). It still reads, as the
     // CLI now sees it.
