@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use handoff_conformance::certificate::certify_file;
-use handoff_live::harness::library_beside_tests;
 use handoff_conformance::{run, Options};
 use handoff_core::registry::CertificateStore;
 use handoff_core::Plugin;
+use handoff_live::harness::library_beside_tests;
 use serde_json::Value;
 
 const TARGET: &str = "reference";

@@ -11,9 +11,9 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
 use common::*;
-use handoff_live::fake_provider::FakeProvider;
 use handoff_core::dialect::Dialect;
 use handoff_core::Transcript;
+use handoff_live::fake_provider::FakeProvider;
 use serde_json::Value;
 
 /// POSTs `body` as JSON to `path` over HTTP/1.1; returns the status and the response body.
