@@ -332,6 +332,7 @@ fn wait_until(child: &mut Child, deadline: Instant) -> bool {
 pub fn last_phase(stderr: &str) -> String {
     strip_ansi(stderr)
         .lines()
+        .rev()
         .filter_map(|l| l.split("phase=").nth(1))
         .map(|p| {
             p.trim_matches('"')
@@ -340,7 +341,7 @@ pub fn last_phase(stderr: &str) -> String {
                 .unwrap_or_default()
                 .to_owned()
         })
-        .last()
+        .next()
         .unwrap_or_else(|| "reading".into())
 }
 
