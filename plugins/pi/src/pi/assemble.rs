@@ -22,6 +22,8 @@ use super::records::Entry;
 /// What a read finds besides the events.
 #[derive(Debug, Default)]
 pub struct Found {
+    /// The session id the header names.
+    pub id: String,
     /// The working directory the header names.
     pub cwd: Option<String>,
     /// The id of the last entry in file order (pi's leaf, which an append continues from).
@@ -35,6 +37,7 @@ pub struct Found {
 fn found(scan: &Scan, path: &[usize], want_ids: bool) -> Found {
     let slots = &scan.slots;
     Found {
+        id: scan.header.id.clone(),
         cwd: scan.header.cwd.clone(),
         leaf: slots
             .iter()
@@ -180,11 +183,14 @@ fn convert(
     }))
 }
 
-fn node(slot: &Slot, entry: Entry) -> Node {
+/// The path entry of `slot`; its parent only when it is carried whole (nothing else needs it).
+fn node(slot: &Slot, entry: Entry, role: Role) -> Node {
     Node {
         line: slot.line,
         id: slot.id.clone(),
-        parent: slot.parent.clone(),
+        parent: (role == Role::Carried)
+            .then(|| slot.parent.clone())
+            .flatten(),
         entry,
     }
 }
@@ -207,7 +213,7 @@ pub fn stream(
     let mut assembly = Assembly::new(path, sink);
     for (&index, &role) in conv.path.iter().zip(&conv.roles) {
         let slot = &scan.slots[index];
-        let node = node(slot, lines.entry(slot)?);
+        let node = node(slot, lines.entry(slot)?, role);
         let through = |at: usize| scan.slots[conv.path[at]].id.clone();
         match convert(&converter, node, role, through)? {
             Err(entry) => assembly.carry(entry),

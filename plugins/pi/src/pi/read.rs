@@ -370,8 +370,19 @@ impl Lines {
         } else {
             self.reader.seek(SeekFrom::Start(offset)).map_err(io)?;
         }
-        self.buffer.resize(len, 0);
-        self.reader.read_exact(&mut self.buffer).map_err(io)?;
+        self.buffer.clear();
+        let read = (&mut self.reader)
+            .take(len as u64)
+            .read_to_end(&mut self.buffer)
+            .map_err(io)?;
+        if read != len {
+            return Err(malformed(
+                &self.path,
+                slot.line,
+                None,
+                "the file changed while it was read",
+            ));
+        }
         self.at = offset + len as u64;
         let text = std::str::from_utf8(&self.buffer).map_err(|e| {
             malformed(

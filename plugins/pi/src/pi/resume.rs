@@ -41,16 +41,16 @@ pub fn plan(
             &prompt[..1]
         )));
     }
-    let header = read::read_header(path)?;
-    if header.id != session.id {
+    let found = assemble::stream(path, false, &mut |_| true)?;
+    if found.id != session.id {
         return Err(read::malformed(
             path,
             1,
             Some("id"),
-            format!("the header says session {}, not {}", header.id, session.id),
+            format!("the header says session {}, not {}", found.id, session.id),
         ));
     }
-    let cwd = header.cwd.clone().ok_or_else(|| {
+    let cwd = found.cwd.clone().ok_or_else(|| {
         read::malformed(
             path,
             1,
@@ -58,7 +58,6 @@ pub fn plan(
             "the header names no working directory, and pi resumes a session in its own",
         )
     })?;
-    let found = assemble::stream(path, false, &mut |_| true)?;
     let dir = path
         .parent()
         .ok_or_else(|| PluginError::Other(format!("{} has no folder", path.display())))?;
