@@ -16,9 +16,32 @@ pub(crate) fn fresh_id_like(id: &str) -> String {
     }
 }
 
+/// An id that shares all but its last character with `id` (a hex digit stays a hex digit): a
+/// decoy for resolvers that match a prefix.
+pub(crate) fn sibling_id(id: &str) -> String {
+    let mut chars: Vec<char> = id.chars().collect();
+    if let Some(last) = chars.last_mut() {
+        *last = match last.to_digit(16) {
+            Some(d) => std::char::from_digit((d + 1) % 16, 16).unwrap_or('0'),
+            None if *last == 'x' => 'y',
+            None => 'x',
+        };
+    }
+    chars.into_iter().collect()
+}
+
 /// Copies `session` to a new id with `edit` applied to its bytes; returns the copy.
 pub(crate) fn copy_with_new_id(
     session: &SessionRef,
+    edit: impl FnOnce(Vec<u8>) -> Vec<u8>,
+) -> Result<SessionRef, String> {
+    copy_with_id(session, &fresh_id_like(&session.id), edit)
+}
+
+/// Copies `session` to the id `id` with `edit` applied to its bytes; returns the copy.
+pub(crate) fn copy_with_id(
+    session: &SessionRef,
+    id: &str,
     edit: impl FnOnce(Vec<u8>) -> Vec<u8>,
 ) -> Result<SessionRef, String> {
     let name = session
@@ -32,7 +55,7 @@ pub(crate) fn copy_with_new_id(
             session.id
         ));
     }
-    let id = fresh_id_like(&session.id);
+    let id = id.to_owned();
     let path: PathBuf = session.path.with_file_name(name.replace(&session.id, &id));
     let bytes =
         std::fs::read(&session.path).map_err(|e| format!("cannot read the session: {e}"))?;
@@ -44,4 +67,20 @@ pub(crate) fn copy_with_new_id(
         id,
         path,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sibling_id;
+
+    #[test]
+    fn a_sibling_shares_all_but_the_last_character() {
+        let id = "01a229e6-93f2-7540-95e0-5ee20bf368fe";
+        let sibling = sibling_id(id);
+        assert_eq!(sibling.len(), id.len());
+        assert_eq!(&sibling[..id.len() - 1], &id[..id.len() - 1]);
+        assert_ne!(sibling, id);
+        assert_eq!(sibling_id("abcf"), "abc0");
+        assert_eq!(sibling_id("name-x"), "name-y");
+    }
 }

@@ -2,6 +2,7 @@ use handoff_core::{Body, Event, Part, PluginError, ResumePlan, SessionRef, Times
 
 use crate::corpus;
 
+use super::copies::{copy_with_id, sibling_id};
 use super::{Ctx, Outcome};
 
 const PROMPT: &str = "Continue from the conformance suite.";
@@ -22,10 +23,15 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
         },
     ));
     // Newer, in the same cwd: a resolver that picks "the latest" picks one of these.
-    let decoys = [
+    let mut decoys = vec![
         ctx.create("decoy 1", &decoy)?,
         ctx.create("decoy 2", &decoy)?,
     ];
+    // Newer still, and its id shares all but the last character with ours: a resolver (or a
+    // CLI, like pi's `--session`) that matches ids by prefix can take it for ours.
+    let prefix_decoy = copy_with_id(&chosen, &sibling_id(&chosen.id), |bytes| bytes)
+        .map_err(|e| vec![format!("cannot make the prefix decoy: {e}")])?;
+    decoys.push(prefix_decoy);
     let mut evidence = Vec::new();
     let mut failures = Vec::new();
 
