@@ -21,7 +21,9 @@ use handoff_core::{Plugin, PLUGIN_API_VERSION};
 pub use report::{CheckResult, Report, Status, REPORT_SCHEMA};
 
 /// The suite version; certificates are keyed by it.
-pub const SUITE_VERSION: &str = "1.0.0";
+/// 1.1.0: the suite calls the resolve-once traits (v2), and strict resume adds a prefix decoy;
+/// certificates of 1.0.0 no longer vouch for anything.
+pub const SUITE_VERSION: &str = "1.1.0";
 
 /// What to run and where.
 #[derive(Clone, Debug, Default)]
