@@ -43,6 +43,7 @@
 
 pub mod child;
 pub mod cli;
+pub mod differential;
 pub mod fake_provider;
 pub mod harness;
 mod run;

@@ -19,7 +19,7 @@ use crate::fake_provider::{FakeProvider, FakeProviderOptions, LoggedRequest};
 use handoff_conformance::corpus::Entry;
 use handoff_conformance::report::{CheckResult, Status};
 
-type Evidence = Vec<String>;
+pub(crate) type Evidence = Vec<String>;
 
 /// One live check of a target.
 enum Job<'c> {
@@ -53,7 +53,7 @@ fn jobs<'c>(
 }
 
 /// The target's manifest and recipe, or the failed check that says why there is none.
-fn live_target(
+pub(crate) fn live_target(
     plugin: &dyn Plugin,
     target: &str,
 ) -> Result<(TargetManifest, LiveRecipe), CheckResult> {
@@ -190,7 +190,7 @@ pub fn run_live_target(
 }
 
 /// The installed CLI at the recipe's version, or why there is none.
-fn installed(recipe: &LiveRecipe, options: &LiveOptions) -> Result<FoundCli, String> {
+pub(crate) fn installed(recipe: &LiveRecipe, options: &LiveOptions) -> Result<FoundCli, String> {
     let found = find_cli(
         &recipe.program,
         &recipe.npm_package,
@@ -244,20 +244,20 @@ fn timed(id: &str, check: impl FnOnce() -> Result<Evidence, Evidence>) -> CheckR
 }
 
 /// One target's live setting.
-struct Live<'a> {
-    plugin: &'a dyn Plugin,
-    target: &'a TargetManifest,
-    recipe: &'a LiveRecipe,
-    cli: &'a FoundCli,
-    options: &'a LiveOptions,
+pub(crate) struct Live<'a> {
+    pub(crate) plugin: &'a dyn Plugin,
+    pub(crate) target: &'a TargetManifest,
+    pub(crate) recipe: &'a LiveRecipe,
+    pub(crate) cli: &'a FoundCli,
+    pub(crate) options: &'a LiveOptions,
 }
 
 /// A temporary HOME with the recipe applied, a store root and a fake provider.
-struct Scene {
-    home: tempfile::TempDir,
-    cwd: PathBuf,
-    root: StoreRoot,
-    fake: FakeProvider,
+pub(crate) struct Scene {
+    pub(crate) home: tempfile::TempDir,
+    pub(crate) cwd: PathBuf,
+    pub(crate) root: StoreRoot,
+    pub(crate) fake: FakeProvider,
 }
 
 impl Scene {
@@ -266,7 +266,7 @@ impl Scene {
     }
 
     /// Keeps the HOME on disk when asked, saying where.
-    fn finish(self, keep: bool, evidence: &mut Evidence) {
+    pub(crate) fn finish(self, keep: bool, evidence: &mut Evidence) {
         if keep {
             let path = self.home.keep();
             evidence.push(format!("temporary HOME kept at {}", path.display()));
@@ -290,7 +290,7 @@ impl Live<'_> {
         &self.target.name
     }
 
-    fn scene(&self) -> Result<Scene, Evidence> {
+    pub(crate) fn scene(&self) -> Result<Scene, Evidence> {
         let io = |what: &str, e: std::io::Error| vec![format!("{what}: {e}")];
         let builder = {
             let mut b = tempfile::Builder::new();
@@ -369,7 +369,11 @@ impl Live<'_> {
     }
 
     /// The plan's command as an invocation in this scene.
-    fn invocation(&self, scene: &Scene, plan: ResumePlan) -> Result<Invocation, Evidence> {
+    pub(crate) fn invocation(
+        &self,
+        scene: &Scene,
+        plan: ResumePlan,
+    ) -> Result<Invocation, Evidence> {
         let ResumePlan::Command {
             program,
             mut args,
@@ -413,14 +417,14 @@ impl Live<'_> {
         })
     }
 
-    fn plan(&self, scene: &Scene, session: &SessionRef) -> Result<ResumePlan, Evidence> {
+    pub(crate) fn plan(&self, scene: &Scene, session: &SessionRef) -> Result<ResumePlan, Evidence> {
         self.plugin
             .resumer()
             .plan(&scene.root, session, &self.options.prompt)
             .map_err(|e| vec![format!("the resumer gave no plan for {}: {e}", session.id)])
     }
 
-    fn launch(&self, invocation: &Invocation) -> Result<RunOutcome, Evidence> {
+    pub(crate) fn launch(&self, invocation: &Invocation) -> Result<RunOutcome, Evidence> {
         run(invocation).map_err(|e| {
             vec![format!(
                 "cannot run {} {:?}: {e}",
@@ -603,7 +607,7 @@ impl Live<'_> {
 
     /// The first model request of the recipe's dialect whose last user turn holds the prompt,
     /// parsed with what the CLI injected set aside.
-    fn first_turn<'r>(
+    pub(crate) fn first_turn<'r>(
         &self,
         requests: &'r [LoggedRequest],
     ) -> Result<(&'r LoggedRequest, Transcript), String> {
@@ -724,7 +728,7 @@ fn ends_with_prompt(history: &Transcript, prompt: &str) -> bool {
 }
 
 /// One line per request: sequence number, endpoint, path and status.
-fn describe(requests: &[LoggedRequest]) -> String {
+pub(crate) fn describe(requests: &[LoggedRequest]) -> String {
     if requests.is_empty() {
         return "none".into();
     }

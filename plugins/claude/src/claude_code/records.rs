@@ -91,6 +91,9 @@ pub(super) struct Record<'a, C> {
     pub cwd: Option<Text<'a>>,
     #[serde(rename = "sessionId", borrow)]
     pub session_id: Option<Text<'a>>,
+    /// A `last-prompt` record's leaf: the record Claude Code resumes from (when it is a leaf).
+    #[serde(rename = "leafUuid", borrow)]
+    pub leaf_uuid: Option<Text<'a>>,
     pub handoff: Option<Extras>,
 }
 

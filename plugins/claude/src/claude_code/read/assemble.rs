@@ -8,8 +8,10 @@ use handoff_sdk::{AssistantPart, Body, Event, PluginError};
 
 use super::errors::malformed;
 use super::events::{assistant_event, user_events};
+use super::link::Link;
 use super::link::{conversation_path, link, Links, ResultChildren};
 use super::nodes::{take_uuid, Kind, Node, Records};
+use super::record_id::RecordId;
 use crate::claude_code::write::{calls_are_the_tail, ChainState};
 
 /// Hands assembled events on, remembering what an append needs to continue the chain.
@@ -65,30 +67,28 @@ pub(super) fn assemble(
     path: &Path,
     mut records: Records,
     models: &[Box<str>],
+    last_prompt_leaf: Option<&RecordId>,
     want_chain: bool,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<ChainState, PluginError> {
     let nodes = &records.nodes;
-    // The leaf: the last main-thread record; a file of sidechain records only is a subagent's.
-    // (Checked before the links, as a uuid error needs records, and there are some.)
-    let leaf = nodes
-        .iter()
-        .rposition(|n| !n.sidechain)
-        .or(nodes.len().checked_sub(1));
-    let sidechain = leaf.is_some_and(|l| nodes[l].sidechain);
-    let Links {
-        up,
-        groups,
-        group_of,
-    } = link(path, &mut records, sidechain)?;
-    let Some(leaf) = leaf else {
+    // The thread: the main one; a file of sidechain records only is a subagent's.
+    if nodes.is_empty() {
         return Err(PluginError::Malformed {
             file: path.to_owned(),
             line: None,
             field: None,
             message: "the file holds no conversation records".into(),
         });
-    };
+    }
+    let sidechain = nodes.iter().all(|n| n.sidechain);
+    let Links {
+        up,
+        groups,
+        group_of,
+    } = link(path, &mut records, sidechain)?;
+    let named = last_prompt_leaf.and_then(|id| records.nodes.iter().position(|n| &n.uuid == id));
+    let leaf = choose_leaf(&records.nodes, &up, sidechain, named);
     let path_nodes = conversation_path(path, &records, &up, leaf)?;
     let result_children = ResultChildren::new(&records.nodes, &up, sidechain);
     // What only linking needed goes before the events are made.
@@ -127,6 +127,58 @@ pub(super) fn assemble(
     // The calls still open at the end: those of the last assistant turn, if only results follow.
     chain.open_calls = out.open_calls.into_iter().collect();
     Ok(chain)
+}
+
+/// The leaf Claude Code resumes from (measured on 2.1.197, `live/tests/differential.rs`): the
+/// records of the thread are linked by uuid whatever their order in the file, and the leaves are
+/// the records no other record of the thread names as its parent. The last `last-prompt`
+/// record's `leafUuid` picks the leaf when it is one (or an ancestor of some: then the last of
+/// those); otherwise the last leaf in file order. (Not simply the last record: a child written
+/// before its parent, by concurrent writers, would cut the conversation short.)
+fn choose_leaf(nodes: &[Node], up: &[Link], sidechain: bool, named: Option<usize>) -> usize {
+    let in_thread = |i: usize| nodes[i].sidechain == sidechain;
+    let mut has_child = vec![false; nodes.len()];
+    for (i, link) in up.iter().enumerate() {
+        if let (Link::To(p), true) = (link, in_thread(i)) {
+            has_child[*p as usize] = true;
+        }
+    }
+    let mut leaves = (0..nodes.len())
+        .rev()
+        .filter(|&i| in_thread(i) && !has_child[i]);
+    let Some(named) = named.filter(|&n| in_thread(n)) else {
+        return leaves.next().unwrap_or(nodes.len() - 1);
+    };
+    // Whether each record descends from `named` (0 unknown, 1 yes, 2 no), walked up once each.
+    let mut below = vec![0u8; nodes.len()];
+    below[named] = 1;
+    let mut descends = |leaf: usize| {
+        let mut walked = Vec::new();
+        let mut cursor = Some(leaf);
+        let verdict = loop {
+            let Some(i) = cursor else { break 2 };
+            if below[i] != 0 {
+                break below[i];
+            }
+            if walked.len() > nodes.len() {
+                break 2; // a loop: the walk from the leaf reports it
+            }
+            walked.push(i);
+            cursor = match up[i] {
+                Link::To(p) => Some(p as usize),
+                _ => None,
+            };
+        };
+        for i in walked {
+            below[i] = verdict;
+        }
+        verdict == 1
+    };
+    let last = leaves.clone().next();
+    leaves
+        .find(|&l| descends(l))
+        .or(last)
+        .unwrap_or(nodes.len() - 1)
 }
 
 /// The walk's state: the nodes (their content moves out into events), which are done, and the

@@ -103,6 +103,11 @@ pub(super) fn node_of<C: Content>(
                 format!("a {kind} record needs a uuid"),
             ));
         }
+        if kind == "last-prompt" {
+            if let Some(leaf) = record_id(raw.leaf_uuid) {
+                loaded.last_prompt_leaf = Some(leaf);
+            }
+        }
         return Ok(None); // queue-operation, last-prompt, summary, file-history-snapshot, mode, …
     };
     let sidechain = raw.is_sidechain.unwrap_or(false);

@@ -10,7 +10,8 @@ use handoff_sdk::{IdMap, PluginError};
 
 use super::decode::node_of;
 use super::errors::{diagnose, malformed};
-use super::nodes::Records;
+use super::nodes::{ReadRecord, Records};
+use super::record_id::RecordId;
 use crate::claude_code::records::{FastContent, Record};
 
 /// Assistant records that share a message id (streamed parts of one turn), gathered while
@@ -43,6 +44,11 @@ pub(super) struct Loaded {
     /// The distinct `message.model`s of assistant records.
     pub(super) models: Vec<Box<str>>,
     pub(super) model_index: IdMap<Box<str>, u32>,
+    /// The `leafUuid` of the last `last-prompt` record: where Claude Code resumes, when that
+    /// record is still a leaf (see `assemble`).
+    pub(super) last_prompt_leaf: Option<RecordId>,
+    /// Each uuid's node, to replace a record written again (see `load`).
+    pub(super) seen: IdMap<RecordId, u32>,
 }
 
 /// Streams the file into chain records.
@@ -60,6 +66,8 @@ pub(super) fn load(path: &Path) -> Result<Loaded, PluginError> {
         session_id: None,
         models: Vec::new(),
         model_index: IdMap::default(),
+        last_prompt_leaf: None,
+        seen: IdMap::default(),
     };
     let mut buf = Vec::new();
     let mut line_no = 0;
@@ -73,13 +81,20 @@ pub(super) fn load(path: &Path) -> Result<Loaded, PluginError> {
         }
         line_no += 1;
         let complete = buf.last() == Some(&b'\n');
-        let text = if complete {
+        let mut text = if complete {
             &buf[..buf.len() - 1]
         } else {
             &buf[..]
         };
+        // A byte order mark before the first record, as Claude Code reads it (measured: it
+        // resumes such a file whole).
+        if line_no == 1 {
+            text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+        }
+        // Blank lines carry nothing; Claude Code skips them (measured: it resumes the whole
+        // conversation around one).
         if text.iter().all(u8::is_ascii_whitespace) {
-            return Err(malformed(path, line_no, None, "empty line"));
+            continue;
         }
         let node = match typed_record(text) {
             Some(record) => node_of(path, line_no, record, &mut loaded)?,
@@ -103,12 +118,7 @@ pub(super) fn load(path: &Path) -> Result<Loaded, PluginError> {
             }
         };
         if let Some(record) = node {
-            let records = &mut loaded.records;
-            if let Some(id) = record.message_id {
-                loaded.messages.add(id, records.nodes.len() as u32);
-            }
-            records.parents.push(record.parent);
-            records.nodes.push(record.node);
+            keep(&mut loaded, record);
         }
     }
     if line_no == 0 {
@@ -122,6 +132,26 @@ pub(super) fn load(path: &Path) -> Result<Loaded, PluginError> {
     // The message ids are done with: freed now, their memory is reused by the events.
     loaded.records.groups = std::mem::take(&mut loaded.messages).groups;
     Ok(loaded)
+}
+
+/// Adds a record. One whose uuid was seen replaces that record in place (Claude Code keeps its
+/// records by uuid, the later one winning; it re-writes streamed assistant records, and
+/// concurrent writers repeat lines): the chain is linked by uuid, so its place in the file does
+/// not matter.
+fn keep(loaded: &mut Loaded, record: ReadRecord) {
+    let records = &mut loaded.records;
+    let next = records.nodes.len() as u32;
+    let at = *loaded.seen.entry(record.node.uuid.clone()).or_insert(next);
+    if at != next {
+        records.parents[at as usize] = record.parent;
+        records.nodes[at as usize] = record.node;
+        return;
+    }
+    if let Some(id) = record.message_id {
+        loaded.messages.add(id, next);
+    }
+    records.parents.push(record.parent);
+    records.nodes.push(record.node);
 }
 
 /// The line decoded on the typed path, if it can be (see [`super::record_in`]).

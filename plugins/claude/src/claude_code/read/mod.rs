@@ -54,10 +54,17 @@ pub(crate) struct Session {
 pub(crate) fn read(path: &Path) -> Result<Transcript, PluginError> {
     let loaded = load(path)?;
     let mut events = Vec::with_capacity(loaded.records.nodes.len());
-    assemble(path, loaded.records, &loaded.models, false, &mut |e| {
-        events.push(e);
-        true
-    })?;
+    assemble(
+        path,
+        loaded.records,
+        &loaded.models,
+        loaded.last_prompt_leaf.as_ref(),
+        false,
+        &mut |e| {
+            events.push(e);
+            true
+        },
+    )?;
     let mut transcript = Transcript::new(events);
     transcript.cwd = loaded.cwd;
     Ok(transcript)
@@ -67,10 +74,17 @@ pub(crate) fn read(path: &Path) -> Result<Transcript, PluginError> {
 pub(crate) fn read_session(path: &Path) -> Result<Session, PluginError> {
     let loaded = load(path)?;
     let mut events = Vec::with_capacity(loaded.records.nodes.len());
-    let chain = assemble(path, loaded.records, &loaded.models, true, &mut |e| {
-        events.push(e);
-        true
-    })?;
+    let chain = assemble(
+        path,
+        loaded.records,
+        &loaded.models,
+        loaded.last_prompt_leaf.as_ref(),
+        true,
+        &mut |e| {
+            events.push(e);
+            true
+        },
+    )?;
     let mut transcript = Transcript::new(events);
     transcript.cwd = loaded.cwd;
     Ok(Session {
@@ -87,7 +101,15 @@ pub(crate) fn read_each(
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<(), PluginError> {
     let loaded = load(path)?;
-    assemble(path, loaded.records, &loaded.models, false, sink).map(drop)
+    assemble(
+        path,
+        loaded.records,
+        &loaded.models,
+        loaded.last_prompt_leaf.as_ref(),
+        false,
+        sink,
+    )
+    .map(drop)
 }
 
 /// The first line of a session file, parsed (where the ownership marker is).

@@ -25,7 +25,70 @@ fn empty() -> Loaded {
         session_id: None,
         models: Vec::new(),
         model_index: IdMap::default(),
+        last_prompt_leaf: None,
+        seen: IdMap::default(),
     }
+}
+
+/// The genuine Claude Code 2.1.197 session with a tool call (4 events), its lines changed by
+/// `change`, read.
+fn genuine_changed(change: impl FnOnce(&mut Vec<String>)) -> Result<Vec<Body>, PluginError> {
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/samples/genuine-2.1.197/31c027dc-f6fd-435e-b40a-e98d9514124a.jsonl"
+    );
+    let mut lines: Vec<String> = std::fs::read_to_string(sample)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    change(&mut lines);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    read(&file).map(|t| t.events.into_iter().map(|e| e.body).collect())
+}
+
+// Issue 15, measured with the real Claude Code 2.1.197 (live/tests/differential.rs): it resumes
+// all 4 events of these files.
+#[test]
+fn a_child_record_before_its_parent_keeps_the_final_turn() {
+    let genuine = genuine_changed(|_| {}).unwrap();
+    assert_eq!(genuine.len(), 4);
+    // The final answer (line 8) written before the tool result it answers (line 7).
+    let swapped = genuine_changed(|l| l.swap(6, 7)).unwrap();
+    assert_eq!(swapped, genuine);
+    let reversed = genuine_changed(|l| l.reverse()).unwrap();
+    assert_eq!(reversed, genuine);
+}
+
+#[test]
+fn a_repeated_record_a_blank_line_and_a_bom_change_nothing() {
+    let genuine = genuine_changed(|_| {}).unwrap();
+    let repeated = genuine_changed(|l| {
+        let answer = l[7].clone();
+        l.insert(8, answer);
+    })
+    .unwrap();
+    assert_eq!(repeated, genuine);
+    assert_eq!(
+        genuine_changed(|l| l.insert(4, String::new())).unwrap(),
+        genuine
+    );
+    assert_eq!(
+        genuine_changed(|l| l[0].insert(0, '\u{feff}')).unwrap(),
+        genuine
+    );
+}
+
+#[test]
+fn a_torn_last_line_is_named() {
+    let torn = genuine_changed(|l| {
+        let last = l.len() - 1;
+        l[last].truncate(10);
+    });
+    let err = torn.unwrap_err().to_string();
+    assert!(err.contains("s.jsonl:9"), "{err}");
 }
 
 /// A node with what `node_of` kept beside it, or the error, as text.

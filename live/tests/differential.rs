@@ -1,0 +1,653 @@
+//! The differential harness (issue 15): genuine sessions written by the real CLIs, and mutations
+//! of them that real stores contain, read by the plugin's reader and resumed by the real CLI
+//! against the fake provider. The reader must read exactly the conversation the CLI sends, or
+//! fail (naming file and line) where the CLI fails. Each case states what is expected; a
+//! deliberate difference says why (docs/live.md, "Differential tests").
+//!
+//! Run: `HANDOFF_LIVE_REQUIRED=1 cargo test -p handoff-live --test differential`.
+
+use std::path::PathBuf;
+
+use handoff_core::Plugin;
+use handoff_live::differential::{
+    generic, join, lines, map_records, run_case, Case, CaseResult, Mutation, Outcome, GENUINE,
+};
+use handoff_live::{skips_are_failures, LiveOptions};
+use serde_json::{json, Value};
+
+/// What a case must come to.
+#[derive(Clone, Copy, Debug)]
+enum Expect {
+    /// The reader reads what the CLI sends.
+    Agree,
+    /// The CLI sends nothing; the reader fails naming the file and line.
+    BothFail,
+    /// The CLI resumes; the reader refuses, on purpose (the reason is in docs/live.md).
+    DeliberateReaderFails(&'static str),
+    /// Both read a conversation and they differ, on purpose or not yet resolved (the reason is
+    /// in docs/live.md).
+    Differs(&'static str),
+}
+
+/// The working directory every genuine sample was recorded in.
+const RECORDED_CWD: &str = "/home/dev/proj";
+
+fn sample(path: &str) -> Vec<u8> {
+    let full = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/differential")
+        .join(path);
+    std::fs::read(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()))
+}
+
+/// Runs every case, prints a table, and fails on the first case whose outcome is not expected
+/// (after running them all, so the table is whole).
+fn check(plugin: &dyn Plugin, cases: Vec<(Case<'_>, Expect)>) {
+    // HANDOFF_DIFF_KEEP=1 keeps every temporary HOME (with the fake provider's request log).
+    let options = LiveOptions {
+        keep_homes: std::env::var_os("HANDOFF_DIFF_KEEP").is_some(),
+        ..LiveOptions::default()
+    };
+    let mut wrong = Vec::new();
+    let mut skipped = Vec::new();
+    // HANDOFF_DIFF_ONLY=<text> runs only the cases whose name contains it.
+    let only = std::env::var("HANDOFF_DIFF_ONLY").unwrap_or_default();
+    for (case, expect) in cases.iter().filter(|(c, _)| c.name.contains(&only)) {
+        let result = run_case(plugin, case, &options);
+        let verdict = judge(&result, *expect);
+        println!(
+            "{:<58} {:>6.0} ms  {}",
+            result.name,
+            result.duration_ms,
+            match &result.outcome {
+                Ok(o) => format!("{} ({verdict})", o.kind()),
+                Err(e) => format!("not run: {e}"),
+            }
+        );
+        if result.skipped {
+            skipped.push(result.name.clone());
+        } else if verdict != "as expected" {
+            wrong.push(format!(
+                "{}: expected {expect:?}, got {:?}; evidence: {}",
+                result.name,
+                result.outcome,
+                result.evidence.join(" | ")
+            ));
+        }
+    }
+    println!("{} cases", cases.len());
+    assert!(
+        wrong.is_empty(),
+        "{} of {} cases disagree:\n{}",
+        wrong.len(),
+        cases.len(),
+        wrong.join("\n")
+    );
+    if !skipped.is_empty() {
+        assert!(
+            !skips_are_failures(),
+            "HANDOFF_LIVE_REQUIRED=1 and {} cases were skipped (CLI absent): {skipped:?}",
+            skipped.len()
+        );
+        eprintln!("skipped (CLI absent): {skipped:?}");
+    }
+}
+
+fn judge(result: &CaseResult, expect: Expect) -> &'static str {
+    match (&result.outcome, expect) {
+        (Ok(Outcome::Agree(_)), Expect::Agree)
+        | (Ok(Outcome::BothFail(_)), Expect::BothFail)
+        | (Ok(Outcome::ReaderFails(_)), Expect::DeliberateReaderFails(_))
+        | (Ok(Outcome::Differ(_)), Expect::Differs(_)) => "as expected",
+        (Err(_), _) => "not run",
+        _ => "NOT AS EXPECTED",
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claude Code
+
+const CLAUDE_TOOL: &str = "claude-code/31c027dc-f6fd-435e-b40a-e98d9514124a.jsonl";
+const CLAUDE_TOOL_ID: &str = "31c027dc-f6fd-435e-b40a-e98d9514124a";
+const CLAUDE_TWO: &str = "claude-code/7ab6d42f-f51c-4eb0-8cba-032f2fa35adf.jsonl";
+const CLAUDE_TWO_ID: &str = "7ab6d42f-f51c-4eb0-8cba-032f2fa35adf";
+
+/// Claude Code's project folder name for a cwd (every non-alphanumeric becomes `-`; the scene's
+/// cwd is short and ASCII).
+fn claude_place(id: &'static str) -> impl Fn(&str) -> PathBuf {
+    move |cwd: &str| {
+        let slug: String = cwd
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        PathBuf::from("projects")
+            .join(slug)
+            .join(format!("{id}.jsonl"))
+    }
+}
+
+fn records(bytes: &[u8]) -> Vec<Value> {
+    lines(bytes)
+        .into_iter()
+        .map(|l| serde_json::from_slice(l).expect("genuine lines are JSON"))
+        .collect()
+}
+
+fn to_bytes(records: &[Value]) -> Vec<u8> {
+    let text: Vec<String> = records.iter().map(Value::to_string).collect();
+    join(&text.iter().map(|t| t.as_bytes()).collect::<Vec<_>>())
+}
+
+fn is_message(r: &Value) -> bool {
+    matches!(r["type"].as_str(), Some("user" | "assistant"))
+}
+
+/// A copy of a message record under a new uuid (the last 4 hex digits changed), with a new
+/// parent and its text replaced.
+fn fork(r: &Value, tag: &str, parent: &Value, text: &str) -> Value {
+    let mut copy = r.clone();
+    let uuid = r["uuid"].as_str().unwrap();
+    copy["uuid"] = json!(format!("{}{tag}", &uuid[..uuid.len() - 4]));
+    copy["parentUuid"] = parent.clone();
+    match &mut copy["message"]["content"] {
+        Value::String(s) => *s = text.to_owned(),
+        Value::Array(blocks) => {
+            for b in blocks {
+                if b["type"] == "text" {
+                    b["text"] = json!(text);
+                }
+            }
+        }
+        _ => {}
+    }
+    if let Some(id) = copy["message"]["id"].as_str() {
+        copy["message"]["id"] = json!(format!("{id}{tag}"));
+    }
+    copy
+}
+
+/// The last two message records swapped in place: the final assistant turn before its parent
+/// (issue 15's case).
+const SWAP_LAST_TWO_RECORDS: Mutation = Mutation {
+    name: "swap-last-two-records",
+    apply: |b| {
+        let mut r = records(b);
+        let at: Vec<usize> = (0..r.len()).filter(|&i| is_message(&r[i])).collect();
+        let (x, y) = (at[at.len() - 2], at[at.len() - 1]);
+        r.swap(x, y);
+        to_bytes(&r)
+    },
+};
+
+/// The whole file in reverse line order (every child before its parent).
+const REVERSED: Mutation = Mutation {
+    name: "reversed",
+    apply: |b| {
+        let mut l = lines(b);
+        l.reverse();
+        join(&l)
+    },
+};
+
+/// The last assistant record written again right after itself (streamed records re-written).
+const REPEAT_ASSISTANT: Mutation = Mutation {
+    name: "repeat-assistant",
+    apply: |b| {
+        let mut l = lines(b);
+        let last = (0..l.len())
+            .rev()
+            .find(|&i| {
+                l[i].starts_with(b"{\"parentUuid\"") && contains(l[i], b"\"type\":\"assistant\"")
+            })
+            .expect("an assistant record");
+        l.insert(last + 1, l[last]);
+        join(&l)
+    },
+};
+
+/// The first assistant record written again at the end of the file.
+const REPEAT_EARLY_ASSISTANT_AT_END: Mutation = Mutation {
+    name: "repeat-early-assistant-at-end",
+    apply: |b| {
+        let mut l = lines(b);
+        let first = l
+            .iter()
+            .position(|x| contains(x, b"\"type\":\"assistant\""))
+            .expect("an assistant record");
+        l.push(l[first]);
+        join(&l)
+    },
+};
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// An abandoned branch: before the second turn, an earlier attempt at it (same parent, other
+/// uuids and texts) that the person left by editing the prompt.
+const ABANDONED_BRANCH: Mutation = Mutation {
+    name: "abandoned-branch",
+    apply: |b| {
+        let r = records(b);
+        let msgs: Vec<usize> = (0..r.len()).filter(|&i| is_message(&r[i])).collect();
+        let (user2, asst2) = (msgs[2], msgs[3]);
+        let u = fork(
+            &r[user2],
+            "aaa1",
+            &r[user2]["parentUuid"],
+            "an abandoned question",
+        );
+        let a = fork(&r[asst2], "aaa2", &u["uuid"], "an abandoned answer");
+        let mut out = r.clone();
+        out.insert(user2, a);
+        out.insert(user2, u);
+        to_bytes(&out)
+    },
+};
+
+/// A resumed older branch: at the end of the file, a turn that goes on from the first answer
+/// (the person rewound past the second turn), then the `last-prompt` record Claude Code writes
+/// after a turn, naming the new leaf.
+const RESUMED_OLDER_BRANCH: Mutation = Mutation {
+    name: "resumed-older-branch",
+    apply: |b| {
+        let r = records(b);
+        let msgs: Vec<usize> = (0..r.len()).filter(|&i| is_message(&r[i])).collect();
+        let (asst1, user2, asst2) = (msgs[1], msgs[2], msgs[3]);
+        let u = later(
+            fork(&r[user2], "bbb1", &r[asst1]["uuid"], "a newer question"),
+            5,
+        );
+        let a = later(fork(&r[asst2], "bbb2", &u["uuid"], "a newer answer"), 5);
+        let prompt = json!({"type": "last-prompt", "lastPrompt": "a newer question",
+            "leafUuid": a["uuid"], "sessionId": r[asst2]["sessionId"]});
+        let mut out = r.clone();
+        out.extend([u, a, prompt]);
+        to_bytes(&out)
+    },
+};
+
+/// The records without their `last-prompt` lines.
+fn without_last_prompt(b: &[u8]) -> Vec<u8> {
+    map_records(b, |_, r| (r["type"] != "last-prompt").then_some(r))
+}
+
+/// The last `last-prompt` line dropped: the one before it names the first answer, which the
+/// second turn follows (a CLI killed before it wrote its `last-prompt`).
+const STALE_LAST_PROMPT: Mutation = Mutation {
+    name: "stale-last-prompt",
+    apply: |b| {
+        let mut r = records(b);
+        let at = r.iter().rposition(|x| x["type"] == "last-prompt").unwrap();
+        r.remove(at);
+        to_bytes(&r)
+    },
+};
+
+/// No `last-prompt` records, and the last two message records swapped.
+const NO_LAST_PROMPT_SWAPPED: Mutation = Mutation {
+    name: "no-last-prompt-swapped",
+    apply: |b| (SWAP_LAST_TWO_RECORDS.apply)(&without_last_prompt(b)),
+};
+
+/// No `last-prompt` records, and a newer branch from the first answer at the end.
+const NO_LAST_PROMPT_NEWER_BRANCH: Mutation = Mutation {
+    name: "no-last-prompt-newer-branch",
+    apply: |b| (NEWER_BRANCH_NO_LAST_PROMPT.apply)(&without_last_prompt(b)),
+};
+
+/// No `last-prompt` records, and an older branch at the end.
+const NO_LAST_PROMPT_OLDER_BRANCH: Mutation = Mutation {
+    name: "no-last-prompt-older-branch",
+    apply: |b| (OLDER_BRANCH_AT_END.apply)(&without_last_prompt(b)),
+};
+
+/// `r` with its timestamp moved `minutes` later.
+fn later(mut r: Value, minutes: u32) -> Value {
+    let ts = r["timestamp"].as_str().unwrap().to_owned();
+    // 2026-11-30T00:41:45.123Z: bump the minutes field.
+    let minute: u32 = ts[14..16].parse().unwrap();
+    r["timestamp"] = json!(format!("{}{:02}{}", &ts[..14], minute + minutes, &ts[16..]));
+    r
+}
+
+/// A newer branch from the first answer, written later than the second turn, with no
+/// `last-prompt` after it.
+const NEWER_BRANCH_NO_LAST_PROMPT: Mutation = Mutation {
+    name: "newer-branch-no-last-prompt",
+    apply: |b| {
+        let r = records(b);
+        let msgs: Vec<usize> = (0..r.len()).filter(|&i| is_message(&r[i])).collect();
+        let (asst1, user2, asst2) = (msgs[1], msgs[2], msgs[3]);
+        let u = later(
+            fork(&r[user2], "bbb1", &r[asst1]["uuid"], "a newer question"),
+            5,
+        );
+        let a = later(fork(&r[asst2], "bbb2", &u["uuid"], "a newer answer"), 5);
+        let mut out = r.clone();
+        out.push(u);
+        out.push(a);
+        to_bytes(&out)
+    },
+};
+
+/// An older branch (written earlier in time than the second turn) at the end of the file.
+const OLDER_BRANCH_AT_END: Mutation = Mutation {
+    name: "older-branch-at-end",
+    apply: |b| {
+        let r = records(b);
+        let msgs: Vec<usize> = (0..r.len()).filter(|&i| is_message(&r[i])).collect();
+        let (asst1, user2, asst2) = (msgs[1], msgs[2], msgs[3]);
+        let mut u = fork(&r[user2], "bbb1", &r[asst1]["uuid"], "an older question");
+        u["timestamp"] = r[asst1]["timestamp"].clone();
+        let mut a = fork(&r[asst2], "bbb2", &u["uuid"], "an older answer");
+        a["timestamp"] = r[asst1]["timestamp"].clone();
+        let mut out = r.clone();
+        out.push(u);
+        out.push(a);
+        to_bytes(&out)
+    },
+};
+
+/// Subagent records (isSidechain) at the end of the file.
+const SIDECHAIN_AT_END: Mutation = Mutation {
+    name: "sidechain-at-end",
+    apply: |b| {
+        let r = records(b);
+        let msgs: Vec<usize> = (0..r.len()).filter(|&i| is_message(&r[i])).collect();
+        let mut u = fork(&r[msgs[0]], "ccc1", &Value::Null, "a subagent task");
+        u["isSidechain"] = json!(true);
+        let mut a = fork(
+            &r[msgs[msgs.len() - 1]],
+            "ccc2",
+            &u["uuid"],
+            "a subagent answer",
+        );
+        a["isSidechain"] = json!(true);
+        let mut out = r.clone();
+        out.push(u);
+        out.push(a);
+        to_bytes(&out)
+    },
+};
+
+/// Records of kinds no reader models, in the middle and at the end.
+const UNKNOWN_KINDS: Mutation = Mutation {
+    name: "unknown-kinds",
+    apply: |b| {
+        let mut r = records(b);
+        let session = r
+            .iter()
+            .find_map(|x| x["sessionId"].as_str())
+            .unwrap()
+            .to_owned();
+        let at = r.len() / 2;
+        r.insert(
+            at,
+            json!({"type": "x-future-kind", "sessionId": session, "data": {"n": 1}}),
+        );
+        r.push(json!({"type": "agent-name", "agentName": "helper", "sessionId": session}));
+        to_bytes(&r)
+    },
+};
+
+/// An interrupted turn: the session ends on the assistant's tool call, without its result.
+const INTERRUPTED_CALL: Mutation = Mutation {
+    name: "interrupted-call",
+    apply: |b| {
+        let r = records(b);
+        let call = r
+            .iter()
+            .rposition(|x| {
+                x["type"] == "assistant" && x["message"]["content"][0]["type"] == "tool_use"
+            })
+            .expect("a tool call");
+        to_bytes(&r[..=call])
+    },
+};
+
+fn claude_cases<'a>(
+    tool: &'a [u8],
+    two: &'a [u8],
+    tool_place: &'a dyn Fn(&str) -> PathBuf,
+    two_place: &'a dyn Fn(&str) -> PathBuf,
+) -> Vec<(Case<'a>, Expect)> {
+    const TORN: &str = "a torn last line is what a killed writer leaves; Claude Code drops it \
+                        silently, our reader names it rather than guess that nothing was lost";
+    const INTERRUPTED: &str = "open: Claude Code drops an assistant turn's unresolved tool call \
+                               and sends its own 'Continue from where you left off.' and 'No \
+                               response requested.' turns; our reader keeps the call";
+    const CHILD_FIRST: &str =
+        "deliberate: with no last-prompt record Claude Code resumes from the \
+                               last message in file order, so a final answer written before its \
+                               parent is lost; our reader keeps it";
+    let on_tool = [
+        (GENUINE, Expect::Agree),
+        (SWAP_LAST_TWO_RECORDS, Expect::Agree),
+        (REVERSED, Expect::Agree),
+        (REPEAT_ASSISTANT, Expect::Agree),
+        (SIDECHAIN_AT_END, Expect::Agree),
+        (UNKNOWN_KINDS, Expect::Agree),
+        (INTERRUPTED_CALL, Expect::Differs(INTERRUPTED)),
+        (generic::SWAP_LAST_TWO, Expect::Agree),
+        (generic::TORN_LAST_LINE, Expect::DeliberateReaderFails(TORN)),
+        (generic::BLANK_LINE, Expect::Agree),
+        (generic::BOM, Expect::Agree),
+    ];
+    let on_two = [
+        (GENUINE, Expect::Agree),
+        (SWAP_LAST_TWO_RECORDS, Expect::Agree),
+        (REPEAT_EARLY_ASSISTANT_AT_END, Expect::Agree),
+        (ABANDONED_BRANCH, Expect::Agree),
+        (RESUMED_OLDER_BRANCH, Expect::Agree),
+        (NEWER_BRANCH_NO_LAST_PROMPT, Expect::Agree),
+        (OLDER_BRANCH_AT_END, Expect::Agree),
+        (NO_LAST_PROMPT_SWAPPED, Expect::Differs(CHILD_FIRST)),
+        (STALE_LAST_PROMPT, Expect::Agree),
+        (NO_LAST_PROMPT_NEWER_BRANCH, Expect::Agree),
+        (NO_LAST_PROMPT_OLDER_BRANCH, Expect::Agree),
+        (generic::CRLF, Expect::Agree),
+    ];
+    let make = |sample: &'a [u8],
+                id: &'a str,
+                place: &'a dyn Fn(&str) -> PathBuf,
+                short: &str,
+                (mutation, expect): (Mutation, Expect)| {
+        (
+            Case {
+                name: format!("claude-code/{short}/{}", mutation.name),
+                target: "claude-code",
+                id,
+                genuine: sample,
+                recorded_cwd: RECORDED_CWD,
+                place,
+                mutation,
+            },
+            expect,
+        )
+    };
+    let mut cases: Vec<(Case<'a>, Expect)> = on_tool
+        .into_iter()
+        .map(|m| make(tool, CLAUDE_TOOL_ID, tool_place, "tool-call", m))
+        .collect();
+    cases.extend(
+        on_two
+            .into_iter()
+            .map(|m| make(two, CLAUDE_TWO_ID, two_place, "two-turns", m)),
+    );
+    cases
+}
+
+#[test]
+fn claude_code_reader_agrees_with_claude_code() {
+    let tool = sample(CLAUDE_TOOL);
+    let two = sample(CLAUDE_TWO);
+    let tool_place = claude_place(CLAUDE_TOOL_ID);
+    let two_place = claude_place(CLAUDE_TWO_ID);
+    check(
+        &handoff_claude::ClaudePlugin,
+        claude_cases(&tool, &two, &tool_place, &two_place),
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Codex
+
+const CODEX_TWO: &str =
+    "codex/rollout-2026-11-30T00-41-43-01a229e6-854b-7501-91aa-ee582218765e.jsonl";
+const CODEX_TWO_ID: &str = "01a229e6-854b-7501-91aa-ee582218765e";
+const CODEX_TOOL: &str =
+    "codex/rollout-2026-11-30T00-41-46-01a229e6-93f2-7540-95e0-5ee20bf368fe.jsonl";
+const CODEX_TOOL_ID: &str = "01a229e6-93f2-7540-95e0-5ee20bf368fe";
+
+fn codex_place(file: &'static str) -> impl Fn(&str) -> PathBuf {
+    move |_cwd: &str| {
+        let name = file.rsplit('/').next().unwrap();
+        PathBuf::from("sessions/2026/11/30").join(name)
+    }
+}
+
+fn payload_type(r: &Value) -> (&str, &str) {
+    (
+        r["type"].as_str().unwrap_or(""),
+        r["payload"]["type"].as_str().unwrap_or(""),
+    )
+}
+
+/// The last assistant message item written again right after itself.
+const CODEX_REPEAT_ASSISTANT: Mutation = Mutation {
+    name: "repeat-assistant",
+    apply: |b| {
+        let mut r = records(b);
+        let at = r
+            .iter()
+            .rposition(|x| {
+                payload_type(x) == ("response_item", "message")
+                    && x["payload"]["role"] == "assistant"
+            })
+            .unwrap();
+        r.insert(at + 1, r[at].clone());
+        to_bytes(&r)
+    },
+};
+
+/// The tool call's output moved after the assistant's answer (items out of order).
+const CODEX_OUTPUT_AFTER_ANSWER: Mutation = Mutation {
+    name: "output-after-answer",
+    apply: |b| {
+        let mut r = records(b);
+        let output = r
+            .iter()
+            .position(|x| payload_type(x) == ("response_item", "function_call_output"))
+            .unwrap();
+        let answer = r
+            .iter()
+            .rposition(|x| {
+                payload_type(x) == ("response_item", "message")
+                    && x["payload"]["role"] == "assistant"
+            })
+            .unwrap();
+        let moved = r.remove(output);
+        r.insert(answer, moved);
+        to_bytes(&r)
+    },
+};
+
+/// The session ends on the tool call: its output and everything after are gone.
+const CODEX_INTERRUPTED_CALL: Mutation = Mutation {
+    name: "interrupted-call",
+    apply: |b| {
+        let r = records(b);
+        let output = r
+            .iter()
+            .position(|x| payload_type(x) == ("response_item", "function_call_output"))
+            .unwrap();
+        to_bytes(&r[..output])
+    },
+};
+
+/// Records of kinds no reader models: a line type and a response item type.
+const CODEX_UNKNOWN_KINDS: Mutation = Mutation {
+    name: "unknown-kinds",
+    apply: |b| {
+        let mut r = records(b);
+        let ts = r[1]["timestamp"].clone();
+        let at = r.len() / 2;
+        r.insert(
+            at,
+            json!({"timestamp": ts, "type": "x_future_kind", "payload": {"n": 1}}),
+        );
+        to_bytes(&r)
+    },
+};
+
+/// Every `event_msg` line dropped (the model's history is the response items).
+const CODEX_NO_EVENT_MSGS: Mutation = Mutation {
+    name: "no-event-msgs",
+    apply: |b| map_records(b, |_, r| (r["type"] != "event_msg").then_some(r)),
+};
+
+fn codex_cases<'a>(
+    tool: &'a [u8],
+    two: &'a [u8],
+    tool_place: &'a dyn Fn(&str) -> PathBuf,
+    two_place: &'a dyn Fn(&str) -> PathBuf,
+) -> Vec<(Case<'a>, Expect)> {
+    const TORN: &str = "a torn last line is what a killed writer leaves; Codex skips it \
+                        silently, our reader names it rather than guess that nothing was lost";
+    let on_tool = [
+        (GENUINE, Expect::Agree),
+        (CODEX_OUTPUT_AFTER_ANSWER, Expect::Agree),
+        (CODEX_INTERRUPTED_CALL, Expect::Agree),
+        (CODEX_UNKNOWN_KINDS, Expect::Agree),
+        (generic::SWAP_LAST_TWO, Expect::Agree),
+        (generic::TORN_LAST_LINE, Expect::DeliberateReaderFails(TORN)),
+        (generic::BLANK_LINE, Expect::Agree),
+        (generic::BOM, Expect::Agree),
+    ];
+    let on_two = [
+        (GENUINE, Expect::Agree),
+        (CODEX_REPEAT_ASSISTANT, Expect::Agree),
+        (CODEX_NO_EVENT_MSGS, Expect::Agree),
+        (generic::CRLF, Expect::Agree),
+    ];
+    let make = |sample: &'a [u8],
+                id: &'a str,
+                place: &'a dyn Fn(&str) -> PathBuf,
+                short: &str,
+                (mutation, expect): (Mutation, Expect)| {
+        (
+            Case {
+                name: format!("codex/{short}/{}", mutation.name),
+                target: "codex",
+                id,
+                genuine: sample,
+                recorded_cwd: RECORDED_CWD,
+                place,
+                mutation,
+            },
+            expect,
+        )
+    };
+    let mut cases: Vec<(Case<'a>, Expect)> = on_tool
+        .into_iter()
+        .map(|m| make(tool, CODEX_TOOL_ID, tool_place, "tool-call", m))
+        .collect();
+    cases.extend(
+        on_two
+            .into_iter()
+            .map(|m| make(two, CODEX_TWO_ID, two_place, "two-turns", m)),
+    );
+    cases
+}
+
+#[test]
+fn codex_reader_agrees_with_codex() {
+    let tool = sample(CODEX_TOOL);
+    let two = sample(CODEX_TWO);
+    let tool_place = codex_place(CODEX_TOOL);
+    let two_place = codex_place(CODEX_TWO);
+    check(
+        &handoff_codex::CodexPlugin,
+        codex_cases(&tool, &two, &tool_place, &two_place),
+    );
+}
