@@ -53,6 +53,13 @@ pub struct SessionInfo {
     pub locator: Option<String>,
     /// When it was last written, in milliseconds since the epoch (newest first in listings).
     pub updated_ms: i64,
+    /// The title the CLI itself shows for it (its name or summary where it keeps one, else the
+    /// first user text), where the plugin's listing gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Its working directory, where the plugin's listing gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
 }
 
 impl SessionInfo {
@@ -78,7 +85,16 @@ impl SessionInfo {
             owned: marker.is_some(),
             locator: marker.and_then(|m| m.locator),
             updated_ms,
+            title: None,
+            cwd: None,
         }
+    }
+
+    /// The same, with the title and cwd the CLI shows.
+    pub fn with_details(mut self, title: Option<String>, cwd: Option<String>) -> SessionInfo {
+        self.title = title;
+        self.cwd = cwd;
+        self
     }
 
     /// Sorts a listing newest first, ties by id, so listings are stable.

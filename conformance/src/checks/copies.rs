@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use handoff_core::store::marker;
 use handoff_core::SessionRef;
 
 /// A new id of the same shape as `id` (a UUID for a UUID).
@@ -67,6 +68,27 @@ pub(crate) fn copy_with_id(
         id,
         path,
     })
+}
+
+/// Removes every ownership marker from each JSON line (or the whole JSON document).
+pub(crate) fn strip_markers(bytes: Vec<u8>) -> Vec<u8> {
+    let text = String::from_utf8_lossy(&bytes);
+    if let Ok(mut doc) = serde_json::from_str::<serde_json::Value>(&text) {
+        marker::strip(&mut doc);
+        return serde_json::to_vec_pretty(&doc).unwrap_or(bytes);
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        match serde_json::from_str::<serde_json::Value>(line) {
+            Ok(mut v) => {
+                marker::strip(&mut v);
+                out += &v.to_string();
+            }
+            Err(_) => out += line,
+        }
+        out.push('\n');
+    }
+    out.into_bytes()
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use handoff_core::ById;
 use crate::corpus;
 use crate::sandbox::{changes, is_bookkeeping, snapshot};
 
-use super::copies::copy_with_new_id;
+use super::copies::{copy_with_new_id, strip_markers};
 use super::{Ctx, Outcome};
 
 /// remove deletes only sessions the plugin marked as its own; foreign files stay byte for byte.
@@ -92,25 +92,4 @@ fn is_empty_dir_of(change: &str, session: &std::path::Path) -> bool {
     change
         .strip_prefix("removed ")
         .is_some_and(|p| session.starts_with(p))
-}
-
-/// Removes every ownership marker from each JSON line (or the whole JSON document).
-fn strip_markers(bytes: Vec<u8>) -> Vec<u8> {
-    let text = String::from_utf8_lossy(&bytes);
-    if let Ok(mut doc) = serde_json::from_str::<serde_json::Value>(&text) {
-        marker::strip(&mut doc);
-        return serde_json::to_vec_pretty(&doc).unwrap_or(bytes);
-    }
-    let mut out = String::with_capacity(text.len());
-    for line in text.lines() {
-        match serde_json::from_str::<serde_json::Value>(line) {
-            Ok(mut v) => {
-                marker::strip(&mut v);
-                out += &v.to_string();
-            }
-            Err(_) => out += line,
-        }
-        out.push('\n');
-    }
-    out.into_bytes()
 }

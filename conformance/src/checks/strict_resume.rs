@@ -2,7 +2,7 @@ use handoff_core::{Body, Event, Part, PluginError, ResumePlan, SessionRef, Times
 
 use crate::corpus;
 
-use super::copies::{copy_with_id, sibling_id};
+use super::copies::{copy_with_id, sibling_id, strip_markers};
 use super::{Ctx, Outcome};
 
 const PROMPT: &str = "Continue from the conformance suite.";
@@ -29,7 +29,8 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
     ];
     // Newer still, and its id shares all but the last character with ours: a resolver (or a
     // CLI, like pi's `--session`) that matches ids by prefix can take it for ours.
-    let prefix_decoy = copy_with_id(&chosen, &sibling_id(&chosen.id), |bytes| bytes)
+    // (A foreign copy: without our marker, so it is not ours to find either.)
+    let prefix_decoy = copy_with_id(&chosen, &sibling_id(&chosen.id), strip_markers)
         .map_err(|e| vec![format!("cannot make the prefix decoy: {e}")])?;
     decoys.push(prefix_decoy);
     let mut evidence = Vec::new();
@@ -51,6 +52,28 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
             chosen.path.display()
         )),
         Err(e) => failures.push(format!("resolve({}) failed: {e}", chosen.id)),
+    }
+    // The engine's lookup: the newest session of ours marked with the conversation's locator.
+    for (locator, expected) in [
+        ("conformance:chosen session", Some(&chosen)),
+        ("conformance:no such conversation", None),
+    ] {
+        match ctx
+            .plugin
+            .reader()
+            .find_owned(ctx.root(), ctx.name(), locator)
+        {
+            Ok(found) if found.as_ref() == expected => evidence.push(format!(
+                "find_owned({locator}) is {:?}",
+                found.map(|s| s.id)
+            )),
+            Ok(found) => failures.push(format!(
+                "find_owned({locator}) is {:?}, expected {:?}",
+                found.map(|s| s.id),
+                expected.map(|s| &s.id)
+            )),
+            Err(e) => failures.push(format!("find_owned({locator}) failed: {e}")),
+        }
     }
     match ctx.plugin.resumer().plan(ctx.root(), &chosen, PROMPT) {
         Ok(plan) => match plan_problems(&plan, &chosen, &decoys) {

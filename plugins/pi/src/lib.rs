@@ -116,6 +116,16 @@ impl Reader for PiPlugin {
         check_target(target)?;
         pi::list(root)
     }
+
+    fn find_owned(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        locator: &str,
+    ) -> Result<Option<SessionRef>, PluginError> {
+        check_target(target)?;
+        pi::find_owned(root, locator)
+    }
 }
 
 impl Resumer for PiPlugin {

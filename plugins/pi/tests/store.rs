@@ -521,4 +521,23 @@ fn lists_every_folder_with_names_and_titles() {
         (mine.name, mine.title.as_deref()),
         (None, Some("first question"))
     );
+    // The listing itself carries what pi's list shows: the name, else the first user text.
+    let titled: Vec<(&str, Option<&str>, Option<&str>)> = {
+        let mut t: Vec<_> = listed
+            .iter()
+            .map(|s| (s.session.id.as_str(), s.title.as_deref(), s.cwd.as_deref()))
+            .collect();
+        t.sort();
+        t
+    };
+    assert!(
+        titled.contains(&(id, Some("Triage"), Some("/srv/app"))),
+        "{titled:?}"
+    );
+    assert!(
+        titled
+            .iter()
+            .any(|(i, title, _)| *i == ours.id && *title == Some("first question")),
+        "{titled:?}"
+    );
 }

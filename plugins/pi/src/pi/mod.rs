@@ -209,8 +209,9 @@ pub fn read(path: &Path) -> Result<Transcript, PluginError> {
     Ok(transcript)
 }
 
-/// The sessions of every folder, newest first. A file without a valid header is not a session
-/// (pi does not list it either).
+/// The sessions of every folder, newest first, each with the title pi's own list shows (the name
+/// its latest `session_info` gives, else the first user text) and its cwd. A file without a valid
+/// header is not a session (pi does not list it either).
 pub fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
     let mut sessions = Vec::new();
     for path in layout::all_files(root)? {
@@ -218,10 +219,41 @@ pub fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
             continue;
         };
         let marker = header.marker.filter(|m| m.plugin == PLUGIN);
-        sessions.push(SessionInfo::of_file(TARGET, &header.id, &path, marker));
+        let info = SessionInfo::of_file(TARGET, &header.id, &path, marker);
+        let title = summary(&path).ok().and_then(|s| s.name.or(s.title));
+        sessions.push(info.with_details(title, header.cwd));
     }
     SessionInfo::sort_newest_first(&mut sessions);
     Ok(sessions)
+}
+
+/// The newest session of ours marked with `locator`, reading headers only (the engine's lookup
+/// needs no titles).
+pub fn find_owned(root: &StoreRoot, locator: &str) -> Result<Option<SessionRef>, PluginError> {
+    let mut found: Option<(std::time::SystemTime, SessionRef)> = None;
+    for path in layout::all_files(root)? {
+        let Ok(header) = read::read_header(&path) else {
+            continue;
+        };
+        let ours = header
+            .marker
+            .is_some_and(|m| m.plugin == PLUGIN && m.locator.as_deref() == Some(locator));
+        if !ours {
+            continue;
+        }
+        let modified = std::fs::metadata(&path)
+            .and_then(|m| m.modified())
+            .unwrap_or(std::time::UNIX_EPOCH);
+        if found.as_ref().is_none_or(|(newest, _)| modified > *newest) {
+            let session = SessionRef {
+                target: TARGET.to_owned(),
+                id: header.id,
+                path,
+            };
+            found = Some((modified, session));
+        }
+    }
+    Ok(found.map(|(_, session)| session))
 }
 
 /// The session with exactly this id.
