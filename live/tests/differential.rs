@@ -594,15 +594,17 @@ fn codex_cases<'a>(
 ) -> Vec<(Case<'a>, Expect)> {
     const TORN: &str = "a torn last line is what a killed writer leaves; Codex skips it \
                         silently, our reader names it rather than guess that nothing was lost";
+    const INTERRUPTED: &str = "open: Codex answers an unresolved tool call with an output of its \
+                               own on resume; our reader ends on the call";
     let on_tool = [
         (GENUINE, Expect::Agree),
         (CODEX_OUTPUT_AFTER_ANSWER, Expect::Agree),
-        (CODEX_INTERRUPTED_CALL, Expect::Agree),
+        (CODEX_INTERRUPTED_CALL, Expect::Differs(INTERRUPTED)),
         (CODEX_UNKNOWN_KINDS, Expect::Agree),
         (generic::SWAP_LAST_TWO, Expect::Agree),
         (generic::TORN_LAST_LINE, Expect::DeliberateReaderFails(TORN)),
         (generic::BLANK_LINE, Expect::Agree),
-        (generic::BOM, Expect::Agree),
+        (generic::BOM, Expect::BothFail),
     ];
     let on_two = [
         (GENUINE, Expect::Agree),
