@@ -41,6 +41,8 @@ enum Command {
     Targets(commands::targets::Args),
     /// Read a native session into the canonical transcript.
     Read(commands::read::Args),
+    /// A target's sessions, newest first (id, last update, cwd, title).
+    Sessions(commands::sessions::Args),
     /// Continue a conversation on another target: materialise or sync, verify, print the resume.
     Continue(commands::continue_on::Args),
     /// Run the conformance suite on a plugin file and certify it.
@@ -53,6 +55,7 @@ fn main() -> ExitCode {
     let result = config::Config::load(cli.config.as_deref()).and_then(|config| match cli.command {
         Command::Targets(args) => commands::targets::run(&config, args),
         Command::Read(args) => commands::read::run(&config, args),
+        Command::Sessions(args) => commands::sessions::run(&config, args),
         Command::Continue(args) => commands::continue_on::run(&config, args),
         Command::Certify(args) => commands::certify::run(&config, args),
     });

@@ -471,3 +471,68 @@ fn certificates_are_one_place_per_user_whatever_the_store_root() {
             .exists());
     }
 }
+
+#[test]
+fn sessions_lists_newest_first_with_the_title_the_cli_shows_and_filters_by_cwd() {
+    let scratch = tempfile::tempdir().unwrap();
+    let root = scratch.path().join("pi");
+    let (here, there) = (scratch.path().join("here"), scratch.path().join("there"));
+    for (dir, locator) in [(&there, "first"), (&here, "second")] {
+        std::fs::create_dir(dir).unwrap();
+        let out = handoff(&[
+            "continue",
+            "--from",
+            &format!("claude-code:{SAMPLE}"),
+            "--to",
+            "pi",
+            "--locator",
+            locator,
+            "--cwd",
+            dir.to_str().unwrap(),
+            "--store-root",
+            root.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let all = json(&handoff(&[
+        "sessions",
+        "pi",
+        "--store-root",
+        root.to_str().unwrap(),
+        "--json",
+    ]));
+    let all = all.as_array().unwrap();
+    assert_eq!(all.len(), 2, "{all:#?}");
+    assert_eq!(
+        all[0]["cwd"],
+        here.to_str().unwrap(),
+        "newest first: {all:#?}"
+    );
+    let first_user_text = ClaudePlugin
+        .reader()
+        .read_path("claude-code", &repo().join(SAMPLE))
+        .unwrap()
+        .events
+        .iter()
+        .find_map(|e| match &e.body {
+            Body::User { content } => content.iter().find_map(|p| match p {
+                Part::Text { text } => Some(text.clone()),
+                _ => None,
+            }),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(all[0]["title"], first_user_text.as_str());
+    let mine = json(&handoff(&[
+        "sessions",
+        "pi",
+        "--store-root",
+        root.to_str().unwrap(),
+        "--cwd",
+        there.to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(mine.as_array().unwrap().len(), 1);
+    assert_eq!(mine[0]["cwd"], there.to_str().unwrap());
+}

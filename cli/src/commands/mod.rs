@@ -3,6 +3,7 @@
 pub mod certify;
 pub mod continue_on;
 pub mod read;
+pub mod sessions;
 pub mod targets;
 
 /// Prints `value` as pretty JSON on stdout.

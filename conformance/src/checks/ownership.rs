@@ -1,4 +1,3 @@
-use handoff_core::store::marker;
 use handoff_core::ById;
 
 use crate::corpus;
