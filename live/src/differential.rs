@@ -128,10 +128,7 @@ fn run_inner(
     let joined = |e: Vec<String>| e.join("; ");
     let (target, recipe) =
         live_target(plugin, case.target).map_err(|failed| failed.evidence.join("; "))?;
-    let cli = installed(&recipe, options).map_err(|why| {
-        *skipped = true;
-        why
-    })?;
+    let cli = installed(&recipe, options).inspect_err(|_| *skipped = true)?;
     let live = Live {
         plugin,
         target: &target,
