@@ -63,6 +63,9 @@ fn check(plugin: &dyn Plugin, cases: Vec<(Case<'_>, Expect)>) {
                 Err(e) => format!("not run: {e}"),
             }
         );
+        if let Expect::DeliberateReaderFails(why) | Expect::Differs(why) = expect {
+            println!("    why: {why}");
+        }
         if result.skipped {
             skipped.push(result.name.clone());
         } else if verdict != "as expected" {
