@@ -1,0 +1,218 @@
+//! What the fuzz targets share: how an input reaches a native reader (as a session file, the way
+//! `handoff read` hands one over) or a dialect parser (as a request body), and their seeds.
+//!
+//! Seeds: every fuzz target, run with `HANDOFF_FUZZ_SEED=<dir>`, writes its seed inputs into
+//! `<dir>` and exits: for a reader, the repository's sample sessions of its target and every
+//! transcript of the conformance corpus written by the target's own writer; for a dialect, every
+//! corpus transcript rendered as a request body. `scripts/fuzz.sh` does this before each run.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use handoff_core::dialect::{Dialect, RenderOptions};
+use handoff_core::{CreateOptions, Plugin, StoreRoot};
+use serde_json::Value;
+
+/// The plugin that offers `target`.
+pub fn plugin_for(target: &str) -> Box<dyn Plugin> {
+    let plugins: Vec<Box<dyn Plugin>> = vec![
+        Box::new(handoff_claude::ClaudePlugin),
+        Box::new(handoff_codex::CodexPlugin),
+        Box::new(handoff_gemini::GeminiPlugin),
+        Box::new(handoff_openai::OpenaiPlugin),
+        Box::new(handoff_pi::PiPlugin),
+    ];
+    plugins
+        .into_iter()
+        .find(|p| p.manifest().target(target).is_some())
+        .unwrap_or_else(|| panic!("no plugin offers target {target}"))
+}
+
+/// A native reader under fuzzing: each input is written to one session file (at the place the
+/// target's writer puts its sessions) and read with `Reader::read_path`.
+pub struct Native {
+    target: String,
+    plugin: Box<dyn Plugin>,
+    file: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+static NATIVE: OnceLock<Native> = OnceLock::new();
+
+impl Native {
+    /// Sets the target up (or, with `HANDOFF_FUZZ_SEED`, writes its seeds and exits).
+    pub fn init(target: &str) {
+        let plugin = plugin_for(target);
+        let written = tempfile::tempdir().expect("a temp dir");
+        let seeds = corpus_sessions(plugin.as_ref(), target, written.path());
+        if let Some(out) = seed_dir() {
+            let mut all = samples(target);
+            all.extend(seeds.iter().map(|(_, bytes)| bytes.clone()));
+            write_seeds(&out, &all);
+        }
+        let (relative, _) = seeds
+            .first()
+            .unwrap_or_else(|| panic!("the {target} writer wrote no corpus transcript"));
+        let dir = tempfile::Builder::new()
+            .prefix("handoff-fuzz-")
+            .tempdir_in(scratch_parent())
+            .expect("a temp dir");
+        let file = dir.path().join(relative);
+        std::fs::create_dir_all(file.parent().expect("a file in a folder")).expect("its folder");
+        let native = Native {
+            target: target.to_owned(),
+            plugin,
+            file,
+            _dir: dir,
+        };
+        assert!(NATIVE.set(native).is_ok(), "init runs once");
+    }
+
+    /// The target set up by [`Native::init`].
+    pub fn get() -> &'static Native {
+        NATIVE.get().expect("Native::init ran")
+    }
+
+    /// Reads `data` as a session file of the target. Refusing it is fine; a panic is a finding.
+    pub fn read(&self, data: &[u8]) {
+        std::fs::write(&self.file, data).expect("write the input");
+        let _ = self.plugin.reader().read_path(&self.target, &self.file);
+    }
+}
+
+/// The dialect named `name`.
+pub fn dialect(name: &str) -> Dialect {
+    Dialect::ALL
+        .into_iter()
+        .find(|d| d.name() == name)
+        .unwrap_or_else(|| panic!("no dialect {name}"))
+}
+
+/// Parses `data` as a request body of the dialect, validates it both ways, and renders what was
+/// parsed back. Refusing it is fine; a panic is a finding.
+pub fn parse_dialect(name: &str, data: &[u8]) {
+    let Ok(body) = serde_json::from_slice::<Value>(data) else {
+        return;
+    };
+    let dialect = dialect(name);
+    let _ = dialect.validate(&body);
+    let _ = dialect.validate_history(&body);
+    if let Ok(parsed) = dialect.parse(&body) {
+        let _ = dialect.render_body(&parsed.transcript, &RenderOptions::default());
+    }
+}
+
+/// With `HANDOFF_FUZZ_SEED`, writes the dialect's seeds (every corpus transcript as a request
+/// body) and exits.
+pub fn seed_dialect_if_asked(name: &str) {
+    let Some(out) = seed_dir() else { return };
+    let dialect = dialect(name);
+    let seeds: Vec<Vec<u8>> = handoff_conformance::corpus::entries()
+        .iter()
+        .filter_map(|entry| {
+            let options = RenderOptions {
+                thinking_from: Some(vec![]),
+                ..RenderOptions::default()
+            };
+            dialect
+                .render_request(&entry.transcript, "model", "go on", &options)
+                .ok()
+        })
+        .map(|body| serde_json::to_vec_pretty(&body).expect("JSON"))
+        .collect();
+    write_seeds(&out, &seeds);
+}
+
+fn seed_dir() -> Option<PathBuf> {
+    std::env::var_os("HANDOFF_FUZZ_SEED")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+}
+
+/// Writes `seeds` into `out` (one file each, named by content) and ends the process.
+fn write_seeds(out: &Path, seeds: &[Vec<u8>]) -> ! {
+    std::fs::create_dir_all(out).expect("the seed folder");
+    for (n, bytes) in seeds.iter().enumerate() {
+        std::fs::write(out.join(format!("seed-{n:03}")), bytes).expect("write a seed");
+    }
+    eprintln!("{} seeds written to {}", seeds.len(), out.display());
+    std::process::exit(0)
+}
+
+/// Every corpus transcript the target's writer accepts, written into a store root under `dir`:
+/// each session file's path inside the root and its bytes.
+fn corpus_sessions(plugin: &dyn Plugin, target: &str, dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut found = Vec::new();
+    for (n, entry) in handoff_conformance::corpus::entries().iter().enumerate() {
+        let root = StoreRoot::new(dir.join(format!("root-{n}"))).expect("a store root");
+        let options = CreateOptions {
+            cwd: Some(
+                entry
+                    .transcript
+                    .cwd
+                    .clone()
+                    .unwrap_or_else(|| "/home/dev/proj".into()),
+            ),
+            locator: Some("fuzz".into()),
+        };
+        let Ok(session) = plugin
+            .writer()
+            .create(&root, target, &entry.transcript, &options)
+        else {
+            continue;
+        };
+        let relative = session
+            .path
+            .strip_prefix(root.path())
+            .expect("inside the root")
+            .to_owned();
+        found.push((relative, std::fs::read(&session.path).expect("the session")));
+    }
+    found
+}
+
+/// The repository's sample sessions of `target`.
+fn samples(target: &str) -> Vec<Vec<u8>> {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let dirs: &[&str] = match target {
+        "claude-code" => &["plugins/claude/tests/samples", "examples/sessions/claude-code"],
+        "codex" => &["plugins/codex/tests/fixtures"],
+        "pi" => &["plugins/pi/tests/samples"],
+        "gemini-cli" => &["plugins/gemini/tests/samples"],
+        _ => &[],
+    };
+    let mut files = Vec::new();
+    for dir in dirs {
+        walk(&repo.join(dir), &mut files);
+    }
+    files.sort();
+    files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
+        .filter_map(|f| std::fs::read(f).ok())
+        .collect()
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            walk(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+/// Where the input file lives: memory (`/dev/shm`) where there is one.
+fn scratch_parent() -> PathBuf {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() {
+        shm.to_owned()
+    } else {
+        std::env::temp_dir()
+    }
+}
