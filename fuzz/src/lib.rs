@@ -175,7 +175,10 @@ fn corpus_sessions(plugin: &dyn Plugin, target: &str, dir: &Path) -> Vec<(PathBu
 fn samples(target: &str) -> Vec<Vec<u8>> {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let dirs: &[&str] = match target {
-        "claude-code" => &["plugins/claude/tests/samples", "examples/sessions/claude-code"],
+        "claude-code" => &[
+            "plugins/claude/tests/samples",
+            "examples/sessions/claude-code",
+        ],
         "codex" => &["plugins/codex/tests/fixtures"],
         "pi" => &["plugins/pi/tests/samples"],
         "gemini-cli" => &["plugins/gemini/tests/samples"],
