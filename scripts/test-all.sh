@@ -9,3 +9,5 @@ cargo clippy --workspace --all-targets -- -D warnings
 bash scripts/install-clis.sh
 HANDOFF_LIVE_REQUIRED=1 cargo test --workspace
 bash scripts/check-plugin-template.sh
+# Fuzzing, bounded (docs/fuzzing.md): every native reader and dialect parser, 15 s each.
+bash scripts/fuzz.sh "${HANDOFF_FUZZ_SECONDS:-15}"
