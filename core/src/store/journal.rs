@@ -389,6 +389,13 @@ pub fn hot(root: &StoreRoot, held: Option<&str>) -> io::Result<Vec<HotJournal>> 
                 lock
             }
         };
+        // Another run may have rolled it back between the listing and the lock.
+        let gone = ["json", "json.tmp", "orig"]
+            .iter()
+            .all(|ext| !dir.join(format!("{name}.{ext}")).exists());
+        if gone {
+            continue;
+        }
         let record = read_record(&dir.join(format!("{name}.json")))?;
         hot.push(HotJournal {
             dir: dir.clone(),
