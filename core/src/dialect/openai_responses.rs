@@ -6,8 +6,8 @@
 //! - [`parse`] reads a real request's `input` back into canonical events; [`parse_input`] also
 //!   returns the developer and system messages (the instructions) it set aside. It accepts what
 //!   the Codex CLI sends: item `id`s and members it does not know. What a client injected by
-//!   itself (Codex's `<environment_context>` user message, see [`is_environment_context`]) is
-//!   kept: setting it aside is the caller's choice.
+//!   itself (a CLI's environment message, say) is kept: setting it aside is the caller's choice
+//!   (a live recipe declares it).
 //! - [`validate`] checks `input` items against the rules R1–R7 of `wire-rules.md` §3 that can be
 //!   checked on the wire; [`check_reasoning_portable`] checks R5, which needs the canonical maker
 //!   of each reasoning blob; [`validate_request`] adds the request-level rule R6.
@@ -35,10 +35,3 @@ pub(crate) use wire::Responses;
 pub const DIALECT: &str = "openai-responses";
 /// The provider whose reasoning this dialect replays.
 pub const PROVIDER: &str = "openai";
-
-/// Whether `text` is the environment context the Codex CLI injects as a user message: exactly one
-/// `<environment_context>…</environment_context>` element (surrounding whitespace aside).
-pub fn is_environment_context(text: &str) -> bool {
-    let t = text.trim();
-    t.starts_with("<environment_context>") && t.ends_with("</environment_context>")
-}

@@ -122,7 +122,7 @@ fn parses_and_validates_a_real_codex_request_with_images() {
         ]
     );
     assert!(
-        matches!(&t.events[4].body, Body::User { content } if matches!(&content[..], [Part::Text { text }] if is_environment_context(text)))
+        matches!(&t.events[4].body, Body::User { content } if matches!(&content[..], [Part::Text { text }] if text.trim_start().starts_with("<environment_context>")))
     );
     match &t.events[2].body {
         Body::ToolResult {

@@ -275,13 +275,17 @@ fn is_injected(item: &ItemIn<'_>) -> bool {
     match item.content.as_deref() {
         Some([only]) => {
             only.kind.as_deref() == Some("input_text")
-                && only
-                    .text
-                    .as_deref()
-                    .is_some_and(handoff_sdk::dialect::openai_responses::is_environment_context)
+                && only.text.as_deref().is_some_and(is_environment_context)
         }
         _ => false,
     }
+}
+
+/// Whether `text` is the environment context Codex injects as a user message: exactly one
+/// `<environment_context>…</environment_context>` element (surrounding whitespace aside).
+fn is_environment_context(text: &str) -> bool {
+    let t = text.trim();
+    t.starts_with("<environment_context>") && t.ends_with("</environment_context>")
 }
 
 fn bad_content(path: &Path, n: usize, i: usize, c: &ContentIn<'_>) -> PluginError {
