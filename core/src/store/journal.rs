@@ -168,6 +168,17 @@ impl Journal {
         locator: &str,
         session: &SessionRef,
     ) -> io::Result<Journal> {
+        Journal::begin_append_keeping(root, key, target, locator, session, true)
+    }
+
+    fn begin_append_keeping(
+        root: &StoreRoot,
+        key: &str,
+        target: &str,
+        locator: &str,
+        session: &SessionRef,
+        link: bool,
+    ) -> io::Result<Journal> {
         let path = &session.path;
         let meta = std::fs::metadata(path).map_err(|e| named(path, e))?;
         let len = meta.len();
@@ -188,10 +199,18 @@ impl Journal {
         )?;
         journal.write()?;
         let backup = journal.backup_path();
-        let kind = match std::fs::hard_link(path, &backup) {
+        let linked = if link {
+            std::fs::hard_link(path, &backup)
+        } else {
+            Err(io::Error::from(io::ErrorKind::Unsupported))
+        };
+        let kind = match linked {
             Ok(()) => Backup::Link,
             Err(e) if no_hard_links(&e) => {
-                copy_durably(path, &backup)?;
+                if let Err(e) = copy_durably(path, &backup) {
+                    let _ = journal.remove_files();
+                    return Err(e);
+                }
                 Backup::Copy
             }
             Err(e) => {
@@ -788,6 +807,41 @@ mod tests {
         assert!(hot(&root, None).unwrap().is_empty());
         assert_eq!(std::fs::read_dir(dir(&root)).unwrap().count(), 0);
         assert_eq!(std::fs::read(&session.path).unwrap(), b"one\ntwo\nthree\n");
+    }
+
+    #[test]
+    fn without_hard_links_a_copy_restores_even_a_file_changed_in_place() {
+        let (_tmp, root, session) = setup();
+        let journal =
+            Journal::begin_append_keeping(&root, &key(), "t", "c", &session, false).unwrap();
+        assert!(matches!(
+            journal.record().op,
+            Op::Append {
+                backup: Backup::Copy,
+                ..
+            }
+        ));
+        let file = OpenOptions::new().write(true).open(&session.path).unwrap();
+        std::os::unix::fs::FileExt::write_at(&file, b"ONE\ntwo\nthree\n", 0).unwrap();
+        std::mem::forget(journal);
+        let hot = hot(&root, None).unwrap();
+        let done = hot[0].roll_back().unwrap().unwrap();
+        assert!(matches!(done, Rollback::Restored { .. }), "{done:?}");
+        for h in hot {
+            h.finish().unwrap();
+        }
+        assert_eq!(std::fs::read(&session.path).unwrap(), b"one\ntwo\n");
+        assert_eq!(std::fs::read_dir(dir(&root)).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_failed_copy_leaves_nothing_and_names_both_files() {
+        let (tmp, _root, session) = setup();
+        let to = tmp.path().join("missing-folder/copy");
+        let err = copy_durably(&session.path, &to).unwrap_err();
+        assert!(err.to_string().contains("s.jsonl"), "{err}");
+        assert!(err.to_string().contains("missing-folder/copy"), "{err}");
+        assert!(!to.exists());
     }
 
     #[test]
