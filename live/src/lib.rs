@@ -6,7 +6,8 @@
 //! - the live tier (this module's functions, [`cli`], [`wire`]): real CLIs resume what a plugin
 //!   wrote, against the fake provider;
 //! - [`harness`]: the standard tests of a plugin crate (`plugin_tests!`);
-//! - [`child`]: the child-process protocol of the `conformance` binary.
+//! - [`child`]: the child-process protocol of the `conformance` binary;
+//! - [`bench`]: benchmark harnesses every plugin runs the same way.
 //!
 //! # The live tier
 //!
@@ -41,6 +42,7 @@
 
 #![deny(missing_docs)]
 
+pub mod bench;
 pub mod child;
 pub mod cli;
 pub mod differential;
