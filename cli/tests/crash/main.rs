@@ -8,6 +8,7 @@
 //! each), `HANDOFF_KILLS` kills per kind of write.
 
 mod first_use;
+mod fuzz_found;
 mod inputs;
 mod kills;
 mod limits;

@@ -25,7 +25,8 @@ pub(super) fn assistant_event(
     for &g in group {
         let node = &mut nodes[g as usize];
         let Kind::Assistant { blocks, .. } = &mut node.kind else {
-            unreachable!("groups hold assistant records")
+            let why = "it replaces a record of an assistant turn (same uuid) but is not one";
+            return Err(malformed(path, node.line, Some("uuid"), why));
         };
         let unsupported_block = blocks.iter().position(|b| {
             !matches!(
