@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use handoff_core::dialect::{Dialect, RenderOptions};
-use handoff_core::{CreateOptions, Plugin, StoreRoot};
+use handoff_core::{CreateOptions, Plugin, SessionRef, StoreRoot};
 use serde_json::Value;
 
 /// The plugin that offers `target`.
@@ -29,11 +29,13 @@ pub fn plugin_for(target: &str) -> Box<dyn Plugin> {
 }
 
 /// A native reader under fuzzing: each input is written to one session file (at the place the
-/// target's writer puts its sessions) and read with `Reader::read_path`.
+/// target's writer puts its sessions) and read with `Reader::read_path`, then streamed with
+/// `Reader::read_each` (the engine's verify).
 pub struct Native {
     target: String,
     plugin: Box<dyn Plugin>,
-    file: PathBuf,
+    root: StoreRoot,
+    session: SessionRef,
     _dir: tempfile::TempDir,
 }
 
@@ -47,10 +49,10 @@ impl Native {
         let seeds = corpus_sessions(plugin.as_ref(), target, written.path());
         if let Some(out) = seed_dir() {
             let mut all = samples(target);
-            all.extend(seeds.iter().map(|(_, bytes)| bytes.clone()));
+            all.extend(seeds.iter().map(|(_, _, bytes)| bytes.clone()));
             write_seeds(&out, &all);
         }
-        let (relative, _) = seeds
+        let (relative, id, _) = seeds
             .first()
             .unwrap_or_else(|| panic!("the {target} writer wrote no corpus transcript"));
         let dir = tempfile::Builder::new()
@@ -62,7 +64,12 @@ impl Native {
         let native = Native {
             target: target.to_owned(),
             plugin,
-            file,
+            root: StoreRoot::new(dir.path()).expect("a store root"),
+            session: SessionRef {
+                target: target.to_owned(),
+                id: id.clone(),
+                path: file,
+            },
             _dir: dir,
         };
         assert!(NATIVE.set(native).is_ok(), "init runs once");
@@ -75,8 +82,10 @@ impl Native {
 
     /// Reads `data` as a session file of the target. Refusing it is fine; a panic is a finding.
     pub fn read(&self, data: &[u8]) {
-        std::fs::write(&self.file, data).expect("write the input");
-        let _ = self.plugin.reader().read_path(&self.target, &self.file);
+        std::fs::write(&self.session.path, data).expect("write the input");
+        let reader = self.plugin.reader();
+        let _ = reader.read_path(&self.target, &self.session.path);
+        let _ = reader.read_each(&self.root, &self.session, &mut |_| true);
     }
 }
 
@@ -140,8 +149,12 @@ fn write_seeds(out: &Path, seeds: &[Vec<u8>]) -> ! {
 }
 
 /// Every corpus transcript the target's writer accepts, written into a store root under `dir`:
-/// each session file's path inside the root and its bytes.
-fn corpus_sessions(plugin: &dyn Plugin, target: &str, dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+/// each session file's path inside the root, its id and its bytes.
+fn corpus_sessions(
+    plugin: &dyn Plugin,
+    target: &str,
+    dir: &Path,
+) -> Vec<(PathBuf, String, Vec<u8>)> {
     let mut found = Vec::new();
     for (n, entry) in handoff_conformance::corpus::entries().iter().enumerate() {
         let root = StoreRoot::new(dir.join(format!("root-{n}"))).expect("a store root");
@@ -166,7 +179,8 @@ fn corpus_sessions(plugin: &dyn Plugin, target: &str, dir: &Path) -> Vec<(PathBu
             .strip_prefix(root.path())
             .expect("inside the root")
             .to_owned();
-        found.push((relative, std::fs::read(&session.path).expect("the session")));
+        let bytes = std::fs::read(&session.path).expect("the session");
+        found.push((relative, session.id, bytes));
     }
     found
 }
