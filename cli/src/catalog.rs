@@ -35,13 +35,19 @@ impl Catalog {
         for make in BUILTINS {
             registry.add_builtin(Arc::from(make()));
         }
+        // The suite's scratch store roots go in a folder beside the certificates, never in the
+        // system temp dir: a run killed while certifying leaves it, and the next run sweeps it.
+        let parent = certificate_dir.join("scratch");
+        if let Err(e) = ScratchDir::sweep(&parent) {
+            tracing::warn!(
+                "cannot remove what a killed run left in {}: {e}",
+                parent.display()
+            );
+        }
         let uncertified = registry.uncertified_builtins();
         if uncertified.is_empty() {
             return Ok(Catalog { registry });
         }
-        // The suite's scratch store roots go in a folder beside the certificates, never in the
-        // system temp dir: a run killed while certifying leaves it, and the next one sweeps it.
-        let parent = certificate_dir.join("scratch");
         let scratch = ScratchDir::new(&parent).map_err(|e| {
             CliError::Failed(format!(
                 "cannot make a scratch folder to certify {}: {e}",

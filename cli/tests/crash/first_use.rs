@@ -88,3 +88,56 @@ fn concurrent_first_use_certifies_once_and_every_run_succeeds() {
     let left = leftovers(&root, &s.tmp(), &certificates);
     assert!(left.is_empty(), "{left:#?}");
 }
+
+#[test]
+fn a_run_killed_while_certifying_leaves_scratch_the_next_run_removes() {
+    let s = Scratch::new();
+    let certificates = s.path("certificates");
+    let config = write_config(s.dir.path(), &certificates);
+    let scratch = certificates.join("scratch");
+    let mut targets = handoff(&config, &s.tmp());
+    targets.args(["targets", "--json"]);
+    let mut child = targets
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until it is certifying (its scratch folder exists), then kill it.
+    let started = Instant::now();
+    let certifying = loop {
+        let busy = std::fs::read_dir(&scratch)
+            .map(|d| d.flatten().any(|e| e.path().is_dir()))
+            .unwrap_or(false);
+        if busy || child.try_wait().unwrap().is_some() {
+            break busy;
+        }
+        assert!(
+            started.elapsed().as_secs() < 120,
+            "certification never began"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(certifying, "the run ended before it certified anything");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        std::fs::read_dir(&scratch).unwrap().count() > 0,
+        "the killed run left its scratch"
+    );
+    let out = handoff(&config, &s.tmp())
+        .args(["targets", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let left: Vec<_> = std::fs::read_dir(&scratch)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(left.is_empty(), "{left:#?}");
+    assert!(
+        std::fs::read_dir(s.tmp()).unwrap().next().is_none(),
+        "nothing in TMPDIR"
+    );
+}
