@@ -86,15 +86,21 @@ pub(super) fn assemble(
         up,
         groups,
         group_of,
-    } = link(path, &mut records, sidechain)?;
-    let named = last_prompt_leaf.and_then(|id| records.nodes.iter().position(|n| &n.uuid == id));
+    } = link(&mut records, sidechain);
+    let named = last_prompt_leaf.and_then(|id| records.index.get(id).map(|&i| i as usize));
     let leaf = choose_leaf(&records.nodes, &up, sidechain, named);
     let path_nodes = conversation_path(path, &records, &up, leaf)?;
     let result_children = ResultChildren::new(&records.nodes, &up, sidechain);
     // What only linking needed goes before the events are made.
     drop(up);
-    let Records { nodes, parents, .. } = records;
+    let Records {
+        nodes,
+        parents,
+        index,
+        ..
+    } = records;
     drop(parents);
+    drop(index);
 
     let mut turns = Turns {
         path,

@@ -31,12 +31,8 @@ pub(super) struct Links {
 }
 
 /// Links the records of the conversation's thread (`sidechain` or not).
-pub(super) fn link(
-    path: &Path,
-    records: &mut Records,
-    sidechain: bool,
-) -> Result<Links, PluginError> {
-    let up = link_up(path, &records.nodes, &records.parents)?;
+pub(super) fn link(records: &mut Records, sidechain: bool) -> Links {
+    let up = link_up(&records.nodes, &records.parents, &records.index);
     let nodes = &records.nodes;
     let mut groups = std::mem::take(&mut records.groups);
     groups.retain_mut(|g| {
@@ -49,35 +45,21 @@ pub(super) fn link(
             group_of[r as usize] = n as u32;
         }
     }
-    Ok(Links {
+    Links {
         up,
         groups,
         group_of,
-    })
+    }
 }
 
-/// Each record's next step towards the root; a repeated uuid is an error.
+/// Each record's next step towards the root, looked up in the loader's uuid index (no uuid
+/// repeats there: a record written again replaced the first).
 fn link_up(
-    path: &Path,
     nodes: &[Node],
     parents: &[Option<RecordId>],
-) -> Result<Vec<Link>, PluginError> {
-    let mut index: IdMap<&RecordId, u32> = IdMap::default();
-    index.reserve(nodes.len());
-    for (i, n) in nodes.iter().enumerate() {
-        if let Some(first) = index.insert(&n.uuid, i as u32) {
-            return Err(malformed(
-                path,
-                n.line,
-                Some("uuid"),
-                format!(
-                    "uuid {} repeats the record on line {}",
-                    n.uuid, nodes[first as usize].line
-                ),
-            ));
-        }
-    }
-    let up = nodes
+    index: &IdMap<RecordId, u32>,
+) -> Vec<Link> {
+    nodes
         .iter()
         .zip(parents)
         .map(|(n, parent)| match (parent, &n.kind) {
@@ -88,8 +70,7 @@ fn link_up(
                 .map_or(Link::Root, |&i| Link::To(i)),
             (None, _) => Link::Root,
         })
-        .collect();
-    Ok(up)
+        .collect()
 }
 
 /// The tool-result records of the conversation's thread, by parent: every parent's children in

@@ -47,8 +47,6 @@ pub(super) struct Loaded {
     /// The `leafUuid` of the last `last-prompt` record: where Claude Code resumes, when that
     /// record is still a leaf (see `assemble`).
     pub(super) last_prompt_leaf: Option<RecordId>,
-    /// Each uuid's node, to replace a record written again (see `load`).
-    pub(super) seen: IdMap<RecordId, u32>,
 }
 
 /// Streams the file into chain records.
@@ -60,6 +58,7 @@ pub(super) fn load(path: &Path) -> Result<Loaded, PluginError> {
             nodes: Vec::new(),
             parents: Vec::new(),
             groups: Vec::new(),
+            index: IdMap::default(),
         },
         messages: MessageGroups::default(),
         cwd: None,
@@ -67,7 +66,6 @@ pub(super) fn load(path: &Path) -> Result<Loaded, PluginError> {
         models: Vec::new(),
         model_index: IdMap::default(),
         last_prompt_leaf: None,
-        seen: IdMap::default(),
     };
     let mut buf = Vec::new();
     let mut line_no = 0;
@@ -141,7 +139,10 @@ pub(super) fn load(path: &Path) -> Result<Loaded, PluginError> {
 fn keep(loaded: &mut Loaded, record: ReadRecord) {
     let records = &mut loaded.records;
     let next = records.nodes.len() as u32;
-    let at = *loaded.seen.entry(record.node.uuid.clone()).or_insert(next);
+    let at = *records
+        .index
+        .entry(record.node.uuid.clone())
+        .or_insert(next);
     if at != next {
         records.parents[at as usize] = record.parent;
         records.nodes[at as usize] = record.node;

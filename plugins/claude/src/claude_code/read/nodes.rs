@@ -2,7 +2,7 @@
 //! with their content already in canonical form, so assembling events moves it out.
 
 use handoff_sdk::dialect::anthropic::ParsedBlock;
-use handoff_sdk::{Part, Timestamp};
+use handoff_sdk::{IdMap, Part, Timestamp};
 
 use super::record_id::RecordId;
 use crate::extras::Extras;
@@ -122,6 +122,9 @@ pub(super) struct Records {
     pub(super) parents: Vec<Option<RecordId>>,
     /// Streamed assistant turns: records sharing a message id (of either thread).
     pub(super) groups: Vec<Vec<u32>>,
+    /// Each uuid's node: built while loading (a uuid seen again replaces its record), and the
+    /// one index linking looks parents up in.
+    pub(super) index: IdMap<RecordId, u32>,
 }
 
 /// One chain record, kept small: a long session has tens of thousands of them.

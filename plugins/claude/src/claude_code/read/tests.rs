@@ -19,6 +19,7 @@ fn empty() -> Loaded {
             nodes: Vec::new(),
             parents: Vec::new(),
             groups: Vec::new(),
+            index: IdMap::default(),
         },
         messages: MessageGroups::default(),
         cwd: None,
@@ -26,7 +27,6 @@ fn empty() -> Loaded {
         models: Vec::new(),
         model_index: IdMap::default(),
         last_prompt_leaf: None,
-        seen: IdMap::default(),
     }
 }
 
