@@ -499,3 +499,27 @@ fn a_plugin_file_shadows_a_builtin_offering_the_same_target() {
     }
     assert_eq!(registry.verified_targets().len(), 2);
 }
+
+/// `--json rel.json` and `--junit rel.xml`: bare file names are written in the working directory
+/// (their parent is `.`, not the empty path), and the run still exits 0.
+#[test]
+fn reports_named_by_a_bare_file_name_land_in_the_working_directory() {
+    let cwd = tempfile::tempdir().unwrap();
+    let output = conformance()
+        .current_dir(cwd.path())
+        .arg("run")
+        .arg(support::plugin("handoff-plugin-reference"))
+        .args([
+            "--check", "manifest", "--json", "rel.json", "--junit", "rel.xml",
+        ])
+        .arg("--cert-dir")
+        .arg(cwd.path().join("certs"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(cwd.path().join("rel.json")).unwrap()).unwrap();
+    assert_eq!(report["outcome"], "pass", "{report:#}");
+    assert!(cwd.path().join("rel.xml").is_file());
+}
