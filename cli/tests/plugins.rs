@@ -22,28 +22,23 @@ fn builtins() -> Vec<Box<dyn Plugin>> {
     BUILTINS.iter().map(|make| make()).collect()
 }
 
-/// `scripts/cli-versions.env` as NAME -> (package, version, program).
+/// `scripts/cli-versions.env` as NAME -> (package, version, program), read the way the live tier
+/// reads it; a pin missing its version or program is an error here.
 fn pins() -> BTreeMap<String, (String, String, String)> {
-    let text = std::fs::read_to_string(repo().join("scripts/cli-versions.env")).unwrap();
-    let vars: BTreeMap<&str, &str> = text
-        .lines()
-        .filter(|l| !l.trim_start().starts_with('#'))
-        .filter_map(|l| l.split_once('='))
+    let pins: BTreeMap<_, _> = handoff_live::cli::pinned_clis()
+        .into_iter()
+        .map(|p| (p.name, (p.package, p.version, p.program)))
         .collect();
-    vars.keys()
-        .filter_map(|k| k.strip_suffix("_PACKAGE"))
-        .map(|name| {
-            let get = |suffix: &str| {
-                vars.get(format!("{name}_{suffix}").as_str())
-                    .unwrap_or_else(|| panic!("cli-versions.env: no {name}_{suffix}"))
-                    .to_string()
-            };
-            (
-                name.to_owned(),
-                (get("PACKAGE"), get("VERSION"), get("PROGRAM")),
-            )
-        })
-        .collect()
+    let declared = handoff_live::cli::PINNED_VERSIONS_FILE
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#') && l.contains("_PACKAGE="))
+        .count();
+    assert_eq!(
+        pins.len(),
+        declared,
+        "cli-versions.env: a pin lacks its _VERSION or _PROGRAM"
+    );
+    pins
 }
 
 #[test]

@@ -97,6 +97,15 @@ impl SessionInfo {
         self
     }
 
+    /// The first session of a newest-first listing that this plugin marked with `locator`: what
+    /// [`Reader::find_owned`] returns when a plugin has nothing faster.
+    pub fn newest_owned(listing: Vec<SessionInfo>, locator: &str) -> Option<SessionRef> {
+        listing
+            .into_iter()
+            .find(|s| s.owned && s.locator.as_deref() == Some(locator))
+            .map(|s| s.session)
+    }
+
     /// Sorts a listing newest first, ties by id, so listings are stable.
     pub fn sort_newest_first(sessions: &mut [SessionInfo]) {
         sessions.sort_by(|a, b| {
@@ -329,11 +338,7 @@ pub trait Reader: Send + Sync {
         target: &str,
         locator: &str,
     ) -> Result<Option<SessionRef>, PluginError> {
-        Ok(self
-            .list(root, target)?
-            .into_iter()
-            .find(|s| s.owned && s.locator.as_deref() == Some(locator))
-            .map(|s| s.session))
+        Ok(SessionInfo::newest_owned(self.list(root, target)?, locator))
     }
 }
 

@@ -5,6 +5,7 @@
 //! own copy of them). Every entry point runs behind `catch_unwind`; a panic comes back as
 //! [`PluginError::Panicked`] naming the plugin and the method, and the host lives on.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
@@ -185,46 +186,50 @@ fn root(path: std::borrow::Cow<'_, std::path::Path>) -> Result<StoreRoot, Plugin
     Ok(StoreRoot::new(path.into_owned())?)
 }
 
-/// A v1 request names a session by target and id: resolve it, then make the v2 call.
-fn resolved(root: &StoreRoot, target: &str, id: &str) -> Result<SessionRef, PluginError> {
-    instance()?.resumer().resolve(root, target, id)
+/// The session a v1 request names by target and id: resolved, so the v1 request becomes the v2
+/// request it stands for and one code path answers both.
+fn resolved(
+    root: &std::path::Path,
+    target: &str,
+    id: &str,
+) -> Result<Cow<'static, SessionRef>, PluginError> {
+    let root = StoreRoot::new(root.to_owned())?;
+    Ok(Cow::Owned(
+        instance()?.resumer().resolve(&root, target, id)?,
+    ))
 }
 
 fn writer_call(json: &str) -> Result<String, PluginError> {
     let request: WriterRequest<'_> = decode(WRITER_V1, json)?;
     let method = request.method();
     guarded(method, || {
-        let writer = instance()?.writer();
-        match request {
+        run_writer(match request {
             WriterRequest::Create {
-                root: r,
+                root,
                 target,
                 transcript,
                 options,
-            } => to_json(
-                method,
-                &writer.create(&root(r)?, &target, &transcript, &options)?,
-            ),
+            } => WriterRequestV2::Create {
+                root,
+                target,
+                transcript,
+                options,
+            },
             WriterRequest::Append {
-                root: r,
+                root,
                 target,
                 id,
                 events,
-            } => {
-                let root = root(r)?;
-                let session = resolved(&root, &target, &id)?;
-                to_json(method, &writer.append(&root, &session, &events)?)
-            }
-            WriterRequest::Remove {
-                root: r,
-                target,
-                id,
-            } => {
-                let root = root(r)?;
-                let session = resolved(&root, &target, &id)?;
-                to_json(method, &writer.remove(&root, &session)?)
-            }
-        }
+            } => WriterRequestV2::Append {
+                session: resolved(&root, &target, &id)?,
+                root,
+                events,
+            },
+            WriterRequest::Remove { root, target, id } => WriterRequestV2::Remove {
+                session: resolved(&root, &target, &id)?,
+                root,
+            },
+        })
     })
 }
 
@@ -232,24 +237,14 @@ fn reader_call(json: &str) -> Result<String, PluginError> {
     let request: ReaderRequest<'_> = decode(READER_V1, json)?;
     let method = request.method();
     guarded(method, || {
-        let reader = instance()?.reader();
-        match request {
-            ReaderRequest::Read {
-                root: r,
-                target,
-                id,
-            } => {
-                let root = root(r)?;
-                let session = resolved(&root, &target, &id)?;
-                to_json(method, &reader.read(&root, &session)?)
-            }
-            ReaderRequest::ReadPath { target, path } => {
-                to_json(method, &reader.read_path(&target, &path)?)
-            }
-            ReaderRequest::List { root: r, target } => {
-                to_json(method, &reader.list(&root(r)?, &target)?)
-            }
-        }
+        run_reader(match request {
+            ReaderRequest::Read { root, target, id } => ReaderRequestV2::Read {
+                session: resolved(&root, &target, &id)?,
+                root,
+            },
+            ReaderRequest::ReadPath { target, path } => ReaderRequestV2::ReadPath { target, path },
+            ReaderRequest::List { root, target } => ReaderRequestV2::List { root, target },
+        })
     })
 }
 
@@ -257,94 +252,97 @@ fn resume_call(json: &str) -> Result<String, PluginError> {
     let request: ResumeRequest<'_> = decode(RESUME_V1, json)?;
     let method = request.method();
     guarded(method, || {
-        let resumer = instance()?.resumer();
-        match request {
-            ResumeRequest::Resolve {
-                root: r,
-                target,
-                id,
-            } => to_json(method, &resumer.resolve(&root(r)?, &target, &id)?),
+        run_resumer(match request {
+            ResumeRequest::Resolve { root, target, id } => {
+                ResumeRequestV2::Resolve { root, target, id }
+            }
             ResumeRequest::Plan {
-                root: r,
+                root,
                 target,
                 id,
                 prompt,
-            } => {
-                let root = root(r)?;
-                let session = resolved(&root, &target, &id)?;
-                to_json(method, &resumer.plan(&root, &session, &prompt)?)
-            }
-        }
+            } => ResumeRequestV2::Plan {
+                session: resolved(&root, &target, &id)?,
+                root,
+                prompt,
+            },
+        })
     })
 }
 
 fn writer_call_v2(json: &str) -> Result<String, PluginError> {
     let request: WriterRequestV2<'_> = decode(WRITER_V2, json)?;
-    let method = request.method();
-    guarded(method, || {
-        let writer = instance()?.writer();
-        match request {
-            WriterRequestV2::Create {
-                root: r,
-                target,
-                transcript,
-                options,
-            } => to_json(
-                method,
-                &writer.create(&root(r)?, &target, &transcript, &options)?,
-            ),
-            WriterRequestV2::Append {
-                root: r,
-                session,
-                events,
-            } => to_json(method, &writer.append(&root(r)?, &session, &events)?),
-            WriterRequestV2::Remove { root: r, session } => {
-                to_json(method, &writer.remove(&root(r)?, &session)?)
-            }
-        }
-    })
+    guarded(request.method(), || run_writer(request))
 }
 
 fn reader_call_v2(json: &str) -> Result<String, PluginError> {
     let request: ReaderRequestV2<'_> = decode(READER_V2, json)?;
-    let method = request.method();
-    guarded(method, || {
-        let reader = instance()?.reader();
-        match request {
-            ReaderRequestV2::Read { root: r, session } => {
-                to_json(method, &reader.read(&root(r)?, &session)?)
-            }
-            ReaderRequestV2::ReadPath { target, path } => {
-                to_json(method, &reader.read_path(&target, &path)?)
-            }
-            ReaderRequestV2::List { root: r, target } => {
-                to_json(method, &reader.list(&root(r)?, &target)?)
-            }
-            ReaderRequestV2::FindOwned {
-                root: r,
-                target,
-                locator,
-            } => to_json(method, &reader.find_owned(&root(r)?, &target, &locator)?),
-        }
-    })
+    guarded(request.method(), || run_reader(request))
 }
 
 fn resume_call_v2(json: &str) -> Result<String, PluginError> {
     let request: ResumeRequestV2<'_> = decode(RESUME_V2, json)?;
+    guarded(request.method(), || run_resumer(request))
+}
+
+fn run_writer(request: WriterRequestV2<'_>) -> Result<String, PluginError> {
     let method = request.method();
-    guarded(method, || {
-        let resumer = instance()?.resumer();
-        match request {
-            ResumeRequestV2::Resolve {
-                root: r,
-                target,
-                id,
-            } => to_json(method, &resumer.resolve(&root(r)?, &target, &id)?),
-            ResumeRequestV2::Plan {
-                root: r,
-                session,
-                prompt,
-            } => to_json(method, &resumer.plan(&root(r)?, &session, &prompt)?),
+    let writer = instance()?.writer();
+    match request {
+        WriterRequestV2::Create {
+            root: r,
+            target,
+            transcript,
+            options,
+        } => to_json(
+            method,
+            &writer.create(&root(r)?, &target, &transcript, &options)?,
+        ),
+        WriterRequestV2::Append {
+            root: r,
+            session,
+            events,
+        } => to_json(method, &writer.append(&root(r)?, &session, &events)?),
+        WriterRequestV2::Remove { root: r, session } => {
+            to_json(method, &writer.remove(&root(r)?, &session)?)
         }
-    })
+    }
+}
+
+fn run_reader(request: ReaderRequestV2<'_>) -> Result<String, PluginError> {
+    let method = request.method();
+    let reader = instance()?.reader();
+    match request {
+        ReaderRequestV2::Read { root: r, session } => {
+            to_json(method, &reader.read(&root(r)?, &session)?)
+        }
+        ReaderRequestV2::ReadPath { target, path } => {
+            to_json(method, &reader.read_path(&target, &path)?)
+        }
+        ReaderRequestV2::List { root: r, target } => {
+            to_json(method, &reader.list(&root(r)?, &target)?)
+        }
+        ReaderRequestV2::FindOwned {
+            root: r,
+            target,
+            locator,
+        } => to_json(method, &reader.find_owned(&root(r)?, &target, &locator)?),
+    }
+}
+
+fn run_resumer(request: ResumeRequestV2<'_>) -> Result<String, PluginError> {
+    let method = request.method();
+    let resumer = instance()?.resumer();
+    match request {
+        ResumeRequestV2::Resolve {
+            root: r,
+            target,
+            id,
+        } => to_json(method, &resumer.resolve(&root(r)?, &target, &id)?),
+        ResumeRequestV2::Plan {
+            root: r,
+            session,
+            prompt,
+        } => to_json(method, &resumer.plan(&root(r)?, &session, &prompt)?),
+    }
 }

@@ -50,7 +50,7 @@ impl Reader for Configured {
 
 impl Resumer for Configured {
     fn resolve(&self, _: &StoreRoot, _: &str, _: &str) -> Result<SessionRef, PluginError> {
-        Err(PluginError::Other("no".into()))
+        Err(PluginError::Other("no such session".into()))
     }
     fn plan(&self, _: &StoreRoot, _: &SessionRef, _: &str) -> Result<ResumePlan, PluginError> {
         Err(PluginError::Other("no".into()))
@@ -126,6 +126,29 @@ fn the_root_module_answers_through_json_and_contains_panics() {
         panic!("list failed")
     };
     assert_eq!(answer.as_str(), "[]");
+
+    // A v1 read names the session by id: the glue resolves it first (and stops at its error); a
+    // v2 read hands over the resolved session, so only the reader runs.
+    let error_of = |capability: &str, request: serde_json::Value| {
+        let object = (module.get_capability())(RStr::from_str(capability))
+            .into_option()
+            .unwrap();
+        let RResult::RErr(error) = object.call(RStr::from_str(&request.to_string())) else {
+            panic!("{capability} read did not fail")
+        };
+        serde_json::from_str::<PluginError>(&error).unwrap()
+    };
+    let v1 = error_of(
+        "transcript.reader.v1",
+        serde_json::json!({"method": "read", "root": root, "target": "t", "id": "x"}),
+    );
+    assert_eq!(v1, PluginError::Other("no such session".into()));
+    let session = serde_json::json!({"target": "t", "id": "x", "path": root.join("x")});
+    let v2 = error_of(
+        "transcript.reader.v2",
+        serde_json::json!({"method": "read", "root": root, "session": session}),
+    );
+    assert_eq!(v2, PluginError::Other("no".into()));
 
     let writer = (module.get_capability())(RStr::from_str("transcript.writer.v1"))
         .into_option()

@@ -286,11 +286,7 @@ impl Reader for RemoteReader {
     ) -> Result<Option<SessionRef>, PluginError> {
         if self.0.is_v1() {
             // v1 has no such call: list, as the trait's default does.
-            return Ok(self
-                .list(root, target)?
-                .into_iter()
-                .find(|s| s.owned && s.locator.as_deref() == Some(locator))
-                .map(|s| s.session));
+            return Ok(SessionInfo::newest_owned(self.list(root, target)?, locator));
         }
         let request = ReaderRequestV2::FindOwned {
             root: Cow::Borrowed(root.path()),
