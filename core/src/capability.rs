@@ -60,6 +60,11 @@ pub struct SessionInfo {
     /// Its working directory, where the plugin's listing gives one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// How many canonical events its reader yields, where counted: an exact count needs a full
+    /// read, so listings leave it out and a host counts only the sessions it shows. Absent from
+    /// the JSON when not counted, so plugins built before it existed still load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<u64>,
 }
 
 impl SessionInfo {
@@ -87,6 +92,7 @@ impl SessionInfo {
             updated_ms,
             title: None,
             cwd: None,
+            events: None,
         }
     }
 
@@ -94,6 +100,12 @@ impl SessionInfo {
     pub fn with_details(mut self, title: Option<String>, cwd: Option<String>) -> SessionInfo {
         self.title = title;
         self.cwd = cwd;
+        self
+    }
+
+    /// The same, with its event count.
+    pub fn with_events(mut self, events: u64) -> SessionInfo {
+        self.events = Some(events);
         self
     }
 
@@ -176,7 +188,9 @@ pub enum PluginError {
         searched: PathBuf,
     },
     /// The transcript needs a part the target does not carry natively.
-    #[error("{target} cannot carry event {index} ({event_id}): it has {feature}, which {target} does not carry natively")]
+    #[error(
+        "{target} cannot carry event {index} ({event_id}): it has {feature}, which {target} does not carry natively"
+    )]
     NotCarried {
         /// The target.
         target: String,
@@ -422,3 +436,30 @@ pub trait ById: Plugin {
 }
 
 impl<P: Plugin + ?Sized> ById for P {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A listing crosses the plugin boundary as JSON: a plugin built before `title`, `cwd` and
+    /// `events` existed sends none of them, and a host built before them must not see them.
+    #[test]
+    fn session_info_json_stays_readable_both_ways() {
+        let old = r#"{"session":{"target":"t","id":"s1","path":"/r/s1.jsonl"},"owned":true,"locator":null,"updated_ms":5}"#;
+        let info: SessionInfo = serde_json::from_str(old).unwrap();
+        assert_eq!(
+            (info.title.clone(), info.cwd.clone(), info.events),
+            (None, None, None)
+        );
+        assert_eq!(serde_json::to_string(&info).unwrap(), old);
+        let counted = info
+            .with_details(Some("fix it".into()), None)
+            .with_events(7);
+        let json = serde_json::to_value(&counted).unwrap();
+        assert_eq!(json["events"], 7);
+        assert_eq!(json["title"], "fix it");
+        assert!(json.get("cwd").is_none());
+        let back: SessionInfo = serde_json::from_value(json).unwrap();
+        assert_eq!(back, counted);
+    }
+}
