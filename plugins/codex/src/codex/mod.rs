@@ -7,6 +7,7 @@
 
 mod config;
 mod layout;
+mod list;
 pub(crate) mod live;
 mod read;
 mod records;
@@ -19,9 +20,8 @@ use std::path::Path;
 use chrono::{Local, TimeZone};
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::{
-    atomic, own_marker, require_owned, session_lock, sessions_newest_first, Body, CreateOptions,
-    Event, Part, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot, Timestamp,
-    Transcript,
+    atomic, own_marker, require_owned, session_lock, Body, CreateOptions, Event, Part, PluginError,
+    ResumePlan, SessionInfo, SessionRef, StoreRoot, Timestamp, Transcript,
 };
 
 pub use read::image_part;
@@ -220,12 +220,27 @@ pub(crate) fn read_each(
     read::read_each(session.check(root, TARGET)?, sink).map(drop)
 }
 
-/// Every rollout in the store, newest first.
+/// Every rollout in the store, newest first, with the cwd and title Codex's own list shows
+/// (see [`list`]); the `session_meta` line is read once for the marker and the cwd.
 pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
     let files = layout::all_rollouts(root)?;
-    Ok(sessions_newest_first(TARGET, PLUGIN, files, |path| {
-        read::read_header(path).ok().and_then(|h| h.marker)
-    }))
+    let names = list::thread_names(root);
+    let mut sessions: Vec<SessionInfo> = files
+        .into_iter()
+        .map(|(id, path)| {
+            let (marker, cwd) = match read::read_header(&path) {
+                Ok(header) => (own_marker(header.marker, PLUGIN), Some(header.cwd)),
+                Err(_) => (None, None),
+            };
+            let title = names
+                .get(&id)
+                .cloned()
+                .or_else(|| list::first_user_message(&path));
+            SessionInfo::of_file(TARGET, &id, &path, marker).with_details(title, cwd)
+        })
+        .collect();
+    SessionInfo::sort_newest_first(&mut sessions);
+    Ok(sessions)
 }
 
 /// The newest rollout of ours marked with `locator`: headers read newest first, stopping at the
