@@ -139,6 +139,21 @@ impl Reader for ClaudePlugin {
             Target::Messages => anthropic_messages::list(root),
         }
     }
+
+    fn find_owned(
+        &self,
+        root: &StoreRoot,
+        target_name: &str,
+        locator: &str,
+    ) -> Result<Option<SessionRef>, PluginError> {
+        match target(target_name)? {
+            Target::Code => claude_code::find_owned(root, locator),
+            Target::Messages => Ok(SessionInfo::newest_owned(
+                anthropic_messages::list(root)?,
+                locator,
+            )),
+        }
+    }
 }
 
 impl Resumer for ClaudePlugin {

@@ -5,6 +5,7 @@
 //! operations over them.
 
 mod layout;
+mod list;
 mod read;
 mod records;
 mod write;
@@ -14,8 +15,8 @@ use std::path::{Path, PathBuf};
 use handoff_sdk::atomic;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::{
-    require_owned, session_lock, sessions_newest_first, CreateOptions, Event, PluginError,
-    ResumePlan, SessionInfo, SessionRef, StoreRoot, Transcript,
+    own_marker, require_owned, session_lock, sessions_newest_first, CreateOptions, Event,
+    PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot, Transcript,
 };
 
 pub(crate) use layout::resolve;
@@ -137,15 +138,32 @@ pub(crate) fn read_each(
     read::read_each(session.check(root, CLAUDE_CODE)?, sink)
 }
 
-/// Every session in the store, newest first.
+/// Every session in the store, newest first, with the title and cwd Claude Code's own list shows
+/// (read from each file's head and tail only, see [`list`]).
 pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
     let files = layout::session_files(root)?;
-    Ok(sessions_newest_first(
-        CLAUDE_CODE,
-        PLUGIN_NAME,
-        files,
-        read::marker,
-    ))
+    let mut sessions: Vec<SessionInfo> = files
+        .into_iter()
+        .map(|(id, path)| {
+            let details = list::details(&path);
+            let marker = own_marker(details.marker, PLUGIN_NAME);
+            SessionInfo::of_file(CLAUDE_CODE, &id, &path, marker)
+                .with_details(details.title, details.cwd)
+        })
+        .collect();
+    SessionInfo::sort_newest_first(&mut sessions);
+    Ok(sessions)
+}
+
+/// The newest session of ours marked with `locator`, reading first records only (the engine's
+/// lookup needs no titles).
+pub(crate) fn find_owned(
+    root: &StoreRoot,
+    locator: &str,
+) -> Result<Option<SessionRef>, PluginError> {
+    let files = layout::session_files(root)?;
+    let listing = sessions_newest_first(CLAUDE_CODE, PLUGIN_NAME, files, read::marker);
+    Ok(SessionInfo::newest_owned(listing, locator))
 }
 
 /// `claude -p --resume <id> PROMPT`. A prompt that starts with `-` would be taken for an option
