@@ -1,6 +1,7 @@
 //! The `gemini-cli` target: Gemini CLI 0.61.0's JSONL chats under `<root>/tmp/<short id>/chats/`.
 
 mod layout;
+mod list;
 mod parts;
 mod read;
 mod record_types;
@@ -267,10 +268,13 @@ fn last_updated(loaded: &Loaded) -> i64 {
 }
 
 /// The sessions the CLI lists, in every project: a readable file with a session id, resumable
-/// content, not a subagent's; one per id (the newest `lastUpdated`), newest first.
+/// content, not a subagent's; one per id (the newest `lastUpdated`), newest first; each with the
+/// title the CLI lists it under and its project root as cwd.
 pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
     let mut best: std::collections::HashMap<String, (i64, SessionInfo)> = Default::default();
     for chats in layout::all_chats_dirs(root)? {
+        // One project, one cwd: read once per folder.
+        let mut project_cwd: Option<Option<String>> = None;
         for path in layout::session_files(&chats, |_| true)? {
             let Ok(loaded) = records::load(&path) else {
                 continue;
@@ -283,7 +287,11 @@ pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
             }
             let updated = last_updated(&loaded);
             let marker = loaded.marker().filter(|m| m.plugin == PLUGIN_NAME);
-            let info = SessionInfo::of_file(GEMINI_CLI, &id, &path, marker);
+            let cwd = project_cwd
+                .get_or_insert_with(|| cwd_of(Some(root), &path))
+                .clone();
+            let info = SessionInfo::of_file(GEMINI_CLI, &id, &path, marker)
+                .with_details(list::title(&loaded), cwd);
             if best.get(&id).is_none_or(|(u, _)| updated > *u) {
                 best.insert(id, (updated, info));
             }
