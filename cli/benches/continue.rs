@@ -1,13 +1,15 @@
-//! `continue` Claude Code → Codex on synthetic 5,000- and 25,000-turn sessions, including the
-//! read-back verify, beside the floor: parsing and re-serialising the same bytes with serde_json,
-//! measured in the same run. Wall time is the median of several runs; peak memory is each phase's
-//! VmHWM in a child process of its own, less that process's resident size before the work.
+//! `continue` on synthetic 5,000- and 25,000-turn sessions, including the read-back verify, in
+//! both directions (Claude Code → Codex and Codex → Claude Code), each beside its floor: reading
+//! the same source line by line, parsing each line into a `serde_json::Value` and serialising it
+//! back through a buffered writer into a file, measured in the same run. Wall time is the median of
+//! several runs; peak memory is each phase's VmHWM in a child process of its own, less that
+//! process's resident size before the work.
 //!
 //! Run: `cargo bench -p handoff-cli --bench continue` (add `-- --quick` for the 5,000-turn size
-//! only). Figures are printed as a table and as ratios to the floor and to the input size.
+//! only). Figures are printed as a table and as ratios to the floor and to the input size; the
+//! phases of one continuation (read the source, write the target, verify) go to stderr.
 
-use handoff_core::ById;
-use std::io::Write as _;
+use std::io::{BufRead as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -21,16 +23,86 @@ use handoff_core::{
 
 const RUNS: usize = 3;
 
+/// Which way a continuation goes: the source's plugin and target, then the target's.
+#[derive(Clone, Copy)]
+enum Direction {
+    ClaudeToCodex,
+    CodexToClaude,
+}
+
+impl Direction {
+    const ALL: [Direction; 2] = [Direction::ClaudeToCodex, Direction::CodexToClaude];
+
+    fn name(self) -> &'static str {
+        match self {
+            Direction::ClaudeToCodex => "claude-code→codex",
+            Direction::CodexToClaude => "codex→claude-code",
+        }
+    }
+
+    fn parse(name: &str) -> Direction {
+        Direction::ALL
+            .into_iter()
+            .find(|d| d.name() == name)
+            .unwrap_or_else(|| panic!("unknown direction {name}"))
+    }
+
+    fn source(self) -> (&'static dyn Plugin, &'static str) {
+        match self {
+            Direction::ClaudeToCodex => (&ClaudePlugin, "claude-code"),
+            Direction::CodexToClaude => (&CodexPlugin, "codex"),
+        }
+    }
+
+    fn target(self) -> (&'static dyn Plugin, &'static str) {
+        match self {
+            Direction::ClaudeToCodex => (&CodexPlugin, "codex"),
+            Direction::CodexToClaude => (&ClaudePlugin, "claude-code"),
+        }
+    }
+
+    /// The model provider the source's assistant turns come from.
+    fn origin(self) -> Origin {
+        match self {
+            Direction::ClaudeToCodex => Origin {
+                provider: "anthropic".into(),
+                model: Some("claude-opus-4-8".into()),
+                api: Some("anthropic-messages".into()),
+            },
+            Direction::CodexToClaude => Origin {
+                provider: "openai".into(),
+                model: Some("gpt-5.5".into()),
+                api: Some("openai-responses".into()),
+            },
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--child") {
-        child(&args[i + 1], Path::new(&args[i + 2]));
+        child(
+            &args[i + 1],
+            Direction::parse(&args[i + 2]),
+            Path::new(&args[i + 3]),
+        );
+        return;
+    }
+    // For profiling (callgrind) outside the bench: write a source and print its path.
+    if let Some(i) = args.iter().position(|a| a == "--write-source") {
+        let path = write_source(
+            Path::new(&args[i + 1]),
+            Direction::parse(&args[i + 2]),
+            args[i + 3].parse().expect("a number of turns"),
+        );
+        println!("{}", path.display());
         return;
     }
     let quick = args.iter().any(|a| a == "--quick");
     let sizes: &[usize] = if quick { &[5_000] } else { &[5_000, 25_000] };
     println!(
-        "{:>7} {:>9} {:>10} {:>12} {:>6} {:>11} {:>14} {:>9}",
+        "{:>17} {:>7} {:>9} {:>10} {:>12} {:>6} {:>11} {:>14} {:>9}",
+        "direction",
         "turns",
         "input MB",
         "floor ms",
@@ -40,55 +112,72 @@ fn main() {
         "continue peak",
         "÷ input"
     );
-    for &turns in sizes {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let source = write_source(dir.path(), turns);
-        let input = std::fs::metadata(&source).expect("source").len();
-        let floor = median((0..RUNS).map(|_| time(|| floor_pass(&source))).collect());
-        let cont = median(
-            (0..RUNS)
-                .map(|i| time(|| continue_pass(&source, &dir.path().join(format!("codex-{i}")))))
-                .collect(),
-        );
-        let read = median((0..RUNS).map(|_| time(|| read_pass(&source))).collect());
-        eprintln!(
-            "  read source alone: {:.0} ms, {:.2}× the floor",
-            ms(read),
-            read.as_secs_f64() / floor.as_secs_f64()
-        );
-        phases(&source, &dir.path().join("codex-phases"));
-        let floor_peak = peak_of("floor", &source);
-        let cont_peak = peak_of("continue", &source);
-        let read_peak = peak_of("read", &source);
-        eprintln!(
-            "  peak of reading the source alone: {:.1} MB, {:.2}× the input",
-            mb(read_peak),
-            read_peak as f64 / input as f64
-        );
-        println!(
-            "{:>7} {:>9.1} {:>10.0} {:>12.0} {:>5.2}× {:>8.1} MB {:>11.1} MB {:>8.2}×",
-            turns,
-            mb(input),
-            ms(floor),
-            ms(cont),
-            cont.as_secs_f64() / floor.as_secs_f64(),
-            mb(floor_peak),
-            mb(cont_peak),
-            cont_peak as f64 / input as f64,
-        );
+    for direction in Direction::ALL {
+        for &turns in sizes {
+            measure(direction, turns);
+        }
     }
 }
 
-/// A Claude Code session of `turns` turns: user → assistant text + tool call → ~1.3 KB tool
-/// result → assistant text, written by the Claude plugin's own writer.
-fn write_source(dir: &Path, turns: usize) -> PathBuf {
+fn measure(direction: Direction, turns: usize) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let source = write_source(dir.path(), direction, turns);
+    let input = std::fs::metadata(&source).expect("source").len();
+    let floor_out = dir.path().join("floor.jsonl");
+    let floor = median(
+        (0..RUNS)
+            .map(|_| time(|| floor_pass(&source, &floor_out)))
+            .collect(),
+    );
+    let cont = median(
+        (0..RUNS)
+            .map(|i| {
+                let root = dir.path().join(format!("target-{i}"));
+                time(|| continue_pass(direction, &source, &root))
+            })
+            .collect(),
+    );
+    let read = median(
+        (0..RUNS)
+            .map(|_| time(|| read_pass(direction, &source)))
+            .collect(),
+    );
+    eprintln!(
+        "  {} {turns}: read source alone: {:.0} ms, {:.2}× the floor",
+        direction.name(),
+        ms(read),
+        read.as_secs_f64() / floor.as_secs_f64()
+    );
+    phases(direction, &source, &dir.path().join("target-phases"), floor);
+    let floor_peak = peak_of("floor", direction, &source);
+    let cont_peak = peak_of("continue", direction, &source);
+    let read_peak = peak_of("read", direction, &source);
+    eprintln!(
+        "  {} {turns}: peak of reading the source alone: {:.1} MB, {:.2}× the input",
+        direction.name(),
+        mb(read_peak),
+        read_peak as f64 / input as f64
+    );
+    println!(
+        "{:>17} {:>7} {:>9.1} {:>10.0} {:>12.0} {:>5.2}× {:>8.1} MB {:>11.1} MB {:>8.2}×",
+        direction.name(),
+        turns,
+        mb(input),
+        ms(floor),
+        ms(cont),
+        cont.as_secs_f64() / floor.as_secs_f64(),
+        mb(floor_peak),
+        mb(cont_peak),
+        cont_peak as f64 / input as f64,
+    );
+}
+
+/// A session of `turns` turns in the direction's source format: user → assistant text + tool
+/// call → ~1.3 KB tool result → assistant text, written by the source plugin's own writer.
+fn write_source(dir: &Path, direction: Direction, turns: usize) -> PathBuf {
     let output: String =
         "drwxr-xr-x 2 dev dev 4096 Nov 30 00:41 src/handoff/example/file.rs\n".repeat(19);
-    let origin = Origin {
-        provider: "anthropic".into(),
-        model: Some("claude-opus-4-8".into()),
-        api: Some("anthropic-messages".into()),
-    };
+    let origin = direction.origin();
     let mut events = Vec::with_capacity(turns * 4);
     let mut t = 1_795_999_300_000i64;
     let mut next = |body| {
@@ -127,49 +216,55 @@ fn write_source(dir: &Path, turns: usize) -> PathBuf {
     }
     let mut transcript = Transcript::new(events);
     transcript.cwd = Some("/home/dev/proj".into());
-    let root = StoreRoot::new(dir.join("claude")).expect("root");
-    let session = ClaudePlugin
+    let (plugin, target) = direction.source();
+    let root = StoreRoot::new(dir.join("source")).expect("root");
+    let session = plugin
         .writer()
-        .create(&root, "claude-code", &transcript, &CreateOptions::default())
+        .create(&root, target, &transcript, &CreateOptions::default())
         .expect("write the source session");
     session.path
 }
 
-/// The floor: parse every line into a JSON value and serialise it again.
-fn floor_pass(source: &Path) {
-    let text = std::fs::read_to_string(source).expect("read");
-    let mut out = Vec::with_capacity(text.len());
-    for line in text.lines() {
-        let value: serde_json::Value = serde_json::from_str(line).expect("json");
-        serde_json::to_writer(&mut out, &value).expect("write");
-        out.push(b'\n');
+/// The floor: read the source line by line, parse each line into a JSON value and serialise it
+/// again through a buffered writer into `out` (constant memory).
+fn floor_pass(source: &Path, out: &Path) {
+    let reader = std::io::BufReader::new(std::fs::File::open(source).expect("open"));
+    let mut writer = std::io::BufWriter::new(std::fs::File::create(out).expect("create"));
+    for line in reader.lines() {
+        let line = line.expect("read");
+        let value: serde_json::Value = serde_json::from_str(&line).expect("json");
+        serde_json::to_writer(&mut writer, &value).expect("write");
+        writer.write_all(b"\n").expect("write");
     }
-    std::hint::black_box(out);
+    writer.flush().expect("flush");
 }
 
-/// Reading the source alone (the Claude Code reader), for its own peak memory.
-fn read_pass(source: &Path) {
-    let transcript = ClaudePlugin
+/// Reading the source alone, for its own time and peak memory.
+fn read_pass(direction: Direction, source: &Path) {
+    let (plugin, target) = direction.source();
+    let transcript = plugin
         .reader()
-        .read_path("claude-code", source)
+        .read_path(target, source)
         .expect("read the source");
     std::hint::black_box(transcript);
 }
 
-/// What `handoff continue --from claude-code:PATH --to codex` does: read the source, write the
-/// Codex session, read it back and compare, plan the resume.
-fn continue_pass(source: &Path, codex_root: &Path) {
-    let transcript = ClaudePlugin
+/// What `handoff continue --from SOURCE:PATH --to TARGET` does: read the source, write the target
+/// session, read it back and compare, plan the resume.
+fn continue_pass(direction: Direction, source: &Path, target_root: &Path) {
+    let (source_plugin, source_target) = direction.source();
+    let (plugin, target) = direction.target();
+    let transcript = source_plugin
         .reader()
-        .read_path("claude-code", source)
+        .read_path(source_target, source)
         .expect("read the source");
-    let root = StoreRoot::new(codex_root).expect("root");
+    let root = StoreRoot::new(target_root).expect("root");
     let done = continue_conversation(
-        &CodexPlugin,
+        plugin,
         &ContinueRequest {
             transcript: &transcript,
             locator: "bench",
-            target: "codex",
+            target,
             root: &root,
             cwd: None,
             prompt: "go on",
@@ -180,59 +275,74 @@ fn continue_pass(source: &Path, codex_root: &Path) {
     std::hint::black_box(done);
 }
 
-/// Where the time of one continuation goes (printed to stderr, for the docs).
-fn phases(source: &Path, codex_root: &Path) {
-    let root = StoreRoot::new(codex_root).expect("root");
+/// Where the time of one continuation goes (printed to stderr, for the docs): the phases the
+/// engine runs, the verify streamed as the engine streams it.
+fn phases(direction: Direction, source: &Path, target_root: &Path, floor: Duration) {
+    let (source_plugin, source_target) = direction.source();
+    let (plugin, target) = direction.target();
+    let root = StoreRoot::new(target_root).expect("root");
     let start = Instant::now();
-    let transcript = ClaudePlugin
+    let transcript = source_plugin
         .reader()
-        .read_path("claude-code", source)
+        .read_path(source_target, source)
         .expect("read");
     let read_source = start.elapsed();
     let start = Instant::now();
-    let session = CodexPlugin
+    let session = plugin
         .writer()
-        .create(&root, "codex", &transcript, &CreateOptions::default())
+        .create(&root, target, &transcript, &CreateOptions::default())
         .expect("create");
     let write = start.elapsed();
     let start = Instant::now();
-    let back = CodexPlugin
-        .read_id(&root, "codex", &session.id)
+    let comparison = plugin
+        .manifest()
+        .target(target)
+        .expect("target")
+        .comparison();
+    let mut verifier = comparison.verifier(&transcript);
+    plugin
+        .reader()
+        .read_each(&root, &session, &mut |event| verifier.push(&event))
         .expect("read back");
-    let read_back = start.elapsed();
+    verifier.finish().expect("equal");
+    let verify = start.elapsed();
     let start = Instant::now();
-    handoff_core::Comparison::for_target(&["openai".into()])
-        .diff(&transcript, &back)
-        .expect("equal");
-    let compare = start.elapsed();
-    let start = Instant::now();
-    CodexPlugin
-        .plan_id(&root, "codex", &session.id, "go on")
+    plugin
+        .resumer()
+        .plan(&root, &session, "go on")
         .expect("plan");
     let plan = start.elapsed();
+    let of_floor = |d: Duration| d.as_secs_f64() / floor.as_secs_f64();
     eprintln!(
-        "  phases: read source {:.0} ms, write {:.0} ms, read back {:.0} ms, compare {:.0} ms, plan {:.0} ms",
-        ms(read_source), ms(write), ms(read_back), ms(compare), ms(plan)
+        "  {} phases: read source {:.0} ms ({:.2}×), write {:.0} ms ({:.2}×), verify {:.0} ms ({:.2}×), plan {:.0} ms (× the floor)",
+        direction.name(),
+        ms(read_source),
+        of_floor(read_source),
+        ms(write),
+        of_floor(write),
+        ms(verify),
+        of_floor(verify),
+        ms(plan)
     );
 }
 
-fn child(phase: &str, source: &Path) {
+fn child(phase: &str, direction: Direction, source: &Path) {
     let before = vm("VmRSS");
     let scratch = tempfile::tempdir().expect("temp dir");
     match phase {
-        "floor" => floor_pass(source),
-        "read" => read_pass(source),
-        _ => continue_pass(source, &scratch.path().join("codex")),
+        "floor" => floor_pass(source, &scratch.path().join("floor.jsonl")),
+        "read" => read_pass(direction, source),
+        _ => continue_pass(direction, source, &scratch.path().join("target")),
     }
     let peak = vm("VmHWM");
     let mut out = std::io::stdout();
     writeln!(out, "{}", peak.saturating_sub(before)).expect("stdout");
 }
 
-fn peak_of(phase: &str, source: &Path) -> u64 {
+fn peak_of(phase: &str, direction: Direction, source: &Path) -> u64 {
     let exe = std::env::current_exe().expect("exe");
     let out = std::process::Command::new(exe)
-        .args(["--child", phase])
+        .args(["--child", phase, direction.name()])
         .arg(source)
         .output()
         .expect("run the child");
