@@ -1,6 +1,12 @@
 //! The plugins this command can use: the built-ins linked into it and plugin files from the
 //! configured directories, each offered only with a passing certificate.
+//!
+//! A built-in without a certificate in this binary is certified when a command first uses one of
+//! its targets, and only then: `read` and `sessions` certify one plugin, `continue` the source's
+//! and the target's (in parallel), `targets` all of them (it reports verification).
 
+use std::cell::RefCell;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use handoff_conformance::certificate::outcome;
@@ -17,13 +23,21 @@ use crate::progress::Progress;
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
 pub struct Catalog {
-    registry: Registry,
+    /// Certifying a built-in on first use changes its entry, behind `&self`.
+    registry: RefCell<Registry>,
+    certificate_dir: PathBuf,
+}
+
+/// Which built-ins to certify now.
+#[derive(Clone, Copy)]
+enum Needed<'a> {
+    All,
+    Targets(&'a [&'a str]),
 }
 
 impl Catalog {
-    /// Opens the registry; built-ins without a certificate in this binary are certified now (once:
-    /// the certificate is cached). Runs started together on a fresh certificate directory certify
-    /// each built-in once: the others wait for it and use its certificate.
+    /// Opens the registry. Built-ins are certified later, when a command uses them
+    /// ([`Catalog::certify_for`], [`Catalog::plugin`], [`Catalog::certify_all`]).
     pub fn open(config: &Config) -> Result<Catalog, CliError> {
         let certificate_dir = config.certificate_dir()?;
         let mut registry = Registry::open(RegistryConfig {
@@ -35,20 +49,44 @@ impl Catalog {
         for make in BUILTINS {
             registry.add_builtin(Arc::from(make()));
         }
-        // The suite's scratch store roots go in a folder beside the certificates, never in the
-        // system temp dir: a run killed while certifying leaves it, and the next run sweeps it.
-        let parent = certificate_dir.join("scratch");
-        if let Err(e) = ScratchDir::sweep(&parent) {
+        // What a killed run left while certifying is removed by every run, certifying or not.
+        if let Err(e) = ScratchDir::sweep(&scratch_parent(&certificate_dir)) {
             tracing::warn!(
                 "cannot remove what a killed run left in {}: {e}",
-                parent.display()
+                scratch_parent(&certificate_dir).display()
             );
         }
-        let uncertified = registry.uncertified_builtins();
+        Ok(Catalog {
+            registry: RefCell::new(registry),
+            certificate_dir,
+        })
+    }
+
+    /// Certifies every built-in that has no certificate in this binary yet (in parallel).
+    pub fn certify_all(&self) -> Result<(), CliError> {
+        self.certify(Needed::All)
+    }
+
+    /// Certifies the built-ins that offer `targets` and have no certificate in this binary yet
+    /// (in parallel), unless a verified plugin file is used for the target instead. Runs started
+    /// together on a fresh certificate directory certify each built-in once: the others wait for
+    /// it and use its certificate.
+    pub fn certify_for(&self, targets: &[&str]) -> Result<(), CliError> {
+        self.certify(Needed::Targets(targets))
+    }
+
+    fn certify(&self, needed: Needed<'_>) -> Result<(), CliError> {
+        let mut registry = self.registry.borrow_mut();
+        let uncertified = match needed {
+            Needed::All => registry.uncertified_builtins(),
+            Needed::Targets(targets) => registry.uncertified_builtins_for(targets),
+        };
         if uncertified.is_empty() {
-            return Ok(Catalog { registry });
+            return Ok(());
         }
-        let scratch = ScratchDir::new(&parent).map_err(|e| {
+        // The suite's scratch store roots go in a folder beside the certificates, never in the
+        // system temp dir: a run killed while certifying leaves it, and the next run sweeps it.
+        let scratch = ScratchDir::new(&scratch_parent(&self.certificate_dir)).map_err(|e| {
             CliError::Failed(format!(
                 "cannot make a scratch folder to certify {}: {e}",
                 uncertified.join(", ")
@@ -58,19 +96,42 @@ impl Catalog {
             scratch: Some(scratch.path().to_owned()),
             ..Options::default()
         };
-        let progress = Progress::start("certifying built-in plugins");
-        registry
-            .certify_builtins(|plugin| {
-                progress.step(&format!("certifying built-in {}", plugin.manifest().name));
-                outcome(&handoff_conformance::run(plugin, &options))
-            })
-            .map_err(|e| CliError::Failed(format!("cannot record a certificate: {e}")))?;
+        let _progress = Progress::start(&format!(
+            "certifying built-in plugins: {}",
+            uncertified.join(", ")
+        ));
+        let run = |plugin: &dyn Plugin| {
+            let report = handoff_conformance::run(plugin, &options);
+            for check in &report.checks {
+                tracing::debug!(
+                    "certifying {}: {} {:?} in {:.0} ms",
+                    report.plugin,
+                    check.id,
+                    check.status,
+                    check.duration_ms
+                );
+                if check.status != handoff_conformance::Status::Pass {
+                    tracing::warn!(
+                        "built-in {} did not pass {}: {}",
+                        report.plugin,
+                        check.id,
+                        check.evidence.join("; ")
+                    );
+                }
+            }
+            outcome(&report)
+        };
+        match needed {
+            Needed::All => registry.certify_builtins(run),
+            Needed::Targets(targets) => registry.certify_builtins_for(targets, run),
+        }
+        .map_err(|e| CliError::Failed(format!("cannot record a certificate: {e}")))?;
         drop(scratch);
-        Ok(Catalog { registry })
+        Ok(())
     }
 
     pub fn listings(&self) -> Vec<TargetListing> {
-        self.registry.targets()
+        self.registry.borrow().targets()
     }
 
     /// The listing of the plugin used for `target` (it says where the plugin came from).
@@ -93,9 +154,12 @@ impl Catalog {
             })
     }
 
-    /// The plugin offering `target`: an unknown target is a usage error, an unverified one says why.
+    /// The plugin offering `target` (a built-in not yet certified is certified now): an unknown
+    /// target is a usage error, an unverified one says why.
     pub fn plugin(&self, target: &str) -> Result<Arc<dyn Plugin>, CliError> {
-        match self.registry.plugin_for(target) {
+        self.certify_for(&[target])?;
+        let found = self.registry.borrow().plugin_for(target);
+        match found {
             Ok(plugin) => Ok(plugin),
             Err(reason) => {
                 let listings = self.listings();
@@ -117,4 +181,9 @@ impl Catalog {
             }
         }
     }
+}
+
+/// Where the suite's scratch store roots go while certifying.
+fn scratch_parent(certificate_dir: &std::path::Path) -> PathBuf {
+    certificate_dir.join("scratch")
 }

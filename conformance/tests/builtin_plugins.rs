@@ -70,3 +70,127 @@ fn a_builtin_is_certified_on_first_use_and_then_offered() {
         "reference"
     );
 }
+
+/// The reference plugin under another plugin name and target name, so one host links several.
+struct Renamed {
+    name: &'static str,
+}
+
+impl Renamed {
+    fn target(&self) -> String {
+        format!("{}-target", self.name)
+    }
+}
+
+impl Plugin for Renamed {
+    fn manifest(&self) -> handoff_core::Manifest {
+        let mut manifest = handoff_reference::ReferencePlugin.manifest();
+        manifest.name = self.name.to_owned();
+        for target in &mut manifest.targets {
+            target.name = self.target();
+        }
+        manifest
+    }
+    fn writer(&self) -> &dyn handoff_core::Writer {
+        handoff_reference::ReferencePlugin.writer()
+    }
+    fn reader(&self) -> &dyn handoff_core::Reader {
+        handoff_reference::ReferencePlugin.reader()
+    }
+    fn resumer(&self) -> &dyn handoff_core::Resumer {
+        handoff_reference::ReferencePlugin.resumer()
+    }
+}
+
+/// A suite outcome that passes, without running the suite (these tests are about which built-ins
+/// are certified, and when).
+fn passed() -> handoff_core::registry::SuiteOutcome {
+    handoff_core::registry::SuiteOutcome {
+        suite_version: handoff_conformance::SUITE_VERSION.into(),
+        checks: vec![handoff_core::registry::CertifiedCheck {
+            id: "manifest".into(),
+            status: "pass".into(),
+        }],
+    }
+}
+
+fn with_builtins(certs: &std::path::Path, names: &[&'static str]) -> Registry {
+    let mut registry = registry(certs);
+    for &name in names {
+        registry.add_builtin(Arc::new(Renamed { name }));
+    }
+    registry
+}
+
+fn verified(registry: &Registry) -> Vec<String> {
+    registry
+        .verified_targets()
+        .into_iter()
+        .map(|l| l.plugin)
+        .collect()
+}
+
+#[test]
+fn only_the_builtins_offering_the_targets_used_are_certified() {
+    let certs = tempfile::tempdir().unwrap();
+    let certified = std::sync::Mutex::new(Vec::new());
+    let certify = |plugin: &dyn Plugin| {
+        certified.lock().unwrap().push(plugin.manifest().name);
+        passed()
+    };
+    let mut registry = with_builtins(certs.path(), &["alpha", "beta", "gamma"]);
+    assert_eq!(
+        registry.uncertified_builtins_for(&["alpha-target", "no-such-target"]),
+        ["alpha"]
+    );
+    let written = registry
+        .certify_builtins_for(&["alpha-target"], certify)
+        .unwrap();
+    assert_eq!(written.len(), 1);
+    assert_eq!(*certified.lock().unwrap(), ["alpha"]);
+    assert_eq!(verified(&registry), ["alpha"]);
+    assert!(registry.plugin_for("beta-target").is_err());
+
+    // alpha is certified already; only beta runs.
+    registry
+        .certify_builtins_for(&["alpha-target", "beta-target"], certify)
+        .unwrap();
+    assert_eq!(*certified.lock().unwrap(), ["alpha", "beta"]);
+
+    // Another run of this host finds both certificates and certifies only what is left.
+    let mut next = with_builtins(certs.path(), &["alpha", "beta", "gamma"]);
+    assert_eq!(verified(&next), ["alpha", "beta"]);
+    assert_eq!(next.uncertified_builtins(), ["gamma"]);
+    next.certify_builtins(certify).unwrap();
+    assert_eq!(*certified.lock().unwrap(), ["alpha", "beta", "gamma"]);
+    assert_eq!(verified(&next), ["alpha", "beta", "gamma"]);
+}
+
+#[test]
+fn builtins_are_certified_in_parallel() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::{Duration, Instant};
+    let certs = tempfile::tempdir().unwrap();
+    let mut registry = with_builtins(certs.path(), &["alpha", "beta"]);
+    let (running, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let written = registry
+        .certify_builtins_for(&["alpha-target", "beta-target"], |_| {
+            let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+            most.fetch_max(now, Ordering::SeqCst);
+            // Run one after the other, each would wait here alone until the deadline.
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while most.load(Ordering::SeqCst) < 2 && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            running.fetch_sub(1, Ordering::SeqCst);
+            passed()
+        })
+        .unwrap();
+    assert_eq!(written.len(), 2);
+    assert_eq!(
+        most.load(Ordering::SeqCst),
+        2,
+        "the two ran one after the other"
+    );
+    assert_eq!(verified(&registry), ["alpha", "beta"]);
+}

@@ -69,6 +69,8 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
         }
     };
     let catalog = Catalog::open(config)?;
+    // Certify the two plugins it uses (in parallel, when neither is yet) before using either.
+    catalog.certify_for(&[&args.to, from_target])?;
     let target_plugin = catalog.plugin(&args.to)?;
     let root = config.store_root(&catalog.target(&args.to)?, args.store_root.as_deref())?;
 

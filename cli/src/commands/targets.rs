@@ -15,6 +15,8 @@ pub struct Args {
 
 pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     let catalog = Catalog::open(config)?;
+    // It reports verification: every built-in is certified (in parallel) first.
+    catalog.certify_all()?;
     let listings = catalog.listings();
     if args.json {
         super::print_json(&listings);

@@ -141,3 +141,105 @@ fn a_run_killed_while_certifying_leaves_scratch_the_next_run_removes() {
         "nothing in TMPDIR"
     );
 }
+
+/// The certificate files in `dir`, by name, with their bytes.
+fn certificates_in(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+                .map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    (name, std::fs::read(e.path()).unwrap())
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The plugin names the certificates are for (`builtin-<name>-<version>-host-…`).
+fn certified_plugins(dir: &std::path::Path) -> Vec<String> {
+    certificates_in(dir)
+        .keys()
+        .map(|name| {
+            let rest = name
+                .strip_prefix("builtin-")
+                .expect("a built-in's certificate");
+            rest.split('-').next().unwrap().to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn a_command_certifies_only_the_plugins_it_uses_and_a_second_run_none() {
+    let s = Scratch::new();
+    let certificates = s.path("certificates");
+    let config = write_config(s.dir.path(), &certificates);
+    let source = claude_source(&s.path("claude"), &conversation(3));
+    let run = |args: &[&str]| {
+        let out = handoff(&config, &s.tmp()).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        out
+    };
+
+    // `read` uses one plugin: only it is certified.
+    let read = ["read", "claude-code", source.to_str().unwrap(), "--json"];
+    run(&read);
+    assert_eq!(certified_plugins(&certificates), ["claude"]);
+    let after_first = certificates_in(&certificates);
+    run(&read);
+    assert_eq!(
+        certificates_in(&certificates),
+        after_first,
+        "a second run certified again"
+    );
+
+    // `sessions` of another plugin certifies that one too, and nothing else.
+    let root = s.path("codex");
+    run(&["sessions", "codex", "--store-root", root.to_str().unwrap()]);
+    assert_eq!(certified_plugins(&certificates), ["claude", "codex"]);
+
+    // `continue` between the two certified plugins certifies nothing.
+    let before = certificates_in(&certificates);
+    continued(
+        &continue_cmd(&config, &s.tmp(), &source, &root)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(certificates_in(&certificates), before);
+
+    // `targets` reports verification: every built-in is certified, and every one is listed.
+    let out = run(&["targets", "--json"]);
+    let listings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut listed: Vec<String> = listings
+        .as_array()
+        .unwrap()
+        .iter()
+        .inspect(|l| assert_eq!(l["availability"]["status"], "verified", "{l}"))
+        .map(|l| l["plugin"].as_str().unwrap().to_owned())
+        .collect();
+    listed.dedup();
+    assert!(listed.len() > 2, "{listed:?}");
+    listed.sort();
+    assert_eq!(certified_plugins(&certificates), listed);
+    assert_eq!(
+        certificates_in(&certificates).get(after_first.keys().next().unwrap()),
+        after_first.values().next(),
+        "targets certified claude again"
+    );
+}
+
+#[test]
+fn continue_on_a_fresh_certificate_folder_certifies_the_source_and_the_target() {
+    let s = Scratch::new();
+    let certificates = s.path("certificates");
+    let config = write_config(s.dir.path(), &certificates);
+    let source = claude_source(&s.path("claude"), &conversation(3));
+    continued(
+        &continue_cmd(&config, &s.tmp(), &source, &s.path("codex"))
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(certified_plugins(&certificates), ["claude", "codex"]);
+}

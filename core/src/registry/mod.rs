@@ -221,22 +221,19 @@ impl Registry {
     /// The built-ins that have no certificate in this host binary yet (names), which
     /// [`Registry::certify_builtins`] would certify.
     pub fn uncertified_builtins(&self) -> Vec<String> {
-        self.entries
-            .iter()
-            .filter(|e| e.source == PluginSource::BuiltIn)
-            .filter_map(|e| match &e.state {
-                State::NotOffered {
-                    plugin: Some(plugin),
-                    ..
-                } if builtin_subject(&plugin.manifest()).is_ok() => Some(e.name.clone()),
-                _ => None,
-            })
-            .collect()
+        self.uncertified(|_| true)
+    }
+
+    /// The uncertified built-ins a command that uses `targets` needs: those offering one of them,
+    /// unless a verified plugin file is used for it instead (see [`TargetListing`]). Which
+    /// [`Registry::certify_builtins_for`] would certify.
+    pub fn uncertified_builtins_for(&self, targets: &[&str]) -> Vec<String> {
+        self.uncertified(|manifest| self.needed_for(manifest, targets))
     }
 
     /// Runs `certify` (the conformance suite) on every built-in that has no certificate yet,
     /// writes a certificate for each, and offers those that passed. Returns the certificates
-    /// written.
+    /// written. Built-ins are certified in parallel, one thread each.
     ///
     /// Many hosts may start at once on a fresh certificate directory: each built-in is certified
     /// under a lock on its certificate (see [`CertificateStore::lock`]), so one run certifies it
@@ -244,39 +241,113 @@ impl Registry {
     /// state: a certificate appears whole (by rename) or not at all.
     pub fn certify_builtins(
         &mut self,
-        mut certify: impl FnMut(&dyn Plugin) -> SuiteOutcome,
+        certify: impl Fn(&dyn Plugin) -> SuiteOutcome + Sync,
     ) -> Result<Vec<PathBuf>, CertificateError> {
-        let mut written = Vec::new();
+        let names = self.uncertified_builtins();
+        self.certify_named(&names, certify)
+    }
+
+    /// Like [`Registry::certify_builtins`], but only the built-ins a command using `targets`
+    /// needs ([`Registry::uncertified_builtins_for`]); the others stay uncertified (and not
+    /// offered) until a command uses them.
+    pub fn certify_builtins_for(
+        &mut self,
+        targets: &[&str],
+        certify: impl Fn(&dyn Plugin) -> SuiteOutcome + Sync,
+    ) -> Result<Vec<PathBuf>, CertificateError> {
+        let names = self.uncertified_builtins_for(targets);
+        self.certify_named(&names, certify)
+    }
+
+    /// Names of the built-ins without a certificate whose manifest `wanted` accepts.
+    fn uncertified(&self, wanted: impl Fn(&crate::Manifest) -> bool) -> Vec<String> {
+        self.entries
+            .iter()
+            .filter(|e| e.source == PluginSource::BuiltIn)
+            .filter_map(|e| match &e.state {
+                State::NotOffered {
+                    plugin: Some(plugin),
+                    ..
+                } => {
+                    let manifest = plugin.manifest();
+                    (builtin_subject(&manifest).is_ok() && wanted(&manifest))
+                        .then(|| e.name.clone())
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Whether a built-in with `manifest` is needed to offer one of `targets`: it offers the
+    /// target and no verified plugin file is used for it.
+    fn needed_for(&self, manifest: &crate::Manifest, targets: &[&str]) -> bool {
+        targets.iter().any(|&target| {
+            manifest.target(target).is_some()
+                && !self
+                    .in_use(target)
+                    .is_some_and(|e| matches!(e.source, PluginSource::File { .. }))
+        })
+    }
+
+    /// Certifies the uncertified built-ins named `names`, each on its own thread (the suite
+    /// mostly waits on the disk, so two overlap even on one core).
+    fn certify_named(
+        &mut self,
+        names: &[String],
+        certify: impl Fn(&dyn Plugin) -> SuiteOutcome + Sync,
+    ) -> Result<Vec<PathBuf>, CertificateError> {
         let suite = self.config.suite_version.clone();
         let major = crate::abi::api_major();
-        for entry in &mut self.entries {
-            let State::NotOffered {
-                plugin: Some(plugin),
-                ..
-            } = &entry.state
-            else {
-                continue;
-            };
-            if entry.source != PluginSource::BuiltIn {
-                continue;
-            }
-            let manifest = plugin.manifest();
-            let Ok(subject) = builtin_subject(&manifest) else {
-                continue;
-            };
-            let _lock = self.store.lock(&subject, &suite, major)?;
-            let certificate = match self.store.find(&subject, &suite, major)? {
-                // Another run certified it while this one waited (or failed it before).
-                Some(found) => found,
-                None => {
-                    let certificate =
-                        Certificate::new(subject, &manifest, certify(plugin.as_ref()));
-                    written.push(self.store.write(&certificate)?);
-                    certificate
+        let store = &self.store;
+        let certify = &certify;
+        let jobs: Vec<(usize, Arc<dyn Plugin>, Subject)> = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.source == PluginSource::BuiltIn && names.contains(&e.name))
+            .filter_map(|(i, e)| match &e.state {
+                State::NotOffered {
+                    plugin: Some(plugin),
+                    ..
+                } => builtin_subject(&plugin.manifest())
+                    .ok()
+                    .map(|subject| (i, plugin.clone(), subject)),
+                _ => None,
+            })
+            .collect();
+        // One certificate (found or made) per job, with whether this run wrote it.
+        let results: Vec<Result<(Certificate, Option<PathBuf>), CertificateError>> =
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = jobs
+                    .iter()
+                    .map(|(_, plugin, subject)| {
+                        let suite = &suite;
+                        scope.spawn(move || {
+                            certify_one(store, plugin.as_ref(), subject, suite, major, certify)
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                    })
+                    .collect()
+            });
+        let mut written = Vec::new();
+        let mut first_error = None;
+        for ((index, plugin, _), result) in jobs.into_iter().zip(results) {
+            let (certificate, path) = match result {
+                Ok(done) => done,
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                    continue;
                 }
             };
-            let plugin = plugin.clone();
-            entry.state = if certificate.passed {
+            written.extend(path);
+            let manifest = plugin.manifest();
+            self.entries[index].state = if certificate.passed {
                 State::Verified {
                     plugin,
                     certificate: Box::new(certificate),
@@ -289,7 +360,10 @@ impl Registry {
                 }
             };
         }
-        Ok(written)
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(written),
+        }
     }
 
     /// Every known target, offered or not, and why not.
@@ -569,6 +643,27 @@ impl Registry {
             ),
         )
     }
+}
+
+/// Certifies one built-in under its certificate's lock: the certificate another run wrote while
+/// this one waited is adopted (`None`: nothing written), else the suite runs and its certificate is
+/// written.
+fn certify_one(
+    store: &CertificateStore,
+    plugin: &dyn Plugin,
+    subject: &Subject,
+    suite: &str,
+    major: u64,
+    certify: &(impl Fn(&dyn Plugin) -> SuiteOutcome + Sync),
+) -> Result<(Certificate, Option<PathBuf>), CertificateError> {
+    let _lock = store.lock(subject, suite, major)?;
+    // Another run certified it while this one waited (or failed it before).
+    if let Some(found) = store.find(subject, suite, major)? {
+        return Ok((found, None));
+    }
+    let certificate = Certificate::new(subject.clone(), &plugin.manifest(), certify(plugin));
+    let path = store.write(&certificate)?;
+    Ok((certificate, Some(path)))
 }
 
 fn builtin_subject(manifest: &crate::Manifest) -> Result<Subject, String> {
