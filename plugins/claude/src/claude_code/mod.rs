@@ -188,7 +188,7 @@ pub(crate) fn plan(
 ) -> Result<ResumePlan, PluginError> {
     let path = session.check(root, CLAUDE_CODE)?;
     let id = session.id.as_str();
-    let cwd = read::read_session(path)?.transcript.cwd.ok_or_else(|| {
+    let cwd = read::session_cwd(path)?.ok_or_else(|| {
         PluginError::malformed_line(path, 1, Some("cwd"), "no record names the session's cwd")
     })?;
     let expected = layout::session_path(root, &cwd, id)?;

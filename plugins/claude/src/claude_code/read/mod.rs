@@ -39,6 +39,7 @@ use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{Event, PluginError, Transcript};
 
+use super::records::Text;
 use super::write::ChainState;
 use assemble::assemble;
 use load::load;
@@ -110,6 +111,57 @@ pub(crate) fn read_each(
         sink,
     )
     .map(drop)
+}
+
+/// The session's cwd as [`read`] gives it (that of the first main-thread conversation record that
+/// names one), found by decoding records only until it appears: a resume plan needs no more than
+/// that, and the session was verified whole when it was written. A line that does not decode
+/// sends the question to [`read_session`], which names the line and field at fault.
+pub(crate) fn session_cwd(path: &Path) -> Result<Option<String>, PluginError> {
+    #[derive(serde::Deserialize)]
+    struct CwdProbe<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Option<Text<'a>>,
+        #[serde(borrow)]
+        uuid: Option<Text<'a>>,
+        #[serde(rename = "isSidechain")]
+        is_sidechain: Option<bool>,
+        #[serde(borrow)]
+        cwd: Option<Text<'a>>,
+    }
+    let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let mut buf = Vec::new();
+    let mut line_no = 0;
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| PluginError::io(path, &e))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        line_no += 1;
+        let mut text = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        if line_no == 1 {
+            text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+        }
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let Ok(probe) = serde_json::from_slice::<CwdProbe<'_>>(text) else {
+            return Ok(read_session(path)?.transcript.cwd);
+        };
+        let conversational = matches!(
+            probe.kind.as_ref().map(Text::as_str),
+            Some("user" | "assistant" | "system")
+        );
+        if conversational && probe.uuid.is_some() && !probe.is_sidechain.unwrap_or(false) {
+            if let Some(cwd) = probe.cwd {
+                return Ok(Some(cwd.0.into_owned()));
+            }
+        }
+    }
 }
 
 /// The first line of a session file, parsed (where the ownership marker is).

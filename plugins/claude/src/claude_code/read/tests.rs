@@ -271,3 +271,47 @@ fn the_typed_path_agrees_on_edge_cases_or_hands_them_over() {
     line.extend_from_slice(b"\xff\"}}");
     assert!(!agrees(&line));
 }
+
+/// The resume plan's cwd scan gives what the whole read gives: on every sample, and when the
+/// first records are bookkeeping, sidechain or cwd-less (the scan must skip them as the loader
+/// does), and a bad line before the cwd is an error naming it, as the whole read's is.
+#[test]
+fn the_cwd_scan_agrees_with_the_whole_read() {
+    let samples = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/samples");
+    for folder in std::fs::read_dir(samples).unwrap() {
+        for file in std::fs::read_dir(folder.unwrap().path()).unwrap() {
+            let path = file.unwrap().path();
+            let whole = read(&path).map(|t| t.cwd);
+            match super::session_cwd(&path) {
+                Ok(cwd) => assert_eq!(Some(cwd), whole.ok(), "{}", path.display()),
+                Err(e) => assert!(whole.is_err(), "{}: {e}", path.display()),
+            }
+        }
+    }
+    let record = |extra: &str| {
+        format!(
+            r#"{{"type":"user","uuid":"00000000-0000-4000-8000-000000000001","parentUuid":null,"timestamp":"2026-11-30T00:41:41.000Z","message":{{"role":"user","content":"hi"}}{extra}}}"#
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.jsonl");
+    let lines = [
+        r#"{"type":"queue-operation","cwd":"/not/this"}"#.to_owned(),
+        record(r#","isSidechain":true,"cwd":"/nor/this""#).replace("0001", "0002"),
+        record("").replace("0001", "0003"),
+        record(r#","cwd":"/this""#).replace(
+            "0001\",\"parentUuid\":null",
+            "0001\",\"parentUuid\":\"00000000-0000-4000-8000-000000000003\"",
+        ),
+    ];
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    assert_eq!(read(&file).unwrap().cwd.as_deref(), Some("/this"));
+    assert_eq!(super::session_cwd(&file).unwrap().as_deref(), Some("/this"));
+    std::fs::write(
+        &file,
+        "{\"type\":\"user\",\"uuid\":5}\n".to_owned() + &lines[3] + "\n",
+    )
+    .unwrap();
+    let err = super::session_cwd(&file).unwrap_err().to_string();
+    assert!(err.contains("line 1"), "{err}");
+}
