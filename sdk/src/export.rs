@@ -13,13 +13,15 @@ use std::sync::OnceLock;
 use handoff_core::abi::abi_stable::prefix_type::PrefixTypeTrait;
 use handoff_core::abi::abi_stable::sabi_trait::TD_Opaque;
 use handoff_core::abi::abi_stable::std_types::{ROption, RResult, RStr, RString};
+use handoff_core::abi::binary_call::Envelope;
 use handoff_core::abi::module::{Capability, CapabilityBox, Capability_TO, HostLogger};
 use handoff_core::abi::wire::{
     encode_error, ReaderRequest, ReaderRequestV2, ResumeRequest, ResumeRequestV2, WriterRequest,
     WriterRequestV2,
 };
 use handoff_core::abi::{
-    PluginModule, PluginModuleRef, READER_V1, READER_V2, RESUME_V1, RESUME_V2, WRITER_V1, WRITER_V2,
+    PluginModule, PluginModuleRef, READER_V1, READER_V2, READER_V3, RESUME_V1, RESUME_V2,
+    WRITER_V1, WRITER_V2, WRITER_V3,
 };
 use handoff_core::{Plugin, PluginError, SessionRef, StoreRoot};
 use serde::Serialize;
@@ -28,6 +30,9 @@ static MAKE: OnceLock<fn() -> Box<dyn Plugin>> = OnceLock::new();
 static CRATE_NAME: OnceLock<&'static str> = OnceLock::new();
 static INSTANCE: OnceLock<Result<Box<dyn Plugin>, PluginError>> = OnceLock::new();
 static PLUGIN_NAME: OnceLock<String> = OnceLock::new();
+/// Which capability ids the library offers, when not all: test fixtures that stand for older
+/// plugins (only v1, only v2) say so through [`offer_only`].
+static OFFERED: OnceLock<fn() -> &'static [&'static str]> = OnceLock::new();
 
 /// Builds the root module. Called once, by abi_stable, when the host loads the library.
 pub fn root_module(make: fn() -> Box<dyn Plugin>, crate_name: &'static str) -> PluginModuleRef {
@@ -40,6 +45,14 @@ pub fn root_module(make: fn() -> Box<dyn Plugin>, crate_name: &'static str) -> P
         get_capability,
     }
     .leak_into_prefix()
+}
+
+/// Offers only the capability ids `offered` returns (asked each time a host looks one up), as an
+/// older plugin would. For test fixtures; call it before the host loads the library's capabilities
+/// (from the plugin's constructor or `Default`).
+#[doc(hidden)]
+pub fn offer_only(offered: fn() -> &'static [&'static str]) {
+    let _ = OFFERED.set(offered);
 }
 
 /// The name used in panic errors: the manifest's name once known, the crate's before.
@@ -73,7 +86,10 @@ fn install_panic_hook() {
 }
 
 /// Runs `f`, turning a panic into [`PluginError::Panicked`].
-fn guarded<T>(method: &str, f: impl FnOnce() -> Result<T, PluginError>) -> Result<T, PluginError> {
+pub(crate) fn guarded<T>(
+    method: &str,
+    f: impl FnOnce() -> Result<T, PluginError>,
+) -> Result<T, PluginError> {
     GUARDED.with(|g| g.set(g.get() + 1));
     let outcome = catch_unwind(AssertUnwindSafe(f));
     GUARDED.with(|g| g.set(g.get() - 1));
@@ -92,7 +108,7 @@ fn guarded<T>(method: &str, f: impl FnOnce() -> Result<T, PluginError>) -> Resul
 }
 
 /// The plugin instance, made on first use (inside the caller's guard).
-fn instance() -> Result<&'static dyn Plugin, PluginError> {
+pub(crate) fn instance() -> Result<&'static dyn Plugin, PluginError> {
     let made = INSTANCE.get_or_init(|| {
         let make = MAKE.get().ok_or_else(|| {
             PluginError::Other("the plugin's root module was never initialised".into())
@@ -119,7 +135,7 @@ fn answer(result: Result<String, PluginError>) -> RResult<RString, RString> {
     }
 }
 
-fn to_json(method: &str, value: &impl Serialize) -> Result<String, PluginError> {
+pub(crate) fn to_json(method: &str, value: &impl Serialize) -> Result<String, PluginError> {
     serde_json::to_string(value)
         .map_err(|e| PluginError::Other(format!("cannot encode the {method} answer: {e}")))
 }
@@ -142,8 +158,13 @@ extern "C" fn get_capability(id: RStr<'_>) -> ROption<CapabilityBox> {
         WRITER_V2 => WRITER_V2,
         READER_V2 => READER_V2,
         RESUME_V2 => RESUME_V2,
+        WRITER_V3 => WRITER_V3,
+        READER_V3 => READER_V3,
         _ => return ROption::RNone,
     };
+    if !OFFERED.get().is_none_or(|offered| offered().contains(&id)) {
+        return ROption::RNone;
+    }
     ROption::RSome(Capability_TO::from_value(Exported { id }, TD_Opaque))
 }
 
@@ -159,18 +180,25 @@ impl Capability for Exported {
 
     fn call(&self, request: RStr<'_>) -> RResult<RString, RString> {
         let request = request.as_str();
+        if matches!(self.id, WRITER_V3 | READER_V3) {
+            // A binary call, or v2's JSON requests (which v3 answers too).
+            if let Ok(Envelope::Binary { call }) = serde_json::from_str(request) {
+                return answer(crate::export_binary::call(self.id, call));
+            }
+        }
         answer(match self.id {
             WRITER_V1 => writer_call(request),
             READER_V1 => reader_call(request),
             RESUME_V1 => resume_call(request),
-            WRITER_V2 => writer_call_v2(request),
-            READER_V2 => reader_call_v2(request),
+            // v3 answers v2's JSON requests; only create, append and the reads are binary.
+            WRITER_V2 | WRITER_V3 => writer_call_v2(request),
+            READER_V2 | READER_V3 => reader_call_v2(request),
             _ => resume_call_v2(request),
         })
     }
 }
 
-fn decode<'a, T: serde::Deserialize<'a>>(
+pub(crate) fn decode<'a, T: serde::Deserialize<'a>>(
     capability: &str,
     json: &'a str,
 ) -> Result<T, PluginError> {
@@ -182,7 +210,7 @@ fn decode<'a, T: serde::Deserialize<'a>>(
     })
 }
 
-fn root(path: std::borrow::Cow<'_, std::path::Path>) -> Result<StoreRoot, PluginError> {
+pub(crate) fn root(path: std::borrow::Cow<'_, std::path::Path>) -> Result<StoreRoot, PluginError> {
     Ok(StoreRoot::new(path.into_owned())?)
 }
 

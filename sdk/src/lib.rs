@@ -34,6 +34,7 @@ pub use serde_json;
 
 #[doc(hidden)]
 pub mod export;
+mod export_binary;
 pub mod ids;
 mod listing;
 mod log_bridge;

@@ -12,7 +12,8 @@
 //!    plugins.
 //!
 //! What crosses the boundary is described in [`wire`]: every call is one JSON request and one JSON
-//! answer (`Ok` value or a serialised [`PluginError`](crate::PluginError)).
+//! answer (`Ok` value or a serialised [`PluginError`](crate::PluginError)), except the v3 ids'
+//! transcripts, which travel in the binary form of [`codec`] and, when read, in batches.
 //!
 //! Architecture invariant: abi_stable types appear only here, in the SDK's export glue and in
 //! the loader. Hosts and plugin authors see the plain traits of [`crate::capability`].
@@ -21,6 +22,8 @@
 #[doc(hidden)]
 pub use abi_stable;
 
+pub mod binary_call;
+pub mod codec;
 pub mod declaration;
 pub mod module;
 pub mod wire;
@@ -45,6 +48,13 @@ pub const WRITER_V2: &str = "transcript.writer.v2";
 pub const READER_V2: &str = "transcript.reader.v2";
 /// Capability id of the resumer, version 2 ([`wire::ResumeRequestV2`]).
 pub const RESUME_V2: &str = "resume.v2";
+/// Capability id of the writer, version 3: v2's requests, plus `create` and `append` as binary
+/// calls whose events travel in the binary form of [`codec`] ([`wire::WriterRequestV3`]).
+pub const WRITER_V3: &str = "transcript.writer.v3";
+/// Capability id of the reader, version 3: v2's requests, plus `read`, `read_path` and
+/// `read_each` as binary calls that stream the events back in batches
+/// ([`wire::ReaderRequestV3`]).
+pub const READER_V3: &str = "transcript.reader.v3";
 
 /// The major version of the host's plugin API ([`crate::PLUGIN_API_VERSION`]); certificates are
 /// keyed by it.

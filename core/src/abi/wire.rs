@@ -5,7 +5,8 @@
 //! form (`"schema": "handoff.transcript/1"`); the request shapes are versioned by the capability
 //! id they are sent to. The v1 shapes are frozen: they name a session by target and id, so the
 //! plugin resolves it again on every call. The v2 shapes hand over the [`SessionRef`] the host
-//! resolved once.
+//! resolved once. The v3 ids add binary calls whose events travel in the form of
+//! [`super::codec`] ([`BinaryRequest`]).
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -200,6 +201,99 @@ pub enum ResumeRequestV2<'a> {
     },
 }
 
+/// A binary request to `transcript.writer.v3` (the header of a [`BinaryRequest`]); the events
+/// follow the header in the binary form of [`super::codec`]. `remove` is v2's JSON request.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum WriterRequestV3<'a> {
+    /// [`crate::Writer::create`]: the events are the transcript's.
+    Create {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The target.
+        target: Cow<'a, str>,
+        /// The transcript's working directory.
+        cwd: Option<Cow<'a, str>>,
+        /// The options.
+        options: Cow<'a, CreateOptions>,
+    },
+    /// [`crate::Writer::append`]: the events are the ones to append.
+    Append {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The resolved session.
+        session: Cow<'a, SessionRef>,
+    },
+}
+
+/// A binary request to `transcript.reader.v3` (the header of a [`BinaryRequest`], with no
+/// events): the plugin streams what it reads to the call's sink in batches. `list` and
+/// `find_owned` are v2's JSON requests.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum ReaderRequestV3<'a> {
+    /// [`crate::Reader::read`]; answers a [`TranscriptHeader`].
+    Read {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The resolved session.
+        session: Cow<'a, SessionRef>,
+    },
+    /// [`crate::Reader::read_path`]; answers a [`TranscriptHeader`].
+    ReadPath {
+        /// The target.
+        target: Cow<'a, str>,
+        /// The session file.
+        path: Cow<'a, Path>,
+    },
+    /// [`crate::Reader::read_each`]: stops when the sink says so; answers `null`.
+    ReadEach {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The resolved session.
+        session: Cow<'a, SessionRef>,
+    },
+}
+
+/// What a streamed read answers besides its events: the rest of the transcript.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct TranscriptHeader {
+    /// The transcript's working directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+}
+
+/// The bytes of a [`crate::abi::Capability::call_binary`] request: the header's length (`u32`,
+/// little-endian), the header as JSON (a v3 request), then a batch of events in the binary form
+/// of [`super::codec`] (empty for a read).
+pub struct BinaryRequest;
+
+impl BinaryRequest {
+    /// The request bytes with `header`, ready for the events to be appended by
+    /// [`super::codec::Encoder::after`].
+    pub fn begin(header: &impl Serialize) -> Result<Vec<u8>, serde_json::Error> {
+        let mut bytes = vec![0; 4];
+        serde_json::to_writer(&mut bytes, header)?;
+        let len = u32::try_from(bytes.len() - 4).expect("a request header is small");
+        bytes[..4].copy_from_slice(&len.to_le_bytes());
+        Ok(bytes)
+    }
+
+    /// Splits request bytes into the header's JSON and the events' batch.
+    pub fn split(bytes: &[u8]) -> Result<(&str, &[u8]), String> {
+        let len = bytes
+            .get(..4)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
+            .ok_or("a binary request shorter than its header length")?;
+        let header = bytes
+            .get(4..4 + len)
+            .ok_or_else(|| format!("a binary request header of {len} bytes is cut short"))?;
+        let header = std::str::from_utf8(header)
+            .map_err(|e| format!("the binary request header is not UTF-8: {e}"))?;
+        Ok((header, &bytes[4 + len..]))
+    }
+}
+
 macro_rules! method_names {
     ($ty:ident { $($variant:ident => $name:literal),* $(,)? }) => {
         impl $ty<'_> {
@@ -216,6 +310,8 @@ method_names!(ResumeRequest { Resolve => "resolve", Plan => "plan" });
 method_names!(WriterRequestV2 { Create => "create", Append => "append", Remove => "remove" });
 method_names!(ReaderRequestV2 { Read => "read", ReadPath => "read_path", List => "list", FindOwned => "find_owned" });
 method_names!(ResumeRequestV2 { Resolve => "resolve", Plan => "plan" });
+method_names!(WriterRequestV3 { Create => "create", Append => "append" });
+method_names!(ReaderRequestV3 { Read => "read", ReadPath => "read_path", ReadEach => "read_each" });
 
 /// Serialises a plugin error for the `Err` side of an answer. Never fails: a [`PluginError`] is
 /// plain data.

@@ -10,23 +10,27 @@ use serde::Serialize;
 
 use super::probe::Probe;
 use super::{log, summarise_layout_error, LoadError, PluginFile};
+use crate::abi::binary_call;
+use crate::abi::codec::{decode_events, Encoder};
 use crate::abi::wire::{
-    decode_error, ReaderRequest, ReaderRequestV2, ResumeRequest, ResumeRequestV2, WriterRequest,
-    WriterRequestV2,
+    decode_error, BinaryRequest, ReaderRequest, ReaderRequestV2, ReaderRequestV3, ResumeRequest,
+    ResumeRequestV2, TranscriptHeader, WriterRequest, WriterRequestV2, WriterRequestV3,
 };
 use crate::abi::{
-    CapabilityBox, PluginModuleRef, READER_V1, READER_V2, RESUME_V1, RESUME_V2, WRITER_V1,
-    WRITER_V2,
+    CapabilityBox, PluginModuleRef, READER_V1, READER_V2, READER_V3, RESUME_V1, RESUME_V2,
+    WRITER_V1, WRITER_V2, WRITER_V3,
 };
 use crate::capability::{
     CreateOptions, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer, SessionInfo,
     SessionRef, Writer,
 };
 use crate::store::StoreRoot;
-use crate::transcript::{Event, Transcript};
+use crate::transcript::{Event, Transcript, SCHEMA};
 
 /// A plugin loaded from a shared library, seen through the same [`Plugin`] trait as a linked-in
-/// one. Every call crosses the boundary as one JSON request and one JSON answer.
+/// one. Every call crosses the boundary as one JSON request and one JSON answer, except, with a
+/// plugin that offers the v3 ids, transcripts: they cross in the binary form of
+/// [`crate::abi::codec`], and what the plugin reads is streamed back in batches.
 pub struct LoadedPlugin {
     file: PluginFile,
     manifest: Manifest,
@@ -67,11 +71,12 @@ impl LoadedPlugin {
                 })
             }
         };
-        // The newest version of each capability the plugin offers: v2 takes resolved sessions,
-        // a v1-only plugin resolves again on every call.
-        let capability = |v2: &'static str, v1: &'static str| {
-            [v2, v1]
-                .into_iter()
+        // The newest version of each capability the plugin offers: v3 streams transcripts in
+        // the binary form, v2 takes resolved sessions, a v1-only plugin resolves again on every
+        // call.
+        let capability = |ids: &[&'static str]| {
+            ids.iter()
+                .copied()
                 .find_map(|id| {
                     let object = (module.get_capability())(RStr::from_str(id)).into_option()?;
                     Some(Remote {
@@ -82,14 +87,14 @@ impl LoadedPlugin {
                 })
                 .unwrap_or(Remote {
                     plugin: manifest.name.clone(),
-                    id: v2,
+                    id: ids[0],
                     object: None,
                 })
         };
         let plugin = LoadedPlugin {
-            writer: RemoteWriter(capability(WRITER_V2, WRITER_V1)),
-            reader: RemoteReader(capability(READER_V2, READER_V1)),
-            resumer: RemoteResumer(capability(RESUME_V2, RESUME_V1)),
+            writer: RemoteWriter(capability(&[WRITER_V3, WRITER_V2, WRITER_V1])),
+            reader: RemoteReader(capability(&[READER_V3, READER_V2, READER_V1])),
+            resumer: RemoteResumer(capability(&[RESUME_V2, RESUME_V1])),
             file,
             manifest,
         };
@@ -148,28 +153,112 @@ struct Remote {
 }
 
 impl Remote {
+    fn object(&self, method: &str) -> Result<&CapabilityBox, PluginError> {
+        self.object.as_ref().ok_or_else(|| {
+            PluginError::Other(format!(
+                "plugin {} does not offer capability {} (needed for {method})",
+                self.plugin, self.id
+            ))
+        })
+    }
+
     fn call<T: DeserializeOwned>(
         &self,
         method: &str,
         request: &impl Serialize,
     ) -> Result<T, PluginError> {
-        let object = self.object.as_ref().ok_or_else(|| {
-            PluginError::Other(format!(
-                "plugin {} does not offer capability {} (needed for {method})",
-                self.plugin, self.id
-            ))
-        })?;
+        let object = self.object(method)?;
         let request = serde_json::to_string(request)
             .map_err(|e| PluginError::Other(format!("cannot encode the {method} request: {e}")))?;
         match object.call(RStr::from_str(&request)) {
-            RResult::ROk(answer) => serde_json::from_str(&answer).map_err(|e| {
-                PluginError::Other(format!(
-                    "plugin {} answered {method} with unreadable JSON: {e}",
-                    self.plugin
-                ))
-            }),
+            RResult::ROk(answer) => self.answer(method, answer.as_bytes()),
             RResult::RErr(error) => Err(decode_error(&self.plugin, method, &error)),
         }
+    }
+
+    fn answer<T: DeserializeOwned>(&self, method: &str, json: &[u8]) -> Result<T, PluginError> {
+        serde_json::from_slice(json).map_err(|e| {
+            PluginError::Other(format!(
+                "plugin {} answered {method} with unreadable JSON: {e}",
+                self.plugin
+            ))
+        })
+    }
+
+    /// A binary call of a v3 id: `request` is a [`BinaryRequest`]; every batch of events the
+    /// plugin streams back goes to `on_batch`, which says whether to go on (an `Err` stops the
+    /// plugin and is the call's error). A panic in `on_batch` (the host's own code) stops the
+    /// plugin's read, then goes on unwinding here, in the host, as it would with a built-in.
+    fn call_binary<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        request: &[u8],
+        on_batch: &mut dyn FnMut(&[u8]) -> Result<bool, String>,
+    ) -> Result<T, PluginError> {
+        let object = self.object(method)?;
+        let mut unreadable = None;
+        let answer = binary_call::invoke(object, request, &mut |batch| match on_batch(batch) {
+            Ok(more) => more,
+            Err(message) => {
+                unreadable = Some(message);
+                false
+            }
+        });
+        if let Some(message) = unreadable {
+            return Err(PluginError::Other(format!(
+                "plugin {} answered {method} with unreadable events: {message}",
+                self.plugin
+            )));
+        }
+        match answer {
+            RResult::ROk(answer) => self.answer(method, answer.as_bytes()),
+            RResult::RErr(error) => Err(decode_error(&self.plugin, method, &error)),
+        }
+    }
+
+    /// A streamed read: events decoded from each batch go to `sink` until it returns false.
+    fn read_stream(
+        &self,
+        request: &ReaderRequestV3<'_>,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<Option<TranscriptHeader>, PluginError> {
+        let method = request.method();
+        let request = BinaryRequest::begin(request)
+            .map_err(|e| PluginError::Other(format!("cannot encode the {method} request: {e}")))?;
+        self.call_binary(method, &request, &mut |batch| decode_events(batch, sink))
+    }
+
+    /// A streamed read of a whole transcript.
+    fn read_whole(&self, request: &ReaderRequestV3<'_>) -> Result<Transcript, PluginError> {
+        let mut events = Vec::new();
+        let header = self.read_stream(request, &mut |event| {
+            events.push(event);
+            true
+        })?;
+        Ok(Transcript {
+            schema: SCHEMA.to_owned(),
+            cwd: header.unwrap_or_default().cwd,
+            events,
+        })
+    }
+
+    /// A binary writer call: the header, then `events` in the binary form.
+    fn write_binary<T: DeserializeOwned>(
+        &self,
+        request: &WriterRequestV3<'_>,
+        events: &[Event],
+    ) -> Result<T, PluginError> {
+        let method = request.method();
+        let header = BinaryRequest::begin(request)
+            .map_err(|e| PluginError::Other(format!("cannot encode the {method} request: {e}")))?;
+        let mut encoder = Encoder::after(header);
+        for event in events {
+            encoder.push(event);
+        }
+        // A writer streams nothing back: a batch would be a plugin fault.
+        self.call_binary(method, &encoder.into_batch(), &mut |_| {
+            Err("a writer sent events".into())
+        })
     }
 }
 
@@ -181,6 +270,11 @@ impl Remote {
     fn is_v1(&self) -> bool {
         self.id.ends_with(".v1")
     }
+
+    /// Whether transcripts cross in the binary form (the v3 ids).
+    fn is_v3(&self) -> bool {
+        self.id.ends_with(".v3")
+    }
 }
 
 impl Writer for RemoteWriter {
@@ -191,6 +285,15 @@ impl Writer for RemoteWriter {
         transcript: &Transcript,
         options: &CreateOptions,
     ) -> Result<SessionRef, PluginError> {
+        if self.0.is_v3() {
+            let request = WriterRequestV3::Create {
+                root: Cow::Borrowed(root.path()),
+                target: Cow::Borrowed(target),
+                cwd: transcript.cwd.as_deref().map(Cow::Borrowed),
+                options: Cow::Borrowed(options),
+            };
+            return self.0.write_binary(&request, &transcript.events);
+        }
         // The create request has the same shape in v1 and v2.
         let request = WriterRequestV2::Create {
             root: Cow::Borrowed(root.path()),
@@ -208,6 +311,13 @@ impl Writer for RemoteWriter {
         events: &[Event],
     ) -> Result<SessionRef, PluginError> {
         let root = Cow::Borrowed(root.path());
+        if self.0.is_v3() {
+            let request = WriterRequestV3::Append {
+                root,
+                session: Cow::Borrowed(session),
+            };
+            return self.0.write_binary(&request, events);
+        }
         let events = Cow::Borrowed(events);
         if self.0.is_v1() {
             let request = WriterRequest::Append {
@@ -247,6 +357,12 @@ impl Writer for RemoteWriter {
 impl Reader for RemoteReader {
     fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
         let root = Cow::Borrowed(root.path());
+        if self.0.is_v3() {
+            return self.0.read_whole(&ReaderRequestV3::Read {
+                root,
+                session: Cow::Borrowed(session),
+            });
+        }
         if self.0.is_v1() {
             let request = ReaderRequest::Read {
                 root,
@@ -263,11 +379,39 @@ impl Reader for RemoteReader {
     }
 
     fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
+        if self.0.is_v3() {
+            return self.0.read_whole(&ReaderRequestV3::ReadPath {
+                target: Cow::Borrowed(target),
+                path: Cow::Borrowed(path),
+            });
+        }
         let request = ReaderRequestV2::ReadPath {
             target: Cow::Borrowed(target),
             path: Cow::Borrowed(path),
         };
         self.0.call("read_path", &request)
+    }
+
+    fn read_each(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        if !self.0.is_v3() {
+            // An older plugin: one read crosses, then its events are handed on one by one.
+            for event in self.read(root, session)?.events {
+                if !sink(event) {
+                    break;
+                }
+            }
+            return Ok(());
+        }
+        let request = ReaderRequestV3::ReadEach {
+            root: Cow::Borrowed(root.path()),
+            session: Cow::Borrowed(session),
+        };
+        self.0.read_stream(&request, sink).map(drop)
     }
 
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
