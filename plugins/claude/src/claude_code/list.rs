@@ -1,5 +1,6 @@
 //! What Claude Code's own session list shows for a session file, read as cheaply as the CLI reads
-//! it: only the file's head and tail (64 KiB each; the whole file when it is smaller than both).
+//! it: only the file's head and tail (64 KiB each, the head's first line whole; the whole file
+//! when it is smaller than both).
 //!
 //! The title is Claude Code 2.1.197's (`agentName || customTitle || aiTitle || summary ||
 //! firstPrompt`, measured in its bundled code): the latest `agent-name`, `custom-title`,
@@ -7,7 +8,7 @@
 //! the first prompt the user typed, from the head. The cwd is the first record that names one.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use handoff_sdk::marker::OwnershipMarker;
@@ -67,22 +68,25 @@ pub(crate) fn details(path: &Path) -> Details {
     }
 }
 
-/// The file's head, and its tail when the file is longer than the head (else the head is all).
+/// The file's head — its first line whole, however long (it holds the ownership marker), then up
+/// to 64 KiB more — and its tail, the last 64 KiB after the head, when the file goes on.
 fn ends(path: &Path) -> std::io::Result<(Vec<u8>, Option<Vec<u8>>)> {
-    let mut file = File::open(path)?;
-    let len = file.metadata()?.len();
+    let mut file = BufReader::new(File::open(path)?);
+    let len = file.get_ref().metadata()?.len();
     let mut head = Vec::new();
+    file.read_until(b'\n', &mut head)?;
     (&mut file).take(END_BYTES).read_to_end(&mut head)?;
-    if len <= END_BYTES {
+    let head_len = head.len() as u64;
+    if len <= head_len {
         return Ok((head, None));
     }
-    let start = len.saturating_sub(END_BYTES).max(END_BYTES);
+    let start = len.saturating_sub(END_BYTES).max(head_len);
+    let mut file = file.into_inner();
     file.seek(SeekFrom::Start(start))?;
     let mut tail = Vec::new();
     file.take(END_BYTES).read_to_end(&mut tail)?;
-    // The tail starts where the head ends: its first line is whole.
-    let whole_start = start == END_BYTES && head.last() == Some(&b'\n');
-    if whole_start {
+    // A tail that starts where the head ends after a whole line starts with a whole line.
+    if start == head_len && head.last() == Some(&b'\n') {
         tail.insert(0, b'\n');
     }
     Ok((head, Some(tail)))
