@@ -19,7 +19,9 @@ use std::time::Instant;
 use handoff_core::{Body, Event, Part, Plugin, PluginError, Timestamp, Transcript};
 
 use crate::run::{installed, live_target, Live};
-use crate::wire::{align_compaction_summaries, compaction_summaries, request_view, wire_view};
+use crate::wire::{
+    align_compaction_summaries, compaction_summaries, history_from_request, request_view, wire_view,
+};
 use crate::LiveOptions;
 
 /// A named change to a genuine session file.
@@ -52,8 +54,19 @@ pub struct Case<'a> {
     pub recorded_cwd: &'a str,
     /// Where the file goes, relative to the store root, given the scene's project folder.
     pub place: &'a dyn Fn(&str) -> PathBuf,
+    /// Files the CLI needs beside the session (e.g. a project registry), relative to the store
+    /// root, given the scene's project folder.
+    pub side_files: &'a dyn Fn(&str) -> Vec<SideFile>,
     /// The mutation.
     pub mutation: Mutation,
+}
+
+/// A file beside the session: its path relative to the store root, and its bytes.
+pub type SideFile = (PathBuf, Vec<u8>);
+
+/// No files beside the session.
+pub fn no_side_files(_cwd: &str) -> Vec<SideFile> {
+    Vec::new()
 }
 
 /// What the CLI and the reader made of one file.
@@ -72,6 +85,14 @@ pub enum Outcome {
     CliFails(usize),
     /// The reader's error does not name the file and a line (the error).
     VagueError(String),
+    /// The CLI sent the history, but the provider refused it (the fake provider's refusal names
+    /// the API rule it breaks); `diff` is `None` when the reader's conversation is the one sent.
+    ProviderRefuses {
+        /// The refusal.
+        refusal: String,
+        /// The difference (left reader, right request), if any.
+        diff: Option<String>,
+    },
 }
 
 impl Outcome {
@@ -84,6 +105,8 @@ impl Outcome {
             Outcome::ReaderFails(_) => "reader-fails",
             Outcome::CliFails(_) => "cli-fails",
             Outcome::VagueError(_) => "vague-error",
+            Outcome::ProviderRefuses { diff: None, .. } => "provider-refuses-same",
+            Outcome::ProviderRefuses { diff: Some(_), .. } => "provider-refuses-differ",
         }
     }
 }
@@ -140,6 +163,9 @@ fn run_inner(
     let cwd = scene.cwd.to_string_lossy().into_owned();
     let genuine = replace_all(case.genuine, case.recorded_cwd.as_bytes(), cwd.as_bytes());
     let file = scene.root.path().join((case.place)(&cwd));
+    for (side, bytes) in (case.side_files)(&cwd) {
+        write_file(&scene.root.path().join(side), &bytes)?;
+    }
     write_file(&file, &genuine)?;
     // The plan is taken on the genuine file: a mutation may leave a file the plugin will not plan.
     let session = plugin
@@ -163,16 +189,32 @@ fn run_inner(
         outcome.summary()
     ));
     let sent = live.first_turn(&requests);
+    let compare = |ours: Transcript, history: &Transcript| {
+        let whole = with_prompt(ours, &options.prompt);
+        let expected = wire_view(&whole, &target.thinking_from, recipe.dialect);
+        let mut actual = request_view(history, recipe.dialect);
+        align_compaction_summaries(&compaction_summaries(&whole), &mut actual);
+        target
+            .comparison()
+            .diff(&expected, &actual)
+            .map(|()| expected.events.len())
+            .map_err(|diff| diff.to_string())
+    };
+    let refused = refused_turn(&live, &requests);
     let result = match (ours, sent) {
         (Ok(ours), Ok((request, history))) => {
-            let whole = with_prompt(ours, &options.prompt);
-            let expected = wire_view(&whole, &target.thinking_from, recipe.dialect);
-            let mut actual = request_view(&history, recipe.dialect);
-            align_compaction_summaries(&compaction_summaries(&whole), &mut actual);
             evidence.push(format!("request #{}", request.seq));
-            match target.comparison().diff(&expected, &actual) {
-                Ok(()) => Outcome::Agree(expected.events.len()),
-                Err(diff) => Outcome::Differ(diff.to_string()),
+            match compare(ours, &history) {
+                Ok(turns) => Outcome::Agree(turns),
+                Err(diff) => Outcome::Differ(diff),
+            }
+        }
+        (Ok(ours), Err(_)) if refused.is_some() => {
+            let (seq, refusal, history) = refused.expect("checked");
+            evidence.push(format!("request #{seq}, refused: {refusal}"));
+            Outcome::ProviderRefuses {
+                refusal,
+                diff: compare(ours, &history).err(),
             }
         }
         (Err(e), Ok(_)) => Outcome::ReaderFails(e.to_string()),
@@ -195,6 +237,23 @@ fn run_inner(
     };
     scene.finish(options.keep_homes, evidence);
     Ok(result)
+}
+
+/// The first model request in the recipe's dialect that the fake provider refused (it names
+/// the API rule broken), with its history: what the CLI sent when the API would not take it.
+fn refused_turn(
+    live: &Live<'_>,
+    requests: &[crate::fake_provider::LoggedRequest],
+) -> Option<(usize, String, Transcript)> {
+    requests
+        .iter()
+        .filter(|r| r.is_model_turn() && r.endpoint.dialect() == Some(live.recipe.dialect))
+        .find_map(|r| {
+            let refusal = r.refusal.clone()?;
+            let history =
+                history_from_request(live.recipe.dialect, &r.body, &live.recipe.injected).ok()?;
+            Some((r.seq, refusal, history))
+        })
 }
 
 /// The reader's transcript followed by the prompt as a user turn (what the request must carry).

@@ -10,10 +10,16 @@ use std::path::PathBuf;
 
 use handoff_core::Plugin;
 use handoff_live::differential::{
-    generic, join, lines, map_records, run_case, Case, CaseResult, Mutation, Outcome, GENUINE,
+    generic, join, lines, map_records, no_side_files, run_case, Case, CaseResult, Mutation,
+    Outcome, GENUINE,
 };
 use handoff_live::{skips_are_failures, LiveOptions};
 use serde_json::{json, Value};
+
+#[path = "differential/gemini.rs"]
+mod gemini;
+#[path = "differential/pi.rs"]
+mod pi;
 
 /// What a case must come to.
 #[derive(Clone, Copy, Debug)]
@@ -27,6 +33,9 @@ enum Expect {
     /// Both read a conversation and they differ, on purpose or not yet resolved (the reason is
     /// in docs/live.md).
     Differs(&'static str),
+    /// The CLI sends a history the provider refuses (an API rule it breaks), the one the reader
+    /// reads (`same`) or another; why is in docs/live.md.
+    ProviderRefuses { same: bool, why: &'static str },
 }
 
 /// The working directory every genuine sample was recorded in.
@@ -63,7 +72,10 @@ fn check(plugin: &dyn Plugin, cases: Vec<(Case<'_>, Expect)>) {
                 Err(e) => format!("not run: {e}"),
             }
         );
-        if let Expect::DeliberateReaderFails(why) | Expect::Differs(why) = expect {
+        if let Expect::DeliberateReaderFails(why)
+        | Expect::Differs(why)
+        | Expect::ProviderRefuses { why, .. } = expect
+        {
             println!("    why: {why}");
         }
         if result.skipped {
@@ -101,6 +113,11 @@ fn judge(result: &CaseResult, expect: Expect) -> &'static str {
         | (Ok(Outcome::BothFail(_)), Expect::BothFail)
         | (Ok(Outcome::ReaderFails(_)), Expect::DeliberateReaderFails(_))
         | (Ok(Outcome::Differ(_)), Expect::Differs(_)) => "as expected",
+        (Ok(Outcome::ProviderRefuses { diff, .. }), Expect::ProviderRefuses { same, .. })
+            if diff.is_none() == same =>
+        {
+            "as expected"
+        }
         (Err(_), _) => "not run",
         _ => "NOT AS EXPECTED",
     }
@@ -463,6 +480,7 @@ fn claude_cases<'a>(
                 genuine: sample,
                 recorded_cwd: RECORDED_CWD,
                 place,
+                side_files: &no_side_files,
                 mutation,
             },
             expect,
@@ -628,6 +646,7 @@ fn codex_cases<'a>(
                 genuine: sample,
                 recorded_cwd: RECORDED_CWD,
                 place,
+                side_files: &no_side_files,
                 mutation,
             },
             expect,

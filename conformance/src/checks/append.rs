@@ -38,14 +38,42 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
     }
 }
 
-fn append_one(ctx: &Ctx<'_>, name: &str, whole: &Transcript) -> Result<String, Vec<String>> {
-    // Split before the last user turn: a continuation appends a new turn and what follows it.
-    let split = whole
-        .events
+/// Where `whole` is split: before the last user turn (a continuation appends a new turn and what
+/// follows it), else at the first point past the middle where no tool call is waiting for its
+/// result. A prefix never ends on an unanswered call: no CLI resumes one as it stands (each
+/// answers or drops the call, and its reader reads what it sends), so it would not read back as
+/// written.
+fn split_point(whole: &Transcript) -> usize {
+    let events = &whole.events;
+    let mut open = std::collections::HashSet::new();
+    let mut closed_at = Vec::with_capacity(events.len() + 1);
+    for event in events {
+        closed_at.push(open.is_empty());
+        match &event.body {
+            Body::Assistant { content, .. } => {
+                for part in content {
+                    if let handoff_core::AssistantPart::ToolCall(call) = part {
+                        open.insert(call.id.as_str());
+                    }
+                }
+            }
+            Body::ToolResult { call_id, .. } => {
+                open.remove(call_id.as_str());
+            }
+            _ => {}
+        }
+    }
+    let whole_exchange = |i: &usize| *i > 0 && closed_at[*i];
+    events
         .iter()
         .rposition(|e| matches!(e.body, Body::User { .. }))
-        .filter(|&i| i > 0)
-        .unwrap_or(whole.events.len() / 2);
+        .filter(whole_exchange)
+        .or_else(|| (events.len() / 2..events.len()).find(whole_exchange))
+        .unwrap_or(events.len() / 2)
+}
+
+fn append_one(ctx: &Ctx<'_>, name: &str, whole: &Transcript) -> Result<String, Vec<String>> {
+    let split = split_point(whole);
     let mut prefix = whole.clone();
     let suffix = prefix.events.split_off(split);
     let session = ctx.create(name, &prefix)?;

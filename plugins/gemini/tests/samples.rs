@@ -122,11 +122,12 @@ fn resume_stub_has_no_conversation() {
 
 /// A tool turn: the call from `toolCalls` (legacy content), its result from the call record (at
 /// the call record's time), the CLI's separate functionResponse `user` message dropped as the
-/// duplicate it is, then the answer.
+/// duplicate it is, then the answer. The file keeps the call id as
+/// `list_directory__list_directory_…`; the CLI sends it without its `<tool name>__` prefix.
 #[test]
 fn tool_session() {
     let t = read("session-2026-11-30T00-42-d0a744dc.jsonl");
-    let call = "list_directory__list_directory_1795999332025_0";
+    let call = "list_directory_1795999332025_0";
     let got = texts(&t);
     assert_eq!(got.len(), 4, "{got:?}");
     assert_eq!(got[0], ("user".into(), "TOOLME".into()));

@@ -456,3 +456,85 @@ fn read_and_read_each_agree() {
         }
     }
 }
+
+/// A call the file holds no result for gets the one pi-ai's `transformMessages` sends: "No
+/// result provided", an error, before the next user or assistant message or at the end
+/// (differential cases pi/tool-call/interrupted-call*).
+#[test]
+fn an_unanswered_call_gets_the_result_pi_sends() {
+    let (_dir, root) = root();
+    let calls = |a: &str, b: &str| {
+        json!([
+            {"type": "toolCall", "id": a, "name": "bash", "arguments": {"command": "ls"}},
+            {"type": "toolCall", "id": b, "name": "bash", "arguments": {"command": "pwd"}}
+        ])
+    };
+    let answered_one = json!({"role": "toolResult", "toolCallId": "call_1", "toolName": "bash",
+        "content": [{"type": "text", "text": "R1"}], "isError": false, "timestamp": T0});
+    let id = "01a22fc4-0000-7000-8000-00000000e1f1";
+    write_session(
+        &root,
+        id,
+        &[
+            header(id),
+            user_entry("d0000001", None, 1, "u1"),
+            assistant_entry(
+                "d0000002",
+                Some("d0000001"),
+                2,
+                calls("call_1", "call_2"),
+                "toolUse",
+            ),
+            message("d0000003", "d0000002", 3, answered_one),
+            user_entry("d0000004", Some("d0000003"), 4, "u2"),
+            assistant_entry(
+                "d0000005",
+                Some("d0000004"),
+                5,
+                calls("call_3", "call_4"),
+                "toolUse",
+            ),
+        ],
+    );
+    let t = read(&root, id);
+    assert_eq!(shape(&t), "UAREUAEE");
+    let results: Vec<(&str, String, bool)> = t
+        .events
+        .iter()
+        .filter_map(|e| match &e.body {
+            Body::ToolResult {
+                call_id,
+                content,
+                is_error,
+            } => Some((call_id.as_str(), format!("{content:?}"), *is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results[0].0, "call_1");
+    assert!(!results[0].2 && results[0].1.contains("R1"));
+    for (call_id, content, is_error) in &results[1..] {
+        assert!(*is_error, "{call_id}");
+        assert!(content.contains("No result provided"), "{content}");
+    }
+    assert_eq!(
+        results.iter().map(|r| r.0).collect::<Vec<_>>(),
+        ["call_1", "call_2", "call_3", "call_4"]
+    );
+}
+
+/// pi trims the text it reads, and JavaScript's `trim` takes a BOM: a BOM before the header is
+/// skipped (differential case pi/two-turns/bom).
+#[test]
+fn a_bom_before_the_header_is_skipped() {
+    let (_dir, root) = root();
+    let id = "01a22fc4-0000-7000-8000-00000000e1f2";
+    let path = write_session(
+        &root,
+        id,
+        &[header(id), user_entry("d0000011", None, 1, "u1")],
+    );
+    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+    bytes.extend(std::fs::read(&path).unwrap());
+    std::fs::write(&path, bytes).unwrap();
+    assert_eq!(shape(&read(&root, id)), "U");
+}

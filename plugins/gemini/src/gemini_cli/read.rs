@@ -8,8 +8,10 @@
 //!   model turn, in order) or legacy (`thoughts`, then `content`, then one call per `toolCalls`);
 //! - tool results come from `toolCalls[].result`, in `toolCalls` order, each at its call record's
 //!   timestamp; a `functionResponse` in a `user` message whose call already has its result there is
-//!   the CLI's duplicate (its own tool turns and every resume checkpoint write one) and is dropped;
-//!   one whose call has no result yet is that result.
+//!   the CLI's duplicate (its own tool turns and every resume checkpoint write one) and is dropped
+//!   (Gemini CLI 0.61.0 sends both, a request the Gemini API refuses: we read the one result;
+//!   docs/live.md, "Differential tests"); one whose call has no result yet is that result;
+//! - call ids are the ones the CLI sends: without the `<tool name>__` prefix it keeps them under.
 //!
 //! The loaded messages are consumed: their strings move into the events.
 
@@ -46,6 +48,7 @@ pub(crate) fn transcript(
     for message in loaded.messages {
         reader.message(message)?;
     }
+    strip_call_id_prefixes(&mut reader.events);
     let mut t = Transcript::new(reader.events);
     t.cwd = cwd;
     t.validate().map_err(|e| PluginError::Malformed {
@@ -55,6 +58,43 @@ pub(crate) fn transcript(
         message: format!("the session does not read as a valid transcript: {e}"),
     })?;
     Ok(t)
+}
+
+/// The CLI keeps a call's id as `<tool name>__<id>` and sends `<id>` (`stripToolCallIdPrefixes`,
+/// on calls and on the results that answer them, a blank name counting as `generic_tool`): the
+/// ids are made the ones the model sees.
+fn strip_call_id_prefixes(events: &mut [Event]) {
+    let mut names: HashMap<String, String> = HashMap::new();
+    let stripped = |id: &str, name: &str| -> Option<String> {
+        let name = match name.trim() {
+            "" => "generic_tool",
+            trimmed => trimmed,
+        };
+        id.strip_prefix(name)?.strip_prefix("__").map(str::to_owned)
+    };
+    for event in events {
+        match &mut event.body {
+            Body::Assistant { content, .. } => {
+                for part in content {
+                    if let AssistantPart::ToolCall(call) = part {
+                        names.insert(call.id.clone(), call.name.clone());
+                        if let Some(id) = stripped(&call.id, &call.name) {
+                            call.id = id;
+                        }
+                    }
+                }
+            }
+            Body::ToolResult { call_id, .. } => {
+                if let Some(id) = names
+                    .get(call_id.as_str())
+                    .and_then(|n| stripped(call_id, n))
+                {
+                    *call_id = id;
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The ids of calls whose `toolCalls` record holds a result (one the CLI sends).
@@ -214,7 +254,7 @@ impl Reader<'_> {
                     ));
                 }
                 ReadPart::Model(_) => {
-                    return Err(self.err(at, "content", "a model part in a user message"))
+                    return Err(self.err(at, "content", "a model part in a user message"));
                 }
             }
         }
@@ -419,7 +459,7 @@ impl Reader<'_> {
                             at,
                             format_args!("toolCalls[{i}].result[{k}]"),
                             "a model part in a tool result",
-                        ))
+                        ));
                     }
                 }
             }
@@ -438,14 +478,14 @@ impl Reader<'_> {
                     at,
                     format_args!("toolCalls[{i}].result"),
                     format!("no functionResponse for {id:?} ({name})"),
-                ))
+                ));
             }
             _ => {
                 return Err(self.err(
                     at,
                     format_args!("toolCalls[{i}].result"),
                     format!("more than one functionResponse for {id:?} ({name})"),
-                ))
+                ));
             }
         };
         let mut all = loose;

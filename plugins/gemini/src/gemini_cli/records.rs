@@ -4,9 +4,10 @@
 //! a metadata line (string `sessionId` and `projectHash`). A later message with the same id
 //! replaces the earlier one in place; `$rewindTo` deletes that message and everything after it (all
 //! messages for an unknown id); `$set.messages` is a checkpoint that replaces all messages. A file
-//! with no metadata line is read as one legacy JSON record. Unlike the CLI, which skips what it
-//! cannot parse, every line must be a whole JSON record of one of these kinds: anything else is
-//! `PluginError::Malformed` naming the file and the 1-based line.
+//! with no metadata line is read as one legacy JSON record. Blank lines, and JSON objects of none
+//! of these kinds, are skipped, as the CLI skips them (nothing of the conversation is in them).
+//! Unlike the CLI, which also skips what it cannot parse, every other line must be a whole JSON
+//! object: anything else is `PluginError::Malformed` naming the file and the 1-based line.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -192,7 +193,7 @@ fn apply_line(
 ) -> Result<(), PluginError> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.iter().all(u8::is_ascii_whitespace) {
-        return Err(malformed(path, n, None, "blank line"));
+        return Ok(());
     }
     let text = std::str::from_utf8(line)
         .map_err(|e| malformed(path, n, None, format!("not UTF-8 ({e})")))?;
@@ -239,14 +240,8 @@ fn apply_line(
                 meta.insert(k.to_owned(), v);
             }
         }
-    } else {
-        return Err(malformed(
-            path,
-            n,
-            None,
-            "not a Gemini CLI record (no string id, $rewindTo, $set object, or sessionId and projectHash)",
-        ));
     }
+    // Any other object is a record of a kind the CLI does not know either: it skips it.
     Ok(())
 }
 
@@ -401,13 +396,8 @@ mod tests {
     #[test]
     fn bad_lines_are_named() {
         let cases = [
-            (format!("{META}\n\n"), 2, "blank"),
             (format!("{META}\n{{\"id\":\n"), 2, "EOF"),
-            (
-                format!("{META}\n{{\"x\":1}}\n"),
-                2,
-                "not a Gemini CLI record",
-            ),
+            (format!("{META}\n\"x\"\n"), 2, "not a Gemini CLI record"),
             (format!("{META}\n{{\"id\":\"a\"}}"), 2, "newline"),
             ("{\"id\":\"a\"}\n".to_owned(), 1, "metadata"),
         ];
@@ -421,6 +411,18 @@ mod tests {
             .expect("an error")
             .to_string()
             .contains("empty"));
+    }
+
+    #[test]
+    fn blank_lines_and_records_of_unknown_kinds_are_skipped_as_the_cli_skips_them() {
+        // Differential case gemini-cli/two-turns/{blank-line,unknown-kinds}.
+        let text = format!(
+            "{META}\n\n{}\n  \n{}\n{}\n",
+            r#"{"id":"a","type":"user","content":"x"}"#,
+            r#"{"x-future-record":{"n":1}}"#,
+            r#"{"id":"b","type":"gemini","content":"y"}"#
+        );
+        assert_eq!(ids(&load_str(&text).unwrap()), ["a", "b"]);
     }
 
     #[test]

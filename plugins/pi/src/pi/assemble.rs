@@ -12,12 +12,17 @@ use std::path::Path;
 
 use foldhash::{HashMap, HashMapExt};
 use handoff_sdk::serde_json::Value;
-use handoff_sdk::{AssistantPart, Body, Event, PluginError};
+use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError, Timestamp};
 
 use super::context::{conversation, Role};
 use super::convert::{carried, pi_map, Converted, Converter, Node};
 use super::read::{self, malformed, Lines, Scan, Slot};
 use super::records::Entry;
+
+/// The text of the result pi sends for a tool call the file holds no result for.
+pub const NO_RESULT_TEXT: &str = "No result provided";
+/// The event id of such a result: the call's id and this.
+const NO_RESULT_ID_SUFFIX: &str = ":no-result";
 
 /// What a read finds besides the events.
 #[derive(Debug, Default)]
@@ -59,6 +64,9 @@ struct Assembly<'a> {
     file: &'a Path,
     /// Call id → (tool name, answered yet).
     calls: HashMap<String, (String, bool)>,
+    /// The calls of the last assistant message pi sends, in order, with that message's time.
+    open_calls: Vec<String>,
+    open_calls_at: Timestamp,
     before: Vec<Value>,
     held: Option<Event>,
     sink: &'a mut dyn FnMut(Event) -> bool,
@@ -70,6 +78,8 @@ impl<'a> Assembly<'a> {
         Assembly {
             file,
             calls: HashMap::new(),
+            open_calls: Vec::new(),
+            open_calls_at: Timestamp::from_millis(0),
             before: Vec::new(),
             held: None,
             sink,
@@ -83,7 +93,59 @@ impl<'a> Assembly<'a> {
 
     /// Adds an event; `false` once the sink wants no more.
     fn push(&mut self, converted: Converted) -> Result<bool, PluginError> {
-        let mut event = self.check(converted)?;
+        if matches!(
+            converted.event.body,
+            Body::User { .. } | Body::Assistant { .. }
+        ) && !self.answer_open_calls()
+        {
+            return Ok(false);
+        }
+        let event = self.check(converted)?;
+        if let Body::Assistant { content, .. } = &event.body {
+            let calls = content.iter().filter_map(|part| match part {
+                AssistantPart::ToolCall(call) => Some(call.id.clone()),
+                _ => None,
+            });
+            self.open_calls = calls.collect();
+            self.open_calls_at = event.timestamp;
+        }
+        Ok(self.hand_on(event))
+    }
+
+    /// Answers the last assistant message's calls that have no result as pi does when it sends
+    /// the conversation (pi-ai's `transformMessages`: before the next user or assistant message,
+    /// or at the end, a result "No result provided" flagged as an error); `false` once the sink
+    /// wants no more.
+    fn answer_open_calls(&mut self) -> bool {
+        // What was carried belongs before the next entry of the file, not before pi's answers.
+        let carried = std::mem::take(&mut self.before);
+        for call_id in std::mem::take(&mut self.open_calls) {
+            let Some((_, answered)) = self.calls.get_mut(&call_id) else {
+                continue;
+            };
+            if *answered {
+                continue;
+            }
+            *answered = true;
+            let event = Event::new(
+                format!("{call_id}{NO_RESULT_ID_SUFFIX}"),
+                self.open_calls_at,
+                Body::ToolResult {
+                    call_id,
+                    content: vec![Part::text(NO_RESULT_TEXT)],
+                    is_error: true,
+                },
+            );
+            if !self.hand_on(event) {
+                return false;
+            }
+        }
+        self.before = carried;
+        true
+    }
+
+    /// Hands the held event on and holds `event` (with what was carried before it).
+    fn hand_on(&mut self, mut event: Event) -> bool {
         if !self.before.is_empty() {
             let before = std::mem::take(&mut self.before);
             pi_map(&mut event).insert("before".into(), Value::Array(before));
@@ -93,11 +155,11 @@ impl<'a> Assembly<'a> {
                 self.stopped = true;
             }
         }
-        Ok(!self.stopped)
+        !self.stopped
     }
 
     fn finish(mut self) {
-        if self.stopped {
+        if self.stopped || !self.answer_open_calls() {
             return;
         }
         if let Some(mut last) = self.held.take() {

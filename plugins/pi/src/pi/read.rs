@@ -8,8 +8,9 @@
 //!
 //! pi itself skips a line it cannot parse; this reader refuses it instead, naming the file, the
 //! line and the field, because a skipped line is silently lost history. Blank lines are skipped
-//! (pi skips them too and they hold nothing). The last line must end with a newline: pi always
-//! writes one, so a missing one is a torn write.
+//! (pi skips them too and they hold nothing), and so is a BOM before the first line (pi trims
+//! the text it reads, and JavaScript's `trim` takes a BOM). The last line must end with a
+//! newline: pi always writes one, so a missing one is a torn write.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
@@ -146,6 +147,9 @@ fn json_error(path: &Path, line: usize, error: &serde_json::Error) -> PluginErro
     malformed(path, line, field.as_deref(), message)
 }
 
+/// A UTF-8 byte order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// Reads the lines of `path` one at a time, handing each non-blank one (its 1-based number, its
 /// offset, its text) to `each` until it returns `false`.
 fn each_line(
@@ -166,8 +170,13 @@ fn each_line(
             return Ok(());
         }
         number += 1;
-        let start = offset;
+        let mut start = offset;
         offset += read as u64;
+        // pi trims the file's text before splitting it, and JavaScript's trim takes a BOM.
+        if number == 1 && buffer.starts_with(BOM) {
+            buffer.drain(..BOM.len());
+            start += BOM.len() as u64;
+        }
         if buffer.last() != Some(&b'\n') {
             return Err(malformed(
                 path,

@@ -1,0 +1,247 @@
+//! Gemini CLI 0.61.0: a `.jsonl` chat of records. Messages keep their first position when a
+//! record with the same id replaces them; `{"$rewindTo": id}` drops that message and every later
+//! one (all of them when the id is unknown); `{"$set": {"messages": …}}` replaces them all; lines
+//! that do not parse are skipped. The CLI compresses history in memory only: a chat file holds
+//! no compaction of its own.
+
+use std::path::PathBuf;
+
+use handoff_live::differential::{generic, Case, Mutation, SideFile, GENUINE};
+use serde_json::{json, Value};
+
+use super::{check, records, sample, to_bytes, Expect, RECORDED_CWD};
+
+const GEMINI_TWO: &str = "gemini-cli/session-2026-11-30T00-41-c903aa87.jsonl";
+const GEMINI_TWO_ID: &str = "c903aa87-fdf1-4d9e-b67f-47f65da5078b";
+const GEMINI_TOOL: &str = "gemini-cli/session-2026-11-30T00-42-d0a744dc.jsonl";
+const GEMINI_TOOL_ID: &str = "d0a744dc-84a3-4432-8003-1b841eb843d3";
+
+/// The project's short id: the scene's project folder is named `proj`.
+const SHORT_ID: &str = "proj";
+
+fn gemini_place(file: &'static str) -> impl Fn(&str) -> PathBuf {
+    move |_cwd: &str| {
+        let name = file.rsplit('/').next().unwrap();
+        PathBuf::from("tmp").join(SHORT_ID).join("chats").join(name)
+    }
+}
+
+/// The project registry and the project folders' ownership markers, as the CLI leaves them.
+fn gemini_side_files(cwd: &str) -> Vec<SideFile> {
+    let registry = json!({"projects": {cwd: SHORT_ID}});
+    vec![
+        (
+            PathBuf::from("projects.json"),
+            serde_json::to_vec_pretty(&registry).unwrap(),
+        ),
+        (
+            PathBuf::from("tmp").join(SHORT_ID).join(".project_root"),
+            cwd.as_bytes().to_vec(),
+        ),
+        (
+            PathBuf::from("history")
+                .join(SHORT_ID)
+                .join(".project_root"),
+            cwd.as_bytes().to_vec(),
+        ),
+    ]
+}
+
+fn is_message(r: &Value, kind: &str) -> bool {
+    r["id"].is_string() && r["type"] == kind
+}
+
+/// Indices of the message records of `kind` (`user` / `gemini`), in file order.
+fn messages(r: &[Value], kind: &str) -> Vec<usize> {
+    (0..r.len()).filter(|&i| is_message(&r[i], kind)).collect()
+}
+
+/// A copy of a message record under a new id, its text replaced.
+fn fork(r: &Value, id: &str, text: &str) -> Value {
+    let mut copy = r.clone();
+    copy["id"] = json!(id);
+    copy["content"] = match &r["content"] {
+        Value::String(_) => json!(text),
+        _ => json!([{ "text": text }]),
+    };
+    copy
+}
+
+/// The last two message records swapped in file order (the CLI keeps file order).
+const SWAP_LAST_TWO_MESSAGES: Mutation = Mutation {
+    name: "swap-last-two-messages",
+    apply: |b| {
+        let mut r = records(b);
+        let at: Vec<usize> = (0..r.len()).filter(|&i| r[i]["id"].is_string()).collect();
+        r.swap(at[at.len() - 2], at[at.len() - 1]);
+        to_bytes(&r)
+    },
+};
+
+/// The first answer written again at the end: it replaces the first, in the first's place.
+const REPEAT_FIRST_ANSWER_AT_END: Mutation = Mutation {
+    name: "repeat-first-answer-at-end",
+    apply: |b| {
+        let mut r = records(b);
+        let first = messages(&r, "gemini")[0];
+        let mut again = r[first].clone();
+        again["content"] = json!("ok, said again");
+        r.push(again);
+        to_bytes(&r)
+    },
+};
+
+/// A rewind to the second user message (the person went back), then a new second turn.
+const REWIND: Mutation = Mutation {
+    name: "rewind",
+    apply: |b| {
+        let r = records(b);
+        let user2 = *messages(&r, "user").last().unwrap();
+        let answer = *messages(&r, "gemini").last().unwrap();
+        let mut out = r.clone();
+        out.push(json!({"$rewindTo": r[user2]["id"]}));
+        out.push(fork(&r[user2], "rewound-user", "a newer question"));
+        out.push(fork(&r[answer], "rewound-answer", "a newer answer"));
+        to_bytes(&out)
+    },
+};
+
+/// A rewind to an id the file does not hold: the CLI drops every message before it.
+const REWIND_TO_UNKNOWN: Mutation = Mutation {
+    name: "rewind-to-unknown",
+    apply: |b| {
+        let r = records(b);
+        let user2 = *messages(&r, "user").last().unwrap();
+        let answer = *messages(&r, "gemini").last().unwrap();
+        let mut out = r.clone();
+        out.push(json!({"$rewindTo": "no-such-message"}));
+        out.push(fork(&r[user2], "after-user", "a question after the rewind"));
+        out.push(fork(
+            &r[answer],
+            "after-answer",
+            "an answer after the rewind",
+        ));
+        to_bytes(&out)
+    },
+};
+
+/// Records the CLI does not send or does not know: `info` / `error` / `warning` messages, a
+/// message of an unknown type, a line of unknown shape, a `$set` of an unknown member.
+const UNKNOWN_KINDS: Mutation = Mutation {
+    name: "unknown-kinds",
+    apply: |b| {
+        let mut r = records(b);
+        let ts = r[messages(&r, "user")[0]]["timestamp"].clone();
+        let at = r.len() / 2;
+        let extra = [
+            json!({"id": "info-1", "timestamp": ts, "type": "info", "content": "an info"}),
+            json!({"id": "error-1", "timestamp": ts, "type": "error", "content": "an error"}),
+            json!({"id": "warn-1", "timestamp": ts, "type": "warning", "content": "a warning"}),
+            json!({"id": "future-1", "timestamp": ts, "type": "x-future", "content": "?"}),
+            json!({"x-future-record": {"n": 1}}),
+            json!({"$set": {"x-future-member": 1}}),
+        ];
+        for (k, e) in extra.into_iter().enumerate() {
+            r.insert(at + k, e);
+        }
+        to_bytes(&r)
+    },
+};
+
+/// The session ends while the tool runs: the model's record carries the call with no result,
+/// and neither the response record nor anything after it was written.
+const INTERRUPTED_CALL: Mutation = Mutation {
+    name: "interrupted-call",
+    apply: |b| {
+        let r = records(b);
+        let call = r
+            .iter()
+            .position(|x| x["toolCalls"].is_array())
+            .expect("a record with tool calls");
+        let mut out = r[..=call].to_vec();
+        for c in out[call]["toolCalls"].as_array_mut().unwrap() {
+            let c = c.as_object_mut().unwrap();
+            c.remove("result");
+            c.remove("resultDisplay");
+            c.insert("status".into(), json!("executing"));
+        }
+        to_bytes(&out)
+    },
+};
+
+pub(super) fn gemini_cases<'a>(
+    two: &'a [u8],
+    tool: &'a [u8],
+    two_place: &'a dyn Fn(&str) -> PathBuf,
+    tool_place: &'a dyn Fn(&str) -> PathBuf,
+) -> Vec<(Case<'a>, Expect)> {
+    const DOUBLE_RESULT: &str = "Gemini CLI 0.61.0 sends a tool result twice (from the call \
+                                 record's toolCalls[].result and from the functionResponse user \
+                                 record it also writes), which the Gemini API refuses (G2); our \
+                                 reader reads the one result";
+    const UNANSWERED: &str = "Gemini CLI sends an unanswered call as it is, which the Gemini API \
+                              refuses (G2); our reader reads the same history";
+    const TORN: &str = "a torn last line is what a killed writer leaves; Gemini CLI skips a \
+                        line it cannot parse, our reader names it rather than guess that nothing \
+                        was lost";
+    let on_two = [
+        (GENUINE, Expect::Agree),
+        (SWAP_LAST_TWO_MESSAGES, Expect::Agree),
+        (REPEAT_FIRST_ANSWER_AT_END, Expect::Agree),
+        (REWIND, Expect::Agree),
+        (REWIND_TO_UNKNOWN, Expect::Agree),
+        (UNKNOWN_KINDS, Expect::Agree),
+        (generic::TORN_LAST_LINE, Expect::DeliberateReaderFails(TORN)),
+        (generic::BLANK_LINE, Expect::Agree),
+        (generic::BOM, Expect::BothFail),
+        (generic::CRLF, Expect::Agree),
+    ];
+    let refused = |same, why| Expect::ProviderRefuses { same, why };
+    let on_tool = [
+        (GENUINE, refused(false, DOUBLE_RESULT)),
+        (SWAP_LAST_TWO_MESSAGES, refused(false, DOUBLE_RESULT)),
+        (INTERRUPTED_CALL, refused(true, UNANSWERED)),
+        (generic::SWAP_LAST_TWO, refused(false, DOUBLE_RESULT)),
+    ];
+    let make = |sample: &'a [u8],
+                id: &'a str,
+                place: &'a dyn Fn(&str) -> PathBuf,
+                short: &str,
+                (mutation, expect): (Mutation, Expect)| {
+        (
+            Case {
+                name: format!("gemini-cli/{short}/{}", mutation.name),
+                target: "gemini-cli",
+                id,
+                genuine: sample,
+                recorded_cwd: RECORDED_CWD,
+                place,
+                side_files: &gemini_side_files,
+                mutation,
+            },
+            expect,
+        )
+    };
+    let mut cases: Vec<(Case<'a>, Expect)> = on_two
+        .into_iter()
+        .map(|m| make(two, GEMINI_TWO_ID, two_place, "two-turns", m))
+        .collect();
+    cases.extend(
+        on_tool
+            .into_iter()
+            .map(|m| make(tool, GEMINI_TOOL_ID, tool_place, "tool-call", m)),
+    );
+    cases
+}
+
+#[test]
+fn gemini_cli_reader_agrees_with_gemini_cli() {
+    let two = sample(GEMINI_TWO);
+    let tool = sample(GEMINI_TOOL);
+    let two_place = gemini_place(GEMINI_TWO);
+    let tool_place = gemini_place(GEMINI_TOOL);
+    check(
+        &handoff_gemini::GeminiPlugin,
+        gemini_cases(&two, &tool, &two_place, &tool_place),
+    );
+}
