@@ -23,7 +23,8 @@ pub use report::{CheckResult, Report, Status, REPORT_SCHEMA};
 /// The suite version; certificates are keyed by it.
 /// 1.1.0: the suite calls the resolve-once traits (v2), and strict resume adds a prefix decoy;
 /// certificates of 1.0.0 no longer vouch for anything.
-/// 1.2.0: bad input's huge line is 4 MiB, not 64 MiB (still longer than any reader's buffer).
+/// 1.2.0: bad input's huge line is 4 MiB, not 64 MiB (still longer than any reader's buffer), and
+/// round trip lists the store once, after writing every entry, instead of after each.
 pub const SUITE_VERSION: &str = "1.2.0";
 
 /// What to run and where.

@@ -24,6 +24,9 @@ enum Defect {
     NeedsApi2,
     /// The writer writes what it cannot carry instead of refusing (it claims no images).
     WritesUncarried,
+    /// The listing leaves out sessions larger than 100 kB (as one that reads only a file's head
+    /// and skips what it cannot parse there).
+    ListsOnlySmallSessions,
 }
 
 struct Broken(Defect);
@@ -116,7 +119,11 @@ impl Reader for Broken {
         r
     }
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
-        INNER.list(root, target)
+        let mut listed = INNER.list(root, target)?;
+        if self.0 == Defect::ListsOnlySmallSessions {
+            listed.retain(|s| std::fs::metadata(&s.session.path).is_ok_and(|m| m.len() < 100_000));
+        }
+        Ok(listed)
     }
 }
 
@@ -178,6 +185,15 @@ fn a_writer_that_drops_images_fails_round_trip() {
         Defect::DropsImages,
         "round_trip/reference",
         "images: read back differs: event 0",
+    );
+}
+
+#[test]
+fn a_listing_that_leaves_out_a_session_fails_round_trip() {
+    assert_fails_exactly(
+        Defect::ListsOnlySmallSessions,
+        "round_trip/reference",
+        "large-text: list does not show",
     );
 }
 
