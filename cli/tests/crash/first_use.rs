@@ -17,7 +17,7 @@ fn concurrent_first_use_certifies_once_and_every_run_succeeds() {
     let s = Scratch::new();
     let certificates = s.path("certificates");
     let config = write_config(s.dir.path(), &certificates);
-    let source = claude_source(&s.path("claude"), &conversation(10));
+    let source = claude_source(&s.path("claude"), &here(&s, conversation(10)));
     let root = s.path("codex");
     let started = Instant::now();
     let spawn = |mut command: std::process::Command| -> Child {
@@ -142,6 +142,12 @@ fn a_run_killed_while_certifying_leaves_scratch_the_next_run_removes() {
     );
 }
 
+/// `transcript` with the scratch folder as its cwd (`continue` needs a cwd that exists).
+fn here(s: &Scratch, mut transcript: handoff_core::Transcript) -> handoff_core::Transcript {
+    transcript.cwd = Some(s.dir.path().display().to_string());
+    transcript
+}
+
 /// The certificate files in `dir`, by name, with their bytes.
 fn certificates_in(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     std::fs::read_dir(dir)
@@ -176,7 +182,7 @@ fn a_command_certifies_only_the_plugins_it_uses_and_a_second_run_none() {
     let s = Scratch::new();
     let certificates = s.path("certificates");
     let config = write_config(s.dir.path(), &certificates);
-    let source = claude_source(&s.path("claude"), &conversation(3));
+    let source = claude_source(&s.path("claude"), &here(&s, conversation(3)));
     let run = |args: &[&str]| {
         let out = handoff(&config, &s.tmp()).args(args).output().unwrap();
         assert!(out.status.success(), "{args:?}: {}", stderr(&out));
@@ -235,7 +241,7 @@ fn continue_on_a_fresh_certificate_folder_certifies_the_source_and_the_target() 
     let s = Scratch::new();
     let certificates = s.path("certificates");
     let config = write_config(s.dir.path(), &certificates);
-    let source = claude_source(&s.path("claude"), &conversation(3));
+    let source = claude_source(&s.path("claude"), &here(&s, conversation(3)));
     continued(
         &continue_cmd(&config, &s.tmp(), &source, &s.path("codex"))
             .output()
