@@ -130,9 +130,46 @@ pub(crate) fn precheck(events: &[Event], from: usize) -> Result<(), PluginError>
     Ok(())
 }
 
-fn new_uuid() -> String {
-    uuid::Uuid::new_v4().to_string()
+/// Record uuids and message ids: version-4 UUIDs whose random bits are drawn once per write, with
+/// a counter folded into 56 of them, so ids stay unique within the write (and, by the random
+/// rest, across sessions) and a long session costs no random-number syscall per record (one
+/// each was 84 % of a Codex → Claude Code continue's system calls).
+struct RecordIds {
+    random: [u8; 16],
+    count: u64,
 }
+
+impl RecordIds {
+    fn new() -> Self {
+        RecordIds {
+            random: *uuid::Uuid::new_v4().as_bytes(),
+            count: 0,
+        }
+    }
+
+    fn next_uuid(&mut self) -> uuid::Uuid {
+        let mut bits = self.random;
+        // Bytes 9..16 are kept whole by the v4 layout (bytes 6 and 8 lose version/variant bits).
+        for (b, c) in bits[9..].iter_mut().zip(&self.count.to_be_bytes()[1..]) {
+            *b ^= c;
+        }
+        self.count += 1;
+        uuid::Builder::from_random_bytes(bits).into_uuid()
+    }
+
+    /// A record uuid, hyphenated.
+    fn record(&mut self) -> String {
+        self.next_uuid().to_string()
+    }
+
+    /// A `message.id`: `msg_` and 32 hex digits.
+    fn message(&mut self) -> String {
+        format!("msg_{}", self.next_uuid().simple())
+    }
+}
+
+/// How many bytes of records are gathered before they go out in one write.
+const FLUSH_AT: usize = 1 << 20;
 
 fn extras_of(e: &Extras) -> Option<&Extras> {
     (!e.is_empty()).then_some(e)
@@ -148,7 +185,11 @@ pub(crate) fn write_events(
     marker: Option<&OwnershipMarker>,
 ) -> io::Result<()> {
     let mut records = Records {
-        out,
+        sink: Sink {
+            out,
+            buf: Vec::with_capacity(FLUSH_AT + (1 << 16)),
+        },
+        ids: RecordIds::new(),
         session,
         state,
         marker,
@@ -178,28 +219,47 @@ pub(crate) fn write_events(
             }
         }
     }
-    Ok(())
+    records.sink.finish()
 }
 
 /// The records of one write: where they go, the chain they continue, and the marker the first
 /// one carries.
 struct Records<'w, 's> {
-    out: &'w mut dyn Write,
+    sink: Sink<'w>,
+    ids: RecordIds,
     session: &'w SessionMembers<'s>,
     state: &'w mut ChainState,
     marker: Option<&'w OwnershipMarker>,
     thinking_from: Vec<String>,
 }
 
-fn emit(out: &mut dyn Write, record: &RecordOut<'_>) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, record).map_err(io::Error::other)?;
-    out.write_all(b"\n")
+/// Where records go: serialised into `buf` (serde_json's many small writes stay monomorphic and
+/// cheap), which goes to `out` in writes of about [`FLUSH_AT`] bytes.
+struct Sink<'w> {
+    out: &'w mut dyn Write,
+    buf: Vec<u8>,
+}
+
+impl Sink<'_> {
+    fn emit(&mut self, record: &RecordOut<'_>) -> io::Result<()> {
+        serde_json::to_writer(&mut self.buf, record).map_err(io::Error::other)?;
+        self.buf.push(b'\n');
+        if self.buf.len() >= FLUSH_AT {
+            self.out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> io::Result<()> {
+        self.out.write_all(&self.buf)
+    }
 }
 
 impl Records<'_, '_> {
     /// A user turn: one `user` record.
     fn user(&mut self, content: &[Part], timestamp: &str, extras: &Extras) -> io::Result<()> {
-        let uuid = new_uuid();
+        let uuid = self.ids.record();
         let mut r = RecordOut::new(self.session, "user", &uuid, timestamp);
         r.parent_uuid = self.state.prev.as_deref();
         r.message = Some(user_message(match content {
@@ -208,7 +268,7 @@ impl Records<'_, '_> {
         }));
         r.marker = self.marker.take();
         r.extras = extras_of(extras);
-        emit(self.out, &r)?;
+        self.sink.emit(&r)?;
         self.state.prev = Some(uuid);
         self.state.open_calls.clear();
         Ok(())
@@ -234,7 +294,7 @@ impl Records<'_, '_> {
         if origin != Some(&default_origin(model)) {
             first.origin = Some(origin.cloned());
         }
-        let message_id = format!("msg_{}", uuid::Uuid::new_v4().simple());
+        let message_id = self.ids.message();
         let stop_reason = if blocks
             .iter()
             .any(|b| matches!(b, WireBlock::ToolUse { .. }))
@@ -267,7 +327,7 @@ impl Records<'_, '_> {
         };
         self.state.open_calls.clear();
         for (n, block) in records.into_iter().enumerate() {
-            let uuid = new_uuid();
+            let uuid = self.ids.record();
             let mut extras = if n == 0 {
                 first.clone()
             } else {
@@ -305,7 +365,7 @@ impl Records<'_, '_> {
             });
             r.marker = self.marker.take();
             r.extras = extras_of(&extras);
-            emit(self.out, &r)?;
+            self.sink.emit(&r)?;
             self.state.prev = Some(uuid);
         }
         if !results_on_calls {
@@ -323,7 +383,7 @@ impl Records<'_, '_> {
         timestamp: &str,
         extras: &Extras,
     ) -> io::Result<()> {
-        let uuid = new_uuid();
+        let uuid = self.ids.record();
         let call_record = self.state.call_records.get(call_id).cloned();
         let parent = if self.state.open_calls.contains(call_id) {
             call_record.clone()
@@ -338,7 +398,7 @@ impl Records<'_, '_> {
         r.source_tool_assistant_uuid = call_record.as_deref();
         r.marker = self.marker.take();
         r.extras = extras_of(extras);
-        emit(self.out, &r)?;
+        self.sink.emit(&r)?;
         self.state.prev = Some(uuid);
         Ok(())
     }
@@ -346,7 +406,7 @@ impl Records<'_, '_> {
     /// A compaction: a `compact_boundary` record, then the summary as an `isCompactSummary` user
     /// record.
     fn compaction(&mut self, summary: &str, timestamp: &str, extras: &Extras) -> io::Result<()> {
-        let boundary = new_uuid();
+        let boundary = self.ids.record();
         let mut r = RecordOut::new(self.session, "system", &boundary, timestamp);
         r.logical_parent_uuid = self.state.prev.as_deref();
         r.subtype = Some("compact_boundary");
@@ -354,15 +414,15 @@ impl Records<'_, '_> {
         r.level = Some("info");
         r.compact_metadata = Some(json!({"trigger": "manual", "preTokens": 0}));
         r.marker = self.marker.take();
-        emit(self.out, &r)?;
-        let uuid = new_uuid();
+        self.sink.emit(&r)?;
+        let uuid = self.ids.record();
         let mut r = RecordOut::new(self.session, "user", &uuid, timestamp);
         r.parent_uuid = Some(&boundary);
         r.message = Some(user_message(ContentOut::Text(summary)));
         r.is_compact_summary = true;
         r.visible_in_transcript_only = true;
         r.extras = extras_of(extras);
-        emit(self.out, &r)?;
+        self.sink.emit(&r)?;
         self.state.prev = Some(uuid);
         self.state.open_calls.clear();
         Ok(())
@@ -371,7 +431,25 @@ impl Records<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::calls_are_the_tail;
+    use super::{calls_are_the_tail, RecordIds};
+
+    #[test]
+    fn record_ids_are_distinct_v4_uuids_and_differ_between_writes() {
+        let mut ids = RecordIds::new();
+        let all: std::collections::HashSet<String> = (0..100_000).map(|_| ids.record()).collect();
+        assert_eq!(all.len(), 100_000);
+        for id in all.iter().take(10) {
+            let uuid = uuid::Uuid::parse_str(id).unwrap();
+            assert_eq!(uuid.get_version_num(), 4, "{id}");
+            assert_eq!(uuid.get_variant(), uuid::Variant::RFC4122, "{id}");
+        }
+        let message = ids.message();
+        assert!(
+            message.starts_with("msg_") && message.len() == 36,
+            "{message}"
+        );
+        assert!(!all.contains(&RecordIds::new().record()));
+    }
 
     #[test]
     fn results_hang_on_calls_only_when_the_calls_end_the_turn() {
