@@ -149,7 +149,7 @@ pub(crate) fn append(
     let _lock = session_lock(root, session)?;
     let header = read::read_header(path)?;
     require_owned(path, header.marker.clone(), PLUGIN)?;
-    let mut whole = read::read_rollout(path)?;
+    let mut whole = read::read_rollout_as_written(path)?;
     let first = whole.events.len();
     whole.events.extend_from_slice(events);
     whole.validate()?;
@@ -217,7 +217,7 @@ pub(crate) fn read_each(
     session: &SessionRef,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<(), PluginError> {
-    read::read_each(session.check(root, TARGET)?, sink).map(drop)
+    read::read_each_as_sent(session.check(root, TARGET)?, sink).map(drop)
 }
 
 /// Every rollout in the store, newest first, with the cwd and title Codex's own list shows

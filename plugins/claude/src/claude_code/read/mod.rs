@@ -16,6 +16,9 @@
 //! last. Sidechain (subagent), meta, attachment, queue, snapshot and other bookkeeping records are
 //! not conversation; a malformed line is an error naming its line and field.
 //!
+//! A `tool_use` no result answers is dropped, as Claude Code drops it on resume
+//! ([`unresolved`]).
+//!
 //! One step per file: [`load`] streams the lines into nodes ([`nodes`], [`record_id`]), each
 //! record decoded by [`decode`]; [`link`] joins them by index and finds the conversation's path;
 //! [`assemble`] walks it and makes the events ([`events`]); [`errors`] names what is wrong.
@@ -30,6 +33,7 @@ mod nodes;
 mod record_id;
 #[cfg(test)]
 mod tests;
+mod unresolved;
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -43,6 +47,7 @@ use super::records::Text;
 use super::write::ChainState;
 use assemble::assemble;
 use load::load;
+use unresolved::DropUnresolvedCalls;
 
 /// A session read back, with what an append needs to continue its chain.
 pub(crate) struct Session {
@@ -55,23 +60,27 @@ pub(crate) struct Session {
 pub(crate) fn read(path: &Path) -> Result<Transcript, PluginError> {
     let loaded = load(path)?;
     let mut events = Vec::with_capacity(loaded.records.nodes.len());
+    let mut sink = |e| {
+        events.push(e);
+        true
+    };
+    let mut calls = DropUnresolvedCalls::new(&mut sink);
     assemble(
         path,
         loaded.records,
         &loaded.models,
         loaded.last_prompt_leaf.as_ref(),
         false,
-        &mut |e| {
-            events.push(e);
-            true
-        },
+        &mut |e| calls.push(e),
     )?;
+    calls.finish();
     let mut transcript = Transcript::new(events);
     transcript.cwd = loaded.cwd;
     Ok(transcript)
 }
 
-/// Reads a session file and where its chain stands.
+/// Reads a session file and where its chain stands, for an append: calls no result answers yet
+/// stay (the append may answer them).
 pub(crate) fn read_session(path: &Path) -> Result<Session, PluginError> {
     let loaded = load(path)?;
     let mut events = Vec::with_capacity(loaded.records.nodes.len());
@@ -102,15 +111,17 @@ pub(crate) fn read_each(
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<(), PluginError> {
     let loaded = load(path)?;
+    let mut calls = DropUnresolvedCalls::new(sink);
     assemble(
         path,
         loaded.records,
         &loaded.models,
         loaded.last_prompt_leaf.as_ref(),
         false,
-        sink,
-    )
-    .map(drop)
+        &mut |e| calls.push(e),
+    )?;
+    calls.finish();
+    Ok(())
 }
 
 /// The session's cwd as [`read`] gives it (that of the first main-thread conversation record that

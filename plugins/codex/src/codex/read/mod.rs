@@ -14,6 +14,7 @@ mod items;
 mod line;
 mod state;
 mod structure;
+mod unanswered;
 
 use std::io::BufRead;
 use std::path::Path;
@@ -25,6 +26,7 @@ pub use handoff_sdk::dialect::openai_responses::image_part;
 
 use line::{parse_session_meta, torn};
 use state::ReadState;
+use unanswered::AnswerOpenCalls;
 
 /// Rollout bytes per event, roughly, to size the id set up front (too small only costs growth).
 const BYTES_PER_EVENT: u64 = 1024;
@@ -65,8 +67,21 @@ pub fn read_header(path: &Path) -> Result<Header, PluginError> {
     Ok(meta.0)
 }
 
-/// Reads a whole rollout into a transcript.
+/// Reads a whole rollout into the transcript Codex sends (see [`read_each_as_sent`]).
 pub fn read_rollout(path: &Path) -> Result<Transcript, PluginError> {
+    let mut events = Vec::new();
+    let header = read_each_as_sent(path, &mut |event| {
+        events.push(event);
+        true
+    })?;
+    let mut transcript = Transcript::new(events);
+    transcript.cwd = Some(header.cwd);
+    Ok(transcript)
+}
+
+/// Reads a whole rollout as written, a call without output left open (an append may answer
+/// it).
+pub fn read_rollout_as_written(path: &Path) -> Result<Transcript, PluginError> {
     let mut events = Vec::new();
     let header = read_each(path, &mut |event| {
         events.push(event);
@@ -75,6 +90,18 @@ pub fn read_rollout(path: &Path) -> Result<Transcript, PluginError> {
     let mut transcript = Transcript::new(events);
     transcript.cwd = Some(header.cwd);
     Ok(transcript)
+}
+
+/// [`read_each`], with a call that has no output anywhere answered as Codex answers it when it
+/// resumes the rollout ([`unanswered`]).
+pub fn read_each_as_sent(
+    path: &Path,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<Header, PluginError> {
+    let mut answer = AnswerOpenCalls::new(sink);
+    let header = read_each(path, &mut |event| answer.push(event))?;
+    answer.finish();
+    Ok(header)
 }
 
 /// Reads a rollout line by line and hands each event to `sink` as soon as it is complete (until
