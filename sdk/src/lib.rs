@@ -42,7 +42,7 @@ mod ownership;
 mod session_lock;
 
 pub use ids::{IdMap, IdSet};
-pub use listing::{session_files, sessions_newest_first, subdirs};
+pub use listing::{document_marker, session_files, sessions_newest_first, subdirs};
 pub use ownership::{own_marker, require_owned};
 pub use session_lock::{session_lock, SESSION_LOCK_WAIT};
 

@@ -104,14 +104,14 @@ pub(crate) fn read_path(path: &Path) -> Result<Transcript, PluginError> {
     parse_store(path, load(path)?)
 }
 
-/// Every history in the store, newest first.
+/// Every history in the store, newest first (the marker read without building the document).
 pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
     let files = layout::session_files(root)?;
     Ok(sessions_newest_first(
         MESSAGES,
         PLUGIN_NAME,
         files,
-        read::file_marker,
+        handoff_sdk::document_marker,
     ))
 }
 

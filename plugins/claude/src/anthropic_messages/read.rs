@@ -40,11 +40,6 @@ pub(super) fn marker(map: &Map<String, Value>) -> Option<OwnershipMarker> {
         .and_then(|m| serde_json::from_value::<OwnershipMarker>(m.clone()).ok())
 }
 
-/// The ownership marker of a history file, if it reads and has one.
-pub(super) fn file_marker(path: &Path) -> Option<OwnershipMarker> {
-    load(path).ok().as_ref().and_then(marker)
-}
-
 pub(super) fn bad(path: &Path, field: String, message: impl Into<String>) -> PluginError {
     PluginError::Malformed {
         file: path.to_owned(),

@@ -40,7 +40,20 @@ pub(crate) fn details(path: &Path) -> Details {
     let mut first_prompt = None;
     let mut command = None;
     for (n, line) in whole_lines(&head, false).enumerate() {
-        let Ok(record) = serde_json::from_slice::<Value>(line) else {
+        let Ok(line) = std::str::from_utf8(line) else {
+            continue;
+        };
+        // Only a line that can hold what is still missing is parsed (most lines of a long head
+        // are not): the first (the marker), the first naming a cwd, the user records up to the
+        // first prompt, title records.
+        let wanted = n == 0
+            || (cwd.is_none() && line.contains("\"cwd\""))
+            || (first_prompt.is_none() && line.contains("\"user\""))
+            || may_hold_title(line);
+        if !wanted {
+            continue;
+        }
+        let Ok(record) = serde_json::from_str::<Value>(line) else {
             continue;
         };
         if n == 0 {
@@ -56,7 +69,13 @@ pub(crate) fn details(path: &Path) -> Details {
     }
     if let Some(tail) = &tail {
         for line in whole_lines(tail, true) {
-            if let Ok(record) = serde_json::from_slice::<Value>(line) {
+            let Ok(line) = std::str::from_utf8(line) else {
+                continue;
+            };
+            if !may_hold_title(line) {
+                continue;
+            }
+            if let Ok(record) = serde_json::from_str::<Value>(line) {
                 titles.note(&record);
             }
         }
@@ -107,6 +126,18 @@ fn whole_lines(chunk: &[u8], cut_start: bool) -> impl Iterator<Item = &[u8]> {
     chunk[start..end]
         .split(|b| *b == b'\n')
         .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+}
+
+/// Whether a line may be a title record (checked before parsing it).
+fn may_hold_title(line: &str) -> bool {
+    [
+        "\"summary\"",
+        "\"custom-title\"",
+        "\"ai-title\"",
+        "\"agent-name\"",
+    ]
+    .iter()
+    .any(|kind| line.contains(kind))
 }
 
 /// The latest of each title record seen.

@@ -48,11 +48,12 @@ pub(crate) fn list(root: &StoreRoot, target: &ApiTarget) -> Result<Vec<SessionIn
         name.strip_suffix(".json")
             .filter(|id| validate_component("session id", id).is_ok())
     })?;
+    // The marker only: the document is not built.
     Ok(handoff_sdk::sessions_newest_first(
         target.name,
         PLUGIN_NAME,
         files,
-        |path| load(path).ok().and_then(|map| marker(&map)),
+        handoff_sdk::document_marker,
     ))
 }
 

@@ -7,6 +7,7 @@
 
 mod assemble;
 mod context;
+mod list;
 mod convert;
 pub(crate) mod layout;
 mod llm;
@@ -220,7 +221,7 @@ pub fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
         };
         let marker = header.marker.filter(|m| m.plugin == PLUGIN);
         let info = SessionInfo::of_file(TARGET, &header.id, &path, marker);
-        let title = summary(&path).ok().and_then(|s| s.name.or(s.title));
+        let title = list::title(&path);
         sessions.push(info.with_details(title, header.cwd));
     }
     SessionInfo::sort_newest_first(&mut sessions);
