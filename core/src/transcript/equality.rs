@@ -153,32 +153,19 @@ impl Comparison {
     }
 
     fn normalise<'a>(&self, t: &'a Transcript) -> Vec<Normalised<'a>> {
-        let mut positions = Positions::for_transcript(t);
+        let mut expected = Expected::of(t);
         let mut out = Vec::with_capacity(t.events.len());
-        for (original_index, event) in t.events.iter().enumerate() {
-            let body = self.normalise_body(&event.body);
-            if let Some(body) = body {
-                let replaces = positions.replaces(&body);
-                positions.kept(&event.id);
-                out.push(Normalised {
-                    original_index,
-                    event,
-                    body,
-                    replaces,
-                });
-            } else {
-                positions.set_aside(&event.id);
-            }
-        }
+        out.extend(std::iter::from_fn(|| expected.next(self)));
         out
     }
 
     /// A verifier that compares `expected` with events handed to it one at a time, so the other
-    /// side never has to be held whole (the continuation engine reads back with it).
+    /// side never has to be held whole (the continuation engine reads back with it). The
+    /// expected side is normalised as the events arrive, so nothing per event is held either.
     pub fn verifier<'a>(&'a self, expected: &'a Transcript) -> Verifier<'a> {
         Verifier {
             comparison: self,
-            expected: self.normalise(expected),
+            expected: Expected::of(expected),
             next: 0,
             seen: 0,
             positions: Positions::for_transcript(expected),
@@ -235,7 +222,8 @@ impl Positions {
 /// Compares a transcript with a stream of events (see [`Comparison::verifier`]).
 pub struct Verifier<'a> {
     comparison: &'a Comparison,
-    expected: Vec<Normalised<'a>>,
+    expected: Expected<'a>,
+    /// How many compared events were taken from each side.
     next: usize,
     seen: usize,
     positions: Positions,
@@ -265,10 +253,10 @@ impl Verifier<'_> {
         };
         let i = self.next;
         self.next += 1;
-        match self.expected.get(i) {
-            Some(want) if *want == got => true,
+        match self.expected.next(self.comparison) {
+            Some(want) if want == got => true,
             Some(want) => {
-                self.difference = Some(Box::new(first_difference(i, want, &got)));
+                self.difference = Some(Box::new(first_difference(i, &want, &got)));
                 false
             }
             None => {
@@ -279,14 +267,55 @@ impl Verifier<'_> {
     }
 
     /// `Ok` when every expected event arrived, equal, and nothing more.
-    pub fn finish(self) -> Result<(), Box<Difference>> {
+    pub fn finish(mut self) -> Result<(), Box<Difference>> {
         if let Some(d) = self.difference {
             return Err(d);
         }
-        match self.expected.get(self.next) {
-            Some(want) => Err(Box::new(missing(self.next, Some(want), None))),
+        match self.expected.next(self.comparison) {
+            Some(want) => Err(Box::new(missing(self.next, Some(&want), None))),
             None => Ok(()),
         }
+    }
+}
+
+/// A transcript normalised one event at a time: the expected side of a [`Verifier`], and each
+/// side of [`Comparison::normalise`].
+struct Expected<'a> {
+    events: &'a [Event],
+    /// The next event to look at.
+    cursor: usize,
+    positions: Positions,
+}
+
+impl<'a> Expected<'a> {
+    fn of(t: &'a Transcript) -> Self {
+        Expected {
+            events: &t.events,
+            cursor: 0,
+            positions: Positions::for_transcript(t),
+        }
+    }
+
+    /// The next compared event, setting aside what is not compared.
+    fn next(&mut self, comparison: &Comparison) -> Option<Normalised<'a>> {
+        while let Some(event) = self.events.get(self.cursor) {
+            let original_index = self.cursor;
+            self.cursor += 1;
+            match comparison.normalise_body(&event.body) {
+                Some(body) => {
+                    let replaces = self.positions.replaces(&body);
+                    self.positions.kept(&event.id);
+                    return Some(Normalised {
+                        original_index,
+                        event,
+                        body,
+                        replaces,
+                    });
+                }
+                None => self.positions.set_aside(&event.id),
+            }
+        }
+        None
     }
 }
 
@@ -552,6 +581,59 @@ mod tests {
                 v.push(e);
             }
             assert_eq!(v.finish().err(), cmp.diff(&a, other).err());
+        }
+    }
+
+    /// The verifier normalises the expected side as events arrive; with events set aside on
+    /// either side and a compaction replacing through a set-aside one, it still says what `diff`
+    /// says.
+    #[test]
+    fn the_verifier_sets_aside_as_diff_does() {
+        let foreign = || {
+            AssistantPart::Thinking(Thinking {
+                text: "t".into(),
+                signature: Some(Signature {
+                    provider: "openai".into(),
+                    model: None,
+                    value: "enc".into(),
+                    redacted: false,
+                }),
+            })
+        };
+        let compact = |through: &str| {
+            Event::new(
+                "c",
+                Timestamp::from_millis(3_000),
+                Body::Compaction {
+                    summary: "s".into(),
+                    replaces_through: through.into(),
+                },
+            )
+        };
+        let expected = Transcript::new(vec![
+            user("u", "hi"),
+            assistant("a", vec![foreign()], "openai"),
+            compact("a"),
+            assistant("b", vec![foreign(), AssistantPart::text("ok")], "openai"),
+        ]);
+        let ok = Transcript::new(vec![user("u", "hi"), compact("u"), {
+            assistant("b", vec![AssistantPart::text("ok")], "openai")
+        }]);
+        let cases = [
+            expected.clone(),
+            ok.clone(),
+            Transcript::new(vec![user("u", "hi"), compact("u")]),
+            Transcript::new(vec![user("x", "0"), user("u", "hi"), compact("u")]),
+            Transcript::new(ok.events.iter().chain(&ok.events).cloned().collect()),
+        ];
+        let claude = Comparison::for_target(&["anthropic".into()]);
+        claude.diff(&expected, &ok).unwrap();
+        for other in &cases {
+            let mut v = claude.verifier(&expected);
+            for e in &other.events {
+                v.push(e);
+            }
+            assert_eq!(v.finish().err(), claude.diff(&expected, other).err());
         }
     }
 
