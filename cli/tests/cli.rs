@@ -81,6 +81,8 @@ fn read(target: &str, session: &str, root: &Path) -> Transcript {
     serde_json::from_value(json(&out)).expect("a transcript")
 }
 
+/// `continue --json`, in this checkout (`--cwd`): the bundled session's own cwd is not on this
+/// machine.
 fn continue_json(from: &str, to: &str, root: &Path) -> Value {
     json(&handoff(&[
         "continue",
@@ -90,6 +92,8 @@ fn continue_json(from: &str, to: &str, root: &Path) -> Value {
         to,
         "--store-root",
         root.to_str().unwrap(),
+        "--cwd",
+        repo().to_str().unwrap(),
         "--json",
     ]))
 }
@@ -325,7 +329,9 @@ fn a_cwd_that_does_not_exist_is_refused_before_anything_is_written() {
 #[test]
 fn a_bad_from_is_a_usage_error() {
     let out = handoff(&["continue", "--from", "just-a-path.jsonl", "--to", "codex"]);
-    assert_fails(&out, 2, "must be TARGET:SESSION");
+    assert_fails(&out, 2, "must be TARGET:SESSION or TARGET");
+    let out = handoff(&["continue", "--from", "codex:", "--to", "pi"]);
+    assert_fails(&out, 2, "must be TARGET:SESSION or TARGET");
 }
 
 #[test]
@@ -418,7 +424,10 @@ fn a_certified_plugin_file_shadows_the_builtin_and_is_the_one_used() {
 
     let store = scratch.path().join("codex-home");
     let sample = format!("claude-code:{SAMPLE}");
-    let args = ["continue", "--from", &sample, "--to", "codex", "--json"];
+    let here = repo().display().to_string();
+    let args = [
+        "continue", "--from", &sample, "--to", "codex", "--cwd", &here, "--json",
+    ];
     let out = handoff_with(
         &config,
         &[&args[..], &["--store-root", store.to_str().unwrap()]].concat(),
@@ -449,6 +458,8 @@ fn certificates_are_one_place_per_user_whatever_the_store_root() {
             ])
             .arg("--store-root")
             .arg(scratch.path().join(root))
+            .arg("--cwd")
+            .arg(repo())
             .current_dir(repo())
             .env("HOME", "/nonexistent-home-handoff-tests")
             .env("HANDOFF_CERT_DIR", &certificates)
@@ -535,4 +546,205 @@ fn sessions_lists_newest_first_with_the_title_the_cli_shows_and_filters_by_cwd()
     ]));
     assert_eq!(mine.as_array().unwrap().len(), 1);
     assert_eq!(mine[0]["cwd"], there.to_str().unwrap());
+}
+
+/// The id in `continue`'s summary line (`created <target> session <id> with …`).
+fn session_id_in(summary: &str) -> String {
+    let words: Vec<&str> = summary.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "session").unwrap();
+    words[at + 1].to_owned()
+}
+
+#[test]
+fn a_source_cwd_missing_here_needs_cwd_and_the_printed_command_runs_as_printed() {
+    let scratch = tempfile::tempdir().unwrap();
+    let root = scratch.path().join("codex");
+    let from = format!("claude-code:{SAMPLE}");
+    let base = [
+        "continue",
+        "--from",
+        &from,
+        "--to",
+        "codex",
+        "--store-root",
+        root.to_str().unwrap(),
+    ];
+    // The bundled session was recorded in /home/dev/proj, which is not on this machine.
+    let refused = handoff(&base);
+    assert_fails(
+        &refused,
+        2,
+        "working directory /home/dev/proj does not exist on this machine",
+    );
+    assert!(
+        stderr(&refused).contains("pass --cwd DIR"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(is_empty_or_missing(&root.join("sessions")));
+
+    let work = scratch.path().join("work dir");
+    std::fs::create_dir(&work).unwrap();
+    let out = handoff(&[&base[..], &["--cwd", work.to_str().unwrap()]].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("/home/dev/proj does not exist here; the new session uses --cwd"),
+        "{}",
+        stderr(&out)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let id = session_id_in(stdout.lines().next().unwrap());
+    let printed = stdout
+        .lines()
+        .skip_while(|l| *l != "resume with:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no resume command: {stdout}"))
+        .trim()
+        .to_owned();
+
+    // Run the line as printed, from elsewhere, with a stand-in `codex` that records where it ran,
+    // its arguments and the store it was pointed at.
+    let bin = scratch.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let stand_in = bin.join("codex");
+    std::fs::write(
+        &stand_in,
+        "#!/bin/sh\npwd -P > \"$RECORD\"\necho \"$CODEX_HOME\" >> \"$RECORD\"\nprintf '%s\\n' \"$@\" >> \"$RECORD\"\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let record = scratch.path().join("record");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let ran = Command::new("sh")
+        .arg("-c")
+        .arg(&printed)
+        .current_dir("/")
+        .env("PATH", path)
+        .env("RECORD", &record)
+        .status()
+        .unwrap();
+    assert!(ran.success(), "{printed}");
+    let record = std::fs::read_to_string(&record).unwrap();
+    let lines: Vec<&str> = record.lines().collect();
+    assert_eq!(
+        lines[0],
+        std::fs::canonicalize(&work).unwrap().to_str().unwrap(),
+        "{printed}"
+    );
+    assert_eq!(lines[1], root.to_str().unwrap(), "{printed}");
+    assert!(lines[2..].contains(&id.as_str()), "{printed}: {record}");
+}
+
+#[test]
+fn a_bare_from_or_read_takes_the_newest_session_of_the_directory_and_says_which() {
+    let scratch = tempfile::tempdir().unwrap();
+    let root = scratch.path().join("pi");
+    let (here, there) = (scratch.path().join("here"), scratch.path().join("there"));
+    std::fs::create_dir(&here).unwrap();
+    std::fs::create_dir(&there).unwrap();
+    let mut ids = Vec::new();
+    for (dir, locator) in [(&here, "older"), (&there, "elsewhere"), (&here, "newest")] {
+        let continued = json(&handoff(&[
+            "continue",
+            "--from",
+            &format!("claude-code:{SAMPLE}"),
+            "--to",
+            "pi",
+            "--locator",
+            locator,
+            "--cwd",
+            dir.to_str().unwrap(),
+            "--store-root",
+            root.to_str().unwrap(),
+            "--json",
+        ]));
+        ids.push(continued["session"]["id"].as_str().unwrap().to_owned());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let newest_here = ids[2].as_str();
+
+    let out = handoff(&[
+        "read",
+        "pi",
+        "--cwd",
+        here.to_str().unwrap(),
+        "--store-root",
+        root.to_str().unwrap(),
+        "--json",
+    ]);
+    let transcript: Transcript = serde_json::from_value(json(&out)).unwrap();
+    assert!(
+        stderr(&out).contains(&format!("taking the newest pi session {newest_here}")),
+        "{}",
+        stderr(&out)
+    );
+
+    let codex = scratch.path().join("codex");
+    let out = handoff(&[
+        "continue",
+        "--from",
+        "pi",
+        "--from-store-root",
+        root.to_str().unwrap(),
+        "--to",
+        "codex",
+        "--store-root",
+        codex.to_str().unwrap(),
+        "--cwd",
+        here.to_str().unwrap(),
+        "--json",
+    ]);
+    let continued = json(&out);
+    assert_eq!(continued["source"]["session"], newest_here);
+    assert!(stderr(&out).contains(newest_here), "{}", stderr(&out));
+    let events = format!("{} events", transcript.events.len());
+    assert!(stderr(&out).contains(&events), "{}", stderr(&out));
+
+    // The current directory (this checkout) has no pi session in that store.
+    let none = handoff(&[
+        "continue",
+        "--from",
+        "pi",
+        "--from-store-root",
+        root.to_str().unwrap(),
+        "--to",
+        "codex",
+        "--store-root",
+        codex.to_str().unwrap(),
+    ]);
+    assert_fails(
+        &none,
+        2,
+        &format!("no pi session with cwd {}", repo().display()),
+    );
+
+    // The listing counts each shown session's events exactly, and --limit bounds what it shows.
+    let listed = json(&handoff(&[
+        "sessions",
+        "pi",
+        "--store-root",
+        root.to_str().unwrap(),
+        "--json",
+    ]));
+    let listed = listed.as_array().unwrap();
+    assert_eq!(listed.len(), 3);
+    assert_eq!(listed[0]["session"]["id"], newest_here);
+    for session in listed {
+        assert_eq!(session["events"], transcript.events.len(), "{session:#}");
+    }
+    let one = json(&handoff(&[
+        "sessions",
+        "pi",
+        "--store-root",
+        root.to_str().unwrap(),
+        "--limit",
+        "1",
+        "--json",
+    ]));
+    assert_eq!(one.as_array().unwrap().len(), 1);
 }

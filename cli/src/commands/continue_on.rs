@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use handoff_core::continuation::{continue_conversation, Action, ContinueRequest, Continued};
 use handoff_core::registry::PluginSource;
-use handoff_core::ResumePlan;
+use handoff_core::{ResumePlan, TargetKind};
 use serde_json::json;
 
 use crate::catalog::Catalog;
@@ -14,13 +14,15 @@ use crate::progress::Progress;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The source: `<target>:<session id or path>`, e.g. `claude-code:./3f1c….jsonl`.
-    #[arg(long, value_name = "TARGET:SESSION")]
+    /// The source: `<target>:<session id or path>`, e.g. `claude-code:./3f1c….jsonl`; a bare
+    /// `<target>` takes its newest session of the current directory (or `--cwd`), named on stderr.
+    #[arg(long, value_name = "TARGET[:SESSION]")]
     from: String,
     /// The target to continue on, e.g. `codex`.
     #[arg(long, value_name = "TARGET")]
     to: String,
-    /// The working directory of the new session (must exist); default: the source's.
+    /// The working directory of the new session (must exist); default: the source's, which must
+    /// then exist on this machine for a CLI target (its resume command runs there).
     #[arg(long, value_name = "DIR")]
     cwd: Option<PathBuf>,
     /// The target's store root; default: the configured or real one (e.g. ~/.codex).
@@ -44,12 +46,17 @@ pub struct Args {
 }
 
 pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
-    let (from_target, from_session) = args.from.split_once(':').ok_or_else(|| {
-        CliError::Usage(format!(
-            "--from {:?} must be TARGET:SESSION, e.g. claude-code:/path/to/session.jsonl",
+    let (from_target, from_session) = match args.from.split_once(':') {
+        Some((target, session)) => (target, Some(session)),
+        None => (args.from.as_str(), None),
+    };
+    let bare_path = from_session.is_none() && super::read::is_path(from_target);
+    if from_target.is_empty() || from_session.is_some_and(str::is_empty) || bare_path {
+        return Err(CliError::Usage(format!(
+            "--from {:?} must be TARGET:SESSION or TARGET, e.g. claude-code:/path/to/session.jsonl",
             args.from
-        ))
-    })?;
+        )));
+    }
     let cwd = match &args.cwd {
         None => None,
         Some(dir) => {
@@ -75,12 +82,35 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     let root = config.store_root(&catalog.target(&args.to)?, args.store_root.as_deref())?;
 
     let progress = Progress::start("reading the source session");
-    let transcript = super::read::read_session(
-        &catalog,
-        config,
-        from_target,
-        from_session,
-        args.from_store_root.as_deref(),
+    let mut source_id = from_session.map(str::to_owned);
+    let transcript = match from_session {
+        Some(session) => super::read::read_session(
+            &catalog,
+            config,
+            from_target,
+            session,
+            args.from_store_root.as_deref(),
+        )?,
+        None => {
+            let dir = match &args.cwd {
+                Some(dir) => dir.clone(),
+                None => super::read::current_dir()?,
+            };
+            let (transcript, newest) = super::read::read_newest(
+                &catalog,
+                config,
+                from_target,
+                &dir,
+                args.from_store_root.as_deref(),
+            )?;
+            source_id = Some(newest.session.id);
+            transcript
+        }
+    };
+    let cwd = resume_dir(
+        cwd,
+        transcript.cwd.as_deref(),
+        catalog.target(&args.to)?.kind,
     )?;
     let first = transcript.events.first().ok_or_else(|| {
         CliError::Failed(format!("{}: the source session has no events", args.from))
@@ -115,7 +145,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     let used = catalog.in_use(&args.to);
     if args.json {
         super::print_json(&json!({
-            "source": { "target": from_target, "session": from_session },
+            "source": { "target": from_target, "session": source_id },
             "target": args.to,
             "plugin": used.as_ref().map(|l| json!({ "name": l.plugin, "source": l.source })),
             "locator": locator,
@@ -133,6 +163,34 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The working directory of the new session. The source's own cwd is used only when it exists
+/// here: a CLI target's resume command runs in it, so a cwd from another machine would make a
+/// command that fails as printed. `--cwd` replaces it (said on stderr); without `--cwd` a missing
+/// one is bad usage naming it. An API target's plan is a request body, run nowhere.
+fn resume_dir(
+    given: Option<String>,
+    source: Option<&str>,
+    kind: TargetKind,
+) -> Result<Option<String>, CliError> {
+    // Only a well-formed absolute path is checked here; a relative, empty or NUL-holding one is
+    // refused by the plugin, naming the field.
+    let missing = source.filter(|dir| {
+        dir.starts_with('/') && !dir.contains('\0') && !std::path::Path::new(dir).is_dir()
+    });
+    match (given, missing) {
+        (Some(dir), Some(gone)) => {
+            eprintln!(
+                "the source session's working directory {gone} does not exist here; the new session uses --cwd {dir}"
+            );
+            Ok(Some(dir))
+        }
+        (None, Some(gone)) if kind == TargetKind::Cli => Err(CliError::Usage(format!(
+            "the source session's working directory {gone} does not exist on this machine, and the resume command runs there; pass --cwd DIR (e.g. --cwd \"$PWD\") to continue in a directory that does"
+        ))),
+        (given, _) => Ok(given),
+    }
 }
 
 fn print_summary(target: &str, c: &Continued, events: usize) {
@@ -248,6 +306,31 @@ fn exec(plan: &ResumePlan) -> Result<ExitCode, CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_source_cwd_missing_here_needs_cwd_for_a_cli_target() {
+        let here = std::env::temp_dir().display().to_string();
+        let gone = "/no/such/dir/handoff-test";
+        assert_eq!(
+            resume_dir(None, Some(&here), TargetKind::Cli).unwrap(),
+            None
+        );
+        let refused = resume_dir(None, Some(gone), TargetKind::Cli).unwrap_err();
+        assert_eq!(refused.exit_code(), 2);
+        let message = refused.to_string();
+        assert!(
+            message.contains(gone) && message.contains("pass --cwd DIR"),
+            "{message}"
+        );
+        let given = resume_dir(Some(here.clone()), Some(gone), TargetKind::Cli).unwrap();
+        assert_eq!(given, Some(here));
+        // A request body runs nowhere; a malformed cwd is the plugin's to refuse.
+        assert_eq!(resume_dir(None, Some(gone), TargetKind::Api).unwrap(), None);
+        assert_eq!(
+            resume_dir(None, Some("rel/dir"), TargetKind::Cli).unwrap(),
+            None
+        );
+    }
 
     #[test]
     fn command_line_quotes_what_needs_it() {

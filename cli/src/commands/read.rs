@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use handoff_core::{Plugin, StoreRoot, Transcript};
+use handoff_core::{Plugin, SessionInfo, StoreRoot, Transcript};
 
 use crate::catalog::Catalog;
 use crate::config::Config;
@@ -11,8 +11,12 @@ use crate::error::CliError;
 pub struct Args {
     /// The target whose native format the session is in, e.g. `claude-code`.
     target: String,
-    /// A native session id, or a path to a session file.
-    session: String,
+    /// A native session id, or a path to a session file; default: the newest session of the
+    /// current directory (or `--cwd`), named on stderr.
+    session: Option<String>,
+    /// Without a session: take the newest session of this directory instead of the current one.
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
     /// The target's store root (for an id); default: the configured or real one.
     #[arg(long, value_name = "DIR")]
     store_root: Option<PathBuf>,
@@ -23,13 +27,29 @@ pub struct Args {
 
 pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     let catalog = Catalog::open(config)?;
-    let transcript = read_session(
-        &catalog,
-        config,
-        &args.target,
-        &args.session,
-        args.store_root.as_deref(),
-    )?;
+    let transcript = match &args.session {
+        Some(session) => read_session(
+            &catalog,
+            config,
+            &args.target,
+            session,
+            args.store_root.as_deref(),
+        )?,
+        None => {
+            let dir = match &args.cwd {
+                Some(dir) => dir.clone(),
+                None => current_dir()?,
+            };
+            read_newest(
+                &catalog,
+                config,
+                &args.target,
+                &dir,
+                args.store_root.as_deref(),
+            )?
+            .0
+        }
+    };
     if args.json {
         super::print_json(&transcript);
     } else {
@@ -65,6 +85,44 @@ pub fn read_session(
         recover(&root, plugin.as_ref());
         let session = plugin.resumer().resolve(&root, target, session)?;
         Ok(plugin.reader().read(&root, &session)?)
+    }
+}
+
+/// Reads the newest session of `target` whose cwd is `dir`, saying on stderr which one it took.
+pub fn read_newest(
+    catalog: &Catalog,
+    config: &Config,
+    target: &str,
+    dir: &Path,
+    store_root: Option<&Path>,
+) -> Result<(Transcript, SessionInfo), CliError> {
+    let plugin = catalog.plugin(target)?;
+    let root = config.store_root(&catalog.target(target)?, store_root)?;
+    recover(&root, plugin.as_ref());
+    let newest = super::sessions::newest_of_dir(plugin.as_ref(), &root, target, dir)?;
+    eprintln!("taking the newest {}", super::sessions::describe(&newest));
+    let transcript = plugin.reader().read(&root, &newest.session)?;
+    Ok((transcript, newest))
+}
+
+/// The current directory, as the shell's `$PWD` names it when that is the same directory (so a
+/// path through a symbolic link matches sessions recorded under it).
+pub fn current_dir() -> Result<PathBuf, CliError> {
+    let here = std::env::current_dir().map_err(|e| CliError::Io {
+        path: ".".into(),
+        message: format!("cannot read the current directory: {e}"),
+    })?;
+    let pwd = std::env::var_os("PWD").map(PathBuf::from);
+    Ok(match pwd {
+        Some(pwd) if pwd.is_absolute() && same_dir(&pwd, &here) => pwd,
+        _ => here,
+    })
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
     }
 }
 

@@ -1,13 +1,23 @@
-//! `handoff sessions <target>`: a target's sessions, newest first, as its plugin lists them.
+//! `handoff sessions <target>`: a target's sessions, newest first, as its plugin lists them, and
+//! the newest session of a directory (what `--from <target>` and `read <target>` take without an
+//! id).
+//!
+//! A plugin's listing reads only what its CLI's own listing reads (the id, title, cwd and update
+//! time); the event count needs a full read, so it is counted here, exactly (the plugin's reader
+//! streams the session), for the sessions shown only: `--limit` (default 20) keeps a store of
+//! thousands of sessions fast to list.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use handoff_core::SessionInfo;
+use handoff_core::{Plugin, SessionInfo, StoreRoot};
 
 use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::error::CliError;
+
+/// How many sessions are shown (and counted) when `--limit` is not given.
+const DEFAULT_LIMIT: usize = 20;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -19,6 +29,9 @@ pub struct Args {
     /// The target's store root; default: the configured or real one (e.g. ~/.codex).
     #[arg(long, value_name = "DIR")]
     store_root: Option<PathBuf>,
+    /// Show (and count the events of) at most N sessions, newest first; 0 shows them all.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_LIMIT)]
+    limit: usize,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -28,39 +41,132 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     let catalog = Catalog::open(config)?;
     let plugin = catalog.plugin(&args.target)?;
     let root = config.store_root(&catalog.target(&args.target)?, args.store_root.as_deref())?;
-    let cwd = args
-        .cwd
-        .as_deref()
-        .map(crate::config::absolute)
-        .transpose()?
-        .map(|d| d.display().to_string());
-    let sessions: Vec<SessionInfo> = plugin
+    let cwd = args.cwd.as_deref().map(CwdFilter::new).transpose()?;
+    let limit = if args.limit == 0 {
+        usize::MAX
+    } else {
+        args.limit
+    };
+    let mut sessions: Vec<SessionInfo> = plugin
         .reader()
         .list(&root, &args.target)?
         .into_iter()
-        .filter(|s| cwd.is_none() || s.cwd == cwd)
+        .filter(|s| cwd.as_ref().is_none_or(|c| c.matches(s)))
+        .take(limit)
         .collect();
+    for session in &mut sessions {
+        count_events(plugin.as_ref(), &root, session);
+    }
     if args.json {
         super::print_json(&sessions);
         return Ok(ExitCode::SUCCESS);
     }
     if sessions.is_empty() {
         eprintln!(
-            "no {} sessions under {}",
+            "no {} sessions under {}{}",
             args.target,
-            root.path().display()
+            root.path().display(),
+            cwd.map(|c| format!(" with cwd {}", c.shown))
+                .unwrap_or_default()
         );
     }
     for s in &sessions {
         println!(
-            "{}  {}  {}  {}",
+            "{}  {}  {:>6}  {}  {}",
             s.session.id,
             updated(s.updated_ms),
+            s.events.map_or("?".to_owned(), |n| n.to_string()),
             s.cwd.as_deref().unwrap_or("-"),
             one_line(s.title.as_deref().unwrap_or("")),
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The newest session of `target` whose cwd is `dir`, with its events counted: what
+/// `continue --from <target>` and `read <target>` take without an id. None is bad usage (exit 2),
+/// naming the target, the directory and the store.
+pub fn newest_of_dir(
+    plugin: &dyn Plugin,
+    root: &StoreRoot,
+    target: &str,
+    dir: &Path,
+) -> Result<SessionInfo, CliError> {
+    let filter = CwdFilter::new(dir)?;
+    let mut newest = plugin
+        .reader()
+        .list(root, target)?
+        .into_iter()
+        .find(|s| filter.matches(s))
+        .ok_or_else(|| {
+            CliError::Usage(format!(
+                "no {target} session with cwd {} under {}; list them with `handoff sessions {target}`, or name one: {target}:<id or path>",
+                filter.shown,
+                root.path().display()
+            ))
+        })?;
+    count_events(plugin, root, &mut newest);
+    Ok(newest)
+}
+
+/// What `continue` and `read` say on stderr about the session they took.
+pub fn describe(s: &SessionInfo) -> String {
+    let mut line = format!(
+        "{} session {} (updated {}",
+        s.session.target,
+        s.session.id,
+        updated(s.updated_ms)
+    );
+    if let Some(n) = s.events {
+        line += &format!(", {n} events");
+    }
+    line += ")";
+    if let Some(title) = s.title.as_deref().filter(|t| !t.trim().is_empty()) {
+        line += &format!(": {}", one_line(title));
+    }
+    line
+}
+
+/// Counts `session`'s events with the plugin's streaming reader; a session it cannot read keeps
+/// no count (the listing still shows it).
+fn count_events(plugin: &dyn Plugin, root: &StoreRoot, session: &mut SessionInfo) {
+    let mut events = 0u64;
+    let read = plugin.reader().read_each(root, &session.session, &mut |_| {
+        events += 1;
+        true
+    });
+    match read {
+        Ok(()) => session.events = Some(events),
+        Err(e) => tracing::warn!("cannot count the events of {}: {e}", session.session.id),
+    }
+}
+
+/// A working directory as the CLIs record it: the absolute path as given, or its physical path
+/// (symbolic links resolved), whichever a session names.
+struct CwdFilter {
+    shown: String,
+    physical: Option<String>,
+}
+
+impl CwdFilter {
+    fn new(dir: &Path) -> Result<CwdFilter, CliError> {
+        let absolute = crate::config::absolute(dir)?;
+        let physical = std::fs::canonicalize(&absolute)
+            .ok()
+            .map(|p| p.display().to_string());
+        Ok(CwdFilter {
+            shown: absolute.display().to_string(),
+            physical,
+        })
+    }
+
+    fn matches(&self, session: &SessionInfo) -> bool {
+        let Some(cwd) = session.cwd.as_deref() else {
+            return false;
+        };
+        let cwd = cwd.trim_end_matches('/');
+        cwd == self.shown.trim_end_matches('/') || self.physical.as_deref() == Some(cwd)
+    }
 }
 
 /// `YYYY-MM-DD HH:MM` (UTC) of a listing's modification time.
@@ -82,6 +188,23 @@ fn one_line(title: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use handoff_core::SessionRef;
+
+    fn info(cwd: Option<&str>) -> SessionInfo {
+        SessionInfo {
+            session: SessionRef {
+                target: "t".into(),
+                id: "s1".into(),
+                path: "/r/s1.jsonl".into(),
+            },
+            owned: false,
+            locator: None,
+            updated_ms: 0,
+            title: Some("fix\nthe bug".into()),
+            cwd: cwd.map(str::to_owned),
+            events: None,
+        }
+    }
 
     #[test]
     fn titles_are_one_short_line() {
@@ -89,5 +212,31 @@ mod tests {
         let long = "x".repeat(100);
         assert_eq!(one_line(&long).chars().count(), 73);
         assert_eq!(updated(0), "1970-01-01 00:00");
+    }
+
+    #[test]
+    fn a_directory_matches_by_its_given_or_physical_path() {
+        let tmp = tempfile::tempdir().unwrap();
+        let real = tmp.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let physical = std::fs::canonicalize(&real).unwrap().display().to_string();
+        let by_link = CwdFilter::new(&link).unwrap();
+        assert!(by_link.matches(&info(Some(&physical))));
+        assert!(by_link.matches(&info(Some(&link.display().to_string()))));
+        assert!(by_link.matches(&info(Some(&format!("{physical}/")))));
+        assert!(!by_link.matches(&info(Some(&format!("{physical}x")))));
+        assert!(!by_link.matches(&info(None)));
+    }
+
+    #[test]
+    fn the_taken_session_is_described_on_one_line() {
+        let mut s = info(None);
+        s.events = Some(4);
+        assert_eq!(
+            describe(&s),
+            "t session s1 (updated 1970-01-01 00:00, 4 events): fix the bug"
+        );
     }
 }

@@ -162,7 +162,8 @@ pub fn conversation(turns: usize) -> Transcript {
         });
     }
     let mut transcript = Transcript::new(events);
-    transcript.cwd = Some("/home/dev/proj".into());
+    // A directory that exists here: `continue` refuses a source cwd that does not (without --cwd).
+    transcript.cwd = Some(std::env::temp_dir().display().to_string());
     transcript
 }
 
