@@ -434,6 +434,46 @@ const INTERRUPTED_CALL: Mutation = Mutation {
     },
 };
 
+/// A compaction after the first turn, as Claude Code's `/compact` writes it: a `compact_boundary`
+/// system record (no parent; `logicalParentUuid` the first answer) and the summary as a user
+/// record (`isCompactSummary`), which the second turn then hangs on.
+const COMPACTION: Mutation = Mutation {
+    name: "compaction",
+    apply: |b| {
+        let r = records(b);
+        let msgs: Vec<usize> = (0..r.len()).filter(|&i| is_message(&r[i])).collect();
+        let (asst1, user2) = (msgs[1], msgs[2]);
+        let mut boundary = r[asst1].clone();
+        let object = boundary.as_object_mut().unwrap();
+        for key in ["message", "requestId", "promptId"] {
+            object.remove(key);
+        }
+        boundary["type"] = json!("system");
+        boundary["subtype"] = json!("compact_boundary");
+        boundary["content"] = json!("Conversation compacted");
+        boundary["level"] = json!("info");
+        boundary["isMeta"] = json!(false);
+        boundary["compactMetadata"] = json!({"trigger": "manual", "preTokens": 42});
+        boundary["parentUuid"] = Value::Null;
+        boundary["logicalParentUuid"] = r[asst1]["uuid"].clone();
+        let uuid = r[asst1]["uuid"].as_str().unwrap();
+        boundary["uuid"] = json!(format!("{}ddd1", &uuid[..uuid.len() - 4]));
+        let mut summary = fork(&r[user2], "ddd2", &boundary["uuid"], "");
+        summary["message"]["content"] = json!(
+            "This session is being continued from a previous conversation that ran out of \
+             context. The conversation is summarized below:\nThe user said hi; the assistant \
+             said ok."
+        );
+        summary["isCompactSummary"] = json!(true);
+        summary["isVisibleInTranscriptOnly"] = json!(true);
+        let mut out = r.clone();
+        out[user2]["parentUuid"] = summary["uuid"].clone();
+        out.insert(user2, summary);
+        out.insert(user2, boundary);
+        to_bytes(&out)
+    },
+};
+
 fn claude_cases<'a>(
     tool: &'a [u8],
     two: &'a [u8],
@@ -475,6 +515,7 @@ fn claude_cases<'a>(
         (OLDER_BRANCH_AT_END, Expect::Agree),
         (NO_LAST_PROMPT_SWAPPED, Expect::Differs(CHILD_FIRST)),
         (STALE_LAST_PROMPT, Expect::Agree),
+        (COMPACTION, Expect::Agree),
         (NO_LAST_PROMPT_NEWER_BRANCH, Expect::Agree),
         (NO_LAST_PROMPT_OLDER_BRANCH, Expect::Agree),
         (generic::CRLF, Expect::Agree),
@@ -619,6 +660,56 @@ const CODEX_NO_EVENT_MSGS: Mutation = Mutation {
     apply: |b| map_records(b, |_, r| (r["type"] != "event_msg").then_some(r)),
 };
 
+/// A `compacted` line after the first turn, as Codex 0.171's local compaction writes it: the
+/// summary `message` and the `replacement_history` (the user messages kept, then the summary
+/// as a user message), which is the history from then on.
+const CODEX_COMPACTED: Mutation = Mutation {
+    name: "compacted",
+    apply: |b| {
+        let mut r = records(b);
+        let answer = r
+            .iter()
+            .position(|x| {
+                payload_type(x) == ("response_item", "message")
+                    && x["payload"]["role"] == "assistant"
+            })
+            .unwrap();
+        let first_user = r
+            .iter()
+            .position(|x| {
+                payload_type(x) == ("response_item", "message")
+                    && x["payload"]["role"] == "user"
+                    && x["payload"]["content"][0]["text"] == "hi"
+            })
+            .unwrap();
+        let summary = "The user said hi; the assistant said ok.";
+        let summary_item = json!({"type": "message", "role": "user",
+            "content": [{"type": "input_text", "text": summary}]});
+        let compacted = json!({"timestamp": r[answer]["timestamp"], "type": "compacted",
+            "payload": {"message": summary,
+                "replacement_history": [r[first_user]["payload"], summary_item]}});
+        r.insert(answer + 1, compacted);
+        to_bytes(&r)
+    },
+};
+
+/// The same `compacted` line without `replacement_history` (older Codex): Codex rebuilds the
+/// history from the user messages before it and the summary.
+const CODEX_COMPACTED_NO_REPLACEMENT: Mutation = Mutation {
+    name: "compacted-no-replacement",
+    apply: |b| {
+        map_records(&(CODEX_COMPACTED.apply)(b), |_, mut r| {
+            if r["type"] == "compacted" {
+                r["payload"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("replacement_history");
+            }
+            Some(r)
+        })
+    },
+};
+
 fn codex_cases<'a>(
     tool: &'a [u8],
     two: &'a [u8],
@@ -627,6 +718,15 @@ fn codex_cases<'a>(
 ) -> Vec<(Case<'a>, Expect)> {
     const TORN: &str = "a torn last line is what a killed writer leaves; Codex skips it \
                         silently, our reader names it rather than guess that nothing was lost";
+    const SUMMARY_FIRST: &str = "deliberate: Codex's history after its compaction is the \
+                                 replacement_history, the kept user messages then the summary; \
+                                 a canonical compaction shows its summary first, so our reader \
+                                 restates the kept messages after it: same messages, the summary \
+                                 before them";
+    const NO_REPLACEMENT: &str = "deliberate: without replacement_history (older rollouts) Codex \
+                                  rebuilds the history from the user messages before the \
+                                  compaction (the most recent, within a 20k-token budget) and \
+                                  the summary; our reader reads the summary alone";
     let on_tool = [
         (GENUINE, Expect::Agree),
         (CODEX_OUTPUT_AFTER_ANSWER, Expect::Agree),
@@ -641,6 +741,11 @@ fn codex_cases<'a>(
         (GENUINE, Expect::Agree),
         (CODEX_REPEAT_ASSISTANT, Expect::Agree),
         (CODEX_NO_EVENT_MSGS, Expect::Agree),
+        (CODEX_COMPACTED, Expect::Differs(SUMMARY_FIRST)),
+        (
+            CODEX_COMPACTED_NO_REPLACEMENT,
+            Expect::Differs(NO_REPLACEMENT),
+        ),
         (generic::CRLF, Expect::Agree),
     ];
     let make = |sample: &'a [u8],

@@ -538,6 +538,9 @@ pub struct EventItemIn<'a> {
 pub struct CompactedIn<'a> {
     #[serde(borrow, default, deserialize_with = "opt_cow")]
     pub message: Option<Cow<'a, str>>,
+    /// Codex's own compaction: the history from this record on.
+    #[serde(borrow, default)]
+    pub replacement_history: Option<Vec<ItemIn<'a>>>,
     #[serde(rename = "x-handoff-event")]
     pub tag: Option<EventTag>,
 }

@@ -10,6 +10,7 @@ use handoff_sdk::{
 
 use super::image_part;
 use super::line::missing;
+use super::replacement::kept_user_messages;
 use super::state::ReadState;
 use crate::codex::records::*;
 use crate::THINKING_PROVIDER;
@@ -214,6 +215,7 @@ impl ReadState<'_, '_> {
             .message
             .ok_or_else(|| missing(path, n, "payload.message"))?
             .into_owned();
+        let mut kept = Vec::new();
         let replaces_through = match compacted
             .tag
             .as_ref()
@@ -228,18 +230,24 @@ impl ReadState<'_, '_> {
                     format!("{id:?} is not an earlier event"),
                 ))
             }
-            // Codex's own compaction replaces everything before it.
-            None => match self.held.back() {
-                Some(last) => last.event.id.clone(),
-                None => {
-                    return Err(PluginError::malformed_line(
-                        path,
-                        n,
-                        None,
-                        "a compaction with nothing before it to replace",
-                    ))
+            // Codex's own compaction replaces everything before it; the user messages its
+            // replacement history keeps are restated after it (see `replacement`).
+            None => {
+                if let Some(items) = compacted.replacement_history {
+                    kept = kept_user_messages(path, n, &summary, items)?;
                 }
-            },
+                match self.held.back() {
+                    Some(last) => last.event.id.clone(),
+                    None => {
+                        return Err(PluginError::malformed_line(
+                            path,
+                            n,
+                            None,
+                            "a compaction with nothing before it to replace",
+                        ))
+                    }
+                }
+            }
         };
         self.push(
             n,
@@ -250,7 +258,12 @@ impl ReadState<'_, '_> {
                 summary,
                 replaces_through,
             },
-        )
+        )?;
+        for (k, content) in kept.into_iter().enumerate() {
+            let id = Cow::Owned(format!("line-{n}-kept-{k}"));
+            self.push(n, ts, None, Some(id), Body::User { content })?;
+        }
+        Ok(())
     }
 }
 
@@ -258,7 +271,7 @@ impl ReadState<'_, '_> {
 /// the CLI's own metadata says a harness put every content item there (`provenance.type` is
 /// `harness`, or the item kind is `environments.*`); or, for files without that metadata, the
 /// message is exactly one `<environment_context>…</environment_context>` text.
-fn is_injected(item: &ItemIn<'_>) -> bool {
+pub(super) fn is_injected(item: &ItemIn<'_>) -> bool {
     if let Some(meta) = &item.internal_chat_message_metadata_passthrough {
         let by_kind = !meta.content_item_kinds.is_empty()
             && meta

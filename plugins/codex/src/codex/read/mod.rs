@@ -12,6 +12,7 @@
 
 mod items;
 mod line;
+mod replacement;
 mod state;
 mod structure;
 mod unanswered;
