@@ -22,6 +22,8 @@ use handoff_core::{
 };
 
 const RUNS: usize = 3;
+/// Runs of each path in the comparison with the plugin files (alternated, so more are cheap).
+const PLUGIN_FILE_RUNS: usize = 5;
 
 /// Which way a continuation goes: the source's plugin and target, then the target's.
 #[derive(Clone, Copy)]
@@ -100,6 +102,35 @@ fn main() {
     }
     let quick = args.iter().any(|a| a == "--quick");
     let sizes: &[usize] = if quick { &[5_000] } else { &[5_000, 25_000] };
+    // For callgrind: one continuation of SOURCE into ROOT, built in or through the plugin files
+    // (`--toggle-collect='*one_pass*'` counts the continuation alone, not the loading).
+    if let Some(i) = args.iter().position(|a| a == "--pass") {
+        let direction = Direction::parse(&args[i + 2]);
+        let (source, root) = (Path::new(&args[i + 3]), Path::new(&args[i + 4]));
+        let (files, _) = PluginFiles::load();
+        let ((source_plugin, source_target), (plugin, target)) = match args[i + 1].as_str() {
+            "builtin" => (direction.source(), direction.target()),
+            _ => files.of(direction),
+        };
+        one_pass(
+            (source_plugin, source_target),
+            (plugin, target),
+            source,
+            root,
+        );
+        return;
+    }
+    // Only the comparison of the plugin files with the built-ins (several back-to-back runs).
+    if args.iter().any(|a| a == "--plugin-files") {
+        for direction in Direction::ALL {
+            for &turns in sizes {
+                let dir = tempfile::tempdir().expect("temp dir");
+                let source = write_source(dir.path(), direction, turns);
+                through_plugin_files(direction, turns, dir.path(), &source);
+            }
+        }
+        return;
+    }
     println!(
         "{:>17} {:>7} {:>9} {:>10} {:>12} {:>6} {:>11} {:>14} {:>9}",
         "direction",
@@ -170,6 +201,7 @@ fn measure(direction: Direction, turns: usize) {
         mb(cont_peak),
         cont_peak as f64 / input as f64,
     );
+    through_plugin_files(direction, turns, dir.path(), &source);
 }
 
 /// A session of `turns` turns in the direction's source format: user → assistant text + tool
@@ -384,4 +416,180 @@ fn ms(d: Duration) -> f64 {
 
 fn mb(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
+}
+
+/// The built-in plugins' `.so` files (`plugins/<p>/so`, dev-dependencies of this crate, so the
+/// `cargo bench` that builds this bench built them beside it), loaded as `handoff` loads a plugin
+/// file: its bytes read once, then `loader::load_bytes` (the registry's call after the
+/// certificate check, which is not timed here).
+struct PluginFiles {
+    claude: handoff_core::loader::LoadedPlugin,
+    codex: handoff_core::loader::LoadedPlugin,
+}
+
+impl PluginFiles {
+    fn load() -> (PluginFiles, Duration) {
+        let start = Instant::now();
+        let files = PluginFiles {
+            claude: load_plugin_file("handoff_plugin_claude"),
+            codex: load_plugin_file("handoff_plugin_codex"),
+        };
+        (files, start.elapsed())
+    }
+
+    /// The direction's source and target, as plugin files.
+    fn of(&self, direction: Direction) -> ((&dyn Plugin, &str), (&dyn Plugin, &str)) {
+        let (claude, codex) = (
+            (&self.claude as &dyn Plugin, "claude-code"),
+            (&self.codex as &dyn Plugin, "codex"),
+        );
+        match direction {
+            Direction::ClaudeToCodex => (claude, codex),
+            Direction::CodexToClaude => (codex, claude),
+        }
+    }
+}
+
+fn load_plugin_file(name: &str) -> handoff_core::loader::LoadedPlugin {
+    let exe = std::env::current_exe().expect("exe");
+    let deps = exe.parent().expect("the bench is in a folder");
+    let file = format!("lib{name}.so");
+    let path = [deps.join(&file), deps.join("..").join(&file)]
+        .into_iter()
+        .find(|p| p.exists())
+        .unwrap_or_else(|| panic!("{file} is not beside {}", exe.display()));
+    let bytes = std::fs::read(&path).expect("read the plugin file");
+    handoff_core::loader::load_bytes(&path, bytes)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The continuation of [`continue_pass`] through the plugin files instead of the built-ins, timed
+/// alternately with the built-in path (A, B, A, B, …) so both see the same machine, and printed
+/// as their ratio.
+fn through_plugin_files(direction: Direction, turns: usize, dir: &Path, source: &Path) {
+    let (files, load) = PluginFiles::load();
+    let ((source_plugin, source_target), (plugin, target)) = files.of(direction);
+    let (mut builtin, mut loaded) = (Vec::new(), Vec::new());
+    let (mut builtin_phases, mut loaded_phases) = (Vec::new(), Vec::new());
+    for i in 0..PLUGIN_FILE_RUNS {
+        let root = dir.join(format!("builtin-{i}"));
+        builtin.push(time(|| continue_pass(direction, source, &root)));
+        let root = dir.join(format!("plugin-files-{i}"));
+        loaded.push(time(|| {
+            one_pass(
+                (source_plugin, source_target),
+                (plugin, target),
+                source,
+                &root,
+            )
+        }));
+        let (built_in_source, built_in_target) = (direction.source(), direction.target());
+        let root = dir.join(format!("builtin-phases-{i}"));
+        builtin_phases.push(plugin_phases(
+            built_in_source,
+            built_in_target,
+            source,
+            &root,
+        ));
+        let root = dir.join(format!("plugin-files-phases-{i}"));
+        loaded_phases.push(plugin_phases(
+            (source_plugin, source_target),
+            (plugin, target),
+            source,
+            &root,
+        ));
+    }
+    let (builtin, loaded) = (median(builtin), median(loaded));
+    let phase = |runs: &[[Duration; 3]], k: usize| median(runs.iter().map(|p| p[k]).collect());
+    let ratios: Vec<String> = ["read source", "write", "verify"]
+        .iter()
+        .enumerate()
+        .map(|(k, name)| {
+            let (b, l) = (phase(&builtin_phases, k), phase(&loaded_phases, k));
+            format!(
+                "{name} {:.0}/{:.0} ms ({:+.0})",
+                ms(l),
+                ms(b),
+                ms(l) - ms(b)
+            )
+        })
+        .collect();
+    eprintln!(
+        "  {} {turns}: phases through the plugin files / built in: {}",
+        direction.name(),
+        ratios.join(", ")
+    );
+    eprintln!(
+        "  {} {turns}: through the plugin files: {:.0} ms against {:.0} ms built in, {:.3}× (loading both files: {:.0} ms, once per process)",
+        direction.name(),
+        ms(loaded),
+        ms(builtin),
+        loaded.as_secs_f64() / builtin.as_secs_f64(),
+        ms(load),
+    );
+}
+
+/// What [`continue_pass`] does, with these plugins for the source and the target.
+#[inline(never)]
+fn one_pass(
+    (source_plugin, source_target): (&dyn Plugin, &str),
+    (plugin, target): (&dyn Plugin, &str),
+    source: &Path,
+    root: &Path,
+) {
+    let transcript = source_plugin
+        .reader()
+        .read_path(source_target, source)
+        .expect("read the source");
+    let root = StoreRoot::new(root).expect("root");
+    let done = continue_conversation(
+        plugin,
+        &ContinueRequest {
+            transcript: &transcript,
+            locator: "bench",
+            target,
+            root: &root,
+            cwd: None,
+            prompt: "go on",
+            lock_wait: Duration::from_secs(5),
+        },
+    )
+    .expect("continue");
+    std::hint::black_box(done);
+}
+
+/// The three phases of a continuation that cross the boundary (read the source, write the
+/// target, verify by streaming it back), with these plugins.
+fn plugin_phases(
+    (source_plugin, source_target): (&dyn Plugin, &str),
+    (plugin, target): (&dyn Plugin, &str),
+    source: &Path,
+    root: &Path,
+) -> [Duration; 3] {
+    let root = StoreRoot::new(root).expect("root");
+    let start = Instant::now();
+    let transcript = source_plugin
+        .reader()
+        .read_path(source_target, source)
+        .expect("read");
+    let read_source = start.elapsed();
+    let start = Instant::now();
+    let session = plugin
+        .writer()
+        .create(&root, target, &transcript, &CreateOptions::default())
+        .expect("create");
+    let write = start.elapsed();
+    let start = Instant::now();
+    let comparison = plugin
+        .manifest()
+        .target(target)
+        .expect("target")
+        .comparison();
+    let mut verifier = comparison.verifier(&transcript);
+    plugin
+        .reader()
+        .read_each(&root, &session, &mut |event| verifier.push(&event))
+        .expect("read back");
+    verifier.finish().expect("equal");
+    [read_source, write, start.elapsed()]
 }

@@ -13,7 +13,6 @@ use std::sync::OnceLock;
 use handoff_core::abi::abi_stable::prefix_type::PrefixTypeTrait;
 use handoff_core::abi::abi_stable::sabi_trait::TD_Opaque;
 use handoff_core::abi::abi_stable::std_types::{ROption, RResult, RStr, RString};
-use handoff_core::abi::binary_call::Envelope;
 use handoff_core::abi::module::{Capability, CapabilityBox, Capability_TO, HostLogger};
 use handoff_core::abi::wire::{
     encode_error, ReaderRequest, ReaderRequestV2, ResumeRequest, ResumeRequestV2, WriterRequest,
@@ -181,9 +180,11 @@ impl Capability for Exported {
     fn call(&self, request: RStr<'_>) -> RResult<RString, RString> {
         let request = request.as_str();
         if matches!(self.id, WRITER_V3 | READER_V3) {
-            // A binary call, or v2's JSON requests (which v3 answers too).
-            if let Ok(Envelope::Binary { call }) = serde_json::from_str(request) {
-                return answer(crate::export_binary::call(self.id, call));
+            // A binary call, or one of v2's JSON requests (which v3 answers too).
+            if let Some(result) =
+                crate::export_binary::answer(self.id, request, self.id == WRITER_V3)
+            {
+                return answer(result);
             }
         }
         answer(match self.id {

@@ -1,101 +1,111 @@
-//! The binary calls of the v3 capability ids: a writer receives its events in the binary form of
-//! `handoff_core::abi::codec`, and a reader streams what it reads to the host in batches, so a
-//! transcript never crosses as one JSON document.
+//! The binary calls of the v3 capability ids: a writer pulls its events from the host in batches
+//! of the binary form of `handoff_core::abi::codec`, and a reader streams what it reads to the
+//! host in batches, so a transcript never crosses as one JSON document.
 
-use handoff_core::abi::binary_call::{receive, Received};
-use handoff_core::abi::codec::{decode_all, Encoder};
-use handoff_core::abi::wire::{BinaryRequest, ReaderRequestV3, TranscriptHeader, WriterRequestV3};
-use handoff_core::abi::{READER_V3, WRITER_V3};
+use handoff_core::abi::binary_call::{receive, Envelope, Received};
+use handoff_core::abi::codec::{decode_events, Encoder, BATCH_BYTES};
+use handoff_core::abi::wire::{ReaderRequestV3, TranscriptHeader, WriterRequestV3};
 use handoff_core::transcript::SCHEMA;
 use handoff_core::{Event, PluginError, Transcript};
 
-use crate::export::{decode, guarded, instance, plugin_name, root, to_json};
+use crate::export::{guarded, instance, plugin_name, root, to_json};
 
-/// A batch is handed to the host once it holds this many bytes: large enough that the call per
-/// batch costs nothing, small enough that a sink that stops early stops the read soon after.
-const BATCH_BYTES: usize = 64 * 1024;
-
-fn split<'a>(capability: &str, request: &'a [u8]) -> Result<(&'a str, &'a [u8]), PluginError> {
-    BinaryRequest::split(request).map_err(|e| {
-        PluginError::Other(format!(
-            "plugin {} cannot read a {capability} request: {e}",
-            plugin_name()
-        ))
-    })
-}
-
-fn events(method: &str, batch: &[u8]) -> Result<Vec<Event>, PluginError> {
-    decode_all(batch).map_err(|e| {
-        PluginError::Other(format!(
-            "plugin {} cannot read the events of a {method} request: {e}",
-            plugin_name()
-        ))
-    })
-}
-
-/// Answers the binary call at `address` to the capability `id` (a v3 id).
-pub(crate) fn call(id: &str, address: u64) -> Result<String, PluginError> {
-    // SAFETY: the address came in the envelope of the call being answered (the host's
-    // `binary_call::invoke` made it), and `received` does not outlive this call.
-    let mut received = unsafe { receive(address) }.map_err(|e| {
+/// The binary call in `json` to the v3 capability `id`, if it is one: v3 ids also answer v2's
+/// JSON requests, which are no [`Envelope`].
+pub(crate) fn answer(id: &str, json: &str, writer: bool) -> Option<Result<String, PluginError>> {
+    let unreadable = |e: String| {
         PluginError::Other(format!(
             "plugin {} cannot read a {id} binary call: {e}",
             plugin_name()
         ))
-    })?;
-    if id == WRITER_V3 {
-        writer_call(received.request)
+    };
+    // What the host's `binary_call::invoke` writes first; anything else is a v2 request.
+    let is_envelope = json.trim_start().starts_with("{\"binary_call\"");
+    let answered = if writer {
+        serde_json::from_str::<Envelope<WriterRequestV3<'_>>>(json).map(|envelope| {
+            // SAFETY: the address came in the envelope of the call being answered (the host's
+            // `binary_call::invoke` made it); `received` does not outlive this call.
+            let received = unsafe { receive(envelope.binary_call) }.map_err(unreadable)?;
+            write(envelope.request, received)
+        })
     } else {
-        reader_call(&mut received)
+        serde_json::from_str::<Envelope<ReaderRequestV3<'_>>>(json).map(|envelope| {
+            // SAFETY: as above.
+            let received = unsafe { receive(envelope.binary_call) }.map_err(unreadable)?;
+            read(envelope.request, received)
+        })
+    };
+    match answered {
+        Ok(result) => Some(result),
+        Err(e) if is_envelope => Some(Err(unreadable(e.to_string()))),
+        Err(_) => None,
     }
 }
 
-/// `create` and `append` with their events in the binary form.
-fn writer_call(request: &[u8]) -> Result<String, PluginError> {
-    let (header, batch) = split(WRITER_V3, request)?;
-    let header: WriterRequestV3<'_> = decode(WRITER_V3, header)?;
-    let method = header.method();
+/// Pulls `count` events from the host.
+fn pull_events(method: &str, count: usize, host: &mut Received) -> Result<Vec<Event>, PluginError> {
+    let mut events = Vec::with_capacity(count);
+    while let Some(batch) = host.pull() {
+        decode_events(batch, &mut |event| {
+            events.push(event);
+            true
+        })
+        .map_err(|e| {
+            PluginError::Other(format!(
+                "plugin {} cannot read the events of a {method} call: {e}",
+                plugin_name()
+            ))
+        })?;
+    }
+    Ok(events)
+}
+
+/// `create` and `append`, their events pulled from the host.
+fn write(request: WriterRequestV3<'_>, mut host: Received) -> Result<String, PluginError> {
+    let method = request.method();
     guarded(method, || {
         let writer = instance()?.writer();
-        let answer = match header {
+        match request {
             WriterRequestV3::Create {
                 root: r,
                 target,
                 cwd,
                 options,
+                event_count,
             } => {
                 let transcript = Transcript {
                     schema: SCHEMA.to_owned(),
                     cwd: cwd.map(|c| c.into_owned()),
-                    events: events(method, batch)?,
+                    events: pull_events(method, event_count, &mut host)?,
                 };
                 to_json(
                     method,
                     &writer.create(&root(r)?, &target, &transcript, &options)?,
-                )?
+                )
             }
-            WriterRequestV3::Append { root: r, session } => to_json(
-                method,
-                &writer.append(&root(r)?, &session, &events(method, batch)?)?,
-            )?,
-        };
-        Ok(answer)
+            WriterRequestV3::Append {
+                root: r,
+                session,
+                event_count,
+            } => {
+                let events = pull_events(method, event_count, &mut host)?;
+                to_json(method, &writer.append(&root(r)?, &session, &events)?)
+            }
+        }
     })
 }
 
-/// `read`, `read_path` and `read_each`, streaming the events to `sink`.
-fn reader_call(received: &mut Received<'_>) -> Result<String, PluginError> {
-    let (header, _) = split(READER_V3, received.request)?;
-    let header: ReaderRequestV3<'_> = decode(READER_V3, header)?;
-    let method = header.method();
+/// `read`, `read_path` and `read_each`, streaming the events to the host.
+fn read(request: ReaderRequestV3<'_>, mut host: Received) -> Result<String, PluginError> {
+    let method = request.method();
     guarded(method, || {
         let reader = instance()?.reader();
         let mut stream = Stream {
             encoder: Encoder::new(),
-            host: received,
+            host: &mut host,
             open: true,
         };
-        let answer = match header {
+        let answer = match request {
             ReaderRequestV3::Read { root: r, session } => {
                 let transcript = reader.read(&root(r)?, &session)?;
                 stream.all(transcript)
@@ -114,15 +124,15 @@ fn reader_call(received: &mut Received<'_>) -> Result<String, PluginError> {
     })
 }
 
-/// Events on their way to the host's sink, a batch at a time.
-struct Stream<'s, 'a> {
+/// Events on their way to the host, a batch at a time.
+struct Stream<'s> {
     encoder: Encoder,
-    host: &'s mut Received<'a>,
-    /// False once the sink said stop.
+    host: &'s mut Received,
+    /// False once the host said stop.
     open: bool,
 }
 
-impl Stream<'_, '_> {
+impl Stream<'_> {
     /// Adds an event; hands the batch on once it is full. False once the host wants no more.
     fn push(&mut self, event: &Event) -> bool {
         self.encoder.push(event);

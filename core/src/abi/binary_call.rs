@@ -3,12 +3,14 @@
 //! abi_stable lets a library be newer than the interface a host was built with, never older: a
 //! field or method added to the root module or to the [`super::Capability`] object would make
 //! every newer host refuse every older plugin ("too many fields"). So the object stays exactly
-//! `call(RStr) -> RResult<RString, RString>`, and a v3 binary call is a JSON request that carries
-//! the address of a [`BinaryCall`]: a `#[repr(C)]` record of plain C types, valid for the
-//! duration of the call, holding the request bytes (a [`super::wire::BinaryRequest`]) and a C
-//! callback that takes the batches of events a read streams back. The answer is the usual JSON.
-//! The record starts with a magic number and version the plugin checks before it reads anything
-//! else; its layout is fixed by the capability id, as the request shapes are.
+//! `call(RStr) -> RResult<RString, RString>`, and a v3 binary call is a JSON request, an
+//! [`Envelope`], that carries the v3 request and the address of a [`BinaryCall`]: a `#[repr(C)]`
+//! record of plain C types, valid for the duration of the call, with two callbacks into the host.
+//! A reader hands the host the batches of events it reads ([`BinaryCall::on_batch`]); a writer
+//! pulls the events it is to write, a batch at a time ([`BinaryCall::pull`]). Batches are in the
+//! binary form of [`super::codec`]. The answer is the usual JSON. The record starts with a magic
+//! number and version the plugin checks before it reads anything else; its layout is fixed by the
+//! capability id, as the request shapes are.
 
 use std::any::Any;
 use std::ffi::c_void;
@@ -22,103 +24,150 @@ use super::CapabilityBox;
 /// `b"hoff-bc1"`: what a [`BinaryCall`] starts with (the `1` is the record's version).
 pub const BINARY_CALL_MAGIC: u64 = u64::from_le_bytes(*b"hoff-bc1");
 
-/// The host's callback for one batch: `context`, the batch's bytes; 1 to go on, 0 to stop.
+/// The host's callback for one batch a reader streams: `context`, the batch's bytes; 1 to go on,
+/// 0 to stop.
 pub type BatchCallback = extern "C" fn(context: *mut c_void, batch: *const u8, len: usize) -> u8;
+
+/// The host's callback that lends a writer the next batch of events: 1 and the batch's bytes
+/// (valid until the next pull or the end of the call), or 0 when there are no more.
+pub type PullCallback =
+    extern "C" fn(context: *mut c_void, batch: *mut *const u8, len: *mut usize) -> u8;
 
 /// What a binary call hands the plugin, by address.
 #[repr(C)]
 pub struct BinaryCall {
     /// [`BINARY_CALL_MAGIC`].
     pub magic: u64,
-    /// The request bytes: a [`super::wire::BinaryRequest`].
-    pub request: *const u8,
-    /// Their length.
-    pub request_len: usize,
     /// Where a read's batches go.
     pub on_batch: BatchCallback,
-    /// The callback's first argument.
+    /// Where a write's batches come from.
+    pub pull: PullCallback,
+    /// The callbacks' first argument.
     pub context: *mut c_void,
 }
 
-/// The JSON request of a binary call: `{"method": "binary", "call": <address of a BinaryCall>}`.
+/// The JSON request of a binary call: the v3 request, and the address of the [`BinaryCall`]
+/// (valid until the call returns). A v3 capability tells it from v2's requests, which it also
+/// answers, by the `binary_call` field.
 #[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "method", rename_all = "snake_case")]
-pub enum Envelope {
-    /// A binary call.
-    Binary {
-        /// The address of the [`BinaryCall`], valid until the call returns.
-        call: u64,
-    },
+pub struct Envelope<R> {
+    /// The address of the [`BinaryCall`].
+    pub binary_call: u64,
+    /// The request.
+    pub request: R,
 }
 
-/// The host's side of the callback: its sink, and a panic of it held until the plugin returned.
-struct HostSink<'f> {
-    on_batch: &'f mut dyn FnMut(&[u8]) -> bool,
+/// The host's end of a binary call.
+pub trait HostEnd {
+    /// A batch the plugin read; false to stop it.
+    fn on_batch(&mut self, batch: &[u8]) -> bool;
+    /// The next batch for the plugin to write, or none when all were lent.
+    fn next_batch(&mut self) -> Option<&[u8]>;
+}
+
+/// The host's end as the callbacks see it, with a panic of the host's code held until the plugin
+/// has returned.
+struct Context<'h> {
+    host: &'h mut dyn HostEnd,
     panic: Option<Box<dyn Any + Send>>,
 }
 
-extern "C" fn host_sink(context: *mut c_void, batch: *const u8, len: usize) -> u8 {
-    // SAFETY: `context` is the `HostSink` that `invoke` made for this call, alive until it
-    // returns; the plugin calls back only during the call, on the calling thread.
-    let sink = unsafe { &mut *context.cast::<HostSink<'_>>() };
-    if sink.panic.is_some() {
-        return 0;
-    }
-    // SAFETY: the plugin lends `len` bytes at `batch` for the duration of this callback.
-    let batch = unsafe { slice_from(batch, len) };
-    // An unwind must never cross the plugin's frames (the process would abort): it is caught here
-    // and resumed in the host once the plugin has returned.
-    match catch_unwind(AssertUnwindSafe(|| (sink.on_batch)(batch))) {
-        Ok(more) => u8::from(more),
-        Err(payload) => {
-            sink.panic = Some(payload);
-            0
+impl Context<'_> {
+    /// Runs `f` on the host's end unless it already panicked; an unwind must never cross the
+    /// plugin's frames (the process would abort), so it is caught here and resumed in the host
+    /// once the plugin has returned.
+    fn run<T>(&mut self, stopped: T, f: impl FnOnce(&mut dyn HostEnd) -> T) -> T {
+        if self.panic.is_some() {
+            return stopped;
+        }
+        let host = &mut *self.host;
+        match catch_unwind(AssertUnwindSafe(|| f(host))) {
+            Ok(value) => value,
+            Err(payload) => {
+                self.panic = Some(payload);
+                stopped
+            }
         }
     }
 }
 
-/// Makes a binary call: `request` is a [`super::wire::BinaryRequest`]; each batch the plugin
-/// streams back goes to `on_batch`, which says whether to go on. A panic in `on_batch` (the host's
-/// own code) stops the plugin's read and goes on unwinding here once the plugin has returned.
+extern "C" fn host_on_batch(context: *mut c_void, batch: *const u8, len: usize) -> u8 {
+    // SAFETY: `context` is the `Context` that `invoke` made for this call, alive until it
+    // returns; the plugin calls back only during the call, on the calling thread.
+    let context = unsafe { &mut *context.cast::<Context<'_>>() };
+    // SAFETY: the plugin lends `len` bytes at `batch` for the duration of this callback.
+    let batch = unsafe { slice_from(batch, len) };
+    u8::from(context.run(false, |host| host.on_batch(batch)))
+}
+
+extern "C" fn host_pull(context: *mut c_void, batch: *mut *const u8, len: *mut usize) -> u8 {
+    // SAFETY: as in `host_on_batch`.
+    let context = unsafe { &mut *context.cast::<Context<'_>>() };
+    let lent = context.run(None, |host| {
+        host.next_batch().map(|b| (b.as_ptr(), b.len()))
+    });
+    match lent {
+        Some((ptr, n)) if !batch.is_null() && !len.is_null() => {
+            // SAFETY: the plugin passes two writable out-parameters.
+            unsafe {
+                *batch = ptr;
+                *len = n;
+            }
+            1
+        }
+        _ => 0,
+    }
+}
+
+/// Makes a binary call of `request` on `object`, with `host` as the host's end. A panic of the
+/// host's end stops the plugin and goes on unwinding here once the plugin has returned.
 pub fn invoke(
     object: &CapabilityBox,
-    request: &[u8],
-    on_batch: &mut dyn FnMut(&[u8]) -> bool,
-) -> RResult<RString, RString> {
-    let mut sink = HostSink {
-        on_batch,
-        panic: None,
-    };
+    request: &impl Serialize,
+    host: &mut dyn HostEnd,
+) -> Result<RResult<RString, RString>, serde_json::Error> {
+    let mut context = Context { host, panic: None };
     let call = BinaryCall {
         magic: BINARY_CALL_MAGIC,
-        request: request.as_ptr(),
-        request_len: request.len(),
-        on_batch: host_sink,
-        context: (&mut sink as *mut HostSink<'_>).cast(),
+        on_batch: host_on_batch,
+        pull: host_pull,
+        context: (&mut context as *mut Context<'_>).cast(),
     };
-    let envelope = serde_json::to_string(&Envelope::Binary {
-        call: &call as *const BinaryCall as usize as u64,
-    })
-    .expect("an envelope always serialises");
+    let envelope = serde_json::to_string(&Envelope {
+        binary_call: &call as *const BinaryCall as usize as u64,
+        request,
+    })?;
     let answer = object.call(RStr::from_str(&envelope));
-    if let Some(payload) = sink.panic.take() {
+    if let Some(payload) = context.panic.take() {
         resume_unwind(payload);
     }
-    answer
+    Ok(answer)
 }
 
 /// The plugin's view of a binary call.
-pub struct Received<'a> {
-    /// The request bytes.
-    pub request: &'a [u8],
-    on_batch: BatchCallback,
-    context: *mut c_void,
+pub struct Received {
+    call: *const BinaryCall,
 }
 
-impl Received<'_> {
+impl Received {
     /// Hands a batch to the host; false once it wants no more.
     pub fn push(&mut self, batch: &[u8]) -> bool {
-        (self.on_batch)(self.context, batch.as_ptr(), batch.len()) != 0
+        // SAFETY: `receive` checked the record, which lives until the call returns.
+        let call = unsafe { &*self.call };
+        (call.on_batch)(call.context, batch.as_ptr(), batch.len()) != 0
+    }
+
+    /// The next batch the host lends, valid until the next pull; none when there are no more.
+    pub fn pull(&mut self) -> Option<&[u8]> {
+        // SAFETY: as in `push`.
+        let call = unsafe { &*self.call };
+        let (mut ptr, mut len) = (std::ptr::null(), 0usize);
+        if (call.pull)(call.context, &mut ptr, &mut len) == 0 {
+            return None;
+        }
+        // SAFETY: the host lends `len` bytes at `ptr` until the next pull or the call's end;
+        // the borrow of `self` ends before either.
+        Some(unsafe { slice_from(ptr, len) })
     }
 }
 
@@ -128,26 +177,21 @@ impl Received<'_> {
 ///
 /// `address` must be the one a host's [`invoke`] put in the envelope of the call being answered,
 /// and the result must not outlive that call. The magic number is checked, so an envelope from
-/// another kind of caller is refused rather than read, as far as its first eight bytes allow.
-pub unsafe fn receive<'a>(address: u64) -> Result<Received<'a>, String> {
+/// another kind of caller is refused rather than followed, as far as its first eight bytes allow.
+pub unsafe fn receive(address: u64) -> Result<Received, String> {
     let address = usize::try_from(address).map_err(|_| format!("bad address {address}"))?;
     if address == 0 || address % std::mem::align_of::<BinaryCall>() != 0 {
         return Err(format!("bad address {address:#x}"));
     }
+    let call = address as *const BinaryCall;
     // SAFETY: the caller promises the address is a live `BinaryCall`; its magic comes first.
-    let call = unsafe { &*(address as *const BinaryCall) };
-    if call.magic != BINARY_CALL_MAGIC {
+    let magic = unsafe { (*call).magic };
+    if magic != BINARY_CALL_MAGIC {
         return Err(format!(
-            "not a binary call of this version (magic {:#x})",
-            call.magic
+            "not a binary call of this version (magic {magic:#x})"
         ));
     }
-    Ok(Received {
-        // SAFETY: the host lends the request bytes for the duration of the call.
-        request: unsafe { slice_from(call.request, call.request_len) },
-        on_batch: call.on_batch,
-        context: call.context,
-    })
+    Ok(Received { call })
 }
 
 /// A slice from a pointer and a length (an empty slice for a null pointer).
@@ -168,37 +212,70 @@ unsafe fn slice_from<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
 mod tests {
     use super::*;
 
-    /// Both ends in one process: what `invoke` lends is what `receive` sees, and the callback's
-    /// answer and a panic in it come back to the host.
+    struct Recorder {
+        seen: Vec<Vec<u8>>,
+        to_lend: Vec<Vec<u8>>,
+        lent: Vec<u8>,
+        panic_on: Option<&'static [u8]>,
+    }
+
+    impl HostEnd for Recorder {
+        fn on_batch(&mut self, batch: &[u8]) -> bool {
+            if Some(batch) == self.panic_on {
+                panic!("the host's end panicked");
+            }
+            self.seen.push(batch.to_vec());
+            self.seen.len() < 2
+        }
+        fn next_batch(&mut self) -> Option<&[u8]> {
+            if self.to_lend.is_empty() {
+                return None;
+            }
+            self.lent = self.to_lend.remove(0);
+            Some(&self.lent)
+        }
+    }
+
+    fn call_for(context: &mut Context<'_>) -> BinaryCall {
+        BinaryCall {
+            magic: BINARY_CALL_MAGIC,
+            on_batch: host_on_batch,
+            pull: host_pull,
+            context: (context as *mut Context<'_>).cast(),
+        }
+    }
+
+    /// Both ends in one process: the callbacks reach the host's end, its answers come back, and
+    /// a panic in it is held (and stops the plugin) instead of crossing the plugin's frames.
     #[test]
     fn a_call_record_round_trips_through_its_address() {
-        let request = b"request bytes".to_vec();
-        let mut seen = Vec::new();
-        let mut on_batch = |batch: &[u8]| {
-            seen.push(batch.to_vec());
-            seen.len() < 2
+        let mut recorder = Recorder {
+            seen: vec![],
+            to_lend: vec![b"a".to_vec(), b"bc".to_vec()],
+            lent: vec![],
+            panic_on: Some(b"boom"),
         };
-        let mut sink = HostSink {
-            on_batch: &mut on_batch,
+        let mut context = Context {
+            host: &mut recorder,
             panic: None,
         };
-        let call = BinaryCall {
-            magic: BINARY_CALL_MAGIC,
-            request: request.as_ptr(),
-            request_len: request.len(),
-            on_batch: host_sink,
-            context: (&mut sink as *mut HostSink<'_>).cast(),
-        };
-        // SAFETY: `call` lives for the whole block.
+        let call = call_for(&mut context);
+        // SAFETY: `call` and `context` live for the whole test.
         let mut received = unsafe { receive(&call as *const BinaryCall as u64) }.unwrap();
-        assert_eq!(received.request, b"request bytes");
         assert!(received.push(b"one"));
         assert!(!received.push(b"two"));
-        drop(sink);
-        assert_eq!(seen, vec![b"one".to_vec(), b"two".to_vec()]);
+        assert_eq!(received.pull(), Some(&b"a"[..]));
+        assert_eq!(received.pull(), Some(&b"bc"[..]));
+        assert_eq!(received.pull(), None);
+        assert!(!received.push(b"boom"));
+        // Once the host's end panicked, nothing more reaches it.
+        assert!(!received.push(b"three"));
+        assert!(context.panic.is_some());
+        drop(context);
+        assert_eq!(recorder.seen, vec![b"one".to_vec(), b"two".to_vec()]);
 
         let wrong = BinaryCall { magic: 7, ..call };
-        // SAFETY: `wrong` lives for the whole block.
+        // SAFETY: `wrong` lives for the whole test.
         let err = unsafe { receive(&wrong as *const BinaryCall as u64) }
             .err()
             .unwrap();

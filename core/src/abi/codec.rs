@@ -8,7 +8,7 @@
 //! tagged enum. Why not abi_stable mirror types: each string would be copied into an `RString`
 //! and copied out again (an `RVec` made by another library is never adopted), with an allocation
 //! and a free per string on each side. This form copies each string once into a reused buffer and
-//! once out of it (`benches/wire_encoding.rs` in `handoff-live` measures the four).
+//! once out of it (`core/benches/wire_encoding.rs` measures the four against a clone).
 //!
 //! Layout (little-endian): a batch is a `u32` event count then the events; a string or byte
 //! string is a `u64` length and its bytes; an option is a `u8` 0/1 then the value; a list is a
@@ -25,18 +25,24 @@ use crate::transcript::{
     ToolCall,
 };
 
+/// A batch is handed across once it holds this many bytes: large enough that the call per batch
+/// costs nothing, small enough that it stays in cache and that a reader whose host stops early
+/// stops soon after.
+pub const BATCH_BYTES: usize = 64 * 1024;
+
 /// Appends events to a batch in the binary form: the event count (`u32`), then the events.
 pub struct Encoder {
-    /// What precedes the batch (a request header), then the count's slot, then the events.
+    /// The count's slot (written when the batch is handed on), then the events.
     buffer: Vec<u8>,
-    /// Where the count's slot is.
-    start: usize,
     count: u32,
 }
 
 impl Default for Encoder {
     fn default() -> Self {
-        Encoder::after(Vec::new())
+        Encoder {
+            buffer: vec![0; 4],
+            count: 0,
+        }
     }
 }
 
@@ -44,17 +50,6 @@ impl Encoder {
     /// An empty batch.
     pub fn new() -> Self {
         Encoder::default()
-    }
-
-    /// An empty batch written after `prefix` (a request header), so a request is one buffer.
-    pub fn after(mut prefix: Vec<u8>) -> Self {
-        let start = prefix.len();
-        prefix.extend_from_slice(&[0; 4]);
-        Encoder {
-            buffer: prefix,
-            start,
-            count: 0,
-        }
     }
 
     /// Appends one event.
@@ -80,7 +75,7 @@ impl Encoder {
 
     /// Bytes of events pushed since the batch began.
     pub fn len(&self) -> usize {
-        self.buffer.len() - self.start - 4
+        self.buffer.len() - 4
     }
 
     /// Whether no event was pushed since the batch began.
@@ -91,18 +86,17 @@ impl Encoder {
     /// The batch, for lending across the boundary; [`Encoder::clear`] starts the next one in the
     /// same allocation.
     pub fn batch(&mut self) -> &[u8] {
-        let start = self.start;
-        self.buffer[start..start + 4].copy_from_slice(&self.count.to_le_bytes());
-        &self.buffer[start..]
+        self.buffer[..4].copy_from_slice(&self.count.to_le_bytes());
+        &self.buffer
     }
 
     /// Starts the next batch, keeping the allocation.
     pub fn clear(&mut self) {
-        self.buffer.truncate(self.start + 4);
+        self.buffer.truncate(4);
         self.count = 0;
     }
 
-    /// The prefix and the batch, by value.
+    /// The batch, by value.
     pub fn into_batch(mut self) -> Vec<u8> {
         self.batch();
         self.buffer

@@ -5,8 +5,8 @@
 //! form (`"schema": "handoff.transcript/1"`); the request shapes are versioned by the capability
 //! id they are sent to. The v1 shapes are frozen: they name a session by target and id, so the
 //! plugin resolves it again on every call. The v2 shapes hand over the [`SessionRef`] the host
-//! resolved once. The v3 ids add binary calls whose events travel in the form of
-//! [`super::codec`] ([`BinaryRequest`]).
+//! resolved once. The v3 ids add binary calls ([`super::binary_call`]) whose events travel in
+//! batches of the form of [`super::codec`].
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -201,8 +201,9 @@ pub enum ResumeRequestV2<'a> {
     },
 }
 
-/// A binary request to `transcript.writer.v3` (the header of a [`BinaryRequest`]); the events
-/// follow the header in the binary form of [`super::codec`]. `remove` is v2's JSON request.
+/// A binary call to `transcript.writer.v3` (inside a [`super::binary_call::Envelope`]): the plugin
+/// pulls the events from the host in batches of the binary form of [`super::codec`]. `remove` is
+/// v2's JSON request.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "method", rename_all = "snake_case")]
 pub enum WriterRequestV3<'a> {
@@ -216,6 +217,8 @@ pub enum WriterRequestV3<'a> {
         cwd: Option<Cow<'a, str>>,
         /// The options.
         options: Cow<'a, CreateOptions>,
+        /// How many events the plugin will pull.
+        event_count: usize,
     },
     /// [`crate::Writer::append`]: the events are the ones to append.
     Append {
@@ -223,12 +226,13 @@ pub enum WriterRequestV3<'a> {
         root: Cow<'a, Path>,
         /// The resolved session.
         session: Cow<'a, SessionRef>,
+        /// How many events the plugin will pull.
+        event_count: usize,
     },
 }
 
-/// A binary request to `transcript.reader.v3` (the header of a [`BinaryRequest`], with no
-/// events): the plugin streams what it reads to the call's sink in batches. `list` and
-/// `find_owned` are v2's JSON requests.
+/// A binary call to `transcript.reader.v3` (inside a [`super::binary_call::Envelope`]): the plugin
+/// streams what it reads to the host in batches. `list` and `find_owned` are v2's JSON requests.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "method", rename_all = "snake_case")]
 pub enum ReaderRequestV3<'a> {
@@ -261,37 +265,6 @@ pub struct TranscriptHeader {
     /// The transcript's working directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
-}
-
-/// The bytes of a [`crate::abi::Capability::call_binary`] request: the header's length (`u32`,
-/// little-endian), the header as JSON (a v3 request), then a batch of events in the binary form
-/// of [`super::codec`] (empty for a read).
-pub struct BinaryRequest;
-
-impl BinaryRequest {
-    /// The request bytes with `header`, ready for the events to be appended by
-    /// [`super::codec::Encoder::after`].
-    pub fn begin(header: &impl Serialize) -> Result<Vec<u8>, serde_json::Error> {
-        let mut bytes = vec![0; 4];
-        serde_json::to_writer(&mut bytes, header)?;
-        let len = u32::try_from(bytes.len() - 4).expect("a request header is small");
-        bytes[..4].copy_from_slice(&len.to_le_bytes());
-        Ok(bytes)
-    }
-
-    /// Splits request bytes into the header's JSON and the events' batch.
-    pub fn split(bytes: &[u8]) -> Result<(&str, &[u8]), String> {
-        let len = bytes
-            .get(..4)
-            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
-            .ok_or("a binary request shorter than its header length")?;
-        let header = bytes
-            .get(4..4 + len)
-            .ok_or_else(|| format!("a binary request header of {len} bytes is cut short"))?;
-        let header = std::str::from_utf8(header)
-            .map_err(|e| format!("the binary request header is not UTF-8: {e}"))?;
-        Ok((header, &bytes[4 + len..]))
-    }
 }
 
 macro_rules! method_names {

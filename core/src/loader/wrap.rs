@@ -10,11 +10,11 @@ use serde::Serialize;
 
 use super::probe::Probe;
 use super::{log, summarise_layout_error, LoadError, PluginFile};
-use crate::abi::binary_call;
-use crate::abi::codec::{decode_events, Encoder};
+use crate::abi::binary_call::{self, HostEnd};
+use crate::abi::codec::{decode_events, Encoder, BATCH_BYTES};
 use crate::abi::wire::{
-    decode_error, BinaryRequest, ReaderRequest, ReaderRequestV2, ReaderRequestV3, ResumeRequest,
-    ResumeRequestV2, TranscriptHeader, WriterRequest, WriterRequestV2, WriterRequestV3,
+    decode_error, ReaderRequest, ReaderRequestV2, ReaderRequestV3, ResumeRequest, ResumeRequestV2,
+    TranscriptHeader, WriterRequest, WriterRequestV2, WriterRequestV3,
 };
 use crate::abi::{
     CapabilityBox, PluginModuleRef, READER_V1, READER_V2, READER_V3, RESUME_V1, RESUME_V2,
@@ -185,31 +185,16 @@ impl Remote {
         })
     }
 
-    /// A binary call of a v3 id: `request` is a [`BinaryRequest`]; every batch of events the
-    /// plugin streams back goes to `on_batch`, which says whether to go on (an `Err` stops the
-    /// plugin and is the call's error). A panic in `on_batch` (the host's own code) stops the
-    /// plugin's read, then goes on unwinding here, in the host, as it would with a built-in.
+    /// A binary call of a v3 id, with `host` as the host's end of it.
     fn call_binary<T: DeserializeOwned>(
         &self,
         method: &str,
-        request: &[u8],
-        on_batch: &mut dyn FnMut(&[u8]) -> Result<bool, String>,
+        request: &impl Serialize,
+        host: &mut dyn HostEnd,
     ) -> Result<T, PluginError> {
         let object = self.object(method)?;
-        let mut unreadable = None;
-        let answer = binary_call::invoke(object, request, &mut |batch| match on_batch(batch) {
-            Ok(more) => more,
-            Err(message) => {
-                unreadable = Some(message);
-                false
-            }
-        });
-        if let Some(message) = unreadable {
-            return Err(PluginError::Other(format!(
-                "plugin {} answered {method} with unreadable events: {message}",
-                self.plugin
-            )));
-        }
+        let answer = binary_call::invoke(object, request, host)
+            .map_err(|e| PluginError::Other(format!("cannot encode the {method} request: {e}")))?;
         match answer {
             RResult::ROk(answer) => self.answer(method, answer.as_bytes()),
             RResult::RErr(error) => Err(decode_error(&self.plugin, method, &error)),
@@ -223,9 +208,18 @@ impl Remote {
         sink: &mut dyn FnMut(Event) -> bool,
     ) -> Result<Option<TranscriptHeader>, PluginError> {
         let method = request.method();
-        let request = BinaryRequest::begin(request)
-            .map_err(|e| PluginError::Other(format!("cannot encode the {method} request: {e}")))?;
-        self.call_binary(method, &request, &mut |batch| decode_events(batch, sink))
+        let mut end = ReadEnd {
+            sink,
+            unreadable: None,
+        };
+        let answer = self.call_binary(method, request, &mut end);
+        if let Some(message) = end.unreadable {
+            return Err(PluginError::Other(format!(
+                "plugin {} answered {method} with unreadable events: {message}",
+                self.plugin
+            )));
+        }
+        answer
     }
 
     /// A streamed read of a whole transcript.
@@ -242,23 +236,64 @@ impl Remote {
         })
     }
 
-    /// A binary writer call: the header, then `events` in the binary form.
+    /// A binary writer call: the plugin pulls `events` in batches.
     fn write_binary<T: DeserializeOwned>(
         &self,
         request: &WriterRequestV3<'_>,
         events: &[Event],
     ) -> Result<T, PluginError> {
-        let method = request.method();
-        let header = BinaryRequest::begin(request)
-            .map_err(|e| PluginError::Other(format!("cannot encode the {method} request: {e}")))?;
-        let mut encoder = Encoder::after(header);
-        for event in events {
-            encoder.push(event);
+        let mut end = WriteEnd {
+            events: events.iter(),
+            encoder: Encoder::new(),
+        };
+        self.call_binary(request.method(), request, &mut end)
+    }
+}
+
+/// The host's end of a streamed read.
+struct ReadEnd<'s> {
+    sink: &'s mut dyn FnMut(Event) -> bool,
+    unreadable: Option<String>,
+}
+
+impl HostEnd for ReadEnd<'_> {
+    fn on_batch(&mut self, batch: &[u8]) -> bool {
+        match decode_events(batch, self.sink) {
+            Ok(more) => more,
+            Err(message) => {
+                self.unreadable = Some(message);
+                false
+            }
         }
-        // A writer streams nothing back: a batch would be a plugin fault.
-        self.call_binary(method, &encoder.into_batch(), &mut |_| {
-            Err("a writer sent events".into())
-        })
+    }
+
+    fn next_batch(&mut self) -> Option<&[u8]> {
+        None
+    }
+}
+
+/// The host's end of a write: the events, encoded a batch at a time as the plugin pulls them, so
+/// no second copy of a whole transcript is ever made.
+struct WriteEnd<'e> {
+    events: std::slice::Iter<'e, Event>,
+    encoder: Encoder,
+}
+
+impl HostEnd for WriteEnd<'_> {
+    fn on_batch(&mut self, _: &[u8]) -> bool {
+        // A writer streams nothing back.
+        false
+    }
+
+    fn next_batch(&mut self) -> Option<&[u8]> {
+        self.encoder.clear();
+        for event in self.events.by_ref() {
+            self.encoder.push(event);
+            if self.encoder.len() >= BATCH_BYTES {
+                break;
+            }
+        }
+        (!self.encoder.is_empty()).then(|| self.encoder.batch())
     }
 }
 
@@ -291,6 +326,7 @@ impl Writer for RemoteWriter {
                 target: Cow::Borrowed(target),
                 cwd: transcript.cwd.as_deref().map(Cow::Borrowed),
                 options: Cow::Borrowed(options),
+                event_count: transcript.events.len(),
             };
             return self.0.write_binary(&request, &transcript.events);
         }
@@ -315,6 +351,7 @@ impl Writer for RemoteWriter {
             let request = WriterRequestV3::Append {
                 root,
                 session: Cow::Borrowed(session),
+                event_count: events.len(),
             };
             return self.0.write_binary(&request, events);
         }
