@@ -128,16 +128,15 @@ fn whole_lines(chunk: &[u8], cut_start: bool) -> impl Iterator<Item = &[u8]> {
         .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
 }
 
-/// Whether a line may be a title record (checked before parsing it).
+/// Whether a line may be a title record (checked before parsing it): one pass for `"type":"`,
+/// then the kind after it (Claude Code writes compact JSON).
 fn may_hold_title(line: &str) -> bool {
-    [
-        "\"summary\"",
-        "\"custom-title\"",
-        "\"ai-title\"",
-        "\"agent-name\"",
-    ]
-    .iter()
-    .any(|kind| line.contains(kind))
+    const KINDS: [&str; 4] = ["summary\"", "custom-title\"", "ai-title\"", "agent-name\""];
+    const TYPE: &str = "\"type\":\"";
+    line.match_indices(TYPE).any(|(at, _)| {
+        let kind = &line[at + TYPE.len()..];
+        KINDS.iter().any(|k| kind.starts_with(k))
+    })
 }
 
 /// The latest of each title record seen.

@@ -50,11 +50,13 @@ pub fn first_user_message(path: &Path) -> Option<String> {
         if head.read_until(b'\n', &mut line).ok()? == 0 {
             return None;
         }
-        let may_hold = contains(&line, b"\"user_message\"") || contains(&line, b"\"UserMessage\"");
-        if !may_hold {
+        let Ok(text) = std::str::from_utf8(&line) else {
+            continue;
+        };
+        if !(text.contains("\"user_message\"") || text.contains("\"UserMessage\"")) {
             continue;
         }
-        let Ok(record) = serde_json::from_slice::<Value>(&line) else {
+        let Ok(record) = serde_json::from_str::<Value>(text) else {
             continue;
         };
         if let Some(text) = user_text(&record).filter(|t| !t.trim().is_empty()) {
@@ -88,10 +90,6 @@ fn user_text(record: &Value) -> Option<String> {
         }
         _ => None,
     }
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 #[cfg(test)]
