@@ -14,6 +14,7 @@ pub mod report;
 mod sandbox;
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use handoff_core::{Plugin, PLUGIN_API_VERSION};
@@ -35,7 +36,14 @@ pub struct Options {
     pub only: Vec<String>,
     /// Where to make scratch directories; the system temp dir when `None`.
     pub scratch: Option<PathBuf>,
+    /// How many checks run at once (each in its own scratch store root); [`DEFAULT_JOBS`] when
+    /// `None`, one after the other with `Some(1)`.
+    pub jobs: Option<usize>,
 }
+
+/// How many checks run at once by default. The checks mostly wait on the disk (every write a
+/// plugin makes is synced), and waits that overlap cost about one.
+pub const DEFAULT_JOBS: usize = 8;
 
 /// The kinds of per-target checks, in the order they run.
 pub const TARGET_CHECKS: [&str; 6] = [
@@ -69,11 +77,11 @@ pub fn run(plugin: &dyn Plugin, options: &Options) -> Report {
                 .iter()
                 .any(|o| o == id || id.split('/').next() == Some(o.as_str()))
     };
-    let checks = check_ids(plugin)
+    let ids: Vec<String> = check_ids(plugin)
         .into_iter()
         .filter(|id| selected(id))
-        .map(|id| run_check(plugin, &id, options))
         .collect();
+    let checks = run_checks(plugin, &ids, options);
     Report {
         schema: REPORT_SCHEMA.to_owned(),
         suite_version: SUITE_VERSION.to_owned(),
@@ -82,6 +90,42 @@ pub fn run(plugin: &dyn Plugin, options: &Options) -> Report {
         plugin_version: manifest.version,
         checks,
     }
+}
+
+/// Runs `ids`, up to `options.jobs` at once; the results are in the order of `ids`.
+fn run_checks(plugin: &dyn Plugin, ids: &[String], options: &Options) -> Vec<CheckResult> {
+    let jobs = options
+        .jobs
+        .unwrap_or(DEFAULT_JOBS)
+        .clamp(1, ids.len().max(1));
+    if jobs == 1 {
+        return ids
+            .iter()
+            .map(|id| run_check(plugin, id, options))
+            .collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<(usize, CheckResult)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(id) = ids.get(i) else { break done };
+                        done.push((i, run_check(plugin, id, options)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            // run_check catches the plugin's panics: a worker itself does not panic.
+            .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Runs one check by id. A panic inside the plugin fails the check; it never ends the caller.
