@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use handoff_pi::{PiPlugin, OPAQUE_KEY, TARGET};
 use handoff_sdk::serde_json::{json, Value};
-use handoff_sdk::{AssistantPart, Body, Event, Reader, Transcript};
+use handoff_sdk::{AssistantPart, Body, Event, Plugin, Reader, Transcript};
 
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==";
 
@@ -537,4 +537,37 @@ fn a_bom_before_the_header_is_skipped() {
     bytes.extend(std::fs::read(&path).unwrap());
     std::fs::write(&path, bytes).unwrap();
     assert_eq!(shape(&read(&root, id)), "U");
+}
+
+/// An append sees the file as written: it may answer a call the file holds no result for, and
+/// then pi sends that result (no synthetic one).
+#[test]
+fn an_append_may_answer_an_open_call() {
+    let (_dir, root) = root();
+    let t = transcript(vec![
+        user("f1", 0, "run it"),
+        assistant(
+            "f2",
+            1,
+            vec![call("call_9", "bash", json!({"command": "ls"}))],
+            None,
+        ),
+    ]);
+    let session = create(&root, &t);
+    assert_eq!(shape(&read(&root, &session.id)), "UAE");
+    PiPlugin
+        .writer()
+        .append(
+            &root,
+            &session,
+            &[result(
+                "f3",
+                2,
+                "call_9",
+                vec![handoff_sdk::Part::text("ok")],
+                false,
+            )],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(shape(&read(&root, &session.id)), "UAR");
 }

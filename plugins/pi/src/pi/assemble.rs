@@ -64,6 +64,8 @@ struct Assembly<'a> {
     file: &'a Path,
     /// Call id → (tool name, answered yet).
     calls: HashMap<String, (String, bool)>,
+    /// Whether calls without result get the result pi sends.
+    answer: bool,
     /// The calls of the last assistant message pi sends, in order, with that message's time.
     open_calls: Vec<String>,
     open_calls_at: Timestamp,
@@ -74,9 +76,10 @@ struct Assembly<'a> {
 }
 
 impl<'a> Assembly<'a> {
-    fn new(file: &'a Path, sink: &'a mut dyn FnMut(Event) -> bool) -> Self {
+    fn new(file: &'a Path, open_calls: OpenCalls, sink: &'a mut dyn FnMut(Event) -> bool) -> Self {
         Assembly {
             file,
+            answer: open_calls == OpenCalls::Answered,
             calls: HashMap::new(),
             open_calls: Vec::new(),
             open_calls_at: Timestamp::from_millis(0),
@@ -101,7 +104,7 @@ impl<'a> Assembly<'a> {
             return Ok(false);
         }
         let event = self.check(converted)?;
-        if let Body::Assistant { content, .. } = &event.body {
+        if let (true, Body::Assistant { content, .. }) = (self.answer, &event.body) {
             let calls = content.iter().filter_map(|part| match part {
                 AssistantPart::ToolCall(call) => Some(call.id.clone()),
                 _ => None,
@@ -257,11 +260,21 @@ fn node(slot: &Slot, entry: Entry, role: Role) -> Node {
     }
 }
 
+/// How a read treats a tool call the file holds no result for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum OpenCalls {
+    /// With the result pi sends for it (a read: what pi sends).
+    Answered,
+    /// Left open (an append, which may answer it).
+    AsWritten,
+}
+
 /// Reads the conversation of `path` streaming (two passes), handing each event to `sink` until
 /// it returns `false`.
 pub fn stream(
     path: &Path,
     want_ids: bool,
+    open_calls: OpenCalls,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<Found, PluginError> {
     let scan = read::scan(path)?;
@@ -272,7 +285,7 @@ pub fn stream(
         version: scan.header.version,
     };
     let mut lines = Lines::open(path, scan.header.version)?;
-    let mut assembly = Assembly::new(path, sink);
+    let mut assembly = Assembly::new(path, open_calls, sink);
     for (&index, &role) in conv.path.iter().zip(&conv.roles) {
         let slot = &scan.slots[index];
         let node = node(slot, lines.entry(slot)?, role);

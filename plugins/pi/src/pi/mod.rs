@@ -7,9 +7,9 @@
 
 mod assemble;
 mod context;
-mod list;
 mod convert;
 pub(crate) mod layout;
+mod list;
 mod llm;
 mod read;
 mod records;
@@ -151,7 +151,7 @@ pub fn append(
     require_owned(path, session)?;
     let _lock = session_lock(root, session)?;
     let mut whole = Transcript::new(Vec::new());
-    let found = assemble::stream(path, true, &mut |e| {
+    let found = assemble::stream(path, true, assemble::OpenCalls::AsWritten, &mut |e| {
         whole.events.push(e);
         true
     })?;
@@ -195,13 +195,13 @@ pub fn read_each(
     path: &Path,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<Option<String>, PluginError> {
-    Ok(assemble::stream(path, false, sink)?.cwd)
+    Ok(assemble::stream(path, false, assemble::OpenCalls::Answered, sink)?.cwd)
 }
 
 /// Reads a whole session file.
 pub fn read(path: &Path) -> Result<Transcript, PluginError> {
     let mut events = Vec::new();
-    let found = assemble::stream(path, false, &mut |e| {
+    let found = assemble::stream(path, false, assemble::OpenCalls::Answered, &mut |e| {
         events.push(e);
         true
     })?;

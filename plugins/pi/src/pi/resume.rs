@@ -41,7 +41,7 @@ pub fn plan(
             &prompt[..1]
         )));
     }
-    let found = assemble::stream(path, false, &mut |_| true)?;
+    let found = assemble::stream(path, false, assemble::OpenCalls::Answered, &mut |_| true)?;
     if found.id != session.id {
         return Err(read::malformed(
             path,
