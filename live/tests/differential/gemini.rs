@@ -125,6 +125,21 @@ const REWIND_TO_UNKNOWN: Mutation = Mutation {
     },
 };
 
+/// A `$set` checkpoint of the messages that holds only the last turn (the messages are replaced
+/// by it, as after the CLI's own checkpoints).
+const SET_MESSAGES: Mutation = Mutation {
+    name: "set-messages",
+    apply: |b| {
+        let r = records(b);
+        let user2 = *messages(&r, "user").last().unwrap();
+        let answer = *messages(&r, "gemini").last().unwrap();
+        let mut out = r.clone();
+        out.push(json!({"$set": {"messages": [r[user2], r[answer]],
+            "lastUpdated": r[answer]["timestamp"]}}));
+        to_bytes(&out)
+    },
+};
+
 /// Records the CLI does not send or does not know: `info` / `error` / `warning` messages, a
 /// message of an unknown type, a line of unknown shape, a `$set` of an unknown member.
 const UNKNOWN_KINDS: Mutation = Mutation {
@@ -190,6 +205,7 @@ pub(super) fn gemini_cases<'a>(
         (REPEAT_FIRST_ANSWER_AT_END, Expect::Agree),
         (REWIND, Expect::Agree),
         (REWIND_TO_UNKNOWN, Expect::Agree),
+        (SET_MESSAGES, Expect::Agree),
         (UNKNOWN_KINDS, Expect::Agree),
         (generic::TORN_LAST_LINE, Expect::DeliberateReaderFails(TORN)),
         (generic::BLANK_LINE, Expect::Agree),
