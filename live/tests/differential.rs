@@ -474,6 +474,32 @@ const COMPACTION: Mutation = Mutation {
     },
 };
 
+/// An interrupted turn whose assistant message said something before its call: Claude Code
+/// writes the text and the `tool_use` as two records of one message; the session ends on the
+/// call.
+const INTERRUPTED_CALL_AFTER_TEXT: Mutation = Mutation {
+    name: "interrupted-call-after-text",
+    apply: |b| {
+        let r = records(b);
+        let call = r
+            .iter()
+            .rposition(|x| {
+                x["type"] == "assistant" && x["message"]["content"][0]["type"] == "tool_use"
+            })
+            .expect("a tool call");
+        let mut text = r[call].clone();
+        let uuid = r[call]["uuid"].as_str().unwrap();
+        text["uuid"] = json!(format!("{}eee1", &uuid[..uuid.len() - 4]));
+        text["message"]["content"] = json!([{"type": "text", "text": "Let me run it."}]);
+        let mut out = r[..call].to_vec();
+        let mut call_record = r[call].clone();
+        call_record["parentUuid"] = text["uuid"].clone();
+        out.push(text);
+        out.push(call_record);
+        to_bytes(&out)
+    },
+};
+
 fn claude_cases<'a>(
     tool: &'a [u8],
     two: &'a [u8],
@@ -500,6 +526,7 @@ fn claude_cases<'a>(
         (SIDECHAIN_AT_END, Expect::Agree),
         (UNKNOWN_KINDS, Expect::Agree),
         (INTERRUPTED_CALL, Expect::Differs(INTERRUPTED)),
+        (INTERRUPTED_CALL_AFTER_TEXT, Expect::Agree),
         (generic::SWAP_LAST_TWO, Expect::Agree),
         (generic::TORN_LAST_LINE, Expect::DeliberateReaderFails(TORN)),
         (generic::BLANK_LINE, Expect::Agree),
