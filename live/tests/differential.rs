@@ -666,6 +666,16 @@ const CODEX_INTERRUPTED_CALL: Mutation = Mutation {
     },
 };
 
+/// The tool call's output is gone but the turn went on: the answer follows the call.
+const CODEX_OUTPUT_DROPPED: Mutation = Mutation {
+    name: "output-dropped",
+    apply: |b| {
+        map_records(b, |_, r| {
+            (payload_type(&r) != ("response_item", "function_call_output")).then_some(r)
+        })
+    },
+};
+
 /// Records of kinds no reader models: a line type and a response item type.
 const CODEX_UNKNOWN_KINDS: Mutation = Mutation {
     name: "unknown-kinds",
@@ -758,6 +768,7 @@ fn codex_cases<'a>(
         (GENUINE, Expect::Agree),
         (CODEX_OUTPUT_AFTER_ANSWER, Expect::Agree),
         (CODEX_INTERRUPTED_CALL, Expect::Agree),
+        (CODEX_OUTPUT_DROPPED, Expect::Agree),
         (CODEX_UNKNOWN_KINDS, Expect::Agree),
         (generic::SWAP_LAST_TWO, Expect::Agree),
         (generic::TORN_LAST_LINE, Expect::DeliberateReaderFails(TORN)),

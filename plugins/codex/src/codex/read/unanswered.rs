@@ -5,12 +5,13 @@
 //!
 //! Events stream through [`AnswerOpenCalls`]: an assistant turn with calls is held, with what
 //! follows it, until every call held has its output, then handed on unchanged; at the end, each
-//! call still open gets its output right after its turn. In a well-formed rollout the outputs
+//! call still open gets its output right after it (a turn with more after that call is split
+//! there, as Codex's output item splits it on the wire). In a well-formed rollout the outputs
 //! follow their turn at once, so at most one turn and its outputs are held.
 
 use std::collections::HashSet;
 
-use handoff_sdk::{AssistantPart, Body, Event, Part};
+use handoff_sdk::{AssistantPart, Body, Event, Part, Timestamp};
 
 /// The output Codex sends for a call with none.
 const ABORTED_OUTPUT: &str = "aborted";
@@ -61,18 +62,8 @@ impl<'a> AnswerOpenCalls<'a> {
         }
         let open = std::mem::take(&mut self.open);
         for event in std::mem::take(&mut self.held) {
-            let answers: Vec<Event> = match &event.body {
-                Body::Assistant { content, .. } => call_ids(content)
-                    .filter(|id| open.contains(id))
-                    .map(|call_id| aborted(&event, call_id))
-                    .collect(),
-                _ => Vec::new(),
-            };
-            if !self.hand_on(event) {
-                return;
-            }
-            for answer in answers {
-                if !self.hand_on(answer) {
+            for event in answered(event, &open) {
+                if !self.hand_on(event) {
                     return;
                 }
             }
@@ -103,11 +94,69 @@ fn call_ids(content: &[AssistantPart]) -> impl Iterator<Item = String> + '_ {
     })
 }
 
+/// `event` with Codex's output right after each of its calls in `open`: an assistant turn with
+/// more after such a call is split there (the later parts under `<id>:<k>`), as the output
+/// item Codex puts between them splits the turn on the wire.
+fn answered(event: Event, open: &HashSet<String>) -> Vec<Event> {
+    let has_open_call = matches!(&event.body, Body::Assistant { content, .. }
+        if call_ids(content).any(|id| open.contains(&id)));
+    if !has_open_call {
+        return vec![event];
+    }
+    let Event {
+        id,
+        timestamp,
+        author,
+        body: Body::Assistant { content, origin },
+        opaque,
+    } = event
+    else {
+        unreachable!("checked: an assistant turn")
+    };
+    let mut out = Vec::new();
+    let mut parts = Vec::new();
+    let mut opaque = Some(opaque);
+    let mut segment = 0;
+    let mut flush = |parts: &mut Vec<AssistantPart>, out: &mut Vec<Event>| {
+        let mut turn = Event::new(
+            if segment == 0 {
+                id.clone()
+            } else {
+                format!("{id}:{segment}")
+            },
+            timestamp,
+            Body::Assistant {
+                content: std::mem::take(parts),
+                origin: origin.clone(),
+            },
+        );
+        turn.author = author.clone();
+        turn.opaque = opaque.take().unwrap_or_default();
+        segment += 1;
+        out.push(turn);
+    };
+    for part in content {
+        let open_call = match &part {
+            AssistantPart::ToolCall(call) if open.contains(&call.id) => Some(call.id.clone()),
+            _ => None,
+        };
+        parts.push(part);
+        if let Some(call_id) = open_call {
+            flush(&mut parts, &mut out);
+            out.push(aborted(timestamp, call_id));
+        }
+    }
+    if !parts.is_empty() {
+        flush(&mut parts, &mut out);
+    }
+    out
+}
+
 /// Codex's output for `call_id`, at its turn's time.
-fn aborted(turn: &Event, call_id: String) -> Event {
+fn aborted(timestamp: Timestamp, call_id: String) -> Event {
     Event::new(
         format!("{call_id}{ABORTED_ID_SUFFIX}"),
-        turn.timestamp,
+        timestamp,
         Body::ToolResult {
             call_id,
             content: vec![Part::text(ABORTED_OUTPUT)],
@@ -119,7 +168,7 @@ fn aborted(turn: &Event, call_id: String) -> Event {
 #[cfg(test)]
 mod tests {
     use handoff_sdk::serde_json::json;
-    use handoff_sdk::{Timestamp, ToolCall};
+    use handoff_sdk::ToolCall;
 
     use super::*;
 
@@ -215,6 +264,19 @@ mod tests {
             result("r2", "c2"),
             user("u2"),
         ]);
-        assert_eq!(got, ["a1", "c1:aborted!", "r2", "u2"]);
+        // Parallel calls, the first open: Codex's output splits the turn after it.
+        assert_eq!(got, ["a1", "c1:aborted!", "a1:1", "r2", "u2"]);
+    }
+
+    /// Differential case codex/tool-call/output-dropped: the answer followed the call in the
+    /// same turn; Codex's output goes between them.
+    #[test]
+    fn a_turn_with_more_after_an_open_call_is_split_there() {
+        let mut turn = assistant("a1", &["c1"]);
+        if let Body::Assistant { content, .. } = &mut turn.body {
+            content.push(AssistantPart::Text { text: "ok".into() });
+        }
+        let got = run(vec![user("u1"), turn]);
+        assert_eq!(got, ["u1", "a1", "c1:aborted!", "a1:1"]);
     }
 }
