@@ -175,18 +175,21 @@ impl<'t> Renderer<'t> {
                 content,
                 is_error,
             } => {
-                let output = match content.as_slice() {
-                    [Part::Text { text }] => OutputOut::Text(text),
-                    parts => OutputOut::Items(parts.iter().map(content_item).collect()),
-                };
                 let mut tag = tag(event, None);
                 tag.is_error = *is_error;
-                let item = ItemOut::FunctionCallOutput {
-                    call_id,
-                    output,
-                    tag: Some(tag),
-                };
-                out.line(&ts, "response_item", item)?;
+                match content.as_slice() {
+                    [Part::Text { text }] => {
+                        out.function_call_output_text(&ts, call_id, text, &tag)?
+                    }
+                    parts => {
+                        let item = ItemOut::FunctionCallOutput {
+                            call_id,
+                            output: OutputOut::Items(parts.iter().map(content_item).collect()),
+                            tag: Some(tag),
+                        };
+                        out.line(&ts, "response_item", item)?;
+                    }
+                }
             }
             Body::Compaction {
                 summary,
