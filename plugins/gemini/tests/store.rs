@@ -661,8 +661,7 @@ fn malformed_input_names_file_line_and_field() {
     let (next, last) = (format!(":{}", n + 1), format!(":{n}"));
     let cases = [
         (bad_ts, ":2".to_owned(), "u1.timestamp"),
-        (format!("{good}{{\"id\": 1}}\n"), next.clone(), "not a Gemini CLI record"),
-        (format!("{good}\n"), next.clone(), "blank"),
+        (format!("{good}\"x\"\n"), next.clone(), "not a Gemini CLI record"),
         (good.trim_end().to_owned(), last, "newline"),
         (format!("{good}{{\"id\":\"z\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"type\":\"user\",\"content\":[{{\"inlineData\":{{\"mimeType\":\"application/pdf\",\"data\":\"AA==\"}}}}]}}\n"), next, "z.content[0].inlineData.mimeType"),
     ];
@@ -677,6 +676,12 @@ fn malformed_input_names_file_line_and_field() {
             e.contains(&format!("{name}{line}")) && e.contains(what),
             "{what}: {e}"
         );
+    }
+    // A blank line and a record of no kind the CLI knows are skipped, as the CLI skips them.
+    for text in [format!("{good}\n"), format!("{good}{{\"id\": 1}}\n")] {
+        std::fs::write(&session.path, &text).unwrap();
+        let t = GeminiPlugin.reader().read(&s.root, &session).unwrap();
+        assert_eq!(t.events.len(), rich().events.len());
     }
     std::fs::write(&session.path, b"\xff\xfe\n").unwrap();
     assert!(GeminiPlugin
