@@ -94,38 +94,46 @@ pub fn run(plugin: &dyn Plugin, options: &Options) -> Report {
 
 /// Runs `ids`, up to `options.jobs` at once; the results are in the order of `ids`.
 fn run_checks(plugin: &dyn Plugin, ids: &[String], options: &Options) -> Vec<CheckResult> {
-    let jobs = options
-        .jobs
-        .unwrap_or(DEFAULT_JOBS)
-        .clamp(1, ids.len().max(1));
+    map_at_once(ids, jobs(options), |id| run_check(plugin, id, options))
+}
+
+/// How many things run at once under `options`.
+fn jobs(options: &Options) -> usize {
+    options.jobs.unwrap_or(DEFAULT_JOBS).max(1)
+}
+
+/// `each` of every item, up to `jobs` at once, in the order of `items`. A panic in `each` is
+/// the caller's (the suite catches the plugin's per check, in [`run_check`]).
+fn map_at_once<T: Sync, R: Send>(
+    items: &[T],
+    jobs: usize,
+    each: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let jobs = jobs.clamp(1, items.len().max(1));
     if jobs == 1 {
-        return ids
-            .iter()
-            .map(|id| run_check(plugin, id, options))
-            .collect();
+        return items.iter().map(each).collect();
     }
     let next = AtomicUsize::new(0);
-    let mut results: Vec<(usize, CheckResult)> = std::thread::scope(|scope| {
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..jobs)
             .map(|_| {
                 scope.spawn(|| {
                     let mut done = Vec::new();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(id) = ids.get(i) else { break done };
-                        done.push((i, run_check(plugin, id, options)));
+                        let Some(item) = items.get(i) else { break done };
+                        done.push((i, each(item)));
                     }
                 })
             })
             .collect();
         workers
             .into_iter()
-            // run_check catches the plugin's panics: a worker itself does not panic.
             .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     });
-    results.sort_by_key(|(i, _)| *i);
-    results.into_iter().map(|(_, r)| r).collect()
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Runs one check by id. A panic inside the plugin fails the check; it never ends the caller.
