@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use handoff_core::Plugin;
 use handoff_live::differential::{
     generic, join, lines, map_records, no_side_files, run_case, Case, CaseResult, Mutation,
-    Outcome, GENUINE,
+    Outcome, SideFile, GENUINE,
 };
 use handoff_live::{skips_are_failures, LiveOptions};
 use serde_json::{json, Value};
@@ -114,6 +114,39 @@ fn check(plugin: &dyn Plugin, cases: Vec<(Case<'_>, Expect)>) {
         );
         eprintln!("skipped (CLI absent): {skipped:?}");
     }
+}
+
+/// One genuine session of a CLI target, and where the CLI finds it.
+struct Sample<'a> {
+    target: &'a str,
+    /// Its short name in case names, e.g. `tool-call`.
+    short: &'a str,
+    id: &'a str,
+    bytes: &'a [u8],
+    place: &'a dyn Fn(&str) -> PathBuf,
+    side_files: &'a dyn Fn(&str) -> Vec<SideFile>,
+}
+
+/// The cases of `sample`: one per mutation, with what it must come to.
+fn cases_of<'a>(
+    sample: &Sample<'a>,
+    rows: impl IntoIterator<Item = (Mutation, Expect)>,
+) -> Vec<(Case<'a>, Expect)> {
+    rows.into_iter()
+        .map(|(mutation, expect)| {
+            let case = Case {
+                name: format!("{}/{}/{}", sample.target, sample.short, mutation.name),
+                target: sample.target,
+                id: sample.id,
+                genuine: sample.bytes,
+                recorded_cwd: RECORDED_CWD,
+                place: sample.place,
+                side_files: sample.side_files,
+                mutation,
+            };
+            (case, expect)
+        })
+        .collect()
 }
 
 fn judge(result: &CaseResult, expect: Expect) -> &'static str {
@@ -547,34 +580,22 @@ fn claude_cases<'a>(
         (NO_LAST_PROMPT_OLDER_BRANCH, Expect::Agree),
         (generic::CRLF, Expect::Agree),
     ];
-    let make = |sample: &'a [u8],
-                id: &'a str,
-                place: &'a dyn Fn(&str) -> PathBuf,
-                short: &str,
-                (mutation, expect): (Mutation, Expect)| {
-        (
-            Case {
-                name: format!("claude-code/{short}/{}", mutation.name),
-                target: "claude-code",
-                id,
-                genuine: sample,
-                recorded_cwd: RECORDED_CWD,
-                place,
-                side_files: &no_side_files,
-                mutation,
-            },
-            expect,
-        )
+    let sample = |short, id, bytes, place| Sample {
+        target: "claude-code",
+        short,
+        id,
+        bytes,
+        place,
+        side_files: &no_side_files,
     };
-    let mut cases: Vec<(Case<'a>, Expect)> = on_tool
-        .into_iter()
-        .map(|m| make(tool, CLAUDE_TOOL_ID, tool_place, "tool-call", m))
-        .collect();
-    cases.extend(
-        on_two
-            .into_iter()
-            .map(|m| make(two, CLAUDE_TWO_ID, two_place, "two-turns", m)),
+    let mut cases = cases_of(
+        &sample("tool-call", CLAUDE_TOOL_ID, tool, tool_place),
+        on_tool,
     );
+    cases.extend(cases_of(
+        &sample("two-turns", CLAUDE_TWO_ID, two, two_place),
+        on_two,
+    ));
     cases
 }
 
@@ -786,34 +807,22 @@ fn codex_cases<'a>(
         ),
         (generic::CRLF, Expect::Agree),
     ];
-    let make = |sample: &'a [u8],
-                id: &'a str,
-                place: &'a dyn Fn(&str) -> PathBuf,
-                short: &str,
-                (mutation, expect): (Mutation, Expect)| {
-        (
-            Case {
-                name: format!("codex/{short}/{}", mutation.name),
-                target: "codex",
-                id,
-                genuine: sample,
-                recorded_cwd: RECORDED_CWD,
-                place,
-                side_files: &no_side_files,
-                mutation,
-            },
-            expect,
-        )
+    let sample = |short, id, bytes, place| Sample {
+        target: "codex",
+        short,
+        id,
+        bytes,
+        place,
+        side_files: &no_side_files,
     };
-    let mut cases: Vec<(Case<'a>, Expect)> = on_tool
-        .into_iter()
-        .map(|m| make(tool, CODEX_TOOL_ID, tool_place, "tool-call", m))
-        .collect();
-    cases.extend(
-        on_two
-            .into_iter()
-            .map(|m| make(two, CODEX_TWO_ID, two_place, "two-turns", m)),
+    let mut cases = cases_of(
+        &sample("tool-call", CODEX_TOOL_ID, tool, tool_place),
+        on_tool,
     );
+    cases.extend(cases_of(
+        &sample("two-turns", CODEX_TWO_ID, two, two_place),
+        on_two,
+    ));
     cases
 }
 

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use handoff_live::differential::{generic, Case, Mutation, SideFile, GENUINE};
 use serde_json::{json, Value};
 
-use super::{check, records, sample, to_bytes, Expect, RECORDED_CWD};
+use super::{cases_of, check, records, sample, to_bytes, Expect, Sample};
 
 const GEMINI_TWO: &str = "gemini-cli/session-2026-11-30T00-41-c903aa87.jsonl";
 const GEMINI_TWO_ID: &str = "c903aa87-fdf1-4d9e-b67f-47f65da5078b";
@@ -219,34 +219,19 @@ pub(super) fn gemini_cases<'a>(
         (INTERRUPTED_CALL, refused(true, UNANSWERED)),
         (generic::SWAP_LAST_TWO, refused(false, DOUBLE_RESULT)),
     ];
-    let make = |sample: &'a [u8],
-                id: &'a str,
-                place: &'a dyn Fn(&str) -> PathBuf,
-                short: &str,
-                (mutation, expect): (Mutation, Expect)| {
-        (
-            Case {
-                name: format!("gemini-cli/{short}/{}", mutation.name),
-                target: "gemini-cli",
-                id,
-                genuine: sample,
-                recorded_cwd: RECORDED_CWD,
-                place,
-                side_files: &gemini_side_files,
-                mutation,
-            },
-            expect,
-        )
+    let sample = |short, id, bytes, place| Sample {
+        target: "gemini-cli",
+        short,
+        id,
+        bytes,
+        place,
+        side_files: &gemini_side_files,
     };
-    let mut cases: Vec<(Case<'a>, Expect)> = on_two
-        .into_iter()
-        .map(|m| make(two, GEMINI_TWO_ID, two_place, "two-turns", m))
-        .collect();
-    cases.extend(
-        on_tool
-            .into_iter()
-            .map(|m| make(tool, GEMINI_TOOL_ID, tool_place, "tool-call", m)),
-    );
+    let mut cases = cases_of(&sample("two-turns", GEMINI_TWO_ID, two, two_place), on_two);
+    cases.extend(cases_of(
+        &sample("tool-call", GEMINI_TOOL_ID, tool, tool_place),
+        on_tool,
+    ));
     cases
 }
 

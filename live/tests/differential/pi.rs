@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use handoff_live::differential::{generic, no_side_files, Case, Mutation, GENUINE};
 use serde_json::{json, Value};
 
-use super::{check, records, sample, to_bytes, Expect, RECORDED_CWD};
+use super::{cases_of, check, records, sample, to_bytes, Expect, Sample};
 
 const PI_TWO: &str = "pi/2026-11-30T00-41-45-653Z_01a229e6-8fb3-71bc-b7eb-e70473137487.jsonl";
 const PI_TWO_ID: &str = "01a229e6-8fb3-71bc-b7eb-e70473137487";
@@ -274,34 +274,19 @@ pub(super) fn pi_cases<'a>(
         (INTERRUPTED_CALL_THEN_USER, Expect::Agree),
         (ABORTED_AFTER_CALL, Expect::Agree),
     ];
-    let make = |sample: &'a [u8],
-                id: &'a str,
-                place: &'a dyn Fn(&str) -> PathBuf,
-                short: &str,
-                (mutation, expect): (Mutation, Expect)| {
-        (
-            Case {
-                name: format!("pi/{short}/{}", mutation.name),
-                target: "pi",
-                id,
-                genuine: sample,
-                recorded_cwd: RECORDED_CWD,
-                place,
-                side_files: &no_side_files,
-                mutation,
-            },
-            expect,
-        )
+    let sample = |short, id, bytes, place| Sample {
+        target: "pi",
+        short,
+        id,
+        bytes,
+        place,
+        side_files: &no_side_files,
     };
-    let mut cases: Vec<(Case<'a>, Expect)> = on_two
-        .into_iter()
-        .map(|m| make(two, PI_TWO_ID, two_place, "two-turns", m))
-        .collect();
-    cases.extend(
-        on_tool
-            .into_iter()
-            .map(|m| make(tool, PI_TOOL_ID, tool_place, "tool-call", m)),
-    );
+    let mut cases = cases_of(&sample("two-turns", PI_TWO_ID, two, two_place), on_two);
+    cases.extend(cases_of(
+        &sample("tool-call", PI_TOOL_ID, tool, tool_place),
+        on_tool,
+    ));
     cases
 }
 
