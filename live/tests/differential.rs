@@ -507,6 +507,39 @@ const COMPACTION: Mutation = Mutation {
     },
 };
 
+/// Two compactions: the one above, then a second after the second turn, a new turn on its
+/// summary, and the `last-prompt` naming that turn's answer (the last boundary governs).
+const TWO_COMPACTIONS: Mutation = Mutation {
+    name: "two-compactions",
+    apply: |b| {
+        let r = records(&(COMPACTION.apply)(b));
+        let msgs: Vec<usize> = (0..r.len()).filter(|&i| is_message(&r[i])).collect();
+        let (user2, asst2) = (msgs[msgs.len() - 2], msgs[msgs.len() - 1]);
+        let boundary_at = r
+            .iter()
+            .position(|x| x["subtype"] == "compact_boundary")
+            .unwrap();
+        let mut boundary = r[boundary_at].clone();
+        boundary["logicalParentUuid"] = r[asst2]["uuid"].clone();
+        let uuid = r[asst2]["uuid"].as_str().unwrap();
+        boundary["uuid"] = json!(format!("{}fff1", &uuid[..uuid.len() - 4]));
+        let mut summary = r[boundary_at + 1].clone();
+        summary["uuid"] = json!(format!("{}fff2", &uuid[..uuid.len() - 4]));
+        summary["parentUuid"] = boundary["uuid"].clone();
+        summary["message"]["content"] = json!("Both turns, summarised again.");
+        let u = later(
+            fork(&r[user2], "fff3", &summary["uuid"], "a third question"),
+            5,
+        );
+        let a = later(fork(&r[asst2], "fff4", &u["uuid"], "a third answer"), 5);
+        let prompt = json!({"type": "last-prompt", "lastPrompt": "a third question",
+            "leafUuid": a["uuid"], "sessionId": r[asst2]["sessionId"]});
+        let mut out = r.clone();
+        out.extend([boundary, summary, u, a, prompt]);
+        to_bytes(&out)
+    },
+};
+
 /// An interrupted turn whose assistant message said something before its call: Claude Code
 /// writes the text and the `tool_use` as two records of one message; the session ends on the
 /// call.
@@ -576,6 +609,7 @@ fn claude_cases<'a>(
         (NO_LAST_PROMPT_SWAPPED, Expect::Differs(CHILD_FIRST)),
         (STALE_LAST_PROMPT, Expect::Agree),
         (COMPACTION, Expect::Agree),
+        (TWO_COMPACTIONS, Expect::Agree),
         (NO_LAST_PROMPT_NEWER_BRANCH, Expect::Agree),
         (NO_LAST_PROMPT_OLDER_BRANCH, Expect::Agree),
         (generic::CRLF, Expect::Agree),

@@ -180,6 +180,23 @@ const COMPACTION: Mutation = Mutation {
     },
 };
 
+/// Two compactions: the one above, then a second after the new turn keeping only that turn (the
+/// last compaction on the path governs; the first shows no more).
+const TWO_COMPACTIONS: Mutation = Mutation {
+    name: "two-compactions",
+    apply: |b| {
+        let r = records(&(COMPACTION.apply)(b));
+        let last = r.len() - 1;
+        let compaction = json!({"type": "compaction", "id": "dddd0021",
+            "parentId": r[last]["id"], "timestamp": r[last]["timestamp"],
+            "summary": "Everything up to the compaction, and after it, summarised again.",
+            "firstKeptEntryId": "dddd0002", "tokensBefore": 84});
+        let mut out = r.clone();
+        out.push(compaction);
+        to_bytes(&out)
+    },
+};
+
 /// A compaction that keeps nothing before it (its `firstKeptEntryId` is the compaction's own
 /// next entry's: none found before it), as the last entry.
 const COMPACTION_KEEPS_NOTHING: Mutation = Mutation {
@@ -263,6 +280,7 @@ pub(super) fn pi_cases<'a>(
         (UNKNOWN_KINDS, Expect::Agree),
         (COMPACTION, Expect::Agree),
         (COMPACTION_KEEPS_NOTHING, Expect::Agree),
+        (TWO_COMPACTIONS, Expect::Agree),
         (generic::TORN_LAST_LINE, Expect::DeliberateReaderFails(TORN)),
         (generic::BLANK_LINE, Expect::Agree),
         (generic::BOM, Expect::Agree),
