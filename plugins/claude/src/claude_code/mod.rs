@@ -202,8 +202,80 @@ pub(crate) fn plan(
     Ok(ResumePlan::Command {
         program: "claude".to_owned(),
         args: resume_args(id, prompt),
-        env: Vec::new(),
+        env: config_dir_env(root, |var| std::env::var_os(var)),
         cwd: Some(PathBuf::from(cwd)),
         close_stdin: true,
     })
+}
+
+/// `CLAUDE_CONFIG_DIR=<root>` when the store root is not the one Claude Code uses by default
+/// (`$CLAUDE_CONFIG_DIR`, else `~/.claude`), so the printed command finds the session. It is not
+/// set for the default root: Claude Code keeps its login in `$CLAUDE_CONFIG_DIR/.claude.json`
+/// when the variable is set, and in `~/.claude.json` when it is not.
+fn config_dir_env(
+    root: &StoreRoot,
+    var: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> Vec<(String, String)> {
+    let default_root = manifest()
+        .target(CLAUDE_CODE)
+        .and_then(|t| t.default_root.clone())
+        .and_then(|d| {
+            let home = var("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+            d.resolve(&var, home.as_deref(), None)
+        });
+    let same = |default: &Path| {
+        default == root.path()
+            || matches!(
+                (std::fs::canonicalize(default), std::fs::canonicalize(root.path())),
+                (Ok(a), Ok(b)) if a == b
+            )
+    };
+    if default_root.as_deref().is_some_and(same) {
+        Vec::new()
+    } else {
+        vec![(
+            "CLAUDE_CONFIG_DIR".to_owned(),
+            root.path().to_string_lossy().into_owned(),
+        )]
+    }
+}
+
+#[cfg(test)]
+mod config_dir_tests {
+    use super::*;
+    use std::ffi::OsString;
+
+    fn env_for(root: &Path, vars: &[(&str, &Path)]) -> Vec<(String, String)> {
+        let root = StoreRoot::new(root).unwrap();
+        config_dir_env(&root, |name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| OsString::from(v))
+        })
+    }
+
+    #[test]
+    fn the_default_root_sets_nothing_and_another_root_is_named() {
+        let home = tempfile::tempdir().unwrap();
+        let default = home.path().join(".claude");
+        std::fs::create_dir(&default).unwrap();
+        assert_eq!(env_for(&default, &[("HOME", home.path())]), Vec::new());
+        let scratch = home.path().join("scratch");
+        std::fs::create_dir(&scratch).unwrap();
+        assert_eq!(
+            env_for(&scratch, &[("HOME", home.path())]),
+            vec![(
+                "CLAUDE_CONFIG_DIR".to_owned(),
+                scratch.to_string_lossy().into_owned()
+            )]
+        );
+        // The variable already names the root: Claude Code finds it as it is.
+        assert_eq!(
+            env_for(
+                &scratch,
+                &[("HOME", home.path()), ("CLAUDE_CONFIG_DIR", &scratch)]
+            ),
+            Vec::new()
+        );
+    }
 }
