@@ -651,6 +651,56 @@ mod tests {
         );
     }
 
+    /// Any JSON value (numbers as digits, any text) and any text crosses unchanged.
+    mod round_trip {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn json() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::Bool),
+                any::<i64>().prop_map(|n| json!(n)),
+                any::<f64>()
+                    .prop_filter("finite", |f| f.is_finite())
+                    .prop_map(|f| json!(f)),
+                ".*".prop_map(Value::String),
+            ];
+            leaf.prop_recursive(4, 32, 4, |inner| {
+                prop_oneof![
+                    proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                    proptest::collection::vec((".*", inner), 0..4)
+                        .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+                ]
+            })
+        }
+
+        proptest! {
+            #[test]
+            fn any_text_and_json_cross_unchanged(text in ".*", key in ".*", arguments in json(), extra in json()) {
+                let mut event = Event::new(
+                    text.clone(),
+                    Timestamp::from_millis(7),
+                    Body::Assistant {
+                        content: vec![
+                            AssistantPart::text(text.clone()),
+                            AssistantPart::ToolCall(ToolCall {
+                                id: key.clone(),
+                                name: text,
+                                arguments,
+                            }),
+                        ],
+                        origin: None,
+                    },
+                );
+                event.opaque.insert(key, extra);
+                let events = vec![event];
+                let back = decode_all(&encode_events(&events)).unwrap();
+                prop_assert_eq!(back, events);
+            }
+        }
+    }
+
     #[test]
     fn json_nested_deeper_than_serde_json_reads_is_refused() {
         let mut deep = Value::Null;
