@@ -182,3 +182,65 @@ fn violations_name_dialect_rule_index_and_field() {
         assert!(v.to_string().starts_with(prefix), "{v}");
     }
 }
+
+/// Every dialect shows a compaction's summary at its place: the user message it keeps (after
+/// `replaces_through`, before it) first, as Codex sends its `replacement_history`.
+#[test]
+fn every_dialect_shows_the_summary_at_the_compactions_place() {
+    let user = |id: &str, text: &str| {
+        ev(
+            id,
+            Body::User {
+                content: vec![Part::text(text)],
+            },
+        )
+    };
+    let assistant = |id: &str, text: &str| {
+        ev(
+            id,
+            Body::Assistant {
+                content: vec![AssistantPart::text(text)],
+                origin: None,
+            },
+        )
+    };
+    let t = Transcript::new(vec![
+        user("u1", "old"),
+        assistant("a1", "older"),
+        user("u2", "kept"),
+        ev(
+            "c",
+            Body::Compaction {
+                summary: "summary".into(),
+                replaces_through: "a1".into(),
+            },
+        ),
+        assistant("a2", "next"),
+    ]);
+    for d in Dialect::ALL {
+        let body = d.render_body(&t, &RenderOptions::default()).unwrap();
+        let parsed = d.parse(&body).unwrap().transcript;
+        let texts: Vec<&str> = parsed
+            .events
+            .iter()
+            .flat_map(|e| match &e.body {
+                Body::User { content } => content
+                    .iter()
+                    .filter_map(|p| match p {
+                        Part::Text { text } => Some(text.as_str()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>(),
+                Body::Assistant { content, .. } => content
+                    .iter()
+                    .filter_map(|p| match p {
+                        AssistantPart::Text { text } => Some(text.as_str()),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        assert_eq!(texts, ["kept", "summary", "next"], "{d}");
+    }
+}

@@ -1,6 +1,9 @@
-//! The events a model sees: the last compaction governs. Its summary comes first, as a user
-//! turn, then every event after the one it replaces through (the compaction itself excepted); an
-//! earlier compaction still in view shows its summary in its place.
+//! The events a model sees: the last compaction governs. The events up to the one it replaces
+//! through are out of view; every later event is seen in order, and each compaction in view
+//! (the governing one too) shows its summary as a user turn at its own place. So events between
+//! `replaces_through` and the compaction come before its summary (Codex sends the user messages
+//! it keeps, then the summary); a reader whose CLI shows the summary first puts the compaction
+//! right after `replaces_through`.
 
 use super::RenderError;
 use crate::transcript::{Body, Transcript};
@@ -22,12 +25,10 @@ pub fn checked(transcript: &Transcript) -> Result<Vec<(usize, Option<&str>)>, Re
     let governing = events
         .iter()
         .rposition(|e| matches!(e.body, Body::Compaction { .. }));
-    let mut out = Vec::with_capacity(events.len() + 1);
     let mut start = 0;
     if let Some(c) = governing {
         let Body::Compaction {
-            summary,
-            replaces_through,
+            replaces_through, ..
         } = &events[c].body
         else {
             unreachable!("found as a compaction")
@@ -43,14 +44,11 @@ pub fn checked(transcript: &Transcript) -> Result<Vec<(usize, Option<&str>)>, Re
                     format!("{replaces_through:?} is not an earlier event"),
                 )
             })?;
-        out.push((c, Some(summary.as_str())));
         start = through + 1;
     }
-    for index in start..events.len() {
-        if Some(index) != governing {
-            out.push((index, summary_of(transcript, index)));
-        }
-    }
+    let out = (start..events.len())
+        .map(|index| (index, summary_of(transcript, index)))
+        .collect();
     Ok(out)
 }
 
@@ -98,7 +96,34 @@ mod tests {
         ]);
         assert_eq!(
             checked(&t).unwrap(),
-            [(3, Some("Sc2")), (1, Some("Sc1")), (2, None), (4, None)]
+            [(1, Some("Sc1")), (2, None), (3, Some("Sc2")), (4, None)]
+        );
+    }
+
+    /// The events a compaction keeps (after `replaces_through`, before it) come before its
+    /// summary, as Codex sends its `replacement_history`; a compaction right after what it
+    /// replaces shows its summary first, as Claude Code and pi send it.
+    #[test]
+    fn the_summary_is_seen_at_the_compactions_place() {
+        let kept_first = Transcript::new(vec![
+            user("a"),
+            user("kept"),
+            compaction("c", "a"),
+            user("d"),
+        ]);
+        assert_eq!(
+            checked(&kept_first).unwrap(),
+            [(1, None), (2, Some("Sc")), (3, None)]
+        );
+        let summary_first = Transcript::new(vec![
+            user("a"),
+            compaction("c", "a"),
+            user("kept"),
+            user("d"),
+        ]);
+        assert_eq!(
+            checked(&summary_first).unwrap(),
+            [(1, Some("Sc")), (2, None), (3, None)]
         );
     }
 

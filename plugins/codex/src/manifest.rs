@@ -48,8 +48,8 @@ pub fn target_manifest() -> TargetManifest {
              of each response_item, which Codex ignores and never sends to the model; the model sees a \
              failure only in the output text, as with Codex's own tools."
                 .into(),
-            "Compaction is a native `compacted` record whose replacement_history is the summary (as a \
-             user message) followed by the items after the replaced events."
+            "Compaction is a native `compacted` record whose replacement_history is the items after \
+             the replaced events, then the summary (as a user message): Codex's own order."
                 .into(),
             "Sessions are recorded with the model provider <CODEX_HOME>/config.toml selects (default \
              openai): Codex 0.171.0 refuses to resume a thread under another provider."

@@ -348,11 +348,15 @@ fn the_file_has_the_shape_codex_lists_and_resumes() {
     let history = compacted["payload"]["replacement_history"]
         .as_array()
         .unwrap();
-    assert_eq!(history[0]["content"][0]["text"], "The user listed files.");
+    // Codex's order: what the compaction keeps, then its summary (seen at its place).
+    assert_eq!(
+        history.last().unwrap()["content"][0]["text"],
+        "The user listed files."
+    );
     assert_eq!(
         history.len(),
-        1 + 1 + 3,
-        "summary, u2, and a4: message, reasoning, message"
+        1 + 3 + 1,
+        "u2, a4 (message, reasoning, message), then the summary"
     );
 }
 

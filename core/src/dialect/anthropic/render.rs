@@ -148,7 +148,7 @@ struct Item<'a> {
 /// Same-role turns are merged into one message (A4, A10); in a user message the `tool_result`
 /// blocks come first (A3); empty and whitespace-only text blocks are left out (A7); thinking goes
 /// back only to its maker. The last compaction governs: the events it replaces are left out and
-/// its summary is the first user text.
+/// its summary is a user text at its own place (as in `dialect::visible`).
 pub fn render_with_placements(
     transcript: &Transcript,
     options: &RenderOptions,
@@ -162,7 +162,6 @@ pub fn render_with_placements(
     };
     // The governing compaction: everything up to what it replaces is out of view.
     let mut start = 0;
-    let mut governing = None;
     if let Some(c) = events
         .iter()
         .rposition(|e| matches!(e.body, Body::Compaction { .. }))
@@ -183,18 +182,11 @@ pub fn render_with_placements(
                     format!("{replaces_through:?} is not an earlier event"),
                 )
             })?;
-        governing = Some(c);
         start = r + 1;
     }
 
     let mut items: Vec<Item<'_>> = Vec::with_capacity(events.len());
-    if let Some(c) = governing {
-        items.extend(summary_item(events, c));
-    }
     for (index, event) in events.iter().enumerate().skip(start) {
-        if Some(index) == governing {
-            continue;
-        }
         match &event.body {
             Body::User { content } => items.push(Item {
                 event_index: index,
@@ -492,6 +484,32 @@ mod tests {
         assert_eq!(
             body["messages"],
             json!([{"role":"user","content":[{"type":"text","text":"summary"},{"type":"text","text":"new"}]}])
+        );
+    }
+
+    /// Codex's order: the user message a compaction keeps, then its summary.
+    #[test]
+    fn a_kept_event_before_its_compaction_comes_before_the_summary() {
+        let t = Transcript::new(vec![
+            user("u", "old"),
+            assistant("a", vec![AssistantPart::text("older")]),
+            user("kept", "kept"),
+            ev(
+                "c",
+                Body::Compaction {
+                    summary: "summary".into(),
+                    replaces_through: "a".into(),
+                },
+            ),
+            assistant("a2", vec![AssistantPart::text("next")]),
+        ]);
+        let body = render(&t, &RenderOptions::default()).unwrap();
+        assert_eq!(
+            body["messages"],
+            json!([
+                {"role":"user","content":[{"type":"text","text":"kept"},{"type":"text","text":"summary"}]},
+                {"role":"assistant","content":[{"type":"text","text":"next"}]}
+            ])
         );
     }
 

@@ -9,10 +9,10 @@ use crate::transcript::{AssistantPart, Body, Signature, Transcript};
 
 /// Renders `transcript` as the `input` items the model should see, for `model` (when known).
 ///
-/// Compactions are applied (the summary, as a user message, stands in for the events it
-/// replaces; a compaction that replaces no known event shows its summary in place). Thinking goes
-/// back only as encrypted reasoning to the provider and model that made it; any other thinking is
-/// display-only and left out.
+/// Compactions are applied (the summary, as a user message at the compaction's place, stands in
+/// for the events it replaces; a compaction that replaces no known event shows its summary in
+/// place). Thinking goes back only as encrypted reasoning to the provider and model that made it;
+/// any other thinking is display-only and left out.
 pub fn render(transcript: &Transcript, model: Option<&str>) -> Vec<Value> {
     let options = RenderOptions {
         model: model.map(str::to_owned),
@@ -179,7 +179,8 @@ mod tests {
             .iter()
             .map(|i| i["content"][0]["text"].as_str().unwrap())
             .collect();
-        assert_eq!(texts, ["S", "two", "three"]);
+        // What the compaction keeps (u2) comes before its summary, as Codex sends it.
+        assert_eq!(texts, ["two", "S", "three"]);
         let mut dangling = t.clone();
         dangling.events[3].body = Body::Compaction {
             summary: "S".into(),

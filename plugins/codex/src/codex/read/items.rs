@@ -10,7 +10,7 @@ use handoff_sdk::{
 
 use super::image_part;
 use super::line::missing;
-use super::replacement::kept_user_messages;
+use super::replacement::{kept_user_messages, rebuilt_user_messages, seen_user, NO_SUMMARY};
 use super::state::ReadState;
 use crate::codex::records::*;
 use crate::THINKING_PROVIDER;
@@ -59,6 +59,7 @@ impl ReadState<'_, '_> {
                 }
                 let content = item.content.ok_or_else(|| field_missing("content"))?;
                 let parts = user_parts(path, n, content)?;
+                self.history_users.push(seen_user(n, &parts));
                 self.push(n, ts, item.tag, item.id, Body::User { content: parts })
             }
             "assistant" => {
@@ -203,7 +204,8 @@ impl ReadState<'_, '_> {
     }
 
     /// A `compacted` record: a compaction replacing what its tag names, or (Codex's own)
-    /// everything before it.
+    /// everything before it, the user messages it keeps coming first (Codex sends them before
+    /// the summary).
     pub(super) fn compacted(
         &mut self,
         n: usize,
@@ -211,7 +213,7 @@ impl ReadState<'_, '_> {
         compacted: CompactedIn<'_>,
     ) -> Result<(), PluginError> {
         let path = self.path;
-        let summary = compacted
+        let mut summary = compacted
             .message
             .ok_or_else(|| missing(path, n, "payload.message"))?
             .into_owned();
@@ -230,12 +232,19 @@ impl ReadState<'_, '_> {
                     format!("{id:?} is not an earlier event"),
                 ))
             }
-            // Codex's own compaction replaces everything before it; the user messages its
-            // replacement history keeps are restated after it (see `replacement`).
+            // Codex's own compaction replaces everything before it; its history from here on is
+            // its replacement history (the user messages it keeps, then the summary) or, without
+            // one, what Codex rebuilds from the user messages before it (see `replacement`).
             None => {
-                if let Some(items) = compacted.replacement_history {
-                    kept = kept_user_messages(path, n, &summary, items)?;
-                }
+                kept = match compacted.replacement_history {
+                    Some(items) => kept_user_messages(path, n, &summary, items)?,
+                    None => {
+                        if summary.is_empty() {
+                            summary = NO_SUMMARY.to_owned();
+                        }
+                        rebuilt_user_messages(path, n, &self.history_users)?
+                    }
+                };
                 match self.held.back() {
                     Some(last) => last.event.id.clone(),
                     None => {
@@ -249,6 +258,11 @@ impl ReadState<'_, '_> {
                 }
             }
         };
+        self.history_users = kept.iter().map(|content| seen_user(n, content)).collect();
+        for (k, content) in kept.into_iter().enumerate() {
+            let id = Cow::Owned(format!("line-{n}-kept-{k}"));
+            self.push(n, ts, None, Some(id), Body::User { content })?;
+        }
         self.push(
             n,
             ts,
@@ -258,12 +272,7 @@ impl ReadState<'_, '_> {
                 summary,
                 replaces_through,
             },
-        )?;
-        for (k, content) in kept.into_iter().enumerate() {
-            let id = Cow::Owned(format!("line-{n}-kept-{k}"));
-            self.push(n, ts, None, Some(id), Body::User { content })?;
-        }
-        Ok(())
+        )
     }
 }
 

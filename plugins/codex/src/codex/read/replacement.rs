@@ -1,16 +1,90 @@
 //! Codex's own `compacted` record: from it on, Codex's history is its `replacement_history` (the
 //! user messages it keeps, then the summary as a user message), and what follows it. The reader
-//! reads that as the compaction and then the user messages kept, restated as events: the model
-//! sees the same messages, but the canonical compaction shows its summary first, so the summary
-//! comes before them, not after (a declared difference: docs/live.md, "Differential tests").
-//! Instructions and injected context in it are set aside as everywhere.
+//! restates the user messages kept as events, then the compaction: a canonical compaction's
+//! summary is seen at its place, so the history reads as Codex sends it. Instructions and
+//! injected context in it are set aside as everywhere.
+//!
+//! A record without `replacement_history` (older Codex) is rebuilt as Codex 0.171.0 rebuilds it
+//! on resume (codex-rs `build_compacted_history`): the user messages in its history before the
+//! record, the most recent first within a budget of 20,000 approximate tokens (bytes / 4,
+//! rounded up), then the summary (`(no summary available)` when empty). Where Codex would cut a
+//! message to fit the budget, or keeps only its text, the reader refuses, naming the lines:
+//! it does not guess Codex's truncation marker.
 
 use std::path::Path;
 
 use handoff_sdk::{Part, PluginError};
 
 use super::items::{is_injected, user_parts};
+use super::state::SeenUser;
 use crate::codex::records::ItemIn;
+
+/// Codex's budget for the user messages a rebuilt history keeps, in approximate tokens
+/// (`COMPACT_USER_MESSAGE_MAX_TOKENS`).
+const KEPT_USER_TOKENS: usize = 20_000;
+
+/// The summary Codex puts in a rebuilt history when the record's `message` is empty.
+pub(super) const NO_SUMMARY: &str = "(no summary available)";
+
+/// A user message as Codex's compaction sees it: its text, when it is exactly one text.
+pub(super) fn seen_user(line: usize, content: &[Part]) -> SeenUser {
+    let text = match content {
+        [Part::Text { text }] => Some(text.clone()),
+        _ => None,
+    };
+    SeenUser { line, text }
+}
+
+/// Codex's token estimate: bytes / 4, rounded up (`approx_token_count`).
+fn approx_tokens(text: &str) -> usize {
+    text.len().div_ceil(4)
+}
+
+/// The user messages Codex rebuilds a history from when a `compacted` record (line `n`) has no
+/// replacement history: the most recent of `seen` within the budget, in their order.
+pub(super) fn rebuilt_user_messages(
+    path: &Path,
+    n: usize,
+    seen: &[SeenUser],
+) -> Result<Vec<Vec<Part>>, PluginError> {
+    let mut remaining = KEPT_USER_TOKENS;
+    let mut kept = Vec::new();
+    for user in seen.iter().rev() {
+        if remaining == 0 {
+            break;
+        }
+        let Some(text) = &user.text else {
+            return Err(PluginError::malformed_line(
+                path,
+                n,
+                Some("payload.replacement_history"),
+                format!(
+                    "Codex rebuilds this compaction's history from the user messages before it, \
+                     keeping only their text; the message on line {} is not one text",
+                    user.line
+                ),
+            ));
+        };
+        let tokens = approx_tokens(text);
+        if tokens > remaining {
+            return Err(PluginError::malformed_line(
+                path,
+                n,
+                Some("payload.replacement_history"),
+                format!(
+                    "Codex rebuilds this compaction's history from the user messages before it \
+                     within {KEPT_USER_TOKENS} tokens and cuts the message on line {} to fit; \
+                     the reader does not guess the cut",
+                    user.line
+                ),
+            ));
+        }
+        remaining -= tokens;
+        kept.push(vec![Part::text(text.as_str())]);
+    }
+    kept.reverse();
+    Ok(kept)
+}
 
 /// The user messages a replacement history keeps before its summary.
 pub(super) fn kept_user_messages(
@@ -87,6 +161,51 @@ mod tests {
             {"type":"message","role":"user","content":[{"type":"input_text","text":"S"}]}]"#;
         let kept = kept_user_messages(path, 7, "S", items(history)).unwrap();
         assert_eq!(kept, vec![vec![Part::text("hi")]]);
+    }
+
+    fn seen(line: usize, text: &str) -> SeenUser {
+        SeenUser {
+            line,
+            text: Some(text.into()),
+        }
+    }
+
+    /// Differential case codex/two-turns/compacted-no-replacement: every user message fits.
+    #[test]
+    fn without_a_replacement_history_the_user_messages_before_are_kept_in_order() {
+        let path = Path::new("rollout.jsonl");
+        let kept = rebuilt_user_messages(path, 9, &[seen(3, "one"), seen(5, "two")]).unwrap();
+        assert_eq!(kept, vec![vec![Part::text("one")], vec![Part::text("two")]]);
+        assert!(rebuilt_user_messages(path, 9, &[]).unwrap().is_empty());
+    }
+
+    /// The budget is spent from the most recent message back; a message it leaves out whole
+    /// (the budget exactly spent) is not kept, one Codex would cut is refused.
+    #[test]
+    fn the_budget_keeps_the_most_recent_messages() {
+        let path = Path::new("rollout.jsonl");
+        // 79,996 bytes = 19,999 tokens; 1 byte = 1 token: the budget is spent exactly.
+        let big = "x".repeat(79_996);
+        let kept =
+            rebuilt_user_messages(path, 9, &[seen(1, "old"), seen(3, &big), seen(5, "y")]).unwrap();
+        assert_eq!(
+            kept,
+            vec![vec![Part::text(big.as_str())], vec![Part::text("y")]]
+        );
+        // 79,997 bytes = 20,000 tokens: the 1-token message after it would need a cut.
+        let bigger = "x".repeat(79_997);
+        let e = rebuilt_user_messages(path, 9, &[seen(3, "z"), seen(4, &bigger), seen(5, "y")])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("rollout.jsonl:9") && e.contains("line 4"), "{e}");
+        let image = SeenUser {
+            line: 2,
+            text: None,
+        };
+        let e = rebuilt_user_messages(path, 9, &[image])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 2"), "{e}");
     }
 
     #[test]

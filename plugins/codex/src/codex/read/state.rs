@@ -53,6 +53,16 @@ pub(super) struct ReadState<'p, 's> {
     /// Results of this turn by call id (their index), while they may still be marked failed.
     pub(super) open_results: IdMap<String, usize>,
     pub(super) rules: StructureCheck,
+    /// The user messages in Codex's history now (since its last compaction), which a
+    /// `compacted` record without `replacement_history` rebuilds the history from.
+    pub(super) history_users: Vec<SeenUser>,
+}
+
+/// A user message in Codex's history: its line, and its text when it is one text (what Codex's
+/// compaction keeps of it).
+pub(super) struct SeenUser {
+    pub(super) line: usize,
+    pub(super) text: Option<String>,
 }
 
 impl<'p, 's> ReadState<'p, 's> {
@@ -76,6 +86,7 @@ impl<'p, 's> ReadState<'p, 's> {
             failed_calls: IdSet::default(),
             open_results: IdMap::default(),
             rules: StructureCheck::default(),
+            history_users: Vec::new(),
         }
     }
 

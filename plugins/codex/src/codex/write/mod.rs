@@ -291,8 +291,9 @@ impl<'t> Renderer<'t> {
         Ok(())
     }
 
-    /// What the model sees after the compaction: the summary as a user message, then the items of
-    /// the events after `replaces_through` (up to this compaction), as Codex replays them.
+    /// What the model sees after the compaction: the items of the events after `replaces_through`
+    /// (up to this compaction), then the summary as a user message, as Codex replays them (a
+    /// canonical compaction's summary is seen at its place).
     fn replacement_history(
         &self,
         compaction: &Event,
@@ -308,11 +309,7 @@ impl<'t> Renderer<'t> {
             .iter()
             .position(|e| std::ptr::eq(e, compaction))
             .unwrap_or(events.len());
-        let mut items = vec![raw(&ItemOut::Message {
-            role: "user",
-            content: vec![ContentOut::InputText { text: summary }],
-            tag: None,
-        })?];
+        let mut items = Vec::new();
         for event in events.get(start..end).unwrap_or_default() {
             match &event.body {
                 Body::User { content } => items.push(raw(&ItemOut::Message {
@@ -338,6 +335,11 @@ impl<'t> Renderer<'t> {
                 Body::Compaction { .. } => {}
             }
         }
+        items.push(raw(&ItemOut::Message {
+            role: "user",
+            content: vec![ContentOut::InputText { text: summary }],
+            tag: None,
+        })?);
         Ok(items)
     }
 
