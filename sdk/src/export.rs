@@ -199,7 +199,7 @@ impl Capability for Exported {
     }
 }
 
-pub(crate) fn decode<'a, T: serde::Deserialize<'a>>(
+fn decode<'a, T: serde::Deserialize<'a>>(
     capability: &str,
     json: &'a str,
 ) -> Result<T, PluginError> {

@@ -44,7 +44,8 @@ pub(crate) fn answer(id: &str, json: &str, writer: bool) -> Option<Result<String
 
 /// Pulls `count` events from the host.
 fn pull_events(method: &str, count: usize, host: &mut Received) -> Result<Vec<Event>, PluginError> {
-    let mut events = Vec::with_capacity(count);
+    // The host's count sizes the list; capped, so a wrong count cannot ask for memory up front.
+    let mut events = Vec::with_capacity(count.min(1 << 20));
     while let Some(batch) = host.pull() {
         decode_events(batch, &mut |event| {
             events.push(event);
