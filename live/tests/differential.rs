@@ -786,7 +786,7 @@ const CODEX_COMPACTED: Mutation = Mutation {
 };
 
 /// The same `compacted` line without `replacement_history` (older Codex): Codex rebuilds the
-/// history from the user messages before it and the summary.
+/// history from the user messages before it (within its token budget) and the summary.
 const CODEX_COMPACTED_NO_REPLACEMENT: Mutation = Mutation {
     name: "compacted-no-replacement",
     apply: |b| {
@@ -802,6 +802,34 @@ const CODEX_COMPACTED_NO_REPLACEMENT: Mutation = Mutation {
     },
 };
 
+/// A `compacted` line without `replacement_history` after the second turn: Codex rebuilds the
+/// history from both user messages, in order, then the summary.
+const CODEX_COMPACTED_LATE_NO_REPLACEMENT: Mutation = Mutation {
+    name: "compacted-late-no-replacement",
+    apply: |b| {
+        let mut r = records(b);
+        let answer = r
+            .iter()
+            .rposition(|x| {
+                payload_type(x) == ("response_item", "message")
+                    && x["payload"]["role"] == "assistant"
+            })
+            .unwrap();
+        let compacted = json!({"timestamp": r[answer]["timestamp"], "type": "compacted",
+            "payload": {"message": "The user said hi, then continue; the assistant said ok twice."}});
+        r.insert(answer + 1, compacted);
+        to_bytes(&r)
+    },
+};
+
+/// The `compacted` line with `replacement_history` after the first turn, then one without it
+/// after the second: the second rebuilds from what the first left (its kept message and its
+/// summary, a user message without Codex's summary prefix) and the second turn's message.
+const CODEX_COMPACTED_TWICE_NO_REPLACEMENT: Mutation = Mutation {
+    name: "compacted-twice-no-replacement",
+    apply: |b| (CODEX_COMPACTED_LATE_NO_REPLACEMENT.apply)(&(CODEX_COMPACTED.apply)(b)),
+};
+
 fn codex_cases<'a>(
     tool: &'a [u8],
     two: &'a [u8],
@@ -810,15 +838,6 @@ fn codex_cases<'a>(
 ) -> Vec<(Case<'a>, Expect)> {
     const TORN: &str = "a torn last line is what a killed writer leaves; Codex skips it \
                         silently, our reader names it rather than guess that nothing was lost";
-    const SUMMARY_FIRST: &str = "deliberate: Codex's history after its compaction is the \
-                                 replacement_history, the kept user messages then the summary; \
-                                 a canonical compaction shows its summary first, so our reader \
-                                 restates the kept messages after it: same messages, the summary \
-                                 before them";
-    const NO_REPLACEMENT: &str = "deliberate: without replacement_history (older rollouts) Codex \
-                                  rebuilds the history from the user messages before the \
-                                  compaction (the most recent, within a 20k-token budget) and \
-                                  the summary; our reader reads the summary alone";
     let on_tool = [
         (GENUINE, Expect::Agree),
         (CODEX_OUTPUT_AFTER_ANSWER, Expect::Agree),
@@ -834,11 +853,10 @@ fn codex_cases<'a>(
         (GENUINE, Expect::Agree),
         (CODEX_REPEAT_ASSISTANT, Expect::Agree),
         (CODEX_NO_EVENT_MSGS, Expect::Agree),
-        (CODEX_COMPACTED, Expect::Differs(SUMMARY_FIRST)),
-        (
-            CODEX_COMPACTED_NO_REPLACEMENT,
-            Expect::Differs(NO_REPLACEMENT),
-        ),
+        (CODEX_COMPACTED, Expect::Agree),
+        (CODEX_COMPACTED_NO_REPLACEMENT, Expect::Agree),
+        (CODEX_COMPACTED_LATE_NO_REPLACEMENT, Expect::Agree),
+        (CODEX_COMPACTED_TWICE_NO_REPLACEMENT, Expect::Agree),
         (generic::CRLF, Expect::Agree),
     ];
     let sample = |short, id, bytes, place| Sample {

@@ -70,7 +70,8 @@ fn notes() -> Vec<String> {
          `x-handoff-event` member of the entry, which pi ignores and never sends to a model.",
         "Compaction is pi's own `compaction` entry; pi sends its summary inside a preamble of its own \
          (\"The conversation history before this point was compacted…\"). A compaction that a later one \
-         keeps in view is refused: pi shows only the last compaction's summary.",
+         keeps in view is refused: pi shows only the last compaction's summary; so is a last compaction \
+         with events between what it replaces and itself: pi shows a summary before what it keeps.",
         "What pi sends as user text (custom_message, branch_summary, bashExecution) is read as user \
          events with exactly that text, and written back as the same entry. Entries pi never sends \
          (assistant turns that stopped with error/aborted, model and thinking-level changes, labels, \

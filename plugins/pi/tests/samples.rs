@@ -223,7 +223,9 @@ fn session_the_real_pi_compacted_twice() {
         "pi-0.73.1-compaction",
         "2026-12-01T04-01-57-278Z_01a22fc4-341d-7318-bf23-0b1169f2379b.jsonl",
     );
-    assert_eq!(shape(&t), "UAUAUACUAUAC");
+    // The governing (second) compaction comes right after what it replaces, before turn 5 it
+    // keeps: pi sends its summary first.
+    assert_eq!(shape(&t), "UAUAUACUACUA");
     let compactions: Vec<(&str, &str)> = t
         .events
         .iter()

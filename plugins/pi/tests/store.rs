@@ -164,10 +164,13 @@ impl ManifestComparison for PiPlugin {
     }
 }
 
+/// A compaction with events between what it replaces and itself has its summary seen after
+/// them (Codex's order); pi shows a summary before the entries it keeps, so the write is refused
+/// naming the compaction. Right after what it replaces, the events it keeps follow it.
 #[test]
-fn a_compaction_keeping_events_names_the_first_kept_entry() {
+fn a_compaction_keeping_events_before_it_is_refused_and_after_it_is_written() {
     let (_dir, root) = root();
-    let t = transcript(vec![
+    let kept_before = transcript(vec![
         user("e1", 0, "a"),
         assistant("e2", 1, vec![text("b")], claude()),
         user("e3", 2, "c"),
@@ -175,19 +178,29 @@ fn a_compaction_keeping_events_names_the_first_kept_entry() {
         compaction("e5", 4, "a and b", "e2"),
         user("e6", 5, "e"),
     ]);
-    let session = create(&root, &t);
+    let e = PiPlugin
+        .writer()
+        .create(&root, TARGET, &kept_before, &CreateOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("event 4 (e5): body.replaces_through"), "{e}");
+    let summary_first = transcript(vec![
+        user("e1", 0, "a"),
+        assistant("e2", 1, vec![text("b")], claude()),
+        compaction("e5", 2, "a and b", "e2"),
+        user("e3", 3, "c"),
+        assistant("e4", 4, vec![text("d")], claude()),
+        user("e6", 5, "e"),
+    ]);
+    let session = create(&root, &summary_first);
     let l = lines(&session.path);
-    let third = l
-        .iter()
-        .find(|e| e["message"]["content"][0]["text"] == "c")
-        .unwrap();
     let c = l.iter().find(|e| e["type"] == "compaction").unwrap();
-    assert_eq!(c["firstKeptEntryId"], third["id"]);
+    assert_eq!(c["firstKeptEntryId"], c["id"]);
     let back = PiPlugin.read(&root, &session).unwrap();
-    assert_eq!(shape(&back), "UAUACU");
+    assert_eq!(shape(&back), "UACUAU");
     let Body::Compaction {
         replaces_through, ..
-    } = &back.events[4].body
+    } = &back.events[2].body
     else {
         panic!()
     };

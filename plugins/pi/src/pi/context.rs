@@ -126,7 +126,7 @@ pub fn truthy(value: &handoff_sdk::serde_json::Value) -> bool {
 
 /// The path and the role of each entry on it.
 pub fn conversation(scan: &Scan) -> Result<Conversation, PluginError> {
-    let path = path(scan)?;
+    let mut path = path(scan)?;
     let slots = &scan.slots;
     let mut roles: Vec<Role> = path.iter().map(|&i| slots[i].role).collect();
     let compactions: Vec<usize> = (0..path.len())
@@ -164,6 +164,14 @@ pub fn conversation(scan: &Scan) -> Result<Conversation, PluginError> {
         } else {
             Role::Carried
         };
+    }
+    // pi shows the governing compaction's summary first, then the entries it keeps: the event
+    // goes right after what it replaces (a canonical summary is seen at the event's place).
+    if kept_from < governing && matches!(roles[governing], Role::Compaction { .. }) {
+        let entry = path.remove(governing);
+        let role = roles.remove(governing);
+        path.insert(kept_from, entry);
+        roles.insert(kept_from, role);
     }
     Ok(Conversation { path, roles })
 }

@@ -146,8 +146,9 @@ pub struct Chain {
 }
 
 /// Refuses, before anything is written, what pi cannot hold: tool arguments that are not an
-/// object (pi's `toolCall.arguments` is one), and a compaction that a later one keeps in view
-/// (pi shows only the last compaction's summary).
+/// object (pi's `toolCall.arguments` is one), a compaction that a later one keeps in view (pi
+/// shows only the last compaction's summary), and a last compaction with events between what it
+/// replaces and itself (pi shows its summary before the entries it keeps, not after).
 pub fn check_representable(events: &[Event], first: usize) -> Result<(), PluginError> {
     let invalid = |index: usize, field: String, message: &str| {
         PluginError::InvalidTranscript(format!(
@@ -189,6 +190,14 @@ pub fn check_representable(events: &[Event], first: usize) -> Result<(), PluginE
                 "body".into(),
                 "a later compaction keeps this compaction in view, but pi shows only the last \
                  compaction's summary",
+            ));
+        }
+        if through.is_some_and(|t| t + 1 < last) {
+            return Err(invalid(
+                last,
+                "body.replaces_through".into(),
+                "this compaction keeps events before it, so its summary is seen after them; pi \
+                 shows a compaction's summary before the entries it keeps",
             ));
         }
     }

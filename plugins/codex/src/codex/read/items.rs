@@ -10,8 +10,10 @@ use handoff_sdk::{
 
 use super::image_part;
 use super::line::missing;
-use super::replacement::{kept_user_messages, rebuilt_user_messages, seen_user, NO_SUMMARY};
-use super::state::ReadState;
+use super::replacement::{
+    is_summary_message, kept_user_messages, rebuilt_user_messages, seen_user, NO_SUMMARY,
+};
+use super::state::{ReadState, SeenUser};
 use crate::codex::records::*;
 use crate::THINKING_PROVIDER;
 
@@ -259,6 +261,14 @@ impl ReadState<'_, '_> {
             }
         };
         self.history_users = kept.iter().map(|content| seen_user(n, content)).collect();
+        if !is_summary_message(&summary) {
+            // Codex's history holds the summary as a user message, and only a summary with its
+            // own prefix is left out of the next rebuild.
+            self.history_users.push(SeenUser {
+                line: n,
+                text: Some(summary.clone()),
+            });
+        }
         for (k, content) in kept.into_iter().enumerate() {
             let id = Cow::Owned(format!("line-{n}-kept-{k}"));
             self.push(n, ts, None, Some(id), Body::User { content })?;

@@ -7,7 +7,9 @@
 //! A record without `replacement_history` (older Codex) is rebuilt as Codex 0.171.0 rebuilds it
 //! on resume (codex-rs `build_compacted_history`): the user messages in its history before the
 //! record, the most recent first within a budget of 20,000 approximate tokens (bytes / 4,
-//! rounded up), then the summary (`(no summary available)` when empty). Where Codex would cut a
+//! rounded up), then the summary (`(no summary available)` when empty). A summary stays in
+//! Codex's history as a user message, so a later rebuild keeps it too, unless it starts with
+//! Codex's own summary prefix. Where Codex would cut a
 //! message to fit the budget, or keeps only its text, the reader refuses, naming the lines:
 //! it does not guess Codex's truncation marker.
 
@@ -25,6 +27,20 @@ const KEPT_USER_TOKENS: usize = 20_000;
 
 /// The summary Codex puts in a rebuilt history when the record's `message` is empty.
 pub(super) const NO_SUMMARY: &str = "(no summary available)";
+
+/// The text Codex's own compaction summaries start with (then a line break), which a rebuild
+/// leaves out of the user messages it keeps (codex-rs `SUMMARY_PREFIX`, `is_summary_message`).
+const SUMMARY_PREFIX: &str = "Another language model started to solve this problem and produced \
+a summary of its thinking process. You also have access to the state of the tools that were used \
+by that language model. Use this to build on the work that has already been done and avoid \
+duplicating work. Here is the summary produced by the other language model, use the information \
+in this summary to assist with your own analysis:";
+
+/// Whether `text` is one of Codex's own compaction summaries.
+pub(super) fn is_summary_message(text: &str) -> bool {
+    text.strip_prefix(SUMMARY_PREFIX)
+        .is_some_and(|rest| rest.starts_with('\n'))
+}
 
 /// A user message as Codex's compaction sees it: its text, when it is exactly one text.
 pub(super) fn seen_user(line: usize, content: &[Part]) -> SeenUser {
@@ -206,6 +222,13 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("line 2"), "{e}");
+    }
+
+    #[test]
+    fn only_a_summary_with_codexs_prefix_and_a_line_break_is_one() {
+        assert!(is_summary_message(&format!("{SUMMARY_PREFIX}\nS")));
+        assert!(!is_summary_message(&format!("{SUMMARY_PREFIX} S")));
+        assert!(!is_summary_message("The user said hi."));
     }
 
     #[test]
