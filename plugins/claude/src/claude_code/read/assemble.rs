@@ -10,8 +10,9 @@ use super::errors::malformed;
 use super::events::{assistant_event, user_events};
 use super::link::Link;
 use super::link::{conversation_path, link, Links, ResultChildren};
+use super::load::Loaded;
 use super::nodes::{take_uuid, Kind, Node, Records};
-use super::record_id::RecordId;
+use super::reread::RecordLines;
 use crate::claude_code::write::{calls_are_the_tail, ChainState};
 
 /// Hands assembled events on, remembering what an append needs to continue the chain.
@@ -61,16 +62,16 @@ impl Emitter<'_> {
     }
 }
 
-/// Walks the chain and turns its records into events; the chain state (call records, open calls)
-/// is gathered only when `want_chain`.
+/// Walks the chain and turns its records into events, each record decoded whole as its events
+/// are made; the chain state (call records, open calls) is gathered only when `want_chain`.
 pub(super) fn assemble(
     path: &Path,
-    mut records: Records,
-    models: &[Box<str>],
-    last_prompt_leaf: Option<&RecordId>,
+    mut loaded: Loaded,
     want_chain: bool,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<ChainState, PluginError> {
+    let mut records = std::mem::take(&mut loaded.records);
+    let last_prompt_leaf = loaded.last_prompt_leaf.take();
     let nodes = &records.nodes;
     // The thread: the main one; a file of sidechain records only is a subagent's.
     if nodes.is_empty() {
@@ -87,7 +88,9 @@ pub(super) fn assemble(
         groups,
         group_of,
     } = link(&mut records, sidechain);
-    let named = last_prompt_leaf.and_then(|id| records.index.get(id).map(|&i| i as usize));
+    let named = last_prompt_leaf
+        .as_ref()
+        .and_then(|id| records.index.get(id).map(|&i| i as usize));
     let leaf = choose_leaf(&records.nodes, &up, sidechain, named);
     let path_nodes = conversation_path(path, &records, &up, leaf)?;
     let result_children = ResultChildren::new(&records.nodes, &up, sidechain);
@@ -104,7 +107,8 @@ pub(super) fn assemble(
 
     let mut turns = Turns {
         path,
-        models,
+        lines: RecordLines::open(path)?,
+        loaded,
         consumed: vec![false; nodes.len()],
         nodes,
         groups,
@@ -191,7 +195,10 @@ fn choose_leaf(nodes: &[Node], up: &[Link], sidechain: bool, named: Option<usize
 /// compact boundary waiting for its summary.
 struct Turns<'a> {
     path: &'a Path,
-    models: &'a [Box<str>],
+    /// Where the records' content is read from, and what decoding it needs (the models seen).
+    lines: RecordLines,
+    loaded: Loaded,
+    /// The index: the records without their content until their events are made.
     nodes: Vec<Node>,
     /// Streamed assistant turns of several records, and each record's index in them.
     groups: Vec<Vec<u32>>,
@@ -203,6 +210,17 @@ struct Turns<'a> {
 }
 
 impl Turns<'_> {
+    /// Gives the record at `i` its content (and extras), decoded from its line.
+    fn decode_content(&mut self, i: usize) -> Result<(), PluginError> {
+        let full = self
+            .lines
+            .record(self.path, &self.nodes[i], &mut self.loaded)?;
+        let node = &mut self.nodes[i];
+        node.kind = full.kind;
+        node.extras = full.extras;
+        Ok(())
+    }
+
     /// The events of the record at `i` on the conversation's path (none if it was consumed with
     /// an earlier one).
     fn record(
@@ -221,8 +239,14 @@ impl Turns<'_> {
             Kind::User {
                 compact_summary: true,
                 ..
-            } => self.compaction(i, out)?,
-            Kind::User { .. } => user_events(self.path, &mut self.nodes[i], out)?,
+            } => {
+                self.decode_content(i)?;
+                self.compaction(i, out)?;
+            }
+            Kind::User { .. } => {
+                self.decode_content(i)?;
+                user_events(self.path, &mut self.nodes[i], out)?;
+            }
             Kind::CompactBoundary { .. } => self.boundary = Some(i),
             Kind::Other => {}
         }
@@ -238,17 +262,26 @@ impl Turns<'_> {
         out: &mut Emitter<'_>,
     ) -> Result<(), PluginError> {
         let single = [i as u32];
+        let group_len = match self.group_of[i] {
+            u32::MAX => 1,
+            n => self.groups[n as usize].len(),
+        };
+        for k in 0..group_len {
+            let g = match self.group_of[i] {
+                u32::MAX => i,
+                n => self.groups[n as usize][k] as usize,
+            };
+            self.consumed[g] = true;
+            self.decode_content(g)?;
+        }
         let group = match self.group_of[i] {
             u32::MAX => &single[..],
             n => &self.groups[n as usize][..],
         };
-        for &g in group {
-            self.consumed[g as usize] = true;
-        }
         out.emit(assistant_event(
             self.path,
             &mut self.nodes,
-            self.models,
+            &self.loaded.models,
             group,
             chain,
         )?);
@@ -265,6 +298,7 @@ impl Turns<'_> {
         }
         results.sort_unstable();
         for r in results {
+            self.decode_content(r as usize)?;
             user_events(self.path, &mut self.nodes[r as usize], out)?;
         }
         Ok(())
@@ -308,7 +342,7 @@ impl Turns<'_> {
                         node.line,
                         Some(&format!("message.content[{k}]")),
                         "a compact summary holds text only",
-                    ))
+                    ));
                 }
             }
         }

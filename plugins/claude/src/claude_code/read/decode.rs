@@ -1,11 +1,14 @@
 //! One record → its chain node: the typed path's or the general path's decoding of a line (see
 //! [`super::super::records`]) turned into what the chain walk and the assembly need.
 
+use std::fmt;
 use std::path::Path;
 
 use handoff_sdk::dialect::anthropic::{parse_block, ParsedBlock};
 use handoff_sdk::serde_json::Value;
 use handoff_sdk::{PluginError, Timestamp};
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
 
 use super::errors::malformed;
 use super::load::{intern, Loaded};
@@ -13,8 +16,14 @@ use super::nodes::{Kind, Node, ReadRecord, UserContent};
 use super::record_id::RecordId;
 use crate::claude_code::records::{FastContent, Record, Text};
 
-/// Message content as either path decodes it.
+/// Message content as a path decodes it.
 pub(super) trait Content {
+    /// Whether the content holds a `tool_result` block, when known before [`Self::into_blocks`]
+    /// (the index pass's [`ContentShape`] keeps nothing else).
+    fn holds_results(&self) -> Option<bool> {
+        None
+    }
+
     /// The canonical blocks; thinking signatures name `signature_model`.
     fn into_blocks(
         self,
@@ -75,6 +84,81 @@ impl Content for Value {
                 "expected a string or an array",
             )),
         }
+    }
+}
+
+/// What the index pass keeps of message content: only whether it holds a `tool_result` block
+/// (the chain walk needs that to find a turn's results). Everything else is skipped unbuilt; the
+/// content is decoded, and judged, when its record's events are made.
+pub(super) struct ContentShape {
+    holds_results: bool,
+}
+
+impl Content for ContentShape {
+    fn holds_results(&self) -> Option<bool> {
+        Some(self.holds_results)
+    }
+
+    fn into_blocks(
+        self,
+        _: Option<&str>,
+        _: &Path,
+        _: usize,
+    ) -> Result<Vec<ParsedBlock>, PluginError> {
+        Ok(Vec::new())
+    }
+}
+
+impl<'de> Deserialize<'de> for ContentShape {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ShapeVisitor;
+        impl<'de> Visitor<'de> for ShapeVisitor {
+            type Value = bool;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or an array of blocks")
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<bool, E> {
+                Ok(false)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+                let mut results = false;
+                while let Some(BlockShape(is_result)) = seq.next_element()? {
+                    results |= is_result;
+                }
+                Ok(results)
+            }
+        }
+        d.deserialize_any(ShapeVisitor)
+            .map(|holds_results| ContentShape { holds_results })
+    }
+}
+
+/// One content block as the index pass sees it: whether it is a `tool_result` (a bare string is
+/// text).
+struct BlockShape(bool);
+
+impl<'de> Deserialize<'de> for BlockShape {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct BlockType<'a> {
+            #[serde(rename = "type", borrow)]
+            kind: Option<Text<'a>>,
+        }
+        struct ShapeVisitor;
+        impl<'de> Visitor<'de> for ShapeVisitor {
+            type Value = bool;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a content block")
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<bool, E> {
+                Ok(false)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
+                let block = BlockType::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(block.kind.is_some_and(|k| k.as_str() == "tool_result"))
+            }
+        }
+        d.deserialize_any(ShapeVisitor).map(BlockShape)
     }
 }
 
@@ -144,11 +228,14 @@ pub(super) fn node_of<C: Content>(
             let Some(content) = message.content else {
                 return Err(malformed(path, line, Some("message.content"), "missing"));
             };
+            let known_results = content.holds_results();
             let blocks = content.into_blocks(signature_model, path, line)?;
             if kind == "user" {
-                let has_results = blocks
-                    .iter()
-                    .any(|b| matches!(b, ParsedBlock::ToolResult { .. }));
+                let has_results = known_results.unwrap_or_else(|| {
+                    blocks
+                        .iter()
+                        .any(|b| matches!(b, ParsedBlock::ToolResult { .. }))
+                });
                 let compact_summary = raw.is_compact_summary.unwrap_or(false);
                 Kind::User {
                     content: UserContent::new(blocks, compact_summary),
@@ -172,6 +259,7 @@ pub(super) fn node_of<C: Content>(
         node: Node {
             uuid: RecordId::new(uuid.as_str()),
             line,
+            offset: 0,
             sidechain,
             kind: node_kind,
             timestamp,

@@ -8,7 +8,7 @@ use std::path::Path;
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{IdMap, PluginError};
 
-use super::decode::node_of;
+use super::decode::{node_of, ContentShape};
 use super::errors::{diagnose, malformed};
 use super::nodes::{ReadRecord, Records};
 use super::record_id::RecordId;
@@ -49,7 +49,7 @@ pub(super) struct Loaded {
     pub(super) last_prompt_leaf: Option<RecordId>,
 }
 
-/// Streams the file into chain records.
+/// Streams the file into chain records, without their content (the index pass).
 pub(super) fn load(path: &Path) -> Result<Loaded, PluginError> {
     let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
@@ -69,6 +69,7 @@ pub(super) fn load(path: &Path) -> Result<Loaded, PluginError> {
     };
     let mut buf = Vec::new();
     let mut line_no = 0;
+    let mut offset = 0u64;
     loop {
         buf.clear();
         let n = reader
@@ -78,44 +79,16 @@ pub(super) fn load(path: &Path) -> Result<Loaded, PluginError> {
             break;
         }
         line_no += 1;
-        let complete = buf.last() == Some(&b'\n');
-        let mut text = if complete {
-            &buf[..buf.len() - 1]
-        } else {
-            &buf[..]
-        };
-        // A byte order mark before the first record, as Claude Code reads it (measured: it
-        // resumes such a file whole).
-        if line_no == 1 {
-            text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
-        }
+        let line_start = offset;
+        offset += n as u64;
+        let (text, complete) = record_text(&buf, line_start == 0);
         // Blank lines carry nothing; Claude Code skips them (measured: it resumes the whole
         // conversation around one).
         if text.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let node = match typed_record(text) {
-            Some(record) => node_of(path, line_no, record, &mut loaded)?,
-            // Not a record the typed path decodes (or not one at all): the general path decides,
-            // and names the field at fault.
-            None => {
-                let record: Record<'_, Value> = serde_json::from_slice(text).map_err(|e| {
-                    let torn = if complete {
-                        ""
-                    } else {
-                        " (the last line is torn: no final newline)"
-                    };
-                    malformed(
-                        path,
-                        line_no,
-                        diagnose(text).as_deref(),
-                        format!("{e}{torn}"),
-                    )
-                })?;
-                node_of(path, line_no, record, &mut loaded)?
-            }
-        };
-        if let Some(record) = node {
+        if let Some(mut record) = index_record(path, line_no, text, complete, &mut loaded)? {
+            record.node.offset = line_start;
             keep(&mut loaded, record);
         }
     }
@@ -130,6 +103,24 @@ pub(super) fn load(path: &Path) -> Result<Loaded, PluginError> {
     // The message ids are done with: freed now, their memory is reused by the events.
     loaded.records.groups = std::mem::take(&mut loaded.messages).groups;
     Ok(loaded)
+}
+
+/// A line's record: the line without its newline (and, on the first line, without a byte order
+/// mark, as Claude Code reads it: measured, it resumes such a file whole), and whether the newline
+/// was there.
+pub(super) fn record_text(line: &[u8], first: bool) -> (&[u8], bool) {
+    let complete = line.last() == Some(&b'\n');
+    let text = if complete {
+        &line[..line.len() - 1]
+    } else {
+        line
+    };
+    let text = if first {
+        text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text)
+    } else {
+        text
+    };
+    (text, complete)
 }
 
 /// Adds a record. One whose uuid was seen replaces that record in place (Claude Code keeps its
@@ -153,6 +144,68 @@ fn keep(loaded: &mut Loaded, record: ReadRecord) {
     }
     records.parents.push(record.parent);
     records.nodes.push(record.node);
+}
+
+/// A line as the index keeps it: decoded without its content (see [`ContentShape`]) when it
+/// can be; otherwise on the general path, which judges the whole record and names any fault.
+fn index_record(
+    path: &Path,
+    line_no: usize,
+    text: &[u8],
+    complete: bool,
+    loaded: &mut Loaded,
+) -> Result<Option<ReadRecord>, PluginError> {
+    let shape = std::str::from_utf8(text)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Record<'_, ContentShape>>(text).ok());
+    let record = match shape {
+        Some(record) => node_of(path, line_no, record, loaded)?,
+        None => general_record(path, line_no, text, complete, loaded)?,
+    };
+    Ok(record.map(|mut r| {
+        r.node = r.node.without_content();
+        r
+    }))
+}
+
+/// A line decoded whole, content and all: on the typed path when it can be, else on the general
+/// path.
+pub(super) fn full_record(
+    path: &Path,
+    line_no: usize,
+    text: &[u8],
+    complete: bool,
+    loaded: &mut Loaded,
+) -> Result<Option<ReadRecord>, PluginError> {
+    match typed_record(text) {
+        Some(record) => node_of(path, line_no, record, loaded),
+        None => general_record(path, line_no, text, complete, loaded),
+    }
+}
+
+/// A line the typed paths do not decode (or not a record at all): the general path decides, and
+/// names the field at fault.
+fn general_record(
+    path: &Path,
+    line_no: usize,
+    text: &[u8],
+    complete: bool,
+    loaded: &mut Loaded,
+) -> Result<Option<ReadRecord>, PluginError> {
+    let record: Record<'_, Value> = serde_json::from_slice(text).map_err(|e| {
+        let torn = if complete {
+            ""
+        } else {
+            " (the last line is torn: no final newline)"
+        };
+        malformed(
+            path,
+            line_no,
+            diagnose(text).as_deref(),
+            format!("{e}{torn}"),
+        )
+    })?;
+    node_of(path, line_no, record, loaded)
 }
 
 /// The line decoded on the typed path, if it can be (see [`super::record_in`]).

@@ -1,12 +1,14 @@
 //! Claude Code records → canonical transcript.
 //!
-//! The file is streamed line by line. Each line is decoded typed and borrowed
-//! ([`super::records`]): content blocks become canonical blocks as they are parsed, members
-//! nobody reads are skipped unbuilt, and the members every record repeats (`cwd`, `sessionId`)
-//! are kept once; a line the typed path does not cover is read again with `Value` content and
-//! `parse_block`, which decides and names any fault. So the file is held once, in canonical form,
-//! beside small chain nodes (UUIDs as 128 bits), and events are assembled by moving their content
-//! out of the nodes.
+//! The file is read in two passes, so a session is never held whole. The index pass streams it
+//! line by line and keeps small chain nodes (UUIDs as 128 bits, the kind, the flags, where the
+//! line starts) but no content: message content is skipped unbuilt but for whether it holds a
+//! tool result. The events' pass then reads again only the records the conversation needs, in
+//! its order (forward through one buffer for a file written in order), decodes each whole —
+//! typed and borrowed ([`super::records`]): content blocks become canonical blocks as they are
+//! parsed; a line the typed path does not cover is read again with `Value` content and
+//! `parse_block`, which decides and names any fault — and moves its content into events that
+//! go out at once.
 //!
 //! The conversation is the chain from the leaf (the last main-thread record) back to the root
 //! through `parentUuid` (and through a compact boundary's `logicalParentUuid`, so the compacted
@@ -14,14 +16,17 @@
 //! the results of its calls are gathered from its records' descendants: with parallel calls each
 //! result hangs on its own `tool_use` record, so a plain walk from the leaf would miss all but the
 //! last. Sidechain (subagent), meta, attachment, queue, snapshot and other bookkeeping records are
-//! not conversation; a malformed line is an error naming its line and field.
+//! not conversation; a malformed line is an error naming its line and field (a record's content
+//! is judged when its events are made: content off the conversation is not read, as Claude Code
+//! does not send it).
 //!
 //! A `tool_use` no result answers is dropped, as Claude Code drops it on resume
 //! ([`unresolved`]).
 //!
 //! One step per file: [`load`] streams the lines into nodes ([`nodes`], [`record_id`]), each
 //! record decoded by [`decode`]; [`link`] joins them by index and finds the conversation's path;
-//! [`assemble`] walks it and makes the events ([`events`]); [`errors`] names what is wrong.
+//! [`assemble`] walks it, reads each record's content again ([`reread`]) and makes the events
+//! ([`events`]); [`errors`] names what is wrong.
 
 mod assemble;
 mod decode;
@@ -31,6 +36,7 @@ mod link;
 mod load;
 mod nodes;
 mod record_id;
+mod reread;
 #[cfg(test)]
 mod tests;
 mod unresolved;
@@ -58,68 +64,50 @@ pub(crate) struct Session {
 
 /// Reads the transcript of the session file at `path`.
 pub(crate) fn read(path: &Path) -> Result<Transcript, PluginError> {
-    let loaded = load(path)?;
+    let mut loaded = load(path)?;
+    let cwd = loaded.cwd.take();
     let mut events = Vec::with_capacity(loaded.records.nodes.len());
     let mut sink = |e| {
         events.push(e);
         true
     };
     let mut calls = DropUnresolvedCalls::new(&mut sink);
-    assemble(
-        path,
-        loaded.records,
-        &loaded.models,
-        loaded.last_prompt_leaf.as_ref(),
-        false,
-        &mut |e| calls.push(e),
-    )?;
+    assemble(path, loaded, false, &mut |e| calls.push(e))?;
     calls.finish();
     let mut transcript = Transcript::new(events);
-    transcript.cwd = loaded.cwd;
+    transcript.cwd = cwd;
     Ok(transcript)
 }
 
 /// Reads a session file and where its chain stands, for an append: calls no result answers yet
 /// stay (the append may answer them).
 pub(crate) fn read_session(path: &Path) -> Result<Session, PluginError> {
-    let loaded = load(path)?;
+    let mut loaded = load(path)?;
+    let cwd = loaded.cwd.take();
+    let session_id = loaded.session_id.take();
     let mut events = Vec::with_capacity(loaded.records.nodes.len());
-    let chain = assemble(
-        path,
-        loaded.records,
-        &loaded.models,
-        loaded.last_prompt_leaf.as_ref(),
-        true,
-        &mut |e| {
-            events.push(e);
-            true
-        },
-    )?;
+    let chain = assemble(path, loaded, true, &mut |e| {
+        events.push(e);
+        true
+    })?;
     let mut transcript = Transcript::new(events);
-    transcript.cwd = loaded.cwd;
+    transcript.cwd = cwd;
     Ok(Session {
         transcript,
-        session_id: loaded.session_id,
+        session_id,
         chain,
     })
 }
 
-/// Reads a session file event by event, handing each to `sink` as soon as it is assembled (its
-/// content moves out of the parsed records then, so the session is never held twice).
+/// Reads a session file event by event, handing each to `sink` as soon as it is assembled (only
+/// the index of the records is held, never their content).
 pub(crate) fn read_each(
     path: &Path,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<(), PluginError> {
     let loaded = load(path)?;
     let mut calls = DropUnresolvedCalls::new(sink);
-    assemble(
-        path,
-        loaded.records,
-        &loaded.models,
-        loaded.last_prompt_leaf.as_ref(),
-        false,
-        &mut |e| calls.push(e),
-    )?;
+    assemble(path, loaded, false, &mut |e| calls.push(e))?;
     calls.finish();
     Ok(())
 }

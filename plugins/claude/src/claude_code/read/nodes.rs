@@ -1,5 +1,7 @@
-//! What the loader keeps of each chain record: small nodes (a long session has tens of thousands),
-//! with their content already in canonical form, so assembling events moves it out.
+//! What the loader keeps of each chain record: small nodes (a long session has tens of thousands).
+//! The index pass keeps no content (only where the record's line starts); the records the
+//! conversation needs are decoded again when their events are made, their content in canonical
+//! form then, so assembling events moves it out.
 
 use handoff_sdk::dialect::anthropic::ParsedBlock;
 use handoff_sdk::{IdMap, Part, Timestamp};
@@ -46,7 +48,7 @@ impl UserContent {
                         call_id,
                         content,
                         is_error,
-                    }
+                    };
                 }
                 Some(other) => blocks.push(other),
                 None => {}
@@ -116,6 +118,7 @@ pub(super) struct ReadRecord {
 }
 
 /// The chain records of a file, as the chain walk takes them.
+#[derive(Default)]
 pub(super) struct Records {
     pub(super) nodes: Vec<Node>,
     /// Each node's `parentUuid`.
@@ -132,6 +135,8 @@ pub(super) struct Records {
 pub(super) struct Node {
     pub(super) uuid: RecordId,
     pub(super) line: usize,
+    /// Where the record's line starts in the file (its BOM included, on the first line).
+    pub(super) offset: u64,
     pub(super) sidechain: bool,
     pub(super) kind: Kind,
     pub(super) timestamp: Option<Timestamp>,
@@ -140,6 +145,18 @@ pub(super) struct Node {
 }
 
 impl Node {
+    /// The node as the index keeps it: the content (and the extras, read with it) are left for
+    /// the events' pass.
+    pub(super) fn without_content(mut self) -> Self {
+        match &mut self.kind {
+            Kind::User { content, .. } => *content = UserContent::default(),
+            Kind::Assistant { blocks, .. } => *blocks = Vec::new(),
+            Kind::CompactBoundary { .. } | Kind::Other => {}
+        }
+        self.extras = None;
+        self
+    }
+
     pub(super) fn take_author(&mut self) -> Option<handoff_sdk::Author> {
         self.extras.as_mut().and_then(|e| e.author.take())
     }
