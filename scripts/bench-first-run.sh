@@ -34,7 +34,8 @@ main_job() {
     "$work/$1/certificates" "$handoff" "$sample" "$work/$1/codex" "$work/cwd"
 }
 mkdir -p "$work/warm"
-eval "$(main_job warm)" >/dev/null # the warm case's certificates
+# The warm case's certificates (its notes on stderr, e.g. which cwd it used, shown on failure only).
+eval "$(main_job warm)" >/dev/null 2>"$work/warm.log" || { cat "$work/warm.log" >&2; exit 1; }
 
 printf '%-7s %12s %12s %12s\n' round "first (ms)" "warm (ms)" "first-warm"
 diffs=()
@@ -43,7 +44,8 @@ for round in $(seq 1 "$rounds"); do
     --prepare "rm -rf $(printf %q "$work/first") && mkdir -p $(printf %q "$work/first")" \
     --command-name first "$(main_job first)" \
     --prepare "rm -rf $(printf %q "$work/warm/codex")" \
-    --command-name warm "$(main_job warm)" >/dev/null
+    --command-name warm "$(main_job warm)" >/dev/null 2>"$work/hyperfine.log" ||
+    { cat "$work/hyperfine.log" >&2; exit 1; }
   line="$(python3 - "$work/round.json" <<'EOF'
 import json, sys
 results = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
