@@ -249,3 +249,50 @@ fn continue_on_a_fresh_certificate_folder_certifies_the_source_and_the_target() 
     );
     assert_eq!(certified_plugins(&certificates), ["claude", "codex"]);
 }
+
+#[test]
+fn a_target_a_certified_plugin_file_offers_does_not_certify_the_builtin_it_shadows() {
+    let s = Scratch::new();
+    let certificates = s.path("certificates");
+    let plugins = s.path("plugins");
+    std::fs::create_dir(&plugins).unwrap();
+    let deps = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_owned();
+    let library = plugins.join("libhandoff_plugin_codex.so");
+    std::fs::copy(deps.join("libhandoff_plugin_codex.so"), &library).unwrap();
+    let config = s.path("config.toml");
+    std::fs::write(
+        &config,
+        format!("plugin_dirs = [{plugins:?}]\ncertificate_dir = {certificates:?}\n"),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = handoff(&config, &s.tmp()).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    };
+    run(&["certify", library.to_str().unwrap()]);
+    let names = || -> Vec<String> { certificates_in(&certificates).into_keys().collect() };
+    let file_only = names();
+    assert!(
+        file_only.len() == 1 && file_only[0].starts_with("file-"),
+        "{file_only:?}"
+    );
+
+    // codex is the plugin file's: the built-in codex is not certified for it.
+    let root = s.path("codex");
+    run(&["sessions", "codex", "--store-root", root.to_str().unwrap()]);
+    assert_eq!(names(), file_only);
+
+    // claude-code has only the built-in: it is certified, and only it.
+    let source = claude_source(&s.path("claude"), &conversation(3));
+    run(&["read", "claude-code", source.to_str().unwrap()]);
+    let now = names();
+    assert_eq!(now.len(), 2, "{now:?}");
+    assert!(
+        now.iter().any(|n| n.starts_with("builtin-claude-")),
+        "{now:?}"
+    );
+}
