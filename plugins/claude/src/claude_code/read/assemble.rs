@@ -11,7 +11,7 @@ use super::events::{assistant_event, user_events};
 use super::link::Link;
 use super::link::{conversation_path, link, Links, ResultChildren};
 use super::load::Loaded;
-use super::nodes::{take_uuid, Kind, Node, Records};
+use super::nodes::{take_uuid, IndexKind, IndexNode, Kind, Node, Records};
 use super::reread::RecordLines;
 use crate::claude_code::write::{calls_are_the_tail, ChainState};
 
@@ -145,7 +145,7 @@ pub(super) fn assemble(
 /// record's `leafUuid` picks the leaf when it is one (or an ancestor of some: then the last of
 /// those); otherwise the last leaf in file order. (Not simply the last record: a child written
 /// before its parent, by concurrent writers, would cut the conversation short.)
-fn choose_leaf(nodes: &[Node], up: &[Link], sidechain: bool, named: Option<usize>) -> usize {
+fn choose_leaf(nodes: &[IndexNode], up: &[Link], sidechain: bool, named: Option<usize>) -> usize {
     let in_thread = |i: usize| nodes[i].sidechain == sidechain;
     let mut has_child = vec![false; nodes.len()];
     for (i, link) in up.iter().enumerate() {
@@ -198,27 +198,23 @@ struct Turns<'a> {
     /// Where the records' content is read from, and what decoding it needs (the models seen).
     lines: RecordLines,
     loaded: Loaded,
-    /// The index: the records without their content until their events are made.
-    nodes: Vec<Node>,
+    /// The index: the records without their content.
+    nodes: Vec<IndexNode>,
     /// Streamed assistant turns of several records, and each record's index in them.
     groups: Vec<Vec<u32>>,
     group_of: Vec<u32>,
     result_children: ResultChildren,
     /// Records already turned into events (or skipped).
     consumed: Vec<bool>,
-    boundary: Option<usize>,
+    /// The compact boundary before the next compact summary, read whole.
+    boundary: Option<Node>,
 }
 
 impl Turns<'_> {
-    /// Gives the record at `i` its content (and extras), decoded from its line.
-    fn decode_content(&mut self, i: usize) -> Result<(), PluginError> {
-        let full = self
-            .lines
-            .record(self.path, &self.nodes[i], &mut self.loaded)?;
-        let node = &mut self.nodes[i];
-        node.kind = full.kind;
-        node.extras = full.extras;
-        Ok(())
+    /// The record at `i` read whole (content and extras), from its line.
+    fn read_whole(&mut self, i: usize) -> Result<Node, PluginError> {
+        self.lines
+            .record(self.path, &self.nodes[i], &mut self.loaded)
     }
 
     /// The events of the record at `i` on the conversation's path (none if it was consumed with
@@ -234,21 +230,18 @@ impl Turns<'_> {
         }
         self.consumed[i] = true;
         match self.nodes[i].kind {
-            Kind::Assistant { .. } => self.assistant_turn(i, chain, out)?,
-            Kind::User { meta: true, .. } => {}
-            Kind::User {
+            IndexKind::Assistant => self.assistant_turn(i, chain, out)?,
+            IndexKind::User { meta: true, .. } => {}
+            IndexKind::User {
                 compact_summary: true,
                 ..
             } => {
-                self.decode_content(i)?;
-                self.compaction(i, out)?;
+                let summary = self.read_whole(i)?;
+                self.compaction(summary, out)?;
             }
-            Kind::User { .. } => {
-                self.decode_content(i)?;
-                user_events(self.path, &mut self.nodes[i], out)?;
-            }
-            Kind::CompactBoundary { .. } => self.boundary = Some(i),
-            Kind::Other => {}
+            IndexKind::User { .. } => user_events(self.path, &mut self.read_whole(i)?, out)?,
+            IndexKind::CompactBoundary { .. } => self.boundary = Some(self.read_whole(i)?),
+            IndexKind::Other => {}
         }
         Ok(())
     }
@@ -261,32 +254,24 @@ impl Turns<'_> {
         chain: Option<&mut ChainState>,
         out: &mut Emitter<'_>,
     ) -> Result<(), PluginError> {
-        let single = [i as u32];
-        let group_len = match self.group_of[i] {
-            u32::MAX => 1,
-            n => self.groups[n as usize].len(),
-        };
-        for k in 0..group_len {
-            let g = match self.group_of[i] {
-                u32::MAX => i,
-                n => self.groups[n as usize][k] as usize,
-            };
-            self.consumed[g] = true;
-            self.decode_content(g)?;
-        }
         let group = match self.group_of[i] {
-            u32::MAX => &single[..],
-            n => &self.groups[n as usize][..],
+            u32::MAX => vec![i as u32],
+            n => self.groups[n as usize].clone(),
         };
+        let mut records = Vec::with_capacity(group.len());
+        for &g in &group {
+            self.consumed[g as usize] = true;
+            records.push(self.read_whole(g as usize)?);
+        }
         out.emit(assistant_event(
             self.path,
-            &mut self.nodes,
+            &mut records,
             &self.loaded.models,
-            group,
             chain,
         )?);
+        drop(records);
         let mut results = Vec::new();
-        let mut queue: Vec<u32> = group.to_vec();
+        let mut queue = group;
         while let Some(g) = queue.pop() {
             for &c in self.result_children.of(g) {
                 if !self.consumed[c as usize] {
@@ -298,29 +283,27 @@ impl Turns<'_> {
         }
         results.sort_unstable();
         for r in results {
-            self.decode_content(r as usize)?;
-            user_events(self.path, &mut self.nodes[r as usize], out)?;
+            user_events(self.path, &mut self.read_whole(r as usize)?, out)?;
         }
         Ok(())
     }
 
     /// A compact summary: with the boundary before it, one compaction replacing everything
     /// handed on so far.
-    fn compaction(&mut self, i: usize, out: &mut Emitter<'_>) -> Result<(), PluginError> {
-        let nodes = &mut self.nodes;
+    fn compaction(&mut self, mut node: Node, out: &mut Emitter<'_>) -> Result<(), PluginError> {
         let Some(replaces) = out.emitted.then(|| out.last_id.clone()) else {
             return Err(malformed(
                 self.path,
-                nodes[i].line,
+                node.line,
                 Some("isCompactSummary"),
                 "a compaction with nothing before it",
             ));
         };
         let (id, timestamp) = match self.boundary.take() {
-            Some(b) => (take_uuid(&mut nodes[b]), nodes[b].timestamp),
-            None => (take_uuid(&mut nodes[i]), nodes[i].timestamp),
+            Some(mut b) => (take_uuid(&mut b), b.timestamp),
+            None => (take_uuid(&mut node), node.timestamp),
         };
-        let node = &mut nodes[i];
+        let node = &mut node;
         let Kind::User { content, .. } = &mut node.kind else {
             unreachable!()
         };

@@ -259,7 +259,6 @@ pub(super) fn node_of<C: Content>(
         node: Node {
             uuid: RecordId::new(uuid.as_str()),
             line,
-            offset: 0,
             sidechain,
             kind: node_kind,
             timestamp,

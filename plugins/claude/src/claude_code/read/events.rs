@@ -12,18 +12,16 @@ use super::nodes::{take_uuid, Kind, Node, UserContent};
 use crate::claude_code::write::ChainState;
 use crate::extras::default_origin;
 
-/// The event of an assistant turn's records; with `chain`, where each of its calls is recorded.
+/// The event of an assistant turn's records (read whole, in file order); with `chain`, where
+/// each of its calls is recorded.
 pub(super) fn assistant_event(
     path: &Path,
-    nodes: &mut [Node],
+    records: &mut [Node],
     models: &[Box<str>],
-    group: &[u32],
     mut chain: Option<&mut ChainState>,
 ) -> Result<Event, PluginError> {
-    let first = group[0] as usize;
     let mut content = Vec::new();
-    for &g in group {
-        let node = &mut nodes[g as usize];
+    for node in records.iter_mut() {
         let Kind::Assistant { blocks, .. } = &mut node.kind else {
             let why = "it replaces a record of an assistant turn (same uuid) but is not one";
             return Err(malformed(path, node.line, Some("uuid"), why));
@@ -63,7 +61,7 @@ pub(super) fn assistant_event(
             }
         }
     }
-    let node = &mut nodes[first];
+    let node = &mut records[0];
     let Kind::Assistant { model, .. } = &node.kind else {
         unreachable!()
     };

@@ -6,7 +6,7 @@ use std::path::Path;
 use handoff_sdk::{IdMap, PluginError};
 
 use super::errors::malformed;
-use super::nodes::{Kind, Node, Records};
+use super::nodes::{IndexKind, IndexNode, Records};
 use super::record_id::RecordId;
 
 /// Where a record's chain goes next.
@@ -55,19 +55,18 @@ pub(super) fn link(records: &mut Records, sidechain: bool) -> Links {
 /// Each record's next step towards the root, looked up in the loader's uuid index (no uuid
 /// repeats there: a record written again replaced the first).
 fn link_up(
-    nodes: &[Node],
+    nodes: &[IndexNode],
     parents: &[Option<RecordId>],
     index: &IdMap<RecordId, u32>,
 ) -> Vec<Link> {
     nodes
         .iter()
         .zip(parents)
-        .map(|(n, parent)| match (parent, &n.kind) {
+        .map(|(n, parent)| match (parent, n.kind) {
+            (Some(p), IndexKind::CompactBoundary { logical: true }) => {
+                index.get(p).map_or(Link::Root, |&i| Link::To(i))
+            }
             (Some(p), _) => index.get(p).map_or(Link::Missing, |&i| Link::To(i)),
-            (None, Kind::CompactBoundary { logical_parent }) => logical_parent
-                .as_ref()
-                .and_then(|p| index.get(p))
-                .map_or(Link::Root, |&i| Link::To(i)),
             (None, _) => Link::Root,
         })
         .collect()
@@ -82,10 +81,10 @@ pub(super) struct ResultChildren {
 }
 
 impl ResultChildren {
-    pub(super) fn new(nodes: &[Node], up: &[Link], sidechain: bool) -> Self {
-        let parent_of = |(i, n): (usize, &Node)| match (&n.kind, up[i]) {
+    pub(super) fn new(nodes: &[IndexNode], up: &[Link], sidechain: bool) -> Self {
+        let parent_of = |(i, n): (usize, &IndexNode)| match (n.kind, up[i]) {
             (
-                Kind::User {
+                IndexKind::User {
                     has_results: true,
                     meta: false,
                     ..

@@ -10,7 +10,7 @@ use handoff_sdk::{IdMap, PluginError};
 
 use super::decode::{node_of, ContentShape};
 use super::errors::{diagnose, malformed};
-use super::nodes::{ReadRecord, Records};
+use super::nodes::{IndexNode, ReadRecord, Records};
 use super::record_id::RecordId;
 use crate::claude_code::records::{FastContent, Record};
 
@@ -87,9 +87,8 @@ pub(super) fn load(path: &Path) -> Result<Loaded, PluginError> {
         if text.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        if let Some(mut record) = index_record(path, line_no, text, complete, &mut loaded)? {
-            record.node.offset = line_start;
-            keep(&mut loaded, record);
+        if let Some(record) = index_record(path, line_no, text, complete, &mut loaded)? {
+            keep(&mut loaded, record, line_start);
         }
     }
     if line_no == 0 {
@@ -127,27 +126,25 @@ pub(super) fn record_text(line: &[u8], first: bool) -> (&[u8], bool) {
 /// records by uuid, the later one winning; it re-writes streamed assistant records, and
 /// concurrent writers repeat lines): the chain is linked by uuid, so its place in the file does
 /// not matter.
-fn keep(loaded: &mut Loaded, record: ReadRecord) {
+fn keep(loaded: &mut Loaded, record: ReadRecord, offset: u64) {
     let records = &mut loaded.records;
+    let (node, parent) = IndexNode::of(record.node, record.parent, offset);
     let next = records.nodes.len() as u32;
-    let at = *records
-        .index
-        .entry(record.node.uuid.clone())
-        .or_insert(next);
+    let at = *records.index.entry(node.uuid.clone()).or_insert(next);
     if at != next {
-        records.parents[at as usize] = record.parent;
-        records.nodes[at as usize] = record.node;
+        records.parents[at as usize] = parent;
+        records.nodes[at as usize] = node;
         return;
     }
     if let Some(id) = record.message_id {
         loaded.messages.add(id, next);
     }
-    records.parents.push(record.parent);
-    records.nodes.push(record.node);
+    records.parents.push(parent);
+    records.nodes.push(node);
 }
 
-/// A line as the index keeps it: decoded without its content (see [`ContentShape`]) when it
-/// can be; otherwise on the general path, which judges the whole record and names any fault.
+/// A line as the index takes it: decoded without its content (see [`ContentShape`]) when it can
+/// be; otherwise on the general path, which judges the whole record and names any fault.
 fn index_record(
     path: &Path,
     line_no: usize,
@@ -158,14 +155,10 @@ fn index_record(
     let shape = std::str::from_utf8(text)
         .ok()
         .and_then(|text| serde_json::from_str::<Record<'_, ContentShape>>(text).ok());
-    let record = match shape {
-        Some(record) => node_of(path, line_no, record, loaded)?,
-        None => general_record(path, line_no, text, complete, loaded)?,
-    };
-    Ok(record.map(|mut r| {
-        r.node = r.node.without_content();
-        r
-    }))
+    match shape {
+        Some(record) => node_of(path, line_no, record, loaded),
+        None => general_record(path, line_no, text, complete, loaded),
+    }
 }
 
 /// A line decoded whole, content and all: on the typed path when it can be, else on the general

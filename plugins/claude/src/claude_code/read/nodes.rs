@@ -120,8 +120,9 @@ pub(super) struct ReadRecord {
 /// The chain records of a file, as the chain walk takes them.
 #[derive(Default)]
 pub(super) struct Records {
-    pub(super) nodes: Vec<Node>,
-    /// Each node's `parentUuid`.
+    pub(super) nodes: Vec<IndexNode>,
+    /// Each node's `parentUuid` (a compact boundary's `logicalParentUuid` when it has none: see
+    /// [`IndexKind::CompactBoundary`]).
     pub(super) parents: Vec<Option<RecordId>>,
     /// Streamed assistant turns: records sharing a message id (of either thread).
     pub(super) groups: Vec<Vec<u32>>,
@@ -130,13 +131,79 @@ pub(super) struct Records {
     pub(super) index: IdMap<RecordId, u32>,
 }
 
+/// What the index keeps of a record, and no more (a long session has tens of thousands): where
+/// its line is, its uuid, and what linking and the chain walk ask of it.
+#[cfg_attr(test, derive(Debug, PartialEq))]
+pub(super) struct IndexNode {
+    pub(super) uuid: RecordId,
+    /// Where the record's line starts in the file (its BOM included, on the first line).
+    pub(super) offset: u64,
+    pub(super) line: usize,
+    pub(super) sidechain: bool,
+    pub(super) kind: IndexKind,
+}
+
+/// A record's [`Kind`], without its content.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum IndexKind {
+    User {
+        meta: bool,
+        compact_summary: bool,
+        has_results: bool,
+    },
+    Assistant,
+    /// `logical`: its parent is the `logicalParentUuid` (it has no `parentUuid`), which when it
+    /// is not in the file makes the boundary a root rather than an error.
+    CompactBoundary {
+        logical: bool,
+    },
+    Other,
+}
+
+impl IndexNode {
+    /// The index's node of a record read whole, and its parent as linking takes it.
+    pub(super) fn of(
+        node: Node,
+        parent: Option<RecordId>,
+        offset: u64,
+    ) -> (IndexNode, Option<RecordId>) {
+        let (kind, parent) = match node.kind {
+            Kind::User {
+                meta,
+                compact_summary,
+                has_results,
+                ..
+            } => (
+                IndexKind::User {
+                    meta,
+                    compact_summary,
+                    has_results,
+                },
+                parent,
+            ),
+            Kind::Assistant { .. } => (IndexKind::Assistant, parent),
+            Kind::CompactBoundary { logical_parent } => match parent {
+                Some(p) => (IndexKind::CompactBoundary { logical: false }, Some(p)),
+                None => (IndexKind::CompactBoundary { logical: true }, logical_parent),
+            },
+            Kind::Other => (IndexKind::Other, parent),
+        };
+        let index_node = IndexNode {
+            uuid: node.uuid,
+            offset,
+            line: node.line,
+            sidechain: node.sidechain,
+            kind,
+        };
+        (index_node, parent)
+    }
+}
+
 /// One chain record, kept small: a long session has tens of thousands of them.
 #[cfg_attr(test, derive(Debug, PartialEq))]
 pub(super) struct Node {
     pub(super) uuid: RecordId,
     pub(super) line: usize,
-    /// Where the record's line starts in the file (its BOM included, on the first line).
-    pub(super) offset: u64,
     pub(super) sidechain: bool,
     pub(super) kind: Kind,
     pub(super) timestamp: Option<Timestamp>,
@@ -145,18 +212,6 @@ pub(super) struct Node {
 }
 
 impl Node {
-    /// The node as the index keeps it: the content (and the extras, read with it) are left for
-    /// the events' pass.
-    pub(super) fn without_content(mut self) -> Self {
-        match &mut self.kind {
-            Kind::User { content, .. } => *content = UserContent::default(),
-            Kind::Assistant { blocks, .. } => *blocks = Vec::new(),
-            Kind::CompactBoundary { .. } | Kind::Other => {}
-        }
-        self.extras = None;
-        self
-    }
-
     pub(super) fn take_author(&mut self) -> Option<handoff_sdk::Author> {
         self.extras.as_mut().and_then(|e| e.author.take())
     }

@@ -10,7 +10,7 @@ use handoff_sdk::PluginError;
 
 use super::errors::malformed;
 use super::load::{full_record, record_text, Loaded};
-use super::nodes::Node;
+use super::nodes::{IndexNode, Node};
 
 pub(super) struct RecordLines {
     reader: BufReader<File>,
@@ -35,7 +35,7 @@ impl RecordLines {
     pub(super) fn record(
         &mut self,
         path: &Path,
-        node: &Node,
+        node: &IndexNode,
         loaded: &mut Loaded,
     ) -> Result<Node, PluginError> {
         let io = |e: std::io::Error| PluginError::io(path, &e);
