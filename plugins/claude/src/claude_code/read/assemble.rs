@@ -211,8 +211,12 @@ struct Turns<'a> {
 }
 
 impl Turns<'_> {
-    /// The record at `i` read whole (content and extras), from its line.
+    /// The record at `i` read whole (content and extras): kept from the load, or read again
+    /// from its line.
     fn read_whole(&mut self, i: usize) -> Result<Node, PluginError> {
+        if let Some(node) = self.loaded.whole.get_mut(i).and_then(Option::take) {
+            return Ok(node);
+        }
         self.lines
             .record(self.path, &self.nodes[i], &mut self.loaded)
     }

@@ -18,12 +18,6 @@ use crate::claude_code::records::{FastContent, Record, Text};
 
 /// Message content as a path decodes it.
 pub(super) trait Content {
-    /// Whether the content holds a `tool_result` block, when known before [`Self::into_blocks`]
-    /// (the index pass's [`ContentShape`] keeps nothing else).
-    fn holds_results(&self) -> Option<bool> {
-        None
-    }
-
     /// The canonical blocks; thinking signatures name `signature_model`.
     fn into_blocks(
         self,
@@ -87,26 +81,123 @@ impl Content for Value {
     }
 }
 
-/// What the index pass keeps of message content: only whether it holds a `tool_result` block
-/// (the chain walk needs that to find a turn's results). Everything else is skipped unbuilt; the
-/// content is decoded, and judged, when its record's events are made.
-pub(super) struct ContentShape {
+/// A record as the index pass reads it: what linking and the chain walk need, borrowed from the
+/// line; every other member (the content but for its blocks' types, the extras, the timestamp)
+/// is skipped unbuilt, and judged when the record is read whole for its events.
+#[derive(Deserialize)]
+pub(super) struct IndexRecord<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<Text<'a>>,
+    #[serde(borrow)]
+    uuid: Option<Text<'a>>,
+    #[serde(rename = "parentUuid", borrow)]
+    parent_uuid: Option<Text<'a>>,
+    #[serde(rename = "logicalParentUuid", borrow)]
+    logical_parent_uuid: Option<Text<'a>>,
+    #[serde(rename = "isSidechain")]
+    is_sidechain: Option<bool>,
+    #[serde(rename = "isMeta")]
+    is_meta: Option<bool>,
+    #[serde(rename = "isCompactSummary")]
+    is_compact_summary: Option<bool>,
+    #[serde(borrow)]
+    subtype: Option<Text<'a>>,
+    #[serde(borrow)]
+    message: Option<IndexMessage<'a>>,
+    #[serde(borrow)]
+    cwd: Option<Text<'a>>,
+    #[serde(rename = "sessionId", borrow)]
+    session_id: Option<Text<'a>>,
+    #[serde(rename = "leafUuid", borrow)]
+    leaf_uuid: Option<Text<'a>>,
+}
+
+#[derive(Deserialize)]
+struct IndexMessage<'a> {
+    #[serde(borrow)]
+    id: Option<Text<'a>>,
+    content: Option<ContentShape>,
+}
+
+/// What the index pass keeps of message content: whether it holds a `tool_result` block (the
+/// chain walk needs that to find a turn's results).
+struct ContentShape {
     holds_results: bool,
 }
 
-impl Content for ContentShape {
-    fn holds_results(&self) -> Option<bool> {
-        Some(self.holds_results)
+/// The index's record of a line [`IndexRecord`] decodes: as [`node_of`] makes it but without
+/// content, extras or timestamp (a conversational record without a uuid is the one error here:
+/// it cannot be indexed).
+pub(super) fn index_node_of(
+    path: &Path,
+    line: usize,
+    raw: IndexRecord<'_>,
+    loaded: &mut Loaded,
+) -> Result<Option<ReadRecord>, PluginError> {
+    let kind = raw.kind.as_ref().map_or("", Text::as_str);
+    let conversational = matches!(kind, "user" | "assistant" | "system");
+    let Some(uuid) = raw.uuid else {
+        if conversational {
+            return Err(malformed(
+                path,
+                line,
+                Some("uuid"),
+                format!("a {kind} record needs a uuid"),
+            ));
+        }
+        if kind == "last-prompt" {
+            if let Some(leaf) = record_id(raw.leaf_uuid) {
+                loaded.last_prompt_leaf = Some(leaf);
+            }
+        }
+        return Ok(None);
+    };
+    let sidechain = raw.is_sidechain.unwrap_or(false);
+    if !sidechain && conversational {
+        if loaded.cwd.is_none() {
+            loaded.cwd = raw.cwd.map(|t| t.0.into_owned());
+        }
+        if loaded.session_id.is_none() {
+            loaded.session_id = raw.session_id.map(|t| t.0.into_owned());
+        }
     }
-
-    fn into_blocks(
-        self,
-        _: Option<&str>,
-        _: &Path,
-        _: usize,
-    ) -> Result<Vec<ParsedBlock>, PluginError> {
-        Ok(Vec::new())
-    }
+    let mut message_id = None;
+    let node_kind = match kind {
+        "user" => Kind::User {
+            content: UserContent::default(),
+            meta: raw.is_meta.unwrap_or(false),
+            compact_summary: raw.is_compact_summary.unwrap_or(false),
+            has_results: raw
+                .message
+                .and_then(|m| m.content)
+                .is_some_and(|c| c.holds_results),
+        },
+        "assistant" => {
+            message_id = raw.message.and_then(|m| m.id);
+            Kind::Assistant {
+                model: None,
+                blocks: Vec::new(),
+            }
+        }
+        "system" if raw.subtype.as_ref().map(Text::as_str) == Some("compact_boundary") => {
+            Kind::CompactBoundary {
+                logical_parent: record_id(raw.logical_parent_uuid),
+            }
+        }
+        _ => Kind::Other,
+    };
+    Ok(Some(ReadRecord {
+        node: Node {
+            uuid: RecordId::new(uuid.as_str()),
+            line,
+            sidechain,
+            kind: node_kind,
+            timestamp: None,
+            extras: None,
+        },
+        parent: record_id(raw.parent_uuid),
+        message_id: boxed(message_id),
+    }))
 }
 
 impl<'de> Deserialize<'de> for ContentShape {
@@ -228,14 +319,11 @@ pub(super) fn node_of<C: Content>(
             let Some(content) = message.content else {
                 return Err(malformed(path, line, Some("message.content"), "missing"));
             };
-            let known_results = content.holds_results();
             let blocks = content.into_blocks(signature_model, path, line)?;
             if kind == "user" {
-                let has_results = known_results.unwrap_or_else(|| {
-                    blocks
-                        .iter()
-                        .any(|b| matches!(b, ParsedBlock::ToolResult { .. }))
-                });
+                let has_results = blocks
+                    .iter()
+                    .any(|b| matches!(b, ParsedBlock::ToolResult { .. }));
                 let compact_summary = raw.is_compact_summary.unwrap_or(false);
                 Kind::User {
                     content: UserContent::new(blocks, compact_summary),

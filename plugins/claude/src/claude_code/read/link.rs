@@ -133,7 +133,7 @@ pub(super) fn conversation_path(
         if on_path[i] {
             return Err(malformed(
                 path,
-                nodes[i].line,
+                nodes[i].line(),
                 Some("parentUuid"),
                 "the chain loops back on itself",
             ));
@@ -147,7 +147,7 @@ pub(super) fn conversation_path(
                 let n = &nodes[i];
                 return Err(malformed(
                     path,
-                    n.line,
+                    n.line(),
                     Some("parentUuid"),
                     format!(
                         "{} is not a record of this file",

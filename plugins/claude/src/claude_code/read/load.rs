@@ -8,9 +8,9 @@ use std::path::Path;
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{IdMap, PluginError};
 
-use super::decode::{node_of, ContentShape};
+use super::decode::{index_node_of, node_of, IndexRecord};
 use super::errors::{diagnose, malformed};
-use super::nodes::{IndexNode, ReadRecord, Records};
+use super::nodes::{IndexNode, Node, ReadRecord, Records};
 use super::record_id::RecordId;
 use crate::claude_code::records::{FastContent, Record};
 
@@ -47,10 +47,24 @@ pub(super) struct Loaded {
     /// The `leafUuid` of the last `last-prompt` record: where Claude Code resumes, when that
     /// record is still a leaf (see `assemble`).
     pub(super) last_prompt_leaf: Option<RecordId>,
+    /// With [`Passes::One`], each record read whole, beside its index node.
+    pub(super) whole: Vec<Option<Node>>,
 }
 
-/// Streams the file into chain records, without their content (the index pass).
-pub(super) fn load(path: &Path) -> Result<Loaded, PluginError> {
+/// How a file is read.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Passes {
+    /// Each record decoded whole as it is loaded and kept till its events are made: one decoding
+    /// per record, for a read that holds the whole transcript anyway.
+    One,
+    /// An index first, without content; then the conversation's records read again and decoded
+    /// whole as their events are made: for a read that streams its events, so the session is
+    /// never held whole.
+    Two,
+}
+
+/// Streams the file into chain records (without their content, with [`Passes::Two`]).
+pub(super) fn load(path: &Path, passes: Passes) -> Result<Loaded, PluginError> {
     let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let mut loaded = Loaded {
@@ -66,6 +80,7 @@ pub(super) fn load(path: &Path) -> Result<Loaded, PluginError> {
         models: Vec::new(),
         model_index: IdMap::default(),
         last_prompt_leaf: None,
+        whole: Vec::new(),
     };
     let mut buf = Vec::new();
     let mut line_no = 0;
@@ -87,8 +102,13 @@ pub(super) fn load(path: &Path) -> Result<Loaded, PluginError> {
         if text.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        if let Some(record) = index_record(path, line_no, text, complete, &mut loaded)? {
-            keep(&mut loaded, record, line_start);
+        let record = match passes {
+            Passes::One => full_record(path, line_no, text, complete, &mut loaded)?,
+            Passes::Two => index_record(path, line_no, text, complete, &mut loaded)?,
+        };
+        if let Some(record) = record {
+            let whole = passes == Passes::One;
+            keep(&mut loaded, record, (line_start, n), whole);
         }
     }
     if line_no == 0 {
@@ -126,14 +146,18 @@ pub(super) fn record_text(line: &[u8], first: bool) -> (&[u8], bool) {
 /// records by uuid, the later one winning; it re-writes streamed assistant records, and
 /// concurrent writers repeat lines): the chain is linked by uuid, so its place in the file does
 /// not matter.
-fn keep(loaded: &mut Loaded, record: ReadRecord, offset: u64) {
+fn keep(loaded: &mut Loaded, record: ReadRecord, line: (u64, usize), whole: bool) {
     let records = &mut loaded.records;
-    let (node, parent) = IndexNode::of(record.node, record.parent, offset);
+    let (node, parent) = IndexNode::of(&record.node, record.parent, line);
+    let whole = whole.then_some(record.node);
     let next = records.nodes.len() as u32;
     let at = *records.index.entry(node.uuid.clone()).or_insert(next);
     if at != next {
         records.parents[at as usize] = parent;
         records.nodes[at as usize] = node;
+        if whole.is_some() {
+            loaded.whole[at as usize] = whole;
+        }
         return;
     }
     if let Some(id) = record.message_id {
@@ -141,10 +165,13 @@ fn keep(loaded: &mut Loaded, record: ReadRecord, offset: u64) {
     }
     records.parents.push(parent);
     records.nodes.push(node);
+    if whole.is_some() {
+        loaded.whole.push(whole);
+    }
 }
 
-/// A line as the index takes it: decoded without its content (see [`ContentShape`]) when it can
-/// be; otherwise on the general path, which judges the whole record and names any fault.
+/// A line as the index takes it: only what linking needs (see [`IndexRecord`]) when that
+/// decodes; otherwise on the general path, which judges the whole record and names any fault.
 fn index_record(
     path: &Path,
     line_no: usize,
@@ -152,12 +179,10 @@ fn index_record(
     complete: bool,
     loaded: &mut Loaded,
 ) -> Result<Option<ReadRecord>, PluginError> {
-    let shape = std::str::from_utf8(text)
-        .ok()
-        .and_then(|text| serde_json::from_str::<Record<'_, ContentShape>>(text).ok());
-    match shape {
-        Some(record) => node_of(path, line_no, record, loaded),
-        None => general_record(path, line_no, text, complete, loaded),
+    // Strings skipped are not checked for UTF-8 here: a line read whole is.
+    match serde_json::from_slice::<IndexRecord<'_>>(text) {
+        Ok(record) => index_node_of(path, line_no, record, loaded),
+        Err(_) => general_record(path, line_no, text, complete, loaded),
     }
 }
 

@@ -52,7 +52,7 @@ use handoff_sdk::{Event, PluginError, Transcript};
 use super::records::Text;
 use super::write::ChainState;
 use assemble::assemble;
-use load::load;
+use load::{load, Passes};
 use unresolved::DropUnresolvedCalls;
 
 /// A session read back, with what an append needs to continue its chain.
@@ -64,7 +64,7 @@ pub(crate) struct Session {
 
 /// Reads the transcript of the session file at `path`.
 pub(crate) fn read(path: &Path) -> Result<Transcript, PluginError> {
-    let mut loaded = load(path)?;
+    let mut loaded = load(path, Passes::One)?;
     let cwd = loaded.cwd.take();
     let mut events = Vec::with_capacity(loaded.records.nodes.len());
     let mut sink = |e| {
@@ -82,7 +82,7 @@ pub(crate) fn read(path: &Path) -> Result<Transcript, PluginError> {
 /// Reads a session file and where its chain stands, for an append: calls no result answers yet
 /// stay (the append may answer them).
 pub(crate) fn read_session(path: &Path) -> Result<Session, PluginError> {
-    let mut loaded = load(path)?;
+    let mut loaded = load(path, Passes::One)?;
     let cwd = loaded.cwd.take();
     let session_id = loaded.session_id.take();
     let mut events = Vec::with_capacity(loaded.records.nodes.len());
@@ -105,7 +105,7 @@ pub(crate) fn read_each(
     path: &Path,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<(), PluginError> {
-    let loaded = load(path)?;
+    let loaded = load(path, Passes::Two)?;
     let mut calls = DropUnresolvedCalls::new(sink);
     assemble(path, loaded, false, &mut |e| calls.push(e))?;
     calls.finish();

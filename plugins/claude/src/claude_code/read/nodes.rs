@@ -136,9 +136,12 @@ pub(super) struct Records {
 #[cfg_attr(test, derive(Debug, PartialEq))]
 pub(super) struct IndexNode {
     pub(super) uuid: RecordId,
-    /// Where the record's line starts in the file (its BOM included, on the first line).
+    /// Where the record's line starts in the file (its BOM included, on the first line), and its
+    /// length with its newline (`u32::MAX`: that long or longer, found by reading to the newline).
     pub(super) offset: u64,
-    pub(super) line: usize,
+    pub(super) len: u32,
+    /// The 1-based line number (`u32::MAX` past that many lines).
+    line: u32,
     pub(super) sidechain: bool,
     pub(super) kind: IndexKind,
 }
@@ -163,11 +166,11 @@ pub(super) enum IndexKind {
 impl IndexNode {
     /// The index's node of a record read whole, and its parent as linking takes it.
     pub(super) fn of(
-        node: Node,
+        node: &Node,
         parent: Option<RecordId>,
-        offset: u64,
+        (offset, len): (u64, usize),
     ) -> (IndexNode, Option<RecordId>) {
-        let (kind, parent) = match node.kind {
+        let (kind, parent) = match &node.kind {
             Kind::User {
                 meta,
                 compact_summary,
@@ -175,27 +178,35 @@ impl IndexNode {
                 ..
             } => (
                 IndexKind::User {
-                    meta,
-                    compact_summary,
-                    has_results,
+                    meta: *meta,
+                    compact_summary: *compact_summary,
+                    has_results: *has_results,
                 },
                 parent,
             ),
             Kind::Assistant { .. } => (IndexKind::Assistant, parent),
             Kind::CompactBoundary { logical_parent } => match parent {
                 Some(p) => (IndexKind::CompactBoundary { logical: false }, Some(p)),
-                None => (IndexKind::CompactBoundary { logical: true }, logical_parent),
+                None => (
+                    IndexKind::CompactBoundary { logical: true },
+                    logical_parent.clone(),
+                ),
             },
             Kind::Other => (IndexKind::Other, parent),
         };
         let index_node = IndexNode {
-            uuid: node.uuid,
+            uuid: node.uuid.clone(),
             offset,
-            line: node.line,
+            len: u32::try_from(len).unwrap_or(u32::MAX),
+            line: u32::try_from(node.line).unwrap_or(u32::MAX),
             sidechain: node.sidechain,
             kind,
         };
         (index_node, parent)
+    }
+
+    pub(super) fn line(&self) -> usize {
+        self.line as usize
     }
 }
 

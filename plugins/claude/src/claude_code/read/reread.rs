@@ -3,7 +3,7 @@
 //! seeks only when the chain goes back.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use handoff_sdk::PluginError;
@@ -46,14 +46,20 @@ impl RecordLines {
             self.at = node.offset;
         }
         self.line.clear();
-        let n = self.reader.read_until(b'\n', &mut self.line).map_err(io)?;
-        self.at += n as u64;
+        if node.len == u32::MAX {
+            self.reader.read_until(b'\n', &mut self.line).map_err(io)?;
+        } else {
+            // The length the index measured: no search for the newline.
+            self.line.resize(node.len as usize, 0);
+            self.reader.read_exact(&mut self.line).map_err(io)?;
+        }
+        self.at += self.line.len() as u64;
         let (text, complete) = record_text(&self.line, node.offset == 0);
-        match full_record(path, node.line, text, complete, loaded)? {
+        match full_record(path, node.line(), text, complete, loaded)? {
             Some(full) if full.node.uuid == node.uuid => Ok(full.node),
             _ => Err(malformed(
                 path,
-                node.line,
+                node.line(),
                 None,
                 "the file changed while it was read (this line held another record)",
             )),

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use handoff_sdk::serde_json::{self, Value};
-use handoff_sdk::{Body, IdMap, Part, PluginError};
+use handoff_sdk::{Body, Event, IdMap, Part, PluginError};
 
 use super::decode::node_of;
 use super::load::{typed_record, Loaded, MessageGroups};
@@ -27,6 +27,7 @@ fn empty() -> Loaded {
         models: Vec::new(),
         model_index: IdMap::default(),
         last_prompt_leaf: None,
+        whole: Vec::new(),
     }
 }
 
@@ -46,7 +47,60 @@ fn genuine_changed(change: impl FnOnce(&mut Vec<String>)) -> Result<Vec<Body>, P
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("s.jsonl");
     std::fs::write(&file, lines.join("\n") + "\n").unwrap();
-    read(&file).map(|t| t.events.into_iter().map(|e| e.body).collect())
+    let whole = read(&file).map(|t| t.events);
+    assert_eq!(streamed(&file), whole, "{}", lines.join("\n"));
+    whole.map(|events| events.into_iter().map(|e| e.body).collect())
+}
+
+/// The events `read_each` hands on (two passes), or its error, as `read` (one pass) gives them.
+fn streamed(path: &Path) -> Result<Vec<Event>, PluginError> {
+    let mut events = Vec::new();
+    super::read_each(path, &mut |e| {
+        events.push(e);
+        true
+    })
+    .map(|()| events)
+}
+
+/// Both passes agree with the one-pass read on every sample (the genuine sessions, compactions,
+/// sidechains, parallel calls, streamed turns).
+#[test]
+fn the_streamed_read_agrees_with_the_whole_read_on_every_sample() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples");
+    let mut files = 0;
+    for folder in std::fs::read_dir(root).unwrap() {
+        for file in std::fs::read_dir(folder.unwrap().path()).unwrap() {
+            let path = file.unwrap().path();
+            let whole = read(&path).map(|t| t.events).map_err(|e| e.to_string());
+            let streamed = streamed(&path).map_err(|e| e.to_string());
+            assert_eq!(streamed, whole, "{}", path.display());
+            files += 1;
+        }
+    }
+    assert!(files >= 5, "{files} sample files");
+}
+
+/// A bad line on the conversation is named (line and field) by both reads; a record off it is
+/// judged by the index pass only as far as linking needs it.
+#[test]
+fn the_streamed_read_names_a_bad_record_of_the_conversation() {
+    let bad_content = |l: &mut Vec<String>| {
+        l[7] = l[7].replacen(r#""text":"ok""#, r#""text":5"#, 1);
+    };
+    let err = genuine_changed(bad_content).unwrap_err().to_string();
+    assert!(
+        err.contains("s.jsonl:8") && err.contains("message.content[0]"),
+        "{err}"
+    );
+    let no_timestamp = |l: &mut Vec<String>| {
+        let at = l[7].find(r#""timestamp""#).unwrap();
+        l[7].replace_range(at..at + 11, r#""elsewhen""#);
+    };
+    let err = genuine_changed(no_timestamp).unwrap_err().to_string();
+    assert!(
+        err.contains("s.jsonl:8") && err.contains("timestamp"),
+        "{err}"
+    );
 }
 
 // Issue 15, measured with the real Claude Code 2.1.197 (live/tests/differential.rs): it resumes
