@@ -214,8 +214,8 @@ impl Turns<'_> {
     /// The record at `i` read whole (content and extras): kept from the load, or read again
     /// from its line.
     fn read_whole(&mut self, i: usize) -> Result<Node, PluginError> {
-        if let Some(node) = self.loaded.whole.get_mut(i).and_then(Option::take) {
-            return Ok(node);
+        if let Some(body) = self.loaded.whole.get_mut(i).and_then(Option::take) {
+            return Ok(body.into_node(&self.nodes[i]));
         }
         self.lines
             .record(self.path, &self.nodes[i], &mut self.loaded)

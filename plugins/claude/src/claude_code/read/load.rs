@@ -10,7 +10,7 @@ use handoff_sdk::{IdMap, PluginError};
 
 use super::decode::{index_node_of, node_of, IndexRecord};
 use super::errors::{diagnose, malformed};
-use super::nodes::{IndexNode, Node, ReadRecord, Records};
+use super::nodes::{IndexNode, ReadRecord, RecordBody, Records};
 use super::record_id::RecordId;
 use crate::claude_code::records::{FastContent, Record};
 
@@ -47,8 +47,8 @@ pub(super) struct Loaded {
     /// The `leafUuid` of the last `last-prompt` record: where Claude Code resumes, when that
     /// record is still a leaf (see `assemble`).
     pub(super) last_prompt_leaf: Option<RecordId>,
-    /// With [`Passes::One`], each record read whole, beside its index node.
-    pub(super) whole: Vec<Option<Node>>,
+    /// With [`Passes::One`], what each record holds beyond its index node.
+    pub(super) whole: Vec<Option<RecordBody>>,
 }
 
 /// How a file is read.
@@ -149,7 +149,7 @@ pub(super) fn record_text(line: &[u8], first: bool) -> (&[u8], bool) {
 fn keep(loaded: &mut Loaded, record: ReadRecord, line: (u64, usize), whole: bool) {
     let records = &mut loaded.records;
     let (node, parent) = IndexNode::of(&record.node, record.parent, line);
-    let whole = whole.then_some(record.node);
+    let whole = whole.then(|| RecordBody::of(record.node));
     let next = records.nodes.len() as u32;
     let at = *records.index.entry(node.uuid.clone()).or_insert(next);
     if at != next {
@@ -179,10 +179,13 @@ fn index_record(
     complete: bool,
     loaded: &mut Loaded,
 ) -> Result<Option<ReadRecord>, PluginError> {
-    // Strings skipped are not checked for UTF-8 here: a line read whole is.
-    match serde_json::from_slice::<IndexRecord<'_>>(text) {
-        Ok(record) => index_node_of(path, line_no, record, loaded),
-        Err(_) => general_record(path, line_no, text, complete, loaded),
+    // UTF-8 is checked once for the line, not once per member name and string.
+    let index = std::str::from_utf8(text)
+        .ok()
+        .and_then(|text| serde_json::from_str::<IndexRecord<'_>>(text).ok());
+    match index {
+        Some(record) => index_node_of(path, line_no, record, loaded),
+        None => general_record(path, line_no, text, complete, loaded),
     }
 }
 

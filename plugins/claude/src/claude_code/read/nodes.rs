@@ -210,6 +210,36 @@ impl IndexNode {
     }
 }
 
+/// What a record read whole holds beyond its [`IndexNode`] (so a record kept whole is not kept
+/// twice).
+pub(super) struct RecordBody {
+    kind: Kind,
+    timestamp: Option<Timestamp>,
+    extras: Option<Box<Extras>>,
+}
+
+impl RecordBody {
+    pub(super) fn of(node: Node) -> Self {
+        RecordBody {
+            kind: node.kind,
+            timestamp: node.timestamp,
+            extras: node.extras,
+        }
+    }
+
+    /// The record whole again, with what its index node holds.
+    pub(super) fn into_node(self, index: &IndexNode) -> Node {
+        Node {
+            uuid: index.uuid.clone(),
+            line: index.line(),
+            sidechain: index.sidechain,
+            kind: self.kind,
+            timestamp: self.timestamp,
+            extras: self.extras,
+        }
+    }
+}
+
 /// One chain record, kept small: a long session has tens of thousands of them.
 #[cfg_attr(test, derive(Debug, PartialEq))]
 pub(super) struct Node {
