@@ -98,11 +98,11 @@ pub(super) fn assemble(
     drop(up);
     let Records {
         nodes,
-        parents,
+        unresolved,
         index,
         ..
     } = records;
-    drop(parents);
+    drop(unresolved);
     drop(index);
 
     let mut turns = Turns {

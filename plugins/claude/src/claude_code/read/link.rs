@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use handoff_sdk::{IdMap, PluginError};
+use handoff_sdk::PluginError;
 
 use super::errors::malformed;
 use super::nodes::{IndexKind, IndexNode, Records};
@@ -16,8 +16,9 @@ pub(super) enum Link {
     Root,
     /// To the record at this index.
     To(u32),
-    /// To a `parentUuid` that is not in the file (an error if the conversation passes here).
-    Missing,
+    /// To a `parentUuid` not in the file, `Records::unresolved[k]` (an error if the
+    /// conversation passes here); while loading, one not seen yet.
+    Missing(u32),
 }
 
 /// The file's records linked by index: the uuid strings are looked up once, here.
@@ -32,7 +33,7 @@ pub(super) struct Links {
 
 /// Links the records of the conversation's thread (`sidechain` or not).
 pub(super) fn link(records: &mut Records, sidechain: bool) -> Links {
-    let up = link_up(&records.nodes, &records.parents, &records.index);
+    let up = std::mem::take(&mut records.up);
     let nodes = &records.nodes;
     let mut groups = std::mem::take(&mut records.groups);
     groups.retain_mut(|g| {
@@ -52,24 +53,42 @@ pub(super) fn link(records: &mut Records, sidechain: bool) -> Links {
     }
 }
 
-/// Each record's next step towards the root, looked up in the loader's uuid index (no uuid
-/// repeats there: a record written again replaced the first).
-fn link_up(
-    nodes: &[IndexNode],
-    parents: &[Option<RecordId>],
-    index: &IdMap<RecordId, u32>,
-) -> Vec<Link> {
-    nodes
-        .iter()
-        .zip(parents)
-        .map(|(n, parent)| match (parent, n.kind) {
-            (Some(p), IndexKind::CompactBoundary { logical: true }) => {
-                index.get(p).map_or(Link::Root, |&i| Link::To(i))
-            }
-            (Some(p), _) => index.get(p).map_or(Link::Missing, |&i| Link::To(i)),
-            (None, _) => Link::Root,
-        })
-        .collect()
+/// Each record's next step towards the root, as the loader links it: to a parent already
+/// indexed at once (a record written again replaces the first in place, so its index holds);
+/// to one not yet seen (a child before its parent, a dangling parent) through
+/// [`Records::unresolved`], looked up once the file is read.
+pub(super) fn link_to(records: &mut Records, parent: Option<RecordId>, logical: bool) -> Link {
+    let Some(parent) = parent else {
+        return Link::Root;
+    };
+    if let Some(&i) = records.index.get(&parent) {
+        return Link::To(i);
+    }
+    let k = records.unresolved.len() as u32;
+    records.unresolved.push((parent, logical));
+    Link::Missing(k)
+}
+
+/// The links to parents not yet seen when their children were read, looked up now the file is
+/// read; a parent still missing is an error when the conversation passes there, but for a
+/// compact boundary's logical parent, which makes it a root.
+pub(super) fn resolve_later_parents(records: &mut Records) {
+    let Records {
+        up,
+        unresolved,
+        index,
+        ..
+    } = records;
+    for link in up.iter_mut() {
+        if let Link::Missing(k) = *link {
+            let (parent, logical) = &unresolved[k as usize];
+            *link = match index.get(parent) {
+                Some(&i) => Link::To(i),
+                None if *logical => Link::Root,
+                None => Link::Missing(k),
+            };
+        }
+    }
 }
 
 /// The tool-result records of the conversation's thread, by parent: every parent's children in
@@ -143,7 +162,7 @@ pub(super) fn conversation_path(
         cursor = match up[i] {
             Link::To(p) => Some(p as usize),
             Link::Root => None,
-            Link::Missing => {
+            Link::Missing(k) => {
                 let n = &nodes[i];
                 return Err(malformed(
                     path,
@@ -151,10 +170,7 @@ pub(super) fn conversation_path(
                     Some("parentUuid"),
                     format!(
                         "{} is not a record of this file",
-                        records.parents[i]
-                            .as_ref()
-                            .map(ToString::to_string)
-                            .unwrap_or_default()
+                        records.unresolved[k as usize].0
                     ),
                 ));
             }

@@ -10,7 +10,8 @@ use handoff_sdk::{IdMap, PluginError};
 
 use super::decode::{index_node_of, node_of, IndexRecord};
 use super::errors::{diagnose, malformed};
-use super::nodes::{IndexNode, ReadRecord, RecordBody, Records};
+use super::link::{link_to, resolve_later_parents};
+use super::nodes::{IndexKind, IndexNode, ReadRecord, RecordBody, Records};
 use super::record_id::RecordId;
 use crate::claude_code::records::{FastContent, Record};
 
@@ -70,7 +71,8 @@ pub(super) fn load(path: &Path, passes: Passes) -> Result<Loaded, PluginError> {
     let mut loaded = Loaded {
         records: Records {
             nodes: Vec::new(),
-            parents: Vec::new(),
+            up: Vec::new(),
+            unresolved: Vec::new(),
             groups: Vec::new(),
             index: IdMap::default(),
         },
@@ -119,6 +121,7 @@ pub(super) fn load(path: &Path, passes: Passes) -> Result<Loaded, PluginError> {
             message: "the session file is empty".into(),
         });
     }
+    resolve_later_parents(&mut loaded.records);
     // The message ids are done with: freed now, their memory is reused by the events.
     loaded.records.groups = std::mem::take(&mut loaded.messages).groups;
     Ok(loaded)
@@ -149,11 +152,13 @@ pub(super) fn record_text(line: &[u8], first: bool) -> (&[u8], bool) {
 fn keep(loaded: &mut Loaded, record: ReadRecord, line: (u64, usize), whole: bool) {
     let records = &mut loaded.records;
     let (node, parent) = IndexNode::of(&record.node, record.parent, line);
+    let logical = node.kind == (IndexKind::CompactBoundary { logical: true });
+    let up = link_to(records, parent, logical);
     let whole = whole.then(|| RecordBody::of(record.node));
     let next = records.nodes.len() as u32;
     let at = *records.index.entry(node.uuid.clone()).or_insert(next);
     if at != next {
-        records.parents[at as usize] = parent;
+        records.up[at as usize] = up;
         records.nodes[at as usize] = node;
         if whole.is_some() {
             loaded.whole[at as usize] = whole;
@@ -163,7 +168,7 @@ fn keep(loaded: &mut Loaded, record: ReadRecord, line: (u64, usize), whole: bool
     if let Some(id) = record.message_id {
         loaded.messages.add(id, next);
     }
-    records.parents.push(parent);
+    records.up.push(up);
     records.nodes.push(node);
     if whole.is_some() {
         loaded.whole.push(whole);

@@ -6,6 +6,7 @@
 use handoff_sdk::dialect::anthropic::ParsedBlock;
 use handoff_sdk::{IdMap, Part, Timestamp};
 
+use super::link::Link;
 use super::record_id::RecordId;
 use crate::extras::Extras;
 
@@ -121,9 +122,12 @@ pub(super) struct ReadRecord {
 #[derive(Default)]
 pub(super) struct Records {
     pub(super) nodes: Vec<IndexNode>,
-    /// Each node's `parentUuid` (a compact boundary's `logicalParentUuid` when it has none: see
-    /// [`IndexKind::CompactBoundary`]).
-    pub(super) parents: Vec<Option<RecordId>>,
+    /// Each node's link to its `parentUuid` (a compact boundary's `logicalParentUuid` when it
+    /// has none: see [`IndexKind::CompactBoundary`]).
+    pub(super) up: Vec<Link>,
+    /// The parents links name that were not indexed when they were made (see [`super::link::link_to`]), and
+    /// whether each is a logical parent.
+    pub(super) unresolved: Vec<(RecordId, bool)>,
     /// Streamed assistant turns: records sharing a message id (of either thread).
     pub(super) groups: Vec<Vec<u32>>,
     /// Each uuid's node: built while loading (a uuid seen again replaces its record), and the

@@ -17,7 +17,8 @@ fn empty() -> Loaded {
     Loaded {
         records: Records {
             nodes: Vec::new(),
-            parents: Vec::new(),
+            up: Vec::new(),
+            unresolved: Vec::new(),
             groups: Vec::new(),
             index: IdMap::default(),
         },
