@@ -125,8 +125,8 @@ pub(super) struct Records {
     /// Each node's link to its `parentUuid` (a compact boundary's `logicalParentUuid` when it
     /// has none: see [`IndexKind::CompactBoundary`]).
     pub(super) up: Vec<Link>,
-    /// The parents links name that were not indexed when they were made (see [`super::link::link_to`]), and
-    /// whether each is a logical parent.
+    /// The parents links name that were not indexed when they were made (see
+    /// [`super::link::link_to`]), and whether each is a logical parent.
     pub(super) unresolved: Vec<(RecordId, bool)>,
     /// Streamed assistant turns: records sharing a message id (of either thread).
     pub(super) groups: Vec<Vec<u32>>,
