@@ -107,7 +107,7 @@ pub(super) fn assemble(
 
     let mut turns = Turns {
         path,
-        lines: RecordLines::open(path)?,
+        lines: None,
         loaded,
         consumed: vec![false; nodes.len()],
         nodes,
@@ -195,8 +195,9 @@ fn choose_leaf(nodes: &[IndexNode], up: &[Link], sidechain: bool, named: Option<
 /// compact boundary waiting for its summary.
 struct Turns<'a> {
     path: &'a Path,
-    /// Where the records' content is read from, and what decoding it needs (the models seen).
-    lines: RecordLines,
+    /// Where the records' content is read from (opened when first needed: a one-pass read keeps
+    /// it), and what decoding it needs (the models seen).
+    lines: Option<RecordLines>,
     loaded: Loaded,
     /// The index: the records without their content.
     nodes: Vec<IndexNode>,
@@ -217,8 +218,11 @@ impl Turns<'_> {
         if let Some(body) = self.loaded.whole.get_mut(i).and_then(Option::take) {
             return Ok(body.into_node(&self.nodes[i]));
         }
-        self.lines
-            .record(self.path, &self.nodes[i], &mut self.loaded)
+        let lines = match &mut self.lines {
+            Some(lines) => lines,
+            None => self.lines.insert(RecordLines::open(self.path)?),
+        };
+        lines.record(self.path, &self.nodes[i], &mut self.loaded)
     }
 
     /// The events of the record at `i` on the conversation's path (none if it was consumed with
