@@ -1,14 +1,17 @@
 //! Claude Code records → canonical transcript.
 //!
-//! The file is read in two passes, so a session is never held whole. The index pass streams it
-//! line by line and keeps small chain nodes (UUIDs as 128 bits, the kind, the flags, where the
-//! line starts) but no content: message content is skipped unbuilt but for whether it holds a
-//! tool result. The events' pass then reads again only the records the conversation needs, in
-//! its order (forward through one buffer for a file written in order), decodes each whole —
-//! typed and borrowed ([`super::records`]): content blocks become canonical blocks as they are
-//! parsed; a line the typed path does not cover is read again with `Value` content and
-//! `parse_block`, which decides and names any fault — and moves its content into events that
-//! go out at once.
+//! [`read_each`] reads in two passes, so a session is never held whole. The index pass streams
+//! the file line by line and keeps small chain nodes (UUIDs as 128 bits, the kind, the flags,
+//! where the line is, the link to the parent) but no content: of each line only what linking
+//! needs is decoded (`decode::IndexRecord`), message content skipped unbuilt but for whether it
+//! holds a tool result. The events' pass then reads again only the records the conversation
+//! needs, in its order (forward through one buffer for a file written in order), decodes each
+//! whole — typed and borrowed ([`super::records`]): content blocks become canonical blocks as
+//! they are parsed; a line the typed path does not cover is read again with `Value` content and
+//! `parse_block`, which decides and names any fault — and moves its content into events that go
+//! out at once. [`read`] and [`read_session`], which hold the transcript anyway, decode each
+//! record whole once, in one pass, and keep its content beside its node until its events are
+//! made.
 //!
 //! The conversation is the chain from the leaf (the last main-thread record) back to the root
 //! through `parentUuid` (and through a compact boundary's `logicalParentUuid`, so the compacted
@@ -16,17 +19,18 @@
 //! the results of its calls are gathered from its records' descendants: with parallel calls each
 //! result hangs on its own `tool_use` record, so a plain walk from the leaf would miss all but the
 //! last. Sidechain (subagent), meta, attachment, queue, snapshot and other bookkeeping records are
-//! not conversation; a malformed line is an error naming its line and field (a record's content
-//! is judged when its events are made: content off the conversation is not read, as Claude Code
-//! does not send it).
+//! not conversation; a malformed line is an error naming its line and field (in the two-pass
+//! read a record off the conversation is judged only as far as linking needs it: its content,
+//! timestamp and extras are not read, as Claude Code does not send them).
 //!
 //! A `tool_use` no result answers is dropped, as Claude Code drops it on resume
 //! ([`unresolved`]).
 //!
 //! One step per file: [`load`] streams the lines into nodes ([`nodes`], [`record_id`]), each
-//! record decoded by [`decode`]; [`link`] joins them by index and finds the conversation's path;
-//! [`assemble`] walks it, reads each record's content again ([`reread`]) and makes the events
-//! ([`events`]); [`errors`] names what is wrong.
+//! record decoded by [`decode`] and joined to its parent by index ([`link`], which also finds
+//! the conversation's path); [`assemble`] walks it, takes each record whole (kept by a one-pass
+//! read, else read again by [`reread`]) and makes the events ([`events`]); [`errors`] names what
+//! is wrong.
 
 mod assemble;
 mod decode;
