@@ -1,7 +1,7 @@
-//! What the loader keeps of each chain record: small nodes (a long session has tens of thousands).
-//! The index pass keeps no content (only where the record's line starts); the records the
-//! conversation needs are decoded again when their events are made, their content in canonical
-//! form then, so assembling events moves it out.
+//! What the loader keeps of each chain record: a small index node (a long session has tens of
+//! thousands) and, in a one-pass read, the record's body beside it; a two-pass read decodes the
+//! records the conversation needs again when their events are made. Either way the content is in
+//! canonical form then, so assembling events moves it out.
 
 use handoff_sdk::dialect::anthropic::ParsedBlock;
 use handoff_sdk::{IdMap, Part, Timestamp};
