@@ -16,10 +16,7 @@ use std::time::{Duration, Instant};
 use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
 use handoff_core::continuation::{continue_conversation, ContinueRequest};
-use handoff_core::{
-    AssistantPart, Body, CreateOptions, Event, Origin, Part, Plugin, StoreRoot, Timestamp,
-    ToolCall, Transcript,
-};
+use handoff_core::{CreateOptions, Origin, Plugin, StoreRoot};
 
 const RUNS: usize = 3;
 /// Runs of each path in the comparison with the plugin files (alternated, so more are cheap).
@@ -207,46 +204,8 @@ fn measure(direction: Direction, turns: usize) {
 /// A session of `turns` turns in the direction's source format: user → assistant text + tool
 /// call → ~1.3 KB tool result → assistant text, written by the source plugin's own writer.
 fn write_source(dir: &Path, direction: Direction, turns: usize) -> PathBuf {
-    let output: String =
-        "drwxr-xr-x 2 dev dev 4096 Nov 30 00:41 src/handoff/example/file.rs\n".repeat(19);
     let origin = direction.origin();
-    let mut events = Vec::with_capacity(turns * 4);
-    let mut t = 1_795_999_300_000i64;
-    let mut next = |body| {
-        t += 1_000;
-        let n = events.len();
-        events.push(Event::new(format!("e{n}"), Timestamp::from_millis(t), body));
-    };
-    for i in 0..turns {
-        next(Body::User {
-            content: vec![Part::text(format!(
-                "Turn {i}: list the files under src and tell me which changed."
-            ))],
-        });
-        next(Body::Assistant {
-            content: vec![
-                AssistantPart::text("I'll list them."),
-                AssistantPart::ToolCall(ToolCall {
-                    id: format!("toolu_{i:020}"),
-                    name: "Bash".into(),
-                    arguments: serde_json::json!({"command": "ls -la src", "description": "List"}),
-                }),
-            ],
-            origin: Some(origin.clone()),
-        });
-        next(Body::ToolResult {
-            call_id: format!("toolu_{i:020}"),
-            content: vec![Part::text(output.clone())],
-            is_error: false,
-        });
-        next(Body::Assistant {
-            content: vec![AssistantPart::text(format!(
-                "In turn {i}, file.rs changed."
-            ))],
-            origin: Some(origin.clone()),
-        });
-    }
-    let mut transcript = Transcript::new(events);
+    let mut transcript = handoff_core::transcript::synthetic::tool_turns(turns, &origin);
     transcript.cwd = Some("/home/dev/proj".into());
     let (plugin, target) = direction.source();
     let root = StoreRoot::new(dir.join("source")).expect("root");

@@ -12,56 +12,19 @@
 use std::time::{Duration, Instant};
 
 use handoff_core::abi::codec;
-use handoff_core::{AssistantPart, Body, Event, Origin, Part, Timestamp, ToolCall, Transcript};
+use handoff_core::{Event, Origin, Transcript};
 
 const RUNS: usize = 7;
 
 /// The continue bench's session: user → assistant text + tool call → ~1.3 KB tool result →
 /// assistant text, `turns` times.
 fn transcript(turns: usize) -> Transcript {
-    let output = "drwxr-xr-x 2 dev dev 4096 Nov 30 00:41 src/handoff/example/file.rs\n".repeat(19);
     let origin = Origin {
         provider: "anthropic".into(),
         model: Some("claude-opus-4-8".into()),
         api: Some("anthropic-messages".into()),
     };
-    let mut events = Vec::with_capacity(turns * 4);
-    let mut t = 1_795_999_300_000i64;
-    let mut next = |body| {
-        t += 1_000;
-        let n = events.len();
-        events.push(Event::new(format!("e{n}"), Timestamp::from_millis(t), body));
-    };
-    for i in 0..turns {
-        next(Body::User {
-            content: vec![Part::text(format!(
-                "Turn {i}: list the files under src and tell me which changed."
-            ))],
-        });
-        next(Body::Assistant {
-            content: vec![
-                AssistantPart::text("I'll list them."),
-                AssistantPart::ToolCall(ToolCall {
-                    id: format!("toolu_{i:020}"),
-                    name: "Bash".into(),
-                    arguments: serde_json::json!({"command": "ls -la src", "description": "List"}),
-                }),
-            ],
-            origin: Some(origin.clone()),
-        });
-        next(Body::ToolResult {
-            call_id: format!("toolu_{i:020}"),
-            content: vec![Part::text(output.clone())],
-            is_error: false,
-        });
-        next(Body::Assistant {
-            content: vec![AssistantPart::text(format!(
-                "In turn {i}, file.rs changed."
-            ))],
-            origin: Some(origin.clone()),
-        });
-    }
-    Transcript::new(events)
+    handoff_core::transcript::synthetic::tool_turns(turns, &origin)
 }
 
 /// One candidate: encodes and decodes the transcript, returning the decoded events (checked

@@ -9,10 +9,7 @@ use std::time::{Duration, Instant};
 
 use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
-use handoff_core::{
-    AssistantPart, Body, CreateOptions, Event, Origin, Part, Plugin, StoreRoot, Timestamp,
-    ToolCall, Transcript,
-};
+use handoff_core::{CreateOptions, Origin, Plugin, StoreRoot, Transcript};
 
 /// One configuration for every test of this binary: a certificate folder certified once.
 pub struct Shared {
@@ -121,47 +118,12 @@ pub fn continued(out: &Output) -> serde_json::Value {
 /// A synthetic conversation of `turns` turns (user → assistant text and a tool call → a ~1.3 KB
 /// tool result → assistant), a few hundred bytes of Codex rollout per event.
 pub fn conversation(turns: usize) -> Transcript {
-    let output = "drwxr-xr-x 2 dev dev 4096 Nov 30 00:41 src/handoff/example/file.rs\n".repeat(19);
     let origin = Origin {
         provider: "anthropic".into(),
         model: Some("claude-opus-4-8".into()),
         api: Some("anthropic-messages".into()),
     };
-    let mut events = Vec::with_capacity(turns * 4);
-    let mut t = 1_795_999_300_000i64;
-    let mut next = |body| {
-        t += 1_000;
-        let n = events.len();
-        events.push(Event::new(format!("e{n}"), Timestamp::from_millis(t), body));
-    };
-    for i in 0..turns {
-        next(Body::User {
-            content: vec![Part::text(format!("Turn {i}: list the files under src."))],
-        });
-        next(Body::Assistant {
-            content: vec![
-                AssistantPart::text("I'll list them."),
-                AssistantPart::ToolCall(ToolCall {
-                    id: format!("toolu_{i:020}"),
-                    name: "Bash".into(),
-                    arguments: serde_json::json!({"command": "ls -la src", "description": "List"}),
-                }),
-            ],
-            origin: Some(origin.clone()),
-        });
-        next(Body::ToolResult {
-            call_id: format!("toolu_{i:020}"),
-            content: vec![Part::text(output.clone())],
-            is_error: false,
-        });
-        next(Body::Assistant {
-            content: vec![AssistantPart::text(format!(
-                "In turn {i}, file.rs changed."
-            ))],
-            origin: Some(origin.clone()),
-        });
-    }
-    let mut transcript = Transcript::new(events);
+    let mut transcript = handoff_core::transcript::synthetic::tool_turns(turns, &origin);
     // A directory that exists here: `continue` refuses a source cwd that does not (without --cwd).
     transcript.cwd = Some(std::env::temp_dir().display().to_string());
     transcript

@@ -7,6 +7,7 @@
 mod equality;
 mod features;
 mod model;
+pub mod synthetic;
 mod timestamp;
 mod validate;
 
