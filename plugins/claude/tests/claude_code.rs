@@ -332,10 +332,11 @@ fn compaction_is_a_boundary_and_a_summary_record() {
     assert!(
         matches!(&back.events[2].body, Body::Compaction { replaces_through, .. } if *replaces_through == back.events[1].id)
     );
-    // A compaction that keeps earlier events in view is not Claude Code's.
+    // A compaction that keeps events in view: its boundary goes after the event it replaces
+    // through, then the kept events, then the summary (the order Claude Code sends them in).
     let partial = Transcript::new(vec![
         user("u", "old"),
-        assistant("a", vec![AssistantPart::text("older")]),
+        assistant("a", vec![AssistantPart::text("kept")]),
         ev(
             "c",
             5,
@@ -344,10 +345,107 @@ fn compaction_is_a_boundary_and_a_summary_record() {
                 replaces_through: "u".into(),
             },
         ),
+        user("u2", "new"),
     ]);
-    assert!(ClaudePlugin
-        .create(&root, CLAUDE_CODE, &partial, &options())
-        .is_err());
+    let (_dir, root, id, back) = round_trip(&partial);
+    let recs = records(&ClaudePlugin.resolve(&root, CLAUDE_CODE, &id).unwrap().path);
+    let kinds: Vec<&str> = recs
+        .iter()
+        .map(|r| r["subtype"].as_str().unwrap_or(r["type"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        ["user", "compact_boundary", "assistant", "user", "user"]
+    );
+    assert_eq!(recs[1]["logicalParentUuid"], recs[0]["uuid"]);
+    assert_eq!(recs[2]["parentUuid"], recs[1]["uuid"]);
+    assert_eq!(recs[3]["isCompactSummary"], true);
+    assert_eq!(recs[3]["parentUuid"], recs[2]["uuid"]);
+    assert!(
+        matches!(&back.events[2].body, Body::Compaction { replaces_through, .. } if *replaces_through == back.events[0].id)
+    );
+    // A kept result whose call the compaction replaces would go to Claude without its call.
+    let orphan = Transcript::new(vec![
+        user("u", "old"),
+        assistant("a", vec![call("c1")]),
+        result("r1", "c1"),
+        ev(
+            "c",
+            5,
+            Body::Compaction {
+                summary: "s".into(),
+                replaces_through: "a".into(),
+            },
+        ),
+    ]);
+    let err = ClaudePlugin
+        .create(&root, CLAUDE_CODE, &orphan, &options())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("event 3 (c)") && err.contains("r1"), "{err}");
+}
+
+#[test]
+fn append_carries_a_compaction_that_keeps_new_events_only() {
+    let t = Transcript::new(vec![
+        user("u", "hi"),
+        assistant("a", vec![AssistantPart::text("x")]),
+    ]);
+    let (_dir, root) = store();
+    let s = ClaudePlugin
+        .create(&root, CLAUDE_CODE, &t, &options())
+        .unwrap();
+    let first = ClaudePlugin.read_id(&root, CLAUDE_CODE, &s.id).unwrap();
+    let compaction = |through: &str| {
+        ev(
+            "c",
+            9,
+            Body::Compaction {
+                summary: "s".into(),
+                replaces_through: through.into(),
+            },
+        )
+    };
+    // Keeping `a`, which the file already holds, would need a boundary before it.
+    let before = std::fs::read(&s.path).unwrap();
+    let err = ClaudePlugin
+        .append_id(
+            &root,
+            CLAUDE_CODE,
+            &s.id,
+            &[compaction(&first.events[0].id)],
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("event 2 (c)") && err.contains("already holds"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(&s.path).unwrap(),
+        before,
+        "a refused append writes nothing"
+    );
+    // Replacing through `a` and keeping the appended `u2`: boundary, `u2`, summary.
+    ClaudePlugin
+        .append_id(
+            &root,
+            CLAUDE_CODE,
+            &s.id,
+            &[user("u2", "kept"), compaction(&first.events[1].id)],
+        )
+        .unwrap();
+    let recs = records(&s.path);
+    let n = recs.len();
+    assert_eq!(recs[n - 3]["subtype"], "compact_boundary");
+    assert_eq!(recs[n - 3]["logicalParentUuid"], recs[n - 4]["uuid"]);
+    assert_eq!(recs[n - 2]["message"]["content"], "kept");
+    assert_eq!(recs[n - 1]["isCompactSummary"], true);
+    let back = ClaudePlugin.read_id(&root, CLAUDE_CODE, &s.id).unwrap();
+    assert_eq!(back.events.len(), 4);
+    assert!(
+        matches!(&back.events[3].body, Body::Compaction { replaces_through, .. } if *replaces_through == first.events[1].id)
+    );
 }
 
 #[test]

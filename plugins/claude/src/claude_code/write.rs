@@ -7,7 +7,9 @@
 //!   assistant turn follow it, its parent is the record of its own `tool_use` (the CLI's layout for
 //!   parallel calls), otherwise the previous record;
 //! - a compaction is a `system` `compact_boundary` record (parent `null`, `logicalParentUuid` the
-//!   previous record) followed by an `isCompactSummary` user record holding the summary.
+//!   record of the event it replaces through), then the events it keeps (those between that
+//!   event and the compaction), then an `isCompactSummary` user record holding the summary:
+//!   Claude Code 2.1.197 sends that as the kept messages, then the summary (docs/formats/claude.md).
 
 use std::io::{self, Write};
 
@@ -113,12 +115,19 @@ pub(crate) fn precheck(events: &[Event], from: usize) -> Result<(), PluginError>
                         "Claude Code cannot write a compaction that replaces nothing",
                     ));
                 };
-                let through = events[..index]
+                let Some(through) = events[..index]
                     .iter()
-                    .position(|e| &e.id == replaces_through);
-                if through.is_none_or(|t| t < last) {
-                    return Err(invalid(index, event, "body.replaces_through",
-                        "Claude Code's compaction replaces everything before it; this one keeps some events in view"));
+                    .position(|e| &e.id == replaces_through)
+                else {
+                    return Err(invalid(
+                        index,
+                        event,
+                        "body.replaces_through",
+                        "names no earlier event",
+                    ));
+                };
+                if through < last {
+                    check_kept(events, from, index, through)?;
                 }
             }
             Body::User { .. } | Body::ToolResult { .. } => {}
@@ -128,6 +137,68 @@ pub(crate) fn precheck(events: &[Event], from: usize) -> Result<(), PluginError>
         }
     }
     Ok(())
+}
+
+/// Checks the events a compaction at `index` keeps (those after `through`, the event it replaces
+/// through): they are written between its boundary and its summary, so they must be new in this
+/// write, hold no other compaction, and answer no call the compaction replaces (Claude Code
+/// would send such a result without its call).
+fn check_kept(
+    events: &[Event],
+    from: usize,
+    index: usize,
+    through: usize,
+) -> Result<(), PluginError> {
+    let compaction = &events[index];
+    let kept = (through + 1..index).filter(|&k| is_written(&events[k]));
+    let mut kept_calls = IdSet::default();
+    for k in kept {
+        let event = &events[k];
+        if k < from {
+            return Err(invalid(index, compaction, "body.replaces_through",
+                &format!("keeps event {k} ({}), which the file already holds: Claude Code needs the compaction's boundary before the events it keeps", event.id)));
+        }
+        match &event.body {
+            Body::Compaction { .. } => {
+                return Err(invalid(index, compaction, "body.replaces_through",
+                    &format!("keeps event {k} ({}), another compaction: Claude Code cannot keep a compaction in view", event.id)));
+            }
+            Body::Assistant { content, .. } => {
+                kept_calls.extend(content.iter().filter_map(|p| match p {
+                    AssistantPart::ToolCall(c) => Some(c.id.clone()),
+                    _ => None,
+                }));
+            }
+            Body::ToolResult { call_id, .. } if !kept_calls.contains(call_id) => {
+                return Err(invalid(index, compaction, "body.replaces_through",
+                    &format!("keeps event {k} ({}), the result of call {call_id}, which it replaces: Claude Code would send the result without its call", event.id)));
+            }
+            Body::User { .. } | Body::ToolResult { .. } => {}
+        }
+    }
+    Ok(())
+}
+
+/// Where each compaction's boundary goes: `at[k]` is the compaction whose boundary is written
+/// right before `events[k]` (at or before the compaction itself), i.e. after the event it replaces
+/// through, so the events it keeps follow the boundary. A compaction whose `replaces_through` is
+/// not in `events` (an append continuing a file) has its boundary first. [`precheck`] has made
+/// sure two compactions' kept events do not overlap.
+fn boundary_places(events: &[Event]) -> Vec<Option<usize>> {
+    let mut at = vec![None; events.len()];
+    for (index, event) in events.iter().enumerate() {
+        if let Body::Compaction {
+            replaces_through, ..
+        } = &event.body
+        {
+            let place = events[..index]
+                .iter()
+                .position(|e| &e.id == replaces_through)
+                .map_or(0, |t| t + 1);
+            at[place] = Some(index);
+        }
+    }
+    at
 }
 
 /// Record uuids and message ids: version-4 UUIDs whose random bits are drawn once per write, with
@@ -195,7 +266,11 @@ pub(crate) fn write_events(
         marker,
         thinking_from: THINKING_FROM.iter().map(|s| s.to_string()).collect(),
     };
-    for event in events {
+    let boundaries = boundary_places(events);
+    for (index, event) in events.iter().enumerate() {
+        if let Some(c) = boundaries[index] {
+            records.boundary(&events[c].timestamp.to_rfc3339())?;
+        }
         if !is_written(event) {
             continue;
         }
@@ -215,7 +290,7 @@ pub(crate) fn write_events(
                 is_error,
             } => records.result(call_id, content, *is_error, &timestamp, &author_extras)?,
             Body::Compaction { summary, .. } => {
-                records.compaction(summary, &timestamp, &author_extras)?
+                records.summary(summary, &timestamp, &author_extras)?
             }
         }
     }
@@ -403,9 +478,9 @@ impl Records<'_, '_> {
         Ok(())
     }
 
-    /// A compaction: a `compact_boundary` record, then the summary as an `isCompactSummary` user
-    /// record.
-    fn compaction(&mut self, summary: &str, timestamp: &str, extras: &Extras) -> io::Result<()> {
+    /// A compaction's `compact_boundary` record: it restarts the chain (no parent) and names the
+    /// previous record as its logical parent.
+    fn boundary(&mut self, timestamp: &str) -> io::Result<()> {
         let boundary = self.ids.record();
         let mut r = RecordOut::new(self.session, "system", &boundary, timestamp);
         r.logical_parent_uuid = self.state.prev.as_deref();
@@ -415,9 +490,18 @@ impl Records<'_, '_> {
         r.compact_metadata = Some(json!({"trigger": "manual", "preTokens": 0}));
         r.marker = self.marker.take();
         self.sink.emit(&r)?;
+        self.state.prev = Some(boundary);
+        // A result after the boundary hangs on it, never on its call before the boundary.
+        self.state.open_calls.clear();
+        Ok(())
+    }
+
+    /// A compaction's summary: an `isCompactSummary` user record after its boundary and the
+    /// events it keeps.
+    fn summary(&mut self, summary: &str, timestamp: &str, extras: &Extras) -> io::Result<()> {
         let uuid = self.ids.record();
         let mut r = RecordOut::new(self.session, "user", &uuid, timestamp);
-        r.parent_uuid = Some(&boundary);
+        r.parent_uuid = self.state.prev.as_deref();
         r.message = Some(user_message(ContentOut::Text(summary)));
         r.is_compact_summary = true;
         r.visible_in_transcript_only = true;

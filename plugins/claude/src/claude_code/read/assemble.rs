@@ -207,8 +207,10 @@ struct Turns<'a> {
     result_children: ResultChildren,
     /// Records already turned into events (or skipped).
     consumed: Vec<bool>,
-    /// The compact boundary before the next compact summary, read whole.
-    boundary: Option<Node>,
+    /// The compact boundary before the next compact summary, read whole, with the id of the
+    /// event handed on before it (what the compaction replaces through: the events between the
+    /// boundary and the summary are the ones it keeps).
+    boundary: Option<(Node, Option<String>)>,
 }
 
 impl Turns<'_> {
@@ -248,7 +250,10 @@ impl Turns<'_> {
                 self.compaction(summary, out)?;
             }
             IndexKind::User { .. } => user_events(self.path, &mut self.read_whole(i)?, out)?,
-            IndexKind::CompactBoundary { .. } => self.boundary = Some(self.read_whole(i)?),
+            IndexKind::CompactBoundary { .. } => {
+                let before = out.emitted.then(|| out.last_id.clone());
+                self.boundary = Some((self.read_whole(i)?, before));
+            }
             IndexKind::Other => {}
         }
         Ok(())
@@ -297,19 +302,25 @@ impl Turns<'_> {
     }
 
     /// A compact summary: with the boundary before it, one compaction replacing everything
+    /// handed on before the boundary (the records between the boundary and the summary are the
+    /// events it keeps, which Claude Code sends before the summary); without one, everything
     /// handed on so far.
     fn compaction(&mut self, mut node: Node, out: &mut Emitter<'_>) -> Result<(), PluginError> {
-        let Some(replaces) = out.emitted.then(|| out.last_id.clone()) else {
+        let (replaces, id, timestamp) = match self.boundary.take() {
+            Some((mut b, before)) => (before, take_uuid(&mut b), b.timestamp),
+            None => (
+                out.emitted.then(|| out.last_id.clone()),
+                take_uuid(&mut node),
+                node.timestamp,
+            ),
+        };
+        let Some(replaces) = replaces else {
             return Err(malformed(
                 self.path,
                 node.line,
                 Some("isCompactSummary"),
                 "a compaction with nothing before it",
             ));
-        };
-        let (id, timestamp) = match self.boundary.take() {
-            Some(mut b) => (take_uuid(&mut b), b.timestamp),
-            None => (take_uuid(&mut node), node.timestamp),
         };
         let node = &mut node;
         let Kind::User { content, .. } = &mut node.kind else {

@@ -370,3 +370,56 @@ fn the_cwd_scan_agrees_with_the_whole_read() {
     let err = super::session_cwd(&file).unwrap_err().to_string();
     assert!(err.contains("line 1"), "{err}");
 }
+
+/// A compaction that keeps records (the writer's layout for Codex's order): a boundary after the
+/// first prompt, the rest of the turn hanging on it, and the summary after the answer. The
+/// compaction comes after the kept events and replaces through the record before its boundary.
+#[test]
+fn a_compaction_keeps_the_records_between_its_boundary_and_its_summary() {
+    let prompt = "f6cc5a97-0bd4-499f-93a5-ed36d47451ef";
+    let keep_turn = |l: &mut Vec<String>| {
+        let record = |i: usize| serde_json::from_str::<Value>(&l[i]).unwrap();
+        let mut boundary = record(4);
+        boundary["type"] = "system".into();
+        boundary["subtype"] = "compact_boundary".into();
+        boundary["content"] = "Conversation compacted".into();
+        boundary["parentUuid"] = Value::Null;
+        boundary["logicalParentUuid"] = record(4)["uuid"].clone();
+        boundary["uuid"] = "00000000-0000-4000-8000-0000000000b1".into();
+        let mut first_kept = record(5);
+        first_kept["parentUuid"] = boundary["uuid"].clone();
+        let mut summary = record(2);
+        summary["uuid"] = "00000000-0000-4000-8000-0000000000b2".into();
+        summary["parentUuid"] = record(7)["uuid"].clone();
+        summary["isCompactSummary"] = true.into();
+        summary["message"]["content"] = "The user asked for a tool.".into();
+        l[5] = first_kept.to_string();
+        l.insert(8, summary.to_string());
+        l.insert(5, boundary.to_string());
+    };
+    let bodies = genuine_changed(keep_turn).unwrap();
+    let kinds: Vec<&str> = bodies
+        .iter()
+        .map(|b| match b {
+            Body::User { .. } => "user",
+            Body::Assistant { .. } => "assistant",
+            Body::ToolResult { .. } => "result",
+            Body::Compaction { .. } => "compaction",
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        ["user", "assistant", "result", "assistant", "compaction"]
+    );
+    let Body::Compaction {
+        replaces_through,
+        summary,
+    } = &bodies[4]
+    else {
+        unreachable!()
+    };
+    assert_eq!(
+        (replaces_through.as_str(), summary.as_str()),
+        (prompt, "The user asked for a tool.")
+    );
+}
