@@ -269,34 +269,10 @@ fn continue_pass(direction: Direction, source: &Path, target_root: &Path) {
 /// Where the time of one continuation goes (printed to stderr, for the docs): the phases the
 /// engine runs, the verify streamed as the engine streams it.
 fn phases(direction: Direction, source: &Path, target_root: &Path, floor: Duration) {
-    let (source_plugin, source_target) = direction.source();
     let (plugin, target) = direction.target();
+    let ([read_source, write, verify], session) =
+        plugin_phases(direction.source(), (plugin, target), source, target_root);
     let root = StoreRoot::new(target_root).expect("root");
-    let start = Instant::now();
-    let transcript = source_plugin
-        .reader()
-        .read_path(source_target, source)
-        .expect("read");
-    let read_source = start.elapsed();
-    let start = Instant::now();
-    let session = plugin
-        .writer()
-        .create(&root, target, &transcript, &CreateOptions::default())
-        .expect("create");
-    let write = start.elapsed();
-    let start = Instant::now();
-    let comparison = plugin
-        .manifest()
-        .target(target)
-        .expect("target")
-        .comparison();
-    let mut verifier = comparison.verifier(&transcript);
-    plugin
-        .reader()
-        .read_each(&root, &session, &mut |event| verifier.push(&event))
-        .expect("read back");
-    verifier.finish().expect("equal");
-    let verify = start.elapsed();
     let start = Instant::now();
     plugin
         .resumer()
@@ -444,19 +420,17 @@ fn through_plugin_files(direction: Direction, turns: usize, dir: &Path, source: 
         }));
         let (built_in_source, built_in_target) = (direction.source(), direction.target());
         let root = dir.join(format!("builtin-phases-{i}"));
-        builtin_phases.push(plugin_phases(
-            built_in_source,
-            built_in_target,
-            source,
-            &root,
-        ));
+        builtin_phases.push(plugin_phases(built_in_source, built_in_target, source, &root).0);
         let root = dir.join(format!("plugin-files-phases-{i}"));
-        loaded_phases.push(plugin_phases(
-            (source_plugin, source_target),
-            (plugin, target),
-            source,
-            &root,
-        ));
+        loaded_phases.push(
+            plugin_phases(
+                (source_plugin, source_target),
+                (plugin, target),
+                source,
+                &root,
+            )
+            .0,
+        );
     }
     let (builtin, loaded) = (median(builtin), median(loaded));
     let phase = |runs: &[[Duration; 3]], k: usize| median(runs.iter().map(|p| p[k]).collect());
@@ -524,7 +498,7 @@ fn plugin_phases(
     (plugin, target): (&dyn Plugin, &str),
     source: &Path,
     root: &Path,
-) -> [Duration; 3] {
+) -> ([Duration; 3], handoff_core::SessionRef) {
     let root = StoreRoot::new(root).expect("root");
     let start = Instant::now();
     let transcript = source_plugin
@@ -550,5 +524,5 @@ fn plugin_phases(
         .read_each(&root, &session, &mut |event| verifier.push(&event))
         .expect("read back");
     verifier.finish().expect("equal");
-    [read_source, write, start.elapsed()]
+    ([read_source, write, start.elapsed()], session)
 }
