@@ -540,6 +540,94 @@ const TWO_COMPACTIONS: Mutation = Mutation {
     },
 };
 
+/// The genuine session read by our reader, given a compaction in Codex's order (the user messages
+/// it keeps, restated, then the compaction replacing through the last answer, as the Codex reader
+/// reads a `compacted` record) and, when `then_turn`, a new turn on it, then written by our writer
+/// (boundary, kept messages, summary) under the genuine session's id.
+fn written_with_kept_compaction(b: &[u8], then_turn: bool) -> Vec<u8> {
+    use handoff_core::{Body, CreateOptions, Event, Part, StoreRoot};
+    let scratch = tempfile::tempdir().unwrap();
+    let genuine = scratch.path().join("genuine.jsonl");
+    std::fs::write(&genuine, b).unwrap();
+    let claude = handoff_claude::ClaudePlugin;
+    let mut t = claude
+        .reader()
+        .read_path("claude-code", &genuine)
+        .expect("the genuine session reads");
+    let users: Vec<Event> = t
+        .events
+        .iter()
+        .filter(|e| matches!(e.body, Body::User { .. }))
+        .cloned()
+        .collect();
+    let last = t.events.last().unwrap().clone();
+    for (n, mut kept) in users.into_iter().enumerate() {
+        kept.id = format!("kept-{n}");
+        kept.timestamp = last.timestamp;
+        t.events.push(kept);
+    }
+    let mut compaction = last.clone();
+    compaction.id = "compaction".into();
+    compaction.author = None;
+    compaction.body = Body::Compaction {
+        summary: "The user said hi and asked again; the assistant answered both.".into(),
+        replaces_through: last.id.clone(),
+    };
+    t.events.push(compaction);
+    if then_turn {
+        let mut question = last.clone();
+        question.id = "after".into();
+        question.author = None;
+        question.body = Body::User {
+            content: vec![Part::text("and after the summary?")],
+        };
+        t.events.push(question);
+        let mut answer = last.clone();
+        answer.id = "after-answer".into();
+        t.events.push(answer);
+    }
+    let root = StoreRoot::new(scratch.path().join("store")).unwrap();
+    let session = claude
+        .writer()
+        .create(
+            &root,
+            "claude-code",
+            &t,
+            &CreateOptions {
+                cwd: Some(RECORDED_CWD.into()),
+                locator: None,
+            },
+        )
+        .expect("our writer carries a compaction that keeps user messages");
+    // Under the genuine session's id, where the case places the file.
+    let genuine_id = records(b)
+        .iter()
+        .find_map(|r| r["sessionId"].as_str().map(str::to_owned))
+        .unwrap();
+    let written = records(&std::fs::read(&session.path).unwrap())
+        .into_iter()
+        .map(|mut r| {
+            if r.get("sessionId").is_some() {
+                r["sessionId"] = json!(genuine_id);
+            }
+            r
+        })
+        .collect::<Vec<_>>();
+    to_bytes(&written)
+}
+
+/// Our writer's compaction that keeps the user messages (Codex's order), then a new turn.
+const WRITTEN_KEEPING_COMPACTION: Mutation = Mutation {
+    name: "written-compaction-keeps-users",
+    apply: |b| written_with_kept_compaction(b, true),
+};
+
+/// The same, ending on the compaction's summary.
+const WRITTEN_KEEPING_COMPACTION_AT_END: Mutation = Mutation {
+    name: "written-compaction-keeps-users-at-end",
+    apply: |b| written_with_kept_compaction(b, false),
+};
+
 /// An interrupted turn whose assistant message said something before its call: Claude Code
 /// writes the text and the `tool_use` as two records of one message; the session ends on the
 /// call.
@@ -584,6 +672,13 @@ fn claude_cases<'a>(
         "deliberate: with no last-prompt record Claude Code resumes from the \
                                last message in file order, so a final answer written before its \
                                parent is lost; our reader keeps it";
+    const SEAM: &str = "not yet resolved (the comparison, not the order): Claude Code sends the \
+                        kept user messages, then the summary, in our order, as one user message \
+                        whose text blocks but the last end with a newline it adds where it \
+                        joins consecutive user messages ('hi' is sent as 'hi\\n'); the wire \
+                        view merges same-role turns without that seam. Ending on the summary, \
+                        it also sends its own 'No response requested.' after it (a resume \
+                        artifact, as for the interrupted turn)";
     let on_tool = [
         (GENUINE, Expect::Agree),
         (SWAP_LAST_TWO_RECORDS, Expect::Agree),
@@ -610,6 +705,8 @@ fn claude_cases<'a>(
         (STALE_LAST_PROMPT, Expect::Agree),
         (COMPACTION, Expect::Agree),
         (TWO_COMPACTIONS, Expect::Agree),
+        (WRITTEN_KEEPING_COMPACTION, Expect::Differs(SEAM)),
+        (WRITTEN_KEEPING_COMPACTION_AT_END, Expect::Differs(SEAM)),
         (NO_LAST_PROMPT_NEWER_BRANCH, Expect::Agree),
         (NO_LAST_PROMPT_OLDER_BRANCH, Expect::Agree),
         (generic::CRLF, Expect::Agree),
