@@ -515,7 +515,62 @@ impl Records<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{calls_are_the_tail, RecordIds};
+    use super::{boundary_places, calls_are_the_tail, precheck, RecordIds};
+    use handoff_sdk::{Body, Event, Part, Timestamp};
+
+    fn user(id: &str) -> Event {
+        let body = Body::User {
+            content: vec![Part::text(id)],
+        };
+        Event::new(id, Timestamp::from_millis(0), body)
+    }
+
+    fn compaction(id: &str, through: &str) -> Event {
+        let body = Body::Compaction {
+            summary: "s".into(),
+            replaces_through: through.into(),
+        };
+        Event::new(id, Timestamp::from_millis(0), body)
+    }
+
+    #[test]
+    fn a_boundary_goes_after_the_event_its_compaction_replaces_through() {
+        let events = [
+            user("a"),
+            user("b"),
+            compaction("c1", "a"),
+            compaction("c2", "c1"),
+        ];
+        precheck(&events, 0).unwrap();
+        assert_eq!(boundary_places(&events), [None, Some(2), None, Some(3)]);
+        // Appending `b` and `c1` after a file holding `a`: the boundary comes first.
+        precheck(&events[..3], 1).unwrap();
+        assert_eq!(boundary_places(&events[1..3]), [Some(1), None]);
+    }
+
+    #[test]
+    fn kept_events_that_cannot_follow_the_boundary_are_refused_naming_them() {
+        let nested = [
+            user("a"),
+            compaction("c1", "a"),
+            user("b"),
+            compaction("c2", "a"),
+        ];
+        let err = precheck(&nested, 0).unwrap_err().to_string();
+        assert!(
+            err.contains("event 3 (c2)") && err.contains("event 1 (c1)"),
+            "{err}"
+        );
+        let in_file = [user("a"), user("b"), compaction("c", "a")];
+        let err = precheck(&in_file, 2).unwrap_err().to_string();
+        assert!(
+            err.contains("event 1 (b)") && err.contains("already holds"),
+            "{err}"
+        );
+        let unknown = [user("a"), compaction("c", "nowhere")];
+        let err = precheck(&unknown, 0).unwrap_err().to_string();
+        assert!(err.contains("names no earlier event"), "{err}");
+    }
 
     #[test]
     fn record_ids_are_distinct_v4_uuids_and_differ_between_writes() {
