@@ -57,6 +57,9 @@ pub enum Injected {
     /// Tool-result text parts that are exactly this text: a placeholder the CLI sends for a
     /// result that has no text (e.g. `(see attached image)`).
     ToolResultText(String),
+    /// Where the CLI sends consecutive user messages as one, it ends each text part but the last
+    /// with this text (Claude Code: a newline): one such ending is set aside.
+    MergedUserTextSuffix(String),
 }
 
 impl Injected {
@@ -71,6 +74,14 @@ impl Injected {
     /// Whether this rule sets aside the tool-result text part `text`.
     pub fn covers_result_text(&self, text: &str) -> bool {
         matches!(self, Injected::ToolResultText(placeholder) if placeholder == text)
+    }
+
+    /// The suffix this rule sets aside from a merged user turn's text parts but the last.
+    pub fn merged_user_text_suffix(&self) -> Option<&str> {
+        match self {
+            Injected::MergedUserTextSuffix(suffix) if !suffix.is_empty() => Some(suffix),
+            _ => None,
+        }
     }
 }
 

@@ -49,10 +49,15 @@ pub fn history_from_request(
 }
 
 /// Drops the user and tool-result text parts an injected rule covers, and user events left
-/// empty.
+/// empty; takes a merge's suffix off a user turn's text parts but the last.
 fn set_aside_injected(mut transcript: Transcript, injected: &[Injected]) -> Transcript {
+    let merge_suffixes: Vec<&str> = injected
+        .iter()
+        .filter_map(Injected::merged_user_text_suffix)
+        .collect();
     transcript.events.retain_mut(|event| match &mut event.body {
         Body::User { content } => {
+            strip_merge_suffixes(content, &merge_suffixes);
             content.retain(|p| {
                 !matches!(p, Part::Text { text } if injected.iter().any(|i| i.covers_user_text(text)))
             });
@@ -67,6 +72,23 @@ fn set_aside_injected(mut transcript: Transcript, injected: &[Injected]) -> Tran
         _ => true,
     });
     transcript
+}
+
+/// Takes one of `suffixes` off the end of every text part but the last: what a CLI that merges
+/// consecutive user messages into one added where it joined them.
+fn strip_merge_suffixes(content: &mut [Part], suffixes: &[&str]) {
+    if suffixes.is_empty() {
+        return;
+    }
+    let Some(last_text) = content.iter().rposition(|p| matches!(p, Part::Text { .. })) else {
+        return;
+    };
+    for part in &mut content[..last_text] {
+        let Part::Text { text } = part else { continue };
+        if let Some(suffix) = suffixes.iter().find(|s| text.ends_with(**s)) {
+            text.truncate(text.len() - suffix.len());
+        }
+    }
 }
 
 /// The wire view of a transcript as a target that keeps thinking made by `thinking_from` (its
@@ -192,6 +214,48 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.contains("tool_definitions"), "{err}");
+    }
+
+    #[test]
+    fn a_merge_suffix_comes_off_every_user_text_but_the_last() {
+        let body = json!({"messages": [
+            {"role": "user", "content": [
+                {"type": "text", "text": "kept\n"},
+                {"type": "text", "text": "two\n\n"},
+                {"type": "text", "text": "summary\n"}
+            ]},
+            {"role": "assistant", "content": [{"type": "text", "text": "ok\n"}]}
+        ]});
+        let merged = Injected::MergedUserTextSuffix("\n".into());
+        let history = history_from_request(Dialect::AnthropicMessages, &body, &[merged]).unwrap();
+        let Body::User { content } = &history.events[0].body else {
+            panic!("a user turn")
+        };
+        let texts: Vec<&str> = content
+            .iter()
+            .map(|p| match p {
+                Part::Text { text } => text.as_str(),
+                _ => "",
+            })
+            .collect();
+        // One suffix off each text but the last; the last and assistant texts are as sent.
+        assert_eq!(texts, ["kept", "two\n", "summary\n"]);
+        let Body::Assistant { content, .. } = &history.events[1].body else {
+            panic!("an assistant turn")
+        };
+        assert_eq!(content, &vec![AssistantPart::text("ok\n")]);
+        // Undeclared, the texts stay as sent.
+        let as_sent = history_from_request(Dialect::AnthropicMessages, &body, &[]).unwrap();
+        assert_eq!(
+            as_sent.events[0].body,
+            Body::User {
+                content: vec![
+                    Part::text("kept\n"),
+                    Part::text("two\n\n"),
+                    Part::text("summary\n")
+                ]
+            }
+        );
     }
 
     #[test]

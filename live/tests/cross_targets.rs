@@ -173,7 +173,15 @@ fn a_compacted_codex_session_continues_in_claude_code() {
         "payload": {"message": summary, "replacement_history": [lines[first_user]["payload"],
             {"type": "message", "role": "user",
              "content": [{"type": "input_text", "text": summary}]}]}});
-    lines.insert(answer + 1, compacted);
+    // A turn after the compaction: Claude Code adds its own "No response requested." after a
+    // history that ends on the summary (docs/live.md), which is not what this test is about.
+    let mut next_user = lines[first_user].clone();
+    next_user["timestamp"] = lines[answer]["timestamp"].clone();
+    next_user["payload"]["content"][0]["text"] = "And after the compaction?".into();
+    let mut next_answer = lines[answer].clone();
+    next_answer["payload"]["content"] =
+        serde_json::json!([{"type": "output_text", "text": "It went on."}]);
+    lines.splice(answer + 1..answer + 1, [compacted, next_user, next_answer]);
     let scratch = tempfile::tempdir().unwrap();
     let rollout = scratch.path().join(CODEX.file.rsplit('/').next().unwrap());
     let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
@@ -192,27 +200,7 @@ fn a_compacted_codex_session_continues_in_claude_code() {
         "the kept user message comes before the compaction"
     );
     let results = across_transcript("codex-compacted", transcript, "claude-code");
-    // Claude Code 2.1.197 sends the kept message, then the summary (our order), merged into one
-    // user message with a newline of its own after each text but the last, a seam the wire view
-    // does not model yet (docs/live.md): the first difference must be exactly that, on the kept
-    // message, else the check stands as it is.
-    let seam = results.iter().all(|r| {
-        r.evidence.iter().any(|e| {
-            e.contains("differs from the transcript")
-                && e.contains("left line-")
-                && e.contains("-kept-0")
-                && e.ends_with(r#"left "TOOLME" but right "TOOLME\n""#)
-        })
-    });
-    if seam {
-        eprintln!("the only difference is Claude Code's newline where it joins user messages");
-        // The live tier keeps a failed check's HOME; this failure is the accepted one.
-        for kept in results.iter().flat_map(|r| &r.evidence) {
-            if let Some(home) = kept.strip_prefix("temporary HOME kept at ") {
-                std::fs::remove_dir_all(home).unwrap();
-            }
-        }
-        return;
-    }
+    // Claude Code 2.1.197 sends the kept message, then the summary: our order (its newline where
+    // it joins user messages is declared in its recipe).
     judge_live(&results);
 }

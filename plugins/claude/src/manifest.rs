@@ -46,7 +46,7 @@ fn claude_code() -> TargetManifest {
             "Tool-call ids the API rejects (not ^[a-zA-Z0-9_-]+$) are written as hx_<base64url(id)> and mapped back on read.".to_owned(),
             "Authors, non-Anthropic origins and signature models that differ from message.model ride in an extra record member `handoff`, which Claude Code ignores.".to_owned(),
             "Images by URL are refused: Claude Code keeps images as base64 sources.".to_owned(),
-            "A compaction must replace everything before it (Claude Code's compact boundary restarts the chain); it is written as a system compact_boundary record and an isCompactSummary user record.".to_owned(),
+            "A compaction is written as a system compact_boundary record right after the event it replaces through, the events it keeps (Codex keeps user messages there), then an isCompactSummary user record: Claude Code sends the kept messages, then the summary. Refused, naming the event: kept events an append would put after records already written, a kept compaction, a kept tool result whose call the compaction replaces.".to_owned(),
             "An empty transcript is refused: Claude Code cannot find a session without a message.".to_owned(),
             "Text after a tool call in one assistant turn is refused: Claude Code 2.1.197 moves the tool calls to the end of the turn when it resumes (seen by the live tier).".to_owned(),
             "Tool arguments with numbers JavaScript would change (integers beyond 2^53, `1.0`, `1e5`) are refused: Claude Code parses the session as JavaScript and sends 12345678901234567890123 as 1.2345678901234568e+22 (seen by the live tier).".to_owned(),
@@ -117,6 +117,9 @@ fn live_recipe() -> LiveRecipe {
             Injected::SystemPrompt,
             Injected::ToolDefinitions,
             Injected::UserTextPrefix("<system-reminder>".to_owned()),
+            // Consecutive user messages go as one, each text but the last ending in a newline
+            // (seen with a compaction that keeps messages: kept messages, then the summary).
+            Injected::MergedUserTextSuffix("\n".to_owned()),
         ],
     }
 }
