@@ -40,7 +40,7 @@ pub struct LiveRecipe {
 /// One kind of thing a CLI puts into its model requests by itself.
 ///
 /// In JSON: `"system_prompt"`, `"tool_definitions"`, `{"user_text_prefix": "<system-reminder>"}`,
-/// `{"tool_result_text": "(see attached image)"}`.
+/// `{"tool_result_text": "(see attached image)"}`, `{"merged_user_text_suffix": "\n"}`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Injected {
