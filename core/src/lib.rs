@@ -15,6 +15,7 @@ pub mod builtin;
 pub mod capability;
 pub mod continuation;
 pub mod dialect;
+pub mod ids;
 pub mod live;
 #[cfg(feature = "host")]
 pub mod loader;

@@ -1,5 +1,6 @@
-use std::collections::{HashMap, HashSet};
 use std::fmt;
+
+use crate::ids::{HashMapExt, HashSetExt, IdMap, IdSet};
 
 use super::{AssistantPart, Body, Transcript};
 
@@ -22,9 +23,9 @@ impl Transcript {
     /// tool call ids are unique, every tool result answers an earlier call (once), and a
     /// compaction refers to an earlier event.
     pub fn validate(&self) -> Result<(), ValidationError> {
-        let mut event_ids = HashSet::with_capacity(self.events.len());
+        let mut event_ids = IdSet::with_capacity(self.events.len());
         // call id -> answered yet?
-        let mut calls: HashMap<&str, bool> = HashMap::new();
+        let mut calls: IdMap<&str, bool> = IdMap::new();
         for (index, event) in self.events.iter().enumerate() {
             let fail = |field: &str, message: fmt::Arguments<'_>| ValidationError {
                 index,

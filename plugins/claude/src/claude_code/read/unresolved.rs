@@ -7,15 +7,15 @@
 //! unchanged; calls still open at the end are removed. In a well-formed session the results
 //! follow their turn at once, so at most one turn and its results are held.
 
-use std::collections::HashSet;
-
+use handoff_sdk::ids::HashSetExt;
+use handoff_sdk::IdSet;
 use handoff_sdk::{AssistantPart, Body, Event};
 
 /// A sink that drops the calls no result answers (see the module docs).
 pub(super) struct DropUnresolvedCalls<'a> {
     sink: &'a mut dyn FnMut(Event) -> bool,
     held: Vec<Event>,
-    open: HashSet<String>,
+    open: IdSet<String>,
     stopped: bool,
 }
 
@@ -24,7 +24,7 @@ impl<'a> DropUnresolvedCalls<'a> {
         DropUnresolvedCalls {
             sink,
             held: Vec::new(),
-            open: HashSet::new(),
+            open: IdSet::new(),
             stopped: false,
         }
     }

@@ -9,8 +9,8 @@
 //! there, as Codex's output item splits it on the wire). In a well-formed rollout the outputs
 //! follow their turn at once, so at most one turn and its outputs are held.
 
-use std::collections::HashSet;
-
+use handoff_sdk::ids::HashSetExt;
+use handoff_sdk::IdSet;
 use handoff_sdk::{AssistantPart, Body, Event, Part, Timestamp};
 
 /// The output Codex sends for a call with none.
@@ -22,7 +22,7 @@ const ABORTED_ID_SUFFIX: &str = ":aborted";
 pub(super) struct AnswerOpenCalls<'a> {
     sink: &'a mut dyn FnMut(Event) -> bool,
     held: Vec<Event>,
-    open: HashSet<String>,
+    open: IdSet<String>,
     stopped: bool,
 }
 
@@ -31,7 +31,7 @@ impl<'a> AnswerOpenCalls<'a> {
         AnswerOpenCalls {
             sink,
             held: Vec::new(),
-            open: HashSet::new(),
+            open: IdSet::new(),
             stopped: false,
         }
     }
@@ -97,7 +97,7 @@ fn call_ids(content: &[AssistantPart]) -> impl Iterator<Item = String> + '_ {
 /// `event` with Codex's output right after each of its calls in `open`: an assistant turn with
 /// more after such a call is split there (the later parts under `<id>:<k>`), as the output
 /// item Codex puts between them splits the turn on the wire.
-fn answered(event: Event, open: &HashSet<String>) -> Vec<Event> {
+fn answered(event: Event, open: &IdSet<String>) -> Vec<Event> {
     let has_open_call = matches!(&event.body, Body::Assistant { content, .. }
         if call_ids(content).any(|id| open.contains(&id)));
     if !has_open_call {
