@@ -243,27 +243,7 @@ fn read_pass(direction: Direction, source: &Path) {
 /// What `handoff continue --from SOURCE:PATH --to TARGET` does: read the source, write the target
 /// session, read it back and compare, plan the resume.
 fn continue_pass(direction: Direction, source: &Path, target_root: &Path) {
-    let (source_plugin, source_target) = direction.source();
-    let (plugin, target) = direction.target();
-    let transcript = source_plugin
-        .reader()
-        .read_path(source_target, source)
-        .expect("read the source");
-    let root = StoreRoot::new(target_root).expect("root");
-    let done = continue_conversation(
-        plugin,
-        &ContinueRequest {
-            transcript: &transcript,
-            locator: "bench",
-            target,
-            root: &root,
-            cwd: None,
-            prompt: "go on",
-            lock_wait: Duration::from_secs(5),
-        },
-    )
-    .expect("continue");
-    std::hint::black_box(done);
+    one_pass(direction.source(), direction.target(), source, target_root);
 }
 
 /// Where the time of one continuation goes (printed to stderr, for the docs): the phases the

@@ -68,9 +68,10 @@ fn cbor_per_event(t: &Transcript) -> Vec<Event> {
     out
 }
 
-/// abi_stable mirror types, at their least: each string copied into the other library's
-/// `RString` and out again into a `String` (an `RVec` made by another library is never adopted),
-/// i.e. two clones, not counting the JSON text its `Value`s would still need.
+/// `#[repr(C)]` mirror types of the model, at their least: each string copied into the other
+/// library's own string type and out again into a `String` (a vector another library allocated
+/// is never adopted), i.e. two clones, not counting the JSON text its `Value`s would still need.
+/// Measured as clones so this bench stays off the FFI types, which live in the ABI glue only.
 fn mirror_lower_bound(t: &Transcript) -> Vec<Event> {
     let there = t.events.clone();
     let back = there.clone();
@@ -124,7 +125,7 @@ fn main() {
         ("JSON, whole transcript (v1/v2)", json_whole),
         ("JSON per event", json_per_event),
         ("CBOR per event (ciborium)", cbor_per_event),
-        ("abi_stable mirror types, lower bound", mirror_lower_bound),
+        ("FFI mirror types, lower bound", mirror_lower_bound),
         ("abi::codec, 64 KiB batches (v3 read)", codec_batches),
         ("abi::codec, one batch (v3 write)", codec_whole),
     ];

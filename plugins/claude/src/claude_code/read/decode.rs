@@ -136,20 +136,7 @@ pub(super) fn index_node_of(
 ) -> Result<Option<ReadRecord>, PluginError> {
     let kind = raw.kind.as_ref().map_or("", Text::as_str);
     let conversational = matches!(kind, "user" | "assistant" | "system");
-    let Some(uuid) = raw.uuid else {
-        if conversational {
-            return Err(malformed(
-                path,
-                line,
-                Some("uuid"),
-                format!("a {kind} record needs a uuid"),
-            ));
-        }
-        if kind == "last-prompt" {
-            if let Some(leaf) = record_id(raw.leaf_uuid) {
-                loaded.last_prompt_leaf = Some(leaf);
-            }
-        }
+    let Some(uuid) = indexed_uuid(path, line, kind, raw.uuid, raw.leaf_uuid, loaded)? else {
         return Ok(None);
     };
     let sidechain = raw.is_sidechain.unwrap_or(false);
@@ -261,6 +248,36 @@ pub(super) fn record_id(text: Option<Text<'_>>) -> Option<RecordId> {
     text.map(|t| RecordId::new(t.as_str()))
 }
 
+/// A record's uuid, or none for a record that is not indexed (queue-operation, last-prompt,
+/// summary, file-history-snapshot, mode, …; a `last-prompt` notes its leaf on the way). A
+/// conversational record without a uuid is an error naming its line.
+fn indexed_uuid<'a>(
+    path: &Path,
+    line: usize,
+    kind: &str,
+    uuid: Option<Text<'a>>,
+    leaf_uuid: Option<Text<'_>>,
+    loaded: &mut Loaded,
+) -> Result<Option<Text<'a>>, PluginError> {
+    if uuid.is_some() {
+        return Ok(uuid);
+    }
+    if matches!(kind, "user" | "assistant" | "system") {
+        return Err(malformed(
+            path,
+            line,
+            Some("uuid"),
+            format!("a {kind} record needs a uuid"),
+        ));
+    }
+    if kind == "last-prompt" {
+        if let Some(leaf) = record_id(leaf_uuid) {
+            loaded.last_prompt_leaf = Some(leaf);
+        }
+    }
+    Ok(None)
+}
+
 pub(super) fn node_of<C: Content>(
     path: &Path,
     line: usize,
@@ -269,21 +286,8 @@ pub(super) fn node_of<C: Content>(
 ) -> Result<Option<ReadRecord>, PluginError> {
     let kind = raw.kind.as_ref().map_or("", Text::as_str);
     let conversational = matches!(kind, "user" | "assistant" | "system");
-    let Some(uuid) = raw.uuid else {
-        if conversational {
-            return Err(malformed(
-                path,
-                line,
-                Some("uuid"),
-                format!("a {kind} record needs a uuid"),
-            ));
-        }
-        if kind == "last-prompt" {
-            if let Some(leaf) = record_id(raw.leaf_uuid) {
-                loaded.last_prompt_leaf = Some(leaf);
-            }
-        }
-        return Ok(None); // queue-operation, last-prompt, summary, file-history-snapshot, mode, …
+    let Some(uuid) = indexed_uuid(path, line, kind, raw.uuid, raw.leaf_uuid, loaded)? else {
+        return Ok(None);
     };
     let sidechain = raw.is_sidechain.unwrap_or(false);
     if !sidechain && conversational {
