@@ -127,6 +127,38 @@ struct Sample<'a> {
     side_files: &'a dyn Fn(&str) -> Vec<SideFile>,
 }
 
+/// One genuine session of a CLI (short name, id, bytes, where the CLI finds it) and its
+/// mutations, with what each must come to.
+type SampleRows<'a> = (
+    &'a str,
+    &'a str,
+    &'a [u8],
+    &'a dyn Fn(&str) -> PathBuf,
+    Vec<(Mutation, Expect)>,
+);
+
+/// The cases of a CLI's samples, in order: [`cases_of`] each.
+fn cases_of_samples<'a>(
+    target: &'a str,
+    side_files: &'a dyn Fn(&str) -> Vec<SideFile>,
+    samples: Vec<SampleRows<'a>>,
+) -> Vec<(Case<'a>, Expect)> {
+    samples
+        .into_iter()
+        .flat_map(|(short, id, bytes, place, rows)| {
+            let sample = Sample {
+                target,
+                short,
+                id,
+                bytes,
+                place,
+                side_files,
+            };
+            cases_of(&sample, rows)
+        })
+        .collect()
+}
+
 /// The cases of `sample`: one per mutation, with what it must come to.
 fn cases_of<'a>(
     sample: &Sample<'a>,
@@ -712,23 +744,20 @@ fn claude_cases<'a>(
         (NO_LAST_PROMPT_OLDER_BRANCH, Expect::Agree),
         (generic::CRLF, Expect::Agree),
     ];
-    let sample = |short, id, bytes, place| Sample {
-        target: "claude-code",
-        short,
-        id,
-        bytes,
-        place,
-        side_files: &no_side_files,
-    };
-    let mut cases = cases_of(
-        &sample("tool-call", CLAUDE_TOOL_ID, tool, tool_place),
-        on_tool,
-    );
-    cases.extend(cases_of(
-        &sample("two-turns", CLAUDE_TWO_ID, two, two_place),
-        on_two,
-    ));
-    cases
+    cases_of_samples(
+        "claude-code",
+        &no_side_files,
+        vec![
+            (
+                "tool-call",
+                CLAUDE_TOOL_ID,
+                tool,
+                tool_place,
+                on_tool.into(),
+            ),
+            ("two-turns", CLAUDE_TWO_ID, two, two_place, on_two.into()),
+        ],
+    )
 }
 
 #[test]
@@ -957,23 +986,14 @@ fn codex_cases<'a>(
         (CODEX_COMPACTED_TWICE_NO_REPLACEMENT, Expect::Agree),
         (generic::CRLF, Expect::Agree),
     ];
-    let sample = |short, id, bytes, place| Sample {
-        target: "codex",
-        short,
-        id,
-        bytes,
-        place,
-        side_files: &no_side_files,
-    };
-    let mut cases = cases_of(
-        &sample("tool-call", CODEX_TOOL_ID, tool, tool_place),
-        on_tool,
-    );
-    cases.extend(cases_of(
-        &sample("two-turns", CODEX_TWO_ID, two, two_place),
-        on_two,
-    ));
-    cases
+    cases_of_samples(
+        "codex",
+        &no_side_files,
+        vec![
+            ("tool-call", CODEX_TOOL_ID, tool, tool_place, on_tool.into()),
+            ("two-turns", CODEX_TWO_ID, two, two_place, on_two.into()),
+        ],
+    )
 }
 
 #[test]

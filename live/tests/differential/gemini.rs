@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use handoff_live::differential::{generic, Case, Mutation, SideFile, GENUINE};
 use serde_json::{json, Value};
 
-use super::{cases_of, check, records, sample, to_bytes, Expect, Sample};
+use super::{cases_of_samples, check, records, sample, to_bytes, Expect};
 
 const GEMINI_TWO: &str = "gemini-cli/session-2026-11-30T00-41-c903aa87.jsonl";
 const GEMINI_TWO_ID: &str = "c903aa87-fdf1-4d9e-b67f-47f65da5078b";
@@ -219,20 +219,20 @@ pub(super) fn gemini_cases<'a>(
         (INTERRUPTED_CALL, refused(true, UNANSWERED)),
         (generic::SWAP_LAST_TWO, refused(false, DOUBLE_RESULT)),
     ];
-    let sample = |short, id, bytes, place| Sample {
-        target: "gemini-cli",
-        short,
-        id,
-        bytes,
-        place,
-        side_files: &gemini_side_files,
-    };
-    let mut cases = cases_of(&sample("two-turns", GEMINI_TWO_ID, two, two_place), on_two);
-    cases.extend(cases_of(
-        &sample("tool-call", GEMINI_TOOL_ID, tool, tool_place),
-        on_tool,
-    ));
-    cases
+    cases_of_samples(
+        "gemini-cli",
+        &gemini_side_files,
+        vec![
+            ("two-turns", GEMINI_TWO_ID, two, two_place, on_two.into()),
+            (
+                "tool-call",
+                GEMINI_TOOL_ID,
+                tool,
+                tool_place,
+                on_tool.into(),
+            ),
+        ],
+    )
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use handoff_live::differential::{generic, no_side_files, Case, Mutation, GENUINE};
 use serde_json::{json, Value};
 
-use super::{cases_of, check, records, sample, to_bytes, Expect, Sample};
+use super::{cases_of_samples, check, records, sample, to_bytes, Expect};
 
 const PI_TWO: &str = "pi/2026-11-30T00-41-45-653Z_01a229e6-8fb3-71bc-b7eb-e70473137487.jsonl";
 const PI_TWO_ID: &str = "01a229e6-8fb3-71bc-b7eb-e70473137487";
@@ -292,20 +292,14 @@ pub(super) fn pi_cases<'a>(
         (INTERRUPTED_CALL_THEN_USER, Expect::Agree),
         (ABORTED_AFTER_CALL, Expect::Agree),
     ];
-    let sample = |short, id, bytes, place| Sample {
-        target: "pi",
-        short,
-        id,
-        bytes,
-        place,
-        side_files: &no_side_files,
-    };
-    let mut cases = cases_of(&sample("two-turns", PI_TWO_ID, two, two_place), on_two);
-    cases.extend(cases_of(
-        &sample("tool-call", PI_TOOL_ID, tool, tool_place),
-        on_tool,
-    ));
-    cases
+    cases_of_samples(
+        "pi",
+        &no_side_files,
+        vec![
+            ("two-turns", PI_TWO_ID, two, two_place, on_two.into()),
+            ("tool-call", PI_TOOL_ID, tool, tool_place, on_tool.into()),
+        ],
+    )
 }
 
 #[test]
