@@ -55,6 +55,26 @@ fn handoff(args: &[&str]) -> Output {
     handoff_with(config(), args)
 }
 
+/// `continue` of the bundled Claude Code sample into pi under `root`, in `cwd`, as `locator`.
+fn continue_sample_into_pi(root: &Path, cwd: &Path, locator: &str, extra: &[&str]) -> Output {
+    let source = format!("claude-code:{SAMPLE}");
+    let mut args = vec![
+        "continue",
+        "--from",
+        &source,
+        "--to",
+        "pi",
+        "--locator",
+        locator,
+        "--cwd",
+        cwd.to_str().unwrap(),
+        "--store-root",
+        root.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    handoff(&args)
+}
+
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
@@ -490,19 +510,7 @@ fn sessions_lists_newest_first_with_the_title_the_cli_shows_and_filters_by_cwd()
     let (here, there) = (scratch.path().join("here"), scratch.path().join("there"));
     for (dir, locator) in [(&there, "first"), (&here, "second")] {
         std::fs::create_dir(dir).unwrap();
-        let out = handoff(&[
-            "continue",
-            "--from",
-            &format!("claude-code:{SAMPLE}"),
-            "--to",
-            "pi",
-            "--locator",
-            locator,
-            "--cwd",
-            dir.to_str().unwrap(),
-            "--store-root",
-            root.to_str().unwrap(),
-        ]);
+        let out = continue_sample_into_pi(&root, dir, locator, &[]);
         assert!(out.status.success(), "{}", stderr(&out));
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
@@ -649,20 +657,7 @@ fn a_bare_from_or_read_takes_the_newest_session_of_the_directory_and_says_which(
     std::fs::create_dir(&there).unwrap();
     let mut ids = Vec::new();
     for (dir, locator) in [(&here, "older"), (&there, "elsewhere"), (&here, "newest")] {
-        let continued = json(&handoff(&[
-            "continue",
-            "--from",
-            &format!("claude-code:{SAMPLE}"),
-            "--to",
-            "pi",
-            "--locator",
-            locator,
-            "--cwd",
-            dir.to_str().unwrap(),
-            "--store-root",
-            root.to_str().unwrap(),
-            "--json",
-        ]));
+        let continued = json(&continue_sample_into_pi(&root, dir, locator, &["--json"]));
         ids.push(continued["session"]["id"].as_str().unwrap().to_owned());
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
