@@ -313,6 +313,65 @@ pub trait Writer: Send + Sync {
 
     /// Removes a session this plugin owns; refuses one it does not.
     fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError>;
+
+    /// [`Writer::create`] fed event by event, so a long session is never held whole: the
+    /// continuation engine streams a source session through it. A writer that can write as events
+    /// arrive overrides this; one that meets what it cannot write without the rest (a compaction
+    /// that keeps earlier events, say) discards what it began and asks `events` for the whole
+    /// transcript. The default asks for the whole transcript at once and calls `create`.
+    ///
+    /// Every event `events` hands out is checked ([`Transcript::validate`]'s rules and the
+    /// target's carried parts) by the engine before it arrives; an error from `events` must end
+    /// the create, removing everything begun.
+    fn create_streamed(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        events: &mut dyn EventStream,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        let transcript = events.whole()?;
+        self.create(root, target, transcript, options)
+    }
+}
+
+/// The events of a transcript as a [`Writer::create_streamed`] takes them.
+pub trait EventStream {
+    /// The next event, or `None` after the last.
+    fn next_event(&mut self) -> Result<Option<Event>, PluginError>;
+
+    /// The whole transcript from its first event, however many events were taken before: for a
+    /// writer that cannot go on event by event (it starts over with [`Writer::create`]).
+    fn whole(&mut self) -> Result<&Transcript, PluginError>;
+}
+
+/// A held transcript as an [`EventStream`] (each event cloned as it is taken): for tests, and for
+/// hosts that have the transcript already.
+pub struct HeldEvents<'a> {
+    transcript: &'a Transcript,
+    next: usize,
+}
+
+impl<'a> HeldEvents<'a> {
+    /// The events of `transcript`, from its first.
+    pub fn new(transcript: &'a Transcript) -> Self {
+        HeldEvents {
+            transcript,
+            next: 0,
+        }
+    }
+}
+
+impl EventStream for HeldEvents<'_> {
+    fn next_event(&mut self) -> Result<Option<Event>, PluginError> {
+        let event = self.transcript.events.get(self.next).cloned();
+        self.next += usize::from(event.is_some());
+        Ok(event)
+    }
+
+    fn whole(&mut self) -> Result<&Transcript, PluginError> {
+        Ok(self.transcript)
+    }
 }
 
 /// Reads native sessions into the canonical transcript.
@@ -333,6 +392,30 @@ pub trait Reader: Send + Sync {
         sink: &mut dyn FnMut(Event) -> bool,
     ) -> Result<(), PluginError> {
         for event in self.read(root, session)?.events {
+            if !sink(event) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The working directory of a session file, as [`Reader::read_path`] gives it, read
+    /// without reading every event where the reader can (a header line, the first record). The
+    /// default reads the whole file.
+    fn read_path_cwd(&self, target: &str, path: &Path) -> Result<Option<String>, PluginError> {
+        Ok(self.read_path(target, path)?.cwd)
+    }
+
+    /// Reads a session file event by event, as [`Reader::read_path`] reads it, handing each to
+    /// `sink` until it returns `false`: the continuation engine streams a source session with it.
+    /// The default reads the whole transcript first.
+    fn read_path_each(
+        &self,
+        target: &str,
+        path: &Path,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        for event in self.read_path(target, path)?.events {
             if !sink(event) {
                 break;
             }

@@ -26,8 +26,9 @@ pub mod store;
 pub mod transcript;
 
 pub use capability::{
-    ById, CreateOptions, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer, SessionInfo,
-    SessionRef, TargetKind, TargetManifest, Writer, PLUGIN_API_VERSION,
+    ById, CreateOptions, EventStream, HeldEvents, Manifest, Plugin, PluginError, Reader,
+    ResumePlan, Resumer, SessionInfo, SessionRef, TargetKind, TargetManifest, Writer,
+    PLUGIN_API_VERSION,
 };
 pub use store::StoreRoot;
 pub use transcript::{

@@ -73,9 +73,22 @@ impl TargetManifest {
 
     /// Refuses a transcript that needs a part this target does not carry, naming the event.
     pub fn check_carried(&self, transcript: &Transcript) -> Result<(), PluginError> {
-        match transcript.first_uncarried(&self.carries) {
+        transcript
+            .events
+            .iter()
+            .enumerate()
+            .try_for_each(|(index, event)| self.check_carried_event(index, event))
+    }
+
+    /// Refuses event `index` of a transcript when it needs a part this target does not carry.
+    pub fn check_carried_event(
+        &self,
+        index: usize,
+        event: &crate::transcript::Event,
+    ) -> Result<(), PluginError> {
+        match event.features().into_iter().find(|f| !self.carries(*f)) {
             None => Ok(()),
-            Some((index, event, feature)) => Err(PluginError::NotCarried {
+            Some(feature) => Err(PluginError::NotCarried {
                 target: self.name.clone(),
                 index,
                 event_id: event.id.clone(),

@@ -123,7 +123,7 @@ impl Comparison {
     }
 
     /// The body as compared: `None` when the whole event is set aside.
-    fn normalise_body<'a>(&self, body: &'a Body) -> Option<Cow<'a, Body>> {
+    pub(super) fn normalise_body<'a>(&self, body: &'a Body) -> Option<Cow<'a, Body>> {
         let Body::Assistant { content, origin } = body else {
             return Some(Cow::Borrowed(body));
         };

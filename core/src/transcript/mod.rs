@@ -6,6 +6,7 @@
 
 mod equality;
 mod features;
+mod fingerprint;
 mod model;
 pub mod synthetic;
 mod timestamp;
@@ -13,9 +14,10 @@ mod validate;
 
 pub use equality::{Comparison, Difference, Verifier};
 pub use features::Feature;
+pub use fingerprint::Fingerprinter;
 pub use model::{
     AssistantPart, Author, AuthorKind, Body, Event, Origin, Part, Signature, Thinking, ToolCall,
     Transcript, SCHEMA,
 };
 pub use timestamp::Timestamp;
-pub use validate::ValidationError;
+pub use validate::{ValidationError, Validator};

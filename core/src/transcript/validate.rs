@@ -1,8 +1,10 @@
+use std::borrow::Borrow;
 use std::fmt;
+use std::hash::Hash;
 
 use crate::ids::{HashMapExt, HashSetExt, IdMap, IdSet};
 
-use super::{AssistantPart, Body, Transcript};
+use super::{AssistantPart, Body, Event, Transcript};
 
 /// Why a transcript is not valid, naming the event index, its id and the field.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -23,78 +25,108 @@ impl Transcript {
     /// tool call ids are unique, every tool result answers an earlier call (once), and a
     /// compaction refers to an earlier event.
     pub fn validate(&self) -> Result<(), ValidationError> {
-        let mut event_ids = IdSet::with_capacity(self.events.len());
-        // call id -> answered yet?
-        let mut calls: IdMap<&str, bool> = IdMap::new();
-        for (index, event) in self.events.iter().enumerate() {
-            let fail = |field: &str, message: fmt::Arguments<'_>| ValidationError {
-                index,
-                event_id: event.id.clone(),
-                field: field.to_owned(),
-                message: message.to_string(),
-            };
-            if event.id.is_empty() {
-                return Err(fail("id", format_args!("event id is empty")));
-            }
-            if !event_ids.insert(event.id.as_str()) {
-                return Err(fail(
-                    "id",
-                    format_args!("event id {:?} is used twice", event.id),
-                ));
-            }
-            match &event.body {
-                Body::Assistant { content, .. } => {
-                    for (i, part) in content.iter().enumerate() {
-                        if let AssistantPart::ToolCall(call) = part {
-                            let field = format!("body.content[{i}].id");
-                            if call.id.is_empty() {
-                                return Err(fail(&field, format_args!("tool call id is empty")));
-                            }
-                            if call.name.is_empty() {
-                                return Err(fail(
-                                    &format!("body.content[{i}].name"),
-                                    format_args!("tool name is empty"),
-                                ));
-                            }
-                            if calls.insert(call.id.as_str(), false).is_some() {
-                                return Err(fail(
-                                    &field,
-                                    format_args!("tool call id {:?} is used twice", call.id),
-                                ));
-                            }
+        let mut validator = Validator::<&str>::with_capacity(self.events.len());
+        self.events.iter().try_for_each(|e| validator.push(e))
+    }
+}
+
+/// The rules of [`Transcript::validate`], checked one event at a time, for a transcript that is
+/// streamed rather than held: `Validator<&str>` borrows the ids of a held transcript,
+/// `Validator<Box<str>>` keeps its own copies of them.
+pub struct Validator<K> {
+    index: usize,
+    event_ids: IdSet<K>,
+    /// Call id → answered yet?
+    calls: IdMap<K, bool>,
+}
+
+impl<K: Eq + Hash + Borrow<str>> Validator<K> {
+    /// A validator expecting about `events` events.
+    pub fn with_capacity(events: usize) -> Self {
+        Validator {
+            index: 0,
+            event_ids: IdSet::with_capacity(events),
+            calls: IdMap::new(),
+        }
+    }
+
+    /// Checks the next event against the events before it.
+    pub fn push<'e>(&mut self, event: &'e Event) -> Result<(), ValidationError>
+    where
+        K: From<&'e str>,
+    {
+        let index = self.index;
+        self.index += 1;
+        let fail = |field: &str, message: fmt::Arguments<'_>| ValidationError {
+            index,
+            event_id: event.id.clone(),
+            field: field.to_owned(),
+            message: message.to_string(),
+        };
+        if event.id.is_empty() {
+            return Err(fail("id", format_args!("event id is empty")));
+        }
+        if self.event_ids.contains(event.id.as_str()) {
+            return Err(fail(
+                "id",
+                format_args!("event id {:?} is used twice", event.id),
+            ));
+        }
+        match &event.body {
+            Body::Assistant { content, .. } => {
+                for (i, part) in content.iter().enumerate() {
+                    if let AssistantPart::ToolCall(call) = part {
+                        let field = format!("body.content[{i}].id");
+                        if call.id.is_empty() {
+                            return Err(fail(&field, format_args!("tool call id is empty")));
+                        }
+                        if call.name.is_empty() {
+                            return Err(fail(
+                                &format!("body.content[{i}].name"),
+                                format_args!("tool name is empty"),
+                            ));
+                        }
+                        if self
+                            .calls
+                            .insert(K::from(call.id.as_str()), false)
+                            .is_some()
+                        {
+                            return Err(fail(
+                                &field,
+                                format_args!("tool call id {:?} is used twice", call.id),
+                            ));
                         }
                     }
                 }
-                Body::ToolResult { call_id, .. } => match calls.get_mut(call_id.as_str()) {
-                    None => {
-                        return Err(fail(
-                            "body.call_id",
-                            format_args!("{call_id:?} answers no earlier tool call"),
-                        ))
-                    }
-                    Some(answered) if *answered => {
-                        return Err(fail(
-                            "body.call_id",
-                            format_args!("tool call {call_id:?} already has a result"),
-                        ))
-                    }
-                    Some(answered) => *answered = true,
-                },
-                Body::Compaction {
-                    replaces_through, ..
-                } => {
-                    if !event_ids.contains(replaces_through.as_str())
-                        || replaces_through == &event.id
-                    {
-                        return Err(fail(
-                            "body.replaces_through",
-                            format_args!("{replaces_through:?} is not an earlier event"),
-                        ));
-                    }
-                }
-                Body::User { .. } => {}
             }
+            Body::ToolResult { call_id, .. } => match self.calls.get_mut(call_id.as_str()) {
+                None => {
+                    return Err(fail(
+                        "body.call_id",
+                        format_args!("{call_id:?} answers no earlier tool call"),
+                    ))
+                }
+                Some(answered) if *answered => {
+                    return Err(fail(
+                        "body.call_id",
+                        format_args!("tool call {call_id:?} already has a result"),
+                    ))
+                }
+                Some(answered) => *answered = true,
+            },
+            Body::Compaction {
+                replaces_through, ..
+            } => {
+                if !self.event_ids.contains(replaces_through.as_str()) {
+                    return Err(fail(
+                        "body.replaces_through",
+                        format_args!("{replaces_through:?} is not an earlier event"),
+                    ));
+                }
+            }
+            Body::User { .. } => {}
         }
+        self.event_ids.insert(K::from(event.id.as_str()));
         Ok(())
     }
 }
