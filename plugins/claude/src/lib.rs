@@ -25,8 +25,8 @@ mod manifest;
 use std::path::Path;
 
 use handoff_sdk::{
-    CreateOptions, Event, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer, SessionInfo,
-    SessionRef, StoreRoot, Transcript, Writer,
+    CreateOptions, Event, EventStream, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer,
+    SessionInfo, SessionRef, StoreRoot, Transcript, Writer,
 };
 
 pub use manifest::{manifest, CLAUDE_CODE, CLAUDE_CODE_VERSION, MESSAGES, PLUGIN_NAME};
@@ -91,6 +91,19 @@ impl Writer for ClaudePlugin {
         }
     }
 
+    fn create_streamed(
+        &self,
+        root: &StoreRoot,
+        target_name: &str,
+        events: &mut dyn EventStream,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        match target(target_name)? {
+            Target::Code => claude_code::create_streamed(root, events, options),
+            Target::Messages => anthropic_messages::create(root, events.whole()?, options),
+        }
+    }
+
     fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
         match target(&session.target)? {
             Target::Code => claude_code::remove(root, session),
@@ -111,6 +124,32 @@ impl Reader for ClaudePlugin {
         match target(target_name)? {
             Target::Code => claude_code::read_path(path),
             Target::Messages => anthropic_messages::read_path(path),
+        }
+    }
+
+    fn read_path_cwd(&self, target_name: &str, path: &Path) -> Result<Option<String>, PluginError> {
+        match target(target_name)? {
+            Target::Code => claude_code::read_path_cwd(path),
+            Target::Messages => Ok(anthropic_messages::read_path(path)?.cwd),
+        }
+    }
+
+    fn read_path_each(
+        &self,
+        target_name: &str,
+        path: &Path,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        match target(target_name)? {
+            Target::Code => claude_code::read_path_each(path, sink),
+            Target::Messages => {
+                for event in anthropic_messages::read_path(path)?.events {
+                    if !sink(event) {
+                        break;
+                    }
+                }
+                Ok(())
+            }
         }
     }
 

@@ -8,6 +8,7 @@ mod layout;
 mod list;
 mod read;
 mod records;
+mod streamed;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -16,14 +17,15 @@ use handoff_sdk::atomic;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::{
     own_marker, require_owned, session_lock, sessions_newest_first, CreateOptions, Event,
-    PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot, Transcript,
+    EventStream, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot, Transcript,
 };
 
 pub(crate) use layout::resolve;
 
 use crate::manifest::{manifest, CLAUDE_CODE, PLUGIN_NAME};
 use records::SessionMembers;
-use write::{precheck, write_events, ChainState};
+use streamed::Stop;
+use write::{precheck, write_events, ChainState, RecordWriter};
 
 fn check_carried(transcript: &Transcript) -> Result<(), PluginError> {
     manifest()
@@ -41,9 +43,7 @@ pub(crate) fn create(
     transcript.validate()?;
     check_carried(transcript)?;
     if !transcript.events.iter().any(write::is_written) {
-        return Err(PluginError::InvalidTranscript(
-            "claude-code cannot hold an empty conversation: Claude Code finds no session without a message".into(),
-        ));
+        return Err(empty_conversation());
     }
     precheck(&transcript.events, 0)?;
     let cwd = options
@@ -51,32 +51,104 @@ pub(crate) fn create(
         .as_deref()
         .or(transcript.cwd.as_deref())
         .ok_or_else(|| PluginError::InvalidTranscript("claude-code needs the session's cwd (CreateOptions::cwd or the transcript's cwd): Claude Code keys sessions by it".into()))?;
-    if !cwd.starts_with('/') {
-        return Err(PluginError::InvalidTranscript(format!(
-            "claude-code needs an absolute cwd, not {cwd:?}"
-        )));
-    }
-    let id = uuid::Uuid::new_v4().to_string();
-    let path = layout::session_path(root, cwd, &id)?;
-    let marker = OwnershipMarker {
-        plugin: PLUGIN_NAME.to_owned(),
-        locator: options.locator.clone(),
-    };
-    let session = SessionMembers { id: &id, cwd };
-    root.create_file(&path, |out| {
+    let new = NewSession::at(root, cwd, options)?;
+    root.create_file(&new.path, |out| {
         write_events(
             out,
-            &session,
+            &new.members(),
             &mut ChainState::default(),
             &transcript.events,
-            Some(&marker),
+            Some(&new.marker),
         )
     })?;
-    Ok(SessionRef {
-        target: CLAUDE_CODE.to_owned(),
-        id,
-        path,
-    })
+    Ok(new.into_ref())
+}
+
+/// Creates a new session file from `events` as they arrive, checking each before its records are
+/// written; what needs look-ahead starts over with [`create`] ([`streamed`] says when).
+pub(crate) fn create_streamed(
+    root: &StoreRoot,
+    events: &mut dyn EventStream,
+    options: &CreateOptions,
+) -> Result<SessionRef, PluginError> {
+    let Some(cwd) = options.cwd.as_deref() else {
+        return create(root, events.whole()?, options);
+    };
+    let new = NewSession::at(root, cwd, options)?;
+    let mut stopped = None;
+    let created = root.create_file(&new.path, |out| {
+        let members = new.members();
+        let mut chain = ChainState::default();
+        let mut writer = RecordWriter::new(out, &members, &mut chain, Some(&new.marker));
+        match streamed::write_stream(&mut writer, events) {
+            Ok(()) => writer.finish(),
+            Err(Stop::Io(e)) => Err(e),
+            Err(stop) => {
+                stopped = Some(stop);
+                // Makes `create_file` remove what was begun; `stopped` says why.
+                Err(std::io::Error::other("the streamed write stopped"))
+            }
+        }
+    });
+    match (created, stopped) {
+        (Ok(()), _) => Ok(new.into_ref()),
+        (Err(_), Some(Stop::StartOver)) => create(root, events.whole()?, options),
+        (Err(_), Some(Stop::Refused(e))) => Err(e),
+        (Err(e), _) => Err(e),
+    }
+}
+
+/// The refusal of a transcript with nothing to write.
+fn empty_conversation() -> PluginError {
+    PluginError::InvalidTranscript(
+        "claude-code cannot hold an empty conversation: Claude Code finds no session without a message".into(),
+    )
+}
+
+/// A session about to be created: its id, its file and its marker.
+struct NewSession<'c> {
+    id: String,
+    cwd: &'c str,
+    path: PathBuf,
+    marker: OwnershipMarker,
+}
+
+impl<'c> NewSession<'c> {
+    /// A fresh id in `cwd`'s project folder, which must be absolute.
+    fn at(root: &StoreRoot, cwd: &'c str, options: &CreateOptions) -> Result<Self, PluginError> {
+        if !cwd.starts_with('/') {
+            return Err(PluginError::InvalidTranscript(format!(
+                "claude-code needs an absolute cwd, not {cwd:?}"
+            )));
+        }
+        let id = uuid::Uuid::new_v4().to_string();
+        let path = layout::session_path(root, cwd, &id)?;
+        let marker = OwnershipMarker {
+            plugin: PLUGIN_NAME.to_owned(),
+            locator: options.locator.clone(),
+        };
+        Ok(NewSession {
+            id,
+            cwd,
+            path,
+            marker,
+        })
+    }
+
+    fn members(&self) -> SessionMembers<'_> {
+        SessionMembers {
+            id: &self.id,
+            cwd: self.cwd,
+        }
+    }
+
+    fn into_ref(self) -> SessionRef {
+        SessionRef {
+            target: CLAUDE_CODE.to_owned(),
+            id: self.id,
+            path: self.path,
+        }
+    }
 }
 
 /// Appends `events` to a session this plugin made, continuing its chain.
@@ -127,6 +199,20 @@ pub(crate) fn read(root: &StoreRoot, session: &SessionRef) -> Result<Transcript,
 /// Reads a session file.
 pub(crate) fn read_path(path: &Path) -> Result<Transcript, PluginError> {
     read::read(path)
+}
+
+/// Streams a session file to `sink`, event by event, as [`read_path`] reads it.
+pub(crate) fn read_path_each(
+    path: &Path,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<(), PluginError> {
+    read::read_each(path, sink)
+}
+
+/// A session file's cwd as [`read_path`] gives it, from its first conversation records only (a
+/// file that holds a malformed line after them is an error for [`read_path`] but not here).
+pub(crate) fn read_path_cwd(path: &Path) -> Result<Option<String>, PluginError> {
+    read::session_cwd(path)
 }
 
 /// Streams a resolved session to `sink`, event by event.

@@ -89,31 +89,14 @@ pub(crate) fn precheck(events: &[Event], from: usize) -> Result<(), PluginError>
     let mut last_written: Option<usize> = events[..from].iter().rposition(is_written);
     for (index, event) in events.iter().enumerate().skip(from) {
         match &event.body {
-            Body::Assistant { content, origin } => {
-                for (i, part) in content.iter().enumerate() {
-                    if let AssistantPart::Thinking(t) = part {
-                        let maker = thinking_maker(t, origin.as_ref());
-                        if portable(maker) && t.signature.is_none() {
-                            return Err(invalid(index, event, &format!("body.content[{i}]"),
-                                "Anthropic thinking without its signature cannot go back to Claude (the API requires it)"));
-                        }
-                    }
-                }
-                let thinking_from: Vec<String> =
-                    THINKING_FROM.iter().map(|s| s.to_string()).collect();
-                assistant_blocks(content, &thinking_from, None)
-                    .map_err(|(field, message)| invalid(index, event, &field, &message))?;
+            Body::Assistant { .. } => {
+                checked_blocks(index, event)?;
             }
             Body::Compaction {
                 replaces_through, ..
             } => {
                 let Some(last) = last_written else {
-                    return Err(invalid(
-                        index,
-                        event,
-                        "body.replaces_through",
-                        "Claude Code cannot write a compaction that replaces nothing",
-                    ));
+                    return Err(replaces_nothing(index, event));
                 };
                 let Some(through) = events[..index]
                     .iter()
@@ -137,6 +120,43 @@ pub(crate) fn precheck(events: &[Event], from: usize) -> Result<(), PluginError>
         }
     }
     Ok(())
+}
+
+/// The refusal of a compaction with nothing written before it.
+pub(crate) fn replaces_nothing(index: usize, event: &Event) -> PluginError {
+    invalid(
+        index,
+        event,
+        "body.replaces_through",
+        "Claude Code cannot write a compaction that replaces nothing",
+    )
+}
+
+/// The wire blocks of the assistant turn `event` (the `index`th), or why it cannot be written:
+/// Anthropic thinking without its signature, or a part the dialect refuses. Empty for any other
+/// event.
+pub(crate) fn checked_blocks(
+    index: usize,
+    event: &Event,
+) -> Result<Vec<WireBlock<'_>>, PluginError> {
+    let Body::Assistant { content, origin } = &event.body else {
+        return Ok(Vec::new());
+    };
+    for (i, part) in content.iter().enumerate() {
+        if let AssistantPart::Thinking(t) = part {
+            let maker = thinking_maker(t, origin.as_ref());
+            if portable(maker) && t.signature.is_none() {
+                return Err(invalid(index, event, &format!("body.content[{i}]"),
+                    "Anthropic thinking without its signature cannot go back to Claude (the API requires it)"));
+            }
+        }
+    }
+    assistant_blocks(content, &thinking_from(), None)
+        .map_err(|(field, message)| invalid(index, event, &field, &message))
+}
+
+fn thinking_from() -> Vec<String> {
+    THINKING_FROM.iter().map(|s| s.to_string()).collect()
 }
 
 /// Checks the events a compaction at `index` keeps (those after `through`, the event it replaces
@@ -255,46 +275,93 @@ pub(crate) fn write_events(
     events: &[Event],
     marker: Option<&OwnershipMarker>,
 ) -> io::Result<()> {
-    let mut records = Records {
-        sink: Sink {
-            out,
-            buf: Vec::with_capacity(FLUSH_AT + (1 << 16)),
-        },
-        ids: RecordIds::new(),
-        session,
-        state,
-        marker,
-        thinking_from: THINKING_FROM.iter().map(|s| s.to_string()).collect(),
-    };
+    let mut writer = RecordWriter::new(out, session, state, marker);
     let boundaries = boundary_places(events);
     for (index, event) in events.iter().enumerate() {
         if let Some(c) = boundaries[index] {
-            records.boundary(&events[c].timestamp.to_rfc3339())?;
+            writer.boundary(&events[c])?;
         }
         if !is_written(event) {
             continue;
         }
+        let blocks = match &event.body {
+            Body::Assistant { content, .. } => {
+                assistant_blocks(content, &writer.records.thinking_from, None).map_err(
+                    |(field, message)| {
+                        io::Error::other(format!("event {}: {field}: {message}", event.id))
+                    },
+                )?
+            }
+            _ => Vec::new(),
+        };
+        writer.event(event, blocks)?;
+    }
+    writer.finish()
+}
+
+/// Writes records one event at a time: what [`write_events`] does for a held slice, and what a
+/// streamed create does as events arrive (it places boundaries itself, see `streamed`).
+pub(crate) struct RecordWriter<'w, 's> {
+    records: Records<'w, 's>,
+}
+
+impl<'w, 's> RecordWriter<'w, 's> {
+    /// A writer continuing `state`; the first record it writes carries `marker`.
+    pub(crate) fn new(
+        out: &'w mut dyn Write,
+        session: &'w SessionMembers<'s>,
+        state: &'w mut ChainState,
+        marker: Option<&'w OwnershipMarker>,
+    ) -> Self {
+        RecordWriter {
+            records: Records {
+                sink: Sink {
+                    out,
+                    buf: Vec::with_capacity(FLUSH_AT + (1 << 16)),
+                },
+                ids: RecordIds::new(),
+                session,
+                state,
+                marker,
+                thinking_from: thinking_from(),
+            },
+        }
+    }
+
+    /// The boundary record of `compaction`, written where its kept events (if any) follow it.
+    pub(crate) fn boundary(&mut self, compaction: &Event) -> io::Result<()> {
+        self.records.boundary(&compaction.timestamp.to_rfc3339())
+    }
+
+    /// The records of `event`, which [`is_written`]; `blocks` are its wire blocks if it is an
+    /// assistant turn (from [`checked_blocks`]), else empty.
+    pub(crate) fn event(&mut self, event: &Event, blocks: Vec<WireBlock<'_>>) -> io::Result<()> {
+        let records = &mut self.records;
         let timestamp = event.timestamp.to_rfc3339();
         let author_extras = Extras {
             author: event.author.clone(),
             ..Extras::default()
         };
         match &event.body {
-            Body::User { content } => records.user(content, &timestamp, &author_extras)?,
+            Body::User { content } => records.user(content, &timestamp, &author_extras),
             Body::Assistant { content, origin } => {
-                records.assistant(event, content, origin.as_ref(), &timestamp)?
+                records.assistant(event, content, origin.as_ref(), &timestamp, blocks)
             }
             Body::ToolResult {
                 call_id,
                 content,
                 is_error,
-            } => records.result(call_id, content, *is_error, &timestamp, &author_extras)?,
+            } => records.result(call_id, content, *is_error, &timestamp, &author_extras),
             Body::Compaction { summary, .. } => {
-                records.summary(summary, &timestamp, &author_extras)?
+                records.summary(summary, &timestamp, &author_extras)
             }
         }
     }
-    records.sink.finish()
+
+    /// Writes out what is gathered.
+    pub(crate) fn finish(self) -> io::Result<()> {
+        self.records.sink.finish()
+    }
 }
 
 /// The records of one write: where they go, the chain they continue, and the marker the first
@@ -356,11 +423,8 @@ impl Records<'_, '_> {
         content: &[AssistantPart],
         origin: Option<&Origin>,
         timestamp: &str,
+        blocks: Vec<WireBlock<'_>>,
     ) -> io::Result<()> {
-        let blocks =
-            assistant_blocks(content, &self.thinking_from, None).map_err(|(field, message)| {
-                io::Error::other(format!("event {}: {field}: {message}", event.id))
-            })?;
         let model = origin.and_then(|o| o.model.as_deref());
         let mut first = Extras {
             author: event.author.clone(),
