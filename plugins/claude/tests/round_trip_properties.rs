@@ -1,13 +1,14 @@
 //! Property tests: any conversation of user turns, assistant turns with parallel calls (odd ids
 //! included), results in any order and failed tools writes and reads back equal on both targets,
-//! and an append of any suffix reads back as the whole.
+//! also when written event by event (`create_streamed`), and an append of any suffix reads back as
+//! the whole.
 
 use handoff_claude::{manifest, ClaudePlugin, CLAUDE_CODE, MESSAGES};
 use handoff_sdk::serde_json::json;
 use handoff_sdk::ById;
 use handoff_sdk::{
-    AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Origin, Part, StoreRoot,
-    Timestamp, ToolCall, Transcript, Writer,
+    AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, HeldEvents, Origin, Part,
+    StoreRoot, Timestamp, ToolCall, Transcript, Writer,
 };
 use proptest::prelude::*;
 
@@ -129,6 +130,24 @@ fn check(target: &str, t: &Transcript, split: usize) -> Result<(), TestCaseError
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     if let Err(d) = cmp.diff(t, &back) {
         return Err(TestCaseError::fail(format!("{target} round trip: {d}")));
+    }
+    // The same, fed event by event.
+    let s = ClaudePlugin
+        .create_streamed(
+            &root,
+            target,
+            &mut HeldEvents::new(t),
+            &CreateOptions {
+                cwd: t.cwd.clone(),
+                locator: None,
+            },
+        )
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let back = ClaudePlugin
+        .read_id(&root, target, &s.id)
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    if let Err(d) = cmp.diff(t, &back) {
+        return Err(TestCaseError::fail(format!("{target} streamed: {d}")));
     }
     // Write a prefix, append the rest.
     let split = split.clamp(1, t.events.len());
