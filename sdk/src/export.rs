@@ -19,8 +19,8 @@ use handoff_core::abi::wire::{
     WriterRequestV2,
 };
 use handoff_core::abi::{
-    PluginModule, PluginModuleRef, READER_V1, READER_V2, READER_V3, RESUME_V1, RESUME_V2,
-    WRITER_V1, WRITER_V2, WRITER_V3,
+    PluginModule, PluginModuleRef, READER_V1, READER_V2, READER_V3, READER_V4, RESUME_V1,
+    RESUME_V2, WRITER_V1, WRITER_V2, WRITER_V3, WRITER_V4,
 };
 use handoff_core::{Plugin, PluginError, SessionRef, StoreRoot};
 use serde::Serialize;
@@ -159,6 +159,8 @@ extern "C" fn get_capability(id: RStr<'_>) -> ROption<CapabilityBox> {
         RESUME_V2 => RESUME_V2,
         WRITER_V3 => WRITER_V3,
         READER_V3 => READER_V3,
+        WRITER_V4 => WRITER_V4,
+        READER_V4 => READER_V4,
         _ => return ROption::RNone,
     };
     if !OFFERED.get().is_none_or(|offered| offered().contains(&id)) {
@@ -179,11 +181,10 @@ impl Capability for Exported {
 
     fn call(&self, request: RStr<'_>) -> RResult<RString, RString> {
         let request = request.as_str();
-        if matches!(self.id, WRITER_V3 | READER_V3) {
-            // A binary call, or one of v2's JSON requests (which v3 answers too).
-            if let Some(result) =
-                crate::export_binary::answer(self.id, request, self.id == WRITER_V3)
-            {
+        if matches!(self.id, WRITER_V3 | READER_V3 | WRITER_V4 | READER_V4) {
+            // A binary call (or v4's `read_path_cwd`), else one of v2's JSON requests, which v3
+            // and v4 answer too.
+            if let Some(result) = crate::export_binary::answer(self.id, request) {
                 return answer(result);
             }
         }
@@ -192,8 +193,8 @@ impl Capability for Exported {
             READER_V1 => reader_call(request),
             RESUME_V1 => resume_call(request),
             // v3 answers v2's JSON requests; only create, append and the reads are binary.
-            WRITER_V2 | WRITER_V3 => writer_call_v2(request),
-            READER_V2 | READER_V3 => reader_call_v2(request),
+            WRITER_V2 | WRITER_V3 | WRITER_V4 => writer_call_v2(request),
+            READER_V2 | READER_V3 | READER_V4 => reader_call_v2(request),
             _ => resume_call_v2(request),
         })
     }

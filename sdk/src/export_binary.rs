@@ -1,27 +1,38 @@
-//! The binary calls of the v3 capability ids: a writer pulls its events from the host in batches
-//! of the binary form of `handoff_core::abi::codec`, and a reader streams what it reads to the
-//! host in batches, so a transcript never crosses as one JSON document.
+//! The binary calls of the v3 and v4 capability ids: a writer pulls its events from the host in
+//! batches of the binary form of `handoff_core::abi::codec`, and a reader streams what it reads
+//! to the host in batches, so a transcript never crosses as one JSON document. The v4 ids add
+//! `create_streamed` (the writer pulls a batch only when it takes the events) and
+//! `read_path_each` (the reader streams as it reads a file), and `read_path_cwd` as JSON.
+
+use std::collections::VecDeque;
 
 use handoff_core::abi::binary_call::{receive, Envelope, Received};
 use handoff_core::abi::codec::{decode_events, Encoder, BATCH_BYTES};
-use handoff_core::abi::wire::{ReaderRequestV3, TranscriptHeader, WriterRequestV3};
+use handoff_core::abi::wire::{
+    ReaderRequestV3, ReaderRequestV4, StreamedCreate, TranscriptHeader, WriterRequestV3,
+    WriterRequestV4,
+};
+use handoff_core::abi::{READER_V4, WRITER_V3, WRITER_V4};
 use handoff_core::transcript::SCHEMA;
-use handoff_core::{Event, PluginError, Transcript};
+use handoff_core::{CreateOptions, Event, EventStream, PluginError, Transcript};
 
 use crate::export::{guarded, instance, plugin_name, root, to_json};
 
-/// The binary call in `json` to the v3 capability `id`, if it is one: v3 ids also answer v2's
-/// JSON requests, which are no [`Envelope`].
-pub(crate) fn answer(id: &str, json: &str, writer: bool) -> Option<Result<String, PluginError>> {
+/// The call in `json` to the v3 or v4 capability `id`, if it is one of theirs: a binary call, or
+/// v4's `read_path_cwd`. `None` for v2's JSON requests, which both also answer.
+pub(crate) fn answer(id: &str, json: &str) -> Option<Result<String, PluginError>> {
     let unreadable = |e: String| {
         PluginError::Other(format!(
             "plugin {} cannot read a {id} binary call: {e}",
             plugin_name()
         ))
     };
-    // What the host's `binary_call::invoke` writes first; anything else is a v2 request.
+    // What the host's `binary_call::invoke` writes first; anything else is a JSON request.
     let is_envelope = json.trim_start().starts_with("{\"binary_call\"");
-    let answered = if writer {
+    if let Some(answered) = answer_v4(id, json, is_envelope) {
+        return Some(answered.map_err(unreadable).and_then(|result| result));
+    }
+    let answered = if matches!(id, WRITER_V3 | WRITER_V4) {
         serde_json::from_str::<Envelope<WriterRequestV3<'_>>>(json).map(|envelope| {
             // SAFETY: the address came in the envelope of the call being answered (the host's
             // `binary_call::invoke` made it); `received` does not outlive this call.
@@ -42,23 +53,182 @@ pub(crate) fn answer(id: &str, json: &str, writer: bool) -> Option<Result<String
     }
 }
 
+/// A v4 request in `json` to `id`: `Err` when it is a binary call whose record is unreadable.
+fn answer_v4(
+    id: &str,
+    json: &str,
+    is_envelope: bool,
+) -> Option<Result<Result<String, PluginError>, String>> {
+    match (id, is_envelope) {
+        (WRITER_V4, true) => {
+            let envelope = serde_json::from_str::<Envelope<WriterRequestV4<'_>>>(json).ok()?;
+            // SAFETY: the address came in the envelope of the call being answered (the host's
+            // `binary_call::invoke` made it); `received` does not outlive this call.
+            let received = unsafe { receive(envelope.binary_call) };
+            Some(received.map(|host| create_streamed(envelope.request, host)))
+        }
+        (READER_V4, true) => {
+            let envelope = serde_json::from_str::<Envelope<ReaderRequestV4<'_>>>(json).ok()?;
+            // SAFETY: as above.
+            let received = unsafe { receive(envelope.binary_call) };
+            Some(received.map(|host| read_v4(envelope.request, Some(host))))
+        }
+        (READER_V4, false) => {
+            let request = serde_json::from_str::<ReaderRequestV4<'_>>(json).ok()?;
+            Some(Ok(read_v4(request, None)))
+        }
+        _ => None,
+    }
+}
+
 /// Pulls `count` events from the host.
 fn pull_events(method: &str, count: usize, host: &mut Received) -> Result<Vec<Event>, PluginError> {
     // The host's count sizes the list; capped, so a wrong count cannot ask for memory up front.
     let mut events = Vec::with_capacity(count.min(1 << 20));
-    while let Some(batch) = host.pull() {
-        decode_events(batch, &mut |event| {
-            events.push(event);
-            true
-        })
-        .map_err(|e| {
-            PluginError::Other(format!(
-                "plugin {} cannot read the events of a {method} call: {e}",
-                plugin_name()
-            ))
-        })?;
+    while let Some(batch) = host.pull()? {
+        decode_batch(method, batch, &mut |event| events.push(event))?;
     }
     Ok(events)
+}
+
+/// Decodes one batch the host lent into `push`.
+fn decode_batch(
+    method: &str,
+    batch: &[u8],
+    push: &mut dyn FnMut(Event),
+) -> Result<(), PluginError> {
+    decode_events(batch, &mut |event| {
+        push(event);
+        true
+    })
+    .map(drop)
+    .map_err(|e| {
+        PluginError::Other(format!(
+            "plugin {} cannot read the events of a {method} call: {e}",
+            plugin_name()
+        ))
+    })
+}
+
+/// `create_streamed`: the writer takes its events from the host as it goes.
+fn create_streamed(
+    request: WriterRequestV4<'_>,
+    mut host: Received,
+) -> Result<String, PluginError> {
+    let method = request.method();
+    guarded(method, || {
+        let writer = instance()?.writer();
+        let WriterRequestV4::CreateStreamed {
+            root: r,
+            target,
+            options,
+        } = request;
+        let mut events = PulledEvents::new(&mut host, &options);
+        match writer.create_streamed(&root(r)?, &target, &mut events, &options) {
+            Ok(session) => to_json(method, &StreamedCreate::Created(session)),
+            Err(error) if events.whole_refused && error == whole_needed() => {
+                to_json(method, &StreamedCreate::WholeNeeded)
+            }
+            Err(error) => Err(error),
+        }
+    })
+}
+
+/// What [`PulledEvents::whole`] fails with once the writer has taken events: they cannot be
+/// pulled again. The writer returns it unchanged (it has discarded what it began), and the host
+/// then calls `create` with the whole transcript.
+fn whole_needed() -> PluginError {
+    PluginError::Other(
+        "the writer asked for the whole transcript after taking events; the host supplies it \
+         to create instead"
+            .into(),
+    )
+}
+
+/// The host's events as the plugin's writer takes them: a batch is pulled and decoded only when
+/// the writer asks for an event past the ones already decoded.
+struct PulledEvents<'h> {
+    host: &'h mut Received,
+    decoded: VecDeque<Event>,
+    taken: usize,
+    ended: bool,
+    /// The request's `options.cwd`: the cwd of the transcript [`EventStream::whole`] builds
+    /// (every writer prefers `options.cwd` to the transcript's).
+    cwd: Option<String>,
+    whole: Option<Transcript>,
+    /// Whether `whole` answered [`whole_needed`].
+    whole_refused: bool,
+}
+
+impl<'h> PulledEvents<'h> {
+    fn new(host: &'h mut Received, options: &CreateOptions) -> Self {
+        PulledEvents {
+            host,
+            decoded: VecDeque::new(),
+            taken: 0,
+            ended: false,
+            cwd: options.cwd.clone(),
+            whole: None,
+            whole_refused: false,
+        }
+    }
+
+    /// Pulls and decodes the next batch; false when there are no more.
+    fn pull(&mut self) -> Result<bool, PluginError> {
+        if self.ended {
+            return Ok(false);
+        }
+        let decoded = &mut self.decoded;
+        match self.host.pull()? {
+            Some(batch) => {
+                decode_batch("create_streamed", batch, &mut |event| {
+                    decoded.push_back(event)
+                })?;
+                Ok(true)
+            }
+            None => {
+                self.ended = true;
+                Ok(false)
+            }
+        }
+    }
+}
+
+impl EventStream for PulledEvents<'_> {
+    fn next_event(&mut self) -> Result<Option<Event>, PluginError> {
+        if self.whole.is_some() {
+            return Err(PluginError::Other(
+                "the writer took an event after it took the whole transcript".into(),
+            ));
+        }
+        loop {
+            if let Some(event) = self.decoded.pop_front() {
+                self.taken += 1;
+                return Ok(Some(event));
+            }
+            if !self.pull()? {
+                return Ok(None);
+            }
+        }
+    }
+
+    fn whole(&mut self) -> Result<&Transcript, PluginError> {
+        if self.whole.is_none() {
+            // Events taken are gone; and without a cwd in the options, the transcript's own cwd
+            // (which only the host knows) would be lost.
+            if self.taken > 0 || self.cwd.is_none() {
+                self.whole_refused = true;
+                return Err(whole_needed());
+            }
+            while self.pull()? {}
+            self.whole = Some(Transcript {
+                schema: SCHEMA.to_owned(),
+                cwd: self.cwd.clone(),
+                events: std::mem::take(&mut self.decoded).into(),
+            });
+        }
+        Ok(self.whole.as_ref().expect("built above"))
+    }
 }
 
 /// `create` and `append`, their events pulled from the host.
@@ -92,6 +262,34 @@ fn write(request: WriterRequestV3<'_>, mut host: Received) -> Result<String, Plu
                 let events = pull_events(method, event_count, &mut host)?;
                 to_json(method, &writer.append(&root(r)?, &session, &events)?)
             }
+        }
+    })
+}
+
+/// `read_path_each`, streaming the events to the host as the reader reads them, and
+/// `read_path_cwd` (JSON, no record).
+fn read_v4(request: ReaderRequestV4<'_>, host: Option<Received>) -> Result<String, PluginError> {
+    let method = request.method();
+    guarded(method, || {
+        let reader = instance()?.reader();
+        match (request, host) {
+            (ReaderRequestV4::ReadPathCwd { target, path }, _) => {
+                to_json(method, &reader.read_path_cwd(&target, &path)?)
+            }
+            (ReaderRequestV4::ReadPathEach { target, path }, Some(mut host)) => {
+                let mut stream = Stream {
+                    encoder: Encoder::new(),
+                    host: &mut host,
+                    open: true,
+                };
+                reader.read_path_each(&target, &path, &mut |event| stream.push(&event))?;
+                stream.flush();
+                to_json(method, &())
+            }
+            (ReaderRequestV4::ReadPathEach { .. }, None) => Err(PluginError::Other(format!(
+                "plugin {}: read_path_each is a binary call, not a JSON request",
+                plugin_name()
+            ))),
         }
     })
 }

@@ -20,6 +20,7 @@ use abi_stable::std_types::{RResult, RStr, RString};
 use serde::{Deserialize, Serialize};
 
 use super::CapabilityBox;
+use crate::capability::PluginError;
 
 /// `b"hoff-bc1"`: what a [`BinaryCall`] starts with (the `1` is the record's version).
 pub const BINARY_CALL_MAGIC: u64 = u64::from_le_bytes(*b"hoff-bc1");
@@ -29,7 +30,10 @@ pub const BINARY_CALL_MAGIC: u64 = u64::from_le_bytes(*b"hoff-bc1");
 pub type BatchCallback = extern "C" fn(context: *mut c_void, batch: *const u8, len: usize) -> u8;
 
 /// The host's callback that lends a writer the next batch of events: 1 and the batch's bytes
-/// (valid until the next pull or the end of the call), or 0 when there are no more.
+/// (valid until the next pull or the end of the call), 0 when there are no more, or 2 when the
+/// host's events failed, with the bytes of the [`crate::PluginError`] as JSON (the writer ends
+/// with that error, removing what it began). A plugin built before 2 existed reads those bytes
+/// as a batch, which does not decode: its write fails too.
 pub type PullCallback =
     extern "C" fn(context: *mut c_void, batch: *mut *const u8, len: *mut usize) -> u8;
 
@@ -57,12 +61,34 @@ pub struct Envelope<R> {
     pub request: R,
 }
 
+/// [`PullCallback`]'s answers.
+const PULL_END: u8 = 0;
+const PULL_BATCH: u8 = 1;
+const PULL_FAILED: u8 = 2;
+
+/// What the host lends a writer that pulls.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Pull<'a> {
+    /// The next batch of events.
+    Batch(&'a [u8]),
+    /// No more events.
+    End,
+    /// The host's events failed: the [`crate::PluginError`] as JSON.
+    Failed(&'a [u8]),
+}
+
+/// What a writer pulls when the host's own code panicked while making the batch: the panic goes
+/// on in the host once the plugin has returned, and the writer must not take the end of its
+/// events for a whole transcript.
+const HOST_PANICKED: &[u8] =
+    br#"{"kind":"other","detail":"the host panicked while lending events"}"#;
+
 /// The host's end of a binary call.
 pub trait HostEnd {
     /// A batch the plugin read; false to stop it.
     fn on_batch(&mut self, batch: &[u8]) -> bool;
-    /// The next batch for the plugin to write, or none when all were lent.
-    fn next_batch(&mut self) -> Option<&[u8]>;
+    /// The next batch for the plugin to write.
+    fn next_batch(&mut self) -> Pull<'_>;
 }
 
 /// The host's end as the callbacks see it, with a panic of the host's code held until the plugin
@@ -103,20 +129,24 @@ extern "C" fn host_on_batch(context: *mut c_void, batch: *const u8, len: usize) 
 extern "C" fn host_pull(context: *mut c_void, batch: *mut *const u8, len: *mut usize) -> u8 {
     // SAFETY: as in `host_on_batch`.
     let context = unsafe { &mut *context.cast::<Context<'_>>() };
-    let lent = context.run(None, |host| {
-        host.next_batch().map(|b| (b.as_ptr(), b.len()))
-    });
-    match lent {
-        Some((ptr, n)) if !batch.is_null() && !len.is_null() => {
-            // SAFETY: the plugin passes two writable out-parameters.
-            unsafe {
-                *batch = ptr;
-                *len = n;
-            }
-            1
+    let raw = |bytes: &[u8]| (bytes.as_ptr(), bytes.len());
+    let (answer, (ptr, n)) = context.run((PULL_FAILED, raw(HOST_PANICKED)), |host| {
+        match host.next_batch() {
+            Pull::Batch(bytes) => (PULL_BATCH, raw(bytes)),
+            Pull::End => (PULL_END, raw(&[])),
+            Pull::Failed(bytes) => (PULL_FAILED, raw(bytes)),
         }
-        _ => 0,
+    });
+    if answer == PULL_END || batch.is_null() || len.is_null() {
+        return PULL_END;
     }
+    // SAFETY: the plugin passes two writable out-parameters; the bytes stay lent until its
+    // next pull or the call's end.
+    unsafe {
+        *batch = ptr;
+        *len = n;
+    }
+    answer
 }
 
 /// Makes a binary call of `request` on `object`, with `host` as the host's end. A panic of the
@@ -157,17 +187,26 @@ impl Received {
         (call.on_batch)(call.context, batch.as_ptr(), batch.len()) != 0
     }
 
-    /// The next batch the host lends, valid until the next pull; none when there are no more.
-    pub fn pull(&mut self) -> Option<&[u8]> {
+    /// The next batch the host lends, valid until the next pull; none when there are no more;
+    /// the host's error when its events failed.
+    pub fn pull(&mut self) -> Result<Option<&[u8]>, PluginError> {
         // SAFETY: as in `push`.
         let call = unsafe { &*self.call };
         let (mut ptr, mut len) = (std::ptr::null(), 0usize);
-        if (call.pull)(call.context, &mut ptr, &mut len) == 0 {
-            return None;
-        }
+        let answer = (call.pull)(call.context, &mut ptr, &mut len);
         // SAFETY: the host lends `len` bytes at `ptr` until the next pull or the call's end;
         // the borrow of `self` ends before either.
-        Some(unsafe { slice_from(ptr, len) })
+        let bytes = unsafe { slice_from(ptr, len) };
+        match answer {
+            PULL_END => Ok(None),
+            PULL_FAILED => Err(serde_json::from_slice(bytes).unwrap_or_else(|e| {
+                PluginError::Other(format!(
+                    "the host's events failed, with an unreadable error ({e}): {}",
+                    String::from_utf8_lossy(&bytes[..bytes.len().min(200)])
+                ))
+            })),
+            _ => Ok(Some(bytes)),
+        }
     }
 }
 
@@ -227,12 +266,18 @@ mod tests {
             self.seen.push(batch.to_vec());
             self.seen.len() < 2
         }
-        fn next_batch(&mut self) -> Option<&[u8]> {
+        fn next_batch(&mut self) -> Pull<'_> {
             if self.to_lend.is_empty() {
-                return None;
+                return Pull::End;
             }
             self.lent = self.to_lend.remove(0);
-            Some(&self.lent)
+            if self.lent == b"panic" {
+                panic!("the host's lender panicked");
+            }
+            if self.lent.starts_with(b"{") {
+                return Pull::Failed(&self.lent);
+            }
+            Pull::Batch(&self.lent)
         }
     }
 
@@ -251,7 +296,11 @@ mod tests {
     fn a_call_record_round_trips_through_its_address() {
         let mut recorder = Recorder {
             seen: vec![],
-            to_lend: vec![b"a".to_vec(), b"bc".to_vec()],
+            to_lend: vec![
+                b"a".to_vec(),
+                b"bc".to_vec(),
+                br#"{"kind":"locked","detail":{"path":"/s"}}"#.to_vec(),
+            ],
             lent: vec![],
             panic_on: Some(b"boom"),
         };
@@ -264,9 +313,13 @@ mod tests {
         let mut received = unsafe { receive(&call as *const BinaryCall as u64) }.unwrap();
         assert!(received.push(b"one"));
         assert!(!received.push(b"two"));
-        assert_eq!(received.pull(), Some(&b"a"[..]));
-        assert_eq!(received.pull(), Some(&b"bc"[..]));
-        assert_eq!(received.pull(), None);
+        assert_eq!(received.pull(), Ok(Some(&b"a"[..])));
+        assert_eq!(received.pull(), Ok(Some(&b"bc"[..])));
+        assert_eq!(
+            received.pull(),
+            Err(PluginError::Locked { path: "/s".into() })
+        );
+        assert_eq!(received.pull(), Ok(None));
         assert!(!received.push(b"boom"));
         // Once the host's end panicked, nothing more reaches it.
         assert!(!received.push(b"three"));
@@ -282,5 +335,29 @@ mod tests {
         assert!(err.contains("not a binary call"), "{err}");
         // SAFETY: a null address is refused before it is read.
         assert!(unsafe { receive(0) }.is_err());
+    }
+
+    /// A panic while the host makes a batch is held like any other, and the writer that pulled
+    /// is told the events failed: it must not take the end of its events for a whole transcript.
+    #[test]
+    fn a_host_panic_while_lending_fails_the_pull() {
+        let mut recorder = Recorder {
+            seen: vec![],
+            to_lend: vec![b"a".to_vec(), b"panic".to_vec(), b"b".to_vec()],
+            lent: vec![],
+            panic_on: None,
+        };
+        let mut context = Context {
+            host: &mut recorder,
+            panic: None,
+        };
+        let call = call_for(&mut context);
+        // SAFETY: `call` and `context` live for the whole test.
+        let mut received = unsafe { receive(&call as *const BinaryCall as u64) }.unwrap();
+        assert_eq!(received.pull(), Ok(Some(&b"a"[..])));
+        let failed = PluginError::Other("the host panicked while lending events".into());
+        assert_eq!(received.pull(), Err(failed.clone()));
+        assert_eq!(received.pull(), Err(failed));
+        assert!(context.panic.is_some());
     }
 }

@@ -13,7 +13,8 @@
 //!
 //! What crosses the boundary is described in [`wire`]: every call is one JSON request and one JSON
 //! answer (`Ok` value or a serialised [`PluginError`](crate::PluginError)), except the v3 ids'
-//! transcripts, which travel in the binary form of [`codec`] and, when read, in batches.
+//! transcripts, which travel in the binary form of [`codec`] and, when read, in batches (the v4
+//! ids add the streamed create and the streamed read of a file).
 //!
 //! Architecture invariant: abi_stable types appear only here, in the SDK's export glue and in
 //! the loader. Hosts and plugin authors see the plain traits of [`crate::capability`].
@@ -55,6 +56,13 @@ pub const WRITER_V3: &str = "transcript.writer.v3";
 /// `read_each` as binary calls that stream the events back in batches
 /// ([`wire::ReaderRequestV3`]).
 pub const READER_V3: &str = "transcript.reader.v3";
+/// Capability id of the writer, version 4: v3's requests, plus `create_streamed` as a binary call
+/// whose events the plugin pulls lazily as its writer takes them ([`wire::WriterRequestV4`]).
+pub const WRITER_V4: &str = "transcript.writer.v4";
+/// Capability id of the reader, version 4: v3's requests, plus `read_path_each` as a binary call
+/// that streams the events as the plugin reads them, and `read_path_cwd` as JSON
+/// ([`wire::ReaderRequestV4`]).
+pub const READER_V4: &str = "transcript.reader.v4";
 
 /// The major version of the host's plugin API ([`crate::PLUGIN_API_VERSION`]); certificates are
 /// keyed by it.

@@ -6,7 +6,8 @@
 //! id they are sent to. The v1 shapes are frozen: they name a session by target and id, so the
 //! plugin resolves it again on every call. The v2 shapes hand over the [`SessionRef`] the host
 //! resolved once. The v3 ids add binary calls ([`super::binary_call`]) whose events travel in
-//! batches of the form of [`super::codec`].
+//! batches of the form of [`super::codec`]; the v4 ids add the streamed create and the streamed
+//! read of a session file.
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -259,6 +260,59 @@ pub enum ReaderRequestV3<'a> {
     },
 }
 
+/// A binary call to `transcript.writer.v4` (inside a [`super::binary_call::Envelope`]). The v4
+/// object also answers v3's binary calls and v2's JSON requests.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum WriterRequestV4<'a> {
+    /// [`crate::Writer::create_streamed`]: the plugin pulls the events a batch at a time as its
+    /// writer takes them; answers a [`StreamedCreate`].
+    CreateStreamed {
+        /// The store root's path.
+        root: Cow<'a, Path>,
+        /// The target.
+        target: Cow<'a, str>,
+        /// The options. Their `cwd` is also the cwd of the transcript the plugin builds when its
+        /// writer asks for the whole transcript before taking any event; without one the plugin
+        /// answers [`StreamedCreate::WholeNeeded`] instead.
+        options: Cow<'a, CreateOptions>,
+    },
+}
+
+/// What `create_streamed` answers.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamedCreate {
+    /// The session it created.
+    Created(SessionRef),
+    /// The writer asked for the whole transcript after it had taken events, which the plugin
+    /// cannot get back: it removed what it began, and the host calls v3's `create` with the whole
+    /// transcript instead.
+    WholeNeeded,
+}
+
+/// A request to `transcript.reader.v4`. The v4 object also answers v3's binary calls and v2's
+/// JSON requests.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum ReaderRequestV4<'a> {
+    /// [`crate::Reader::read_path_each`], a binary call: the plugin's reader streams the events
+    /// as it reads them, and stops when the host's sink says so; answers `null`.
+    ReadPathEach {
+        /// The target.
+        target: Cow<'a, str>,
+        /// The session file.
+        path: Cow<'a, Path>,
+    },
+    /// [`crate::Reader::read_path_cwd`], plain JSON; answers the cwd or `null`.
+    ReadPathCwd {
+        /// The target.
+        target: Cow<'a, str>,
+        /// The session file.
+        path: Cow<'a, Path>,
+    },
+}
+
 /// What a streamed read answers besides its events: the rest of the transcript.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct TranscriptHeader {
@@ -285,6 +339,8 @@ method_names!(ReaderRequestV2 { Read => "read", ReadPath => "read_path", List =>
 method_names!(ResumeRequestV2 { Resolve => "resolve", Plan => "plan" });
 method_names!(WriterRequestV3 { Create => "create", Append => "append" });
 method_names!(ReaderRequestV3 { Read => "read", ReadPath => "read_path", ReadEach => "read_each" });
+method_names!(WriterRequestV4 { CreateStreamed => "create_streamed" });
+method_names!(ReaderRequestV4 { ReadPathEach => "read_path_each", ReadPathCwd => "read_path_cwd" });
 
 /// Serialises a plugin error for the `Err` side of an answer. Never fails: a [`PluginError`] is
 /// plain data.

@@ -135,6 +135,13 @@ pub fn load(path: &Path) -> Result<LoadedPlugin, LoadError> {
     LoadedPlugin::load_probed(probe)
 }
 
+/// [`load`] as an older host would: one that knows the capability ids up to version `newest`
+/// only. For tests that prove a newer plugin still serves an older host.
+#[doc(hidden)]
+pub fn load_up_to(path: &Path, newest: u8) -> Result<LoadedPlugin, LoadError> {
+    LoadedPlugin::load_probed_up_to(probe(path)?, newest)
+}
+
 /// [`load`] of bytes the caller already read from `path` (and hashed): the file is not read again.
 pub fn load_bytes(path: &Path, bytes: Vec<u8>) -> Result<LoadedPlugin, LoadError> {
     LoadedPlugin::load_probed(probe_bytes(path, bytes)?)

@@ -10,19 +10,20 @@ use serde::Serialize;
 
 use super::probe::Probe;
 use super::{log, summarise_layout_error, LoadError, PluginFile};
-use crate::abi::binary_call::{self, HostEnd};
+use crate::abi::binary_call::{self, HostEnd, Pull};
 use crate::abi::codec::{decode_events, Encoder, BATCH_BYTES};
 use crate::abi::wire::{
-    decode_error, ReaderRequest, ReaderRequestV2, ReaderRequestV3, ResumeRequest, ResumeRequestV2,
-    TranscriptHeader, WriterRequest, WriterRequestV2, WriterRequestV3,
+    decode_error, encode_error, ReaderRequest, ReaderRequestV2, ReaderRequestV3, ReaderRequestV4,
+    ResumeRequest, ResumeRequestV2, StreamedCreate, TranscriptHeader, WriterRequest,
+    WriterRequestV2, WriterRequestV3, WriterRequestV4,
 };
 use crate::abi::{
-    CapabilityBox, PluginModuleRef, READER_V1, READER_V2, READER_V3, RESUME_V1, RESUME_V2,
-    WRITER_V1, WRITER_V2, WRITER_V3,
+    CapabilityBox, PluginModuleRef, READER_V1, READER_V2, READER_V3, READER_V4, RESUME_V1,
+    RESUME_V2, WRITER_V1, WRITER_V2, WRITER_V3, WRITER_V4,
 };
 use crate::capability::{
-    CreateOptions, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer, SessionInfo,
-    SessionRef, Writer,
+    CreateOptions, EventStream, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer,
+    SessionInfo, SessionRef, Writer,
 };
 use crate::store::StoreRoot;
 use crate::transcript::{Event, Transcript, SCHEMA};
@@ -30,7 +31,8 @@ use crate::transcript::{Event, Transcript, SCHEMA};
 /// A plugin loaded from a shared library, seen through the same [`Plugin`] trait as a linked-in
 /// one. Every call crosses the boundary as one JSON request and one JSON answer, except, with a
 /// plugin that offers the v3 ids, transcripts: they cross in the binary form of
-/// [`crate::abi::codec`], and what the plugin reads is streamed back in batches.
+/// [`crate::abi::codec`], and what the plugin reads is streamed back in batches. With the v4 ids,
+/// `create_streamed` and `read_path_each` stream across as a built-in's do.
 pub struct LoadedPlugin {
     file: PluginFile,
     manifest: Manifest,
@@ -51,6 +53,13 @@ impl std::fmt::Debug for LoadedPlugin {
 impl LoadedPlugin {
     /// Loads a plugin whose declaration [`super::probe`] accepted.
     pub fn load_probed(probe: Probe) -> Result<Self, LoadError> {
+        Self::load_probed_up_to(probe, NEWEST_VERSION)
+    }
+
+    /// The same, as a host that knows the capability ids up to version `newest` only: an older
+    /// host, for tests that prove a newer plugin still serves one.
+    #[doc(hidden)]
+    pub fn load_probed_up_to(probe: Probe, newest: u8) -> Result<Self, LoadError> {
         let Probe { file, copy } = probe;
         let path = file.path.clone();
         let module = lib_header_from_path(copy.path())
@@ -71,12 +80,13 @@ impl LoadedPlugin {
                 })
             }
         };
-        // The newest version of each capability the plugin offers: v3 streams transcripts in
-        // the binary form, v2 takes resolved sessions, a v1-only plugin resolves again on every
-        // call.
+        // The newest version of each capability the plugin offers: v4 streams a create and the
+        // read of a file as they go, v3 streams transcripts in the binary form, v2 takes resolved
+        // sessions, a v1-only plugin resolves again on every call.
         let capability = |ids: &[&'static str]| {
             ids.iter()
                 .copied()
+                .filter(|id| version_of(id) <= newest)
                 .find_map(|id| {
                     let object = (module.get_capability())(RStr::from_str(id)).into_option()?;
                     Some(Remote {
@@ -92,8 +102,8 @@ impl LoadedPlugin {
                 })
         };
         let plugin = LoadedPlugin {
-            writer: RemoteWriter(capability(&[WRITER_V3, WRITER_V2, WRITER_V1])),
-            reader: RemoteReader(capability(&[READER_V3, READER_V2, READER_V1])),
+            writer: RemoteWriter(capability(&[WRITER_V4, WRITER_V3, WRITER_V2, WRITER_V1])),
+            reader: RemoteReader(capability(&[READER_V4, READER_V3, READER_V2, READER_V1])),
             resumer: RemoteResumer(capability(&[RESUME_V2, RESUME_V1])),
             file,
             manifest,
@@ -117,6 +127,16 @@ impl LoadedPlugin {
             .map(|c| c.id)
             .collect()
     }
+}
+
+/// The newest capability version this host knows.
+const NEWEST_VERSION: u8 = 4;
+
+/// The version of a capability id (`transcript.writer.v4` → 4).
+fn version_of(id: &str) -> u8 {
+    id.rsplit_once(".v")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0)
 }
 
 fn abi_error(path: &Path, copy: &Path, error: LibraryError) -> LoadError {
@@ -202,12 +222,12 @@ impl Remote {
     }
 
     /// A streamed read: events decoded from each batch go to `sink` until it returns false.
-    fn read_stream(
+    fn read_stream<T: DeserializeOwned>(
         &self,
-        request: &ReaderRequestV3<'_>,
+        method: &str,
+        request: &impl Serialize,
         sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<Option<TranscriptHeader>, PluginError> {
-        let method = request.method();
+    ) -> Result<T, PluginError> {
         let mut end = ReadEnd {
             sink,
             unreadable: None,
@@ -225,10 +245,11 @@ impl Remote {
     /// A streamed read of a whole transcript.
     fn read_whole(&self, request: &ReaderRequestV3<'_>) -> Result<Transcript, PluginError> {
         let mut events = Vec::new();
-        let header = self.read_stream(request, &mut |event| {
-            events.push(event);
-            true
-        })?;
+        let header: Option<TranscriptHeader> =
+            self.read_stream(request.method(), request, &mut |event| {
+                events.push(event);
+                true
+            })?;
         Ok(Transcript {
             schema: SCHEMA.to_owned(),
             cwd: header.unwrap_or_default().cwd,
@@ -267,8 +288,8 @@ impl HostEnd for ReadEnd<'_> {
         }
     }
 
-    fn next_batch(&mut self) -> Option<&[u8]> {
-        None
+    fn next_batch(&mut self) -> Pull<'_> {
+        Pull::End
     }
 }
 
@@ -285,7 +306,7 @@ impl HostEnd for WriteEnd<'_> {
         false
     }
 
-    fn next_batch(&mut self) -> Option<&[u8]> {
+    fn next_batch(&mut self) -> Pull<'_> {
         self.encoder.clear();
         for event in self.events.by_ref() {
             self.encoder.push(event);
@@ -293,7 +314,49 @@ impl HostEnd for WriteEnd<'_> {
                 break;
             }
         }
-        (!self.encoder.is_empty()).then(|| self.encoder.batch())
+        if self.encoder.is_empty() {
+            Pull::End
+        } else {
+            Pull::Batch(self.encoder.batch())
+        }
+    }
+}
+
+/// The host's end of a streamed create: each batch is taken from the host's [`EventStream`] only
+/// when the plugin's writer pulls it, so neither side holds more than a batch of it.
+struct StreamEnd<'e> {
+    events: &'e mut dyn EventStream,
+    encoder: Encoder,
+    /// The host's error, serialised for the plugin: kept until the events taken before it were
+    /// lent, then lent on every later pull.
+    failed: Option<(PluginError, String)>,
+    ended: bool,
+}
+
+impl HostEnd for StreamEnd<'_> {
+    fn on_batch(&mut self, _: &[u8]) -> bool {
+        false
+    }
+
+    fn next_batch(&mut self) -> Pull<'_> {
+        self.encoder.clear();
+        while !self.ended && self.failed.is_none() && self.encoder.len() < BATCH_BYTES {
+            match self.events.next_event() {
+                Ok(Some(event)) => self.encoder.push(&event),
+                Ok(None) => self.ended = true,
+                Err(error) => {
+                    let json = encode_error(&error);
+                    self.failed = Some((error, json));
+                }
+            }
+        }
+        if !self.encoder.is_empty() {
+            return Pull::Batch(self.encoder.batch());
+        }
+        match &self.failed {
+            Some((_, json)) => Pull::Failed(json.as_bytes()),
+            None => Pull::End,
+        }
     }
 }
 
@@ -303,12 +366,26 @@ struct RemoteResumer(Remote);
 
 impl Remote {
     fn is_v1(&self) -> bool {
-        self.id.ends_with(".v1")
+        self.version() == 1
     }
 
-    /// Whether transcripts cross in the binary form (the v3 ids).
+    /// Whether transcripts cross in the binary form (the v3 ids and later, which answer v3's
+    /// requests too).
     fn is_v3(&self) -> bool {
-        self.id.ends_with(".v3")
+        self.version() >= 3
+    }
+
+    /// Whether `create_streamed`, `read_path_each` and `read_path_cwd` cross (the v4 ids).
+    fn is_v4(&self) -> bool {
+        self.version() >= 4
+    }
+
+    fn version(&self) -> u8 {
+        if self.object.is_some() {
+            version_of(self.id)
+        } else {
+            0
+        }
     }
 }
 
@@ -389,6 +466,45 @@ impl Writer for RemoteWriter {
         };
         self.0.call("remove", &request)
     }
+
+    fn create_streamed(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        events: &mut dyn EventStream,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        if !self.0.is_v4() {
+            // The trait's default: an older plugin takes the whole transcript.
+            return self.create(root, target, events.whole()?, options);
+        }
+        let request = WriterRequestV4::CreateStreamed {
+            root: Cow::Borrowed(root.path()),
+            target: Cow::Borrowed(target),
+            options: Cow::Borrowed(options),
+        };
+        let mut end = StreamEnd {
+            events: &mut *events,
+            encoder: Encoder::new(),
+            failed: None,
+            ended: false,
+        };
+        let answer = self.0.call_binary(request.method(), &request, &mut end);
+        let failed = end.failed.take().map(|(error, _)| error);
+        match (answer, failed) {
+            (Ok(StreamedCreate::Created(session)), None) => Ok(session),
+            // A writer that went on after the host's events failed broke the contract: what it
+            // made of part of the events must not stay.
+            (Ok(StreamedCreate::Created(session)), Some(error)) => {
+                let _ = self.remove(root, &session);
+                Err(error)
+            }
+            (Ok(StreamedCreate::WholeNeeded), _) => {
+                self.create(root, target, events.whole()?, options)
+            }
+            (Err(error), _) => Err(error),
+        }
+    }
 }
 
 impl Reader for RemoteReader {
@@ -448,7 +564,49 @@ impl Reader for RemoteReader {
             root: Cow::Borrowed(root.path()),
             session: Cow::Borrowed(session),
         };
-        self.0.read_stream(&request, sink).map(drop)
+        self.0
+            .read_stream::<Option<TranscriptHeader>>(request.method(), &request, sink)
+            .map(drop)
+    }
+
+    fn read_path_cwd(&self, target: &str, path: &Path) -> Result<Option<String>, PluginError> {
+        if !self.0.is_v4() {
+            return Ok(self.read_path(target, path)?.cwd);
+        }
+        let request = ReaderRequestV4::ReadPathCwd {
+            target: Cow::Borrowed(target),
+            path: Cow::Borrowed(path),
+        };
+        self.0.call(request.method(), &request)
+    }
+
+    fn read_path_each(
+        &self,
+        target: &str,
+        path: &Path,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        let target = Cow::Borrowed(target);
+        let path = Cow::Borrowed(path);
+        if self.0.is_v4() {
+            let request = ReaderRequestV4::ReadPathEach { target, path };
+            return self.0.read_stream::<()>(request.method(), &request, sink);
+        }
+        if self.0.is_v3() {
+            // The plugin reads the whole file, but its events stream to the sink as they cross,
+            // so the host never holds them all.
+            let request = ReaderRequestV3::ReadPath { target, path };
+            return self
+                .0
+                .read_stream::<Option<TranscriptHeader>>(request.method(), &request, sink)
+                .map(drop);
+        }
+        for event in self.read_path(&target, &path)?.events {
+            if !sink(event) {
+                break;
+            }
+        }
+        Ok(())
     }
 
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
