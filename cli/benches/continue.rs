@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
-use handoff_core::continuation::{continue_conversation, ContinueRequest};
+use handoff_core::continuation::{continue_conversation, ContinueRequest, Source, SourceFile};
 use handoff_core::{CreateOptions, Origin, Plugin, StoreRoot};
 
 const RUNS: usize = 3;
@@ -450,16 +450,16 @@ fn one_pass(
     source: &Path,
     root: &Path,
 ) {
-    let transcript = source_plugin
-        .reader()
-        .read_path(source_target, source)
-        .expect("read the source");
     let root = StoreRoot::new(root).expect("root");
     let done = continue_conversation(
         plugin,
         &ContinueRequest {
-            transcript: &transcript,
-            locator: "bench",
+            source: Source::File(SourceFile {
+                reader: source_plugin.reader(),
+                target: source_target,
+                path: source,
+            }),
+            locator: Some("bench"),
             target,
             root: &root,
             cwd: None,

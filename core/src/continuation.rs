@@ -11,30 +11,51 @@
 //! does anything else, so a session always has its old bytes or its complete new ones.
 
 mod recovery;
+mod source;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 pub use recovery::{recover, Recovered};
+pub use source::SourceFile;
 
-use crate::capability::{CreateOptions, Plugin, PluginError, ResumePlan, SessionRef};
+use source::SourceStream;
+
+use crate::capability::{CreateOptions, EventStream, Plugin, PluginError, ResumePlan, SessionRef};
 use crate::store::journal::Journal;
 use crate::store::lock::Lock;
 use crate::store::{validate_cwd, StoreRoot};
-use crate::transcript::{Comparison, Difference, Transcript};
+use crate::transcript::{Comparison, Difference, Fingerprinter, Transcript};
+
+/// The conversation to continue.
+#[derive(Clone, Copy)]
+pub enum Source<'a> {
+    /// A transcript already in memory.
+    Transcript(&'a Transcript),
+    /// A session file, streamed into the target as its reader reads it: never held whole when
+    /// the continuation creates a session (see [`source`]).
+    File(SourceFile<'a>),
+}
+
+impl<'a> From<&'a Transcript> for Source<'a> {
+    fn from(transcript: &'a Transcript) -> Self {
+        Source::Transcript(transcript)
+    }
+}
 
 /// What to continue, and where.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ContinueRequest<'a> {
-    /// The whole conversation, canonical.
-    pub transcript: &'a Transcript,
-    /// A stable name for the conversation (the same on every continuation of it).
-    pub locator: &'a str,
+    /// The whole conversation.
+    pub source: Source<'a>,
+    /// A stable name for the conversation (the same on every continuation of it). `None`, for a
+    /// [`Source::File`]: `<source target>:<its first event's id>`.
+    pub locator: Option<&'a str>,
     /// The target name.
     pub target: &'a str,
     /// The target's store root.
     pub root: &'a StoreRoot,
-    /// The working directory for a new session (defaults to the transcript's).
+    /// The working directory for a new session (defaults to the source's).
     pub cwd: Option<String>,
     /// The prompt the resume plan carries.
     pub prompt: &'a str,
@@ -70,6 +91,10 @@ pub struct Continued {
     pub plan: ResumePlan,
     /// What this run rolled back first: writes of killed runs it found in the store root.
     pub recovered: Vec<Recovered>,
+    /// The conversation's locator (given, or made from the source's first event).
+    pub locator: String,
+    /// How many events the conversation has.
+    pub events: usize,
 }
 
 /// Why a continuation failed. Nothing it wrote is left behind.
@@ -118,7 +143,12 @@ pub enum ContinueError {
     },
 }
 
-/// Continues `request.transcript` on `plugin`'s target: reuse-and-append, or create; verify; plan.
+/// Continues `request.source` on `plugin`'s target: reuse-and-append, or create; verify; plan.
+///
+/// A [`Source::File`] is streamed: its reader runs on a second thread while the target's writer
+/// writes ([`crate::Writer::create_streamed`]), and the verify compares what it reads back with
+/// the fingerprints of what went in. Only an existing session of the conversation (to compare
+/// and append to) makes the engine hold the source whole.
 pub fn continue_conversation(
     plugin: &dyn Plugin,
     request: &ContinueRequest<'_>,
@@ -129,69 +159,48 @@ pub fn continue_conversation(
         .ok_or_else(|| PluginError::UnknownTarget {
             target: request.target.to_owned(),
         })?;
-    request.transcript.validate().map_err(PluginError::from)?;
-    target.check_carried(request.transcript)?;
     if let Some(cwd) = &request.cwd {
         validate_cwd(cwd).map_err(PluginError::from)?;
     }
     let comparison = target.comparison();
-
-    let name = format!("continuation\0{}\0{}", request.target, request.locator);
-    let key = Lock::key(&name);
-    let _lock = Lock::acquire(request.root, &name, request.lock_wait).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::WouldBlock {
-            ContinueError::Busy {
-                target: request.target.to_owned(),
-                locator: request.locator.to_owned(),
-                detail: e.to_string(),
-            }
-        } else {
-            store_error(request.root, &e)
+    match request.source {
+        Source::Transcript(transcript) => {
+            transcript.validate().map_err(PluginError::from)?;
+            target.check_carried(transcript)?;
+            let locator = request.locator.map(str::to_owned).ok_or_else(|| {
+                PluginError::InvalidTranscript(
+                    "a transcript continued from memory needs a locator".into(),
+                )
+            })?;
+            let cwd = request.cwd.clone().or_else(|| transcript.cwd.clone());
+            let run = Run::new(plugin, request, &comparison, locator, cwd)?;
+            run.continue_held(transcript)
         }
-    })?;
-    tracing::debug!(phase = "locked", "took the conversation lock");
-    // Before anything else: roll back what killed runs left in this store root.
-    let recovered = recovery::recover_holding(request.root, &[plugin], Some(&key))?;
-    let run = Run {
-        plugin,
-        request,
-        comparison: &comparison,
-        key: &key,
-    };
-
-    let existing = plugin
-        .reader()
-        .find_owned(request.root, request.target, request.locator)?;
-
-    let mut diverged_from = None;
-    if let Some(session) = existing {
-        match plugin.reader().read(request.root, &session) {
-            Ok(current) => match comparison.prefix_of(&current, request.transcript) {
-                Ok(covered) if covered == request.transcript.events.len() => {
-                    return run.finish(session, Action::Unchanged, None, recovered);
-                }
-                Ok(covered) => {
-                    let suffix = &request.transcript.events[covered..];
-                    run.append_verified(&session, suffix)?;
-                    let action = Action::Appended {
-                        events: suffix.len(),
-                    };
-                    return run.finish(session, action, None, recovered);
-                }
-                Err(diff) => {
-                    tracing::info!(id = %session.id, %diff, "the existing session diverged; creating a new one");
-                    diverged_from = Some(session);
-                }
-            },
-            Err(e) => {
-                tracing::warn!(id = %session.id, error = %e, "the existing session cannot be read; creating a new one");
-                diverged_from = Some(session);
-            }
+        Source::File(file) => {
+            let cwd = match &request.cwd {
+                Some(cwd) => Some(cwd.clone()),
+                None => file.reader.read_path_cwd(file.target, file.path)?,
+            };
+            std::thread::scope(|scope| {
+                let mut stream = SourceStream::start(scope, file, target, &comparison, cwd.clone());
+                let locator = match request.locator {
+                    Some(locator) => locator.to_owned(),
+                    None => match stream.first()? {
+                        Some(first) => format!("{}:{}", file.target, first.id),
+                        None => {
+                            return Err(PluginError::InvalidTranscript(format!(
+                                "{}: the source session has no events",
+                                file.path.display()
+                            ))
+                            .into())
+                        }
+                    },
+                };
+                let run = Run::new(plugin, request, &comparison, locator, cwd)?;
+                run.continue_streamed(&mut stream)
+            })
         }
     }
-
-    let session = run.create_verified(diverged_from.as_ref())?;
-    run.finish(session, Action::Created, diverged_from, recovered)
 }
 
 /// One continuation in progress: the plugin, the request, and the conversation lock it holds.
@@ -199,16 +208,170 @@ struct Run<'a> {
     plugin: &'a dyn Plugin,
     request: &'a ContinueRequest<'a>,
     comparison: &'a Comparison,
-    key: &'a str,
+    locator: String,
+    /// The new session's working directory: the request's, else the source's.
+    cwd: Option<String>,
+    key: String,
+    _lock: Lock,
+    recovered: Vec<Recovered>,
 }
 
-impl Run<'_> {
+impl<'a> Run<'a> {
+    /// Takes the conversation lock, then rolls back what killed runs left in the store root.
+    fn new(
+        plugin: &'a dyn Plugin,
+        request: &'a ContinueRequest<'a>,
+        comparison: &'a Comparison,
+        locator: String,
+        cwd: Option<String>,
+    ) -> Result<Self, ContinueError> {
+        if let Some(cwd) = &cwd {
+            validate_cwd(cwd).map_err(PluginError::from)?;
+        }
+        let name = format!("continuation\0{}\0{}", request.target, locator);
+        let key = Lock::key(&name);
+        let lock = Lock::acquire(request.root, &name, request.lock_wait).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::WouldBlock {
+                ContinueError::Busy {
+                    target: request.target.to_owned(),
+                    locator: locator.clone(),
+                    detail: e.to_string(),
+                }
+            } else {
+                store_error(request.root, &e)
+            }
+        })?;
+        tracing::debug!(phase = "locked", "took the conversation lock");
+        // Before anything else: roll back what killed runs left in this store root.
+        let recovered = recovery::recover_holding(request.root, &[plugin], Some(&key))?;
+        Ok(Run {
+            plugin,
+            request,
+            comparison,
+            locator,
+            cwd,
+            key,
+            _lock: lock,
+            recovered,
+        })
+    }
+
+    /// The newest session of this conversation on the target, if any.
+    fn existing(&self) -> Result<Option<SessionRef>, ContinueError> {
+        let request = self.request;
+        Ok(self
+            .plugin
+            .reader()
+            .find_owned(request.root, request.target, &self.locator)?)
+    }
+
+    /// Continues a held transcript: appends to the existing session when it is a prefix, else
+    /// creates one.
+    fn continue_held(self, transcript: &Transcript) -> Result<Continued, ContinueError> {
+        let mut diverged_from = None;
+        if let Some(session) = self.existing()? {
+            match self.plugin.reader().read(self.request.root, &session) {
+                Ok(current) => match self.comparison.prefix_of(&current, transcript) {
+                    Ok(covered) if covered == transcript.events.len() => {
+                        return self.finish(
+                            session,
+                            Action::Unchanged,
+                            None,
+                            transcript.events.len(),
+                        );
+                    }
+                    Ok(covered) => {
+                        let suffix = &transcript.events[covered..];
+                        self.append_verified(&session, transcript, suffix)?;
+                        let action = Action::Appended {
+                            events: suffix.len(),
+                        };
+                        return self.finish(session, action, None, transcript.events.len());
+                    }
+                    Err(diff) => {
+                        tracing::info!(id = %session.id, %diff, "the existing session diverged; creating a new one");
+                        diverged_from = Some(session);
+                    }
+                },
+                Err(e) => {
+                    tracing::warn!(id = %session.id, error = %e, "the existing session cannot be read; creating a new one");
+                    diverged_from = Some(session);
+                }
+            }
+        }
+        let session = self.create_verified(
+            diverged_from.as_ref(),
+            |options| {
+                self.plugin.writer().create(
+                    self.request.root,
+                    self.request.target,
+                    transcript,
+                    options,
+                )
+            },
+            |session| self.verify_held(session, transcript, "the new session was removed"),
+        )?;
+        self.finish(
+            session,
+            Action::Created,
+            diverged_from,
+            transcript.events.len(),
+        )
+    }
+
+    /// Continues a streamed source: a new session is written as the source is read; an existing
+    /// session of the conversation needs the source whole (to compare, then append).
+    fn continue_streamed(self, stream: &mut SourceStream<'_>) -> Result<Continued, ContinueError> {
+        if self.existing()?.is_some() {
+            let transcript = stream.whole()?;
+            return self.continue_held(transcript);
+        }
+        // The write takes the stream, the verify reads what it kept: one after the other.
+        let stream = std::cell::RefCell::new(stream);
+        let session = self.create_verified(
+            None,
+            |options| {
+                let request = self.request;
+                let mut stream = stream.borrow_mut();
+                let session = self.plugin.writer().create_streamed(
+                    request.root,
+                    request.target,
+                    &mut **stream,
+                    options,
+                )?;
+                if !stream.all_taken()? {
+                    // The plugin stopped early: what it wrote would verify against what it took.
+                    let _ = self.plugin.writer().remove(request.root, &session);
+                    return Err(PluginError::Other(format!(
+                        "{}: the writer returned before it took every event of the source",
+                        request.target
+                    )));
+                }
+                Ok(session)
+            },
+            |session| {
+                let stream = stream.borrow();
+                match stream.held() {
+                    Some(transcript) => {
+                        self.verify_held(session, transcript, "the new session was removed")
+                    }
+                    None => {
+                        self.verify_fingerprints(session, &stream, "the new session was removed")
+                    }
+                }
+            },
+        )?;
+        let stream = stream.into_inner();
+        let events = stream.events();
+        self.finish(session, Action::Created, None, events)
+    }
+
     fn finish(
-        &self,
+        self,
         session: SessionRef,
         action: Action,
         diverged_from: Option<SessionRef>,
-        recovered: Vec<Recovered>,
+        events: usize,
     ) -> Result<Continued, ContinueError> {
         let plan = self
             .plugin
@@ -219,40 +382,36 @@ impl Run<'_> {
             action,
             diverged_from,
             plan,
-            recovered,
+            recovered: self.recovered,
+            locator: self.locator,
+            events,
         })
     }
 
-    /// Creates the session under a journal, reads it back, and removes it on any failure.
-    fn create_verified(&self, previous: Option<&SessionRef>) -> Result<SessionRef, ContinueError> {
+    /// Creates the session under a journal with `write`, checks it with `verify`, and removes it
+    /// on any failure.
+    fn create_verified(
+        &self,
+        previous: Option<&SessionRef>,
+        write: impl FnOnce(&CreateOptions) -> Result<SessionRef, PluginError>,
+        verify: impl FnOnce(&SessionRef) -> Result<(), ContinueError>,
+    ) -> Result<SessionRef, ContinueError> {
         let request = self.request;
-        let cwd = request
-            .cwd
-            .clone()
-            .or_else(|| request.transcript.cwd.clone());
-        if let Some(cwd) = &cwd {
-            validate_cwd(cwd).map_err(PluginError::from)?;
-        }
         let options = CreateOptions {
-            cwd,
-            locator: Some(request.locator.to_owned()),
+            cwd: self.cwd.clone(),
+            locator: Some(self.locator.clone()),
         };
         let root = request.root;
         let mut journal = Journal::begin_create(
             root,
-            self.key,
+            &self.key,
             request.target,
-            request.locator,
+            &self.locator,
             previous.map(|s| s.id.as_str()),
         )
         .map_err(|e| store_error(root, &e))?;
         tracing::debug!(phase = "journaled", "journal written: creating");
-        let session = match self.plugin.writer().create(
-            root,
-            request.target,
-            request.transcript,
-            &options,
-        ) {
+        let session = match write(&options) {
             Ok(session) => session,
             Err(e) => {
                 // The plugin removed what it began; the journal goes (or stays, for the next run).
@@ -266,7 +425,7 @@ impl Run<'_> {
         let outcome = journal
             .created(&session)
             .map_err(|e| store_error(root, &e))
-            .and_then(|()| self.verify(&session, "the new session was removed"));
+            .and_then(|()| verify(&session));
         match outcome {
             Ok(()) => {
                 journal.commit().map_err(|e| store_error(root, &e))?;
@@ -289,17 +448,18 @@ impl Run<'_> {
         }
     }
 
-    /// Appends `suffix` under a journal, reads back, and on any failure puts the file's exact
-    /// previous bytes back.
+    /// Appends `suffix` (the end of `transcript`) under a journal, reads back, and on any
+    /// failure puts the file's exact previous bytes back.
     fn append_verified(
         &self,
         session: &SessionRef,
+        transcript: &Transcript,
         suffix: &[crate::transcript::Event],
     ) -> Result<(), ContinueError> {
         let request = self.request;
         let root = request.root;
         let journal =
-            Journal::begin_append(root, self.key, request.target, request.locator, session)
+            Journal::begin_append(root, &self.key, request.target, &self.locator, session)
                 .map_err(|e| store_error(root, &e))?;
         tracing::debug!(phase = "journaled", "journal written: appending");
         let outcome = self
@@ -309,7 +469,11 @@ impl Run<'_> {
             .map_err(ContinueError::from)
             .and_then(|_| {
                 tracing::debug!(phase = "written", "the plugin appended");
-                self.verify(session, "the session's previous bytes were restored")
+                self.verify_held(
+                    session,
+                    transcript,
+                    "the session's previous bytes were restored",
+                )
             });
         match outcome {
             Ok(()) => {
@@ -334,19 +498,83 @@ impl Run<'_> {
 
     /// Reads `session` back event by event and compares it with the whole transcript, so a long
     /// session is never held twice.
-    fn verify(&self, session: &SessionRef, undo: &str) -> Result<(), ContinueError> {
+    fn verify_held(
+        &self,
+        session: &SessionRef,
+        transcript: &Transcript,
+        undo: &str,
+    ) -> Result<(), ContinueError> {
         let request = self.request;
-        let mut verifier = self.comparison.verifier(request.transcript);
+        let mut verifier = self.comparison.verifier(transcript);
         self.plugin
             .reader()
             .read_each(request.root, session, &mut |event| verifier.push(&event))?;
         tracing::debug!(phase = "verified", "read back");
-        verifier.finish().map_err(|diff| ContinueError::Mismatch {
-            target: request.target.to_owned(),
+        verifier
+            .finish()
+            .map_err(|diff| self.mismatch(session, diff, undo))
+    }
+
+    /// Reads `session` back event by event and compares each event's fingerprint with that of
+    /// the event the stream handed the writer. A difference is then located field by field
+    /// against the source read again (the fingerprints only say where).
+    fn verify_fingerprints(
+        &self,
+        session: &SessionRef,
+        stream: &SourceStream<'_>,
+        undo: &str,
+    ) -> Result<(), ContinueError> {
+        let request = self.request;
+        let expected = stream.fingerprints();
+        let mut fingerprinter = Fingerprinter::new(self.comparison);
+        let mut compared = 0;
+        let mut differs = false;
+        self.plugin
+            .reader()
+            .read_each(request.root, session, &mut |event| {
+                if let Some(fingerprint) = fingerprinter.push(&event) {
+                    differs = expected.get(compared) != Some(&fingerprint);
+                    compared += 1;
+                }
+                !differs
+            })?;
+        tracing::debug!(phase = "verified", "read back");
+        if !differs && compared == expected.len() {
+            return Ok(());
+        }
+        let at = if differs { compared - 1 } else { compared };
+        tracing::warn!(
+            event = at,
+            "the session read back differs from what was written; locating the difference"
+        );
+        let source = stream.read_again()?;
+        let located = self.verify_held(session, &source, undo);
+        Err(match located {
+            Err(e) => e,
+            // The source changed since it was streamed: say where the fingerprints differ.
+            Ok(()) => self.mismatch(
+                session,
+                Box::new(Difference {
+                    index: at,
+                    left_id: None,
+                    right_id: None,
+                    field: "(event)".into(),
+                    left: "the event as it was written".into(),
+                    right: "another event (the source has changed since, so the fields cannot be named)"
+                        .into(),
+                }),
+                undo,
+            ),
+        })
+    }
+
+    fn mismatch(&self, session: &SessionRef, diff: Box<Difference>, undo: &str) -> ContinueError {
+        ContinueError::Mismatch {
+            target: self.request.target.to_owned(),
             id: session.id.clone(),
             diff,
             undo: undo.to_owned(),
-        })
+        }
     }
 }
 

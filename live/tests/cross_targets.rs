@@ -92,8 +92,8 @@ fn across_transcript(
         let continued = continue_conversation(
             plugin.as_ref(),
             &ContinueRequest {
-                transcript: &transcript,
-                locator: name,
+                source: (&transcript).into(),
+                locator: Some(name),
                 target,
                 root: &root,
                 cwd: Some(cwd.display().to_string()),

@@ -91,8 +91,8 @@ fn continued(
     let done = continue_conversation(
         plugin,
         &ContinueRequest {
-            transcript: &conversation(),
-            locator: "listed-by-the-cli",
+            source: (&conversation()).into(),
+            locator: Some("listed-by-the-cli"),
             target,
             root: &root,
             cwd: Some(project.display().to_string()),

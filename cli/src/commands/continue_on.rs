@@ -2,7 +2,9 @@ use std::path::PathBuf;
 use std::process::{ExitCode, Stdio};
 use std::time::Duration;
 
-use handoff_core::continuation::{continue_conversation, Action, ContinueRequest, Continued};
+use handoff_core::continuation::{
+    continue_conversation, Action, ContinueRequest, Continued, Source, SourceFile,
+};
 use handoff_core::registry::PluginSource;
 use handoff_core::{ResumePlan, TargetKind};
 use serde_json::json;
@@ -82,54 +84,49 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     let root = config.store_root(&catalog.target(&args.to)?, args.store_root.as_deref())?;
 
     let progress = Progress::start("reading the source session");
-    let mut source_id = from_session.map(str::to_owned);
-    let transcript = match from_session {
-        Some(session) => super::read::read_session(
-            &catalog,
-            config,
-            from_target,
-            session,
-            args.from_store_root.as_deref(),
-        )?,
+    let (path, source_id) = match from_session {
+        Some(session) => {
+            let path = super::read::session_file(
+                &catalog,
+                config,
+                from_target,
+                session,
+                args.from_store_root.as_deref(),
+            )?;
+            (path, session.to_owned())
+        }
         None => {
             let dir = match &args.cwd {
                 Some(dir) => dir.clone(),
                 None => super::read::current_dir()?,
             };
-            let (transcript, newest) = super::read::read_newest(
+            let newest = super::read::newest_session(
                 &catalog,
                 config,
                 from_target,
                 &dir,
                 args.from_store_root.as_deref(),
             )?;
-            source_id = Some(newest.session.id);
-            transcript
+            (newest.session.path, newest.session.id)
         }
     };
-    let cwd = resume_dir(
-        cwd,
-        transcript.cwd.as_deref(),
-        catalog.target(&args.to)?.kind,
-    )?;
-    let first = transcript.events.first().ok_or_else(|| {
-        CliError::Failed(format!("{}: the source session has no events", args.from))
-    })?;
-    let locator = args
-        .locator
-        .clone()
-        .unwrap_or_else(|| format!("{from_target}:{}", first.id));
+    let source_plugin = catalog.plugin(from_target)?;
+    let source_cwd = source_plugin.reader().read_path_cwd(from_target, &path)?;
+    let cwd = resume_dir(cwd, source_cwd.as_deref(), catalog.target(&args.to)?.kind)?;
 
     progress.step(&format!(
-        "writing and verifying {} events on {}",
-        transcript.events.len(),
+        "writing and verifying the conversation on {}",
         args.to
     ));
     let continued = continue_conversation(
         target_plugin.as_ref(),
         &ContinueRequest {
-            transcript: &transcript,
-            locator: &locator,
+            source: Source::File(SourceFile {
+                reader: source_plugin.reader(),
+                target: from_target,
+                path: &path,
+            }),
+            locator: args.locator.as_deref(),
             target: &args.to,
             root: &root,
             cwd,
@@ -148,7 +145,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
             "source": { "target": from_target, "session": source_id },
             "target": args.to,
             "plugin": used.as_ref().map(|l| json!({ "name": l.plugin, "source": l.source })),
-            "locator": locator,
+            "locator": continued.locator,
             "session": continued.session,
             "action": continued.action,
             "diverged_from": continued.diverged_from,
@@ -157,7 +154,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
             "command": command_line(&continued.plan),
         }));
     } else {
-        print_summary(&args.to, &continued, transcript.events.len());
+        print_summary(&args.to, &continued, continued.events);
         if let Some(l) = used.filter(|l| l.source != PluginSource::BuiltIn) {
             println!("(plugin {} from {})", l.plugin, l.source);
         }

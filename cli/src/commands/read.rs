@@ -98,11 +98,50 @@ pub fn read_newest(
 ) -> Result<(Transcript, SessionInfo), CliError> {
     let plugin = catalog.plugin(target)?;
     let root = config.store_root(&catalog.target(target)?, store_root)?;
+    let newest = newest_session(catalog, config, target, dir, store_root)?;
+    let transcript = plugin.reader().read(&root, &newest.session)?;
+    Ok((transcript, newest))
+}
+
+/// The newest session of `target` whose cwd is `dir`, said on stderr. What killed handoff runs
+/// left in the store is rolled back first.
+pub fn newest_session(
+    catalog: &Catalog,
+    config: &Config,
+    target: &str,
+    dir: &Path,
+    store_root: Option<&Path>,
+) -> Result<SessionInfo, CliError> {
+    let plugin = catalog.plugin(target)?;
+    let root = config.store_root(&catalog.target(target)?, store_root)?;
     recover(&root, plugin.as_ref());
     let newest = super::sessions::newest_of_dir(plugin.as_ref(), &root, target, dir)?;
     eprintln!("taking the newest {}", super::sessions::describe(&newest));
-    let transcript = plugin.reader().read(&root, &newest.session)?;
-    Ok((transcript, newest))
+    Ok(newest)
+}
+
+/// The file of `session` (an id or a path) of `target`, for a reader to stream. What killed
+/// handoff runs left in its store is rolled back first, so a half-written session is never read.
+pub fn session_file(
+    catalog: &Catalog,
+    config: &Config,
+    target: &str,
+    session: &str,
+    store_root: Option<&Path>,
+) -> Result<PathBuf, CliError> {
+    let plugin = catalog.plugin(target)?;
+    if is_path(session) {
+        let path = crate::config::absolute(Path::new(session))?;
+        check_session_file(&path)?;
+        if let Some(root) = enclosing_store_root(&path) {
+            recover(&root, plugin.as_ref())
+        }
+        Ok(path)
+    } else {
+        let root = config.store_root(&catalog.target(target)?, store_root)?;
+        recover(&root, plugin.as_ref());
+        Ok(plugin.resumer().resolve(&root, target, session)?.path)
+    }
 }
 
 /// The current directory, as the shell's `$PWD` names it when that is the same directory (so a

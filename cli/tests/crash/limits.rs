@@ -275,8 +275,8 @@ impl Writer for FullDisk {
 
 fn request<'a>(transcript: &'a Transcript, root: &'a StoreRoot) -> ContinueRequest<'a> {
     ContinueRequest {
-        transcript,
-        locator: "full-disk",
+        source: transcript.into(),
+        locator: Some("full-disk"),
         target: "codex",
         root,
         cwd: None,

@@ -216,8 +216,8 @@ fn crash_child() {
     let result = continue_conversation(
         &plugin,
         &ContinueRequest {
-            transcript: &transcript,
-            locator: LOCATOR,
+            source: (&transcript).into(),
+            locator: Some(LOCATOR),
             target: &target,
             root: &root,
             cwd: None,

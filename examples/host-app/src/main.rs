@@ -127,8 +127,8 @@ fn continue_on(registry: &Registry, c: &Continuation) -> Result<String, (u8, Str
     let continued = continue_conversation(
         plugin.as_ref(),
         &ContinueRequest {
-            transcript: &transcript,
-            locator: &locator,
+            source: (&transcript).into(),
+            locator: Some(&locator),
             target: &c.target,
             root: &root,
             cwd: None,

@@ -15,8 +15,8 @@ use handoff_reference::{ReferencePlugin, NAME};
 
 fn request<'a>(t: &'a Transcript, root: &'a StoreRoot) -> ContinueRequest<'a> {
     ContinueRequest {
-        transcript: t,
-        locator: "claude-code:conversation-1",
+        source: t.into(),
+        locator: Some("claude-code:conversation-1"),
         target: NAME,
         root,
         cwd: None,
@@ -101,7 +101,7 @@ fn other_conversations_are_never_reused() {
     let base = &corpus::entry("plain-chat").unwrap().transcript;
     let a = continue_conversation(&ReferencePlugin, &request(base, &root)).unwrap();
     let mut other = request(base, &root);
-    other.locator = "claude-code:conversation-2";
+    other.locator = Some("claude-code:conversation-2");
     let b = continue_conversation(&ReferencePlugin, &other).unwrap();
     assert_ne!(a.session.id, b.session.id);
     assert_eq!(b.action, Action::Created);

@@ -20,8 +20,8 @@ mod manifest;
 use std::path::Path;
 
 use handoff_sdk::{
-    CreateOptions, Event, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer, SessionInfo,
-    SessionRef, StoreRoot, TargetManifest, Transcript, Writer,
+    CreateOptions, Event, EventStream, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer,
+    SessionInfo, SessionRef, StoreRoot, TargetManifest, Transcript, Writer,
 };
 
 pub use codex::image_part;
@@ -99,6 +99,18 @@ impl Writer for CodexPlugin {
         check_target(&session.target)?;
         codex::remove(root, session)
     }
+
+    /// Writes each event as it arrives; see [`codex::create_streamed`].
+    fn create_streamed(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        events: &mut dyn EventStream,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        check_target(target)?;
+        codex::create_streamed(root, events, options)
+    }
 }
 
 impl Reader for CodexPlugin {
@@ -122,6 +134,23 @@ impl Reader for CodexPlugin {
     ) -> Result<(), PluginError> {
         check_target(&session.target)?;
         codex::read_each(root, session, sink)
+    }
+
+    /// The `session_meta` line's cwd, the first line only.
+    fn read_path_cwd(&self, target: &str, path: &Path) -> Result<Option<String>, PluginError> {
+        check_target(target)?;
+        Ok(Some(codex::read_header(path)?.cwd))
+    }
+
+    /// Streams the rollout as [`Reader::read_path`] reads it (as Codex sends it on resume).
+    fn read_path_each(
+        &self,
+        target: &str,
+        path: &Path,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        check_target(target)?;
+        codex::read_path_each(path, sink)
     }
 
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {

@@ -19,8 +19,8 @@ fn continued(root: &StoreRoot, target: &str, locator: &str, t: &Transcript) -> C
     continue_conversation(
         &OpenaiPlugin,
         &ContinueRequest {
-            transcript: t,
-            locator,
+            source: t.into(),
+            locator: Some(locator),
             target,
             root,
             cwd: None,

@@ -20,8 +20,8 @@ use std::path::Path;
 use chrono::{Local, TimeZone};
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::{
-    atomic, own_marker, require_owned, session_lock, Body, CreateOptions, Event, Part, PluginError,
-    ResumePlan, SessionInfo, SessionRef, StoreRoot, Timestamp, Transcript,
+    atomic, own_marker, require_owned, session_lock, Body, CreateOptions, Event, EventStream, Part,
+    PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot, Timestamp, Transcript,
 };
 
 pub use read::image_part;
@@ -100,9 +100,9 @@ pub(crate) fn create(
     };
     let written = atomic::create_new(&file, |out| {
         let mut lines = write::Lines::new(out);
-        let mut renderer = write::Renderer::new(transcript, cwd, &provider);
+        let mut renderer = write::Renderer::new(cwd, &provider);
         renderer.session_meta(&mut lines, &id, &time::format(started), &marker)?;
-        renderer.events(&mut lines, 0)?;
+        renderer.events(&mut lines, transcript, 0)?;
         lines.finish()
     })
     .map_err(io_error(&file));
@@ -125,6 +125,126 @@ pub(crate) fn create(
             },
         )
     });
+    if let Err(e) = registered {
+        let _ = std::fs::remove_file(&file);
+        root.remove_created_dirs(&created_dirs);
+        return Err(e);
+    }
+    Ok(SessionRef {
+        target: TARGET.to_owned(),
+        id,
+        path: file,
+    })
+}
+
+/// What the thread row needs of a session, gathered as its events go by.
+#[derive(Default)]
+struct ThreadFacts {
+    first_user_message: Option<String>,
+    model: Option<String>,
+    last: Option<Timestamp>,
+}
+
+impl ThreadFacts {
+    fn note(&mut self, event: &Event) {
+        self.last = Some(event.timestamp);
+        match &event.body {
+            Body::User { content } if self.first_user_message.is_none() => {
+                self.first_user_message = content.iter().find_map(|p| match p {
+                    Part::Text { text } => Some(text.clone()),
+                    _ => None,
+                });
+            }
+            Body::Assistant {
+                origin: Some(origin),
+                ..
+            } => {
+                if let Some(model) = &origin.model {
+                    if self.model.as_deref() != Some(model) {
+                        self.model = Some(model.clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// [`create`], writing each event as the stream hands it over, so the transcript is never held.
+/// The first event decides the rollout's date folder; a compaction that keeps events before it
+/// (its replacement history holds them) makes it start over with the whole transcript.
+pub(crate) fn create_streamed(
+    root: &StoreRoot,
+    events: &mut dyn EventStream,
+    options: &CreateOptions,
+) -> Result<SessionRef, PluginError> {
+    let Some(cwd) = options.cwd.as_deref() else {
+        // The cwd would come from the transcript: take it whole.
+        return create(root, events.whole()?, options);
+    };
+    let Some(first) = events.next_event()? else {
+        return create(root, events.whole()?, options);
+    };
+    let provider = config::model_provider(root)?;
+    let id = uuid::Uuid::now_v7().to_string();
+    let started = first.timestamp;
+    let local = Local
+        .timestamp_millis_opt(started.millis())
+        .single()
+        .ok_or_else(|| {
+            PluginError::InvalidTranscript(format!("timestamp {started} is out of range"))
+        })?;
+    let (dir, file) = layout::rollout_path(root, &local, &id)?;
+    let created_dirs = root.create_dirs(&dir).map_err(io_error(&dir))?;
+    let marker = OwnershipMarker {
+        plugin: PLUGIN.to_owned(),
+        locator: options.locator.clone(),
+    };
+    let mut facts = ThreadFacts::default();
+    // Why the write stopped, when the stream or a refused event stopped it.
+    let mut stopped: Option<PluginError> = None;
+    let written = atomic::create_new(&file, |out| {
+        let mut stop = |e: PluginError| {
+            stopped = Some(e);
+            std::io::Error::other("the stream stopped the write")
+        };
+        let mut lines = write::Lines::new(out);
+        let mut renderer = write::Renderer::new(cwd, &provider);
+        renderer.session_meta(&mut lines, &id, &time::format(started), &marker)?;
+        let mut next = Some(first);
+        let mut index = 0;
+        while let Some(event) = next {
+            write::check_event(index, &event).map_err(&mut stop)?;
+            facts.note(&event);
+            renderer.event(&mut lines, &event, None)?;
+            index += 1;
+            next = events.next_event().map_err(&mut stop)?;
+        }
+        renderer.finish(&mut lines)?;
+        lines.finish()
+    });
+    if let Err(e) = written {
+        root.remove_created_dirs(&created_dirs);
+        if e.get_ref()
+            .is_some_and(|inner| inner.is::<write::KeepsEarlierEvents>())
+        {
+            return create(root, events.whole()?, options);
+        }
+        return Err(stopped.unwrap_or_else(|| io_error(&file)(e)));
+    }
+    let registered = state_db::register(
+        root,
+        &state_db::ThreadRow {
+            id: &id,
+            rollout_path: &file,
+            created_ms: started.millis(),
+            updated_ms: facts.last.unwrap_or(started).millis(),
+            cwd,
+            model_provider: &provider,
+            first_user_message: facts.first_user_message.as_deref().unwrap_or(""),
+            model: facts.model.as_deref().unwrap_or("gpt-5"),
+        },
+    );
     if let Err(e) = registered {
         let _ = std::fs::remove_file(&file);
         root.remove_created_dirs(&created_dirs);
@@ -161,8 +281,8 @@ pub(crate) fn append(
     }
     let previous_len = atomic::append(path, |out| {
         let mut lines = write::Lines::new(out);
-        write::Renderer::new(&whole, &header.cwd, &header.model_provider)
-            .events(&mut lines, first)?;
+        write::Renderer::new(&header.cwd, &header.model_provider)
+            .events(&mut lines, &whole, first)?;
         lines.finish()
     })
     .map_err(io_error(path))?;
@@ -209,6 +329,19 @@ pub(crate) fn read(root: &StoreRoot, session: &SessionRef) -> Result<Transcript,
 /// Reads a rollout file.
 pub(crate) fn read_path(path: &Path) -> Result<Transcript, PluginError> {
     read::read_rollout(path)
+}
+
+/// Streams a rollout file to `sink`, as [`read_path`] reads it.
+pub(crate) fn read_path_each(
+    path: &Path,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<(), PluginError> {
+    read::read_each_as_sent(path, sink).map(drop)
+}
+
+/// The `session_meta` line of a rollout.
+pub(crate) fn read_header(path: &Path) -> Result<read::Header, PluginError> {
+    read::read_header(path)
 }
 
 /// Streams a resolved rollout to `sink`.

@@ -26,6 +26,14 @@ const FALLBACK_MODEL: &str = "gpt-5";
 /// Refuses what Codex cannot hold even though the target carries the feature, naming the event.
 pub fn check_representable(transcript: &Transcript, first: usize) -> Result<(), PluginError> {
     for (index, event) in transcript.events.iter().enumerate().skip(first) {
+        check_event(index, event)?;
+    }
+    Ok(())
+}
+
+/// [`check_representable`] for event `index`.
+pub fn check_event(index: usize, event: &Event) -> Result<(), PluginError> {
+    {
         let fail = |field: String, message: &str| {
             Err(PluginError::InvalidTranscript(format!(
                 "event {index} ({}): {field}: {message}",
@@ -75,36 +83,52 @@ pub fn check_representable(transcript: &Transcript, first: usize) -> Result<(), 
     Ok(())
 }
 
-/// Writes the lines of `transcript.events[first..]`; earlier events are context (compactions
-/// refer back to them, and the model of the last turn carries over).
+/// Writes events as lines, one at a time: those of a held transcript ([`Renderer::events`]) or
+/// of a stream ([`Renderer::event`]). What it keeps between events is small: the open turn, the
+/// model of the last turn, the previous event's id.
 pub struct Renderer<'t> {
-    transcript: &'t Transcript,
     cwd: &'t str,
     provider: &'t str,
-    turn: Option<OpenTurn<'t>>,
+    turn: Option<OpenTurn>,
     turn_ids: TurnIds,
     origins: OriginCache,
-    model: Cow<'t, str>,
+    model: String,
+    /// The id of the event written last (a compaction replacing through it keeps no events).
+    previous: String,
 }
 
-struct OpenTurn<'t> {
+struct OpenTurn {
     id: String,
     last_timestamp: String,
-    last_agent_message: Option<Cow<'t, str>>,
+    last_agent_message: Option<String>,
 }
 
+/// Why a streamed write stops: a compaction keeps events written before it (its replacement
+/// history holds them), which a stream no longer has. The writer starts over with the whole
+/// transcript.
+#[derive(Debug)]
+pub struct KeepsEarlierEvents;
+
+impl std::fmt::Display for KeepsEarlierEvents {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a compaction keeps events before it; the whole transcript is needed")
+    }
+}
+
+impl std::error::Error for KeepsEarlierEvents {}
+
 impl<'t> Renderer<'t> {
-    /// A renderer over `transcript`, whose sessions run in `cwd` against the model provider
-    /// `provider` (the id in Codex's config).
-    pub fn new(transcript: &'t Transcript, cwd: &'t str, provider: &'t str) -> Self {
+    /// A renderer for a session that runs in `cwd` against the model provider `provider` (the id
+    /// in Codex's config).
+    pub fn new(cwd: &'t str, provider: &'t str) -> Self {
         Renderer {
-            transcript,
             cwd,
             provider,
             turn: None,
             turn_ids: TurnIds::new(),
             origins: OriginCache::default(),
-            model: Cow::Borrowed(FALLBACK_MODEL),
+            model: FALLBACK_MODEL.to_owned(),
+            previous: String::new(),
         }
     }
 
@@ -132,30 +156,47 @@ impl<'t> Renderer<'t> {
         )
     }
 
-    /// Writes every event from `first` on, then closes the last turn.
-    pub fn events(&mut self, out: &mut Lines<'_>, first: usize) -> io::Result<()> {
-        for event in &self.transcript.events[..first] {
+    /// Writes every event of `transcript` from `first` on (the earlier ones are context:
+    /// compactions refer back to them, and the model of the last turn carries over), then closes
+    /// the last turn.
+    pub fn events(
+        &mut self,
+        out: &mut Lines<'_>,
+        transcript: &Transcript,
+        first: usize,
+    ) -> io::Result<()> {
+        let events = &transcript.events;
+        for event in &events[..first] {
             self.note_model(event);
         }
-        for event in &self.transcript.events[first..] {
-            self.event(out, event)?;
+        for (index, event) in events.iter().enumerate().skip(first) {
+            self.event(out, event, Some(&events[..index]))?;
         }
         self.close_turn(out)
     }
 
-    fn note_model(&mut self, event: &'t Event) {
+    fn note_model(&mut self, event: &Event) {
         if let Body::Assistant {
             origin: Some(origin),
             ..
         } = &event.body
         {
             if let Some(model) = &origin.model {
-                self.model = Cow::Borrowed(model);
+                if self.model != *model {
+                    model.clone_into(&mut self.model);
+                }
             }
         }
     }
 
-    fn event(&mut self, out: &mut Lines<'_>, event: &'t Event) -> io::Result<()> {
+    /// Writes one event's lines. `before` is every event before it, where the caller holds them;
+    /// without them, a compaction that keeps events fails with [`KeepsEarlierEvents`].
+    pub fn event(
+        &mut self,
+        out: &mut Lines<'_>,
+        event: &Event,
+        before: Option<&[Event]>,
+    ) -> io::Result<()> {
         let ts = crate::codex::time::format(event.timestamp);
         if matches!(event.body, Body::User { .. }) {
             self.close_turn(out)?;
@@ -200,7 +241,7 @@ impl<'t> Renderer<'t> {
                 let payload = CompactedOut {
                     message: summary,
                     replacement_history: self.replacement_history(
-                        event,
+                        before,
                         summary,
                         replaces_through,
                     )?,
@@ -212,7 +253,13 @@ impl<'t> Renderer<'t> {
         if let Some(turn) = &mut self.turn {
             turn.last_timestamp = ts;
         }
+        event.id.clone_into(&mut self.previous);
         Ok(())
+    }
+
+    /// Closes the last turn: the end of a write.
+    pub fn finish(&mut self, out: &mut Lines<'_>) -> io::Result<()> {
+        self.close_turn(out)
     }
 
     /// A user event: its `response_item` message and the `user_message` copy the UI draws.
@@ -220,8 +267,8 @@ impl<'t> Renderer<'t> {
         &mut self,
         out: &mut Lines<'_>,
         ts: &str,
-        event: &'t Event,
-        content: &'t [Part],
+        event: &Event,
+        content: &[Part],
     ) -> io::Result<()> {
         let item = ItemOut::Message {
             role: "user",
@@ -261,8 +308,8 @@ impl<'t> Renderer<'t> {
         &mut self,
         out: &mut Lines<'_>,
         ts: &str,
-        event: &'t Event,
-        content: &'t [AssistantPart],
+        event: &Event,
+        content: &[AssistantPart],
         origin: Option<&RawValue>,
     ) -> io::Result<()> {
         for item in assistant_items(event, content, true, origin) {
@@ -285,7 +332,10 @@ impl<'t> Renderer<'t> {
                 },
             )?;
             if let Some(turn) = &mut self.turn {
-                turn.last_agent_message = Some(message);
+                match &mut turn.last_agent_message {
+                    Some(last) => message.as_ref().clone_into(last),
+                    None => turn.last_agent_message = Some(message.into_owned()),
+                }
             }
         }
         Ok(())
@@ -296,21 +346,23 @@ impl<'t> Renderer<'t> {
     /// canonical compaction's summary is seen at its place).
     fn replacement_history(
         &self,
-        compaction: &Event,
+        before: Option<&[Event]>,
         summary: &str,
         replaces_through: &str,
     ) -> io::Result<Vec<Box<RawValue>>> {
-        let events = &self.transcript.events;
-        let start = events
-            .iter()
-            .position(|e| e.id == replaces_through)
-            .map_or(events.len(), |i| i + 1);
-        let end = events
-            .iter()
-            .position(|e| std::ptr::eq(e, compaction))
-            .unwrap_or(events.len());
+        let kept = match before {
+            Some(events) => {
+                let start = events
+                    .iter()
+                    .position(|e| e.id == replaces_through)
+                    .map_or(events.len(), |i| i + 1);
+                &events[start..]
+            }
+            None if self.previous == replaces_through => &[],
+            None => return Err(io::Error::other(KeepsEarlierEvents)),
+        };
         let mut items = Vec::new();
-        for event in events.get(start..end).unwrap_or_default() {
+        for event in kept {
             match &event.body {
                 Body::User { content } => items.push(raw(&ItemOut::Message {
                     role: "user",
@@ -381,7 +433,7 @@ impl<'t> Renderer<'t> {
                 "event_msg",
                 EventMsgOut::TaskComplete {
                     turn_id: &turn.id,
-                    last_agent_message: turn.last_agent_message,
+                    last_agent_message: turn.last_agent_message.map(Cow::Owned),
                 },
             )?;
         }

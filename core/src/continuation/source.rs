@@ -1,0 +1,252 @@
+//! A source session streamed into a target's writer: the source's reader runs on a thread of its
+//! own and hands its events over a bounded channel, so reading the source and writing the target
+//! overlap and neither side ever holds the conversation whole.
+//!
+//! Every event is checked on its way to the writer (the transcript rules, one event at a time, and
+//! the parts the target carries) and fingerprinted as the target's comparison sees it: the verify
+//! compares the session read back with those fingerprints instead of a held transcript.
+
+use std::path::Path;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+
+use crate::capability::{EventStream, PluginError, Reader};
+use crate::manifest::TargetManifest;
+use crate::transcript::{Comparison, Event, Fingerprinter, Transcript, Validator};
+
+/// A session file to continue from, read by its own plugin's reader.
+#[derive(Clone, Copy)]
+pub struct SourceFile<'a> {
+    /// The source plugin's reader.
+    pub reader: &'a dyn Reader,
+    /// The source target, e.g. `claude-code`.
+    pub target: &'a str,
+    /// The session file.
+    pub path: &'a Path,
+}
+
+impl SourceFile<'_> {
+    fn panicked(&self, payload: Box<dyn std::any::Any + Send>) -> PluginError {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".into());
+        PluginError::Panicked {
+            plugin: self.target.to_owned(),
+            method: "read_path_each".into(),
+            message,
+        }
+    }
+}
+
+/// Events per message on the channel: enough that the channel costs nothing per event, few
+/// enough that the two threads overlap from the start and little is in flight.
+const BATCH: usize = 128;
+/// Batches in flight: the reader runs at most this far ahead of the writer.
+const IN_FLIGHT: usize = 4;
+
+enum Message {
+    Events(Vec<Event>),
+    End(Result<(), PluginError>),
+}
+
+/// Runs the source's reader, sending its events in batches until it ends or the receiver is gone
+/// (then the reader is told to stop at its next event).
+fn read_into(file: SourceFile<'_>, tx: SyncSender<Message>) {
+    let mut batch = Vec::with_capacity(BATCH);
+    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        file.reader
+            .read_path_each(file.target, file.path, &mut |event| {
+                batch.push(event);
+                batch.len() < BATCH
+                    || tx
+                        .send(Message::Events(std::mem::replace(
+                            &mut batch,
+                            Vec::with_capacity(BATCH),
+                        )))
+                        .is_ok()
+            })
+    }));
+    let result = read.unwrap_or_else(|payload| Err(file.panicked(payload)));
+    if result.is_ok() && !batch.is_empty() && tx.send(Message::Events(batch)).is_err() {
+        return;
+    }
+    let _ = tx.send(Message::End(result));
+}
+
+/// The source's events as the target's writer takes them (see the module docs).
+pub(super) struct SourceStream<'a> {
+    file: SourceFile<'a>,
+    /// The reader thread's channel; `None` once it was told to stop.
+    events: Option<Receiver<Message>>,
+    batch: std::vec::IntoIter<Event>,
+    /// The first event, taken early for the conversation's locator.
+    peeked: Option<Event>,
+    ended: bool,
+    /// Events handed to the writer.
+    taken: usize,
+    target: &'a TargetManifest,
+    validator: Validator<Box<str>>,
+    fingerprinter: Fingerprinter<'a>,
+    fingerprints: Vec<u128>,
+    /// The source's cwd, for a transcript built whole.
+    cwd: Option<String>,
+    /// The whole transcript, once a writer asked for it.
+    held: Option<Transcript>,
+}
+
+impl<'a> SourceStream<'a> {
+    /// Starts reading `file` on a thread of `scope`.
+    pub(super) fn start<'scope>(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        file: SourceFile<'a>,
+        target: &'a TargetManifest,
+        comparison: &'a Comparison,
+        cwd: Option<String>,
+    ) -> Self
+    where
+        'a: 'scope,
+    {
+        let (tx, rx) = sync_channel(IN_FLIGHT);
+        std::thread::Builder::new()
+            .name("handoff-source".into())
+            .spawn_scoped(scope, move || read_into(file, tx))
+            .expect("a thread for the source reader");
+        SourceStream {
+            file,
+            events: Some(rx),
+            batch: Vec::new().into_iter(),
+            peeked: None,
+            ended: false,
+            taken: 0,
+            target,
+            validator: Validator::with_capacity(0),
+            fingerprinter: Fingerprinter::new(comparison),
+            fingerprints: Vec::new(),
+            cwd,
+            held: None,
+        }
+    }
+
+    /// The first event, without taking it.
+    pub(super) fn first(&mut self) -> Result<Option<&Event>, PluginError> {
+        if self.peeked.is_none() && self.taken == 0 {
+            self.peeked = self.pull()?;
+        }
+        Ok(self.peeked.as_ref())
+    }
+
+    /// The next event from the reader thread, unchecked.
+    fn pull(&mut self) -> Result<Option<Event>, PluginError> {
+        loop {
+            if let Some(event) = self.batch.next() {
+                return Ok(Some(event));
+            }
+            if self.ended {
+                return Ok(None);
+            }
+            let Some(events) = &self.events else {
+                return Err(PluginError::Other(
+                    "the source was read whole; its stream is over".into(),
+                ));
+            };
+            match events.recv() {
+                Ok(Message::Events(batch)) => self.batch = batch.into_iter(),
+                Ok(Message::End(result)) => {
+                    self.ended = true;
+                    result?;
+                }
+                Err(_) => {
+                    self.ended = true;
+                    return Err(PluginError::Other(format!(
+                        "{}: the source reader stopped without a result",
+                        self.file.path.display()
+                    )));
+                }
+            }
+        }
+    }
+
+    /// Whether the writer took every event (or the whole transcript): a writer that returns
+    /// early would leave a session that verifies against what it took, yet lacks the rest.
+    pub(super) fn all_taken(&mut self) -> Result<bool, PluginError> {
+        if self.held.is_some() {
+            return Ok(true);
+        }
+        Ok(self.peeked.is_none() && self.pull()?.is_none())
+    }
+
+    /// The fingerprints of the events handed out, in order (see [`Fingerprinter`]).
+    pub(super) fn fingerprints(&self) -> &[u128] {
+        &self.fingerprints
+    }
+
+    /// The whole transcript, if a writer asked for it.
+    pub(super) fn held(&self) -> Option<&Transcript> {
+        self.held.as_ref()
+    }
+
+    /// How many events the source has, once all were taken.
+    pub(super) fn events(&self) -> usize {
+        self.held.as_ref().map_or(self.taken, |t| t.events.len())
+    }
+
+    /// The source read whole, for a verify that failed: its events as read now.
+    pub(super) fn read_again(&self) -> Result<Transcript, PluginError> {
+        self.file.reader.read_path(self.file.target, self.file.path)
+    }
+}
+
+impl EventStream for SourceStream<'_> {
+    fn next_event(&mut self) -> Result<Option<Event>, PluginError> {
+        if self.held.is_some() {
+            return Err(PluginError::Other(
+                "next_event after whole: the writer already has the whole transcript".into(),
+            ));
+        }
+        let next = match self.peeked.take() {
+            Some(event) => Some(event),
+            None => self.pull()?,
+        };
+        let Some(event) = next else {
+            return Ok(None);
+        };
+        let index = self.taken;
+        self.taken += 1;
+        self.validator.push(&event).map_err(PluginError::from)?;
+        self.target.check_carried_event(index, &event)?;
+        self.fingerprints.extend(self.fingerprinter.push(&event));
+        Ok(Some(event))
+    }
+
+    fn whole(&mut self) -> Result<&Transcript, PluginError> {
+        if self.held.is_none() {
+            let mut transcript = if self.taken == 0 {
+                // Nothing reached the writer yet: what is streamed is the transcript.
+                let mut events: Vec<Event> = self.peeked.take().into_iter().collect();
+                while let Some(event) = self.pull()? {
+                    events.push(event);
+                }
+                Transcript::new(events)
+            } else {
+                // Events were taken and dropped: stop the reader thread and read afresh.
+                tracing::debug!(
+                    taken = self.taken,
+                    "the writer asked for the whole transcript; reading the source again"
+                );
+                self.events = None;
+                self.batch = Vec::new().into_iter();
+                self.file
+                    .reader
+                    .read_path(self.file.target, self.file.path)?
+            };
+            if transcript.cwd.is_none() {
+                transcript.cwd = self.cwd.clone();
+            }
+            transcript.validate()?;
+            self.target.check_carried(&transcript)?;
+            self.held = Some(transcript);
+        }
+        Ok(self.held.as_ref().expect("held just now"))
+    }
+}

@@ -1,0 +1,377 @@
+//! The continuation engine with a source given as a file: streamed into the target's writer on
+//! a second thread, checked event by event, verified by fingerprints; and every way that can go
+//! wrong ends with nothing written.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use handoff_conformance::corpus;
+use handoff_core::continuation::{
+    continue_conversation, Action, ContinueError, ContinueRequest, Source, SourceFile,
+};
+use handoff_core::{
+    Body, Comparison, CreateOptions, Event, EventStream, Manifest, Part, Plugin, PluginError,
+    Reader, Resumer, SessionInfo, SessionRef, StoreRoot, Timestamp, Transcript, Writer,
+};
+use handoff_reference::{ReferencePlugin, NAME};
+
+/// A source session file of `t`, written by the reference plugin under `dir`.
+fn source_file(dir: &Path, t: &Transcript) -> PathBuf {
+    let root = StoreRoot::new(dir.join("source")).unwrap();
+    ReferencePlugin
+        .create(&root, NAME, t, &CreateOptions::default())
+        .unwrap()
+        .path
+}
+
+fn request<'a>(reader: &'a dyn Reader, path: &'a Path, root: &'a StoreRoot) -> ContinueRequest<'a> {
+    ContinueRequest {
+        source: Source::File(SourceFile {
+            reader,
+            target: NAME,
+            path,
+        }),
+        locator: None,
+        target: NAME,
+        root,
+        cwd: Some("/home/dev/proj".into()),
+        prompt: "go on",
+        lock_wait: Duration::from_secs(10),
+    }
+}
+
+fn scratch() -> (tempfile::TempDir, StoreRoot) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = StoreRoot::new(dir.path().join("store")).unwrap();
+    (dir, root)
+}
+
+fn user(id: &str, ms: i64, text: &str) -> Event {
+    Event::new(
+        id,
+        Timestamp::from_millis(ms),
+        Body::User {
+            content: vec![Part::text(text)],
+        },
+    )
+}
+
+fn sessions(root: &StoreRoot) -> Vec<SessionInfo> {
+    ReferencePlugin.list(root, NAME).unwrap_or_default()
+}
+
+/// How a [`Streaming`] writer misbehaves, if it does.
+#[derive(Clone, Copy, PartialEq)]
+enum Take {
+    /// Every event, one at a time.
+    All,
+    /// Only this many events, then it returns as if done.
+    StopAfter(usize),
+    /// This many events, then the whole transcript (as a writer that meets a compaction does).
+    WholeAfter(usize),
+}
+
+/// The reference plugin with a writer that takes its events from the stream one at a time.
+struct Streaming(Take);
+
+impl Plugin for Streaming {
+    fn manifest(&self) -> Manifest {
+        ReferencePlugin.manifest()
+    }
+    fn writer(&self) -> &dyn Writer {
+        self
+    }
+    fn reader(&self) -> &dyn Reader {
+        &ReferencePlugin
+    }
+    fn resumer(&self) -> &dyn Resumer {
+        &ReferencePlugin
+    }
+}
+
+impl Writer for Streaming {
+    fn create(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        transcript: &Transcript,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        ReferencePlugin.create(root, target, transcript, options)
+    }
+    fn append(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        events: &[Event],
+    ) -> Result<SessionRef, PluginError> {
+        ReferencePlugin.append(root, session, events)
+    }
+    fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+        ReferencePlugin.remove(root, session)
+    }
+    fn create_streamed(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        events: &mut dyn EventStream,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        let mut taken = Vec::new();
+        while let Some(event) = events.next_event()? {
+            taken.push(event);
+            match self.0 {
+                Take::StopAfter(n) if taken.len() == n => break,
+                Take::WholeAfter(n) if taken.len() == n => {
+                    return self.create(root, target, events.whole()?, options);
+                }
+                _ => {}
+            }
+        }
+        self.create(root, target, &Transcript::new(taken), options)
+    }
+}
+
+#[test]
+fn a_file_source_streams_into_a_new_session_then_appends() {
+    let (dir, root) = scratch();
+    let base = &corpus::entry("parallel-tool-calls").unwrap().transcript;
+    let path = source_file(dir.path(), base);
+    let plugin = Streaming(Take::All);
+    let first = continue_conversation(&plugin, &request(&ReferencePlugin, &path, &root)).unwrap();
+    assert_eq!(first.action, Action::Created);
+    assert_eq!(first.events, base.events.len());
+    assert_eq!(first.locator, format!("{NAME}:{}", base.events[0].id));
+    let back = ReferencePlugin.read(&root, &first.session).unwrap();
+    Comparison::exact().diff(base, &back).unwrap();
+
+    // The same conversation, longer: the existing session is a prefix, so it is appended to.
+    let mut longer = base.clone();
+    longer
+        .events
+        .push(user("more", 9_999_999_999_999, "and then?"));
+    let path = source_file(dir.path(), &longer);
+    let second = continue_conversation(&plugin, &request(&ReferencePlugin, &path, &root)).unwrap();
+    assert_eq!(second.action, Action::Appended { events: 1 });
+    assert_eq!(second.session.id, first.session.id);
+    assert_eq!(second.events, longer.events.len());
+    assert_eq!(sessions(&root).len(), 1);
+}
+
+#[test]
+fn a_writer_that_asks_for_the_whole_transcript_midway_is_verified_against_it() {
+    let (dir, root) = scratch();
+    let base = &corpus::entry("parallel-tool-calls").unwrap().transcript;
+    let path = source_file(dir.path(), base);
+    for take in [Take::WholeAfter(0), Take::WholeAfter(2)] {
+        let mut req = request(&ReferencePlugin, &path, &root);
+        let locator = format!("whole-{}", sessions(&root).len());
+        req.locator = Some(&locator);
+        let done = continue_conversation(&Streaming(take), &req).unwrap();
+        assert_eq!(done.action, Action::Created);
+        assert_eq!(done.events, base.events.len());
+        let back = ReferencePlugin.read(&root, &done.session).unwrap();
+        Comparison::exact().diff(base, &back).unwrap();
+    }
+}
+
+#[test]
+fn a_writer_that_stops_early_is_refused_and_its_session_removed() {
+    let (dir, root) = scratch();
+    let base = &corpus::entry("parallel-tool-calls").unwrap().transcript;
+    let path = source_file(dir.path(), base);
+    let err = continue_conversation(
+        &Streaming(Take::StopAfter(2)),
+        &request(&ReferencePlugin, &path, &root),
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("returned before it took every event"),
+        "{err}"
+    );
+    assert!(sessions(&root).is_empty());
+}
+
+/// A reader that loses the last event of every session it reads back (not the source's).
+struct LossyReadBack;
+
+impl Plugin for LossyReadBack {
+    fn manifest(&self) -> Manifest {
+        ReferencePlugin.manifest()
+    }
+    fn writer(&self) -> &dyn Writer {
+        &ReferencePlugin
+    }
+    fn reader(&self) -> &dyn Reader {
+        self
+    }
+    fn resumer(&self) -> &dyn Resumer {
+        &ReferencePlugin
+    }
+}
+
+impl Reader for LossyReadBack {
+    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
+        let mut t = ReferencePlugin.read(root, session)?;
+        t.events.pop();
+        Ok(t)
+    }
+    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
+        ReferencePlugin.read_path(target, path)
+    }
+    fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
+        ReferencePlugin.list(root, target)
+    }
+}
+
+/// A reader whose read-back changes one text: a difference the fingerprints see, which the
+/// engine then names field by field.
+struct AlteredReadBack;
+
+impl Plugin for AlteredReadBack {
+    fn manifest(&self) -> Manifest {
+        ReferencePlugin.manifest()
+    }
+    fn writer(&self) -> &dyn Writer {
+        &Streaming(Take::All)
+    }
+    fn reader(&self) -> &dyn Reader {
+        self
+    }
+    fn resumer(&self) -> &dyn Resumer {
+        &ReferencePlugin
+    }
+}
+
+impl Reader for AlteredReadBack {
+    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
+        let mut t = ReferencePlugin.read(root, session)?;
+        if let Body::User { content } = &mut t.events[0].body {
+            content.push(Part::text("!"));
+        }
+        Ok(t)
+    }
+    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
+        ReferencePlugin.read_path(target, path)
+    }
+    fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
+        ReferencePlugin.list(root, target)
+    }
+}
+
+#[test]
+fn a_read_back_that_differs_removes_the_new_session_and_names_the_difference() {
+    let (dir, root) = scratch();
+    let base = &corpus::entry("plain-chat").unwrap().transcript;
+    let path = source_file(dir.path(), base);
+    let lost = continue_conversation(&LossyReadBack, &request(&ReferencePlugin, &path, &root))
+        .unwrap_err();
+    match &lost {
+        ContinueError::Mismatch { diff, undo, .. } => {
+            assert_eq!(diff.index, base.events.len() - 1, "{lost}");
+            assert!(undo.contains("removed"));
+        }
+        other => panic!("expected a mismatch, got {other}"),
+    }
+    let altered = continue_conversation(&AlteredReadBack, &request(&ReferencePlugin, &path, &root))
+        .unwrap_err();
+    match &altered {
+        ContinueError::Mismatch { diff, .. } => {
+            assert_eq!(diff.index, 0, "{altered}");
+            assert!(diff.field.starts_with("body.content"), "{altered}");
+        }
+        other => panic!("expected a mismatch, got {other}"),
+    }
+    assert!(sessions(&root).is_empty());
+}
+
+#[test]
+fn an_invalid_event_midway_writes_nothing_and_names_it() {
+    let (dir, root) = scratch();
+    let mut t = corpus::entry("plain-chat").unwrap().transcript.clone();
+    t.events.push(Event::new(
+        "orphan",
+        Timestamp::from_millis(9_999_999_999_999),
+        Body::ToolResult {
+            call_id: "nobody".into(),
+            content: vec![],
+            is_error: false,
+        },
+    ));
+    // The reference reader refuses such a file itself; a source reader that does not check is
+    // what the engine's own checks are for.
+    let path = dir.path().join("orphan.json");
+    std::fs::write(&path, t.to_json_pretty()).unwrap();
+    let err = continue_conversation(&Streaming(Take::All), &request(&Unchecked, &path, &root))
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("answers no earlier tool call")
+            && err.to_string().contains("orphan"),
+        "{err}"
+    );
+    assert!(sessions(&root).is_empty());
+}
+
+/// A source reader of canonical JSON files that checks nothing, and one that panics midway.
+struct Unchecked;
+
+impl Reader for Unchecked {
+    fn read(&self, _root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
+        self.read_path(NAME, &session.path)
+    }
+    fn read_path(&self, _target: &str, path: &Path) -> Result<Transcript, PluginError> {
+        let text = std::fs::read_to_string(path).map_err(|e| PluginError::io(path, &e))?;
+        Transcript::from_json(&text).map_err(|e| PluginError::Other(e.to_string()))
+    }
+    fn read_path_each(
+        &self,
+        target: &str,
+        path: &Path,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        for (i, event) in self.read_path(target, path)?.events.into_iter().enumerate() {
+            if path.ends_with("panics.json") && i == 2 {
+                panic!("the source reader broke at event {i}");
+            }
+            if !sink(event) {
+                break;
+            }
+        }
+        Ok(())
+    }
+    fn list(&self, _root: &StoreRoot, _target: &str) -> Result<Vec<SessionInfo>, PluginError> {
+        Ok(Vec::new())
+    }
+}
+
+#[test]
+fn a_source_reader_that_panics_is_an_error_and_writes_nothing() {
+    let (dir, root) = scratch();
+    let t = &corpus::entry("parallel-tool-calls").unwrap().transcript;
+    let path = dir.path().join("panics.json");
+    std::fs::write(&path, t.to_json_pretty()).unwrap();
+    let err = continue_conversation(&Streaming(Take::All), &request(&Unchecked, &path, &root))
+        .unwrap_err();
+    match &err {
+        ContinueError::Plugin(PluginError::Panicked {
+            method, message, ..
+        }) => {
+            assert_eq!(method, "read_path_each");
+            assert!(message.contains("event 2"), "{message}");
+        }
+        other => panic!("expected a panic error, got {other}"),
+    }
+    assert!(sessions(&root).is_empty());
+}
+
+#[test]
+fn an_empty_source_without_a_locator_is_refused() {
+    let (dir, root) = scratch();
+    let path = dir.path().join("empty.json");
+    std::fs::write(&path, Transcript::new(Vec::new()).to_json_pretty()).unwrap();
+    let err = continue_conversation(&Streaming(Take::All), &request(&Unchecked, &path, &root))
+        .unwrap_err();
+    assert!(err.to_string().contains("has no events"), "{err}");
+    assert!(!root.path().exists());
+}
