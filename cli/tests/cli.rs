@@ -287,6 +287,9 @@ fn a_malformed_session_names_file_and_line_and_writes_nothing() {
         "codex",
         "--store-root",
         root.to_str().unwrap(),
+        // The source is streamed, so its cwd (read from its head) is checked before line 3.
+        "--cwd",
+        scratch.path().to_str().unwrap(),
     ]);
     assert_fails(&out, 1, &format!("{}:3", bad.display()));
     assert!(!root.join("sessions").exists());
