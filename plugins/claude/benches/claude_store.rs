@@ -1,6 +1,7 @@
 //! Writing and reading a synthetic 5,000-turn Claude Code session (user → assistant text +
 //! tool_use → ~1.3 KB tool_result → assistant; about 18 MB), beside the floor: serde_json parsing
-//! the same file into values and serialising them back to a file.
+//! the same file into values and serialising them back to a file; and `create_streamed` (fed by
+//! `HeldEvents`, which clones each event) beside `create`.
 //!
 //! Peak memory is measured in child processes (VmHWM from /proc/self/status), so each figure is
 //! one operation's own: `cargo bench -p handoff-claude --bench claude_store`.
@@ -15,8 +16,8 @@ use criterion::{criterion_group, Criterion};
 use handoff_claude::{ClaudePlugin, CLAUDE_CODE};
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, Origin, Part, Reader, StoreRoot, Timestamp,
-    ToolCall, Transcript, Writer,
+    AssistantPart, Body, CreateOptions, Event, EventStream, HeldEvents, Origin, Part, PluginError,
+    Reader, StoreRoot, Timestamp, ToolCall, Transcript, Writer,
 };
 
 const TURNS: usize = 5_000;
@@ -93,6 +94,13 @@ fn options() -> CreateOptions {
     }
 }
 
+fn create_streamed(root: &StoreRoot, t: &Transcript) -> PathBuf {
+    ClaudePlugin
+        .create_streamed(root, CLAUDE_CODE, &mut HeldEvents::new(t), &options())
+        .expect("streamed write")
+        .path
+}
+
 fn write_and_read(root: &StoreRoot, t: &Transcript) -> PathBuf {
     let s = ClaudePlugin
         .create(root, CLAUDE_CODE, t, &options())
@@ -164,6 +172,17 @@ fn bench(c: &mut Criterion) {
             })
         })
     });
+    group.bench_function("write streamed", |b| {
+        b.iter_custom(|n| {
+            timed(n, || {
+                let start = Instant::now();
+                let path = create_streamed(&root, &t);
+                let took = start.elapsed();
+                std::fs::remove_file(path).unwrap();
+                took
+            })
+        })
+    });
     group.bench_function("read", |b| {
         b.iter(|| ClaudePlugin.read_path(CLAUDE_CODE, &sample).unwrap())
     });
@@ -212,6 +231,31 @@ fn probe(kind: &str, file: &Path) {
                 .unwrap();
             println!("{before} {} {}", peak_rss(), t.events.len());
         }
+        "write-streamed" => {
+            let t = synthetic();
+            let before = current_rss();
+            let dir = tempfile::tempdir_in(file.parent().unwrap()).unwrap();
+            let root = StoreRoot::new(dir.path().join("store")).unwrap();
+            create_streamed(&root, &t);
+            println!("{before} {} {}", peak_rss(), t.events.len());
+        }
+        "write-streamed-owned" => {
+            let t = synthetic();
+            let before = current_rss();
+            let dir = tempfile::tempdir_in(file.parent().unwrap()).unwrap();
+            let root = StoreRoot::new(dir.path().join("store")).unwrap();
+            let n = t.events.len();
+            let mut events = OwnedEvents(t.events.into_iter());
+            ClaudePlugin
+                .create_streamed(&root, CLAUDE_CODE, &mut events, &options())
+                .unwrap();
+            println!("{before} {} {n}", peak_rss());
+        }
+        // The transcript alone: what the two writes' instruction counts include besides writing.
+        "build" => {
+            let t = synthetic();
+            println!("0 0 {}", t.events.len());
+        }
         "floor" => {
             let before = current_rss();
             floor(file, &file.with_extension("floor"));
@@ -230,7 +274,7 @@ fn memory_report() {
         "peak memory (VmHWM) above the process's resident size before the operation; file {:.1} MB",
         size / 1e6
     );
-    for kind in ["read", "write", "floor"] {
+    for kind in ["read", "write", "write-streamed", "write-streamed-owned", "floor"] {
         let out = Command::new(std::env::current_exe().unwrap())
             .env("CLAUDE_STORE_MEMORY_PROBE", kind)
             .env("CLAUDE_STORE_MEMORY_FILE", &file)
@@ -244,7 +288,7 @@ fn memory_report() {
         if let [before, peak, ..] = nums[..] {
             let used = peak - before;
             println!(
-                "  {kind:<6} {:>7.1} MB  = {:.2}× the file",
+                "  {kind:<20} {:>7.1} MB  = {:.2}× the file",
                 used / 1e6,
                 used / size
             );
@@ -289,6 +333,54 @@ fn paired_ratio() {
     );
 }
 
+/// Events handed over by value, as a reader hands them to the engine (no clone, unlike
+/// `HeldEvents`); it holds no transcript to start over with.
+struct OwnedEvents(std::vec::IntoIter<Event>);
+
+impl EventStream for OwnedEvents {
+    fn next_event(&mut self) -> Result<Option<Event>, PluginError> {
+        Ok(self.0.next())
+    }
+
+    fn whole(&mut self) -> Result<&Transcript, PluginError> {
+        Err(PluginError::Other(
+            "the bench's owned events cannot start over".into(),
+        ))
+    }
+}
+
+/// `create` and `create_streamed` alternated; prints the median of each and their ratio.
+fn streamed_ratio() {
+    const PAIRS: usize = 9;
+    let t = synthetic();
+    let dir = tempfile::tempdir().unwrap();
+    let root = StoreRoot::new(dir.path().join("store")).unwrap();
+    let (mut held, mut streamed) = (Vec::new(), Vec::new());
+    for _ in 0..PAIRS {
+        let start = Instant::now();
+        let s = ClaudePlugin
+            .create(&root, CLAUDE_CODE, &t, &options())
+            .unwrap();
+        held.push(start.elapsed().as_secs_f64());
+        std::fs::remove_file(s.path).unwrap();
+        let start = Instant::now();
+        let path = create_streamed(&root, &t);
+        streamed.push(start.elapsed().as_secs_f64());
+        std::fs::remove_file(path).unwrap();
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (a, b) = (median(&mut held), median(&mut streamed));
+    println!(
+        "paired ({PAIRS} alternating runs, medians): create {:.0} ms, create_streamed {:.0} ms, ratio {:.2}",
+        a * 1e3,
+        b * 1e3,
+        b / a
+    );
+}
+
 fn main() {
     if let (Ok(kind), Ok(file)) = (
         std::env::var("CLAUDE_STORE_MEMORY_PROBE"),
@@ -299,6 +391,7 @@ fn main() {
     }
     memory_report();
     paired_ratio();
+    streamed_ratio();
     benches();
     Criterion::default().configure_from_args().final_summary();
 }
