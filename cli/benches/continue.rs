@@ -247,30 +247,84 @@ fn continue_pass(direction: Direction, source: &Path, target_root: &Path) {
 }
 
 /// Where the time of one continuation goes (printed to stderr, for the docs): the phases the
-/// engine runs, the verify streamed as the engine streams it.
+/// engine itself marks (see [`timed_phases`]).
 fn phases(direction: Direction, source: &Path, target_root: &Path, floor: Duration) {
-    let (plugin, target) = direction.target();
-    let ([read_source, write, verify], session) =
-        plugin_phases(direction.source(), (plugin, target), source, target_root);
-    let root = StoreRoot::new(target_root).expect("root");
-    let start = Instant::now();
-    plugin
-        .resumer()
-        .plan(&root, &session, "go on")
-        .expect("plan");
-    let plan = start.elapsed();
+    let spans = timed_phases(direction.source(), direction.target(), source, target_root);
     let of_floor = |d: Duration| d.as_secs_f64() / floor.as_secs_f64();
+    let shown: Vec<String> = PHASES
+        .iter()
+        .zip(spans)
+        .map(|((_, name), d)| format!("{name} {:.0} ms ({:.2}×)", ms(d), of_floor(d)))
+        .collect();
     eprintln!(
-        "  {} phases: read source {:.0} ms ({:.2}×), write {:.0} ms ({:.2}×), verify {:.0} ms ({:.2}×), plan {:.0} ms (× the floor)",
+        "  {} phases (× the floor): {}",
         direction.name(),
-        ms(read_source),
-        of_floor(read_source),
-        ms(write),
-        of_floor(write),
-        ms(verify),
-        of_floor(verify),
-        ms(plan)
+        shown.join(", ")
     );
+}
+
+/// The engine's phase marks (its `phase` debug events) and what the time up to each is called.
+const PHASES: [(&str, &str); 5] = [
+    ("locked", "start (source cwd, lock, recovery)"),
+    ("journaled", "look-up and journal"),
+    ("written", "read source ∥ write"),
+    ("verified", "verify"),
+    ("end", "commit and plan"),
+];
+
+/// Records when each `phase` event of the engine happens.
+struct PhaseClock(std::sync::Arc<std::sync::Mutex<Vec<(String, Instant)>>>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for PhaseClock {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        struct Phase(Option<String>);
+        impl tracing::field::Visit for Phase {
+            fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+                if field.name() == "phase" {
+                    self.0 = Some(value.to_owned());
+                }
+            }
+            fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {}
+        }
+        let mut phase = Phase(None);
+        event.record(&mut phase);
+        if let Some(name) = phase.0 {
+            self.0.lock().unwrap().push((name, Instant::now()));
+        }
+    }
+}
+
+/// One continuation with these plugins, timed between the engine's phase marks.
+fn timed_phases(
+    source: (&dyn Plugin, &str),
+    target: (&dyn Plugin, &str),
+    path: &Path,
+    root: &Path,
+) -> [Duration; 5] {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    let marks = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let subscriber = tracing_subscriber::registry().with(PhaseClock(marks.clone()));
+    let start = Instant::now();
+    tracing::subscriber::with_default(subscriber, || one_pass(source, target, path, root));
+    let end = Instant::now();
+    let marks = marks.lock().unwrap();
+    let at = |name: &str| {
+        if name == "end" {
+            return end;
+        }
+        marks
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| *t)
+            .unwrap_or_else(|| panic!("the engine marked no {name} phase"))
+    };
+    let mut previous = start;
+    PHASES.map(|(name, _)| {
+        let t = at(name);
+        let d = t.duration_since(previous);
+        previous = t;
+        d
+    })
 }
 
 fn child(phase: &str, direction: Direction, source: &Path) {
@@ -398,26 +452,27 @@ fn through_plugin_files(direction: Direction, turns: usize, dir: &Path, source: 
                 &root,
             )
         }));
-        let (built_in_source, built_in_target) = (direction.source(), direction.target());
         let root = dir.join(format!("builtin-phases-{i}"));
-        builtin_phases.push(plugin_phases(built_in_source, built_in_target, source, &root).0);
+        builtin_phases.push(timed_phases(
+            direction.source(),
+            direction.target(),
+            source,
+            &root,
+        ));
         let root = dir.join(format!("plugin-files-phases-{i}"));
-        loaded_phases.push(
-            plugin_phases(
-                (source_plugin, source_target),
-                (plugin, target),
-                source,
-                &root,
-            )
-            .0,
-        );
+        loaded_phases.push(timed_phases(
+            (source_plugin, source_target),
+            (plugin, target),
+            source,
+            &root,
+        ));
     }
     let (builtin, loaded) = (median(builtin), median(loaded));
-    let phase = |runs: &[[Duration; 3]], k: usize| median(runs.iter().map(|p| p[k]).collect());
-    let ratios: Vec<String> = ["read source", "write", "verify"]
+    let phase = |runs: &[[Duration; 5]], k: usize| median(runs.iter().map(|p| p[k]).collect());
+    let ratios: Vec<String> = PHASES
         .iter()
         .enumerate()
-        .map(|(k, name)| {
+        .map(|(k, (_, name))| {
             let (b, l) = (phase(&builtin_phases, k), phase(&loaded_phases, k));
             format!(
                 "{name} {:.0}/{:.0} ms ({:+.0})",
@@ -469,40 +524,4 @@ fn one_pass(
     )
     .expect("continue");
     std::hint::black_box(done);
-}
-
-/// The three phases of a continuation that cross the boundary (read the source, write the
-/// target, verify by streaming it back), with these plugins.
-fn plugin_phases(
-    (source_plugin, source_target): (&dyn Plugin, &str),
-    (plugin, target): (&dyn Plugin, &str),
-    source: &Path,
-    root: &Path,
-) -> ([Duration; 3], handoff_core::SessionRef) {
-    let root = StoreRoot::new(root).expect("root");
-    let start = Instant::now();
-    let transcript = source_plugin
-        .reader()
-        .read_path(source_target, source)
-        .expect("read");
-    let read_source = start.elapsed();
-    let start = Instant::now();
-    let session = plugin
-        .writer()
-        .create(&root, target, &transcript, &CreateOptions::default())
-        .expect("create");
-    let write = start.elapsed();
-    let start = Instant::now();
-    let comparison = plugin
-        .manifest()
-        .target(target)
-        .expect("target")
-        .comparison();
-    let mut verifier = comparison.verifier(&transcript);
-    plugin
-        .reader()
-        .read_each(&root, &session, &mut |event| verifier.push(&event))
-        .expect("read back");
-    verifier.finish().expect("equal");
-    ([read_source, write, start.elapsed()], session)
 }
