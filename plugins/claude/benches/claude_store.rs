@@ -221,6 +221,23 @@ fn probe(kind: &str, file: &Path) {
             let t = ClaudePlugin.read_path(CLAUDE_CODE, file).unwrap();
             println!("{before} {} {}", peak_rss(), t.events.len());
         }
+        // The synthetic session written to `file`, for the read probes under callgrind.
+        "make" => {
+            let dir = tempfile::tempdir_in(file.parent().unwrap()).unwrap();
+            let root = StoreRoot::new(dir.path().join("store")).unwrap();
+            std::fs::copy(create_streamed(&root, &synthetic()), file).unwrap();
+        }
+        "read-each" => {
+            let before = current_rss();
+            let mut n = 0;
+            ClaudePlugin
+                .read_path_each(CLAUDE_CODE, file, &mut |_| {
+                    n += 1;
+                    true
+                })
+                .unwrap();
+            println!("{before} {} {n}", peak_rss());
+        }
         "write" => {
             let t = synthetic();
             let before = current_rss();
@@ -274,7 +291,14 @@ fn memory_report() {
         "peak memory (VmHWM) above the process's resident size before the operation; file {:.1} MB",
         size / 1e6
     );
-    for kind in ["read", "write", "write-streamed", "write-streamed-owned", "floor"] {
+    for kind in [
+        "read",
+        "read-each",
+        "write",
+        "write-streamed",
+        "write-streamed-owned",
+        "floor",
+    ] {
         let out = Command::new(std::env::current_exe().unwrap())
             .env("CLAUDE_STORE_MEMORY_PROBE", kind)
             .env("CLAUDE_STORE_MEMORY_FILE", &file)
