@@ -26,7 +26,9 @@ pub use report::{CheckResult, Report, Status, REPORT_SCHEMA};
 /// certificates of 1.0.0 no longer vouch for anything.
 /// 1.2.0: bad input's huge line is 4 MiB, not 64 MiB (still longer than any reader's buffer), and
 /// round trip lists the store once, after writing every entry, instead of after each.
-pub const SUITE_VERSION: &str = "1.2.0";
+/// 1.3.0: `streamed`: `create_streamed`, `read_path_each` and `read_path_cwd` agree with `create`
+/// and `read_path` (the continuation engine streams a source through them).
+pub const SUITE_VERSION: &str = "1.3.0";
 
 /// What to run and where.
 #[derive(Clone, Debug, Default)]
@@ -46,8 +48,9 @@ pub struct Options {
 pub const DEFAULT_JOBS: usize = 8;
 
 /// The kinds of per-target checks, in the order they run.
-pub const TARGET_CHECKS: [&str; 6] = [
+pub const TARGET_CHECKS: [&str; 7] = [
     "round_trip",
+    "streamed",
     "fidelity",
     "append",
     "strict_resume",

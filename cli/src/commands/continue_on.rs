@@ -84,7 +84,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     let root = config.store_root(&catalog.target(&args.to)?, args.store_root.as_deref())?;
 
     let progress = Progress::start("reading the source session");
-    let (path, source_id) = match from_session {
+    let (path, source_id, listed_cwd) = match from_session {
         Some(session) => {
             let path = super::read::session_file(
                 &catalog,
@@ -93,7 +93,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
                 session,
                 args.from_store_root.as_deref(),
             )?;
-            (path, session.to_owned())
+            (path, session.to_owned(), None)
         }
         None => {
             let dir = match &args.cwd {
@@ -107,11 +107,16 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
                 &dir,
                 args.from_store_root.as_deref(),
             )?;
-            (newest.session.path, newest.session.id)
+            (newest.session.path, newest.session.id, newest.cwd)
         }
     };
     let source_plugin = catalog.plugin(from_target)?;
-    let source_cwd = source_plugin.reader().read_path_cwd(from_target, &path)?;
+    // The file's own cwd; where the file alone does not say, the store's listing may (Gemini
+    // CLI keeps some projects' folders in a registry beside the chats).
+    let source_cwd = source_plugin
+        .reader()
+        .read_path_cwd(from_target, &path)?
+        .or(listed_cwd);
     let cwd = resume_dir(cwd, source_cwd.as_deref(), catalog.target(&args.to)?.kind)?;
 
     progress.step(&format!(

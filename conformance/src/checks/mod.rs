@@ -7,6 +7,7 @@ mod fidelity;
 mod manifest;
 mod ownership;
 mod round_trip;
+mod streamed;
 mod strict_resume;
 
 use handoff_core::{
@@ -41,6 +42,7 @@ pub(crate) fn dispatch(plugin: &dyn Plugin, id: &str, options: &Options) -> Outc
     };
     let outcome = match kind {
         "round_trip" => round_trip::check(&ctx),
+        "streamed" => streamed::check(&ctx),
         "fidelity" => fidelity::check(&ctx),
         "append" => append::check(&ctx),
         "strict_resume" => strict_resume::check(&ctx),

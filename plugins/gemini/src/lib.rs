@@ -105,6 +105,14 @@ impl Reader for GeminiPlugin {
         }
     }
 
+    /// Gemini CLI: the project folder's `.project_root`, as `read_path` finds it (no chat read).
+    fn read_path_cwd(&self, target_name: &str, path: &Path) -> Result<Option<String>, PluginError> {
+        match target(target_name)? {
+            Target::Cli => Ok(gemini_cli::read_path_cwd(path)),
+            Target::Api => Ok(gemini_api::read_path(path)?.cwd),
+        }
+    }
+
     fn list(&self, root: &StoreRoot, target_name: &str) -> Result<Vec<SessionInfo>, PluginError> {
         match target(target_name)? {
             Target::Cli => gemini_cli::list(root),

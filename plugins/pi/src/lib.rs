@@ -112,6 +112,23 @@ impl Reader for PiPlugin {
         pi::read_each(session.check(root, TARGET)?, sink).map(drop)
     }
 
+    /// The session header's cwd (the first line), or the whole read's where the header alone
+    /// cannot be read.
+    fn read_path_cwd(&self, target: &str, path: &Path) -> Result<Option<String>, PluginError> {
+        check_target(target)?;
+        pi::read_cwd(path)
+    }
+
+    fn read_path_each(
+        &self,
+        target: &str,
+        path: &Path,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        check_target(target)?;
+        pi::read_each(path, sink).map(drop)
+    }
+
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
         check_target(target)?;
         pi::list(root)

@@ -233,6 +233,11 @@ pub(crate) fn read(root: &StoreRoot, session: &SessionRef) -> Result<Transcript,
     read::transcript(&session.path, loaded, cwd_of(Some(root), &session.path))
 }
 
+/// The cwd [`read_path`] gives a session file, without reading it.
+pub(crate) fn read_path_cwd(path: &Path) -> Option<String> {
+    cwd_of(None, path)
+}
+
 /// Reads a session file directly (a `.jsonl` chat or a legacy `.json` record).
 pub(crate) fn read_path(path: &Path) -> Result<Transcript, PluginError> {
     let loaded = records::load(path)?;

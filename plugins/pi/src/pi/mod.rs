@@ -198,6 +198,14 @@ pub fn read_each(
     Ok(assemble::stream(path, false, assemble::OpenCalls::Answered, sink)?.cwd)
 }
 
+/// The working directory [`read`] gives: the header's, read alone where it can be.
+pub fn read_cwd(path: &Path) -> Result<Option<String>, PluginError> {
+    match read::read_header(path) {
+        Ok(header) => Ok(header.cwd),
+        Err(_) => Ok(read(path)?.cwd),
+    }
+}
+
 /// Reads a whole session file.
 pub fn read(path: &Path) -> Result<Transcript, PluginError> {
     let mut events = Vec::new();

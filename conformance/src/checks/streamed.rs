@@ -1,0 +1,126 @@
+use handoff_core::{CreateOptions, EventStream, HeldEvents, PluginError, Transcript};
+
+use crate::corpus;
+
+use super::{Ctx, Outcome, SUITE_CWD};
+
+/// What the continuation engine streams through, for every corpus entry the target carries:
+/// `create_streamed` writes what `create` writes (read back equal), `read_path_each` yields
+/// exactly `read_path`'s events and stops when told, and `read_path_cwd` is `read_path`'s cwd.
+pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
+    let mut evidence = Vec::new();
+    let mut failures = Vec::new();
+    for entry in corpus::entries() {
+        if !ctx.carries(&entry.transcript) {
+            continue;
+        }
+        match streamed_one(ctx, entry.name, &entry.transcript) {
+            Ok(()) => evidence.push(format!("streamed alike: {}", entry.name)),
+            Err(mut e) => failures.append(&mut e),
+        }
+    }
+    if evidence.is_empty() && failures.is_empty() {
+        failures.push("no corpus entry is carried by this target".into());
+    }
+    if failures.is_empty() {
+        Ok(evidence)
+    } else {
+        Err(failures)
+    }
+}
+
+/// A held transcript streamed as the engine streams a source: every event taken is counted, so
+/// a writer that stops early is caught.
+struct Counted<'a> {
+    held: HeldEvents<'a>,
+    taken: usize,
+    whole: bool,
+}
+
+impl EventStream for Counted<'_> {
+    fn next_event(&mut self) -> Result<Option<handoff_core::Event>, PluginError> {
+        let event = self.held.next_event()?;
+        self.taken += usize::from(event.is_some());
+        Ok(event)
+    }
+
+    fn whole(&mut self) -> Result<&Transcript, PluginError> {
+        self.whole = true;
+        self.held.whole()
+    }
+}
+
+fn streamed_one(ctx: &Ctx<'_>, name: &str, transcript: &Transcript) -> Result<(), Vec<String>> {
+    let fail = |what: String| vec![format!("{name}: {what}")];
+    let options = CreateOptions {
+        cwd: Some(SUITE_CWD.to_owned()),
+        locator: Some(format!("conformance:streamed:{name}")),
+    };
+    let mut stream = Counted {
+        held: HeldEvents::new(transcript),
+        taken: 0,
+        whole: false,
+    };
+    let session = ctx
+        .plugin
+        .writer()
+        .create_streamed(ctx.root(), ctx.name(), &mut stream, &options)
+        .map_err(|e| fail(format!("create_streamed failed: {e}")))?;
+    if !stream.whole && stream.taken != transcript.events.len() {
+        return Err(fail(format!(
+            "create_streamed took {} of {} events and asked for no whole transcript",
+            stream.taken,
+            transcript.events.len()
+        )));
+    }
+    ctx.root()
+        .check_inside(&session.path)
+        .map_err(|e| fail(e.to_string()))?;
+    ctx.read_back(name, &session, transcript)?;
+
+    let reader = ctx.plugin.reader();
+    let whole = reader
+        .read_path(ctx.name(), &session.path)
+        .map_err(|e| fail(format!("read_path failed: {e}")))?;
+    let mut each = Vec::new();
+    reader
+        .read_path_each(ctx.name(), &session.path, &mut |e| {
+            each.push(e);
+            true
+        })
+        .map_err(|e| fail(format!("read_path_each failed: {e}")))?;
+    if each != whole.events {
+        let at = each
+            .iter()
+            .zip(&whole.events)
+            .position(|(a, b)| a != b)
+            .unwrap_or(each.len().min(whole.events.len()));
+        return Err(fail(format!(
+            "read_path_each yields {} events, read_path {}; they first differ at event {at}",
+            each.len(),
+            whole.events.len()
+        )));
+    }
+    let mut handed = 0;
+    reader
+        .read_path_each(ctx.name(), &session.path, &mut |_| {
+            handed += 1;
+            false
+        })
+        .map_err(|e| fail(format!("read_path_each failed when told to stop: {e}")))?;
+    if handed > 1 {
+        return Err(fail(format!(
+            "read_path_each handed {handed} events after its sink said stop at the first"
+        )));
+    }
+    let cwd = reader
+        .read_path_cwd(ctx.name(), &session.path)
+        .map_err(|e| fail(format!("read_path_cwd failed: {e}")))?;
+    if cwd != whole.cwd {
+        return Err(fail(format!(
+            "read_path_cwd says {cwd:?}, read_path's cwd is {:?}",
+            whole.cwd
+        )));
+    }
+    Ok(())
+}
