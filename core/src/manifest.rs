@@ -86,7 +86,7 @@ impl TargetManifest {
         index: usize,
         event: &crate::transcript::Event,
     ) -> Result<(), PluginError> {
-        match event.features().into_iter().find(|f| !self.carries(*f)) {
+        match event.first_uncarried(&self.carries) {
             None => Ok(()),
             Some(feature) => Err(PluginError::NotCarried {
                 target: self.name.clone(),

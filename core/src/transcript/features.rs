@@ -87,11 +87,29 @@ impl Event {
     /// Every feature this event needs, in [`Feature::ALL`] order, without repeats.
     pub fn features(&self) -> Vec<Feature> {
         let mut found = Vec::new();
-        let mut add = |f: Feature| {
+        self.each_feature(|f| {
             if !found.contains(&f) {
                 found.push(f);
             }
-        };
+        });
+        found.sort();
+        found
+    }
+
+    /// The first feature this event needs that `carried` lacks (without collecting them: the
+    /// continuation engine asks this of every event it streams).
+    pub fn first_uncarried(&self, carried: &[Feature]) -> Option<Feature> {
+        let mut missing = None;
+        self.each_feature(|f| {
+            if missing.is_none_or(|m| f < m) && !carried.contains(&f) {
+                missing = Some(f);
+            }
+        });
+        missing
+    }
+
+    /// Calls `add` with every feature this event needs, in no order, possibly repeated.
+    fn each_feature(&self, mut add: impl FnMut(Feature)) {
         if self.author.is_some() {
             add(Feature::Author);
         }
@@ -143,8 +161,6 @@ impl Event {
             }
             Body::Compaction { .. } => add(Feature::Compaction),
         }
-        found.sort();
-        found
     }
 }
 
