@@ -7,7 +7,7 @@
 //! bench), alternated A, B, A, B, … and printed as the ratio of the medians.
 //!
 //! ```text
-//! cargo bench -p handoff-live --bench streamed_abi -- [--turns N] [--runs K]
+//! cargo bench -p handoff-live --bench streamed_abi -- [--turns N] [--runs K] [--target T] [--phase P]
 //! # instruction counts (repeatable on a loaded machine): write a source, then one pass
 //! streamed_abi --write-source DIR TARGET TURNS
 //! valgrind --tool=callgrind --toggle-collect='*one_pass*' \
@@ -184,12 +184,20 @@ fn main() {
     let runs = arg(&args, "--runs", 5usize);
     let dir = tempfile::tempdir().expect("a temp dir");
     println!("{turns} turns, median of {runs} alternated runs; plugin file ÷ built in");
+    let only_target = arg(&args, "--target", String::new());
+    let only_phase = arg(&args, "--phase", String::new());
     for target in TARGETS {
+        if !only_target.is_empty() && only_target != target {
+            continue;
+        }
         let source = write_source(dir.path(), target, turns);
         let builtin = builtin(target);
         let file = plugin_file(target);
         let held = builtin.reader().read_path(target, &source).unwrap();
         for phase in PHASES {
+            if !only_phase.is_empty() && only_phase != phase {
+                continue;
+            }
             let (mut a, mut b) = (Vec::new(), Vec::new());
             for _ in 0..runs {
                 a.push(timed(builtin, phase, target, &source, &held));

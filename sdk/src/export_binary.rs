@@ -4,10 +4,8 @@
 //! `create_streamed` (the writer pulls a batch only when it takes the events) and
 //! `read_path_each` (the reader streams as it reads a file), and `read_path_cwd` as JSON.
 
-use std::collections::VecDeque;
-
 use handoff_core::abi::binary_call::{receive, Envelope, Received};
-use handoff_core::abi::codec::{decode_events, Encoder, BATCH_BYTES};
+use handoff_core::abi::codec::{decode_events, BatchCursor, Encoder, BATCH_BYTES};
 use handoff_core::abi::wire::{
     ReaderRequestV3, ReaderRequestV4, StreamedCreate, TranscriptHeader, WriterRequestV3,
     WriterRequestV4,
@@ -145,11 +143,11 @@ fn whole_needed() -> PluginError {
     )
 }
 
-/// The host's events as the plugin's writer takes them: a batch is pulled and decoded only when
-/// the writer asks for an event past the ones already decoded.
+/// The host's events as the plugin's writer takes them: a batch is pulled only when the writer
+/// asks for an event past the last batch, and each event is decoded only when it is asked for.
 struct PulledEvents<'h> {
     host: &'h mut Received,
-    decoded: VecDeque<Event>,
+    batch: BatchCursor,
     taken: usize,
     ended: bool,
     /// The request's `options.cwd`: the cwd of the transcript [`EventStream::whole`] builds
@@ -164,7 +162,7 @@ impl<'h> PulledEvents<'h> {
     fn new(host: &'h mut Received, options: &CreateOptions) -> Self {
         PulledEvents {
             host,
-            decoded: VecDeque::new(),
+            batch: BatchCursor::default(),
             taken: 0,
             ended: false,
             cwd: options.cwd.clone(),
@@ -173,25 +171,28 @@ impl<'h> PulledEvents<'h> {
         }
     }
 
-    /// Pulls and decodes the next batch; false when there are no more.
-    fn pull(&mut self) -> Result<bool, PluginError> {
-        if self.ended {
-            return Ok(false);
-        }
-        let decoded = &mut self.decoded;
-        match self.host.pull()? {
-            Some(batch) => {
-                decode_batch("create_streamed", batch, &mut |event| {
-                    decoded.push_back(event)
-                })?;
-                Ok(true)
+    /// The next event of the host's: from the batch in hand, else from the next one pulled.
+    fn next(&mut self) -> Result<Option<Event>, PluginError> {
+        loop {
+            if let Some(event) = self.batch.next_event().map_err(unreadable_events)? {
+                return Ok(Some(event));
             }
-            None => {
-                self.ended = true;
-                Ok(false)
+            if self.ended {
+                return Ok(None);
+            }
+            match self.host.pull()? {
+                Some(batch) => self.batch.load(batch).map_err(unreadable_events)?,
+                None => self.ended = true,
             }
         }
     }
+}
+
+fn unreadable_events(e: String) -> PluginError {
+    PluginError::Other(format!(
+        "plugin {} cannot read the events of a create_streamed call: {e}",
+        plugin_name()
+    ))
 }
 
 impl EventStream for PulledEvents<'_> {
@@ -201,15 +202,9 @@ impl EventStream for PulledEvents<'_> {
                 "the writer took an event after it took the whole transcript".into(),
             ));
         }
-        loop {
-            if let Some(event) = self.decoded.pop_front() {
-                self.taken += 1;
-                return Ok(Some(event));
-            }
-            if !self.pull()? {
-                return Ok(None);
-            }
-        }
+        let event = self.next()?;
+        self.taken += usize::from(event.is_some());
+        Ok(event)
     }
 
     fn whole(&mut self) -> Result<&Transcript, PluginError> {
@@ -220,11 +215,14 @@ impl EventStream for PulledEvents<'_> {
                 self.whole_refused = true;
                 return Err(whole_needed());
             }
-            while self.pull()? {}
+            let mut events = Vec::new();
+            while let Some(event) = self.next()? {
+                events.push(event);
+            }
             self.whole = Some(Transcript {
                 schema: SCHEMA.to_owned(),
                 cwd: self.cwd.clone(),
-                events: std::mem::take(&mut self.decoded).into(),
+                events,
             });
         }
         Ok(self.whole.as_ref().expect("built above"))

@@ -150,6 +150,59 @@ pub fn decode_all(batch: &[u8]) -> Result<Vec<Event>, String> {
     Ok(events)
 }
 
+/// The events of one batch, decoded one at a time as they are asked for, so a writer that takes
+/// its events one by one holds one decoded event at a time, not a batch of them. It keeps a copy
+/// of the batch, in an allocation reused from batch to batch, so the lender's bytes need not
+/// outlive the pull.
+#[derive(Debug, Default)]
+pub struct BatchCursor {
+    bytes: Vec<u8>,
+    at: usize,
+    index: u32,
+    count: u32,
+}
+
+impl BatchCursor {
+    /// Starts on `batch`: copies it and reads its event count.
+    pub fn load(&mut self, batch: &[u8]) -> Result<(), String> {
+        self.bytes.clear();
+        self.bytes.extend_from_slice(batch);
+        let mut input = Input {
+            bytes: &self.bytes,
+            at: 0,
+        };
+        // A batch whose count cannot be read yields nothing and is not read exactly.
+        (self.at, self.index, self.count) = (0, 0, 0);
+        self.count = input.u32("count")?;
+        self.at = input.at;
+        Ok(())
+    }
+
+    /// The batch's next event; none after its last (which must end the batch exactly).
+    pub fn next_event(&mut self) -> Result<Option<Event>, String> {
+        if self.index == self.count {
+            if self.at != self.bytes.len() {
+                return Err(format!(
+                    "{} bytes left over after {} events",
+                    self.bytes.len() - self.at,
+                    self.count
+                ));
+            }
+            return Ok(None);
+        }
+        let mut input = Input {
+            bytes: &self.bytes,
+            at: self.at,
+        };
+        let event = input
+            .event()
+            .map_err(|e| format!("event {} of the batch: {e}", self.index))?;
+        self.at = input.at;
+        self.index += 1;
+        Ok(Some(event))
+    }
+}
+
 fn put_len(out: &mut Vec<u8>, len: usize) {
     out.extend_from_slice(&(len as u64).to_le_bytes());
 }
@@ -700,6 +753,33 @@ mod tests {
                 prop_assert_eq!(back, events);
             }
         }
+    }
+
+    /// One event at a time gives exactly what the whole batch gives, and a batch with bytes
+    /// after its last event is refused, as `decode_events` refuses it.
+    #[test]
+    fn a_cursor_decodes_what_the_whole_batch_decodes() {
+        let events = every_shape();
+        let mut cursor = BatchCursor::default();
+        for _ in 0..2 {
+            cursor.load(&encode_events(&events)).unwrap();
+            let mut back = Vec::new();
+            while let Some(event) = cursor.next_event().unwrap() {
+                back.push(event);
+            }
+            assert_eq!(back, events);
+        }
+        let mut long = encode_events(&events[..1]);
+        long.push(0);
+        cursor.load(&long).unwrap();
+        assert_eq!(cursor.next_event().unwrap().as_ref(), Some(&events[0]));
+        let error = cursor.next_event().unwrap_err();
+        assert!(error.contains("1 bytes left over"), "{error}");
+        assert!(cursor.load(&[1, 0]).is_err());
+        assert_eq!(
+            cursor.next_event().unwrap_err(),
+            "2 bytes left over after 0 events"
+        );
     }
 
     #[test]
