@@ -372,28 +372,36 @@ fn an_error_of_the_hosts_events_reaches_the_writer_and_comes_back_intact() {
     }
 }
 
-/// A writer that ignores the host's error and creates a session from part of the events broke
-/// the contract: the host still fails with its own error and removes that session.
+/// A writer that ignores the host's error and creates a session from part of the events (or asks
+/// to start over with the whole transcript) broke the contract: the host still fails with its own
+/// error, and removes the session such a writer made.
 #[test]
-fn a_session_made_after_the_hosts_error_is_removed() {
+fn a_writer_that_ignores_the_hosts_error_still_fails_with_it() {
     let loaded = load("handoff-fixture-streaming");
     let transcript = long_transcript(200);
     let refused = PluginError::InvalidTranscript("event 9: refused".into());
-    let dir = tempfile::tempdir().unwrap();
-    let root = StoreRoot::new(dir.path().join("store")).unwrap();
-    let mut events = HostEvents::new(&transcript);
-    events.fail_at = Some((9, refused.clone()));
-    let error = loaded
-        .writer()
-        .create_streamed(
-            &root,
-            REFERENCE,
-            &mut events,
-            &options(Some("/w"), Some("ignore-errors")),
-        )
-        .unwrap_err();
-    assert_eq!(error, refused);
-    assert_eq!(loaded.reader().list(&root, REFERENCE).unwrap(), vec![]);
+    for locator in ["ignore-errors", "ignore-errors-restart"] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = StoreRoot::new(dir.path().join("store")).unwrap();
+        let mut events = HostEvents::new(&transcript);
+        events.fail_at = Some((9, refused.clone()));
+        let error = loaded
+            .writer()
+            .create_streamed(
+                &root,
+                REFERENCE,
+                &mut events,
+                &options(Some("/w"), Some(locator)),
+            )
+            .unwrap_err();
+        assert_eq!(error, refused, "{locator}");
+        assert_eq!(events.wholes, 0, "{locator}");
+        assert_eq!(
+            loaded.reader().list(&root, REFERENCE).unwrap(),
+            vec![],
+            "{locator}"
+        );
+    }
 }
 
 /// A plugin that panics in `create_streamed` or `read_path_each` is `Panicked` naming the method;

@@ -499,9 +499,11 @@ impl Writer for RemoteWriter {
                 let _ = self.remove(root, &session);
                 Err(error)
             }
-            (Ok(StreamedCreate::WholeNeeded), _) => {
+            (Ok(StreamedCreate::WholeNeeded), None) => {
                 self.create(root, target, events.whole()?, options)
             }
+            // Nor does a writer that asks to start over after them get anything but their error.
+            (Ok(StreamedCreate::WholeNeeded), Some(error)) => Err(error),
             (Err(error), _) => Err(error),
         }
     }
