@@ -322,7 +322,8 @@ pub trait Writer: Send + Sync {
     ///
     /// Every event `events` hands out is checked ([`Transcript::validate`]'s rules and the
     /// target's carried parts) by the engine before it arrives; an error from `events` must end
-    /// the create, removing everything begun.
+    /// the create, removing everything begun, and be returned unchanged: through a plugin file,
+    /// `whole()` can fail with a marker the SDK turns into a restart by the host (docs/abi.md).
     fn create_streamed(
         &self,
         root: &StoreRoot,
