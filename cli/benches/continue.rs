@@ -2,8 +2,10 @@
 //! both directions (Claude Code → Codex and Codex → Claude Code), each beside its floor: reading
 //! the same source line by line, parsing each line into a `serde_json::Value` and serialising it
 //! back through a buffered writer into a file, measured in the same run. Wall time is the median of
-//! several runs; peak memory is each phase's VmHWM in a child process of its own, less that
-//! process's resident size before the work.
+//! five runs, each in a child process of its own (as a `handoff continue` is; its start and the
+//! removal of what it wrote are not timed), the floor's and the continuation's alternating; peak
+//! memory is each phase's VmHWM in such a child, less that process's resident size before the
+//! work.
 //!
 //! Run: `cargo bench -p handoff-cli --bench continue` (add `-- --quick` for the 5,000-turn size
 //! only). Figures are printed as a table and as ratios to the floor and to the input size; the
@@ -18,7 +20,7 @@ use handoff_codex::CodexPlugin;
 use handoff_core::continuation::{continue_conversation, ContinueRequest, Source, SourceFile};
 use handoff_core::{CreateOptions, Origin, Plugin, StoreRoot};
 
-const RUNS: usize = 3;
+const RUNS: usize = 5;
 /// Runs of each path in the comparison with the plugin files (alternated, so more are cheap).
 const PLUGIN_FILE_RUNS: usize = 5;
 
@@ -151,20 +153,14 @@ fn measure(direction: Direction, turns: usize) {
     let dir = tempfile::tempdir().expect("temp dir");
     let source = write_source(dir.path(), direction, turns);
     let input = std::fs::metadata(&source).expect("source").len();
-    let floor_out = dir.path().join("floor.jsonl");
-    let floor = median(
-        (0..RUNS)
-            .map(|_| time(|| floor_pass(&source, &floor_out)))
-            .collect(),
-    );
-    let cont = median(
-        (0..RUNS)
-            .map(|i| {
-                let root = dir.path().join(format!("target-{i}"));
-                time(|| continue_pass(direction, &source, &root))
-            })
-            .collect(),
-    );
+    // Each run is a process of its own, as a `handoff continue` is, the floor and the
+    // continuation alternating so both see the same machine.
+    let (mut floors, mut conts) = (Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        floors.push(time_child("floor", direction, &source));
+        conts.push(time_child("continue", direction, &source));
+    }
+    let (floor, cont) = (median(floors), median(conts));
     let read = median(
         (0..RUNS)
             .map(|_| time(|| read_pass(direction, &source)))
@@ -327,20 +323,35 @@ fn timed_phases(
     })
 }
 
+/// One phase in a process of its own: prints its peak memory (VmHWM less the resident size
+/// before) and its wall time in nanoseconds, the work only (not the process's start, nor the
+/// removal of what it wrote).
 fn child(phase: &str, direction: Direction, source: &Path) {
     let before = vm("VmRSS");
     let scratch = tempfile::tempdir().expect("temp dir");
+    let start = Instant::now();
     match phase {
         "floor" => floor_pass(source, &scratch.path().join("floor.jsonl")),
         "read" => read_pass(direction, source),
         _ => continue_pass(direction, source, &scratch.path().join("target")),
     }
+    let elapsed = start.elapsed();
     let peak = vm("VmHWM");
     let mut out = std::io::stdout();
-    writeln!(out, "{}", peak.saturating_sub(before)).expect("stdout");
+    writeln!(out, "{} {}", peak.saturating_sub(before), elapsed.as_nanos()).expect("stdout");
+}
+
+/// The wall time of `phase` in a child process of its own (see [`child`]).
+fn time_child(phase: &str, direction: Direction, source: &Path) -> Duration {
+    run_child(phase, direction, source).1
 }
 
 fn peak_of(phase: &str, direction: Direction, source: &Path) -> u64 {
+    run_child(phase, direction, source).0
+}
+
+/// Runs [`child`]: its peak memory in bytes and its wall time.
+fn run_child(phase: &str, direction: Direction, source: &Path) -> (u64, Duration) {
     let exe = std::env::current_exe().expect("exe");
     let out = std::process::Command::new(exe)
         .args(["--child", phase, direction.name()])
@@ -352,10 +363,11 @@ fn peak_of(phase: &str, direction: Direction, source: &Path) -> u64 {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout)
-        .trim()
-        .parse()
-        .expect("a number")
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut numbers = text.split_whitespace().map(|n| n.parse::<u64>().expect("a number"));
+    let peak = numbers.next().expect("the peak");
+    let nanos = numbers.next().expect("the time");
+    (peak, Duration::from_nanos(nanos))
 }
 
 /// A `/proc/self/status` field in bytes.
