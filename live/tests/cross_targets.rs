@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use handoff_conformance::corpus::Entry;
 use handoff_conformance::report::CheckResult;
-use handoff_core::continuation::{continue_conversation, Action, ContinueRequest};
+use handoff_core::continuation::{
+    continue_conversation, Action, ContinueRequest, Source, SourceFile,
+};
 use handoff_core::{Plugin, StoreRoot, Transcript};
 use handoff_live::harness::judge_live;
 use handoff_live::{run_live, LiveOptions};
@@ -23,28 +25,28 @@ fn repo() -> PathBuf {
         .to_owned()
 }
 
-struct Source {
+struct Sample {
     name: &'static str,
     target: &'static str,
     file: &'static str,
 }
 
-const CLAUDE: Source = Source {
+const CLAUDE: Sample = Sample {
     name: "claude-code-genuine",
     target: "claude-code",
     file: "plugins/claude/tests/samples/genuine-2.1.197/7ab6d42f-f51c-4eb0-8cba-032f2fa35adf.jsonl",
 };
-const CODEX: Source = Source {
+const CODEX: Sample = Sample {
     name: "codex-genuine",
     target: "codex",
     file: "plugins/codex/tests/fixtures/rollout-2026-11-30T00-41-46-01a229e6-93f2-7540-95e0-5ee20bf368fe.jsonl",
 };
-const PI: Source = Source {
+const PI: Sample = Sample {
     name: "pi-genuine",
     target: "pi",
     file: "plugins/pi/tests/samples/genuine-pi-0.73.1/2026-11-30T00-41-56-911Z_01a229e6-bba6-74e0-b59d-5af60023ff26.jsonl",
 };
-const GEMINI: Source = Source {
+const GEMINI: Sample = Sample {
     name: "gemini-cli-genuine",
     target: "gemini-cli",
     file: "plugins/gemini/tests/samples/session-2026-11-30T00-42-d0a744dc.jsonl",
@@ -60,7 +62,7 @@ fn plugin_of(target: &str) -> Box<dyn Plugin> {
     }
 }
 
-fn read(source: &Source) -> Transcript {
+fn read(source: &Sample) -> Transcript {
     read_path(source.target, &repo().join(source.file))
 }
 
@@ -73,14 +75,24 @@ fn read_path(target: &str, path: &std::path::Path) -> Transcript {
 
 /// The engine continues `source` into `target` (created, verified), then again (unchanged); then
 /// the real CLI of `target` resumes the transcript in the live tier.
-fn across(source: &Source, target: &str) {
-    judge_live(&across_transcript(source.name, read(source), target));
+fn across(source: &Sample, target: &str) {
+    let path = repo().join(source.file);
+    let file = (source.target, path.as_path());
+    judge_live(&across_transcript(
+        source.name,
+        read(source),
+        Some(file),
+        target,
+    ));
 }
 
 /// [`across`] for a transcript already read; the live checks' results are returned unjudged.
+/// With its source `file`, the first continuation streams from the file (as `handoff continue`
+/// does) and the second, from the held transcript, must find that session whole.
 fn across_transcript(
     name: &'static str,
     mut transcript: Transcript,
+    file: Option<(&str, &std::path::Path)>,
     target: &str,
 ) -> Vec<CheckResult> {
     let plugin = plugin_of(target);
@@ -88,11 +100,22 @@ fn across_transcript(
     let cwd = scratch.path().join("proj");
     std::fs::create_dir(&cwd).unwrap();
     let root = StoreRoot::new(scratch.path().join("store")).unwrap();
+    let source_plugin = file.map(|(source_target, _)| plugin_of(source_target));
     for expected in [Action::Created, Action::Unchanged] {
+        let source = match (expected.clone(), file, &source_plugin) {
+            (Action::Created, Some((source_target, path)), Some(reader)) => {
+                Source::File(SourceFile {
+                    reader: reader.reader(),
+                    target: source_target,
+                    path,
+                })
+            }
+            _ => (&transcript).into(),
+        };
         let continued = continue_conversation(
             plugin.as_ref(),
             &ContinueRequest {
-                source: (&transcript).into(),
+                source,
                 locator: Some(name),
                 target,
                 root: &root,
@@ -199,7 +222,12 @@ fn a_compacted_codex_session_continues_in_claude_code() {
         ),
         "the kept user message comes before the compaction"
     );
-    let results = across_transcript("codex-compacted", transcript, "claude-code");
+    let results = across_transcript(
+        "codex-compacted",
+        transcript,
+        Some(("codex", rollout.as_path())),
+        "claude-code",
+    );
     // Claude Code 2.1.197 sends the kept message, then the summary: our order (its newline where
     // it joins user messages is declared in its recipe).
     judge_live(&results);
