@@ -144,3 +144,55 @@ macro_rules! plugin_tests {
         }
     };
 }
+
+/// `plugin` with a writer whose `create` is its own `create_streamed` over the held transcript:
+/// the live tier run on it proves the real CLI resumes what the streamed create writes (the
+/// continuation engine creates every session from a source file so).
+pub struct CreateStreamed<'p>(pub &'p dyn Plugin);
+
+impl Plugin for CreateStreamed<'_> {
+    fn manifest(&self) -> handoff_core::Manifest {
+        self.0.manifest()
+    }
+    fn writer(&self) -> &dyn handoff_core::Writer {
+        self
+    }
+    fn reader(&self) -> &dyn handoff_core::Reader {
+        self.0.reader()
+    }
+    fn resumer(&self) -> &dyn handoff_core::Resumer {
+        self.0.resumer()
+    }
+}
+
+impl handoff_core::Writer for CreateStreamed<'_> {
+    fn create(
+        &self,
+        root: &handoff_core::StoreRoot,
+        target: &str,
+        transcript: &handoff_core::Transcript,
+        options: &handoff_core::CreateOptions,
+    ) -> Result<handoff_core::SessionRef, handoff_core::PluginError> {
+        let mut events = handoff_core::HeldEvents::new(transcript);
+        self.0
+            .writer()
+            .create_streamed(root, target, &mut events, options)
+    }
+
+    fn append(
+        &self,
+        root: &handoff_core::StoreRoot,
+        session: &handoff_core::SessionRef,
+        events: &[handoff_core::Event],
+    ) -> Result<handoff_core::SessionRef, handoff_core::PluginError> {
+        self.0.writer().append(root, session, events)
+    }
+
+    fn remove(
+        &self,
+        root: &handoff_core::StoreRoot,
+        session: &handoff_core::SessionRef,
+    ) -> Result<(), handoff_core::PluginError> {
+        self.0.writer().remove(root, session)
+    }
+}
