@@ -338,7 +338,13 @@ fn child(phase: &str, direction: Direction, source: &Path) {
     let elapsed = start.elapsed();
     let peak = vm("VmHWM");
     let mut out = std::io::stdout();
-    writeln!(out, "{} {}", peak.saturating_sub(before), elapsed.as_nanos()).expect("stdout");
+    writeln!(
+        out,
+        "{} {}",
+        peak.saturating_sub(before),
+        elapsed.as_nanos()
+    )
+    .expect("stdout");
 }
 
 /// The wall time of `phase` in a child process of its own (see [`child`]).
@@ -364,7 +370,9 @@ fn run_child(phase: &str, direction: Direction, source: &Path) -> (u64, Duration
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    let mut numbers = text.split_whitespace().map(|n| n.parse::<u64>().expect("a number"));
+    let mut numbers = text
+        .split_whitespace()
+        .map(|n| n.parse::<u64>().expect("a number"));
     let peak = numbers.next().expect("the peak");
     let nanos = numbers.next().expect("the time");
     (peak, Duration::from_nanos(nanos))
