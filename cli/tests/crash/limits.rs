@@ -171,6 +171,35 @@ fn a_full_disk_fails_naming_the_path_and_leaves_session_and_space_as_they_were()
     );
     assert_eq!(again["session"]["id"], first["session"]["id"]);
     assert_eq!(again["action"]["kind"], "appended");
+
+    // A new session streamed from the source runs out of room midway: the rollout begun is
+    // removed, the space is back, and the other session is untouched.
+    let fresh = fs.join("codex-fresh");
+    let before = std::fs::read(&session).unwrap();
+    fill(&filler, 48 * 1024);
+    let free = available(&fs);
+    let out = continue_cmd(&shared.config, &tmp, &c.whole_source, &fresh)
+        .output()
+        .unwrap();
+    let message = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{message}");
+    assert!(message.contains("No space left"), "{message}");
+    assert!(message.contains(&fresh.display().to_string()), "{message}");
+    assert_eq!(
+        available(&fs),
+        free,
+        "the space the new session took is back"
+    );
+    assert_eq!(std::fs::read(&session).unwrap(), before);
+    let left = leftovers(&fresh, &tmp, &shared.certificates);
+    assert!(left.is_empty(), "{left:#?}");
+    let mut files = Vec::new();
+    walk(&fresh, &mut |p| {
+        if p.is_file() && p.strip_prefix(fresh.join(".handoff/locks")).is_err() {
+            files.push(p.to_owned());
+        }
+    });
+    assert!(files.is_empty(), "no session file is left: {files:#?}");
 }
 
 #[test]

@@ -171,7 +171,7 @@ pub fn reads_as(path: &Path, transcript: &Transcript) -> Result<(), String> {
         .map_err(|d| d.to_string())
 }
 
-fn walk(dir: &Path, found: &mut dyn FnMut(&Path)) {
+pub fn walk(dir: &Path, found: &mut dyn FnMut(&Path)) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
