@@ -73,18 +73,42 @@ pub fn read_session(
     store_root: Option<&Path>,
 ) -> Result<Transcript, CliError> {
     let plugin = catalog.plugin(target)?;
+    Ok(
+        match locate(catalog, config, target, session, store_root)? {
+            Located::File(path) => plugin.reader().read_path(target, &path)?,
+            Located::Session(root, session) => plugin.reader().read(&root, &session)?,
+        },
+    )
+}
+
+/// A session argument found: a file named by its path, or a session resolved by its id.
+enum Located {
+    File(PathBuf),
+    Session(StoreRoot, handoff_core::SessionRef),
+}
+
+/// Finds `session` (an id or a path) of `target`, rolling back first what killed handoff runs
+/// left in its store.
+fn locate(
+    catalog: &Catalog,
+    config: &Config,
+    target: &str,
+    session: &str,
+    store_root: Option<&Path>,
+) -> Result<Located, CliError> {
+    let plugin = catalog.plugin(target)?;
     if is_path(session) {
         let path = crate::config::absolute(Path::new(session))?;
         check_session_file(&path)?;
         if let Some(root) = enclosing_store_root(&path) {
             recover(&root, plugin.as_ref())
         }
-        Ok(plugin.reader().read_path(target, &path)?)
+        Ok(Located::File(path))
     } else {
         let root = config.store_root(&catalog.target(target)?, store_root)?;
         recover(&root, plugin.as_ref());
         let session = plugin.resumer().resolve(&root, target, session)?;
-        Ok(plugin.reader().read(&root, &session)?)
+        Ok(Located::Session(root, session))
     }
 }
 
@@ -120,8 +144,7 @@ pub fn newest_session(
     Ok(newest)
 }
 
-/// The file of `session` (an id or a path) of `target`, for a reader to stream. What killed
-/// handoff runs left in its store is rolled back first, so a half-written session is never read.
+/// The file of `session` (an id or a path) of `target`, for a reader to stream (see [`locate`]).
 pub fn session_file(
     catalog: &Catalog,
     config: &Config,
@@ -129,19 +152,12 @@ pub fn session_file(
     session: &str,
     store_root: Option<&Path>,
 ) -> Result<PathBuf, CliError> {
-    let plugin = catalog.plugin(target)?;
-    if is_path(session) {
-        let path = crate::config::absolute(Path::new(session))?;
-        check_session_file(&path)?;
-        if let Some(root) = enclosing_store_root(&path) {
-            recover(&root, plugin.as_ref())
-        }
-        Ok(path)
-    } else {
-        let root = config.store_root(&catalog.target(target)?, store_root)?;
-        recover(&root, plugin.as_ref());
-        Ok(plugin.resumer().resolve(&root, target, session)?.path)
-    }
+    Ok(
+        match locate(catalog, config, target, session, store_root)? {
+            Located::File(path) => path,
+            Located::Session(_, session) => session.path,
+        },
+    )
 }
 
 /// The current directory, as the shell's `$PWD` names it when that is the same directory (so a

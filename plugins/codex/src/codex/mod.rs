@@ -32,120 +32,23 @@ fn io_error(path: &Path) -> impl Fn(std::io::Error) -> PluginError + '_ {
     move |e| PluginError::io(path, &e)
 }
 
-/// The first user text of a transcript (the thread title Codex shows).
-fn first_user_text(events: &[Event]) -> &str {
-    events
-        .iter()
-        .find_map(|e| match &e.body {
-            Body::User { content } => content.iter().find_map(|p| match p {
-                Part::Text { text } => Some(text.as_str()),
-                _ => None,
-            }),
-            _ => None,
-        })
-        .unwrap_or("")
-}
-
-fn last_model(events: &[Event]) -> &str {
-    events
-        .iter()
-        .rev()
-        .find_map(|e| match &e.body {
-            Body::Assistant {
-                origin: Some(origin),
-                ..
-            } => origin.model.as_deref(),
-            _ => None,
-        })
-        .unwrap_or("gpt-5")
-}
-
-/// Creates a new rollout holding `transcript` and registers its thread.
-pub(crate) fn create(
-    root: &StoreRoot,
-    transcript: &Transcript,
-    options: &CreateOptions,
-) -> Result<SessionRef, PluginError> {
-    transcript.validate()?;
-    target_manifest().check_carried(transcript)?;
-    write::check_representable(transcript, 0)?;
-    let cwd = options
-        .cwd
-        .as_deref()
-        .or(transcript.cwd.as_deref())
-        .ok_or_else(|| {
-            PluginError::InvalidTranscript(
-                "a Codex session needs a working directory: set CreateOptions.cwd or the transcript's cwd"
-                    .into(),
-            )
-        })?;
-
-    let provider = config::model_provider(root)?;
-    let id = uuid::Uuid::now_v7().to_string();
-    let started = transcript
-        .events
-        .first()
-        .map_or_else(Timestamp::now, |e| e.timestamp);
-    let local = Local
-        .timestamp_millis_opt(started.millis())
-        .single()
-        .ok_or_else(|| {
-            PluginError::InvalidTranscript(format!("timestamp {started} is out of range"))
-        })?;
-    let (dir, file) = layout::rollout_path(root, &local, &id)?;
-    let created_dirs = root.create_dirs(&dir).map_err(io_error(&dir))?;
-    let marker = OwnershipMarker {
-        plugin: PLUGIN.to_owned(),
-        locator: options.locator.clone(),
-    };
-    let written = atomic::create_new(&file, |out| {
-        let mut lines = write::Lines::new(out);
-        let mut renderer = write::Renderer::new(cwd, &provider);
-        renderer.session_meta(&mut lines, &id, &time::format(started), &marker)?;
-        renderer.events(&mut lines, transcript, 0)?;
-        lines.finish()
-    })
-    .map_err(io_error(&file));
-    let registered = written.and_then(|()| {
-        state_db::register(
-            root,
-            &state_db::ThreadRow {
-                id: &id,
-                rollout_path: &file,
-                created_ms: started.millis(),
-                updated_ms: transcript
-                    .events
-                    .last()
-                    .map_or(started, |e| e.timestamp)
-                    .millis(),
-                cwd,
-                model_provider: &provider,
-                first_user_message: first_user_text(&transcript.events),
-                model: last_model(&transcript.events),
-            },
-        )
-    });
-    if let Err(e) = registered {
-        let _ = std::fs::remove_file(&file);
-        root.remove_created_dirs(&created_dirs);
-        return Err(e);
-    }
-    Ok(SessionRef {
-        target: TARGET.to_owned(),
-        id,
-        path: file,
-    })
-}
-
 /// What the thread row needs of a session, gathered as its events go by.
 #[derive(Default)]
 struct ThreadFacts {
+    /// The first user text (the thread title Codex shows).
     first_user_message: Option<String>,
+    /// The model of the last assistant turn that names one.
     model: Option<String>,
     last: Option<Timestamp>,
 }
 
 impl ThreadFacts {
+    fn of(events: &[Event]) -> Self {
+        let mut facts = ThreadFacts::default();
+        events.iter().for_each(|e| facts.note(e));
+        facts
+    }
+
     fn note(&mut self, event: &Event) {
         self.last = Some(event.timestamp);
         match &event.body {
@@ -168,6 +71,141 @@ impl ThreadFacts {
             _ => {}
         }
     }
+
+    /// The thread row of rollout `file` of session `id`.
+    fn row<'a>(
+        &'a self,
+        id: &'a str,
+        file: &'a Path,
+        created: Timestamp,
+        cwd: &'a str,
+        provider: &'a str,
+    ) -> state_db::ThreadRow<'a> {
+        state_db::ThreadRow {
+            id,
+            rollout_path: file,
+            created_ms: created.millis(),
+            updated_ms: self.last.unwrap_or(created).millis(),
+            cwd,
+            model_provider: provider,
+            first_user_message: self.first_user_message.as_deref().unwrap_or(""),
+            model: self.model.as_deref().unwrap_or("gpt-5"),
+        }
+    }
+}
+
+/// A rollout being created: its id, file and the folders made for it, before its lines.
+struct NewRollout {
+    id: String,
+    provider: String,
+    started: Timestamp,
+    file: std::path::PathBuf,
+    created_dirs: Vec<std::path::PathBuf>,
+    marker: OwnershipMarker,
+}
+
+impl NewRollout {
+    /// Names a rollout started at `started` (its date folder) and makes its folders.
+    fn begin(
+        root: &StoreRoot,
+        started: Timestamp,
+        options: &CreateOptions,
+    ) -> Result<Self, PluginError> {
+        let provider = config::model_provider(root)?;
+        let id = uuid::Uuid::now_v7().to_string();
+        let local = Local
+            .timestamp_millis_opt(started.millis())
+            .single()
+            .ok_or_else(|| {
+                PluginError::InvalidTranscript(format!("timestamp {started} is out of range"))
+            })?;
+        let (dir, file) = layout::rollout_path(root, &local, &id)?;
+        let created_dirs = root.create_dirs(&dir).map_err(io_error(&dir))?;
+        let marker = OwnershipMarker {
+            plugin: PLUGIN.to_owned(),
+            locator: options.locator.clone(),
+        };
+        Ok(NewRollout {
+            id,
+            provider,
+            started,
+            file,
+            created_dirs,
+            marker,
+        })
+    }
+
+    /// Writes the `session_meta` line, then what `events` writes, as one new file.
+    fn write(
+        &self,
+        cwd: &str,
+        events: impl FnOnce(&mut write::Lines<'_>, &mut write::Renderer<'_>) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        atomic::create_new(&self.file, |out| {
+            let mut lines = write::Lines::new(out);
+            let mut renderer = write::Renderer::new(cwd, &self.provider);
+            let started = time::format(self.started);
+            renderer.session_meta(&mut lines, &self.id, &started, &self.marker)?;
+            events(&mut lines, &mut renderer)?;
+            lines.finish()
+        })
+    }
+
+    /// Registers the thread once the file is written; on any failure removes the file and the
+    /// folders made for it.
+    fn finish(
+        self,
+        root: &StoreRoot,
+        written: Result<(), PluginError>,
+        cwd: &str,
+        facts: &ThreadFacts,
+    ) -> Result<SessionRef, PluginError> {
+        let registered = written.and_then(|()| {
+            let row = facts.row(&self.id, &self.file, self.started, cwd, &self.provider);
+            state_db::register(root, &row)
+        });
+        if let Err(e) = registered {
+            let _ = std::fs::remove_file(&self.file);
+            root.remove_created_dirs(&self.created_dirs);
+            return Err(e);
+        }
+        Ok(SessionRef {
+            target: TARGET.to_owned(),
+            id: self.id,
+            path: self.file,
+        })
+    }
+}
+
+/// Creates a new rollout holding `transcript` and registers its thread.
+pub(crate) fn create(
+    root: &StoreRoot,
+    transcript: &Transcript,
+    options: &CreateOptions,
+) -> Result<SessionRef, PluginError> {
+    transcript.validate()?;
+    target_manifest().check_carried(transcript)?;
+    write::check_representable(transcript, 0)?;
+    let cwd = options
+        .cwd
+        .as_deref()
+        .or(transcript.cwd.as_deref())
+        .ok_or_else(|| {
+            PluginError::InvalidTranscript(
+                "a Codex session needs a working directory: set CreateOptions.cwd or the transcript's cwd"
+                    .into(),
+            )
+        })?;
+    let started = transcript
+        .events
+        .first()
+        .map_or_else(Timestamp::now, |e| e.timestamp);
+    let rollout = NewRollout::begin(root, started, options)?;
+    let written = rollout
+        .write(cwd, |lines, renderer| renderer.events(lines, transcript, 0))
+        .map_err(io_error(&rollout.file));
+    let facts = ThreadFacts::of(&transcript.events);
+    rollout.finish(root, written, cwd, &facts)
 }
 
 /// [`create`], writing each event as the stream hands it over, so the transcript is never held.
@@ -185,76 +223,36 @@ pub(crate) fn create_streamed(
     let Some(first) = events.next_event()? else {
         return create(root, events.whole()?, options);
     };
-    let provider = config::model_provider(root)?;
-    let id = uuid::Uuid::now_v7().to_string();
-    let started = first.timestamp;
-    let local = Local
-        .timestamp_millis_opt(started.millis())
-        .single()
-        .ok_or_else(|| {
-            PluginError::InvalidTranscript(format!("timestamp {started} is out of range"))
-        })?;
-    let (dir, file) = layout::rollout_path(root, &local, &id)?;
-    let created_dirs = root.create_dirs(&dir).map_err(io_error(&dir))?;
-    let marker = OwnershipMarker {
-        plugin: PLUGIN.to_owned(),
-        locator: options.locator.clone(),
-    };
+    let rollout = NewRollout::begin(root, first.timestamp, options)?;
     let mut facts = ThreadFacts::default();
     // Why the write stopped, when the stream or a refused event stopped it.
     let mut stopped: Option<PluginError> = None;
-    let written = atomic::create_new(&file, |out| {
+    let written = rollout.write(cwd, |lines, renderer| {
         let mut stop = |e: PluginError| {
             stopped = Some(e);
             std::io::Error::other("the stream stopped the write")
         };
-        let mut lines = write::Lines::new(out);
-        let mut renderer = write::Renderer::new(cwd, &provider);
-        renderer.session_meta(&mut lines, &id, &time::format(started), &marker)?;
         let mut next = Some(first);
         let mut index = 0;
         while let Some(event) = next {
             write::check_event(index, &event).map_err(&mut stop)?;
             facts.note(&event);
-            renderer.event(&mut lines, &event, None)?;
+            renderer.event(lines, &event, None)?;
             index += 1;
             next = events.next_event().map_err(&mut stop)?;
         }
-        renderer.finish(&mut lines)?;
-        lines.finish()
+        renderer.finish(lines)
     });
-    if let Err(e) = written {
-        root.remove_created_dirs(&created_dirs);
+    if let Err(e) = &written {
         if e.get_ref()
             .is_some_and(|inner| inner.is::<write::KeepsEarlierEvents>())
         {
+            root.remove_created_dirs(&rollout.created_dirs);
             return create(root, events.whole()?, options);
         }
-        return Err(stopped.unwrap_or_else(|| io_error(&file)(e)));
     }
-    let registered = state_db::register(
-        root,
-        &state_db::ThreadRow {
-            id: &id,
-            rollout_path: &file,
-            created_ms: started.millis(),
-            updated_ms: facts.last.unwrap_or(started).millis(),
-            cwd,
-            model_provider: &provider,
-            first_user_message: facts.first_user_message.as_deref().unwrap_or(""),
-            model: facts.model.as_deref().unwrap_or("gpt-5"),
-        },
-    );
-    if let Err(e) = registered {
-        let _ = std::fs::remove_file(&file);
-        root.remove_created_dirs(&created_dirs);
-        return Err(e);
-    }
-    Ok(SessionRef {
-        target: TARGET.to_owned(),
-        id,
-        path: file,
-    })
+    let written = written.map_err(|e| stopped.unwrap_or_else(|| io_error(&rollout.file)(e)));
+    rollout.finish(root, written, cwd, &facts)
 }
 
 /// Appends `events` to a rollout this plugin created, and refreshes its thread row.
@@ -286,22 +284,14 @@ pub(crate) fn append(
         lines.finish()
     })
     .map_err(io_error(path))?;
-    let created_ms = whole.events.first().map_or(0, |e| e.timestamp.millis());
+    let created = whole
+        .events
+        .first()
+        .map_or(Timestamp::from_millis(0), |e| e.timestamp);
+    let facts = ThreadFacts::of(&whole.events);
     let registered = state_db::register(
         root,
-        &state_db::ThreadRow {
-            id,
-            rollout_path: path,
-            created_ms,
-            updated_ms: whole
-                .events
-                .last()
-                .map_or(created_ms, |e| e.timestamp.millis()),
-            cwd: &header.cwd,
-            model_provider: &header.model_provider,
-            first_user_message: first_user_text(&whole.events),
-            model: last_model(&whole.events),
-        },
+        &facts.row(id, path, created, &header.cwd, &header.model_provider),
     );
     if let Err(e) = registered {
         let _ = atomic::truncate_to(path, previous_len);
