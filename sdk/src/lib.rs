@@ -40,6 +40,7 @@ mod listing;
 mod log_bridge;
 mod ownership;
 mod session_lock;
+pub mod stream_stop;
 
 pub use ids::{IdMap, IdSet};
 pub use listing::{document_marker, session_files, sessions_newest_first, subdirs};

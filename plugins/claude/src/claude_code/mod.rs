@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use handoff_sdk::atomic;
 use handoff_sdk::marker::OwnershipMarker;
+use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
     own_marker, require_owned, session_lock, sessions_newest_first, CreateOptions, Event,
     EventStream, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot, Transcript,
@@ -24,7 +25,6 @@ pub(crate) use layout::resolve;
 
 use crate::manifest::{manifest, CLAUDE_CODE, PLUGIN_NAME};
 use records::SessionMembers;
-use streamed::Stop;
 use write::{precheck, write_events, ChainState, RecordWriter};
 
 fn check_carried(transcript: &Transcript) -> Result<(), PluginError> {
@@ -75,26 +75,21 @@ pub(crate) fn create_streamed(
         return create(root, events.whole()?, options);
     };
     let new = NewSession::at(root, cwd, options)?;
-    let mut stopped = None;
-    let created = root.create_file(&new.path, |out| {
-        let members = new.members();
-        let mut chain = ChainState::default();
-        let mut writer = RecordWriter::new(out, &members, &mut chain, Some(&new.marker));
-        match streamed::write_stream(&mut writer, events) {
-            Ok(()) => writer.finish(),
-            Err(Stop::Io(e)) => Err(e),
-            Err(stop) => {
-                stopped = Some(stop);
-                // Makes `create_file` remove what was begun; `stopped` says why.
-                Err(std::io::Error::other("the streamed write stopped"))
-            }
-        }
-    });
-    match (created, stopped) {
-        (Ok(()), _) => Ok(new.into_ref()),
-        (Err(_), Some(Stop::StartOver)) => create(root, events.whole()?, options),
-        (Err(_), Some(Stop::Refused(e))) => Err(e),
-        (Err(e), _) => Err(e),
+    let created = stream_stop::within(
+        |body| root.create_file(&new.path, body),
+        |out| {
+            let members = new.members();
+            let mut chain = ChainState::default();
+            let mut writer = RecordWriter::new(out, &members, &mut chain, Some(&new.marker));
+            streamed::write_stream(&mut writer, events)?;
+            Ok(writer.finish()?)
+        },
+    )?;
+    match created {
+        Ok(()) => Ok(new.into_ref()),
+        Err(Stop::StartOver) => create(root, events.whole()?, options),
+        Err(Stop::Refused(e)) => Err(e),
+        Err(Stop::Io(e)) => Err(PluginError::io(&new.path, &e)),
     }
 }
 

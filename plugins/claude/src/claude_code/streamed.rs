@@ -11,27 +11,10 @@
 //! Per event it keeps the chain (call id → record uuid) and the ids of the events since the last
 //! written one (usually that one alone), never the events.
 
-use std::io;
-
-use handoff_sdk::{Body, EventStream, PluginError};
+use handoff_sdk::stream_stop::Stop;
+use handoff_sdk::{Body, EventStream};
 
 use super::write::{checked_blocks, is_written, replaces_nothing, RecordWriter};
-
-/// Why a streamed write stopped before its end.
-pub(crate) enum Stop {
-    /// An event cannot be written (the error names it), or the stream failed.
-    Refused(PluginError),
-    /// An event needs what came before it rewritten: start over with the whole transcript.
-    StartOver,
-    /// Writing failed.
-    Io(io::Error),
-}
-
-impl From<io::Error> for Stop {
-    fn from(e: io::Error) -> Self {
-        Stop::Io(e)
-    }
-}
 
 /// Where the stream stands: what a compaction's check needs of the events before it.
 #[derive(Default)]

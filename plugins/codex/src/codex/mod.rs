@@ -19,6 +19,7 @@ use std::path::Path;
 
 use chrono::{Local, TimeZone};
 use handoff_sdk::marker::OwnershipMarker;
+use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
     atomic, own_marker, require_owned, session_lock, Body, CreateOptions, Event, EventStream, Part,
     PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot, Timestamp, Transcript,
@@ -135,20 +136,18 @@ impl NewRollout {
         })
     }
 
-    /// Writes the `session_meta` line, then what `events` writes, as one new file.
-    fn write(
-        &self,
-        cwd: &str,
-        events: impl FnOnce(&mut write::Lines<'_>, &mut write::Renderer<'_>) -> std::io::Result<()>,
-    ) -> std::io::Result<()> {
-        atomic::create_new(&self.file, |out| {
-            let mut lines = write::Lines::new(out);
-            let mut renderer = write::Renderer::new(cwd, &self.provider);
-            let started = time::format(self.started);
-            renderer.session_meta(&mut lines, &self.id, &started, &self.marker)?;
-            events(&mut lines, &mut renderer)?;
-            lines.finish()
-        })
+    /// The rollout's lines into `out` (its file, as an atomic create hands it over): the
+    /// `session_meta` line written, and the renderer for its events.
+    fn lines<'o>(
+        &'o self,
+        out: &'o mut dyn std::io::Write,
+        cwd: &'o str,
+    ) -> std::io::Result<(write::Lines<'o>, write::Renderer<'o>)> {
+        let mut lines = write::Lines::new(out);
+        let renderer = write::Renderer::new(cwd, &self.provider);
+        let started = time::format(self.started);
+        renderer.session_meta(&mut lines, &self.id, &started, &self.marker)?;
+        Ok((lines, renderer))
     }
 
     /// Registers the thread once the file is written; on any failure removes the file and the
@@ -201,9 +200,12 @@ pub(crate) fn create(
         .first()
         .map_or_else(Timestamp::now, |e| e.timestamp);
     let rollout = NewRollout::begin(root, started, options)?;
-    let written = rollout
-        .write(cwd, |lines, renderer| renderer.events(lines, transcript, 0))
-        .map_err(io_error(&rollout.file));
+    let written = atomic::create_new(&rollout.file, |out| {
+        let (mut lines, mut renderer) = rollout.lines(out, cwd)?;
+        renderer.events(&mut lines, transcript, 0)?;
+        lines.finish()
+    })
+    .map_err(io_error(&rollout.file));
     let facts = ThreadFacts::of(&transcript.events);
     rollout.finish(root, written, cwd, &facts)
 }
@@ -225,33 +227,41 @@ pub(crate) fn create_streamed(
     };
     let rollout = NewRollout::begin(root, first.timestamp, options)?;
     let mut facts = ThreadFacts::default();
-    // Why the write stopped, when the stream or a refused event stopped it.
-    let mut stopped: Option<PluginError> = None;
-    let written = rollout.write(cwd, |lines, renderer| {
-        let mut stop = |e: PluginError| {
-            stopped = Some(e);
-            std::io::Error::other("the stream stopped the write")
-        };
-        let mut next = Some(first);
-        let mut index = 0;
-        while let Some(event) = next {
-            write::check_event(index, &event).map_err(&mut stop)?;
-            facts.note(&event);
-            renderer.event(lines, &event, None)?;
-            index += 1;
-            next = events.next_event().map_err(&mut stop)?;
-        }
-        renderer.finish(lines)
-    });
-    if let Err(e) = &written {
-        if e.get_ref()
-            .is_some_and(|inner| inner.is::<write::KeepsEarlierEvents>())
-        {
+    let written = stream_stop::within(
+        |body| atomic::create_new(&rollout.file, body),
+        |out| {
+            let (mut lines, mut renderer) = rollout.lines(out, cwd)?;
+            let mut next = Some(first);
+            let mut index = 0;
+            while let Some(event) = next {
+                write::check_event(index, &event).map_err(Stop::Refused)?;
+                if let Body::Compaction {
+                    replaces_through, ..
+                } = &event.body
+                {
+                    // Its replacement history holds the events it keeps, no longer at hand.
+                    if !renderer.keeps_nothing(replaces_through) {
+                        return Err(Stop::StartOver);
+                    }
+                }
+                facts.note(&event);
+                renderer.event(&mut lines, &event, None)?;
+                index += 1;
+                next = events.next_event().map_err(Stop::Refused)?;
+            }
+            renderer.finish(&mut lines)?;
+            Ok(lines.finish()?)
+        },
+    );
+    let written = match written {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(Stop::StartOver)) => {
             root.remove_created_dirs(&rollout.created_dirs);
             return create(root, events.whole()?, options);
         }
-    }
-    let written = written.map_err(|e| stopped.unwrap_or_else(|| io_error(&rollout.file)(e)));
+        Ok(Err(Stop::Refused(e))) => Err(e),
+        Ok(Err(Stop::Io(e))) | Err(e) => Err(io_error(&rollout.file)(e)),
+    };
     rollout.finish(root, written, cwd, &facts)
 }
 

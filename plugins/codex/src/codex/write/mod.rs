@@ -103,20 +103,6 @@ struct OpenTurn {
     last_agent_message: Option<String>,
 }
 
-/// Why a streamed write stops: a compaction keeps events written before it (its replacement
-/// history holds them), which a stream no longer has. The writer starts over with the whole
-/// transcript.
-#[derive(Debug)]
-pub struct KeepsEarlierEvents;
-
-impl std::fmt::Display for KeepsEarlierEvents {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a compaction keeps events before it; the whole transcript is needed")
-    }
-}
-
-impl std::error::Error for KeepsEarlierEvents {}
-
 impl<'t> Renderer<'t> {
     /// A renderer for a session that runs in `cwd` against the model provider `provider` (the id
     /// in Codex's config).
@@ -190,7 +176,7 @@ impl<'t> Renderer<'t> {
     }
 
     /// Writes one event's lines. `before` is every event before it, where the caller holds them;
-    /// without them, a compaction that keeps events fails with [`KeepsEarlierEvents`].
+    /// without them, a compaction that keeps events fails (check [`Renderer::keeps_nothing`] first).
     pub fn event(
         &mut self,
         out: &mut Lines<'_>,
@@ -255,6 +241,13 @@ impl<'t> Renderer<'t> {
         }
         event.id.clone_into(&mut self.previous);
         Ok(())
+    }
+
+    /// Whether a compaction replacing through `replaces_through` keeps no event: it replaces
+    /// through the event written last. One that keeps events needs them held
+    /// ([`Renderer::event`]'s `before`).
+    pub fn keeps_nothing(&self, replaces_through: &str) -> bool {
+        self.previous == replaces_through
     }
 
     /// Closes the last turn: the end of a write.
@@ -358,8 +351,10 @@ impl<'t> Renderer<'t> {
                     .map_or(events.len(), |i| i + 1);
                 &events[start..]
             }
-            None if self.previous == replaces_through => &[],
-            None => return Err(io::Error::other(KeepsEarlierEvents)),
+            None if self.keeps_nothing(replaces_through) => &[],
+            None => return Err(io::Error::other(
+                "a compaction that keeps earlier events needs them (see Renderer::keeps_nothing)",
+            )),
         };
         let mut items = Vec::new();
         for event in kept {
