@@ -159,9 +159,6 @@ pub fn continue_conversation(
         .ok_or_else(|| PluginError::UnknownTarget {
             target: request.target.to_owned(),
         })?;
-    if let Some(cwd) = &request.cwd {
-        validate_cwd(cwd).map_err(PluginError::from)?;
-    }
     let comparison = target.comparison();
     match request.source {
         Source::Transcript(transcript) => {
@@ -225,6 +222,7 @@ impl<'a> Run<'a> {
         locator: String,
         cwd: Option<String>,
     ) -> Result<Self, ContinueError> {
+        // The one check of the cwd, the request's or the source's, before anything is locked.
         if let Some(cwd) = &cwd {
             validate_cwd(cwd).map_err(PluginError::from)?;
         }

@@ -117,7 +117,9 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
         .reader()
         .read_path_cwd(from_target, &path)?
         .or(listed_cwd);
-    let cwd = resume_dir(cwd, source_cwd.as_deref(), catalog.target(&args.to)?.kind)?;
+    // The source's cwd goes to the engine as read here, so it does not read the head again.
+    let cwd =
+        resume_dir(cwd, source_cwd.as_deref(), catalog.target(&args.to)?.kind)?.or(source_cwd);
 
     progress.step(&format!(
         "writing and verifying the conversation on {}",

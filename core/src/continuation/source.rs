@@ -236,9 +236,7 @@ impl EventStream for SourceStream<'_> {
                 );
                 self.events = None;
                 self.batch = Vec::new().into_iter();
-                self.file
-                    .reader
-                    .read_path(self.file.target, self.file.path)?
+                self.read_again()?
             };
             if transcript.cwd.is_none() {
                 transcript.cwd = self.cwd.clone();

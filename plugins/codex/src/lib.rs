@@ -139,7 +139,7 @@ impl Reader for CodexPlugin {
     /// The `session_meta` line's cwd, the first line only.
     fn read_path_cwd(&self, target: &str, path: &Path) -> Result<Option<String>, PluginError> {
         check_target(target)?;
-        Ok(Some(codex::read_header(path)?.cwd))
+        codex::read_path_cwd(path)
     }
 
     /// Streams the rollout as [`Reader::read_path`] reads it (as Codex sends it on resume).

@@ -151,12 +151,15 @@ pub(crate) fn checked_blocks(
             }
         }
     }
-    assistant_blocks(content, &thinking_from(), None)
+    assistant_blocks(content, thinking_from(), None)
         .map_err(|(field, message)| invalid(index, event, &field, &message))
 }
 
-fn thinking_from() -> Vec<String> {
-    THINKING_FROM.iter().map(|s| s.to_string()).collect()
+/// [`THINKING_FROM`] as the dialect takes it, made once (it is asked for every assistant turn).
+fn thinking_from() -> &'static [String] {
+    static OWNED: std::sync::LazyLock<Vec<String>> =
+        std::sync::LazyLock::new(|| THINKING_FROM.iter().map(|s| s.to_string()).collect());
+    &OWNED
 }
 
 /// Checks the events a compaction at `index` keeps (those after `through`, the event it replaces
@@ -285,13 +288,10 @@ pub(crate) fn write_events(
             continue;
         }
         let blocks = match &event.body {
-            Body::Assistant { content, .. } => {
-                assistant_blocks(content, &writer.records.thinking_from, None).map_err(
-                    |(field, message)| {
-                        io::Error::other(format!("event {}: {field}: {message}", event.id))
-                    },
-                )?
-            }
+            Body::Assistant { content, .. } => assistant_blocks(content, thinking_from(), None)
+                .map_err(|(field, message)| {
+                    io::Error::other(format!("event {}: {field}: {message}", event.id))
+                })?,
             _ => Vec::new(),
         };
         writer.event(event, blocks)?;
@@ -323,7 +323,6 @@ impl<'w, 's> RecordWriter<'w, 's> {
                 session,
                 state,
                 marker,
-                thinking_from: thinking_from(),
             },
         }
     }
@@ -372,7 +371,6 @@ struct Records<'w, 's> {
     session: &'w SessionMembers<'s>,
     state: &'w mut ChainState,
     marker: Option<&'w OwnershipMarker>,
-    thinking_from: Vec<String>,
 }
 
 /// Where records go: serialised into `buf` (serde_json's many small writes stay monomorphic and

@@ -339,9 +339,9 @@ pub(crate) fn read_path_each(
     read::read_each_as_sent(path, sink).map(drop)
 }
 
-/// The `session_meta` line of a rollout.
-pub(crate) fn read_header(path: &Path) -> Result<read::Header, PluginError> {
-    read::read_header(path)
+/// A rollout's cwd as [`read_path`] gives it: its `session_meta` line's, the first line only.
+pub(crate) fn read_path_cwd(path: &Path) -> Result<Option<String>, PluginError> {
+    Ok(Some(read::read_header(path)?.cwd))
 }
 
 /// Streams a resolved rollout to `sink`.

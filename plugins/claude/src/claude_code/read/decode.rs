@@ -141,12 +141,7 @@ pub(super) fn index_node_of(
     };
     let sidechain = raw.is_sidechain.unwrap_or(false);
     if !sidechain && conversational {
-        if loaded.cwd.is_none() {
-            loaded.cwd = raw.cwd.map(|t| t.0.into_owned());
-        }
-        if loaded.session_id.is_none() {
-            loaded.session_id = raw.session_id.map(|t| t.0.into_owned());
-        }
+        note_session(loaded, raw.cwd, raw.session_id);
     }
     let mut message_id = None;
     let node_kind = match kind {
@@ -278,6 +273,17 @@ fn indexed_uuid<'a>(
     Ok(None)
 }
 
+/// The session's cwd and id, from the first main-thread conversation record that says them
+/// (every record repeats them).
+fn note_session(loaded: &mut Loaded, cwd: Option<Text<'_>>, session_id: Option<Text<'_>>) {
+    if loaded.cwd.is_none() {
+        loaded.cwd = cwd.map(|t| t.0.into_owned());
+    }
+    if loaded.session_id.is_none() {
+        loaded.session_id = session_id.map(|t| t.0.into_owned());
+    }
+}
+
 pub(super) fn node_of<C: Content>(
     path: &Path,
     line: usize,
@@ -291,13 +297,7 @@ pub(super) fn node_of<C: Content>(
     };
     let sidechain = raw.is_sidechain.unwrap_or(false);
     if !sidechain && conversational {
-        // Every record repeats them; only the first is kept.
-        if loaded.cwd.is_none() {
-            loaded.cwd = raw.cwd.map(|t| t.0.into_owned());
-        }
-        if loaded.session_id.is_none() {
-            loaded.session_id = raw.session_id.map(|t| t.0.into_owned());
-        }
+        note_session(loaded, raw.cwd, raw.session_id);
     }
     let timestamp = match (&raw.timestamp, conversational) {
         (Some(t), _) => Some(
