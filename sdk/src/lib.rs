@@ -32,6 +32,7 @@ pub use handoff_core::store::{self, atomic, lock, marker, StoreRoot};
 pub use handoff_core::transcript::{self, *};
 pub use serde_json;
 
+mod document;
 #[doc(hidden)]
 pub mod export;
 mod export_binary;
@@ -42,8 +43,9 @@ mod ownership;
 mod session_lock;
 pub mod stream_stop;
 
+pub use document::{document_cwd, document_marker};
 pub use ids::{IdMap, IdSet};
-pub use listing::{document_marker, session_files, sessions_newest_first, subdirs};
+pub use listing::{session_files, sessions_newest_first, subdirs};
 pub use ownership::{own_marker, require_owned};
 pub use session_lock::{session_lock, SESSION_LOCK_WAIT};
 

@@ -91,21 +91,6 @@ pub fn sessions_newest_first(
     sessions
 }
 
-/// The ownership marker of a session file that is one JSON document (an API history): its
-/// top-level `x-handoff` member, read without building the rest of the document (a listing of
-/// thousands of histories needs only this). None when the file cannot be read, is not a JSON
-/// object, or holds no well-formed marker.
-pub fn document_marker(path: &Path) -> Option<OwnershipMarker> {
-    #[derive(serde::Deserialize)]
-    struct Top {
-        #[serde(rename = "x-handoff")]
-        marker: Option<serde_json::Value>,
-    }
-    let bytes = std::fs::read(path).ok()?;
-    let top: Top = serde_json::from_slice(&bytes).ok()?;
-    serde_json::from_value(top.marker?).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, SystemTime};
@@ -154,33 +139,6 @@ mod tests {
             .unwrap()
             .is_empty());
         assert_eq!(subdirs(&projects).unwrap().len(), 2);
-    }
-
-    #[test]
-    fn a_documents_marker_is_its_top_level_member() {
-        let tmp = tempfile::tempdir().unwrap();
-        let path = tmp.path().join("h.json");
-        assert_eq!(handoff_core::store::marker::MARKER_KEY, "x-handoff");
-        let doc = serde_json::json!({
-            "messages": [{"role": "user", "x-handoff": {"plugin": "nested"}}],
-            "x-handoff": {"plugin": "me", "locator": "conv"},
-        });
-        std::fs::write(&path, doc.to_string()).unwrap();
-        let marker = document_marker(&path).unwrap();
-        assert_eq!(
-            (marker.plugin.as_str(), marker.locator.as_deref()),
-            ("me", Some("conv"))
-        );
-        for other in [
-            "[1]",
-            "{\"messages\": []}",
-            "{\"x-handoff\": 3}",
-            "{\"x-handoff\": ",
-        ] {
-            std::fs::write(&path, other).unwrap();
-            assert!(document_marker(&path).is_none(), "{other}");
-        }
-        assert!(document_marker(&tmp.path().join("absent.json")).is_none());
     }
 
     #[test]

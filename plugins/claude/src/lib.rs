@@ -130,7 +130,8 @@ impl Reader for ClaudePlugin {
     fn read_path_cwd(&self, target_name: &str, path: &Path) -> Result<Option<String>, PluginError> {
         match target(target_name)? {
             Target::Code => claude_code::read_path_cwd(path),
-            Target::Messages => Ok(anthropic_messages::read_path(path)?.cwd),
+            // The history's `handoff.cwd`, the history not built.
+            Target::Messages => handoff_sdk::document_cwd(path),
         }
     }
 

@@ -105,11 +105,12 @@ impl Reader for GeminiPlugin {
         }
     }
 
-    /// Gemini CLI: the project folder's `.project_root`, as `read_path` finds it (no chat read).
+    /// Gemini CLI: the project folder's `.project_root`, as `read_path` finds it (no chat read);
+    /// the Gemini API: the history's `handoff.cwd` (the history not built).
     fn read_path_cwd(&self, target_name: &str, path: &Path) -> Result<Option<String>, PluginError> {
         match target(target_name)? {
             Target::Cli => Ok(gemini_cli::read_path_cwd(path)),
-            Target::Api => Ok(gemini_api::read_path(path)?.cwd),
+            Target::Api => handoff_sdk::document_cwd(path),
         }
     }
 

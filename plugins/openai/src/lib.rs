@@ -92,6 +92,12 @@ impl Reader for OpenaiPlugin {
         history::read(target(target_name)?, path)
     }
 
+    /// The history's `handoff.cwd`, the history not built.
+    fn read_path_cwd(&self, target_name: &str, path: &Path) -> Result<Option<String>, PluginError> {
+        target(target_name)?;
+        handoff_sdk::document_cwd(path)
+    }
+
     fn list(&self, root: &StoreRoot, target_name: &str) -> Result<Vec<SessionInfo>, PluginError> {
         history::list(root, target(target_name)?)
     }
