@@ -20,6 +20,10 @@ use handoff_codex::CodexPlugin;
 use handoff_core::continuation::{continue_conversation, ContinueRequest, Source, SourceFile};
 use handoff_core::{CreateOptions, Origin, Plugin, StoreRoot};
 
+/// The `handoff` binary's allocator (cli/src/main.rs), so the figures are the command's.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 const RUNS: usize = 5;
 /// Runs of each path in the comparison with the plugin files (alternated, so more are cheap).
 const PLUGIN_FILE_RUNS: usize = 5;

@@ -24,6 +24,10 @@ use handoff_gemini::GeminiPlugin;
 use handoff_openai::OpenaiPlugin;
 use handoff_pi::PiPlugin;
 
+/// The `handoff` binary's allocator (cli/src/main.rs), so the figures are the command's.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 const RUNS: usize = 5;
 const SHOWN: usize = 20;
 const TURNS: usize = 5;

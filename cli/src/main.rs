@@ -18,6 +18,13 @@ use clap::{Parser, Subcommand};
 
 use crate::error::CliError;
 
+/// jemalloc, not glibc's malloc: a continuation reads the source on one thread and frees its
+/// events on another, and glibc's arenas turn those frees into lock contention (futex wake-ups
+/// in every `realloc` of the reader). Measured with the continue bench: 1.31–1.38× the floor
+/// against 1.47–1.67× (`docs/continuation.md`).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[derive(Parser)]
 #[command(
     name = "handoff",
