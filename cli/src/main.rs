@@ -20,8 +20,8 @@ use crate::error::CliError;
 
 /// jemalloc, not glibc's malloc: a continuation reads the source on one thread and frees its
 /// events on another, and glibc's arenas turn those frees into lock contention (futex wake-ups
-/// in every `realloc` of the reader). Measured with the continue bench: 1.31–1.38× the floor
-/// against 1.47–1.67× (`docs/continuation.md`).
+/// in the reader's `realloc`s). The continue bench measured 0.13–0.30× the floor less under
+/// jemalloc, the same peak (`docs/continuation.md`, "The allocator").
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
