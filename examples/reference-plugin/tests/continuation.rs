@@ -8,10 +8,13 @@ use std::time::Duration;
 use handoff_conformance::corpus;
 use handoff_core::continuation::{continue_conversation, Action, ContinueError, ContinueRequest};
 use handoff_core::{
-    Body, CreateOptions, Event, Manifest, Part, Plugin, PluginError, Reader, ResumePlan, Resumer,
-    SessionInfo, SessionRef, StoreRoot, Timestamp, Transcript, Writer,
+    Body, CreateOptions, Event, Part, PluginError, Reader, ResumePlan, SessionInfo, SessionRef,
+    StoreRoot, Timestamp, Transcript, Writer,
 };
 use handoff_reference::{ReferencePlugin, NAME};
+
+mod common;
+use common::{with_reader, with_writer};
 
 fn request<'a>(t: &'a Transcript, root: &'a StoreRoot) -> ContinueRequest<'a> {
     ContinueRequest {
@@ -110,21 +113,6 @@ fn other_conversations_are_never_reused() {
 /// A reader that loses the last event of any session longer than `keep` events.
 struct LossyReader(usize);
 
-impl Plugin for LossyReader {
-    fn manifest(&self) -> Manifest {
-        ReferencePlugin.manifest()
-    }
-    fn writer(&self) -> &dyn Writer {
-        &ReferencePlugin
-    }
-    fn reader(&self) -> &dyn Reader {
-        self
-    }
-    fn resumer(&self) -> &dyn Resumer {
-        &ReferencePlugin
-    }
-}
-
 impl Reader for LossyReader {
     fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
         let mut t = ReferencePlugin.read(root, session)?;
@@ -145,7 +133,8 @@ impl Reader for LossyReader {
 fn a_failed_verify_of_a_new_session_removes_it() {
     let (_dir, root) = scratch();
     let base = &corpus::entry("plain-chat").unwrap().transcript;
-    let err = continue_conversation(&LossyReader(0), &request(base, &root)).unwrap_err();
+    let err =
+        continue_conversation(&with_reader(LossyReader(0)), &request(base, &root)).unwrap_err();
     match &err {
         ContinueError::Mismatch { diff, undo, .. } => {
             assert_eq!(diff.index, base.events.len() - 1, "{err}");
@@ -163,7 +152,7 @@ fn a_failed_verify_of_an_append_restores_the_exact_bytes() {
     let first = continue_conversation(&ReferencePlugin, &request(base, &root)).unwrap();
     let before = std::fs::read(&first.session.path).unwrap();
     let longer = with_more(base, 2);
-    let lossy = LossyReader(base.events.len());
+    let lossy = with_reader(LossyReader(base.events.len()));
     let err = continue_conversation(&lossy, &request(&longer, &root)).unwrap_err();
     assert!(matches!(err, ContinueError::Mismatch { .. }), "{err}");
     assert_eq!(std::fs::read(&first.session.path).unwrap(), before);
@@ -213,7 +202,7 @@ fn a_busy_conversation_is_a_clear_error() {
     let (_dir, root) = scratch();
     let base = &corpus::entry("plain-chat").unwrap().transcript;
     std::fs::create_dir_all(root.path()).unwrap();
-    let slow = SlowWriter;
+    let slow = with_writer(SlowWriter);
     let req = request(base, &root);
     std::thread::scope(|s| {
         let first = s.spawn(|| continue_conversation(&slow, &req));
@@ -228,21 +217,6 @@ fn a_busy_conversation_is_a_clear_error() {
 
 /// A writer that takes its time, so another continuation meets the lock.
 struct SlowWriter;
-
-impl Plugin for SlowWriter {
-    fn manifest(&self) -> Manifest {
-        ReferencePlugin.manifest()
-    }
-    fn writer(&self) -> &dyn Writer {
-        self
-    }
-    fn reader(&self) -> &dyn Reader {
-        &ReferencePlugin
-    }
-    fn resumer(&self) -> &dyn Resumer {
-        &ReferencePlugin
-    }
-}
 
 impl Writer for SlowWriter {
     fn create(

@@ -10,10 +10,13 @@ use handoff_core::continuation::{
     continue_conversation, Action, ContinueError, ContinueRequest, Source, SourceFile,
 };
 use handoff_core::{
-    Body, Comparison, CreateOptions, Event, EventStream, Manifest, Part, Plugin, PluginError,
-    Reader, Resumer, SessionInfo, SessionRef, StoreRoot, Timestamp, Transcript, Writer,
+    Body, Comparison, CreateOptions, Event, EventStream, Part, PluginError, Reader, SessionInfo,
+    SessionRef, StoreRoot, Timestamp, Transcript, Writer,
 };
 use handoff_reference::{ReferencePlugin, NAME};
+
+mod common;
+use common::{with_both, with_reader, with_writer};
 
 /// A source session file of `t`, written by the reference plugin under `dir`.
 fn source_file(dir: &Path, t: &Transcript) -> PathBuf {
@@ -74,21 +77,6 @@ enum Take {
 /// The reference plugin with a writer that takes its events from the stream one at a time.
 struct Streaming(Take);
 
-impl Plugin for Streaming {
-    fn manifest(&self) -> Manifest {
-        ReferencePlugin.manifest()
-    }
-    fn writer(&self) -> &dyn Writer {
-        self
-    }
-    fn reader(&self) -> &dyn Reader {
-        &ReferencePlugin
-    }
-    fn resumer(&self) -> &dyn Resumer {
-        &ReferencePlugin
-    }
-}
-
 impl Writer for Streaming {
     fn create(
         &self,
@@ -137,7 +125,7 @@ fn a_file_source_streams_into_a_new_session_then_appends() {
     let (dir, root) = scratch();
     let base = &corpus::entry("parallel-tool-calls").unwrap().transcript;
     let path = source_file(dir.path(), base);
-    let plugin = Streaming(Take::All);
+    let plugin = with_writer(Streaming(Take::All));
     let first = continue_conversation(&plugin, &request(&ReferencePlugin, &path, &root)).unwrap();
     assert_eq!(first.action, Action::Created);
     assert_eq!(first.events, base.events.len());
@@ -167,7 +155,7 @@ fn a_writer_that_asks_for_the_whole_transcript_midway_is_verified_against_it() {
         let mut req = request(&ReferencePlugin, &path, &root);
         let locator = format!("whole-{}", sessions(&root).len());
         req.locator = Some(&locator);
-        let done = continue_conversation(&Streaming(take), &req).unwrap();
+        let done = continue_conversation(&with_writer(Streaming(take)), &req).unwrap();
         assert_eq!(done.action, Action::Created);
         assert_eq!(done.events, base.events.len());
         let back = ReferencePlugin.read(&root, &done.session).unwrap();
@@ -181,7 +169,7 @@ fn a_writer_that_stops_early_is_refused_and_its_session_removed() {
     let base = &corpus::entry("parallel-tool-calls").unwrap().transcript;
     let path = source_file(dir.path(), base);
     let err = continue_conversation(
-        &Streaming(Take::StopAfter(2)),
+        &with_writer(Streaming(Take::StopAfter(2))),
         &request(&ReferencePlugin, &path, &root),
     )
     .unwrap_err();
@@ -195,21 +183,6 @@ fn a_writer_that_stops_early_is_refused_and_its_session_removed() {
 
 /// A reader that loses the last event of every session it reads back (not the source's).
 struct LossyReadBack;
-
-impl Plugin for LossyReadBack {
-    fn manifest(&self) -> Manifest {
-        ReferencePlugin.manifest()
-    }
-    fn writer(&self) -> &dyn Writer {
-        &ReferencePlugin
-    }
-    fn reader(&self) -> &dyn Reader {
-        self
-    }
-    fn resumer(&self) -> &dyn Resumer {
-        &ReferencePlugin
-    }
-}
 
 impl Reader for LossyReadBack {
     fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
@@ -228,21 +201,6 @@ impl Reader for LossyReadBack {
 /// A reader whose read-back changes one text: a difference the fingerprints see, which the
 /// engine then names field by field.
 struct AlteredReadBack;
-
-impl Plugin for AlteredReadBack {
-    fn manifest(&self) -> Manifest {
-        ReferencePlugin.manifest()
-    }
-    fn writer(&self) -> &dyn Writer {
-        &Streaming(Take::All)
-    }
-    fn reader(&self) -> &dyn Reader {
-        self
-    }
-    fn resumer(&self) -> &dyn Resumer {
-        &ReferencePlugin
-    }
-}
 
 impl Reader for AlteredReadBack {
     fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
@@ -265,8 +223,11 @@ fn a_read_back_that_differs_removes_the_new_session_and_names_the_difference() {
     let (dir, root) = scratch();
     let base = &corpus::entry("plain-chat").unwrap().transcript;
     let path = source_file(dir.path(), base);
-    let lost = continue_conversation(&LossyReadBack, &request(&ReferencePlugin, &path, &root))
-        .unwrap_err();
+    let lost = continue_conversation(
+        &with_reader(LossyReadBack),
+        &request(&ReferencePlugin, &path, &root),
+    )
+    .unwrap_err();
     match &lost {
         ContinueError::Mismatch { diff, undo, .. } => {
             assert_eq!(diff.index, base.events.len() - 1, "{lost}");
@@ -274,8 +235,11 @@ fn a_read_back_that_differs_removes_the_new_session_and_names_the_difference() {
         }
         other => panic!("expected a mismatch, got {other}"),
     }
-    let altered = continue_conversation(&AlteredReadBack, &request(&ReferencePlugin, &path, &root))
-        .unwrap_err();
+    let altered = continue_conversation(
+        &with_both(Streaming(Take::All), AlteredReadBack),
+        &request(&ReferencePlugin, &path, &root),
+    )
+    .unwrap_err();
     match &altered {
         ContinueError::Mismatch { diff, .. } => {
             assert_eq!(diff.index, 0, "{altered}");
@@ -303,8 +267,11 @@ fn an_invalid_event_midway_writes_nothing_and_names_it() {
     // what the engine's own checks are for.
     let path = dir.path().join("orphan.json");
     std::fs::write(&path, t.to_json_pretty()).unwrap();
-    let err = continue_conversation(&Streaming(Take::All), &request(&Unchecked, &path, &root))
-        .unwrap_err();
+    let err = continue_conversation(
+        &with_writer(Streaming(Take::All)),
+        &request(&Unchecked, &path, &root),
+    )
+    .unwrap_err();
     assert!(
         err.to_string().contains("answers no earlier tool call")
             && err.to_string().contains("orphan"),
@@ -351,8 +318,11 @@ fn a_source_reader_that_panics_is_an_error_and_writes_nothing() {
     let t = &corpus::entry("parallel-tool-calls").unwrap().transcript;
     let path = dir.path().join("panics.json");
     std::fs::write(&path, t.to_json_pretty()).unwrap();
-    let err = continue_conversation(&Streaming(Take::All), &request(&Unchecked, &path, &root))
-        .unwrap_err();
+    let err = continue_conversation(
+        &with_writer(Streaming(Take::All)),
+        &request(&Unchecked, &path, &root),
+    )
+    .unwrap_err();
     match &err {
         ContinueError::Plugin(PluginError::Panicked {
             method, message, ..
@@ -370,8 +340,11 @@ fn an_empty_source_without_a_locator_is_refused() {
     let (dir, root) = scratch();
     let path = dir.path().join("empty.json");
     std::fs::write(&path, Transcript::new(Vec::new()).to_json_pretty()).unwrap();
-    let err = continue_conversation(&Streaming(Take::All), &request(&Unchecked, &path, &root))
-        .unwrap_err();
+    let err = continue_conversation(
+        &with_writer(Streaming(Take::All)),
+        &request(&Unchecked, &path, &root),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("has no events"), "{err}");
     assert!(!root.path().exists());
 }
