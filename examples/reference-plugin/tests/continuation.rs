@@ -2,19 +2,18 @@
 //! fail closed, and two continuations at once.
 
 use handoff_core::ById;
-use std::path::Path;
 use std::time::Duration;
 
 use handoff_conformance::corpus;
 use handoff_core::continuation::{continue_conversation, Action, ContinueError, ContinueRequest};
 use handoff_core::{
-    Body, CreateOptions, Event, Part, PluginError, Reader, ResumePlan, SessionInfo, SessionRef,
-    StoreRoot, Timestamp, Transcript, Writer,
+    Body, CreateOptions, Event, Part, PluginError, Reader, ResumePlan, SessionRef, StoreRoot,
+    Timestamp, Transcript, Writer,
 };
 use handoff_reference::{ReferencePlugin, NAME};
 
 mod common;
-use common::{with_reader, with_writer};
+use common::{with_reader, with_writer, LossyReader};
 
 fn request<'a>(t: &'a Transcript, root: &'a StoreRoot) -> ContinueRequest<'a> {
     ContinueRequest {
@@ -108,25 +107,6 @@ fn other_conversations_are_never_reused() {
     let b = continue_conversation(&ReferencePlugin, &other).unwrap();
     assert_ne!(a.session.id, b.session.id);
     assert_eq!(b.action, Action::Created);
-}
-
-/// A reader that loses the last event of any session longer than `keep` events.
-struct LossyReader(usize);
-
-impl Reader for LossyReader {
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        let mut t = ReferencePlugin.read(root, session)?;
-        if t.events.len() > self.0 {
-            t.events.pop();
-        }
-        Ok(t)
-    }
-    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
-        ReferencePlugin.read_path(target, path)
-    }
-    fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
-        ReferencePlugin.list(root, target)
-    }
 }
 
 #[test]

@@ -16,7 +16,7 @@ use handoff_core::{
 use handoff_reference::{ReferencePlugin, NAME};
 
 mod common;
-use common::{with_both, with_reader, with_writer};
+use common::{with_both, with_reader, with_writer, LossyReader};
 
 /// A source session file of `t`, written by the reference plugin under `dir`.
 fn source_file(dir: &Path, t: &Transcript) -> PathBuf {
@@ -181,23 +181,6 @@ fn a_writer_that_stops_early_is_refused_and_its_session_removed() {
     assert!(sessions(&root).is_empty());
 }
 
-/// A reader that loses the last event of every session it reads back (not the source's).
-struct LossyReadBack;
-
-impl Reader for LossyReadBack {
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        let mut t = ReferencePlugin.read(root, session)?;
-        t.events.pop();
-        Ok(t)
-    }
-    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
-        ReferencePlugin.read_path(target, path)
-    }
-    fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
-        ReferencePlugin.list(root, target)
-    }
-}
-
 /// A reader whose read-back changes one text: a difference the fingerprints see, which the
 /// engine then names field by field.
 struct AlteredReadBack;
@@ -224,7 +207,7 @@ fn a_read_back_that_differs_removes_the_new_session_and_names_the_difference() {
     let base = &corpus::entry("plain-chat").unwrap().transcript;
     let path = source_file(dir.path(), base);
     let lost = continue_conversation(
-        &with_reader(LossyReadBack),
+        &with_reader(LossyReader(0)),
         &request(&ReferencePlugin, &path, &root),
     )
     .unwrap_err();

@@ -1,7 +1,12 @@
 //! The reference plugin with its writer or its reader swapped for a test's own; the rest (the
 //! manifest, the resumer and the other half) stays the reference plugin's.
 
-use handoff_core::{Manifest, Plugin, Reader, Resumer, Writer};
+use std::path::Path;
+
+use handoff_core::{
+    Manifest, Plugin, PluginError, Reader, Resumer, SessionInfo, SessionRef, StoreRoot, Transcript,
+    Writer,
+};
 use handoff_reference::ReferencePlugin;
 
 /// A plugin made of this writer and this reader.
@@ -44,5 +49,25 @@ impl<W: Writer, R: Reader> Plugin for Swapped<W, R> {
     }
     fn resumer(&self) -> &dyn Resumer {
         &ReferencePlugin
+    }
+}
+
+/// A reader that loses the last event of any session longer than `keep` events it reads back
+/// (`read`; a source read by path stays whole).
+pub struct LossyReader(pub usize);
+
+impl Reader for LossyReader {
+    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
+        let mut t = ReferencePlugin.read(root, session)?;
+        if t.events.len() > self.0 {
+            t.events.pop();
+        }
+        Ok(t)
+    }
+    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
+        ReferencePlugin.read_path(target, path)
+    }
+    fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
+        ReferencePlugin.list(root, target)
     }
 }
