@@ -150,7 +150,10 @@ pub fn run_check(plugin: &dyn Plugin, id: &str, options: &Options) -> CheckResul
         Ok(Err(evidence)) => (Status::Fail, evidence),
         Err(panic) => (
             Status::Fail,
-            vec![format!("the plugin panicked: {}", panic_message(&*panic))],
+            vec![format!(
+                "the plugin panicked: {}",
+                handoff_core::capability::panic_message(&*panic)
+            )],
         ),
     };
     CheckResult {
@@ -159,12 +162,4 @@ pub fn run_check(plugin: &dyn Plugin, id: &str, options: &Options) -> CheckResul
         duration_ms: started.elapsed().as_secs_f64() * 1e3,
         evidence,
     }
-}
-
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "(no message)".into())
 }

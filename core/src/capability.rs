@@ -254,7 +254,26 @@ pub enum PluginError {
     Other(String),
 }
 
+/// What a caught panic says: its message, or `(no message)` for a payload that is not text.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".into())
+}
+
 impl PluginError {
+    /// `plugin` panicked in `method` and the caller caught it: `payload` is what
+    /// `catch_unwind` returned.
+    pub fn panicked(plugin: &str, method: &str, payload: &(dyn std::any::Any + Send)) -> Self {
+        PluginError::Panicked {
+            plugin: plugin.to_owned(),
+            method: method.to_owned(),
+            message: panic_message(payload),
+        }
+    }
+
     /// An I/O error at `path`.
     pub fn io(path: &Path, error: &std::io::Error) -> Self {
         PluginError::Io {

@@ -227,11 +227,7 @@ fn timed(id: &str, check: impl FnOnce() -> Result<Evidence, Evidence>) -> CheckR
         Ok(Ok(e)) => (Status::Pass, e),
         Ok(Err(e)) => (Status::Fail, e),
         Err(panic) => {
-            let message = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "(no message)".into());
+            let message = handoff_core::capability::panic_message(&*panic);
             (Status::Fail, vec![format!("panicked: {message}")])
         }
     };

@@ -11,15 +11,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use handoff_core::abi::{READER_V1, READER_V2, READER_V4, RESUME_V1, RESUME_V2};
 use handoff_core::abi::{WRITER_V1, WRITER_V2, WRITER_V4};
-use handoff_core::loader::{self, LoadedPlugin};
 use handoff_core::{
     AssistantPart, Body, CreateOptions, Event, Part, Plugin, PluginError, SessionRef, StoreRoot,
     Timestamp, ToolCall, Transcript,
 };
 
-fn load(package: &str) -> LoadedPlugin {
-    loader::load(&support::plugin(package)).unwrap_or_else(|e| panic!("{package}: {e}"))
-}
+use support::load;
 
 fn read_each_all(
     plugin: &dyn Plugin,

@@ -19,9 +19,7 @@ use handoff_core::{
 
 const REFERENCE: &str = handoff_reference::NAME;
 
-fn load(package: &str) -> LoadedPlugin {
-    loader::load(&support::plugin(package)).unwrap_or_else(|e| panic!("{package}: {e}"))
-}
+use support::load;
 
 fn read_path_each_all(
     plugin: &dyn Plugin,

@@ -94,15 +94,7 @@ pub(crate) fn guarded<T>(
     GUARDED.with(|g| g.set(g.get() - 1));
     match outcome {
         Ok(result) => result,
-        Err(payload) => Err(PluginError::Panicked {
-            plugin: plugin_name(),
-            method: method.to_owned(),
-            message: payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "(a panic with no message)".into()),
-        }),
+        Err(payload) => Err(PluginError::panicked(&plugin_name(), method, &*payload)),
     }
 }
 

@@ -100,12 +100,7 @@ fn decode_batch(
         true
     })
     .map(drop)
-    .map_err(|e| {
-        PluginError::Other(format!(
-            "plugin {} cannot read the events of a {method} call: {e}",
-            plugin_name()
-        ))
-    })
+    .map_err(|e| unreadable_events(method, e))
 }
 
 /// `create_streamed`: the writer takes its events from the host as it goes.
@@ -174,23 +169,31 @@ impl<'h> PulledEvents<'h> {
     /// The next event of the host's: from the batch in hand, else from the next one pulled.
     fn next(&mut self) -> Result<Option<Event>, PluginError> {
         loop {
-            if let Some(event) = self.batch.next_event().map_err(unreadable_events)? {
+            if let Some(event) = self
+                .batch
+                .next_event()
+                .map_err(|e| unreadable_events("create_streamed", e))?
+            {
                 return Ok(Some(event));
             }
             if self.ended {
                 return Ok(None);
             }
             match self.host.pull()? {
-                Some(batch) => self.batch.load(batch).map_err(unreadable_events)?,
+                Some(batch) => self
+                    .batch
+                    .load(batch)
+                    .map_err(|e| unreadable_events("create_streamed", e))?,
                 None => self.ended = true,
             }
         }
     }
 }
 
-fn unreadable_events(e: String) -> PluginError {
+/// Events of a `method` call the plugin could not decode.
+fn unreadable_events(method: &str, e: String) -> PluginError {
     PluginError::Other(format!(
-        "plugin {} cannot read the events of a create_streamed call: {e}",
+        "plugin {} cannot read the events of a {method} call: {e}",
         plugin_name()
     ))
 }

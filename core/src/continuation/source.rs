@@ -24,21 +24,6 @@ pub struct SourceFile<'a> {
     pub path: &'a Path,
 }
 
-impl SourceFile<'_> {
-    fn panicked(&self, payload: Box<dyn std::any::Any + Send>) -> PluginError {
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic without a message".into());
-        PluginError::Panicked {
-            plugin: self.target.to_owned(),
-            method: "read_path_each".into(),
-            message,
-        }
-    }
-}
-
 /// Events per message on the channel: enough that the channel costs nothing per event, few
 /// enough that the two threads overlap from the start and little is in flight.
 const BATCH: usize = 128;
@@ -67,7 +52,13 @@ fn read_into(file: SourceFile<'_>, tx: SyncSender<Message>) {
                         .is_ok()
             })
     }));
-    let result = read.unwrap_or_else(|payload| Err(file.panicked(payload)));
+    let result = read.unwrap_or_else(|payload| {
+        Err(PluginError::panicked(
+            file.target,
+            "read_path_each",
+            &*payload,
+        ))
+    });
     if result.is_ok() && !batch.is_empty() && tx.send(Message::Events(batch)).is_err() {
         return;
     }

@@ -72,11 +72,6 @@ impl<'a> Fingerprinter<'a> {
         h.body(&body);
         Some(h.finish128())
     }
-
-    /// How many events were compared (given a fingerprint) so far.
-    pub fn compared(&self) -> usize {
-        self.compared
-    }
 }
 
 fn id_key(id: &str) -> u64 {

@@ -42,6 +42,11 @@ pub fn plugin(package: &str) -> PathBuf {
     path
 }
 
+/// The plugin library of `package` (see [`plugin`]), loaded.
+pub fn load(package: &str) -> handoff_core::loader::LoadedPlugin {
+    handoff_core::loader::load(&plugin(package)).unwrap_or_else(|e| panic!("{package}: {e}"))
+}
+
 /// The same, for a benchmark (built with the bench profile beside it).
 pub fn plugin_release(package: &str) -> PathBuf {
     plugin(package)
