@@ -24,7 +24,7 @@ use handoff_core::{CreateOptions, Origin, Plugin, StoreRoot};
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
-const RUNS: usize = 5;
+const RUNS: usize = 9;
 /// Runs of each path in the comparison with the plugin files (alternated, so more are cheap).
 const PLUGIN_FILE_RUNS: usize = 5;
 
@@ -230,14 +230,17 @@ fn floor_pass(source: &Path, out: &Path) {
     writer.flush().expect("flush");
 }
 
-/// Reading the source alone, for its own time and peak memory.
+/// Reading the source alone, streamed as a continuation reads it, for its own time and peak
+/// memory.
 fn read_pass(direction: Direction, source: &Path) {
     let (plugin, target) = direction.source();
-    let transcript = plugin
+    plugin
         .reader()
-        .read_path(target, source)
+        .read_path_each(target, source, &mut |event| {
+            std::hint::black_box(event);
+            true
+        })
         .expect("read the source");
-    std::hint::black_box(transcript);
 }
 
 /// What `handoff continue --from SOURCE:PATH --to TARGET` does: read the source, write the target
@@ -333,6 +336,14 @@ fn timed_phases(
 fn child(phase: &str, direction: Direction, source: &Path) {
     let before = vm("VmRSS");
     let scratch = tempfile::tempdir().expect("temp dir");
+    if phase == "phases" {
+        // For A/B comparisons by hand: the continuation's phases, in ms.
+        let root = scratch.path().join("target");
+        let spans = timed_phases(direction.source(), direction.target(), source, &root);
+        let shown: Vec<String> = spans.iter().map(|d| format!("{:.0}", ms(*d))).collect();
+        println!("{}", shown.join(" "));
+        return;
+    }
     let start = Instant::now();
     match phase {
         "floor" => floor_pass(source, &scratch.path().join("floor.jsonl")),
@@ -341,6 +352,7 @@ fn child(phase: &str, direction: Direction, source: &Path) {
     }
     let elapsed = start.elapsed();
     let peak = vm("VmHWM");
+    settle(scratch);
     let mut out = std::io::stdout();
     writeln!(
         out,
@@ -349,6 +361,40 @@ fn child(phase: &str, direction: Direction, source: &Path) {
         elapsed.as_nanos()
     )
     .expect("stdout");
+}
+
+/// Writes back what a child wrote and removes it, untimed, before the next child starts: the
+/// floor leaves its output to the kernel's writeback (the continuation syncs its session, as a
+/// store must), and on two cores that writeback, run during the next child, was measured as that
+/// child's time (the continuation's two threads lose the most to it).
+fn settle(scratch: tempfile::TempDir) {
+    let parent = scratch.path().parent().map(Path::to_owned);
+    for entry in walk(scratch.path()) {
+        if let Ok(file) = std::fs::File::open(&entry) {
+            let _ = file.sync_all();
+        }
+    }
+    drop(scratch);
+    // The removal too: syncing the folder commits the file system's journal.
+    if let Some(file) = parent.and_then(|p| std::fs::File::open(p).ok()) {
+        let _ = file.sync_all();
+    }
+}
+
+/// The files under `dir`, recursively.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.to_owned()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => dirs.push(entry.path()),
+                Ok(_) => files.push(entry.path()),
+                Err(_) => {}
+            }
+        }
+    }
+    files
 }
 
 /// The wall time of `phase` in a child process of its own (see [`child`]).
