@@ -443,7 +443,7 @@ pub struct ItemIn<'a> {
     /// Present on items the CLI wrote itself; tells harness-injected context from user text.
     pub internal_chat_message_metadata_passthrough: Option<PassthroughIn>,
     #[serde(rename = "x-handoff-event")]
-    pub tag: Option<EventTag>,
+    pub tag: Option<Box<EventTag>>,
 }
 
 /// A content item as read.

@@ -67,14 +67,15 @@ pub(super) enum Passes {
 /// Streams the file into chain records (without their content, with [`Passes::Two`]).
 pub(super) fn load(path: &Path, passes: Passes) -> Result<Loaded, PluginError> {
     let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
+    let expected = expected_records(&file);
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let mut loaded = Loaded {
         records: Records {
-            nodes: Vec::new(),
-            up: Vec::new(),
+            nodes: Vec::with_capacity(expected),
+            up: Vec::with_capacity(expected),
             unresolved: Vec::new(),
             groups: Vec::new(),
-            index: IdMap::default(),
+            index: IdMap::with_capacity_and_hasher(expected, Default::default()),
         },
         messages: MessageGroups::default(),
         cwd: None,
@@ -125,6 +126,17 @@ pub(super) fn load(path: &Path, passes: Passes) -> Result<Loaded, PluginError> {
     // The message ids are done with: freed now, their memory is reused by the events.
     loaded.records.groups = std::mem::take(&mut loaded.messages).groups;
     Ok(loaded)
+}
+
+/// About how many records a session file of this size holds, so the index is sized once instead
+/// of growing by doubling (each growth rehashes every uuid). Claude Code's records average a few
+/// KiB; one per 512 bytes overestimates, and pages of the reserve that no record reaches are
+/// never touched.
+fn expected_records(file: &File) -> usize {
+    const BYTES_PER_RECORD: u64 = 512;
+    const MOST: usize = 1 << 22;
+    let len = file.metadata().map_or(0, |m| m.len());
+    usize::try_from(len / BYTES_PER_RECORD).map_or(MOST, |n| n.min(MOST))
 }
 
 /// A line's record: the line without its newline (and, on the first line, without a byte order

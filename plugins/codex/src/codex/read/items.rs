@@ -276,7 +276,7 @@ impl ReadState<'_, '_> {
         self.push(
             n,
             ts,
-            compacted.tag,
+            compacted.tag.map(Box::new),
             None,
             Body::Compaction {
                 summary,

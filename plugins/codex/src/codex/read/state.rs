@@ -189,7 +189,7 @@ impl<'p, 's> ReadState<'p, 's> {
         &mut self,
         n: usize,
         ts: Timestamp,
-        tag: Option<EventTag>,
+        tag: Option<Box<EventTag>>,
         item_id: Option<Cow<'_, str>>,
         parts: Vec<AssistantPart>,
         empty_message: bool,
@@ -258,12 +258,13 @@ impl<'p, 's> ReadState<'p, 's> {
         &mut self,
         n: usize,
         ts: Timestamp,
-        tag: Option<EventTag>,
+        tag: Option<Box<EventTag>>,
         item_id: Option<Cow<'_, str>>,
         body: Body,
     ) -> Result<(), PluginError> {
         let (id, author, group) = match tag {
             Some(tag) => {
+                let tag = *tag;
                 if !self.ids.insert(tag.id.clone()) {
                     return Err(PluginError::malformed_line(
                         self.path,
