@@ -28,7 +28,9 @@ pub use report::{CheckResult, Report, Status, REPORT_SCHEMA};
 /// round trip lists the store once, after writing every entry, instead of after each.
 /// 1.3.0: `streamed`: `create_streamed`, `read_path_each` and `read_path_cwd` agree with `create`
 /// and `read_path` (the continuation engine streams a source through them).
-pub const SUITE_VERSION: &str = "1.3.0";
+/// 1.4.0: `streamed` also reads through `read_path_batches` and `read_each_batches`, which the
+/// engine's threads take a source and a read-back through.
+pub const SUITE_VERSION: &str = "1.4.0";
 
 /// What to run and where.
 #[derive(Clone, Debug, Default)]

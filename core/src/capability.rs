@@ -12,6 +12,9 @@ use serde_json::Value;
 use crate::store::{PathError, StoreRoot};
 use crate::transcript::{Event, Feature, Transcript};
 
+mod batch;
+pub use batch::{in_batches, EventBatch};
+
 pub use crate::manifest::{DefaultRoot, Manifest, RootBase, TargetKind, TargetManifest};
 
 /// The plugin API version this host implements. A plugin declares a semver requirement on it.
@@ -441,6 +444,29 @@ pub trait Reader: Send + Sync {
             }
         }
         Ok(())
+    }
+
+    /// [`Reader::read_path_each`] in batches, each decoded by whoever takes it: the continuation
+    /// engine reads a source on one thread and takes its batches on another. A reader of its own
+    /// never needs this (the default batches `read_path_each`'s events); a plugin file's reader
+    /// hands its batches as they crossed, so the taker's thread decodes them.
+    fn read_path_batches(
+        &self,
+        target: &str,
+        path: &Path,
+        sink: &mut dyn FnMut(EventBatch) -> bool,
+    ) -> Result<(), PluginError> {
+        in_batches(|each| self.read_path_each(target, path, each), sink)
+    }
+
+    /// [`Reader::read_each`] in batches, as [`Reader::read_path_batches`] is `read_path_each`'s.
+    fn read_each_batches(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        sink: &mut dyn FnMut(EventBatch) -> bool,
+    ) -> Result<(), PluginError> {
+        in_batches(|each| self.read_each(root, session, each), sink)
     }
 
     /// Lists the sessions of a target, newest first.

@@ -10,6 +10,7 @@
 //! hot journal, and the next run that opens the store root rolls it back ([`recover`]) before it
 //! does anything else, so a session always has its old bytes or its complete new ones.
 
+mod batches;
 mod recovery;
 mod source;
 
@@ -19,6 +20,7 @@ use std::time::Duration;
 pub use recovery::{recover, Recovered};
 pub use source::SourceFile;
 
+use batches::read_back;
 use source::SourceStream;
 
 use crate::capability::{CreateOptions, EventStream, Plugin, PluginError, ResumePlan, SessionRef};
@@ -504,9 +506,9 @@ impl<'a> Run<'a> {
     ) -> Result<(), ContinueError> {
         let request = self.request;
         let mut verifier = self.comparison.verifier(transcript);
-        self.plugin
-            .reader()
-            .read_each(request.root, session, &mut |event| verifier.push(&event))?;
+        read_back(self.plugin.reader(), request.root, session, |event| {
+            verifier.push(&event)
+        })?;
         tracing::debug!(phase = "verified", "read back");
         verifier
             .finish()
@@ -527,15 +529,13 @@ impl<'a> Run<'a> {
         let mut fingerprinter = Fingerprinter::new(self.comparison);
         let mut compared = 0;
         let mut differs = false;
-        self.plugin
-            .reader()
-            .read_each(request.root, session, &mut |event| {
-                if let Some(fingerprint) = fingerprinter.push(&event) {
-                    differs = expected.get(compared) != Some(&fingerprint);
-                    compared += 1;
-                }
-                !differs
-            })?;
+        read_back(self.plugin.reader(), request.root, session, |event| {
+            if let Some(fingerprint) = fingerprinter.push(&event) {
+                differs = expected.get(compared) != Some(&fingerprint);
+                compared += 1;
+            }
+            !differs
+        })?;
         tracing::debug!(phase = "verified", "read back");
         if !differs && compared == expected.len() {
             return Ok(());

@@ -26,8 +26,8 @@ pub mod store;
 pub mod transcript;
 
 pub use capability::{
-    ById, CreateOptions, EventStream, HeldEvents, Manifest, Plugin, PluginError, Reader,
-    ResumePlan, Resumer, SessionInfo, SessionRef, TargetKind, TargetManifest, Writer,
+    ById, CreateOptions, EventBatch, EventStream, HeldEvents, Manifest, Plugin, PluginError,
+    Reader, ResumePlan, Resumer, SessionInfo, SessionRef, TargetKind, TargetManifest, Writer,
     PLUGIN_API_VERSION,
 };
 pub use store::StoreRoot;

@@ -13,8 +13,8 @@ use std::path::Path;
 use handoff_core::abi::{READER_V3, READER_V4, RESUME_V2, WRITER_V3, WRITER_V4};
 use handoff_core::loader::{self, LoadedPlugin};
 use handoff_core::{
-    Body, CreateOptions, Event, EventStream, HeldEvents, Part, Plugin, PluginError, SessionRef,
-    StoreRoot, Timestamp, Transcript,
+    Body, CreateOptions, Event, EventBatch, EventStream, HeldEvents, Part, Plugin, PluginError,
+    SessionRef, StoreRoot, Timestamp, Transcript,
 };
 
 const REFERENCE: &str = handoff_reference::NAME;
@@ -31,6 +31,22 @@ fn read_path_each_all(
         events.push(event);
         true
     })?;
+    Ok(events)
+}
+
+/// The events of `read`, which hands them in batches, each decoded as it is taken.
+fn batched_events(
+    read: impl FnOnce(&mut dyn FnMut(EventBatch) -> bool) -> Result<(), PluginError>,
+) -> Result<Vec<Event>, PluginError> {
+    let mut batches = Vec::new();
+    read(&mut |batch| {
+        batches.push(batch);
+        true
+    })?;
+    let mut events = Vec::new();
+    for batch in batches {
+        events.extend(batch.into_events()?);
+    }
     Ok(events)
 }
 
@@ -150,6 +166,16 @@ fn streams_as_the_builtin(builtin: &dyn Plugin, package: &str, target: &str) {
             expected.cwd,
             "{name}"
         );
+        // In batches decoded where they are taken (the continuation engine's threads).
+        let batched = batched_events(|sink| {
+            loaded
+                .reader()
+                .read_path_batches(target, &by_create.path, sink)
+        });
+        assert_eq!(batched.unwrap(), expected.events, "{name}");
+        let batched =
+            batched_events(|sink| loaded.reader().read_each_batches(&root, &by_create, sink));
+        assert_eq!(batched.unwrap(), expected.events, "{name}");
 
         let mut events = HostEvents::new(&entry.transcript);
         let streamed = loaded
@@ -276,6 +302,20 @@ fn read_path_each_stops_the_plugins_reader_when_the_sink_says_so() {
         Some("/from/the/transcript"),
         "the header alone gives the cwd, the bad line is not read"
     );
+    // In batches: a sink that takes one batch and stops stops the plugin's reader there too
+    // (this fixture's `read_each` reads the whole file, so only `read_path_batches` can stop
+    // before the bad line).
+    let mut first = None;
+    loaded
+        .reader()
+        .read_path_batches(REFERENCE, &session.path, &mut |batch| {
+            first = Some(batch);
+            false
+        })
+        .unwrap();
+    let events = first.unwrap().into_events().unwrap();
+    assert!(!events.is_empty() && events.len() < 900);
+    assert_eq!(events, long_transcript(500).events[..events.len()]);
 }
 
 /// A writer that takes some events and then asks for the whole transcript: the plugin cannot

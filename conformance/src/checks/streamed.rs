@@ -1,4 +1,6 @@
-use handoff_core::{CreateOptions, EventStream, HeldEvents, PluginError, Transcript};
+use handoff_core::{
+    CreateOptions, Event, EventBatch, EventStream, HeldEvents, PluginError, Transcript,
+};
 
 use crate::corpus;
 
@@ -6,7 +8,8 @@ use super::{Ctx, Outcome, SUITE_CWD};
 
 /// What the continuation engine streams through, for every corpus entry the target carries:
 /// `create_streamed` writes what `create` writes (read back equal), `read_path_each` yields
-/// exactly `read_path`'s events and stops when told, and `read_path_cwd` is `read_path`'s cwd.
+/// exactly `read_path`'s events and stops when told, `read_path_batches` and `read_each_batches`
+/// the same events, and `read_path_cwd` is `read_path`'s cwd.
 pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
     let mut evidence = Vec::new();
     let mut failures = Vec::new();
@@ -38,7 +41,7 @@ struct Counted<'a> {
 }
 
 impl EventStream for Counted<'_> {
-    fn next_event(&mut self) -> Result<Option<handoff_core::Event>, PluginError> {
+    fn next_event(&mut self) -> Result<Option<Event>, PluginError> {
         let event = self.held.next_event()?;
         self.taken += usize::from(event.is_some());
         Ok(event)
@@ -48,6 +51,25 @@ impl EventStream for Counted<'_> {
         self.whole = true;
         self.held.whole()
     }
+}
+
+/// The events `read` hands in batches, each decoded as it is taken.
+fn batched(
+    read: impl FnOnce(&mut dyn FnMut(EventBatch) -> bool) -> Result<(), PluginError>,
+) -> Result<Vec<Event>, PluginError> {
+    let mut events = Vec::new();
+    let mut failed = None;
+    read(&mut |batch| match batch.into_events() {
+        Ok(batch) => {
+            events.extend(batch);
+            true
+        }
+        Err(e) => {
+            failed = Some(e);
+            false
+        }
+    })?;
+    failed.map_or(Ok(events), Err)
 }
 
 fn streamed_one(ctx: &Ctx<'_>, name: &str, transcript: &Transcript) -> Result<(), Vec<String>> {
@@ -89,17 +111,27 @@ fn streamed_one(ctx: &Ctx<'_>, name: &str, transcript: &Transcript) -> Result<()
             true
         })
         .map_err(|e| fail(format!("read_path_each failed: {e}")))?;
-    if each != whole.events {
-        let at = each
-            .iter()
-            .zip(&whole.events)
-            .position(|(a, b)| a != b)
-            .unwrap_or(each.len().min(whole.events.len()));
-        return Err(fail(format!(
-            "read_path_each yields {} events, read_path {}; they first differ at event {at}",
-            each.len(),
-            whole.events.len()
-        )));
+    // What the engine's threads take: the same events in batches, decoded where they are taken.
+    let batched_path = batched(|sink| reader.read_path_batches(ctx.name(), &session.path, sink));
+    let batched_each = batched(|sink| reader.read_each_batches(ctx.root(), &session, sink));
+    for (method, events) in [
+        ("read_path_each", Ok(each)),
+        ("read_path_batches", batched_path),
+        ("read_each_batches", batched_each),
+    ] {
+        let events = events.map_err(|e| fail(format!("{method} failed: {e}")))?;
+        if events != whole.events {
+            let at = events
+                .iter()
+                .zip(&whole.events)
+                .position(|(a, b)| a != b)
+                .unwrap_or(events.len().min(whole.events.len()));
+            return Err(fail(format!(
+                "{method} yields {} events, read_path {}; they first differ at event {at}",
+                events.len(),
+                whole.events.len()
+            )));
+        }
     }
     let mut handed = 0;
     reader

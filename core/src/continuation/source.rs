@@ -7,8 +7,8 @@
 //! compares the session read back with those fingerprints instead of a held transcript.
 
 use std::path::Path;
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
+use super::batches::{Batches, ReaderName};
 use crate::capability::{EventStream, PluginError, Reader};
 use crate::manifest::TargetManifest;
 use crate::transcript::{Comparison, Event, Fingerprinter, Transcript, Validator};
@@ -24,56 +24,13 @@ pub struct SourceFile<'a> {
     pub path: &'a Path,
 }
 
-/// Events per message on the channel: enough that the channel costs nothing per event, few
-/// enough that the two threads overlap from the start and little is in flight.
-const BATCH: usize = 128;
-/// Batches in flight: the reader runs at most this far ahead of the writer.
-const IN_FLIGHT: usize = 4;
-
-enum Message {
-    Events(Vec<Event>),
-    End(Result<(), PluginError>),
-}
-
-/// Runs the source's reader, sending its events in batches until it ends or the receiver is gone
-/// (then the reader is told to stop at its next event).
-fn read_into(file: SourceFile<'_>, tx: SyncSender<Message>) {
-    let mut batch = Vec::with_capacity(BATCH);
-    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        file.reader
-            .read_path_each(file.target, file.path, &mut |event| {
-                batch.push(event);
-                batch.len() < BATCH
-                    || tx
-                        .send(Message::Events(std::mem::replace(
-                            &mut batch,
-                            Vec::with_capacity(BATCH),
-                        )))
-                        .is_ok()
-            })
-    }));
-    let result = read.unwrap_or_else(|payload| {
-        Err(PluginError::panicked(
-            file.target,
-            "read_path_each",
-            &*payload,
-        ))
-    });
-    if result.is_ok() && !batch.is_empty() && tx.send(Message::Events(batch)).is_err() {
-        return;
-    }
-    let _ = tx.send(Message::End(result));
-}
-
 /// The source's events as the target's writer takes them (see the module docs).
 pub(super) struct SourceStream<'a> {
     file: SourceFile<'a>,
-    /// The reader thread's channel; `None` once it was told to stop.
-    events: Option<Receiver<Message>>,
-    batch: std::vec::IntoIter<Event>,
+    /// The reader thread's events.
+    events: Batches,
     /// The first event, taken early for the conversation's locator.
     peeked: Option<Event>,
-    ended: bool,
     /// Events handed to the writer.
     taken: usize,
     target: &'a TargetManifest,
@@ -98,17 +55,18 @@ impl<'a> SourceStream<'a> {
     where
         'a: 'scope,
     {
-        let (tx, rx) = sync_channel(IN_FLIGHT);
-        std::thread::Builder::new()
-            .name("handoff-source".into())
-            .spawn_scoped(scope, move || read_into(file, tx))
-            .expect("a thread for the source reader");
+        let name = ReaderName {
+            target: file.target,
+            method: "read_path_each",
+            what: file.path.display().to_string(),
+        };
+        let events = Batches::spawn(scope, "handoff-source", name, move |sink| {
+            file.reader.read_path_batches(file.target, file.path, sink)
+        });
         SourceStream {
             file,
-            events: Some(rx),
-            batch: Vec::new().into_iter(),
+            events,
             peeked: None,
-            ended: false,
             taken: 0,
             target,
             validator: Validator::with_capacity(0),
@@ -129,33 +87,7 @@ impl<'a> SourceStream<'a> {
 
     /// The next event from the reader thread, unchecked.
     fn pull(&mut self) -> Result<Option<Event>, PluginError> {
-        loop {
-            if let Some(event) = self.batch.next() {
-                return Ok(Some(event));
-            }
-            if self.ended {
-                return Ok(None);
-            }
-            let Some(events) = &self.events else {
-                return Err(PluginError::Other(
-                    "the source was read whole; its stream is over".into(),
-                ));
-            };
-            match events.recv() {
-                Ok(Message::Events(batch)) => self.batch = batch.into_iter(),
-                Ok(Message::End(result)) => {
-                    self.ended = true;
-                    result?;
-                }
-                Err(_) => {
-                    self.ended = true;
-                    return Err(PluginError::Other(format!(
-                        "{}: the source reader stopped without a result",
-                        self.file.path.display()
-                    )));
-                }
-            }
-        }
+        self.events.next()
     }
 
     /// Whether the writer took every event (or the whole transcript): a writer that returns
@@ -225,8 +157,7 @@ impl EventStream for SourceStream<'_> {
                     taken = self.taken,
                     "the writer asked for the whole transcript; reading the source again"
                 );
-                self.events = None;
-                self.batch = Vec::new().into_iter();
+                self.events.stop();
                 self.read_again()?
             };
             if transcript.cwd.is_none() {

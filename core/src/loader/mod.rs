@@ -20,6 +20,7 @@
 //! `load_from_file` / `load_from_directory`: they cache one module per type, so a second plugin
 //! would silently become the first.
 
+mod encoded_read;
 mod layout;
 mod log;
 mod probe;

@@ -8,6 +8,7 @@ use abi_stable::std_types::{RResult, RStr};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use super::encoded_read::{unreadable_events, EncodedReadEnd};
 use super::probe::Probe;
 use super::{log, summarise_layout_error, LoadError, PluginFile};
 use crate::abi::binary_call::{self, HostEnd, Pull};
@@ -22,8 +23,8 @@ use crate::abi::{
     RESUME_V2, WRITER_V1, WRITER_V2, WRITER_V3, WRITER_V4,
 };
 use crate::capability::{
-    CreateOptions, EventStream, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer,
-    SessionInfo, SessionRef, Writer,
+    in_batches, CreateOptions, EventBatch, EventStream, Manifest, Plugin, PluginError, Reader,
+    ResumePlan, Resumer, SessionInfo, SessionRef, Writer,
 };
 use crate::store::StoreRoot;
 use crate::transcript::{Event, Transcript, SCHEMA};
@@ -234,12 +235,24 @@ impl Remote {
         };
         let answer = self.call_binary(method, request, &mut end);
         if let Some(message) = end.unreadable {
-            return Err(PluginError::Other(format!(
-                "plugin {} answered {method} with unreadable events: {message}",
-                self.plugin
-            )));
+            return Err(unreadable_events(&self.plugin, method, &message));
         }
         answer
+    }
+
+    /// A streamed read whose batches go to `sink` still encoded (see [`EncodedReadEnd`]).
+    fn read_encoded<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        request: &impl Serialize,
+        sink: &mut dyn FnMut(EventBatch) -> bool,
+    ) -> Result<T, PluginError> {
+        let mut end = EncodedReadEnd {
+            sink,
+            plugin: &self.plugin,
+            method,
+        };
+        self.call_binary(method, request, &mut end)
     }
 
     /// A streamed read of a whole transcript.
@@ -609,6 +622,40 @@ impl Reader for RemoteReader {
             }
         }
         Ok(())
+    }
+
+    fn read_path_batches(
+        &self,
+        target: &str,
+        path: &Path,
+        sink: &mut dyn FnMut(EventBatch) -> bool,
+    ) -> Result<(), PluginError> {
+        if !self.0.is_v4() {
+            return in_batches(|each| self.read_path_each(target, path, each), sink);
+        }
+        let request = ReaderRequestV4::ReadPathEach {
+            target: Cow::Borrowed(target),
+            path: Cow::Borrowed(path),
+        };
+        self.0.read_encoded::<()>(request.method(), &request, sink)
+    }
+
+    fn read_each_batches(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        sink: &mut dyn FnMut(EventBatch) -> bool,
+    ) -> Result<(), PluginError> {
+        if !self.0.is_v3() {
+            return in_batches(|each| self.read_each(root, session, each), sink);
+        }
+        let request = ReaderRequestV3::ReadEach {
+            root: Cow::Borrowed(root.path()),
+            session: Cow::Borrowed(session),
+        };
+        self.0
+            .read_encoded::<Option<TranscriptHeader>>(request.method(), &request, sink)
+            .map(drop)
     }
 
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {

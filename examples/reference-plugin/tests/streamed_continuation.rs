@@ -318,6 +318,67 @@ fn a_source_reader_that_panics_is_an_error_and_writes_nothing() {
     assert!(sessions(&root).is_empty());
 }
 
+/// A reader whose read-back panics at its third event (a source read by path is the reference
+/// plugin's).
+struct PanickyReadBack;
+
+impl Reader for PanickyReadBack {
+    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
+        ReferencePlugin.read(root, session)
+    }
+    fn read_each(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        for (i, event) in ReferencePlugin
+            .read(root, session)?
+            .events
+            .into_iter()
+            .enumerate()
+        {
+            if i == 2 {
+                panic!("the read-back broke at event {i}");
+            }
+            if !sink(event) {
+                break;
+            }
+        }
+        Ok(())
+    }
+    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
+        ReferencePlugin.read_path(target, path)
+    }
+    fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
+        ReferencePlugin.list(root, target)
+    }
+}
+
+/// The verify reads on a thread of its own: a panic there is the reader's error, and the session
+/// it was verifying is removed.
+#[test]
+fn a_read_back_that_panics_is_an_error_and_removes_the_new_session() {
+    let (dir, root) = scratch();
+    let t = &corpus::entry("parallel-tool-calls").unwrap().transcript;
+    let path = source_file(dir.path(), t);
+    let err = continue_conversation(
+        &with_both(Streaming(Take::All), PanickyReadBack),
+        &request(&ReferencePlugin, &path, &root),
+    )
+    .unwrap_err();
+    match &err {
+        ContinueError::Plugin(PluginError::Panicked {
+            method, message, ..
+        }) => {
+            assert_eq!(method, "read_each");
+            assert!(message.contains("event 2"), "{message}");
+        }
+        other => panic!("expected a panic error, got {other}"),
+    }
+    assert!(sessions(&root).is_empty());
+}
+
 #[test]
 fn an_empty_source_without_a_locator_is_refused() {
     let (dir, root) = scratch();
