@@ -13,7 +13,8 @@ use crate::store::{PathError, StoreRoot};
 use crate::transcript::{Event, Feature, Transcript};
 
 mod batch;
-pub use batch::{in_batches, EventBatch};
+pub(crate) use batch::in_batches;
+pub use batch::EventBatch;
 
 pub use crate::manifest::{DefaultRoot, Manifest, RootBase, TargetKind, TargetManifest};
 

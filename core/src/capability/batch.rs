@@ -42,11 +42,11 @@ impl EventBatch {
 
 /// Events per batch of [`in_batches`]: enough that handing a batch on costs nothing per event,
 /// few enough that the taker starts early and little is in flight.
-pub const BATCH: usize = 128;
+pub(crate) const BATCH: usize = 128;
 
 /// Runs `read` and hands its events to `sink` in batches of [`BATCH`] (the last one shorter),
 /// until `read` ends or `sink` returns `false` (then `read`'s sink says stop).
-pub fn in_batches(
+pub(crate) fn in_batches(
     read: impl FnOnce(&mut dyn FnMut(Event) -> bool) -> Result<(), PluginError>,
     sink: &mut dyn FnMut(EventBatch) -> bool,
 ) -> Result<(), PluginError> {
