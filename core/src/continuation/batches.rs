@@ -43,17 +43,17 @@ impl Batches {
     pub(super) fn spawn<'scope, F>(
         scope: &'scope Scope<'scope, '_>,
         thread: &str,
-        reader: ReaderName<'_>,
+        reader: ReaderName<'scope>,
         read: F,
     ) -> Batches
     where
         F: FnOnce(&mut dyn FnMut(EventBatch) -> bool) -> Result<(), PluginError> + Send + 'scope,
     {
         let (tx, rx) = sync_channel(IN_FLIGHT);
-        let (target, method) = (reader.target.to_owned(), reader.method);
+        let (target, method) = (reader.target, reader.method);
         std::thread::Builder::new()
             .name(thread.into())
-            .spawn_scoped(scope, move || send_all(&target, method, read, tx))
+            .spawn_scoped(scope, move || send_all(target, method, read, tx))
             .expect("a thread for a reader");
         Batches {
             events: Some(rx),

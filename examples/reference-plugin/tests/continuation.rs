@@ -13,7 +13,7 @@ use handoff_core::{
 use handoff_reference::{ReferencePlugin, NAME};
 
 mod common;
-use common::{with_reader, with_writer, LossyReader};
+use common::{lossy_reader, with_reader, with_writer};
 
 fn request<'a>(t: &'a Transcript, root: &'a StoreRoot) -> ContinueRequest<'a> {
     ContinueRequest {
@@ -114,7 +114,7 @@ fn a_failed_verify_of_a_new_session_removes_it() {
     let (_dir, root) = scratch();
     let base = &corpus::entry("plain-chat").unwrap().transcript;
     let err =
-        continue_conversation(&with_reader(LossyReader(0)), &request(base, &root)).unwrap_err();
+        continue_conversation(&with_reader(lossy_reader(0)), &request(base, &root)).unwrap_err();
     match &err {
         ContinueError::Mismatch { diff, undo, .. } => {
             assert_eq!(diff.index, base.events.len() - 1, "{err}");
@@ -132,7 +132,7 @@ fn a_failed_verify_of_an_append_restores_the_exact_bytes() {
     let first = continue_conversation(&ReferencePlugin, &request(base, &root)).unwrap();
     let before = std::fs::read(&first.session.path).unwrap();
     let longer = with_more(base, 2);
-    let lossy = with_reader(LossyReader(base.events.len()));
+    let lossy = with_reader(lossy_reader(base.events.len()));
     let err = continue_conversation(&lossy, &request(&longer, &root)).unwrap_err();
     assert!(matches!(err, ContinueError::Mismatch { .. }), "{err}");
     assert_eq!(std::fs::read(&first.session.path).unwrap(), before);

@@ -16,7 +16,7 @@ use handoff_core::{
 use handoff_reference::{ReferencePlugin, NAME};
 
 mod common;
-use common::{with_both, with_reader, with_writer, LossyReader};
+use common::{lossy_reader, with_both, with_reader, with_writer, AlteredReadBack};
 
 /// A source session file of `t`, written by the reference plugin under `dir`.
 fn source_file(dir: &Path, t: &Transcript) -> PathBuf {
@@ -183,22 +183,12 @@ fn a_writer_that_stops_early_is_refused_and_its_session_removed() {
 
 /// A reader whose read-back changes one text: a difference the fingerprints see, which the
 /// engine then names field by field.
-struct AlteredReadBack;
-
-impl Reader for AlteredReadBack {
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        let mut t = ReferencePlugin.read(root, session)?;
+fn altered_read_back() -> AlteredReadBack<impl Fn(&mut Transcript) + Send + Sync> {
+    AlteredReadBack(|t: &mut Transcript| {
         if let Body::User { content } = &mut t.events[0].body {
             content.push(Part::text("!"));
         }
-        Ok(t)
-    }
-    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
-        ReferencePlugin.read_path(target, path)
-    }
-    fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
-        ReferencePlugin.list(root, target)
-    }
+    })
 }
 
 #[test]
@@ -207,7 +197,7 @@ fn a_read_back_that_differs_removes_the_new_session_and_names_the_difference() {
     let base = &corpus::entry("plain-chat").unwrap().transcript;
     let path = source_file(dir.path(), base);
     let lost = continue_conversation(
-        &with_reader(LossyReader(0)),
+        &with_reader(lossy_reader(0)),
         &request(&ReferencePlugin, &path, &root),
     )
     .unwrap_err();
@@ -219,7 +209,7 @@ fn a_read_back_that_differs_removes_the_new_session_and_names_the_difference() {
         other => panic!("expected a mismatch, got {other}"),
     }
     let altered = continue_conversation(
-        &with_both(Streaming(Take::All), AlteredReadBack),
+        &with_both(Streaming(Take::All), altered_read_back()),
         &request(&ReferencePlugin, &path, &root),
     )
     .unwrap_err();
@@ -320,39 +310,12 @@ fn a_source_reader_that_panics_is_an_error_and_writes_nothing() {
 
 /// A reader whose read-back panics at its third event (a source read by path is the reference
 /// plugin's).
-struct PanickyReadBack;
-
-impl Reader for PanickyReadBack {
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        ReferencePlugin.read(root, session)
-    }
-    fn read_each(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        for (i, event) in ReferencePlugin
-            .read(root, session)?
-            .events
-            .into_iter()
-            .enumerate()
-        {
-            if i == 2 {
-                panic!("the read-back broke at event {i}");
-            }
-            if !sink(event) {
-                break;
-            }
+fn panicky_read_back() -> AlteredReadBack<impl Fn(&mut Transcript) + Send + Sync> {
+    AlteredReadBack(|t: &mut Transcript| {
+        if t.events.len() > 2 {
+            panic!("the read-back broke at event 2");
         }
-        Ok(())
-    }
-    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
-        ReferencePlugin.read_path(target, path)
-    }
-    fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
-        ReferencePlugin.list(root, target)
-    }
+    })
 }
 
 /// The verify reads on a thread of its own: a panic there is the reader's error, and the session
@@ -363,7 +326,7 @@ fn a_read_back_that_panics_is_an_error_and_removes_the_new_session() {
     let t = &corpus::entry("parallel-tool-calls").unwrap().transcript;
     let path = source_file(dir.path(), t);
     let err = continue_conversation(
-        &with_both(Streaming(Take::All), PanickyReadBack),
+        &with_both(Streaming(Take::All), panicky_read_back()),
         &request(&ReferencePlugin, &path, &root),
     )
     .unwrap_err();

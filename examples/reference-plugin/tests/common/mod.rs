@@ -52,16 +52,14 @@ impl<W: Writer, R: Reader> Plugin for Swapped<W, R> {
     }
 }
 
-/// A reader that loses the last event of any session longer than `keep` events it reads back
-/// (`read`; a source read by path stays whole).
-pub struct LossyReader(pub usize);
+/// A reader whose read-back (`read`, and through it the default `read_each` the verify uses) is
+/// the reference plugin's changed by `alter`; a source read by path stays as it is.
+pub struct AlteredReadBack<F>(pub F);
 
-impl Reader for LossyReader {
+impl<F: Fn(&mut Transcript) + Send + Sync> Reader for AlteredReadBack<F> {
     fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
         let mut t = ReferencePlugin.read(root, session)?;
-        if t.events.len() > self.0 {
-            t.events.pop();
-        }
+        (self.0)(&mut t);
         Ok(t)
     }
     fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
@@ -70,4 +68,13 @@ impl Reader for LossyReader {
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
         ReferencePlugin.list(root, target)
     }
+}
+
+/// A reader that loses the last event of any session longer than `keep` events it reads back.
+pub fn lossy_reader(keep: usize) -> AlteredReadBack<impl Fn(&mut Transcript) + Send + Sync> {
+    AlteredReadBack(move |t: &mut Transcript| {
+        if t.events.len() > keep {
+            t.events.pop();
+        }
+    })
 }
