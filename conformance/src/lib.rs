@@ -10,6 +10,7 @@
 pub mod certificate;
 mod checks;
 pub mod corpus;
+mod lent;
 pub mod report;
 mod sandbox;
 
@@ -19,6 +20,7 @@ use std::time::Instant;
 
 use handoff_core::{Plugin, PLUGIN_API_VERSION};
 
+pub use lent::LentInSteps;
 pub use report::{CheckResult, Report, Status, REPORT_SCHEMA};
 
 /// The suite version; certificates are keyed by it.
@@ -30,7 +32,11 @@ pub use report::{CheckResult, Report, Status, REPORT_SCHEMA};
 /// and `read_path` (the continuation engine streams a source through them).
 /// 1.4.0: `streamed` also reads through `read_path_batches` and `read_each_batches`, which the
 /// engine's threads take a source and a read-back through.
-pub const SUITE_VERSION: &str = "1.4.0";
+/// 1.5.0: `streamed` also reads each session as if its writer were still writing it
+/// (`read_written_each`, `read_written_batches`: the engine's verify reads a new session so),
+/// which must yield `read_path`'s events or decline, and fail, not end short, on a file its
+/// writer abandons.
+pub const SUITE_VERSION: &str = "1.5.0";
 
 /// What to run and where.
 #[derive(Clone, Debug, Default)]

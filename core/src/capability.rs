@@ -13,8 +13,10 @@ use crate::store::{PathError, StoreRoot};
 use crate::transcript::{Event, Feature, Transcript};
 
 mod batch;
+mod written;
 pub(crate) use batch::in_batches;
 pub use batch::EventBatch;
+pub use written::{GrowingRead, Growth, WrittenFile, ABANDONED};
 
 pub use crate::manifest::{DefaultRoot, Manifest, RootBase, TargetKind, TargetManifest};
 
@@ -468,6 +470,43 @@ pub trait Reader: Send + Sync {
         sink: &mut dyn FnMut(EventBatch) -> bool,
     ) -> Result<(), PluginError> {
         in_batches(|each| self.read_each(root, session, each), sink)
+    }
+
+    /// Reads a session file while its writer still writes it, event by event as
+    /// [`Reader::read_path_each`] reads a whole one: the continuation engine's verify reads a new
+    /// session as it is written, so reading it back overlaps writing it. A reader that can reads
+    /// `file` through [`GrowingRead`] and returns `Ok(true)`; the default returns `Ok(false)`
+    /// without reading, and the engine reads the session once it is whole
+    /// ([`Reader::read_each_batches`]). The engine trusts what was read only once the file has
+    /// turned out to be the session (the same file, of the same length); on any error it reads the
+    /// session again once it is whole, so errors from here are never shown.
+    fn read_written_each(
+        &self,
+        target: &str,
+        file: &dyn WrittenFile,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<bool, PluginError> {
+        let _ = (target, file, sink);
+        Ok(false)
+    }
+
+    /// [`Reader::read_written_each`] in batches, as [`Reader::read_path_batches`] is
+    /// `read_path_each`'s.
+    fn read_written_batches(
+        &self,
+        target: &str,
+        file: &dyn WrittenFile,
+        sink: &mut dyn FnMut(EventBatch) -> bool,
+    ) -> Result<bool, PluginError> {
+        let mut read = false;
+        in_batches(
+            |each| {
+                read = self.read_written_each(target, file, each)?;
+                Ok(())
+            },
+            sink,
+        )?;
+        Ok(read)
     }
 
     /// Lists the sessions of a target, newest first.

@@ -13,8 +13,10 @@
 mod batches;
 mod recovery;
 mod source;
+mod written;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use recovery::{recover, Recovered};
@@ -22,10 +24,12 @@ pub use source::SourceFile;
 
 use batches::read_back;
 use source::SourceStream;
+use written::{ReadWritten, WriteWatch};
 
 use crate::capability::{CreateOptions, EventStream, Plugin, PluginError, ResumePlan, SessionRef};
 use crate::store::journal::Journal;
 use crate::store::lock::Lock;
+use crate::store::tap;
 use crate::store::{validate_cwd, StoreRoot};
 use crate::transcript::{Comparison, Difference, Fingerprinter, Transcript};
 
@@ -326,41 +330,71 @@ impl<'a> Run<'a> {
             let transcript = stream.whole()?;
             return self.continue_held(transcript);
         }
-        // The write takes the stream, the verify reads what it kept: one after the other.
+        // The writer takes the stream on this thread; the verify reads what it writes on another
+        // (`written`), then compares the fingerprints with those of what went in.
         let stream = std::cell::RefCell::new(stream);
-        let session = self.create_verified(
-            None,
-            |options| {
-                let request = self.request;
-                let mut stream = stream.borrow_mut();
-                let session = self.plugin.writer().create_streamed(
-                    request.root,
-                    request.target,
-                    &mut **stream,
-                    options,
-                )?;
-                if !stream.all_taken()? {
-                    // The plugin stopped early: what it wrote would verify against what it took.
-                    let _ = self.plugin.writer().remove(request.root, &session);
-                    return Err(PluginError::Other(format!(
-                        "{}: the writer returned before it took every event of the source",
-                        request.target
-                    )));
-                }
-                Ok(session)
-            },
-            |session| {
-                let stream = stream.borrow();
-                match stream.held() {
-                    Some(transcript) => {
-                        self.verify_held(session, transcript, "the new session was removed")
+        let watch = Arc::new(WriteWatch::default());
+        let reader = self.plugin.reader();
+        let target = self.request.target;
+        let session = std::thread::scope(|scope| {
+            let verifying = std::thread::Builder::new()
+                .name("handoff-verify".into())
+                .spawn_scoped(scope, || watch.read(reader, target, self.comparison))
+                .expect("a thread for the verify");
+            // However this ends, a reader waiting for more of the file stops.
+            let _abandon = AbandonOnDrop(&watch);
+            let mut verifying = Some(verifying);
+            self.create_verified(
+                None,
+                |options| {
+                    let request = self.request;
+                    let mut stream = stream.borrow_mut();
+                    let session = tap::watched(watch.tap(), || {
+                        self.plugin.writer().create_streamed(
+                            request.root,
+                            request.target,
+                            &mut **stream,
+                            options,
+                        )
+                    })?;
+                    if !stream.all_taken()? {
+                        // The plugin stopped early: what it wrote would verify against what it took.
+                        let _ = self.plugin.writer().remove(request.root, &session);
+                        return Err(PluginError::Other(format!(
+                            "{}: the writer returned before it took every event of the source",
+                            request.target
+                        )));
                     }
-                    None => {
-                        self.verify_fingerprints(session, &stream, "the new session was removed")
+                    watch.confirm(&session);
+                    Ok(session)
+                },
+                |session| {
+                    let read = verifying.take().map(|thread| thread.join());
+                    let stream = stream.borrow();
+                    if let Some(transcript) = stream.held() {
+                        return self.verify_held(
+                            session,
+                            transcript,
+                            "the new session was removed",
+                        );
                     }
-                }
-            },
-        )?;
+                    match read {
+                        Some(Ok(ReadWritten::Read(prints))) if prints == stream.fingerprints() => {
+                            tracing::debug!(phase = "verified", "read back as it was written");
+                            return Ok(());
+                        }
+                        Some(Ok(ReadWritten::Read(_))) => tracing::warn!(
+                            "the session read as it was written differs; reading it again whole"
+                        ),
+                        Some(Ok(ReadWritten::NotRead(why))) => {
+                            tracing::debug!(%why, "the session was not read as it was written")
+                        }
+                        Some(Err(_)) | None => {}
+                    }
+                    self.verify_fingerprints(session, &stream, "the new session was removed")
+                },
+            )
+        })?;
         let stream = stream.into_inner();
         let events = stream.events();
         self.finish(session, Action::Created, None, events)
@@ -573,6 +607,16 @@ impl<'a> Run<'a> {
             diff,
             undo: undo.to_owned(),
         }
+    }
+}
+
+/// Abandons the watch when dropped: a verify thread waiting for bytes of a write that will
+/// never come stops.
+struct AbandonOnDrop<'w>(&'w WriteWatch);
+
+impl Drop for AbandonOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.abandon();
     }
 }
 

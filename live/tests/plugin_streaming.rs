@@ -9,8 +9,8 @@ mod support;
 use std::io::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use handoff_core::abi::{READER_V1, READER_V2, READER_V4, RESUME_V1, RESUME_V2};
-use handoff_core::abi::{WRITER_V1, WRITER_V2, WRITER_V4};
+use handoff_core::abi::{READER_V1, READER_V2, READER_V5, RESUME_V1, RESUME_V2};
+use handoff_core::abi::{WRITER_V1, WRITER_V2, WRITER_V5};
 use handoff_core::{
     AssistantPart, Body, CreateOptions, Event, Part, Plugin, PluginError, SessionRef, StoreRoot,
     Timestamp, ToolCall, Transcript,
@@ -38,7 +38,7 @@ fn streams_exactly_what_the_builtin_reads(builtin: &dyn Plugin, package: &str, t
     let loaded = load(package);
     assert_eq!(
         loaded.capabilities(),
-        vec![WRITER_V4, READER_V4, RESUME_V2],
+        vec![WRITER_V5, READER_V5, RESUME_V2],
         "{package}"
     );
     let dir = tempfile::tempdir().unwrap();

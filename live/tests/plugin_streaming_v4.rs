@@ -10,7 +10,7 @@ use std::io::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-use handoff_core::abi::{READER_V3, READER_V4, RESUME_V2, WRITER_V3, WRITER_V4};
+use handoff_core::abi::{READER_V3, READER_V5, RESUME_V2, WRITER_V3, WRITER_V5};
 use handoff_core::loader::{self, LoadedPlugin};
 use handoff_core::{
     Body, CreateOptions, Event, EventBatch, EventStream, HeldEvents, Part, Plugin, PluginError,
@@ -134,7 +134,7 @@ fn streams_as_the_builtin(builtin: &dyn Plugin, package: &str, target: &str) {
     let loaded = load(package);
     assert_eq!(
         loaded.capabilities(),
-        vec![WRITER_V4, READER_V4, RESUME_V2],
+        vec![WRITER_V5, READER_V5, RESUME_V2],
         "{package}"
     );
     let comparison = builtin.manifest().target(target).unwrap().comparison();

@@ -19,8 +19,8 @@ use handoff_core::abi::wire::{
     WriterRequestV2,
 };
 use handoff_core::abi::{
-    PluginModule, PluginModuleRef, READER_V1, READER_V2, READER_V3, READER_V4, RESUME_V1,
-    RESUME_V2, WRITER_V1, WRITER_V2, WRITER_V3, WRITER_V4,
+    PluginModule, PluginModuleRef, READER_V1, READER_V2, READER_V3, READER_V4, READER_V5,
+    RESUME_V1, RESUME_V2, WRITER_V1, WRITER_V2, WRITER_V3, WRITER_V4, WRITER_V5,
 };
 use handoff_core::{Plugin, PluginError, SessionRef, StoreRoot};
 use serde::Serialize;
@@ -153,6 +153,8 @@ extern "C" fn get_capability(id: RStr<'_>) -> ROption<CapabilityBox> {
         READER_V3 => READER_V3,
         WRITER_V4 => WRITER_V4,
         READER_V4 => READER_V4,
+        WRITER_V5 => WRITER_V5,
+        READER_V5 => READER_V5,
         _ => return ROption::RNone,
     };
     if !OFFERED.get().is_none_or(|offered| offered().contains(&id)) {
@@ -173,7 +175,10 @@ impl Capability for Exported {
 
     fn call(&self, request: RStr<'_>) -> RResult<RString, RString> {
         let request = request.as_str();
-        if matches!(self.id, WRITER_V3 | READER_V3 | WRITER_V4 | READER_V4) {
+        if matches!(
+            self.id,
+            WRITER_V3 | READER_V3 | WRITER_V4 | READER_V4 | WRITER_V5 | READER_V5
+        ) {
             // A binary call (or v4's `read_path_cwd`), else one of v2's JSON requests, which v3
             // and v4 answer too.
             if let Some(result) = crate::export_binary::answer(self.id, request) {
@@ -185,8 +190,8 @@ impl Capability for Exported {
             READER_V1 => reader_call(request),
             RESUME_V1 => resume_call(request),
             // v3 answers v2's JSON requests; only create, append and the reads are binary.
-            WRITER_V2 | WRITER_V3 | WRITER_V4 => writer_call_v2(request),
-            READER_V2 | READER_V3 | READER_V4 => reader_call_v2(request),
+            WRITER_V2 | WRITER_V3 | WRITER_V4 | WRITER_V5 => writer_call_v2(request),
+            READER_V2 | READER_V3 | READER_V4 | READER_V5 => reader_call_v2(request),
             _ => resume_call_v2(request),
         })
     }

@@ -7,10 +7,10 @@
 use handoff_core::abi::binary_call::{receive, Envelope, Received};
 use handoff_core::abi::codec::{decode_events, BatchCursor, Encoder, BATCH_BYTES};
 use handoff_core::abi::wire::{
-    ReaderRequestV3, ReaderRequestV4, StreamedCreate, TranscriptHeader, WriterRequestV3,
-    WriterRequestV4,
+    ReaderRequestV3, ReaderRequestV4, ReaderRequestV5, StreamedCreate, TranscriptHeader,
+    WriterRequestV3, WriterRequestV4,
 };
-use handoff_core::abi::{READER_V4, WRITER_V3, WRITER_V4};
+use handoff_core::abi::{READER_V4, READER_V5, WRITER_V3, WRITER_V4, WRITER_V5};
 use handoff_core::transcript::SCHEMA;
 use handoff_core::{CreateOptions, Event, EventStream, PluginError, Transcript};
 
@@ -30,7 +30,7 @@ pub(crate) fn answer(id: &str, json: &str) -> Option<Result<String, PluginError>
     if let Some(answered) = answer_v4(id, json, is_envelope) {
         return Some(answered.map_err(unreadable).and_then(|result| result));
     }
-    let answered = if matches!(id, WRITER_V3 | WRITER_V4) {
+    let answered = if matches!(id, WRITER_V3 | WRITER_V4 | WRITER_V5) {
         serde_json::from_str::<Envelope<WriterRequestV3<'_>>>(json).map(|envelope| {
             // SAFETY: the address came in the envelope of the call being answered (the host's
             // `binary_call::invoke` made it); `received` does not outlive this call.
@@ -58,12 +58,25 @@ fn answer_v4(
     is_envelope: bool,
 ) -> Option<Result<Result<String, PluginError>, String>> {
     match (id, is_envelope) {
-        (WRITER_V4, true) => {
+        (READER_V5, true) => {
+            if let Ok(envelope) = serde_json::from_str::<Envelope<ReaderRequestV5<'_>>>(json) {
+                // SAFETY: the envelope's address is the host's record for this call.
+                let received = unsafe { receive(envelope.binary_call) };
+                return Some(
+                    received
+                        .map(|host| crate::export_written::read_written(envelope.request, host)),
+                );
+            }
+            answer_v4(READER_V4, json, is_envelope)
+        }
+        (READER_V5, false) => answer_v4(READER_V4, json, is_envelope),
+        (WRITER_V4 | WRITER_V5, true) => {
             let envelope = serde_json::from_str::<Envelope<WriterRequestV4<'_>>>(json).ok()?;
             // SAFETY: the address came in the envelope of the call being answered (the host's
             // `binary_call::invoke` made it); `received` does not outlive this call.
             let received = unsafe { receive(envelope.binary_call) };
-            Some(received.map(|host| create_streamed(envelope.request, host)))
+            let reports = id == WRITER_V5;
+            Some(received.map(|host| create_streamed(envelope.request, host, reports)))
         }
         (READER_V4, true) => {
             let envelope = serde_json::from_str::<Envelope<ReaderRequestV4<'_>>>(json).ok()?;
@@ -107,6 +120,7 @@ fn decode_batch(
 fn create_streamed(
     request: WriterRequestV4<'_>,
     mut host: Received,
+    reports: bool,
 ) -> Result<String, PluginError> {
     let method = request.method();
     guarded(method, || {
@@ -116,8 +130,17 @@ fn create_streamed(
             target,
             options,
         } = request;
+        let reporter = host.clone();
         let mut events = PulledEvents::new(&mut host, &options);
-        match writer.create_streamed(&root(r)?, &target, &mut events, &options) {
+        let root = root(r)?;
+        let mut create = || writer.create_streamed(&root, &target, &mut events, &options);
+        // Under v5 the file the writer creates is reported to the host as it is written.
+        let created = if reports {
+            crate::store::tap::watched(crate::export_written::reporting(reporter), create)
+        } else {
+            create()
+        };
+        match created {
             Ok(session) => to_json(method, &StreamedCreate::Created(session)),
             Err(error) if events.whole_refused && error == whole_needed() => {
                 to_json(method, &StreamedCreate::WholeNeeded)
@@ -325,16 +348,16 @@ fn read(request: ReaderRequestV3<'_>, mut host: Received) -> Result<String, Plug
 }
 
 /// Events on their way to the host, a batch at a time.
-struct Stream<'s> {
-    encoder: Encoder,
-    host: &'s mut Received,
+pub(crate) struct Stream<'s> {
+    pub(crate) encoder: Encoder,
+    pub(crate) host: &'s mut Received,
     /// False once the host said stop.
-    open: bool,
+    pub(crate) open: bool,
 }
 
 impl Stream<'_> {
     /// Adds an event; hands the batch on once it is full. False once the host wants no more.
-    fn push(&mut self, event: &Event) -> bool {
+    pub(crate) fn push(&mut self, event: &Event) -> bool {
         self.encoder.push(event);
         if self.encoder.len() >= BATCH_BYTES {
             self.flush();
@@ -342,7 +365,7 @@ impl Stream<'_> {
         self.open
     }
 
-    fn flush(&mut self) {
+    pub(crate) fn flush(&mut self) {
         if self.open && !self.encoder.is_empty() {
             self.open = self.host.push(self.encoder.batch());
         }

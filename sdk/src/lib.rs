@@ -36,6 +36,7 @@ mod document;
 #[doc(hidden)]
 pub mod export;
 mod export_binary;
+mod export_written;
 pub mod ids;
 mod listing;
 mod log_bridge;

@@ -1,15 +1,19 @@
+use std::path::Path;
+
 use handoff_core::{
     CreateOptions, Event, EventBatch, EventStream, HeldEvents, PluginError, Transcript,
 };
 
-use crate::corpus;
+use crate::{corpus, LentInSteps};
 
 use super::{Ctx, Outcome, SUITE_CWD};
 
 /// What the continuation engine streams through, for every corpus entry the target carries:
 /// `create_streamed` writes what `create` writes (read back equal), `read_path_each` yields
 /// exactly `read_path`'s events and stops when told, `read_path_batches` and `read_each_batches`
-/// the same events, and `read_path_cwd` is `read_path`'s cwd.
+/// the same events, `read_written_each` and `read_written_batches` too (or they decline) when the
+/// file is lent as it grows, and an error when its writer abandons it; and `read_path_cwd` is
+/// `read_path`'s cwd.
 pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
     let mut evidence = Vec::new();
     let mut failures = Vec::new();
@@ -133,6 +137,7 @@ fn streamed_one(ctx: &Ctx<'_>, name: &str, transcript: &Transcript) -> Result<()
             )));
         }
     }
+    read_as_written(ctx, &session.path, &whole.events).map_err(fail)?;
     let mut handed = 0;
     reader
         .read_path_each(ctx.name(), &session.path, &mut |_| {
@@ -153,6 +158,70 @@ fn streamed_one(ctx: &Ctx<'_>, name: &str, transcript: &Transcript) -> Result<()
             "read_path_cwd says {cwd:?}, read_path's cwd is {:?}",
             whole.cwd
         )));
+    }
+    Ok(())
+}
+
+/// The session file lent as it grows, in small steps and in large: a reader that reads files as
+/// they are written yields `read_path`'s events both ways, in one piece or in batches; one that
+/// declines reads nothing. A file abandoned halfway is an error, never a short read.
+fn read_as_written(ctx: &Ctx<'_>, path: &Path, whole: &[Event]) -> Result<(), String> {
+    let reader = ctx.plugin.reader();
+    let lent = |step| LentInSteps::new(path, step).map_err(|e| format!("{}: {e}", path.display()));
+    let len = std::fs::metadata(path).map_or(0, |m| m.len());
+    let mut events = Vec::new();
+    let file = lent(512)?;
+    let read = reader
+        .read_written_each(ctx.name(), &file, &mut |e| {
+            events.push(e);
+            true
+        })
+        .map_err(|e| format!("read_written_each failed: {e}"))?;
+    if !read {
+        if !events.is_empty() {
+            return Err(format!(
+                "read_written_each declined the file but handed {} events",
+                events.len()
+            ));
+        }
+        return Ok(());
+    }
+    let mut read_batched = false;
+    let file_batched = lent(1 << 16)?;
+    let batched = batched(|sink| {
+        read_batched = reader.read_written_batches(ctx.name(), &file_batched, sink)?;
+        Ok(())
+    })
+    .map_err(|e| format!("read_written_batches failed: {e}"))?;
+    for (method, events) in [
+        ("read_written_each", &events),
+        ("read_written_batches", &batched),
+    ] {
+        if events != whole {
+            return Err(format!(
+                "{method} yields {} events of the file lent as it grows, read_path {}",
+                events.len(),
+                whole.len()
+            ));
+        }
+    }
+    if !read_batched {
+        return Err("read_written_batches declined a file read_written_each reads".into());
+    }
+    if len >= 2 {
+        let abandoned = lent(len / 4 + 1)?.abandoned_at(len / 2);
+        let mut handed = 0;
+        if reader
+            .read_written_each(ctx.name(), &abandoned, &mut |_| {
+                handed += 1;
+                true
+            })
+            .is_ok()
+        {
+            return Err(format!(
+                "read_written_each read a file its writer abandoned halfway as whole ({handed} events)"
+            ));
+        }
     }
     Ok(())
 }

@@ -174,7 +174,9 @@ pub fn invoke(
     Ok(answer)
 }
 
-/// The plugin's view of a binary call.
+/// The plugin's view of a binary call. A clone is another handle on the same call (a v5 create
+/// reports its file through one while its events are pulled through the other), valid as long.
+#[derive(Clone)]
 pub struct Received {
     call: *const BinaryCall,
 }

@@ -14,7 +14,8 @@
 //! What crosses the boundary is described in [`wire`]: every call is one JSON request and one JSON
 //! answer (`Ok` value or a serialised [`PluginError`](crate::PluginError)), except the v3 ids'
 //! transcripts, which travel in the binary form of [`codec`] and, when read, in batches (the v4
-//! ids add the streamed create and the streamed read of a file).
+//! ids add the streamed create and the streamed read of a file, the v5 ids the read of a file
+//! as it is written).
 //!
 //! Architecture invariant: abi_stable types appear only here, in the SDK's export glue and in
 //! the loader. Hosts and plugin authors see the plain traits of [`crate::capability`].
@@ -26,6 +27,7 @@ pub use abi_stable;
 pub mod binary_call;
 pub mod codec;
 pub mod declaration;
+pub mod growth;
 pub mod module;
 pub mod wire;
 
@@ -63,6 +65,14 @@ pub const WRITER_V4: &str = "transcript.writer.v4";
 /// that streams the events as the plugin reads them, and `read_path_cwd` as JSON
 /// ([`wire::ReaderRequestV4`]).
 pub const READER_V4: &str = "transcript.reader.v4";
+
+/// Capability id of the writer, version 5: v4's requests; its `create_streamed` also reports the
+/// growth of the file it writes (see [`growth`]), so the host can read it as it is written.
+pub const WRITER_V5: &str = "transcript.writer.v5";
+/// Capability id of the reader, version 5: v4's requests, plus `read_written_each` as a binary
+/// call: the plugin's reader reads a file the host's writer is still writing, waiting for its
+/// growth through the call's `pull` ([`wire::ReaderRequestV5`], [`growth`]).
+pub const READER_V5: &str = "transcript.reader.v5";
 
 /// The major version of the host's plugin API ([`crate::PLUGIN_API_VERSION`]); certificates are
 /// keyed by it.

@@ -313,6 +313,26 @@ pub enum ReaderRequestV4<'a> {
     },
 }
 
+/// A binary call to `transcript.reader.v5` (inside a [`super::binary_call::Envelope`]). The v5
+/// object also answers v4's and v3's binary calls and v2's JSON requests.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum ReaderRequestV5<'a> {
+    /// [`crate::Reader::read_written_each`]: the plugin's reader streams the events of `file` as
+    /// it reads them, and at the end of what is written so far pulls the file's growth
+    /// ([`super::growth`]); answers whether it read the file (`false`: its reader reads whole
+    /// files only).
+    ReadWrittenEach {
+        /// The target.
+        target: Cow<'a, str>,
+        /// A path that opens the file being written (`/proc/self/fd/N` of a host's handle: the
+        /// writer may rename the file meanwhile).
+        file: Cow<'a, Path>,
+        /// The file's name for errors.
+        name: Cow<'a, Path>,
+    },
+}
+
 /// What a streamed read answers besides its events: the rest of the transcript.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct TranscriptHeader {
@@ -341,6 +361,7 @@ method_names!(WriterRequestV3 { Create => "create", Append => "append" });
 method_names!(ReaderRequestV3 { Read => "read", ReadPath => "read_path", ReadEach => "read_each" });
 method_names!(WriterRequestV4 { CreateStreamed => "create_streamed" });
 method_names!(ReaderRequestV4 { ReadPathEach => "read_path_each", ReadPathCwd => "read_path_cwd" });
+method_names!(ReaderRequestV5 { ReadWrittenEach => "read_written_each" });
 
 /// Serialises a plugin error for the `Err` side of an answer. Never fails: a [`PluginError`] is
 /// plain data.

@@ -27,6 +27,7 @@ mod probe;
 #[cfg(test)]
 pub(crate) mod test_libs;
 mod wrap;
+mod written;
 
 pub use layout::summarise_layout_error;
 pub use probe::{probe, probe_bytes, Probe};

@@ -10,22 +10,24 @@ use serde::Serialize;
 
 use super::encoded_read::{unreadable_events, EncodedReadEnd};
 use super::probe::Probe;
+use super::written::{report, WrittenReadEnd};
 use super::{log, summarise_layout_error, LoadError, PluginFile};
 use crate::abi::binary_call::{self, HostEnd, Pull};
 use crate::abi::codec::{decode_events, Encoder, BATCH_BYTES};
 use crate::abi::wire::{
     decode_error, encode_error, ReaderRequest, ReaderRequestV2, ReaderRequestV3, ReaderRequestV4,
-    ResumeRequest, ResumeRequestV2, StreamedCreate, TranscriptHeader, WriterRequest,
-    WriterRequestV2, WriterRequestV3, WriterRequestV4,
+    ReaderRequestV5, ResumeRequest, ResumeRequestV2, StreamedCreate, TranscriptHeader,
+    WriterRequest, WriterRequestV2, WriterRequestV3, WriterRequestV4,
 };
 use crate::abi::{
-    CapabilityBox, PluginModuleRef, READER_V1, READER_V2, READER_V3, READER_V4, RESUME_V1,
-    RESUME_V2, WRITER_V1, WRITER_V2, WRITER_V3, WRITER_V4,
+    CapabilityBox, PluginModuleRef, READER_V1, READER_V2, READER_V3, READER_V4, READER_V5,
+    RESUME_V1, RESUME_V2, WRITER_V1, WRITER_V2, WRITER_V3, WRITER_V4, WRITER_V5,
 };
 use crate::capability::{
     in_batches, CreateOptions, EventBatch, EventStream, Manifest, Plugin, PluginError, Reader,
-    ResumePlan, Resumer, SessionInfo, SessionRef, Writer,
+    ResumePlan, Resumer, SessionInfo, SessionRef, Writer, WrittenFile,
 };
+use crate::store::tap::{self, WriteTap};
 use crate::store::StoreRoot;
 use crate::transcript::{Event, Transcript, SCHEMA};
 
@@ -81,8 +83,8 @@ impl LoadedPlugin {
                 })
             }
         };
-        // The newest version of each capability the plugin offers: v4 streams a create and the
-        // read of a file as they go, v3 streams transcripts in the binary form, v2 takes resolved
+        // The newest version of each capability the plugin offers: v5 reads a file as it is
+        // written, v4 streams a create and the read of a file as they go, v3 streams transcripts in the binary form, v2 takes resolved
         // sessions, a v1-only plugin resolves again on every call.
         let capability = |ids: &[&'static str]| {
             ids.iter()
@@ -103,8 +105,12 @@ impl LoadedPlugin {
                 })
         };
         let plugin = LoadedPlugin {
-            writer: RemoteWriter(capability(&[WRITER_V4, WRITER_V3, WRITER_V2, WRITER_V1])),
-            reader: RemoteReader(capability(&[READER_V4, READER_V3, READER_V2, READER_V1])),
+            writer: RemoteWriter(capability(&[
+                WRITER_V5, WRITER_V4, WRITER_V3, WRITER_V2, WRITER_V1,
+            ])),
+            reader: RemoteReader(capability(&[
+                READER_V5, READER_V4, READER_V3, READER_V2, READER_V1,
+            ])),
             resumer: RemoteResumer(capability(&[RESUME_V2, RESUME_V1])),
             file,
             manifest,
@@ -131,9 +137,9 @@ impl LoadedPlugin {
 }
 
 /// The newest capability version this host knows.
-const NEWEST_VERSION: u8 = 4;
+const NEWEST_VERSION: u8 = 5;
 
-/// The version of a capability id (`transcript.writer.v4` → 4).
+/// The version of a capability id (`transcript.writer.v5` → 5).
 fn version_of(id: &str) -> u8 {
     id.rsplit_once(".v")
         .and_then(|(_, v)| v.parse().ok())
@@ -255,6 +261,34 @@ impl Remote {
         self.call_binary(method, request, &mut end)
     }
 
+    /// A v5 `read_written_each`, its batches to `events`; `Ok(false)` from an older plugin (or
+    /// where a file being written cannot be named to a plugin).
+    fn read_written(
+        &self,
+        target: &str,
+        file: &dyn WrittenFile,
+        events: &mut dyn HostEnd,
+    ) -> Result<bool, PluginError> {
+        if self.version() < 5 || !cfg!(target_os = "linux") {
+            return Ok(false);
+        }
+        let name = file.name();
+        // A handle of the plugin's own, named so it opens the file wherever it was renamed.
+        let handle = file.open().map_err(|e| PluginError::io(name, &e))?;
+        let request = ReaderRequestV5::ReadWrittenEach {
+            target: Cow::Borrowed(target),
+            file: Cow::Owned(fd_path(&handle)),
+            name: Cow::Borrowed(name),
+        };
+        let mut end = WrittenReadEnd {
+            events,
+            file,
+            lent: 0,
+            growth: [0; 9],
+        };
+        self.call_binary(request.method(), &request, &mut end)
+    }
+
     /// A streamed read of a whole transcript.
     fn read_whole(&self, request: &ReaderRequestV3<'_>) -> Result<Transcript, PluginError> {
         let mut events = Vec::new();
@@ -281,6 +315,20 @@ impl Remote {
             encoder: Encoder::new(),
         };
         self.call_binary(request.method(), request, &mut end)
+    }
+}
+
+/// A path that opens the file `handle` has open, as long as it is open.
+fn fd_path(handle: &std::fs::File) -> std::path::PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::io::AsRawFd;
+        std::path::PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = handle;
+        std::path::PathBuf::new()
     }
 }
 
@@ -344,11 +392,18 @@ struct StreamEnd<'e> {
     /// lent, then lent on every later pull.
     failed: Option<(PluginError, String)>,
     ended: bool,
+    /// Where a v5 writer's reports of its file go (the host's, taken from
+    /// [`tap::watched`]).
+    tap: Option<Box<dyn WriteTap>>,
 }
 
 impl HostEnd for StreamEnd<'_> {
-    fn on_batch(&mut self, _: &[u8]) -> bool {
-        false
+    fn on_batch(&mut self, bytes: &[u8]) -> bool {
+        // A writer streams no events back; under v5 it reports its file.
+        if let Some(tap) = &mut self.tap {
+            report(&mut **tap, bytes);
+        }
+        true
     }
 
     fn next_batch(&mut self) -> Pull<'_> {
@@ -391,6 +446,11 @@ impl Remote {
     /// Whether `create_streamed`, `read_path_each` and `read_path_cwd` cross (the v4 ids).
     fn is_v4(&self) -> bool {
         self.version() >= 4
+    }
+
+    /// Whether a create reports its file and a file can be read as it is written (the v5 ids).
+    fn is_v5(&self) -> bool {
+        self.version() >= 5
     }
 
     fn version(&self) -> u8 {
@@ -501,6 +561,9 @@ impl Writer for RemoteWriter {
             encoder: Encoder::new(),
             failed: None,
             ended: false,
+            // Under v5 the plugin's create reports its file; the host's own create is not
+            // watched (it writes nothing).
+            tap: if self.0.is_v5() { tap::take() } else { None },
         };
         let answer = self.0.call_binary(request.method(), &request, &mut end);
         let failed = end.failed.take().map(|(error, _)| error);
@@ -656,6 +719,41 @@ impl Reader for RemoteReader {
         self.0
             .read_encoded::<Option<TranscriptHeader>>(request.method(), &request, sink)
             .map(drop)
+    }
+
+    fn read_written_each(
+        &self,
+        target: &str,
+        file: &dyn WrittenFile,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<bool, PluginError> {
+        let mut events = ReadEnd {
+            sink,
+            unreadable: None,
+        };
+        let read = self.0.read_written(target, file, &mut events);
+        if let Some(message) = events.unreadable {
+            return Err(unreadable_events(
+                &self.0.plugin,
+                "read_written_each",
+                &message,
+            ));
+        }
+        read
+    }
+
+    fn read_written_batches(
+        &self,
+        target: &str,
+        file: &dyn WrittenFile,
+        sink: &mut dyn FnMut(EventBatch) -> bool,
+    ) -> Result<bool, PluginError> {
+        let mut events = EncodedReadEnd {
+            sink,
+            plugin: &self.0.plugin,
+            method: "read_written_each",
+        };
+        self.0.read_written(target, file, &mut events)
     }
 
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {

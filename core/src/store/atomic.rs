@@ -4,6 +4,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
+use super::tap::WriteTap;
+
 /// Every temp file a write makes starts with this, then the writing process's id and a dash
 /// (`.handoff-tmp-<pid>-XXXXXX`), so what a killed writer leaves can be told apart from a live
 /// writer's and removed (see [`super::journal`]).
@@ -16,12 +18,20 @@ pub fn temp_prefix(pid: u32) -> String {
 
 /// Creates `path`, which must not exist, with the bytes `write` produces: they go to a temp file in
 /// the same directory, which is synced and then renamed into place without replacing anything, and
-/// the directory is synced. On any error nothing is left behind.
+/// the directory is synced. On any error nothing is left behind. Inside [`super::tap::watched`]
+/// its temp file is reported to the tap as it is written.
 pub fn create_new(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
-    let temp = write_temp(path, write)?;
+    let temp = match super::tap::take() {
+        Some(mut tap) => {
+            let temp = write_temp(path, Some(&mut *tap), write);
+            tap.ended(temp.is_ok());
+            temp?
+        }
+        None => write_temp(path, None, write)?,
+    };
     temp.persist_noclobber(path).map_err(|e| e.error)?;
     sync_parent(path)
 }
@@ -31,24 +41,29 @@ pub fn replace(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
-    let temp = write_temp(path, write)?;
+    let temp = write_temp(path, None, write)?;
     temp.persist(path).map_err(|e| e.error)?;
     sync_parent(path)
 }
 
 fn write_temp(
     path: &Path,
+    mut tap: Option<&mut dyn WriteTap>,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<tempfile::NamedTempFile> {
     let dir = parent_dir(path)?;
     let temp = tempfile::Builder::new()
         .prefix(&temp_prefix(std::process::id()))
         .tempfile_in(dir)?;
+    if let Some(tap) = tap.as_deref_mut() {
+        tap.began(temp.path());
+    }
     {
         let file = EarlyWriteback {
             file: temp.as_file(),
             written: 0,
             started: 0,
+            tap,
         };
         let mut out = BufWriter::with_capacity(1 << 16, file);
         write(&mut out)?;
@@ -65,17 +80,22 @@ const WRITEBACK_EVERY: u64 = 1 << 20;
 /// `sync_file_range` without waiting), so the `fsync` that must come before the rename waits for
 /// the last stretch only, not for the whole file (measured: an 18 MB session's fsync 10-18 ms →
 /// 1-3 ms, a 90 MB one's 26-37 ms → 1-4 ms). Only a hint: durability is still the `fsync`'s.
-struct EarlyWriteback<'f> {
+/// A watched create also tells its tap how far the file is written.
+struct EarlyWriteback<'f, 't> {
     file: &'f File,
     written: u64,
     /// The bytes before this offset were handed to the disk.
     started: u64,
+    tap: Option<&'t mut dyn WriteTap>,
 }
 
-impl Write for EarlyWriteback<'_> {
+impl Write for EarlyWriteback<'_, '_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = (&mut &*self.file).write(buf)?;
         self.written += n as u64;
+        if let Some(tap) = self.tap.as_deref_mut() {
+            tap.written(self.written);
+        }
         if self.written - self.started >= WRITEBACK_EVERY {
             start_writeback(self.file, self.started, self.written - self.started);
             self.started = self.written;

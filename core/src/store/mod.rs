@@ -12,5 +12,6 @@ pub mod lock;
 pub mod marker;
 mod root;
 pub mod scratch;
+pub mod tap;
 
 pub use root::{validate_component, validate_cwd, PathError, StoreRoot};

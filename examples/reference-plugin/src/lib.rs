@@ -20,7 +20,7 @@ use std::path::Path;
 
 use handoff_sdk::{
     CreateOptions, Event, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer, SessionInfo,
-    SessionRef, StoreRoot, Transcript, Writer,
+    SessionRef, StoreRoot, Transcript, Writer, WrittenFile,
 };
 
 pub use manifest::{manifest, NAME};
@@ -96,6 +96,24 @@ impl Reader for ReferencePlugin {
     fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
         check_target(target)?;
         reference::read_path(path)
+    }
+
+    /// The continuation engine's verify reads a new session as its writer writes it. A session
+    /// of this target is one small document, so the reader takes the bytes as they come and
+    /// decodes them once they are all there; a reader of a long format would decode as it goes.
+    fn read_written_each(
+        &self,
+        target: &str,
+        file: &dyn WrittenFile,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<bool, PluginError> {
+        check_target(target)?;
+        for event in reference::read_written(file)?.events {
+            if !sink(event) {
+                break;
+            }
+        }
+        Ok(true)
     }
 
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {

@@ -355,3 +355,96 @@ fn an_empty_source_without_a_locator_is_refused() {
     assert!(err.to_string().contains("has no events"), "{err}");
     assert!(!root.path().exists());
 }
+
+/// The reference reader, counting how the verify read the new session back; with
+/// `drop_last_written`, what it reads as the session is written loses its last event.
+#[derive(Default)]
+struct Observed {
+    as_written: std::sync::atomic::AtomicUsize,
+    whole: std::sync::atomic::AtomicUsize,
+    drop_last_written: bool,
+}
+
+impl Observed {
+    fn counts(&self) -> (usize, usize) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (self.as_written.load(Relaxed), self.whole.load(Relaxed))
+    }
+}
+
+impl Reader for Observed {
+    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
+        self.whole
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        ReferencePlugin.read(root, session)
+    }
+    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
+        ReferencePlugin.read_path(target, path)
+    }
+    fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
+        ReferencePlugin.list(root, target)
+    }
+    fn read_written_each(
+        &self,
+        target: &str,
+        file: &dyn handoff_core::capability::WrittenFile,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<bool, PluginError> {
+        self.as_written
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut events = Vec::new();
+        ReferencePlugin.read_written_each(target, file, &mut |e| {
+            events.push(e);
+            true
+        })?;
+        if self.drop_last_written {
+            events.pop();
+        }
+        events.into_iter().all(sink);
+        Ok(true)
+    }
+}
+
+#[test]
+fn the_verify_reads_the_new_session_as_its_writer_writes_it() {
+    let (dir, root) = scratch();
+    let base = &corpus::entry("parallel-tool-calls").unwrap().transcript;
+    let path = source_file(dir.path(), base);
+    let plugin = with_both(Streaming(Take::All), Observed::default());
+    let done = continue_conversation(&plugin, &request(&ReferencePlugin, &path, &root)).unwrap();
+    assert_eq!(done.action, Action::Created);
+    // Read once, as it was written; the fingerprints agreed, so not read again whole.
+    assert_eq!(plugin.test_reader().counts(), (1, 0));
+    let back = ReferencePlugin.read(&root, &done.session).unwrap();
+    Comparison::exact().diff(base, &back).unwrap();
+}
+
+#[test]
+fn a_read_as_written_that_differs_is_read_again_whole_and_the_whole_read_decides() {
+    let (dir, root) = scratch();
+    let base = &corpus::entry("parallel-tool-calls").unwrap().transcript;
+    let path = source_file(dir.path(), base);
+    let reader = Observed {
+        drop_last_written: true,
+        ..Observed::default()
+    };
+    let plugin = with_both(Streaming(Take::All), reader);
+    let done = continue_conversation(&plugin, &request(&ReferencePlugin, &path, &root)).unwrap();
+    assert_eq!(plugin.test_reader().counts(), (1, 1));
+    let back = ReferencePlugin.read(&root, &done.session).unwrap();
+    Comparison::exact().diff(base, &back).unwrap();
+}
+
+#[test]
+fn a_writer_that_starts_over_is_verified_by_reading_its_session_whole() {
+    let (dir, root) = scratch();
+    let base = &corpus::entry("parallel-tool-calls").unwrap().transcript;
+    let path = source_file(dir.path(), base);
+    // The whole transcript after two events: the engine holds it and compares with it.
+    let plugin = with_both(Streaming(Take::WholeAfter(2)), Observed::default());
+    let done = continue_conversation(&plugin, &request(&ReferencePlugin, &path, &root)).unwrap();
+    let (_, whole) = plugin.test_reader().counts();
+    assert_eq!(whole, 1);
+    let back = ReferencePlugin.read(&root, &done.session).unwrap();
+    Comparison::exact().diff(base, &back).unwrap();
+}

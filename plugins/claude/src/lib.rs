@@ -26,7 +26,7 @@ use std::path::Path;
 
 use handoff_sdk::{
     CreateOptions, Event, EventStream, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer,
-    SessionInfo, SessionRef, StoreRoot, Transcript, Writer,
+    SessionInfo, SessionRef, StoreRoot, Transcript, Writer, WrittenFile,
 };
 
 pub use manifest::{manifest, CLAUDE_CODE, CLAUDE_CODE_VERSION, MESSAGES, PLUGIN_NAME};
@@ -151,6 +151,20 @@ impl Reader for ClaudePlugin {
                 }
                 Ok(())
             }
+        }
+    }
+
+    /// Claude Code's sessions only (the index loaded as the file grows); an API history is
+    /// one JSON document, read once it is whole.
+    fn read_written_each(
+        &self,
+        target_name: &str,
+        file: &dyn WrittenFile,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<bool, PluginError> {
+        match target(target_name)? {
+            Target::Code => claude_code::read_written_each(file, sink).map(|()| true),
+            Target::Messages => Ok(false),
         }
     }
 

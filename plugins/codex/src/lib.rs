@@ -21,7 +21,7 @@ use std::path::Path;
 
 use handoff_sdk::{
     CreateOptions, Event, EventStream, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer,
-    SessionInfo, SessionRef, StoreRoot, TargetManifest, Transcript, Writer,
+    SessionInfo, SessionRef, StoreRoot, TargetManifest, Transcript, Writer, WrittenFile,
 };
 
 pub use codex::image_part;
@@ -151,6 +151,18 @@ impl Reader for CodexPlugin {
     ) -> Result<(), PluginError> {
         check_target(target)?;
         codex::read_path_each(path, sink)
+    }
+
+    /// Streams the rollout as its writer writes it (the continuation engine's verify).
+    fn read_written_each(
+        &self,
+        target: &str,
+        file: &dyn WrittenFile,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<bool, PluginError> {
+        check_target(target)?;
+        codex::read_written_each(file, sink)?;
+        Ok(true)
     }
 
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {

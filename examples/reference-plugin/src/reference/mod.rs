@@ -11,12 +11,13 @@ mod read;
 mod records;
 mod write;
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::{
-    atomic, require_owned, session_lock, sessions_newest_first, CreateOptions, Event, PluginError,
-    ResumePlan, SessionInfo, SessionRef, StoreRoot, Transcript,
+    atomic, require_owned, session_lock, sessions_newest_first, CreateOptions, Event, GrowingRead,
+    PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot, Transcript, WrittenFile,
 };
 
 use crate::manifest::{self, NAME};
@@ -86,6 +87,15 @@ pub(crate) fn read(root: &StoreRoot, session: &SessionRef) -> Result<Transcript,
 /// Reads a session file.
 pub(crate) fn read_path(path: &Path) -> Result<Transcript, PluginError> {
     Ok(read::file(path)?.1)
+}
+
+/// Reads a session file its writer is still writing: its bytes as they come, then the whole.
+pub(crate) fn read_written(file: &dyn WrittenFile) -> Result<Transcript, PluginError> {
+    let mut bytes = Vec::new();
+    GrowingRead::open(file)
+        .and_then(|mut input| input.read_to_end(&mut bytes))
+        .map_err(|e| PluginError::io(file.name(), &e))?;
+    Ok(read::bytes(file.name(), &bytes)?.1)
 }
 
 /// Every session in the store, newest first; one that does not read is listed as not owned.

@@ -13,8 +13,22 @@ use super::records::{Header, HEADER};
 pub(super) fn file(path: &Path) -> Result<(Header, Transcript), PluginError> {
     let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
     let torn = ends_torn(&file).map_err(|e| PluginError::io(path, &e))?;
+    parse(path, BufReader::new(file), torn)
+}
+
+/// [`file`] of a session file's bytes, named `path` in errors.
+pub(super) fn bytes(path: &Path, bytes: &[u8]) -> Result<(Header, Transcript), PluginError> {
+    let torn = bytes.last().is_some_and(|&b| b != b'\n');
+    parse(path, bytes, torn)
+}
+
+fn parse(
+    path: &Path,
+    input: impl BufRead,
+    torn: bool,
+) -> Result<(Header, Transcript), PluginError> {
     let bad = |line: usize, message: String| PluginError::malformed_line(path, line, None, message);
-    let mut lines = BufReader::new(file).split(b'\n').peekable();
+    let mut lines = input.split(b'\n').peekable();
     let mut header: Option<Header> = None;
     let mut events = Vec::new();
     let mut number = 0;

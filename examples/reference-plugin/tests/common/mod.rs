@@ -3,9 +3,10 @@
 
 use std::path::Path;
 
+use handoff_core::capability::WrittenFile;
 use handoff_core::{
-    Manifest, Plugin, PluginError, Reader, Resumer, SessionInfo, SessionRef, StoreRoot, Transcript,
-    Writer,
+    Event, Manifest, Plugin, PluginError, Reader, Resumer, SessionInfo, SessionRef, StoreRoot,
+    Transcript, Writer,
 };
 use handoff_reference::ReferencePlugin;
 
@@ -13,6 +14,14 @@ use handoff_reference::ReferencePlugin;
 pub struct Swapped<W, R> {
     writer: W,
     reader: R,
+}
+
+impl<W, R> Swapped<W, R> {
+    /// The test's reader, as itself.
+    #[allow(dead_code)] // each test file uses what it needs
+    pub fn test_reader(&self) -> &R {
+        &self.reader
+    }
 }
 
 /// The reference plugin with `writer` instead of its own.
@@ -52,8 +61,9 @@ impl<W: Writer, R: Reader> Plugin for Swapped<W, R> {
     }
 }
 
-/// A reader whose read-back (`read`, and through it the default `read_each` the verify uses) is
-/// the reference plugin's changed by `alter`; a source read by path stays as it is.
+/// A reader whose read-back (`read`, and through it the default `read_each` the verify uses, and
+/// the read of a session as it is written) is the reference plugin's changed by `alter`; a
+/// source read by path stays as it is.
 pub struct AlteredReadBack<F>(pub F);
 
 impl<F: Fn(&mut Transcript) + Send + Sync> Reader for AlteredReadBack<F> {
@@ -61,6 +71,21 @@ impl<F: Fn(&mut Transcript) + Send + Sync> Reader for AlteredReadBack<F> {
         let mut t = ReferencePlugin.read(root, session)?;
         (self.0)(&mut t);
         Ok(t)
+    }
+    fn read_written_each(
+        &self,
+        target: &str,
+        file: &dyn WrittenFile,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<bool, PluginError> {
+        let mut t = Transcript::new(Vec::new());
+        ReferencePlugin.read_written_each(target, file, &mut |e| {
+            t.events.push(e);
+            true
+        })?;
+        (self.0)(&mut t);
+        t.events.into_iter().all(sink);
+        Ok(true)
     }
     fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
         ReferencePlugin.read_path(target, path)

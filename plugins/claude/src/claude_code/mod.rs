@@ -19,6 +19,7 @@ use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
     own_marker, require_owned, session_lock, sessions_newest_first, CreateOptions, Event,
     EventStream, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot, Transcript,
+    WrittenFile,
 };
 
 pub(crate) use layout::resolve;
@@ -202,6 +203,14 @@ pub(crate) fn read_path_each(
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<(), PluginError> {
     read::read_each(path, sink)
+}
+
+/// Streams a session file its writer is still writing to `sink`, as [`read_path`] reads it.
+pub(crate) fn read_written_each(
+    file: &dyn WrittenFile,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<(), PluginError> {
+    read::read_written_each(file, sink)
 }
 
 /// A session file's cwd as [`read_path`] gives it, from its first conversation records only (a

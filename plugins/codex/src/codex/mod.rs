@@ -23,6 +23,7 @@ use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
     atomic, own_marker, require_owned, session_lock, Body, CreateOptions, Event, EventStream, Part,
     PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot, Timestamp, Transcript,
+    WrittenFile,
 };
 
 pub use read::image_part;
@@ -337,6 +338,14 @@ pub(crate) fn read_path_each(
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<(), PluginError> {
     read::read_each_as_sent(path, sink).map(drop)
+}
+
+/// Streams a rollout its writer is still writing to `sink`, as [`read_path`] reads it.
+pub(crate) fn read_written_each(
+    file: &dyn WrittenFile,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<(), PluginError> {
+    read::read_written_as_sent(file, sink)
 }
 
 /// A rollout's cwd as [`read_path`] gives it: its `session_meta` line's, the first line only.

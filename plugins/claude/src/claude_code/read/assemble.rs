@@ -222,7 +222,10 @@ impl Turns<'_> {
         }
         let lines = match &mut self.lines {
             Some(lines) => lines,
-            None => self.lines.insert(RecordLines::open(self.path)?),
+            None => self.lines.insert(match self.loaded.reread.take() {
+                Some(file) => RecordLines::of(file),
+                None => RecordLines::open(self.path)?,
+            }),
         };
         lines.record(self.path, &self.nodes[i], &mut self.loaded)
     }

@@ -2,7 +2,7 @@
 //! when it can be and on the general path otherwise.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use handoff_sdk::serde_json::{self, Value};
@@ -50,6 +50,9 @@ pub(super) struct Loaded {
     pub(super) last_prompt_leaf: Option<RecordId>,
     /// With [`Passes::One`], what each record holds beyond its index node.
     pub(super) whole: Vec<Option<RecordBody>>,
+    /// Where the events' pass reads the records again, when not from the file's path (a file
+    /// read as its writer wrote it may have been renamed since).
+    pub(super) reread: Option<File>,
 }
 
 /// How a file is read.
@@ -68,7 +71,17 @@ pub(super) enum Passes {
 pub(super) fn load(path: &Path, passes: Passes) -> Result<Loaded, PluginError> {
     let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
     let expected = expected_records(&file);
-    let mut reader = BufReader::with_capacity(1 << 16, file);
+    load_from(path, file, expected, passes)
+}
+
+/// [`load`] of the bytes of `input`, named `path` in errors; `expected` records size the index.
+pub(super) fn load_from(
+    path: &Path,
+    input: impl Read,
+    expected: usize,
+    passes: Passes,
+) -> Result<Loaded, PluginError> {
+    let mut reader = BufReader::with_capacity(1 << 16, input);
     let mut loaded = Loaded {
         records: Records {
             nodes: Vec::with_capacity(expected),
@@ -84,6 +97,7 @@ pub(super) fn load(path: &Path, passes: Passes) -> Result<Loaded, PluginError> {
         model_index: IdMap::default(),
         last_prompt_leaf: None,
         whole: Vec::new(),
+        reread: None,
     };
     let mut buf = Vec::new();
     let mut line_no = 0;

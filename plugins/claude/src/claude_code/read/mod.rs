@@ -51,12 +51,12 @@ use std::path::Path;
 
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, Value};
-use handoff_sdk::{Event, PluginError, Transcript};
+use handoff_sdk::{Event, GrowingRead, PluginError, Transcript, WrittenFile};
 
 use super::records::Text;
 use super::write::ChainState;
 use assemble::assemble;
-use load::{load, Passes};
+use load::{load, load_from, Passes};
 use unresolved::DropUnresolvedCalls;
 
 /// A session read back, with what an append needs to continue its chain.
@@ -112,6 +112,24 @@ pub(crate) fn read_each(
     let loaded = load(path, Passes::Two)?;
     let mut calls = DropUnresolvedCalls::new(sink);
     assemble(path, loaded, false, &mut |e| calls.push(e))?;
+    calls.finish();
+    Ok(())
+}
+
+/// [`read_each`] of a session file its writer is still writing: the index is loaded as the
+/// file grows; the events' pass reads the whole file again through a handle of its own.
+pub(crate) fn read_written_each(
+    file: &dyn WrittenFile,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<(), PluginError> {
+    let name = file.name();
+    let io = |e: std::io::Error| PluginError::io(name, &e);
+    let input = GrowingRead::open(file).map_err(io)?;
+    // The file's size is not known yet: the index grows as it is read.
+    let mut loaded = load_from(name, input, 0, Passes::Two)?;
+    loaded.reread = Some(file.open().map_err(io)?);
+    let mut calls = DropUnresolvedCalls::new(sink);
+    assemble(name, loaded, false, &mut |e| calls.push(e))?;
     calls.finish();
     Ok(())
 }

@@ -22,11 +22,16 @@ pub(super) struct RecordLines {
 impl RecordLines {
     pub(super) fn open(path: &Path) -> Result<Self, PluginError> {
         let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
-        Ok(RecordLines {
+        Ok(RecordLines::of(file))
+    }
+
+    /// The lines of `file`, opened at its start.
+    pub(super) fn of(file: File) -> Self {
+        RecordLines {
             reader: BufReader::with_capacity(1 << 16, file),
             at: 0,
             line: Vec::new(),
-        })
+        }
     }
 
     /// The record `node` indexes, decoded whole (its content and extras); an error naming the

@@ -29,6 +29,7 @@ fn empty() -> Loaded {
         model_index: IdMap::default(),
         last_prompt_leaf: None,
         whole: Vec::new(),
+        reread: None,
     }
 }
 

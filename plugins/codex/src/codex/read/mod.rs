@@ -21,7 +21,7 @@ use std::io::BufRead;
 use std::path::Path;
 
 use handoff_sdk::marker::OwnershipMarker;
-use handoff_sdk::{Event, PluginError, Transcript};
+use handoff_sdk::{Event, GrowingRead, PluginError, Transcript, WrittenFile};
 
 pub use handoff_sdk::dialect::openai_responses::image_part;
 
@@ -115,7 +115,31 @@ pub fn read_each(path: &Path, sink: &mut dyn FnMut(Event) -> bool) -> Result<Hea
     let expected_events = file
         .metadata()
         .map_or(0, |m| (m.len() / BYTES_PER_EVENT).min(1 << 20)) as usize;
-    let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
+    read_each_from(path, file, expected_events, sink)
+}
+
+/// [`read_each_as_sent`] of a rollout its writer is still writing.
+pub fn read_written_as_sent(
+    file: &dyn WrittenFile,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<(), PluginError> {
+    let name = file.name();
+    let input = GrowingRead::open(file).map_err(|e| PluginError::io(name, &e))?;
+    let mut answer = AnswerOpenCalls::new(sink);
+    read_each_from(name, input, 0, &mut |event| answer.push(event))?;
+    answer.finish();
+    Ok(())
+}
+
+/// [`read_each`] of the bytes of `input`, named `path` in errors; `expected_events` sizes what
+/// is kept per event.
+fn read_each_from(
+    path: &Path,
+    input: impl std::io::Read,
+    expected_events: usize,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<Header, PluginError> {
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, input);
     let mut state = ReadState::new(path, sink, expected_events);
     let mut buf = Vec::with_capacity(1 << 12);
     let mut n = 0usize;

@@ -1,0 +1,199 @@
+//! The v5 capability ids through real plugin files: a loaded plugin's create reports the file it
+//! writes as it writes it, and its reader reads a file as its writer writes it, exactly as the
+//! built-in reads it whole; a file abandoned midway is an error, not a short read; a host that
+//! knows v4 only gets neither.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use handoff_conformance::LentInSteps;
+use handoff_core::abi::{READER_V5, RESUME_V2, WRITER_V5};
+use handoff_core::capability::WrittenFile;
+use handoff_core::loader;
+use handoff_core::store::tap::{self, WriteTap};
+use handoff_core::{
+    Body, CreateOptions, Event, HeldEvents, Part, Plugin, PluginError, StoreRoot, Timestamp,
+    Transcript,
+};
+
+use support::load;
+
+/// A conversation of `turns` user / assistant pairs, ~1 KB each: a file of many writes.
+fn long_transcript(turns: usize) -> Transcript {
+    let mut events = Vec::new();
+    for i in 0..turns {
+        let t = Timestamp::from_millis(1_700_000_000_000 + 2_000 * i as i64);
+        events.push(Event::new(
+            format!("u{i}"),
+            t,
+            Body::User {
+                content: vec![Part::text(format!("turn {i}: {}", "x".repeat(1_000)))],
+            },
+        ));
+        events.push(Event::new(
+            format!("a{i}"),
+            Timestamp::from_millis(t.millis() + 1_000),
+            Body::Assistant {
+                content: vec![handoff_core::AssistantPart::text(format!("answer {i}"))],
+                origin: None,
+            },
+        ));
+    }
+    let mut transcript = Transcript::new(events);
+    transcript.cwd = Some("/work".into());
+    transcript
+}
+
+/// What a tap was told: the temp file, each length, the end.
+#[derive(Clone, Default)]
+struct Reports(Arc<Mutex<Told>>);
+
+type Told = (Option<PathBuf>, Vec<u64>, Option<bool>);
+
+impl WriteTap for Reports {
+    fn began(&mut self, temp: &Path) {
+        self.0.lock().unwrap().0 = Some(temp.to_owned());
+    }
+    fn written(&mut self, len: u64) {
+        self.0.lock().unwrap().1.push(len);
+    }
+    fn ended(&mut self, whole: bool) {
+        self.0.lock().unwrap().2 = Some(whole);
+    }
+}
+
+fn read_written(
+    plugin: &dyn Plugin,
+    target: &str,
+    file: &dyn WrittenFile,
+) -> Result<(bool, Vec<Event>), PluginError> {
+    let mut events = Vec::new();
+    let read = plugin.reader().read_written_each(target, file, &mut |e| {
+        events.push(e);
+        true
+    })?;
+    Ok((read, events))
+}
+
+fn read_path(plugin: &dyn Plugin, target: &str, path: &Path) -> Vec<Event> {
+    let mut events = Vec::new();
+    plugin
+        .reader()
+        .read_path_each(target, path, &mut |e| {
+            events.push(e);
+            true
+        })
+        .unwrap();
+    events
+}
+
+fn reports_and_reads_as_written(builtin: &dyn Plugin, package: &str, target: &str) {
+    let loaded = load(package);
+    assert_eq!(
+        loaded.capabilities(),
+        vec![WRITER_V5, READER_V5, RESUME_V2],
+        "{package}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let root = StoreRoot::new(dir.path().join("store")).unwrap();
+    // Claude Code's writer writes about 1 MiB at a time: a file of several writes.
+    let transcript = long_transcript(3_000);
+    let options = CreateOptions {
+        cwd: Some("/work".into()),
+        locator: Some("v5".into()),
+    };
+    let reports = Reports::default();
+    let session = tap::watched(Box::new(reports.clone()), || {
+        loaded
+            .writer()
+            .create_streamed(&root, target, &mut HeldEvents::new(&transcript), &options)
+    })
+    .unwrap();
+    let (temp, lengths, ended) = reports.0.lock().unwrap().clone();
+    let temp = temp.expect("the plugin's create reported its temp file");
+    assert_eq!(temp.parent(), session.path.parent(), "{package}");
+    assert!(
+        temp.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with(".handoff-tmp-"),
+        "{package}: {}",
+        temp.display()
+    );
+    assert!(lengths.len() >= 4, "{package}: {lengths:?}");
+    assert!(lengths.windows(2).all(|w| w[0] < w[1]), "{package}");
+    let len = std::fs::metadata(&session.path).unwrap().len();
+    assert_eq!(lengths.last(), Some(&len), "{package}");
+    assert_eq!(ended, Some(true), "{package}");
+
+    // Read as it is written, in small steps of growth: the built-in's whole read, exactly.
+    let whole = read_path(builtin, target, &session.path);
+    for step in [4_096, 1 << 20] {
+        let file = LentInSteps::new(&session.path, step).unwrap();
+        let (read, events) = read_written(&loaded, target, &file).unwrap();
+        assert!(read, "{package}");
+        assert_eq!(events, whole, "{package}, steps of {step}");
+        assert!(file.waits() >= (len / step) as usize, "{package}");
+    }
+    // The built-in reads the same as the plugin file.
+    let lent = LentInSteps::new(&session.path, 65_536).unwrap();
+    let (read, events) = read_written(builtin, target, &lent).unwrap();
+    assert!(read);
+    assert_eq!(events, whole, "{package} built in");
+
+    // Abandoned midway: an error, never the events of a short file.
+    let file = LentInSteps::new(&session.path, 65_536)
+        .unwrap()
+        .abandoned_at(len / 2);
+    let err = read_written(&loaded, target, &file).unwrap_err();
+    assert!(err.to_string().contains("abandoned"), "{package}: {err}");
+}
+
+#[test]
+fn the_codex_plugin_file_reports_its_rollout_and_reads_one_as_written() {
+    reports_and_reads_as_written(&handoff_codex::CodexPlugin, "handoff-plugin-codex", "codex");
+}
+
+#[test]
+fn the_claude_plugin_file_reports_its_session_and_reads_one_as_written() {
+    reports_and_reads_as_written(
+        &handoff_claude::ClaudePlugin,
+        "handoff-plugin-claude",
+        "claude-code",
+    );
+}
+
+#[test]
+fn a_host_that_knows_v4_only_gets_no_reports_and_no_read_as_written() {
+    let loaded = loader::load_up_to(&support::plugin("handoff-plugin-codex"), 4).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let root = StoreRoot::new(dir.path().join("store")).unwrap();
+    let transcript = long_transcript(3);
+    let reports = Reports::default();
+    let session = tap::watched(Box::new(reports.clone()), || {
+        let session = loaded.writer().create_streamed(
+            &root,
+            "codex",
+            &mut HeldEvents::new(&transcript),
+            &CreateOptions {
+                cwd: Some("/work".into()),
+                locator: None,
+            },
+        );
+        // The host's own create took no tap: it is still there.
+        assert!(tap::take().is_some());
+        session
+    })
+    .unwrap();
+    assert_eq!(reports.0.lock().unwrap().0, None);
+    let (read, events) = read_written(
+        &loaded,
+        "codex",
+        &LentInSteps::new(&session.path, 4_096).unwrap(),
+    )
+    .unwrap();
+    assert!(!read);
+    assert!(events.is_empty());
+}
