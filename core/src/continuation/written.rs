@@ -6,7 +6,7 @@
 //!
 //! What is read is trusted only once the writer's file has turned out to be the session: the
 //! session file is the very file that was read (same device and inode: the temp file renamed into
-//! place) and it holds exactly the bytes the reader read. Anything else (the writer wrote no
+//! place), of the length read, not modified since its writer ended. Anything else (the writer wrote no
 //! watched file, started over, failed; the reader cannot read a file as it is written, or failed)
 //! leaves the verify to read the whole session as before.
 
@@ -34,6 +34,9 @@ pub(super) struct WriteWatch {
 struct State {
     /// Bytes written so far.
     len: u64,
+    /// The file's modification time when its writer ended: a write after that (in place, of the
+    /// same length) would change it.
+    modified: Option<std::time::SystemTime>,
     end: End,
     /// The length a waiting reader is woken at, if one waits.
     wake_at: Option<u64>,
@@ -89,7 +92,10 @@ impl WriteWatch {
             };
             same_file(&read, &session) && {
                 let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-                state.end == End::Written && state.len == session.len()
+                state.end == End::Written
+                    && state.len == session.len()
+                    && state.modified.is_some()
+                    && state.modified == session.modified().ok()
             }
         });
         self.update(|state| {
@@ -223,9 +229,15 @@ impl WriteTap for Tap {
     }
 
     fn ended(&mut self, whole: bool) {
+        let modified = self
+            .0
+            .file
+            .get()
+            .and_then(|(file, _)| file.metadata().and_then(|m| m.modified()).ok());
         self.0.update(|state| {
             if state.end == End::Writing {
                 state.end = if whole { End::Written } else { End::Abandoned };
+                state.modified = modified;
             }
         });
     }
@@ -258,7 +270,7 @@ fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
-    use std::io::Read;
+    use std::io::{Read, Write};
 
     use super::*;
     use crate::capability::{GrowingRead, ABANDONED};
@@ -325,6 +337,30 @@ mod tests {
         })
         .unwrap();
         assert_eq!(read, b"same length\n");
+        assert!(!watch.settled());
+    }
+
+    #[test]
+    fn a_file_written_again_after_its_writer_ended_is_not_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s");
+        let watch = Arc::new(WriteWatch::default());
+        follow(&watch, || {
+            tap::watched(watch.tap(), || {
+                atomic::create_new(&path, |out| out.write_all(b"first\n"))
+            })
+            .unwrap();
+            // The same length, other bytes, a moment later (mtime has nanoseconds here).
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .write_all(b"other\n")
+                .unwrap();
+            watch.confirm(&session(&path));
+        })
+        .unwrap();
         assert!(!watch.settled());
     }
 
