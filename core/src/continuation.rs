@@ -39,7 +39,7 @@ pub enum Source<'a> {
     /// A transcript already in memory.
     Transcript(&'a Transcript),
     /// A session file, streamed into the target as its reader reads it: never held whole when
-    /// the continuation creates a session (see [`source`]).
+    /// the continuation creates a session (see `continuation/source.rs`).
     File(SourceFile<'a>),
 }
 
