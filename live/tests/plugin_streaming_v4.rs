@@ -13,13 +13,13 @@ use std::path::Path;
 use handoff_core::abi::{READER_V3, READER_V5, RESUME_V2, WRITER_V3, WRITER_V5};
 use handoff_core::loader::{self, LoadedPlugin};
 use handoff_core::{
-    Body, CreateOptions, Event, EventBatch, EventStream, HeldEvents, Part, Plugin, PluginError,
-    SessionRef, StoreRoot, Timestamp, Transcript,
+    CreateOptions, Event, EventBatch, EventStream, HeldEvents, Plugin, PluginError, SessionRef,
+    StoreRoot, Transcript,
 };
 
 const REFERENCE: &str = handoff_reference::NAME;
 
-use support::load;
+use support::{load, long_transcript};
 
 fn read_path_each_all(
     plugin: &dyn Plugin,
@@ -55,32 +55,6 @@ fn options(cwd: Option<&str>, locator: Option<&str>) -> CreateOptions {
         cwd: cwd.map(str::to_owned),
         locator: locator.map(str::to_owned),
     }
-}
-
-/// A conversation of `turns` user / assistant pairs, ~1 KB each: many 64 KiB batches.
-fn long_transcript(turns: usize) -> Transcript {
-    let mut events = Vec::new();
-    for i in 0..turns {
-        let t = Timestamp::from_millis(1_700_000_000_000 + 2_000 * i as i64);
-        events.push(Event::new(
-            format!("u{i}"),
-            t,
-            Body::User {
-                content: vec![Part::text(format!("turn {i}: {}", "x".repeat(1_000)))],
-            },
-        ));
-        events.push(Event::new(
-            format!("a{i}"),
-            Timestamp::from_millis(t.millis() + 1_000),
-            Body::Assistant {
-                content: vec![handoff_core::AssistantPart::text(format!("answer {i}"))],
-                origin: None,
-            },
-        ));
-    }
-    let mut transcript = Transcript::new(events);
-    transcript.cwd = Some("/from/the/transcript".into());
-    transcript
 }
 
 /// The host's events, as the continuation engine hands them: counted, and failing or panicking

@@ -13,38 +13,9 @@ use handoff_core::abi::{READER_V5, RESUME_V2, WRITER_V5};
 use handoff_core::capability::WrittenFile;
 use handoff_core::loader;
 use handoff_core::store::tap::{self, WriteTap};
-use handoff_core::{
-    Body, CreateOptions, Event, HeldEvents, Part, Plugin, PluginError, StoreRoot, Timestamp,
-    Transcript,
-};
+use handoff_core::{CreateOptions, Event, HeldEvents, Plugin, PluginError, StoreRoot};
 
-use support::load;
-
-/// A conversation of `turns` user / assistant pairs, ~1 KB each: a file of many writes.
-fn long_transcript(turns: usize) -> Transcript {
-    let mut events = Vec::new();
-    for i in 0..turns {
-        let t = Timestamp::from_millis(1_700_000_000_000 + 2_000 * i as i64);
-        events.push(Event::new(
-            format!("u{i}"),
-            t,
-            Body::User {
-                content: vec![Part::text(format!("turn {i}: {}", "x".repeat(1_000)))],
-            },
-        ));
-        events.push(Event::new(
-            format!("a{i}"),
-            Timestamp::from_millis(t.millis() + 1_000),
-            Body::Assistant {
-                content: vec![handoff_core::AssistantPart::text(format!("answer {i}"))],
-                origin: None,
-            },
-        ));
-    }
-    let mut transcript = Transcript::new(events);
-    transcript.cwd = Some("/work".into());
-    transcript
-}
+use support::{load, long_transcript};
 
 /// What a tap was told: the temp file, each length, the end.
 #[derive(Clone, Default)]

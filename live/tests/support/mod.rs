@@ -103,3 +103,30 @@ pub fn copy_to(library: &Path, dir: &Path, name: &str) -> PathBuf {
     std::fs::copy(library, &path).unwrap();
     path
 }
+
+/// A conversation of `turns` user / assistant pairs, ~1 KB each: many 64 KiB batches.
+pub fn long_transcript(turns: usize) -> handoff_core::Transcript {
+    use handoff_core::{AssistantPart, Body, Event, Part, Timestamp, Transcript};
+    let mut events = Vec::new();
+    for i in 0..turns {
+        let t = Timestamp::from_millis(1_700_000_000_000 + 2_000 * i as i64);
+        events.push(Event::new(
+            format!("u{i}"),
+            t,
+            Body::User {
+                content: vec![Part::text(format!("turn {i}: {}", "x".repeat(1_000)))],
+            },
+        ));
+        events.push(Event::new(
+            format!("a{i}"),
+            Timestamp::from_millis(t.millis() + 1_000),
+            Body::Assistant {
+                content: vec![AssistantPart::text(format!("answer {i}"))],
+                origin: None,
+            },
+        ));
+    }
+    let mut transcript = Transcript::new(events);
+    transcript.cwd = Some("/from/the/transcript".into());
+    transcript
+}
