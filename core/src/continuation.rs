@@ -343,61 +343,68 @@ impl<'a> Run<'a> {
                 .expect("a thread for the verify");
             // However this ends, a reader waiting for more of the file stops.
             let _abandon = AbandonOnDrop(&watch);
-            let mut verifying = Some(verifying);
             self.create_verified(
                 None,
-                |options| {
-                    let request = self.request;
-                    let mut stream = stream.borrow_mut();
-                    let session = tap::watched(watch.tap(), || {
-                        self.plugin.writer().create_streamed(
-                            request.root,
-                            request.target,
-                            &mut **stream,
-                            options,
-                        )
-                    })?;
-                    if !stream.all_taken()? {
-                        // The plugin stopped early: what it wrote would verify against what it took.
-                        let _ = self.plugin.writer().remove(request.root, &session);
-                        return Err(PluginError::Other(format!(
-                            "{}: the writer returned before it took every event of the source",
-                            request.target
-                        )));
-                    }
-                    watch.confirm(&session);
-                    Ok(session)
-                },
-                |session| {
-                    let read = verifying.take().map(|thread| thread.join());
-                    let stream = stream.borrow();
-                    if let Some(transcript) = stream.held() {
-                        return self.verify_held(
-                            session,
-                            transcript,
-                            "the new session was removed",
-                        );
-                    }
-                    match read {
-                        Some(Ok(ReadWritten::Read(prints))) if prints == stream.fingerprints() => {
-                            tracing::debug!(phase = "verified", "read back as it was written");
-                            return Ok(());
-                        }
-                        Some(Ok(ReadWritten::Read(_))) => tracing::warn!(
-                            "the session read as it was written differs; reading it again whole"
-                        ),
-                        Some(Ok(ReadWritten::NotRead(why))) => {
-                            tracing::debug!(%why, "the session was not read as it was written")
-                        }
-                        Some(Err(_)) | None => {}
-                    }
-                    self.verify_fingerprints(session, &stream, "the new session was removed")
-                },
+                |options| self.write_watched(&watch, &mut stream.borrow_mut(), options),
+                |session| self.verify_streamed(session, &stream.borrow(), verifying.join()),
             )
         })?;
         let stream = stream.into_inner();
         let events = stream.events();
         self.finish(session, Action::Created, None, events)
+    }
+
+    /// The plugin's streamed create of a new session, its file watched (`written`).
+    fn write_watched(
+        &self,
+        watch: &Arc<WriteWatch>,
+        stream: &mut SourceStream<'_>,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        let request = self.request;
+        let writer = self.plugin.writer();
+        let session = tap::watched(watch.tap(), || {
+            writer.create_streamed(request.root, request.target, stream, options)
+        })?;
+        if !stream.all_taken()? {
+            // The plugin stopped early: what it wrote would verify against what it took.
+            let _ = writer.remove(request.root, &session);
+            return Err(PluginError::Other(format!(
+                "{}: the writer returned before it took every event of the source",
+                request.target
+            )));
+        }
+        watch.confirm(&session);
+        Ok(session)
+    }
+
+    /// The verify of a session written from a stream: what was read as it was written, if it
+    /// was and agrees; else the session read whole (against the transcript, when the writer
+    /// asked for it whole).
+    fn verify_streamed(
+        &self,
+        session: &SessionRef,
+        stream: &SourceStream<'_>,
+        read: std::thread::Result<ReadWritten>,
+    ) -> Result<(), ContinueError> {
+        let undo = "the new session was removed";
+        if let Some(transcript) = stream.held() {
+            return self.verify_held(session, transcript, undo);
+        }
+        match read {
+            Ok(ReadWritten::Read(prints)) if prints == stream.fingerprints() => {
+                tracing::debug!(phase = "verified", "read back as it was written");
+                return Ok(());
+            }
+            Ok(ReadWritten::Read(_)) => {
+                tracing::warn!("the session read as it was written differs; reading it again whole")
+            }
+            Ok(ReadWritten::NotRead(why)) => {
+                tracing::debug!(%why, "the session was not read as it was written")
+            }
+            Err(_) => tracing::warn!("the verify's thread panicked; reading the session whole"),
+        }
+        self.verify_fingerprints(session, stream, undo)
     }
 
     fn finish(
