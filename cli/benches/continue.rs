@@ -135,7 +135,7 @@ fn main() {
         return;
     }
     println!(
-        "{:>17} {:>7} {:>9} {:>10} {:>12} {:>6} {:>11} {:>14} {:>9}",
+        "{:>17} {:>7} {:>9} {:>10} {:>12} {:>6} {:>11} {:>14} {:>9} {:>11}",
         "direction",
         "turns",
         "input MB",
@@ -144,7 +144,8 @@ fn main() {
         "ratio",
         "floor peak",
         "continue peak",
-        "÷ input"
+        "÷ input",
+        "CPU ratio"
     );
     for direction in Direction::ALL {
         for &turns in sizes {
@@ -160,11 +161,17 @@ fn measure(direction: Direction, turns: usize) {
     // Each run is a process of its own, as a `handoff continue` is, the floor and the
     // continuation alternating so both see the same machine.
     let (mut floors, mut conts) = (Vec::new(), Vec::new());
+    let (mut floor_cpus, mut cont_cpus) = (Vec::new(), Vec::new());
     for _ in 0..RUNS {
-        floors.push(time_child("floor", direction, &source));
-        conts.push(time_child("continue", direction, &source));
+        let (_, wall, cpu) = run_child("floor", direction, &source);
+        floors.push(wall);
+        floor_cpus.push(cpu);
+        let (_, wall, cpu) = run_child("continue", direction, &source);
+        conts.push(wall);
+        cont_cpus.push(cpu);
     }
     let (floor, cont) = (median(floors), median(conts));
+    let (floor_cpu, cont_cpu) = (median(floor_cpus), median(cont_cpus));
     let read = median(
         (0..RUNS)
             .map(|_| time(|| read_pass(direction, &source)))
@@ -187,7 +194,7 @@ fn measure(direction: Direction, turns: usize) {
         read_peak as f64 / input as f64
     );
     println!(
-        "{:>17} {:>7} {:>9.1} {:>10.0} {:>12.0} {:>5.2}× {:>8.1} MB {:>11.1} MB {:>8.2}×",
+        "{:>17} {:>7} {:>9.1} {:>10.0} {:>12.0} {:>5.2}× {:>8.1} MB {:>11.1} MB {:>8.2}× {:>10.2}×",
         direction.name(),
         turns,
         mb(input),
@@ -197,6 +204,7 @@ fn measure(direction: Direction, turns: usize) {
         mb(floor_peak),
         mb(cont_peak),
         cont_peak as f64 / input as f64,
+        cont_cpu.as_secs_f64() / floor_cpu.as_secs_f64(),
     );
     through_plugin_files(direction, turns, dir.path(), &source);
 }
@@ -331,8 +339,8 @@ fn timed_phases(
 }
 
 /// One phase in a process of its own: prints its peak memory (VmHWM less the resident size
-/// before) and its wall time in nanoseconds, the work only (not the process's start, nor the
-/// removal of what it wrote).
+/// before), its wall time and its CPU time (all its threads) in nanoseconds, the work only (not
+/// the process's start, nor the removal of what it wrote).
 fn child(phase: &str, direction: Direction, source: &Path) {
     let before = vm("VmRSS");
     let scratch = tempfile::tempdir().expect("temp dir");
@@ -344,23 +352,39 @@ fn child(phase: &str, direction: Direction, source: &Path) {
         println!("{}", shown.join(" "));
         return;
     }
-    let start = Instant::now();
+    let (start, cpu_start) = (Instant::now(), cpu_time());
     match phase {
         "floor" => floor_pass(source, &scratch.path().join("floor.jsonl")),
         "read" => read_pass(direction, source),
         _ => continue_pass(direction, source, &scratch.path().join("target")),
     }
-    let elapsed = start.elapsed();
+    let (elapsed, cpu) = (start.elapsed(), cpu_time().saturating_sub(cpu_start));
     let peak = vm("VmHWM");
     settle(scratch);
     let mut out = std::io::stdout();
     writeln!(
         out,
-        "{} {}",
+        "{} {} {}",
         peak.saturating_sub(before),
-        elapsed.as_nanos()
+        elapsed.as_nanos(),
+        cpu.as_nanos()
     )
     .expect("stdout");
+}
+
+/// The CPU time this process has used so far, on all its threads (ended ones too): what a
+/// continuation costs whatever else the machine runs, where its wall time on two cores depends
+/// on a second core being free.
+fn cpu_time() -> Duration {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a plain system call that writes the clock's value into `now`.
+    if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut now) } != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
 }
 
 /// Writes back what a child wrote and removes it, untimed, before the next child starts: the
@@ -397,17 +421,12 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The wall time of `phase` in a child process of its own (see [`child`]).
-fn time_child(phase: &str, direction: Direction, source: &Path) -> Duration {
-    run_child(phase, direction, source).1
-}
-
 fn peak_of(phase: &str, direction: Direction, source: &Path) -> u64 {
     run_child(phase, direction, source).0
 }
 
-/// Runs [`child`]: its peak memory in bytes and its wall time.
-fn run_child(phase: &str, direction: Direction, source: &Path) -> (u64, Duration) {
+/// Runs [`child`]: its peak memory in bytes, its wall time and its CPU time.
+fn run_child(phase: &str, direction: Direction, source: &Path) -> (u64, Duration, Duration) {
     let exe = std::env::current_exe().expect("exe");
     let out = std::process::Command::new(exe)
         .args(["--child", phase, direction.name()])
@@ -425,7 +444,8 @@ fn run_child(phase: &str, direction: Direction, source: &Path) -> (u64, Duration
         .map(|n| n.parse::<u64>().expect("a number"));
     let peak = numbers.next().expect("the peak");
     let nanos = numbers.next().expect("the time");
-    (peak, Duration::from_nanos(nanos))
+    let cpu = numbers.next().expect("the CPU time");
+    (peak, Duration::from_nanos(nanos), Duration::from_nanos(cpu))
 }
 
 /// A `/proc/self/status` field in bytes.
