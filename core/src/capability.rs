@@ -16,6 +16,7 @@ mod batch;
 mod written;
 pub(crate) use batch::in_batches;
 pub use batch::EventBatch;
+pub(crate) use written::fd_path;
 pub use written::{GrowingRead, Growth, WrittenFile, ABANDONED};
 
 pub use crate::manifest::{DefaultRoot, Manifest, RootBase, TargetKind, TargetManifest};

@@ -8,7 +8,6 @@ mod support;
 
 use std::io::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::Path;
 
 use handoff_core::abi::{READER_V3, READER_V5, RESUME_V2, WRITER_V3, WRITER_V5};
 use handoff_core::loader::{self, LoadedPlugin};
@@ -19,20 +18,7 @@ use handoff_core::{
 
 const REFERENCE: &str = handoff_reference::NAME;
 
-use support::{load, long_transcript};
-
-fn read_path_each_all(
-    plugin: &dyn Plugin,
-    target: &str,
-    path: &Path,
-) -> Result<Vec<Event>, PluginError> {
-    let mut events = Vec::new();
-    plugin.reader().read_path_each(target, path, &mut |event| {
-        events.push(event);
-        true
-    })?;
-    Ok(events)
-}
+use support::{load, long_transcript, read_path_each_all};
 
 /// The events of `read`, which hands them in batches, each decoded as it is taken.
 fn batched_events(

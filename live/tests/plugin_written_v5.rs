@@ -15,7 +15,7 @@ use handoff_core::loader;
 use handoff_core::store::tap::{self, WriteTap};
 use handoff_core::{CreateOptions, Event, HeldEvents, Plugin, PluginError, StoreRoot};
 
-use support::{load, long_transcript};
+use support::{load, long_transcript, read_path_each_all};
 
 /// What a tap was told: the temp file, each length, the end.
 #[derive(Clone, Default)]
@@ -46,18 +46,6 @@ fn read_written(
         true
     })?;
     Ok((read, events))
-}
-
-fn read_path(plugin: &dyn Plugin, target: &str, path: &Path) -> Vec<Event> {
-    let mut events = Vec::new();
-    plugin
-        .reader()
-        .read_path_each(target, path, &mut |e| {
-            events.push(e);
-            true
-        })
-        .unwrap();
-    events
 }
 
 fn reports_and_reads_as_written(builtin: &dyn Plugin, package: &str, target: &str) {
@@ -100,7 +88,7 @@ fn reports_and_reads_as_written(builtin: &dyn Plugin, package: &str, target: &st
     assert_eq!(ended, Some(true), "{package}");
 
     // Read as it is written, in small steps of growth: the built-in's whole read, exactly.
-    let whole = read_path(builtin, target, &session.path);
+    let whole = read_path_each_all(builtin, target, &session.path).unwrap();
     for step in [4_096, 1 << 20] {
         let file = LentInSteps::new(&session.path, step).unwrap();
         let (read, events) = read_written(&loaded, target, &file).unwrap();

@@ -16,8 +16,8 @@ use handoff_core::{CreateOptions, Event, EventStream, PluginError, Transcript};
 
 use crate::export::{guarded, instance, plugin_name, root, to_json};
 
-/// The call in `json` to the v3 or v4 capability `id`, if it is one of theirs: a binary call, or
-/// v4's `read_path_cwd`. `None` for v2's JSON requests, which both also answer.
+/// The call in `json` to the v3, v4 or v5 capability `id`, if it is one of theirs: a binary
+/// call, or v4's `read_path_cwd`. `None` for v2's JSON requests, which they all also answer.
 pub(crate) fn answer(id: &str, json: &str) -> Option<Result<String, PluginError>> {
     let unreadable = |e: String| {
         PluginError::Other(format!(
@@ -27,7 +27,7 @@ pub(crate) fn answer(id: &str, json: &str) -> Option<Result<String, PluginError>
     };
     // What the host's `binary_call::invoke` writes first; anything else is a JSON request.
     let is_envelope = json.trim_start().starts_with("{\"binary_call\"");
-    if let Some(answered) = answer_v4(id, json, is_envelope) {
+    if let Some(answered) = answer_streamed(id, json, is_envelope) {
         return Some(answered.map_err(unreadable).and_then(|result| result));
     }
     let answered = if matches!(id, WRITER_V3 | WRITER_V4 | WRITER_V5) {
@@ -51,8 +51,9 @@ pub(crate) fn answer(id: &str, json: &str) -> Option<Result<String, PluginError>
     }
 }
 
-/// A v4 request in `json` to `id`: `Err` when it is a binary call whose record is unreadable.
-fn answer_v4(
+/// A request of the v4 or v5 ids in `json` to `id` (v5 answers v4's too): `Err` when it is a
+/// binary call whose record is unreadable.
+fn answer_streamed(
     id: &str,
     json: &str,
     is_envelope: bool,
@@ -67,9 +68,9 @@ fn answer_v4(
                         .map(|host| crate::export_written::read_written(envelope.request, host)),
                 );
             }
-            answer_v4(READER_V4, json, is_envelope)
+            answer_streamed(READER_V4, json, is_envelope)
         }
-        (READER_V5, false) => answer_v4(READER_V4, json, is_envelope),
+        (READER_V5, false) => answer_streamed(READER_V4, json, is_envelope),
         (WRITER_V4 | WRITER_V5, true) => {
             let envelope = serde_json::from_str::<Envelope<WriterRequestV4<'_>>>(json).ok()?;
             // SAFETY: the address came in the envelope of the call being answered (the host's
@@ -301,11 +302,7 @@ fn read_v4(request: ReaderRequestV4<'_>, host: Option<Received>) -> Result<Strin
                 to_json(method, &reader.read_path_cwd(&target, &path)?)
             }
             (ReaderRequestV4::ReadPathEach { target, path }, Some(mut host)) => {
-                let mut stream = Stream {
-                    encoder: Encoder::new(),
-                    host: &mut host,
-                    open: true,
-                };
+                let mut stream = Stream::to(&mut host);
                 reader.read_path_each(&target, &path, &mut |event| stream.push(&event))?;
                 stream.flush();
                 to_json(method, &())
@@ -323,11 +320,7 @@ fn read(request: ReaderRequestV3<'_>, mut host: Received) -> Result<String, Plug
     let method = request.method();
     guarded(method, || {
         let reader = instance()?.reader();
-        let mut stream = Stream {
-            encoder: Encoder::new(),
-            host: &mut host,
-            open: true,
-        };
+        let mut stream = Stream::to(&mut host);
         let answer = match request {
             ReaderRequestV3::Read { root: r, session } => {
                 let transcript = reader.read(&root(r)?, &session)?;
@@ -349,13 +342,22 @@ fn read(request: ReaderRequestV3<'_>, mut host: Received) -> Result<String, Plug
 
 /// Events on their way to the host, a batch at a time.
 pub(crate) struct Stream<'s> {
-    pub(crate) encoder: Encoder,
-    pub(crate) host: &'s mut Received,
+    encoder: Encoder,
+    host: &'s mut Received,
     /// False once the host said stop.
-    pub(crate) open: bool,
+    open: bool,
 }
 
-impl Stream<'_> {
+impl<'s> Stream<'s> {
+    /// Events to `host`, none sent yet.
+    pub(crate) fn to(host: &'s mut Received) -> Self {
+        Stream {
+            encoder: Encoder::new(),
+            host,
+            open: true,
+        }
+    }
+
     /// Adds an event; hands the batch on once it is full. False once the host wants no more.
     pub(crate) fn push(&mut self, event: &Event) -> bool {
         self.encoder.push(event);

@@ -7,7 +7,6 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use handoff_core::abi::binary_call::Received;
-use handoff_core::abi::codec::Encoder;
 use handoff_core::abi::growth::{decode_growth, WriteReport};
 use handoff_core::abi::wire::ReaderRequestV5;
 use handoff_core::capability::{Growth, WrittenFile};
@@ -64,11 +63,7 @@ pub(crate) fn read_written(
             file: file.into_owned(),
             name: name.into_owned(),
         };
-        let mut stream = Stream {
-            encoder: Encoder::new(),
-            host: &mut host,
-            open: true,
-        };
+        let mut stream = Stream::to(&mut host);
         let read = reader.read_written_each(&target, &written, &mut |event| stream.push(&event))?;
         stream.flush();
         to_json(method, &read)

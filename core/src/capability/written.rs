@@ -28,6 +28,21 @@ pub trait WrittenFile {
     fn wait_past(&self, len: u64) -> Growth;
 }
 
+/// A path that opens the file `handle` has open, wherever it was renamed, as long as `handle`
+/// is open (Linux's `/proc/self/fd`); `None` where there is no such path.
+pub(crate) fn fd_path(handle: &File) -> Option<std::path::PathBuf> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::io::AsRawFd;
+        Some(format!("/proc/self/fd/{}", handle.as_raw_fd()).into())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = handle;
+        None
+    }
+}
+
 /// What a [`GrowingRead`] fails with when the writer abandons its file.
 pub const ABANDONED: &str = "the writer abandoned the file it was writing";
 

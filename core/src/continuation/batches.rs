@@ -125,25 +125,20 @@ fn send_all(
     let _ = tx.send(Message::End(result));
 }
 
-/// Reads `session` back with `reader` on a thread of its own and hands each event to `consume`
-/// on this one, until `consume` returns `false` or the session ends: the verify's reading and
-/// its comparison overlap (and a plugin file's batches are decoded here, not on the reader's
-/// thread).
-pub(super) fn read_back(
-    reader: &dyn Reader,
-    root: &StoreRoot,
-    session: &SessionRef,
+/// Runs `read` on a thread of its own named `thread` and hands each event to `consume` on this
+/// one, until `consume` returns `false` or the reader ends: the reading and what is done with
+/// each event overlap (and a plugin file's batches are decoded here, not on the reader's thread).
+pub(super) fn read_beside<F>(
+    thread: &str,
+    reader: ReaderName<'_>,
+    read: F,
     mut consume: impl FnMut(Event) -> bool,
-) -> Result<(), PluginError> {
+) -> Result<(), PluginError>
+where
+    F: FnOnce(&mut dyn FnMut(EventBatch) -> bool) -> Result<(), PluginError> + Send,
+{
     std::thread::scope(|scope| {
-        let name = ReaderName {
-            target: &session.target,
-            method: "read_each",
-            what: session.path.display().to_string(),
-        };
-        let mut events = Batches::spawn(scope, "handoff-verify", name, |sink| {
-            reader.read_each_batches(root, session, sink)
-        });
+        let mut events = Batches::spawn(scope, thread, reader, read);
         while let Some(event) = events.next()? {
             if !consume(event) {
                 events.stop();
@@ -152,4 +147,24 @@ pub(super) fn read_back(
         }
         Ok(())
     })
+}
+
+/// Reads `session` back with `reader` beside the caller, which compares (see [`read_beside`]).
+pub(super) fn read_back(
+    reader: &dyn Reader,
+    root: &StoreRoot,
+    session: &SessionRef,
+    consume: impl FnMut(Event) -> bool,
+) -> Result<(), PluginError> {
+    let name = ReaderName {
+        target: &session.target,
+        method: "read_each",
+        what: session.path.display().to_string(),
+    };
+    read_beside(
+        "handoff-verify",
+        name,
+        |sink| reader.read_each_batches(root, session, sink),
+        consume,
+    )
 }

@@ -12,12 +12,11 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
-use super::batches::{Batches, ReaderName};
+use super::batches::{read_beside, ReaderName};
 
-use crate::capability::{Growth, PluginError, Reader, SessionRef, WrittenFile};
+use crate::capability::{fd_path, Growth, Reader, SessionRef, WrittenFile};
 use crate::store::tap::WriteTap;
 use crate::transcript::{Comparison, Fingerprinter};
 
@@ -143,30 +142,31 @@ impl WriteWatch {
         }
         // The reading on a thread of its own, the fingerprints on this one: once the writer is
         // done, the reader would otherwise have the machine's second core idle beside it.
-        let read = AtomicBool::new(false);
-        let read = std::thread::scope(|scope| {
-            let name = ReaderName {
-                target,
-                method: "read_written_each",
-                what: self.name().display().to_string(),
-            };
-            let mut events = Batches::spawn(scope, "handoff-verify-read", name, |sink| {
-                let whole = reader.read_written_batches(target, self, sink)?;
-                read.store(whole, Ordering::Relaxed);
+        let name = ReaderName {
+            target,
+            method: "read_written_each",
+            what: self.name().display().to_string(),
+        };
+        let mut fingerprinter = Fingerprinter::new(comparison);
+        let mut prints = Vec::new();
+        let mut whole = false;
+        let read = read_beside(
+            "handoff-verify-read",
+            name,
+            |sink| {
+                whole = reader.read_written_batches(target, self, sink)?;
                 Ok(())
-            });
-            let mut fingerprinter = Fingerprinter::new(comparison);
-            let mut prints = Vec::new();
-            while let Some(event) = events.next()? {
+            },
+            |event| {
                 prints.extend(fingerprinter.push(&event));
-            }
-            Ok::<_, PluginError>(read.load(Ordering::Relaxed).then_some(prints))
-        });
+                true
+            },
+        );
         match read {
-            Ok(Some(prints)) if self.settled() => ReadWritten::Read(prints),
-            Ok(Some(_)) => ReadWritten::NotRead("the file read is not the session".into()),
-            Ok(None) => ReadWritten::NotRead("the reader reads whole files only".into()),
             Err(e) => ReadWritten::NotRead(e.to_string()),
+            Ok(()) if !whole => ReadWritten::NotRead("the reader reads whole files only".into()),
+            Ok(()) if self.settled() => ReadWritten::Read(prints),
+            Ok(()) => ReadWritten::NotRead("the file read is not the session".into()),
         }
     }
 }
@@ -244,17 +244,10 @@ impl WriteTap for Tap {
 }
 
 /// A second handle on `file` with a position of its own (the writer may have renamed it).
-#[cfg(target_os = "linux")]
 fn reopen(file: &File) -> std::io::Result<File> {
-    use std::os::unix::io::AsRawFd;
-    File::open(format!("/proc/self/fd/{}", file.as_raw_fd()))
-}
-
-#[cfg(not(target_os = "linux"))]
-fn reopen(_: &File) -> std::io::Result<File> {
-    Err(std::io::Error::other(
-        "following a file being written needs Linux",
-    ))
+    let path = fd_path(file)
+        .ok_or_else(|| std::io::Error::other("following a file being written needs Linux"))?;
+    File::open(path)
 }
 
 #[cfg(unix)]

@@ -24,8 +24,8 @@ use crate::abi::{
     RESUME_V1, RESUME_V2, WRITER_V1, WRITER_V2, WRITER_V3, WRITER_V4, WRITER_V5,
 };
 use crate::capability::{
-    in_batches, CreateOptions, EventBatch, EventStream, Manifest, Plugin, PluginError, Reader,
-    ResumePlan, Resumer, SessionInfo, SessionRef, Writer, WrittenFile,
+    fd_path, in_batches, CreateOptions, EventBatch, EventStream, Manifest, Plugin, PluginError,
+    Reader, ResumePlan, Resumer, SessionInfo, SessionRef, Writer, WrittenFile,
 };
 use crate::store::tap::{self, WriteTap};
 use crate::store::StoreRoot;
@@ -84,8 +84,9 @@ impl LoadedPlugin {
             }
         };
         // The newest version of each capability the plugin offers: v5 reads a file as it is
-        // written, v4 streams a create and the read of a file as they go, v3 streams transcripts in the binary form, v2 takes resolved
-        // sessions, a v1-only plugin resolves again on every call.
+        // written, v4 streams a create and the read of a file as they go, v3 streams transcripts
+        // in the binary form, v2 takes resolved sessions, a v1-only plugin resolves again on
+        // every call.
         let capability = |ids: &[&'static str]| {
             ids.iter()
                 .copied()
@@ -235,11 +236,22 @@ impl Remote {
         request: &impl Serialize,
         sink: &mut dyn FnMut(Event) -> bool,
     ) -> Result<T, PluginError> {
+        self.decoded(method, sink, |end| self.call_binary(method, request, end))
+    }
+
+    /// `call` with a host end that decodes each batch into `sink`; a batch that does not decode
+    /// is the call's error.
+    fn decoded<T>(
+        &self,
+        method: &str,
+        sink: &mut dyn FnMut(Event) -> bool,
+        call: impl FnOnce(&mut ReadEnd<'_>) -> Result<T, PluginError>,
+    ) -> Result<T, PluginError> {
         let mut end = ReadEnd {
             sink,
             unreadable: None,
         };
-        let answer = self.call_binary(method, request, &mut end);
+        let answer = call(&mut end);
         if let Some(message) = end.unreadable {
             return Err(unreadable_events(&self.plugin, method, &message));
         }
@@ -269,15 +281,18 @@ impl Remote {
         file: &dyn WrittenFile,
         events: &mut dyn HostEnd,
     ) -> Result<bool, PluginError> {
-        if self.version() < 5 || !cfg!(target_os = "linux") {
+        if !self.is_v5() {
             return Ok(false);
         }
         let name = file.name();
         // A handle of the plugin's own, named so it opens the file wherever it was renamed.
         let handle = file.open().map_err(|e| PluginError::io(name, &e))?;
+        let Some(path) = fd_path(&handle) else {
+            return Ok(false);
+        };
         let request = ReaderRequestV5::ReadWrittenEach {
             target: Cow::Borrowed(target),
-            file: Cow::Owned(fd_path(&handle)),
+            file: Cow::Owned(path),
             name: Cow::Borrowed(name),
         };
         let mut end = WrittenReadEnd {
@@ -315,20 +330,6 @@ impl Remote {
             encoder: Encoder::new(),
         };
         self.call_binary(request.method(), request, &mut end)
-    }
-}
-
-/// A path that opens the file `handle` has open, as long as it is open.
-fn fd_path(handle: &std::fs::File) -> std::path::PathBuf {
-    #[cfg(unix)]
-    {
-        use std::os::unix::io::AsRawFd;
-        std::path::PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = handle;
-        std::path::PathBuf::new()
     }
 }
 
@@ -727,19 +728,9 @@ impl Reader for RemoteReader {
         file: &dyn WrittenFile,
         sink: &mut dyn FnMut(Event) -> bool,
     ) -> Result<bool, PluginError> {
-        let mut events = ReadEnd {
-            sink,
-            unreadable: None,
-        };
-        let read = self.0.read_written(target, file, &mut events);
-        if let Some(message) = events.unreadable {
-            return Err(unreadable_events(
-                &self.0.plugin,
-                "read_written_each",
-                &message,
-            ));
-        }
-        read
+        self.0.decoded("read_written_each", sink, |end| {
+            self.0.read_written(target, file, end)
+        })
     }
 
     fn read_written_batches(

@@ -19,8 +19,9 @@ pub(super) fn report(tap: &mut dyn WriteTap, bytes: &[u8]) {
 }
 
 /// The host's end of a `read_written_each`: batches go to `events`; each pull waits for the file
-/// to grow past the largest length lent before (a reader's [`crate::capability::GrowingRead`] asks past the
-/// length it was last lent, so this is never later than it asked for by more than that).
+/// to grow past the largest length lent before (a reader's [`crate::capability::GrowingRead`]
+/// asks past the length it was last lent, so this is never later than it asked for by more than
+/// that).
 pub(super) struct WrittenReadEnd<'e> {
     pub(super) events: &'e mut dyn HostEnd,
     pub(super) file: &'e dyn WrittenFile,

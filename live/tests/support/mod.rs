@@ -130,3 +130,17 @@ pub fn long_transcript(turns: usize) -> handoff_core::Transcript {
     transcript.cwd = Some("/from/the/transcript".into());
     transcript
 }
+
+/// Every event `plugin`'s `read_path_each` hands of the session file at `path`.
+pub fn read_path_each_all(
+    plugin: &dyn handoff_core::Plugin,
+    target: &str,
+    path: &Path,
+) -> Result<Vec<handoff_core::Event>, handoff_core::PluginError> {
+    let mut events = Vec::new();
+    plugin.reader().read_path_each(target, path, &mut |event| {
+        events.push(event);
+        true
+    })?;
+    Ok(events)
+}

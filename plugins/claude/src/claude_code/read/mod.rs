@@ -71,13 +71,10 @@ pub(crate) fn read(path: &Path) -> Result<Transcript, PluginError> {
     let mut loaded = load(path, Passes::One)?;
     let cwd = loaded.cwd.take();
     let mut events = Vec::with_capacity(loaded.records.nodes.len());
-    let mut sink = |e| {
+    hand_on(path, loaded, &mut |e| {
         events.push(e);
         true
-    };
-    let mut calls = DropUnresolvedCalls::new(&mut sink);
-    assemble(path, loaded, false, &mut |e| calls.push(e))?;
-    calls.finish();
+    })?;
     let mut transcript = Transcript::new(events);
     transcript.cwd = cwd;
     Ok(transcript)
@@ -109,11 +106,7 @@ pub(crate) fn read_each(
     path: &Path,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<(), PluginError> {
-    let loaded = load(path, Passes::Two)?;
-    let mut calls = DropUnresolvedCalls::new(sink);
-    assemble(path, loaded, false, &mut |e| calls.push(e))?;
-    calls.finish();
-    Ok(())
+    hand_on(path, load(path, Passes::Two)?, sink)
 }
 
 /// [`read_each`] of a session file its writer is still writing: the index is loaded as the
@@ -128,8 +121,18 @@ pub(crate) fn read_written_each(
     // The file's size is not known yet: the index grows as it is read.
     let mut loaded = load_from(name, input, 0, Passes::Two)?;
     loaded.reread = Some(file.open().map_err(io)?);
+    hand_on(name, loaded, sink)
+}
+
+/// The conversation's events of what was loaded, to `sink`, as Claude Code sends them on resume
+/// (calls no result answers dropped).
+fn hand_on(
+    path: &Path,
+    loaded: load::Loaded,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<(), PluginError> {
     let mut calls = DropUnresolvedCalls::new(sink);
-    assemble(name, loaded, false, &mut |e| calls.push(e))?;
+    assemble(path, loaded, false, &mut |e| calls.push(e))?;
     calls.finish();
     Ok(())
 }

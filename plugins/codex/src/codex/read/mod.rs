@@ -99,10 +99,18 @@ pub fn read_each_as_sent(
     path: &Path,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<Header, PluginError> {
+    as_sent(sink, |each| read_each(path, each))
+}
+
+/// `read`'s events to `sink`, a call that has no output anywhere answered as Codex answers it.
+fn as_sent<T>(
+    sink: &mut dyn FnMut(Event) -> bool,
+    read: impl FnOnce(&mut dyn FnMut(Event) -> bool) -> Result<T, PluginError>,
+) -> Result<T, PluginError> {
     let mut answer = AnswerOpenCalls::new(sink);
-    let header = read_each(path, &mut |event| answer.push(event))?;
+    let read = read(&mut |event| answer.push(event))?;
     answer.finish();
-    Ok(header)
+    Ok(read)
 }
 
 /// Reads a rollout line by line and hands each event to `sink` as soon as it is complete (until
@@ -125,10 +133,7 @@ pub fn read_written_as_sent(
 ) -> Result<(), PluginError> {
     let name = file.name();
     let input = GrowingRead::open(file).map_err(|e| PluginError::io(name, &e))?;
-    let mut answer = AnswerOpenCalls::new(sink);
-    read_each_from(name, input, 0, &mut |event| answer.push(event))?;
-    answer.finish();
-    Ok(())
+    as_sent(sink, |each| read_each_from(name, input, 0, each)).map(drop)
 }
 
 /// [`read_each`] of the bytes of `input`, named `path` in errors; `expected_events` sizes what
