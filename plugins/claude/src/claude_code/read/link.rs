@@ -61,7 +61,13 @@ pub(super) fn link_to(records: &mut Records, parent: Option<RecordId>, logical: 
     let Some(parent) = parent else {
         return Link::Root;
     };
-    if let Some(&i) = records.index.get(&parent) {
+    // Most records follow their parent: the last node is it (a node's uuid is indexed at its
+    // own position, so this is what the index would answer), without a probe.
+    let last = records.nodes.len().wrapping_sub(1);
+    if records.nodes.last().is_some_and(|n| n.uuid == parent) {
+        return Link::To(last as u32);
+    }
+    if let Some(i) = records.index.get(&records.nodes, &parent) {
         return Link::To(i);
     }
     let k = records.unresolved.len() as u32;
@@ -74,6 +80,7 @@ pub(super) fn link_to(records: &mut Records, parent: Option<RecordId>, logical: 
 /// compact boundary's logical parent, which makes it a root.
 pub(super) fn resolve_later_parents(records: &mut Records) {
     let Records {
+        nodes,
         up,
         unresolved,
         index,
@@ -82,8 +89,8 @@ pub(super) fn resolve_later_parents(records: &mut Records) {
     for link in up.iter_mut() {
         if let Link::Missing(k) = *link {
             let (parent, logical) = &unresolved[k as usize];
-            *link = match index.get(parent) {
-                Some(&i) => Link::To(i),
+            *link = match index.get(nodes, parent) {
+                Some(i) => Link::To(i),
                 None if *logical => Link::Root,
                 None => Link::Missing(k),
             };

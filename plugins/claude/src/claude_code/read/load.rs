@@ -13,6 +13,7 @@ use super::errors::{diagnose, malformed};
 use super::link::{link_to, resolve_later_parents};
 use super::nodes::{IndexKind, IndexNode, ReadRecord, RecordBody, Records};
 use super::record_id::RecordId;
+use super::uuid_index::UuidIndex;
 use crate::claude_code::records::{FastContent, Record};
 
 /// Assistant records that share a message id (streamed parts of one turn), gathered while
@@ -88,7 +89,7 @@ pub(super) fn load_from(
             up: Vec::with_capacity(expected),
             unresolved: Vec::new(),
             groups: Vec::new(),
-            index: IdMap::with_capacity_and_hasher(expected, Default::default()),
+            index: UuidIndex::with_capacity(expected),
         },
         messages: MessageGroups::default(),
         cwd: None,
@@ -182,7 +183,9 @@ fn keep(loaded: &mut Loaded, record: ReadRecord, line: (u64, usize), whole: bool
     let up = link_to(records, parent, logical);
     let whole = whole.then(|| RecordBody::of(record.node));
     let next = records.nodes.len() as u32;
-    let at = *records.index.entry(node.uuid.clone()).or_insert(next);
+    let at = records
+        .index
+        .get_or_insert(&records.nodes, &node.uuid, next);
     if at != next {
         records.up[at as usize] = up;
         records.nodes[at as usize] = node;

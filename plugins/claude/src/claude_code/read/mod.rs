@@ -44,6 +44,7 @@ mod reread;
 #[cfg(test)]
 mod tests;
 mod unresolved;
+mod uuid_index;
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};

@@ -4,10 +4,11 @@
 //! canonical form then, so assembling events moves it out.
 
 use handoff_sdk::dialect::anthropic::ParsedBlock;
-use handoff_sdk::{IdMap, Part, Timestamp};
+use handoff_sdk::{Part, Timestamp};
 
 use super::link::Link;
 use super::record_id::RecordId;
+use super::uuid_index::UuidIndex;
 use crate::extras::Extras;
 
 /// A user record's content, in its events' form already where that is plain (most records), so
@@ -132,7 +133,7 @@ pub(super) struct Records {
     pub(super) groups: Vec<Vec<u32>>,
     /// Each uuid's node: built while loading (a uuid seen again replaces its record), and the
     /// one index linking looks parents up in.
-    pub(super) index: IdMap<RecordId, u32>,
+    pub(super) index: UuidIndex,
 }
 
 /// What the index keeps of a record, and no more (a long session has tens of thousands): where

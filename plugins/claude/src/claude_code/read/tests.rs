@@ -20,7 +20,7 @@ fn empty() -> Loaded {
             up: Vec::new(),
             unresolved: Vec::new(),
             groups: Vec::new(),
-            index: IdMap::default(),
+            index: Default::default(),
         },
         messages: MessageGroups::default(),
         cwd: None,
