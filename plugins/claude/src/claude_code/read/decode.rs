@@ -1,20 +1,19 @@
 //! One record → its chain node: the typed path's or the general path's decoding of a line (see
 //! [`super::super::records`]) turned into what the chain walk and the assembly need.
 
-use std::fmt;
 use std::path::Path;
 
 use handoff_sdk::dialect::anthropic::{parse_block, ParsedBlock};
 use handoff_sdk::serde_json::Value;
 use handoff_sdk::{PluginError, Timestamp};
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
 
 use super::errors::malformed;
+use super::index_record::{IndexRecord, Spans};
 use super::load::{intern, Loaded};
 use super::nodes::{Kind, Node, ReadRecord, UserContent};
 use super::record_id::RecordId;
-use crate::claude_code::records::{FastContent, Record, Text};
+use crate::claude_code::records::{FastContent, Message, Record, Text};
+use crate::extras::Extras;
 
 /// Message content as a path decodes it.
 pub(super) trait Content {
@@ -81,50 +80,6 @@ impl Content for Value {
     }
 }
 
-/// A record as the index pass reads it: what linking and the chain walk need, borrowed from the
-/// line; every other member (the content but for its blocks' types, the extras, the timestamp)
-/// is skipped unbuilt, and judged when the record is read whole for its events.
-#[derive(Deserialize)]
-pub(super) struct IndexRecord<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Option<Text<'a>>,
-    #[serde(borrow)]
-    uuid: Option<Text<'a>>,
-    #[serde(rename = "parentUuid", borrow)]
-    parent_uuid: Option<Text<'a>>,
-    #[serde(rename = "logicalParentUuid", borrow)]
-    logical_parent_uuid: Option<Text<'a>>,
-    #[serde(rename = "isSidechain")]
-    is_sidechain: Option<bool>,
-    #[serde(rename = "isMeta")]
-    is_meta: Option<bool>,
-    #[serde(rename = "isCompactSummary")]
-    is_compact_summary: Option<bool>,
-    #[serde(borrow)]
-    subtype: Option<Text<'a>>,
-    #[serde(borrow)]
-    message: Option<IndexMessage<'a>>,
-    #[serde(borrow)]
-    cwd: Option<Text<'a>>,
-    #[serde(rename = "sessionId", borrow)]
-    session_id: Option<Text<'a>>,
-    #[serde(rename = "leafUuid", borrow)]
-    leaf_uuid: Option<Text<'a>>,
-}
-
-#[derive(Deserialize)]
-struct IndexMessage<'a> {
-    #[serde(borrow)]
-    id: Option<Text<'a>>,
-    content: Option<ContentShape>,
-}
-
-/// What the index pass keeps of message content: whether it holds a `tool_result` block (the
-/// chain walk needs that to find a turn's results).
-struct ContentShape {
-    holds_results: bool,
-}
-
 /// The index's record of a line [`IndexRecord`] decodes: as [`node_of`] makes it but without
 /// content, extras or timestamp (a conversational record without a uuid is the one error here:
 /// it cannot be indexed).
@@ -179,60 +134,8 @@ pub(super) fn index_node_of(
         },
         parent: record_id(raw.parent_uuid),
         message_id: boxed(message_id),
+        spans: raw.spans,
     }))
-}
-
-impl<'de> Deserialize<'de> for ContentShape {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct ShapeVisitor;
-        impl<'de> Visitor<'de> for ShapeVisitor {
-            type Value = bool;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string or an array of blocks")
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<bool, E> {
-                Ok(false)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
-                let mut results = false;
-                while let Some(BlockShape(is_result)) = seq.next_element()? {
-                    results |= is_result;
-                }
-                Ok(results)
-            }
-        }
-        d.deserialize_any(ShapeVisitor)
-            .map(|holds_results| ContentShape { holds_results })
-    }
-}
-
-/// One content block as the index pass sees it: whether it is a `tool_result` (a bare string is
-/// text).
-struct BlockShape(bool);
-
-impl<'de> Deserialize<'de> for BlockShape {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        struct BlockType<'a> {
-            #[serde(rename = "type", borrow)]
-            kind: Option<Text<'a>>,
-        }
-        struct ShapeVisitor;
-        impl<'de> Visitor<'de> for ShapeVisitor {
-            type Value = bool;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a content block")
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<bool, E> {
-                Ok(false)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
-                let block = BlockType::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                Ok(block.kind.is_some_and(|k| k.as_str() == "tool_result"))
-            }
-        }
-        d.deserialize_any(ShapeVisitor).map(BlockShape)
-    }
 }
 
 pub(super) fn boxed(text: Option<Text<'_>>) -> Option<Box<str>> {
@@ -314,31 +217,13 @@ pub(super) fn node_of<C: Content>(
             let Some(message) = raw.message else {
                 return Err(malformed(path, line, Some("message"), "missing"));
             };
-            message_id = message.id;
-            let model = message.model;
-            let signature_model = match extras.as_ref().and_then(|e| e.signature_model.as_ref()) {
-                Some(m) => m.as_deref(),
-                None => model.as_ref().map(Text::as_str),
+            let flags = UserFlags {
+                meta: raw.is_meta.unwrap_or(false),
+                compact_summary: raw.is_compact_summary.unwrap_or(false),
             };
-            let Some(content) = message.content else {
-                return Err(malformed(path, line, Some("message.content"), "missing"));
-            };
-            let blocks = content.into_blocks(signature_model, path, line)?;
-            if kind == "user" {
-                let has_results = blocks
-                    .iter()
-                    .any(|b| matches!(b, ParsedBlock::ToolResult { .. }));
-                let compact_summary = raw.is_compact_summary.unwrap_or(false);
-                Kind::User {
-                    content: UserContent::new(blocks, compact_summary),
-                    meta: raw.is_meta.unwrap_or(false),
-                    compact_summary,
-                    has_results,
-                }
-            } else {
-                let model = model.map(|m| intern(loaded, m.as_str()));
-                Kind::Assistant { model, blocks }
-            }
+            let (node_kind, id) = message_kind(path, line, kind, message, &extras, flags, loaded)?;
+            message_id = id;
+            node_kind
         }
         "system" if raw.subtype.as_ref().map(Text::as_str) == Some("compact_boundary") => {
             Kind::CompactBoundary {
@@ -358,5 +243,49 @@ pub(super) fn node_of<C: Content>(
         },
         parent: record_id(raw.parent_uuid),
         message_id: (kind == "assistant").then(|| boxed(message_id)).flatten(),
+        spans: Spans::default(),
     }))
+}
+
+/// A user record's flags, as its line says them.
+#[derive(Clone, Copy)]
+pub(super) struct UserFlags {
+    pub(super) meta: bool,
+    pub(super) compact_summary: bool,
+}
+
+/// The [`Kind`] of a user or assistant record (`kind`) from its message, and the message's id.
+pub(super) fn message_kind<'a, C: Content>(
+    path: &Path,
+    line: usize,
+    kind: &str,
+    message: Message<'a, C>,
+    extras: &Option<Box<Extras>>,
+    flags: UserFlags,
+    loaded: &mut Loaded,
+) -> Result<(Kind, Option<Text<'a>>), PluginError> {
+    let model = message.model;
+    let signature_model = match extras.as_ref().and_then(|e| e.signature_model.as_ref()) {
+        Some(m) => m.as_deref(),
+        None => model.as_ref().map(Text::as_str),
+    };
+    let Some(content) = message.content else {
+        return Err(malformed(path, line, Some("message.content"), "missing"));
+    };
+    let blocks = content.into_blocks(signature_model, path, line)?;
+    let node_kind = if kind == "user" {
+        let has_results = blocks
+            .iter()
+            .any(|b| matches!(b, ParsedBlock::ToolResult { .. }));
+        Kind::User {
+            content: UserContent::new(blocks, flags.compact_summary),
+            meta: flags.meta,
+            compact_summary: flags.compact_summary,
+            has_results,
+        }
+    } else {
+        let model = model.map(|m| intern(loaded, m.as_str()));
+        Kind::Assistant { model, blocks }
+    };
+    Ok((node_kind, message.id))
 }

@@ -8,8 +8,9 @@ use std::path::Path;
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{IdMap, PluginError};
 
-use super::decode::{index_node_of, node_of, IndexRecord};
+use super::decode::{index_node_of, node_of};
 use super::errors::{diagnose, malformed};
+use super::index_record::IndexRecord;
 use super::link::{link_to, resolve_later_parents};
 use super::nodes::{IndexKind, IndexNode, ReadRecord, RecordBody, Records};
 use super::record_id::RecordId;
@@ -178,7 +179,7 @@ pub(super) fn record_text(line: &[u8], first: bool) -> (&[u8], bool) {
 /// not matter.
 fn keep(loaded: &mut Loaded, record: ReadRecord, line: (u64, usize), whole: bool) {
     let records = &mut loaded.records;
-    let (node, parent) = IndexNode::of(&record.node, record.parent, line);
+    let (node, parent) = IndexNode::of(&record.node, record.parent, record.spans, line);
     let logical = node.kind == (IndexKind::CompactBoundary { logical: true });
     let up = link_to(records, parent, logical);
     let whole = whole.then(|| RecordBody::of(record.node));
@@ -216,7 +217,7 @@ fn index_record(
     // UTF-8 is checked once for the line, not once per member name and string.
     let index = std::str::from_utf8(text)
         .ok()
-        .and_then(|text| serde_json::from_str::<IndexRecord<'_>>(text).ok());
+        .and_then(|text| IndexRecord::parse(text).ok());
     match index {
         Some(record) => index_node_of(path, line_no, record, loaded),
         None => general_record(path, line_no, text, complete, loaded),

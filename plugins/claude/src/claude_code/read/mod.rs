@@ -3,15 +3,18 @@
 //! [`read_each`] reads in two passes, so a session is never held whole. The index pass streams
 //! the file line by line and keeps small chain nodes (UUIDs as 128 bits, the kind, the flags,
 //! where the line is, the link to the parent) but no content: of each line only what linking
-//! needs is decoded (`decode::IndexRecord`), message content skipped unbuilt but for whether it
+//! needs is decoded ([`index_record`]), message content skipped unbuilt but for whether it
 //! holds a tool result. The events' pass then reads again only the records the conversation
-//! needs, in its order (forward through one buffer for a file written in order), decodes each
-//! whole — typed and borrowed ([`super::records`]): content blocks become canonical blocks as
-//! they are parsed; a line the typed path does not cover is read again with `Value` content and
-//! `parse_block`, which decides and names any fault — and moves its content into events that go
-//! out at once. [`read`] and [`read_session`], which hold the transcript anyway, decode each
-//! record whole once, in one pass, and keep its content beside its node until its events are
-//! made.
+//! needs, in its order (forward through one buffer for a file written in order), decodes of
+//! each only what the index did not judge — its uuid, timestamp, extras and message, from where
+//! the index pass found them ([`index_record`], [`spanned`]) — typed and borrowed
+//! ([`super::records`]): content blocks become canonical blocks as they are parsed. A line those
+//! members do not serve (one not found, a name escaped or repeated, content the typed path does
+//! not cover, any error) is decoded whole, and one the typed path does not cover is read again
+//! with `Value` content and `parse_block`, which decides and names any fault. Its content moves
+//! into events that go out at once. [`read`] and [`read_session`], which hold the transcript
+//! anyway, decode each record whole once, in one pass, and keep its content beside its node until
+//! its events are made.
 //!
 //! The conversation is the chain from the leaf (the last main-thread record) back to the root
 //! through `parentUuid` (and through a compact boundary's `logicalParentUuid`, so the compacted
@@ -27,20 +30,22 @@
 //! ([`unresolved`]).
 //!
 //! One step per file: [`load`] streams the lines into nodes ([`nodes`], [`record_id`]), each
-//! record decoded by [`decode`] and joined to its parent by index ([`link`], which also finds
-//! the conversation's path); [`assemble`] walks it, takes each record whole (kept by a one-pass
-//! read, else read again by [`reread`]) and makes the events ([`events`]); [`errors`] names what
-//! is wrong.
+//! record decoded by [`decode`] and joined to its parent by index ([`link`], [`uuid_index`],
+//! which also finds the conversation's path); [`assemble`] walks it, takes each record whole
+//! (kept by a one-pass read, else read again by [`reread`]) and makes the events ([`events`]);
+//! [`errors`] names what is wrong.
 
 mod assemble;
 mod decode;
 mod errors;
 mod events;
+mod index_record;
 mod link;
 mod load;
 mod nodes;
 mod record_id;
 mod reread;
+mod spanned;
 #[cfg(test)]
 mod tests;
 mod unresolved;

@@ -6,6 +6,7 @@
 use handoff_sdk::dialect::anthropic::ParsedBlock;
 use handoff_sdk::{Part, Timestamp};
 
+use super::index_record::Spans;
 use super::link::Link;
 use super::record_id::RecordId;
 use super::uuid_index::UuidIndex;
@@ -117,6 +118,8 @@ pub(super) struct ReadRecord {
     pub(super) node: Node,
     pub(super) parent: Option<RecordId>,
     pub(super) message_id: Option<Box<str>>,
+    /// Where the members the events' pass decodes begin (none known: it decodes the line).
+    pub(super) spans: Spans,
 }
 
 /// The chain records of a file, as the chain walk takes them.
@@ -149,6 +152,7 @@ pub(super) struct IndexNode {
     line: u32,
     pub(super) sidechain: bool,
     pub(super) kind: IndexKind,
+    pub(super) spans: Spans,
 }
 
 /// A record's [`Kind`], without its content.
@@ -173,6 +177,7 @@ impl IndexNode {
     pub(super) fn of(
         node: &Node,
         parent: Option<RecordId>,
+        spans: Spans,
         (offset, len): (u64, usize),
     ) -> (IndexNode, Option<RecordId>) {
         let (kind, parent) = match &node.kind {
@@ -206,6 +211,7 @@ impl IndexNode {
             line: u32::try_from(node.line).unwrap_or(u32::MAX),
             sidechain: node.sidechain,
             kind,
+            spans,
         };
         (index_node, parent)
     }

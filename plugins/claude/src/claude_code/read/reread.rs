@@ -11,6 +11,7 @@ use handoff_sdk::PluginError;
 use super::errors::malformed;
 use super::load::{full_record, record_text, Loaded};
 use super::nodes::{IndexNode, Node};
+use super::spanned::node_from_spans;
 
 pub(super) struct RecordLines {
     reader: BufReader<File>,
@@ -60,6 +61,9 @@ impl RecordLines {
         }
         self.at += self.line.len() as u64;
         let (text, complete) = record_text(&self.line, node.offset == 0);
+        if let Some(node) = node_from_spans(path, node, text, loaded) {
+            return Ok(node);
+        }
         match full_record(path, node.line(), text, complete, loaded)? {
             Some(full) if full.node.uuid == node.uuid => Ok(full.node),
             _ => Err(malformed(

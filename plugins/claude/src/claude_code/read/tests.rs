@@ -1,16 +1,19 @@
-//! The reader's unit tests: events of user records, record ids, and the typed path agreeing with
-//! the general one.
+//! The reader's unit tests: events of user records, record ids, the typed path agreeing with
+//! the general one, and the events' pass's decoding from located members agreeing with the
+//! whole line's.
 
 use std::path::Path;
 
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{Body, Event, IdMap, Part, PluginError};
 
-use super::decode::node_of;
-use super::load::{typed_record, Loaded, MessageGroups};
-use super::nodes::{ReadRecord, Records};
+use super::decode::{index_node_of, node_of};
+use super::index_record::IndexRecord;
+use super::load::{full_record, typed_record, Loaded, MessageGroups};
+use super::nodes::{IndexNode, Node, ReadRecord, Records};
 use super::read;
 use super::record_id::RecordId;
+use super::spanned::node_from_spans;
 use crate::claude_code::records::Record;
 
 fn empty() -> Loaded {
@@ -423,4 +426,121 @@ fn a_compaction_keeps_the_records_between_its_boundary_and_its_summary() {
         (replaces_through.as_str(), summary.as_str()),
         (prompt, "The user asked for a tool.")
     );
+}
+
+/// The events' pass's decoding of `line` from the members its index pass located (`None`: it
+/// hands the line to the whole-line decoding), and the whole-line decoding's node or error.
+fn spanned_and_whole(line: &[u8]) -> (Option<Node>, Result<Option<Node>, String>) {
+    let path = Path::new("s.jsonl");
+    let mut loaded = empty();
+    let index = std::str::from_utf8(line)
+        .ok()
+        .and_then(|text| IndexRecord::parse(text).ok())
+        .and_then(|record| index_node_of(path, 1, record, &mut loaded).ok().flatten())
+        .map(|r| IndexNode::of(&r.node, r.parent, r.spans, (0, line.len())).0);
+    let spanned = index.and_then(|index| node_from_spans(path, &index, line, &mut loaded));
+    let whole = full_record(path, 1, line, true, &mut empty())
+        .map(|r| r.map(|r| r.node))
+        .map_err(|e| e.to_string());
+    (spanned, whole)
+}
+
+/// Where the spans serve, they decode the line as the whole-line decoding does.
+fn spans_agree(line: &[u8]) -> bool {
+    let (spanned, whole) = spanned_and_whole(line);
+    if let Some(spanned) = &spanned {
+        assert_eq!(
+            Ok(Some(spanned)),
+            whole.as_ref().map(Option::as_ref),
+            "{}",
+            String::from_utf8_lossy(line)
+        );
+    }
+    spanned.is_some()
+}
+
+#[test]
+fn the_spans_decode_every_sample_line_as_the_whole_line() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples");
+    let (mut conversational, mut spanned) = (0, 0);
+    for folder in std::fs::read_dir(root).unwrap() {
+        for file in std::fs::read_dir(folder.unwrap().path()).unwrap() {
+            let text = std::fs::read(file.unwrap().path()).unwrap();
+            for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                let user_or_assistant = [&b"\"type\":\"user\""[..], b"\"type\":\"assistant\""]
+                    .iter()
+                    .any(|t| line.windows(t.len()).any(|w| w == *t));
+                conversational += usize::from(user_or_assistant);
+                spanned += usize::from(spans_agree(line));
+            }
+        }
+    }
+    assert!(
+        spanned * 10 >= conversational * 7,
+        "{spanned} of {conversational} spanned"
+    );
+}
+
+#[test]
+fn the_spans_agree_on_edge_cases_or_hand_them_over() {
+    let head = r#""type":"assistant","uuid":"u1","parentUuid":null,"cwd":"/p","sessionId":"s""#;
+    let ts = r#""timestamp":"2026-01-01T00:00:00.000Z""#;
+    let spanned = [
+        format!(r#"{{{head},{ts},"message":{{"id":"m","model":"claude-x","content":"plain"}}}}"#),
+        format!(r#"{{{head},{ts},"message" :	{{"model":"claude-x","content":[{{"type":"thinking","thinking":"t","signature":"sig"}}]}} , "handoff" : {{"signatureModel":"other"}}}}"#),
+        format!(r#"{{"handoff":{{"origin":null,"author":{{"kind":"human","name":"Ann"}}}},{head},"message":{{"content":"x"}},{ts}}}"#),
+        format!(r#"{{{head},{ts},"handoff":null,"message":{{"content":[]}},"usage":{{"n":1}}}}"#),
+        format!(r#"{{{head},{ts},"message":{{"content":[{{"type":"tool_result","tool_use_id":"t","content":"r"}}]}}}}"#).replace("assistant", "user"),
+        format!(r#"{{{head},{ts},"isMeta":true,"isCompactSummary":true,"message":{{"content":"sum"}}}}"#).replace("assistant", "user"),
+    ];
+    for line in &spanned {
+        assert!(spans_agree(line.as_bytes()), "{line}");
+    }
+    let handed_over = [
+        // Names escaped or repeated: a decoding of the line may read another member.
+        format!(r#"{{{head},{ts},"mess\u0061ge":{{"content":"x"}}}}"#),
+        format!(
+            r#"{{{head},"time\u0073tamp":"2026-01-01T00:00:00.000Z","message":{{"content":"x"}}}}"#
+        ),
+        format!(r#"{{{head},{ts},{ts},"message":{{"content":"x"}}}}"#),
+        format!(
+            r#"{{{head},{ts},"handoff":{{}},"handoff":{{"origin":null}},"message":{{"content":"x"}}}}"#
+        ),
+        // What the whole line decides, and names.
+        format!(r#"{{{head},"message":{{"content":"x"}}}}"#),
+        format!(r#"{{{head},"timestamp":null,"message":{{"content":"x"}}}}"#),
+        format!(r#"{{{head},"timestamp":"yesterday","message":{{"content":"x"}}}}"#),
+        format!(r#"{{{head},{ts},"message":null}}"#),
+        format!(r#"{{{head},{ts},"message":{{"content":null}}}}"#),
+        format!(r#"{{{head},{ts}}}"#),
+        format!(r#"{{{head},{ts},"handoff":5,"message":{{"content":"x"}}}}"#),
+        format!(
+            r#"{{{head},{ts},"message":{{"content":[{{"type":"image","source":{{"type":"base64","media_type":"image/png","data":"aGk="}}}}]}}}}"#
+        ),
+        format!(r#"{{{head},{ts},"message":{{"content":5}}}}"#),
+        // Not a user or assistant record.
+        format!(r#"{{{head},{ts},"message":{{"content":"x"}}}}"#).replace("assistant", "system"),
+    ];
+    for line in &handed_over {
+        assert!(!spans_agree(line.as_bytes()), "{line}");
+    }
+}
+
+#[test]
+fn a_line_that_holds_another_record_now_is_decoded_whole() {
+    let line = |uuid: &str| {
+        format!(
+            r#"{{"type":"user","uuid":"{uuid}","parentUuid":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{{"content":"x"}}}}"#
+        )
+    };
+    let path = Path::new("s.jsonl");
+    let mut loaded = empty();
+    let first = line("a");
+    let record = IndexRecord::parse(&first).unwrap();
+    let record = index_node_of(path, 1, record, &mut loaded)
+        .unwrap()
+        .unwrap();
+    let index = IndexNode::of(&record.node, record.parent, record.spans, (0, first.len())).0;
+    assert!(node_from_spans(path, &index, first.as_bytes(), &mut loaded).is_some());
+    assert!(node_from_spans(path, &index, line("b").as_bytes(), &mut loaded).is_none());
 }
