@@ -76,9 +76,9 @@ impl<K: Eq + Hash + Borrow<str>> Validator<K> {
             Body::Assistant { content, .. } => {
                 for (i, part) in content.iter().enumerate() {
                     if let AssistantPart::ToolCall(call) = part {
-                        let field = format!("body.content[{i}].id");
+                        let field = || format!("body.content[{i}].id");
                         if call.id.is_empty() {
-                            return Err(fail(&field, format_args!("tool call id is empty")));
+                            return Err(fail(&field(), format_args!("tool call id is empty")));
                         }
                         if call.name.is_empty() {
                             return Err(fail(
@@ -92,7 +92,7 @@ impl<K: Eq + Hash + Borrow<str>> Validator<K> {
                             .is_some()
                         {
                             return Err(fail(
-                                &field,
+                                &field(),
                                 format_args!("tool call id {:?} is used twice", call.id),
                             ));
                         }
