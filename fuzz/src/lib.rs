@@ -80,12 +80,30 @@ impl Native {
         NATIVE.get().expect("Native::init ran")
     }
 
-    /// Reads `data` as a session file of the target. Refusing it is fine; a panic is a finding.
+    /// Reads `data` as a session file of the target. Refusing it is fine; a panic is a finding,
+    /// and so is a streamed read of the file (`read_path_each`) that differs from a whole read the
+    /// file passes: the streamed one may judge records off the conversation less, never read the
+    /// conversation otherwise. `read_each` (by the session's id, as the engine's verify reads)
+    /// may also refuse a file that is not that session.
     pub fn read(&self, data: &[u8]) {
         std::fs::write(&self.session.path, data).expect("write the input");
         let reader = self.plugin.reader();
-        let _ = reader.read_path(&self.target, &self.session.path);
+        let whole = reader.read_path(&self.target, &self.session.path);
+        let mut streamed = Vec::new();
+        let each = reader.read_path_each(&self.target, &self.session.path, &mut |e| {
+            streamed.push(e);
+            true
+        });
         let _ = reader.read_each(&self.root, &self.session, &mut |_| true);
+        if let Ok(whole) = whole {
+            if let Err(e) = each {
+                panic!("the whole read passes, the streamed one fails: {e}");
+            }
+            assert!(
+                whole.events == streamed,
+                "the streamed read differs from the whole read"
+            );
+        }
     }
 }
 
