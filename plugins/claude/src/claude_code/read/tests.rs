@@ -260,18 +260,26 @@ fn record_ids_keep_their_text() {
     }
 }
 
-#[test]
-fn the_typed_path_agrees_with_the_general_one_on_every_sample_line() {
+/// Every non-empty line of every sample session.
+fn sample_lines() -> Vec<Vec<u8>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples");
-    let (mut lines, mut typed) = (0, 0);
+    let mut lines = Vec::new();
     for folder in std::fs::read_dir(root).unwrap() {
         for file in std::fs::read_dir(folder.unwrap().path()).unwrap() {
             let text = std::fs::read(file.unwrap().path()).unwrap();
-            for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-                lines += 1;
-                typed += usize::from(agrees(line));
-            }
+            let file_lines = text.split(|&b| b == b'\n').filter(|l| !l.is_empty());
+            lines.extend(file_lines.map(<[u8]>::to_vec));
         }
+    }
+    lines
+}
+
+#[test]
+fn the_typed_path_agrees_with_the_general_one_on_every_sample_line() {
+    let (mut lines, mut typed) = (0, 0);
+    for line in sample_lines() {
+        lines += 1;
+        typed += usize::from(agrees(&line));
     }
     // Most lines are plain text, thinking, calls and results: the typed path's.
     assert!(typed * 10 >= lines * 8, "{typed} of {lines} lines typed");
@@ -461,19 +469,13 @@ fn spans_agree(line: &[u8]) -> bool {
 
 #[test]
 fn the_spans_decode_every_sample_line_as_the_whole_line() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples");
     let (mut conversational, mut spanned) = (0, 0);
-    for folder in std::fs::read_dir(root).unwrap() {
-        for file in std::fs::read_dir(folder.unwrap().path()).unwrap() {
-            let text = std::fs::read(file.unwrap().path()).unwrap();
-            for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-                let user_or_assistant = [&b"\"type\":\"user\""[..], b"\"type\":\"assistant\""]
-                    .iter()
-                    .any(|t| line.windows(t.len()).any(|w| w == *t));
-                conversational += usize::from(user_or_assistant);
-                spanned += usize::from(spans_agree(line));
-            }
-        }
+    for line in sample_lines() {
+        let user_or_assistant = [&b"\"type\":\"user\""[..], b"\"type\":\"assistant\""]
+            .iter()
+            .any(|t| line.windows(t.len()).any(|w| w == *t));
+        conversational += usize::from(user_or_assistant);
+        spanned += usize::from(spans_agree(&line));
     }
     assert!(
         spanned * 10 >= conversational * 7,
