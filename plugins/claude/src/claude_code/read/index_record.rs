@@ -90,11 +90,15 @@ impl<'a> LineSeed<'a> {
             return Spans::UNKNOWN;
         };
         let start = (name.as_ptr() as usize).wrapping_sub(self.0.as_ptr() as usize);
-        let end = start + name.len() + 1;
-        match u32::try_from(end) {
-            Ok(end) if start < self.0.len() && end != Spans::UNKNOWN => end,
-            _ => Spans::UNKNOWN,
+        if start >= self.0.len() {
+            return Spans::UNKNOWN;
         }
+        // Within the line: the name is, and its closing quote follows it.
+        let end = start + name.len() + 1;
+        u32::try_from(end)
+            .ok()
+            .filter(|&end| end != Spans::UNKNOWN)
+            .unwrap_or(Spans::UNKNOWN)
     }
 }
 
