@@ -9,14 +9,13 @@ mod support;
 use std::io::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use handoff_core::abi::{READER_V1, READER_V2, READER_V5, RESUME_V1, RESUME_V2};
-use handoff_core::abi::{WRITER_V1, WRITER_V2, WRITER_V5};
+use handoff_core::abi::{READER_V1, READER_V2, RESUME_V1, RESUME_V2};
+use handoff_core::abi::{WRITER_V1, WRITER_V2};
 use handoff_core::{
-    AssistantPart, Body, CreateOptions, Event, Part, Plugin, PluginError, SessionRef, StoreRoot,
-    Timestamp, ToolCall, Transcript,
+    Body, CreateOptions, Event, Part, Plugin, PluginError, SessionRef, StoreRoot, Timestamp,
 };
 
-use support::load;
+use support::{load, load_newest, long_transcript_with_calls};
 
 fn read_each_all(
     plugin: &dyn Plugin,
@@ -35,12 +34,7 @@ fn read_each_all(
 /// `read_each` give exactly what the built-in's `read` gives, and a session the loaded plugin
 /// wrote reads back (through the built-in) exactly as one the built-in wrote.
 fn streams_exactly_what_the_builtin_reads(builtin: &dyn Plugin, package: &str, target: &str) {
-    let loaded = load(package);
-    assert_eq!(
-        loaded.capabilities(),
-        vec![WRITER_V5, READER_V5, RESUME_V2],
-        "{package}"
-    );
+    let loaded = load_newest(package);
     let dir = tempfile::tempdir().unwrap();
     let root = StoreRoot::new(dir.path().join("store")).unwrap();
     let mut compared = 0;
@@ -139,48 +133,6 @@ fn one_more(millis: i64) -> Event {
     )
 }
 
-/// A Codex session of `turns` turns, ~1 KB each: many batches.
-fn long_transcript(turns: usize) -> Transcript {
-    let mut events = Vec::new();
-    for i in 0..turns {
-        let t = Timestamp::from_millis(1_700_000_000_000 + 2_000 * i as i64);
-        events.push(Event::new(
-            format!("u{i}"),
-            t,
-            Body::User {
-                content: vec![Part::text(format!("turn {i}: {}", "x".repeat(1_000)))],
-            },
-        ));
-        events.push(Event::new(
-            format!("a{i}"),
-            Timestamp::from_millis(t.millis() + 1_000),
-            Body::Assistant {
-                content: vec![
-                    AssistantPart::text("ok"),
-                    AssistantPart::ToolCall(ToolCall {
-                        id: format!("call_{i}"),
-                        name: "shell".into(),
-                        arguments: serde_json::json!({"command": ["ls"], "n": i}),
-                    }),
-                ],
-                origin: None,
-            },
-        ));
-        events.push(Event::new(
-            format!("r{i}"),
-            Timestamp::from_millis(t.millis() + 1_500),
-            Body::ToolResult {
-                call_id: format!("call_{i}"),
-                content: vec![Part::text("done")],
-                is_error: false,
-            },
-        ));
-    }
-    let mut transcript = Transcript::new(events);
-    transcript.cwd = Some("/work".into());
-    transcript
-}
-
 /// The plugin's reader stops when the host's sink does: a session whose last line is garbage
 /// cannot be read whole, but a streamed read that stops after the first event never gets there,
 /// exactly as with the built-in.
@@ -195,7 +147,7 @@ fn a_sink_that_stops_stops_the_plugins_read() {
         .create(
             &root,
             "codex",
-            &long_transcript(2_000),
+            &long_transcript_with_calls(2_000),
             &CreateOptions::default(),
         )
         .unwrap();
@@ -348,7 +300,7 @@ fn a_host_panic_in_the_sink_unwinds_in_the_host_and_the_plugin_goes_on() {
         .create(
             &root,
             "codex",
-            &long_transcript(50),
+            &long_transcript_with_calls(50),
             &CreateOptions::default(),
         )
         .unwrap();

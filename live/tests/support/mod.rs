@@ -47,6 +47,18 @@ pub fn load(package: &str) -> handoff_core::loader::LoadedPlugin {
     handoff_core::loader::load(&plugin(package)).unwrap_or_else(|e| panic!("{package}: {e}"))
 }
 
+/// [`load`], checked to offer the newest capability ids (v5's writer and reader, v2's resume).
+pub fn load_newest(package: &str) -> handoff_core::loader::LoadedPlugin {
+    use handoff_core::abi::{READER_V5, RESUME_V2, WRITER_V5};
+    let loaded = load(package);
+    assert_eq!(
+        loaded.capabilities(),
+        vec![WRITER_V5, READER_V5, RESUME_V2],
+        "{package}"
+    );
+    loaded
+}
+
 /// The same, for a benchmark (built with the bench profile beside it).
 pub fn plugin_release(package: &str) -> PathBuf {
     plugin(package)
@@ -106,7 +118,16 @@ pub fn copy_to(library: &Path, dir: &Path, name: &str) -> PathBuf {
 
 /// A conversation of `turns` user / assistant pairs, ~1 KB each: many 64 KiB batches.
 pub fn long_transcript(turns: usize) -> handoff_core::Transcript {
-    use handoff_core::{AssistantPart, Body, Event, Part, Timestamp, Transcript};
+    long_conversation(turns, false)
+}
+
+/// [`long_transcript`] with a tool call in each answer and its result after it.
+pub fn long_transcript_with_calls(turns: usize) -> handoff_core::Transcript {
+    long_conversation(turns, true)
+}
+
+fn long_conversation(turns: usize, calls: bool) -> handoff_core::Transcript {
+    use handoff_core::{AssistantPart, Body, Event, Part, Timestamp, ToolCall, Transcript};
     let mut events = Vec::new();
     for i in 0..turns {
         let t = Timestamp::from_millis(1_700_000_000_000 + 2_000 * i as i64);
@@ -117,14 +138,33 @@ pub fn long_transcript(turns: usize) -> handoff_core::Transcript {
                 content: vec![Part::text(format!("turn {i}: {}", "x".repeat(1_000)))],
             },
         ));
+        let mut answer = vec![AssistantPart::text(format!("answer {i}"))];
+        if calls {
+            answer.push(AssistantPart::ToolCall(ToolCall {
+                id: format!("call_{i}"),
+                name: "shell".into(),
+                arguments: serde_json::json!({"command": ["ls"], "n": i}),
+            }));
+        }
         events.push(Event::new(
             format!("a{i}"),
             Timestamp::from_millis(t.millis() + 1_000),
             Body::Assistant {
-                content: vec![AssistantPart::text(format!("answer {i}"))],
+                content: answer,
                 origin: None,
             },
         ));
+        if calls {
+            events.push(Event::new(
+                format!("r{i}"),
+                Timestamp::from_millis(t.millis() + 1_500),
+                Body::ToolResult {
+                    call_id: format!("call_{i}"),
+                    content: vec![Part::text("done")],
+                    is_error: false,
+                },
+            ));
+        }
     }
     let mut transcript = Transcript::new(events);
     transcript.cwd = Some("/from/the/transcript".into());

@@ -217,11 +217,14 @@ pub(super) fn node_of<C: Content>(
             let Some(message) = raw.message else {
                 return Err(malformed(path, line, Some("message"), "missing"));
             };
-            let flags = UserFlags {
-                meta: raw.is_meta.unwrap_or(false),
-                compact_summary: raw.is_compact_summary.unwrap_or(false),
+            let speaker = match kind {
+                "user" => Speaker::User {
+                    meta: raw.is_meta.unwrap_or(false),
+                    compact_summary: raw.is_compact_summary.unwrap_or(false),
+                },
+                _ => Speaker::Assistant,
             };
-            let (node_kind, id) = message_kind(path, line, kind, message, &extras, flags, loaded)?;
+            let (node_kind, id) = message_kind(path, line, speaker, message, &extras, loaded)?;
             message_id = id;
             node_kind
         }
@@ -247,21 +250,20 @@ pub(super) fn node_of<C: Content>(
     }))
 }
 
-/// A user record's flags, as its line says them.
+/// Who a record with a message speaks for: a user record with its flags, or an assistant.
 #[derive(Clone, Copy)]
-pub(super) struct UserFlags {
-    pub(super) meta: bool,
-    pub(super) compact_summary: bool,
+pub(super) enum Speaker {
+    User { meta: bool, compact_summary: bool },
+    Assistant,
 }
 
-/// The [`Kind`] of a user or assistant record (`kind`) from its message, and the message's id.
+/// The [`Kind`] of a user or assistant record from its message, and the message's id.
 pub(super) fn message_kind<'a, C: Content>(
     path: &Path,
     line: usize,
-    kind: &str,
+    speaker: Speaker,
     message: Message<'a, C>,
     extras: &Option<Box<Extras>>,
-    flags: UserFlags,
     loaded: &mut Loaded,
 ) -> Result<(Kind, Option<Text<'a>>), PluginError> {
     let model = message.model;
@@ -273,19 +275,25 @@ pub(super) fn message_kind<'a, C: Content>(
         return Err(malformed(path, line, Some("message.content"), "missing"));
     };
     let blocks = content.into_blocks(signature_model, path, line)?;
-    let node_kind = if kind == "user" {
-        let has_results = blocks
-            .iter()
-            .any(|b| matches!(b, ParsedBlock::ToolResult { .. }));
-        Kind::User {
-            content: UserContent::new(blocks, flags.compact_summary),
-            meta: flags.meta,
-            compact_summary: flags.compact_summary,
-            has_results,
+    let node_kind = match speaker {
+        Speaker::User {
+            meta,
+            compact_summary,
+        } => {
+            let has_results = blocks
+                .iter()
+                .any(|b| matches!(b, ParsedBlock::ToolResult { .. }));
+            Kind::User {
+                content: UserContent::new(blocks, compact_summary),
+                meta,
+                compact_summary,
+                has_results,
+            }
         }
-    } else {
-        let model = model.map(|m| intern(loaded, m.as_str()));
-        Kind::Assistant { model, blocks }
+        Speaker::Assistant => {
+            let model = model.map(|m| intern(loaded, m.as_str()));
+            Kind::Assistant { model, blocks }
+        }
     };
     Ok((node_kind, message.id))
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 use handoff_sdk::Timestamp;
 use serde::Deserialize;
 
-use super::decode::{message_kind, UserFlags};
+use super::decode::{message_kind, Speaker};
 use super::index_record::Spans;
 use super::load::Loaded;
 use super::nodes::{IndexKind, IndexNode, Node};
@@ -26,25 +26,16 @@ pub(super) fn node_from_spans(
     text: &[u8],
     loaded: &mut Loaded,
 ) -> Option<Node> {
-    let (kind, flags) = match index.kind {
+    let speaker = match index.kind {
         IndexKind::User {
             meta,
             compact_summary,
             ..
-        } => (
-            "user",
-            UserFlags {
-                meta,
-                compact_summary,
-            },
-        ),
-        IndexKind::Assistant => (
-            "assistant",
-            UserFlags {
-                meta: false,
-                compact_summary: false,
-            },
-        ),
+        } => Speaker::User {
+            meta,
+            compact_summary,
+        },
+        IndexKind::Assistant => Speaker::Assistant,
         _ => return None,
     };
     let spans = index.spans;
@@ -62,7 +53,7 @@ pub(super) fn node_from_spans(
     let extras = extras.filter(|e| !e.is_empty()).map(Box::new);
     let message: Option<Message<'_, FastContent>> = member(text, spans.message)?;
     let line = index.line();
-    let (kind, _) = message_kind(path, line, kind, message?, &extras, flags, loaded).ok()?;
+    let (kind, _) = message_kind(path, line, speaker, message?, &extras, loaded).ok()?;
     Some(Node {
         uuid: index.uuid.clone(),
         line,
