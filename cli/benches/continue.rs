@@ -607,6 +607,7 @@ fn one_pass(
             locator: Some("bench"),
             target,
             root: &root,
+            seal: handoff_core::store::seal::Seal::of_this_process(),
             cwd: None,
             prompt: "go on",
             lock_wait: Duration::from_secs(5),

@@ -13,6 +13,7 @@ use handoff_conformance::certificate::outcome;
 use handoff_conformance::{Options, SUITE_VERSION};
 use handoff_core::registry::{Registry, RegistryConfig, TargetListing};
 use handoff_core::store::scratch::ScratchDir;
+use handoff_core::store::seal::Seal;
 use handoff_core::{Plugin, TargetManifest};
 
 use crate::config::Config;
@@ -128,6 +129,21 @@ impl Catalog {
         .map_err(|e| CliError::Failed(format!("cannot record a certificate: {e}")))?;
         drop(scratch);
         Ok(())
+    }
+
+    /// The user's key (beside the certificates), which seals the journals of a write and proves
+    /// the ones a write finds are handoff's.
+    pub fn seal(&self) -> Result<Seal, CliError> {
+        self.registry
+            .borrow()
+            .seal()
+            .cloned()
+            .map_err(|e| CliError::Config {
+                path: self
+                    .certificate_dir
+                    .join(handoff_core::store::seal::KEY_FILE),
+                message: e.to_string(),
+            })
     }
 
     pub fn listings(&self) -> Vec<TargetListing> {

@@ -54,6 +54,9 @@ enum Command {
     Continue(commands::continue_on::Args),
     /// Run the conformance suite on a plugin file and certify it.
     Certify(commands::certify::Args),
+    /// Roll back what interrupted handoff writes left in a target's store root (every
+    /// `continue` does this first).
+    Recover(commands::recover::Args),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Command::Sessions(args) => commands::sessions::run(&config, args),
         Command::Continue(args) => commands::continue_on::run(&config, args),
         Command::Certify(args) => commands::certify::run(&config, args),
+        Command::Recover(args) => commands::recover::run(&config, args),
     });
     match result {
         Ok(code) => code,

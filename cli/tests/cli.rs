@@ -466,6 +466,98 @@ fn a_certified_plugin_file_shadows_the_builtin_and_is_the_one_used() {
     );
 }
 
+/// The `targets --json` listing of the plugin file or folder `path`: its availability.
+fn listing_of(config: &Path, path: &Path) -> Value {
+    let listings = json(&handoff_with(config, &["targets", "--json"]));
+    listings
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["source"]["path"] == path.to_str().unwrap())
+        .unwrap_or_else(|| panic!("{} is not listed: {listings:#}", path.display()))
+        .clone()
+}
+
+fn not_offered_because(listing: &Value, why: &str) {
+    assert_eq!(
+        listing["availability"]["status"], "not_offered",
+        "{listing:#}"
+    );
+    let reason = listing["availability"]["reason"].as_str().unwrap();
+    assert!(reason.contains(why), "{reason}");
+}
+
+#[test]
+fn a_forged_certificate_or_a_plugin_others_may_change_is_not_offered_and_says_why() {
+    use std::os::unix::fs::PermissionsExt;
+    let scratch = tempfile::tempdir().unwrap();
+    let plugins = scratch.path().join("plugins");
+    std::fs::create_dir(&plugins).unwrap();
+    let library = plugins.join("libhandoff_plugin_codex.so");
+    std::fs::copy(codex_library(), &library).unwrap();
+    let certificates = scratch.path().join("certificates");
+    let config = scratch.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!("plugin_dirs = [{plugins:?}]\ncertificate_dir = {certificates:?}\n"),
+    )
+    .unwrap();
+    let certified = handoff_with(&config, &["certify", library.to_str().unwrap()]);
+    assert!(certified.status.success(), "{}", stderr(&certified));
+    assert_eq!(
+        listing_of(&config, &library)["availability"]["status"],
+        "verified"
+    );
+
+    let mode = |path: &Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    // A plugin folder anyone may write: nothing in it is loaded.
+    mode(&plugins, 0o777);
+    not_offered_because(&listing_of(&config, &plugins), "world-writable (mode 0777)");
+    mode(&plugins, 0o755);
+    // A plugin file its group may write.
+    mode(&library, 0o664);
+    not_offered_because(&listing_of(&config, &library), "group-writable (mode 0664)");
+    mode(&library, 0o755);
+    assert_eq!(
+        listing_of(&config, &library)["availability"]["status"],
+        "verified"
+    );
+
+    // The certificate edited (its issue date), then forged from scratch without the key.
+    let certificate = std::fs::read_dir(&certificates)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("file-")
+        })
+        .unwrap();
+    let text = std::fs::read_to_string(&certificate).unwrap();
+    let mut edited: Value = serde_json::from_str(&text).unwrap();
+    edited["issued_at"] = "2020-01-01T00:00:00Z".into();
+    std::fs::write(&certificate, edited.to_string()).unwrap();
+    not_offered_because(&listing_of(&config, &library), "seal does not verify");
+    edited["seal"] = Value::Null;
+    edited.as_object_mut().unwrap().remove("seal");
+    std::fs::write(&certificate, edited.to_string()).unwrap();
+    not_offered_because(&listing_of(&config, &library), "seal does not verify");
+    // Nothing used it: the built-in serves codex.
+    let listings = json(&handoff_with(&config, &["targets", "--json"]));
+    let used: Vec<&Value> = listings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["target"] == "codex" && l["availability"]["status"] == "verified")
+        .collect();
+    assert_eq!(used.len(), 1, "{listings:#}");
+    assert_eq!(used[0]["source"]["kind"], "built_in", "{listings:#}");
+}
+
 #[test]
 fn certificates_are_one_place_per_user_whatever_the_store_root() {
     let scratch = tempfile::tempdir().unwrap();

@@ -27,8 +27,9 @@ use source::SourceStream;
 use written::{ReadWritten, WriteWatch};
 
 use crate::capability::{CreateOptions, EventStream, Plugin, PluginError, ResumePlan, SessionRef};
-use crate::store::journal::Journal;
+use crate::store::journal::{Conversation, Journal};
 use crate::store::lock::Lock;
+use crate::store::seal::Seal;
 use crate::store::tap;
 use crate::store::{validate_cwd, StoreRoot};
 use crate::transcript::{Comparison, Difference, Fingerprinter, Transcript};
@@ -61,6 +62,9 @@ pub struct ContinueRequest<'a> {
     pub target: &'a str,
     /// The target's store root.
     pub root: &'a StoreRoot,
+    /// The key that seals this run's journals, and proves those it finds are handoff's
+    /// ([`crate::store::seal`]): a host keeps one per user (the CLI's is beside its certificates).
+    pub seal: &'a Seal,
     /// The working directory for a new session (defaults to the source's).
     pub cwd: Option<String>,
     /// The prompt the resume plan carries.
@@ -247,7 +251,8 @@ impl<'a> Run<'a> {
         })?;
         tracing::debug!(phase = "locked", "took the conversation lock");
         // Before anything else: roll back what killed runs left in this store root.
-        let recovered = recovery::recover_holding(request.root, &[plugin], Some(&key))?;
+        let recovered =
+            recovery::recover_holding(request.root, request.seal, &[plugin], Some(&key))?;
         Ok(Run {
             plugin,
             request,
@@ -258,6 +263,17 @@ impl<'a> Run<'a> {
             _lock: lock,
             recovered,
         })
+    }
+
+    /// What this run's journals are for.
+    fn conversation(&self) -> Conversation<'_> {
+        Conversation {
+            root: self.request.root,
+            seal: self.request.seal,
+            key: &self.key,
+            target: self.request.target,
+            locator: &self.locator,
+        }
     }
 
     /// The newest session of this conversation on the target, if any.
@@ -443,14 +459,9 @@ impl<'a> Run<'a> {
             locator: Some(self.locator.clone()),
         };
         let root = request.root;
-        let mut journal = Journal::begin_create(
-            root,
-            &self.key,
-            request.target,
-            &self.locator,
-            previous.map(|s| s.id.as_str()),
-        )
-        .map_err(|e| store_error(root, &e))?;
+        let mut journal =
+            Journal::begin_create(self.conversation(), previous.map(|s| s.id.as_str()))
+                .map_err(|e| store_error(root, &e))?;
         tracing::debug!(phase = "journaled", "journal written: creating");
         let session = match write(&options) {
             Ok(session) => session,
@@ -499,9 +510,8 @@ impl<'a> Run<'a> {
     ) -> Result<(), ContinueError> {
         let request = self.request;
         let root = request.root;
-        let journal =
-            Journal::begin_append(root, &self.key, request.target, &self.locator, session)
-                .map_err(|e| store_error(root, &e))?;
+        let journal = Journal::begin_append(self.conversation(), session)
+            .map_err(|e| store_error(root, &e))?;
         tracing::debug!(phase = "journaled", "journal written: appending");
         let outcome = self
             .plugin

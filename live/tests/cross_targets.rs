@@ -119,6 +119,7 @@ fn across_transcript(
                 locator: Some(name),
                 target,
                 root: &root,
+                seal: handoff_core::store::seal::Seal::of_this_process(),
                 cwd: Some(cwd.display().to_string()),
                 prompt: "go on",
                 lock_wait: Duration::from_secs(10),

@@ -95,6 +95,7 @@ fn continued(
             locator: Some("listed-by-the-cli"),
             target,
             root: &root,
+            seal: handoff_core::store::seal::Seal::of_this_process(),
             cwd: Some(project.display().to_string()),
             prompt: "Continue.",
             lock_wait: Duration::from_secs(5),

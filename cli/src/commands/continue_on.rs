@@ -125,6 +125,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
         "writing and verifying the conversation on {}",
         args.to
     ));
+    let seal = catalog.seal()?;
     let continued = continue_conversation(
         target_plugin.as_ref(),
         &ContinueRequest {
@@ -136,6 +137,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
             locator: args.locator.as_deref(),
             target: &args.to,
             root: &root,
+            seal: &seal,
             cwd,
             prompt: &args.prompt,
             lock_wait: Duration::from_secs(30),

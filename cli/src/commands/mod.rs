@@ -3,6 +3,7 @@
 pub mod certify;
 pub mod continue_on;
 pub mod read;
+pub mod recover;
 pub mod sessions;
 pub mod targets;
 

@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use handoff_core::{Plugin, SessionInfo, StoreRoot, Transcript};
+use handoff_core::{SessionInfo, StoreRoot, Transcript};
 
 use crate::catalog::Catalog;
 use crate::config::Config;
@@ -63,8 +63,9 @@ pub fn is_path(session: &str) -> bool {
     session.contains('/') || session.ends_with(".jsonl") || session.ends_with(".json")
 }
 
-/// Reads `session` (an id or a path) of `target`. What a killed handoff run left in its store
-/// (a hot journal) is rolled back first, so a half-written session is never read.
+/// Reads `session` (an id or a path) of `target`. A read changes nothing: what a killed handoff
+/// run left in the store (a journal) is named in a warning, and rolled back by the next write
+/// there.
 pub fn read_session(
     catalog: &Catalog,
     config: &Config,
@@ -87,8 +88,7 @@ enum Located {
     Session(StoreRoot, handoff_core::SessionRef),
 }
 
-/// Finds `session` (an id or a path) of `target`, rolling back first what killed handoff runs
-/// left in its store.
+/// Finds `session` (an id or a path) of `target`, warning of journals of handoff runs in its store.
 fn locate(
     catalog: &Catalog,
     config: &Config,
@@ -101,12 +101,12 @@ fn locate(
         let path = crate::config::absolute(Path::new(session))?;
         check_session_file(&path)?;
         if let Some(root) = enclosing_store_root(&path) {
-            recover(&root, plugin.as_ref())
+            warn_of_journals(&root)
         }
         Ok(Located::File(path))
     } else {
         let root = config.store_root(&catalog.target(target)?, store_root)?;
-        recover(&root, plugin.as_ref());
+        warn_of_journals(&root);
         let session = plugin.resumer().resolve(&root, target, session)?;
         Ok(Located::Session(root, session))
     }
@@ -127,8 +127,8 @@ pub fn read_newest(
     Ok((transcript, newest))
 }
 
-/// The newest session of `target` whose cwd is `dir`, said on stderr. What killed handoff runs
-/// left in the store is rolled back first.
+/// The newest session of `target` whose cwd is `dir`, said on stderr (with a warning of journals
+/// of handoff runs in the store).
 pub fn newest_session(
     catalog: &Catalog,
     config: &Config,
@@ -138,7 +138,7 @@ pub fn newest_session(
 ) -> Result<SessionInfo, CliError> {
     let plugin = catalog.plugin(target)?;
     let root = config.store_root(&catalog.target(target)?, store_root)?;
-    recover(&root, plugin.as_ref());
+    warn_of_journals(&root);
     let newest = super::sessions::newest_of_dir(plugin.as_ref(), &root, target, dir)?;
     eprintln!("taking the newest {}", super::sessions::describe(&newest));
     Ok(newest)
@@ -181,12 +181,20 @@ fn same_dir(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Rolls back what killed runs left in `root`. A journal that cannot be rolled back (a read-only
-/// store root) is reported and the read goes on: reading changes nothing.
-fn recover(root: &StoreRoot, plugin: &dyn Plugin) {
-    match handoff_core::continuation::recover(root, &[plugin]) {
-        Ok(_) => {}
-        Err(e) => tracing::warn!("{e}"),
+/// Names the journals in `root` on stderr: a handoff run is writing there, or one was killed and
+/// its write is not rolled back yet. A read acts on none of them (it may read a half-written
+/// session); only a write into that store root rolls back, and only what handoff can prove it
+/// wrote.
+fn warn_of_journals(root: &StoreRoot) {
+    let pending = handoff_core::store::journal::pending(root);
+    if !pending.is_empty() {
+        let names: Vec<String> = pending.iter().map(|p| p.display().to_string()).collect();
+        tracing::warn!(
+            "{} holds {} journal(s) of handoff writes that are running or were interrupted ({}); this read may see a half-written session, and the next `handoff continue` into that store root rolls an interrupted one back",
+            root.path().display(),
+            pending.len(),
+            names.join(", ")
+        );
     }
 }
 

@@ -147,10 +147,10 @@ fn killed_appends_leave_the_old_or_the_complete_bytes_and_a_rerun_keeps_the_id()
             killed.phase,
             killed.finished
         );
-        // The next command: read the session by its file; it rolls back what the kill left.
+        // The next write into the store root rolls back what the kill left (`recover` alone).
         let next = handoff(&shared.config, &s.tmp())
-            .args(["read", "codex"])
-            .arg(root.join(&relative))
+            .args(["recover", "codex", "--store-root"])
+            .arg(&root)
             .stdout(Stdio::null())
             .output()
             .unwrap();
@@ -234,18 +234,13 @@ fn killed_creates_leave_nothing_or_a_whole_session_and_a_rerun_makes_exactly_one
             killed.phase,
             killed.finished
         );
-        // The next command touching the store root: a read by id rolls back first.
+        // The next write into the store root rolls back what the kill left (`recover` alone).
         let next = handoff(&shared.config, &s.tmp())
-            .args(["read", "codex", "00000000-0000-0000-0000-000000000000"])
-            .arg("--store-root")
+            .args(["recover", "codex", "--store-root"])
             .arg(&root)
             .output()
             .unwrap();
-        assert!(
-            stderr(&next).contains("no session with id"),
-            "{context}: {}",
-            stderr(&next)
-        );
+        assert!(next.status.success(), "{context}: {}", stderr(&next));
         let found = rollouts(&root);
         let state = match found.as_slice() {
             [] => "none",

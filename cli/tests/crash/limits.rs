@@ -308,6 +308,7 @@ fn request<'a>(transcript: &'a Transcript, root: &'a StoreRoot) -> ContinueReque
         locator: Some("full-disk"),
         target: "codex",
         root,
+        seal: handoff_core::store::seal::Seal::of_this_process(),
         cwd: None,
         prompt: "go on",
         lock_wait: Duration::from_secs(5),

@@ -12,5 +12,6 @@ mod fuzz_found;
 mod inputs;
 mod kills;
 mod limits;
+mod planted;
 mod points;
 mod support;

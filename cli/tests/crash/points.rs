@@ -11,6 +11,7 @@ use std::time::Duration;
 use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
 use handoff_core::continuation::{continue_conversation, ContinueRequest};
+use handoff_core::store::seal::Seal;
 use handoff_core::{
     CreateOptions, Event, Plugin, PluginError, Reader, Resumer, SessionInfo, SessionRef, StoreRoot,
     Transcript, Writer,
@@ -209,6 +210,8 @@ fn crash_child() {
     let target = var("CRASH_TARGET");
     let transcript = read_source(Path::new(&var("CRASH_SOURCE")));
     let root = StoreRoot::new(var("CRASH_ROOT")).unwrap();
+    // The key of the certificate folder the `handoff` runs use, so they trust this run's journals.
+    let seal = Seal::open(Path::new(&var("CRASH_CERTS"))).unwrap();
     let plugin = Crashing {
         inner: plugin_for(&target),
         point: Point::parse(&point),
@@ -220,6 +223,7 @@ fn crash_child() {
             locator: Some(LOCATOR),
             target: &target,
             root: &root,
+            seal: &seal,
             cwd: None,
             prompt: "go on",
             lock_wait: Duration::from_secs(10),
@@ -236,6 +240,7 @@ fn crash(point: Point, target: &str, source: &Path, root: &Path) {
         .env("CRASH_TARGET", target)
         .env("CRASH_SOURCE", source)
         .env("CRASH_ROOT", root)
+        .env("CRASH_CERTS", &shared().certificates)
         .stdout(Stdio::null())
         .output()
         .unwrap();
@@ -303,25 +308,34 @@ fn appended_crash(target: &str, point: Point) {
             > 0,
         "{context}: the dead run left its journal"
     );
-    // The next command reads the session by its file: it rolls back first.
-    let next = handoff(&shared().config, &s.scratch.tmp())
+    // A read changes nothing: it names the journal, and reads what is there.
+    let crashed = std::fs::read(&session).unwrap();
+    let read = handoff(&shared().config, &s.scratch.tmp())
         .args(["read", target])
         .arg(&session)
         .arg("--json")
         .output()
         .unwrap();
-    assert!(next.status.success(), "{context}: {}", stderr(&next));
+    assert!(
+        stderr(&read).contains("journal(s) of handoff writes"),
+        "{context}: {}",
+        stderr(&read)
+    );
+    assert_eq!(
+        std::fs::read(&session).unwrap(),
+        crashed,
+        "{context}: a read changed the session"
+    );
+    // The next write into the store root rolls back first.
+    let next = continue_on(target, &s, &s.prefix_source, &root);
     let undone = match (target, point) {
         ("anthropic-messages", _) => "restored from its old file",
         (_, Point::AppendBefore) => "was left as it was",
         _ => "cut back from",
     };
-    assert!(
-        stderr(&next).contains("rolled back an interrupted write")
-            && stderr(&next).contains(undone),
-        "{context}: {}",
-        stderr(&next)
-    );
+    let recovered = next["recovered"].to_string();
+    assert!(recovered.contains(undone), "{context}: {recovered}");
+    assert_eq!(next["action"]["kind"], "unchanged", "{context}");
     assert_eq!(
         std::fs::read(&session).unwrap(),
         old,
@@ -348,20 +362,30 @@ fn created_crash(point: Point) {
     let root = s.scratch.path("root");
     crash(point, "codex", &s.whole_source, &root);
     let context = format!("codex {point:?}");
-    let next = handoff(&shared().config, &s.scratch.tmp())
+    // A read changes nothing; the next write into the store root rolls back first.
+    let crashed = rollouts(&root);
+    let read = handoff(&shared().config, &s.scratch.tmp())
         .args(["read", "codex", "00000000-0000-0000-0000-000000000000"])
         .arg("--store-root")
         .arg(&root)
         .output()
         .unwrap();
     assert!(
-        stderr(&next).contains("rolled back an interrupted write"),
+        stderr(&read).contains("journal(s) of handoff writes"),
         "{context}: {}",
-        stderr(&next)
+        stderr(&read)
     );
-    assert_eq!(rollouts(&root), Vec::<PathBuf>::new(), "{context}");
-    assert_clean(&root, &s, &context);
+    assert_eq!(
+        rollouts(&root),
+        crashed,
+        "{context}: a read changed the store"
+    );
     let again = continue_on("codex", &s, &s.whole_source, &root);
+    let recovered = again["recovered"].to_string();
+    assert!(
+        recovered.contains("interrupted create"),
+        "{context}: {recovered}"
+    );
     assert_eq!(again["action"]["kind"], "created", "{context}");
     assert_eq!(rollouts(&root).len(), 1, "{context}");
     assert_clean(&root, &s, &context);

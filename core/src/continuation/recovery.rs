@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use crate::capability::{Plugin, SessionRef};
-use crate::store::journal::{self, HotJournal, Record, Rollback};
+use crate::store::journal::{self, FileId, HotJournal, Op, Record, Rollback};
+use crate::store::seal::Seal;
 use crate::store::StoreRoot;
 
 use super::{store_error, ContinueError};
@@ -27,21 +28,35 @@ pub struct Recovered {
 /// removed (through the plugin in `plugins` that offers its target, so its side files go too),
 /// and the dead run's temp files are removed. Journals of runs still going are left to them.
 ///
-/// A journal that cannot be rolled back stays where it is, and is an error naming it.
-pub fn recover(root: &StoreRoot, plugins: &[&dyn Plugin]) -> Result<Vec<Recovered>, ContinueError> {
-    recover_holding(root, plugins, None)
+/// Only journals sealed by `seal` for this store root are acted on; any other is left where it is,
+/// named in a warning ([`journal`]). A journal that cannot be rolled back stays where it is, and is
+/// an error naming it.
+pub fn recover(
+    root: &StoreRoot,
+    seal: &Seal,
+    plugins: &[&dyn Plugin],
+) -> Result<Vec<Recovered>, ContinueError> {
+    recover_holding(root, seal, plugins, None)
 }
 
 /// [`recover`] by a run that holds the conversation lock `held`: its journals are hot too. A
 /// journal of another conversation that cannot be rolled back is logged, not an error.
 pub(super) fn recover_holding(
     root: &StoreRoot,
+    seal: &Seal,
     plugins: &[&dyn Plugin],
     held: Option<&str>,
 ) -> Result<Vec<Recovered>, ContinueError> {
-    let hot = journal::hot(root, held).map_err(|e| store_error(root, &e))?;
+    let hot = journal::hot(root, seal, held).map_err(|e| store_error(root, &e))?;
+    for ignored in &hot.ignored {
+        tracing::warn!(
+            "ignoring {}: {}; it is not acted on and is left where it is",
+            ignored.path.display(),
+            ignored.reason
+        );
+    }
     let mut recovered = Vec::new();
-    for journal in hot {
+    for journal in hot.journals {
         let path = journal.path();
         let mine = held.is_some_and(|key| {
             path.file_name()
@@ -97,26 +112,40 @@ fn roll_back(
                 .iter()
                 .copied()
                 .find(|p| p.manifest().target(&record.target).is_some());
-            undo_create(root, plugin, record, created, previous.as_deref())
+            let created_file = match &record.op {
+                Op::Create { created_file, .. } => *created_file,
+                Op::Append { .. } => None,
+            };
+            let created = created.map(|session| (session, created_file));
+            undo_create(
+                root,
+                hot.root(),
+                plugin,
+                record,
+                created,
+                previous.as_deref(),
+            )
         }
         Some(done) => Ok(format!("interrupted append: {done}")),
         None => Ok(String::new()),
     }
 }
 
-/// Removes what an interrupted create made: the session it names, or (killed before the plugin
-/// returned) every session of that conversation newer than the run that the plugin lists and that
-/// is not the one that existed before; then the run's temp files anywhere in the store.
+/// Removes what an interrupted create made: the session it names (if its file is still the one
+/// the run made), or (killed before the plugin returned) every session of that conversation newer
+/// than the run that the plugin lists and that is not the one that existed before; then the run's
+/// temp files anywhere in the store.
 fn undo_create(
     root: &StoreRoot,
+    resolved_root: &std::path::Path,
     plugin: Option<&dyn Plugin>,
     record: &Record,
-    created: Option<SessionRef>,
+    created: Option<(SessionRef, Option<FileId>)>,
     previous: Option<&str>,
 ) -> Result<String, String> {
     let walk = created.is_none();
     let sessions = match (created, plugin) {
-        (Some(session), _) => vec![session],
+        (Some((session, file)), _) => vec![(session, file)],
         (None, Some(plugin)) => plugin
             .reader()
             .list(root, &record.target)
@@ -128,7 +157,7 @@ fn undo_create(
                     && Some(s.session.id.as_str()) != previous
                     && s.updated_ms + 1_000 >= record.started_ms
             })
-            .map(|s| s.session)
+            .map(|s| (s.session, None))
             .collect(),
         (None, None) => {
             return Err(format!(
@@ -138,21 +167,31 @@ fn undo_create(
         }
     };
     let mut removed = Vec::new();
-    for session in &sessions {
-        if !session.path.exists() {
+    for (session, file) in &sessions {
+        let path =
+            journal::resolve_inside(resolved_root, &session.path).map_err(|e| e.to_string())?;
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
             continue;
+        };
+        // The file the run made, and no other: a session named by the journal but since replaced
+        // by someone else is left alone.
+        if !walk && *file != Some(FileId::of(&meta)) {
+            return Err(format!(
+                "{} is not the file the interrupted create made; it is left alone",
+                path.display()
+            ));
         }
         let by_plugin = plugin.map(|p| p.writer().remove(root, session));
         match by_plugin {
             Some(Ok(())) => {}
-            Some(Err(e)) if session.path.exists() => {
-                tracing::warn!("{e}; removing {} directly", session.path.display());
-                remove_file(&session.path)?;
+            Some(Err(e)) if path.exists() => {
+                tracing::warn!("{e}; removing {} directly", path.display());
+                remove_file(&path)?;
             }
             Some(Err(_)) => {}
-            None => remove_file(&session.path)?,
+            None => remove_file(&path)?,
         }
-        removed.push(format!("{} ({})", session.id, session.path.display()));
+        removed.push(format!("{} ({})", session.id, path.display()));
     }
     // With the session known, its folder's temp files went with the journal's rollback.
     let temps = if walk {

@@ -4,13 +4,20 @@
 //! and version inside one host binary, by that binary's sha256), the suite version and the
 //! plugin-API major. The key is the file name, so a lookup never parses a directory of JSON, and
 //! the content repeats the key, so a renamed file vouches for nothing.
+//!
+//! A certificate is trusted only if handoff issued it: each is sealed ([`crate::store::seal`]) with
+//! the user's key, kept beside the certificates. One forged from scratch, edited (`passed: true`
+//! beside a failed check) or written with another key vouches for nothing, and says so.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
-/// The schema of a certificate file.
-pub const CERTIFICATE_SCHEMA: &str = "handoff.certificate/1";
+use crate::store::seal::{Purpose, Seal};
+
+/// The schema of a certificate file. `/1` certificates carried no seal; this host trusts none.
+pub const CERTIFICATE_SCHEMA: &str = "handoff.certificate/2";
 
 /// How long a run waits for another run certifying the same subject (the whole suite on one
 /// plugin takes seconds; a run still certifying after this is stuck).
@@ -118,6 +125,10 @@ pub struct Certificate {
     pub checks: Vec<CertifiedCheck>,
     /// When it was issued (RFC 3339, UTC).
     pub issued_at: String,
+    /// The seal over the rest of the certificate, under the key of the user who issued it; set
+    /// when it is written.
+    #[serde(default)]
+    pub seal: String,
 }
 
 impl Certificate {
@@ -135,7 +146,15 @@ impl Certificate {
             host_api_version: crate::PLUGIN_API_VERSION.to_owned(),
             checks: outcome.checks,
             issued_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            seal: String::new(),
         }
+    }
+
+    /// The bytes its seal covers: the certificate without its seal.
+    fn sealed_bytes(&self) -> Vec<u8> {
+        let mut unsealed = self.clone();
+        unsealed.seal = String::new();
+        serde_json::to_vec(&unsealed).expect("a certificate serialises")
     }
 
     /// The checks that did not pass.
@@ -159,6 +178,12 @@ pub enum CertificateError {
         /// The error.
         source: std::io::Error,
     },
+    /// The key that seals certificates cannot be had.
+    #[error("the certificates' key: {message}")]
+    Key {
+        /// What is wrong with it, naming the file.
+        message: String,
+    },
     /// A certificate file is not valid.
     #[error("{}: not a valid certificate: {message}", path.display())]
     Invalid {
@@ -169,21 +194,37 @@ pub enum CertificateError {
     },
 }
 
-/// A directory of certificates.
+/// A directory of certificates, and the key that seals them.
 #[derive(Clone, Debug)]
 pub struct CertificateStore {
     dir: PathBuf,
+    /// The key in `dir` ([`Seal::open`]), opened on first use (or the error it gave).
+    seal: Arc<OnceLock<Result<Seal, String>>>,
 }
 
 impl CertificateStore {
-    /// The store in `dir` (created by the first write).
+    /// The store in `dir` (created by the first write), sealed with the key in `dir`.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        CertificateStore { dir: dir.into() }
+        CertificateStore {
+            dir: dir.into(),
+            seal: Arc::new(OnceLock::new()),
+        }
     }
 
     /// The directory.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The user's key, kept in this directory (made on first use): it seals certificates, and a
+    /// host's journals too.
+    pub fn seal(&self) -> Result<&Seal, CertificateError> {
+        self.seal
+            .get_or_init(|| Seal::open(&self.dir).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|message| CertificateError::Key {
+                message: message.clone(),
+            })
     }
 
     /// The file that holds the certificate for this key.
@@ -209,7 +250,7 @@ impl CertificateStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(CertificateError::Io { path, source }),
         };
-        let certificate = parse(&path, &text)?;
+        let certificate = self.parse(&path, &text)?;
         let same_subject = match (&certificate.subject, subject) {
             (Subject::File { sha256: a, .. }, Subject::File { sha256: b, .. }) => a == b,
             (a, b) => a == b,
@@ -227,7 +268,43 @@ impl CertificateStore {
         Ok(Some(certificate))
     }
 
-    /// Every readable certificate in the store (unreadable ones are skipped with a debug log).
+    /// The certificate the text of `path` holds, if it is one this user's handoff issued: parsed,
+    /// its seal verified, and what it says consistent.
+    pub fn parse(&self, path: &Path, text: &str) -> Result<Certificate, CertificateError> {
+        let certificate = parse(path, text)?;
+        self.check_seal(path, &certificate)?;
+        Ok(certificate)
+    }
+
+    /// A certificate is trusted only if this user's key sealed it, and what it says agrees with
+    /// itself.
+    fn check_seal(&self, path: &Path, certificate: &Certificate) -> Result<(), CertificateError> {
+        let seal = self.seal()?;
+        let invalid = |message: &str| CertificateError::Invalid {
+            path: path.to_owned(),
+            message: message.to_owned(),
+        };
+        if !seal.verifies(
+            Purpose::Certificate,
+            &[&certificate.sealed_bytes()],
+            &certificate.seal,
+        ) {
+            return Err(invalid(
+                "its seal does not verify under this user's key: forged, edited, or issued by another user or an older handoff; certify the plugin again",
+            ));
+        }
+        let outcome = SuiteOutcome {
+            suite_version: certificate.suite_version.clone(),
+            checks: certificate.checks.clone(),
+        };
+        if certificate.passed != outcome.passed() {
+            return Err(invalid("`passed` disagrees with its checks"));
+        }
+        Ok(())
+    }
+
+    /// Every readable certificate in the store (unreadable and unsealed ones are skipped with a
+    /// debug log).
     pub fn all(&self) -> Vec<(PathBuf, Certificate)> {
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return Vec::new();
@@ -240,7 +317,7 @@ impl CertificateStore {
             }
             match std::fs::read_to_string(&path)
                 .map_err(|e| e.to_string())
-                .and_then(|t| parse(&path, &t).map_err(|e| e.to_string()))
+                .and_then(|t| self.parse(&path, &t).map_err(|e| e.to_string()))
             {
                 Ok(c) => found.push((path, c)),
                 Err(e) => tracing::debug!("skipping certificate {}: {e}", path.display()),
@@ -269,13 +346,18 @@ impl CertificateStore {
             .map_err(|source| CertificateError::Io { path, source })
     }
 
-    /// Writes a certificate atomically (a reader sees the old file or the new one, never a torn
-    /// one) and returns its path.
+    /// Seals a certificate and writes it atomically (a reader sees the old file or the new one,
+    /// never a torn one); returns its path.
     pub fn write(&self, certificate: &Certificate) -> Result<PathBuf, CertificateError> {
         std::fs::create_dir_all(&self.dir).map_err(|source| CertificateError::Io {
             path: self.dir.clone(),
             source,
         })?;
+        let mut certificate = certificate.clone();
+        certificate.seal = self
+            .seal()?
+            .sign(Purpose::Certificate, &[&certificate.sealed_bytes()]);
+        let certificate = &certificate;
         let path = self.path_for(
             &certificate.subject,
             &certificate.suite_version,
@@ -351,9 +433,13 @@ mod tests {
         assert!(certificate.passed);
         store.write(&certificate).unwrap();
         let major = crate::abi::api_major();
+        let found = store.find(&subject, "1.0.0", major).unwrap().unwrap();
         assert_eq!(
-            store.find(&subject, "1.0.0", major).unwrap(),
-            Some(certificate)
+            Certificate {
+                seal: String::new(),
+                ..found
+            },
+            certificate
         );
         assert_eq!(store.find(&subject, "2.0.0", major).unwrap(), None);
         let other = Subject::File {
@@ -425,5 +511,51 @@ mod tests {
             checks: vec![]
         }
         .passed());
+    }
+
+    #[test]
+    fn a_forged_or_edited_certificate_vouches_for_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = CertificateStore::new(dir.path());
+        let subject = Subject::File {
+            sha256: "ab".repeat(32),
+            path: "/x/p.so".into(),
+        };
+        let major = crate::abi::api_major();
+        let failed = Certificate::new(subject.clone(), &manifest(), outcome("fail"));
+        let path = store.write(&failed).unwrap();
+        assert!(store.find(&subject, "1.0.0", major).is_ok());
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut edits = vec![
+            // `passed: true` beside a failed check.
+            text.replace("\"passed\": false", "\"passed\": true"),
+            // Every check gone and `passed: true`.
+            text.replace("\"passed\": false", "\"passed\": true")
+                .replace("\"status\": \"fail\"", "\"status\": \"pass\""),
+        ];
+        // Forged from scratch: a passing certificate with no seal, and one with a made-up seal.
+        let mut forged = Certificate::new(subject.clone(), &manifest(), outcome("pass"));
+        edits.push(serde_json::to_string(&forged).unwrap());
+        forged.seal = "ab".repeat(32);
+        edits.push(serde_json::to_string(&forged).unwrap());
+        // Sealed with another user's key.
+        let other = tempfile::tempdir().unwrap();
+        let theirs = CertificateStore::new(other.path());
+        let their_path = theirs.write(&forged).unwrap();
+        edits.push(std::fs::read_to_string(their_path).unwrap());
+        for edit in edits {
+            assert_ne!(edit, text);
+            std::fs::write(&path, &edit).unwrap();
+            let err = store.find(&subject, "1.0.0", major).unwrap_err();
+            assert!(
+                err.to_string().contains("seal does not verify")
+                    || err.to_string().contains("disagrees"),
+                "{err}"
+            );
+            assert!(
+                store.all().is_empty(),
+                "an unsealed one is not listed either"
+            );
+        }
     }
 }

@@ -29,6 +29,7 @@
 
 pub mod builtin;
 pub mod certificate;
+mod permissions;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -171,10 +172,19 @@ impl Registry {
             entries: Vec::new(),
         };
         for file in registry.plugin_files() {
-            let entry = registry.file_entry(&file);
+            let entry = match file {
+                Ok(file) => registry.file_entry(&file),
+                Err(refused) => refused,
+            };
             registry.entries.push(entry);
         }
         registry
+    }
+
+    /// The user's key, beside the certificates: it seals them, and the host's journals
+    /// ([`crate::store::seal`]).
+    pub fn seal(&self) -> Result<&crate::store::seal::Seal, CertificateError> {
+        self.store.seal()
     }
 
     /// Adds a plugin linked into the host (a host registers each built-in it links).
@@ -466,10 +476,20 @@ impl Registry {
             .find(subject, &self.config.suite_version, crate::abi::api_major())
     }
 
-    /// Every plugin file: the configured files, then `*.so` in each directory (sorted).
-    fn plugin_files(&self) -> Vec<PathBuf> {
-        let mut files = self.config.plugin_files.clone();
+    /// Every plugin file: the configured files, then `*.so` in each directory (sorted); a
+    /// directory that others may write (or that is not this user's or root's) is refused whole,
+    /// as an entry saying why.
+    fn plugin_files(&self) -> Vec<Result<PathBuf, Entry>> {
+        let mut files: Vec<Result<PathBuf, Entry>> =
+            self.config.plugin_files.iter().cloned().map(Ok).collect();
         for dir in &self.config.plugin_dirs {
+            let refused = std::fs::metadata(dir)
+                .ok()
+                .and_then(|meta| permissions::refusal(&meta, "the plugin folder"));
+            if let Some(reason) = refused {
+                files.push(Err(not_offered(dir, String::new(), vec![], reason)));
+                continue;
+            }
             let mut found: Vec<PathBuf> = match std::fs::read_dir(dir) {
                 Ok(entries) => entries
                     .flatten()
@@ -482,60 +502,36 @@ impl Registry {
                 }
             };
             found.sort();
-            files.extend(found);
+            files.extend(found.into_iter().map(Ok));
         }
         files
     }
 
+    /// The entry of the plugin file `path`: read once (the file's own permissions checked on the
+    /// handle read), then [`Registry::entry_of_bytes`].
     fn file_entry(&self, path: &Path) -> Entry {
-        let file_name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| path.display().to_string());
-        let not_offered = |name: String, sha256: String, targets, reason| Entry {
-            name,
-            source: PluginSource::File {
-                path: path.to_owned(),
-                sha256,
-            },
-            state: State::NotOffered {
-                plugin: None,
-                targets,
-                reason,
-            },
-        };
-        let bytes = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(e) => {
-                return not_offered(
-                    file_name,
-                    String::new(),
-                    vec![],
-                    format!("cannot read: {e}"),
-                )
+        let read = std::fs::File::open(path).and_then(|mut file| {
+            let meta = file.metadata()?;
+            if let Some(reason) = permissions::refusal(&meta, "the plugin file") {
+                return Ok(Err(reason));
             }
-        };
-        self.entry_of_bytes(path, bytes)
+            let mut bytes = Vec::with_capacity(meta.len() as usize);
+            std::io::Read::read_to_end(&mut file, &mut bytes)?;
+            Ok(Ok(bytes))
+        });
+        match read {
+            Ok(Ok(bytes)) => self.entry_of_bytes(path, bytes),
+            Ok(Err(reason)) => not_offered(path, String::new(), vec![], reason),
+            Err(e) => not_offered(path, String::new(), vec![], format!("cannot read: {e}")),
+        }
     }
 
     /// The entry of the plugin file `path` whose bytes were read once: hashed, looked up, and (if
     /// certified) mapped from these very bytes.
     fn entry_of_bytes(&self, path: &Path, bytes: Vec<u8>) -> Entry {
-        let file_name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| path.display().to_string());
         let not_offered = |name: String, sha256: String, targets, reason| Entry {
             name,
-            source: PluginSource::File {
-                path: path.to_owned(),
-                sha256,
-            },
-            state: State::NotOffered {
-                plugin: None,
-                targets,
-                reason,
-            },
+            ..not_offered(path, sha256, targets, reason)
         };
         let sha256 = hex::encode(Sha256::digest(&bytes));
         let subject = Subject::File {
@@ -546,9 +542,9 @@ impl Registry {
             Ok(Some(c)) => c,
             Ok(None) => {
                 let (targets, reason) = self.why_uncertified(path, &sha256);
-                return not_offered(file_name, sha256, targets, reason);
+                return not_offered(file_name(path), sha256, targets, reason);
             }
-            Err(e) => return not_offered(file_name, sha256, vec![], e.to_string()),
+            Err(e) => return not_offered(file_name(path), sha256, vec![], e.to_string()),
         };
         if !certificate.passed {
             let reason = failed_reason(&certificate);
@@ -657,13 +653,41 @@ fn certify_one(
     certify: &(impl Fn(&dyn Plugin) -> SuiteOutcome + Sync),
 ) -> Result<(Certificate, Option<PathBuf>), CertificateError> {
     let _lock = store.lock(subject, suite, major)?;
-    // Another run certified it while this one waited (or failed it before).
-    if let Some(found) = store.find(subject, suite, major)? {
-        return Ok((found, None));
+    // Another run certified it while this one waited (or failed it before). One this user's
+    // handoff did not issue (forged, edited, an older schema) is replaced.
+    match store.find(subject, suite, major) {
+        Ok(Some(found)) => return Ok((found, None)),
+        Ok(None) => {}
+        Err(CertificateError::Invalid { path, message }) => {
+            tracing::warn!("replacing {}: {message}", path.display())
+        }
+        Err(e) => return Err(e),
     }
     let certificate = Certificate::new(subject.clone(), &plugin.manifest(), certify(plugin));
     let path = store.write(&certificate)?;
     Ok((certificate, Some(path)))
+}
+
+/// The entry of a plugin file (or folder) `path` that is not offered, named by its file name.
+fn not_offered(path: &Path, sha256: String, targets: Vec<String>, reason: String) -> Entry {
+    Entry {
+        name: file_name(path),
+        source: PluginSource::File {
+            path: path.to_owned(),
+            sha256,
+        },
+        state: State::NotOffered {
+            plugin: None,
+            targets,
+            reason,
+        },
+    }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
 }
 
 fn builtin_subject(manifest: &crate::Manifest) -> Result<Subject, String> {

@@ -21,22 +21,34 @@
 //! A journal is named `<key>.<txn>` where `<key>` is the key of the conversation lock its run held
 //! ([`super::lock::Lock::key`]). That lock is the liveness test: a journal is hot exactly when its
 //! conversation lock is free (or held by the caller, which is about to write that conversation).
+//!
+//! **A journal is trusted only if it is sealed** ([`super::seal`]) by this user's key for this
+//! store root and run. The journal folder is inside the store root, where anyone who can write the
+//! folder (a downloaded session folder, a shared store) can plant files: a journal that does not
+//! verify is ignored, named in a warning, and left where it is. Even a sealed journal is acted on
+//! only inside its store root (links resolved) and on files whose identity and bytes are the ones
+//! it recorded ([`rollback`]).
 
-use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::MetadataExt;
+mod on_disk;
+mod rollback;
+
+use std::fs::File;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::lock::{named, Lock};
+use super::seal::Seal;
 use super::StoreRoot;
 use crate::capability::SessionRef;
+use on_disk::{read_record, remove_txn, sync_dir, txn_of, write_record};
+pub use on_disk::{verify, Verdict};
+pub use rollback::{remove_temps_in, remove_temps_under, resolve_inside};
 
-/// The schema of a journal file.
-pub const JOURNAL_SCHEMA: &str = "handoff.journal/1";
+/// The schema of a journal file. `/1` journals carried no seal; this host ignores them.
+pub const JOURNAL_SCHEMA: &str = "handoff.journal/2";
 
 /// How many bytes before the old end of an appended file the journal keeps a digest of, to check
 /// that an in-place append left what was there alone before cutting it back.
@@ -62,6 +74,19 @@ pub struct Record {
     pub locator: String,
     /// What the run was doing.
     pub op: Op,
+    /// The seal over the store root, the run's name and the rest of this record
+    /// ([`on_disk`]); empty while it is computed.
+    #[serde(default)]
+    pub seal: String,
+}
+
+/// A file's identity: its device and inode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileId {
+    /// The device.
+    pub dev: u64,
+    /// The inode.
+    pub ino: u64,
 }
 
 /// What a run was doing to the store.
@@ -89,6 +114,9 @@ pub enum Op {
         previous: Option<String>,
         /// The session created, once the plugin returned it.
         created: Option<SessionRef>,
+        /// The identity of its file then: a rollback removes that file and no other.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        created_file: Option<FileId>,
     },
 }
 
@@ -150,49 +178,57 @@ impl std::fmt::Display for Rollback {
     }
 }
 
+/// The conversation a run journals its writes for.
+#[derive(Clone, Copy)]
+pub struct Conversation<'a> {
+    /// The store root written.
+    pub root: &'a StoreRoot,
+    /// The key that seals the journal.
+    pub seal: &'a Seal,
+    /// The key of the conversation lock the run holds.
+    pub key: &'a str,
+    /// The target written.
+    pub target: &'a str,
+    /// The conversation.
+    pub locator: &'a str,
+}
+
 /// The journal of the running write; see the module documentation.
 #[derive(Debug)]
 pub struct Journal {
     dir: PathBuf,
+    /// The store root resolved: what the seal names and what a rollback stays inside.
+    root: PathBuf,
+    seal: Seal,
     name: String,
     record: Record,
 }
 
 impl Journal {
-    /// Begins an append to `session` by the run holding the conversation lock `key`: writes the
-    /// journal, durably, and keeps the file's old bytes. Returns only when both are on disk.
-    pub fn begin_append(
-        root: &StoreRoot,
-        key: &str,
-        target: &str,
-        locator: &str,
-        session: &SessionRef,
-    ) -> io::Result<Journal> {
-        Journal::begin_append_keeping(root, key, target, locator, session, true)
+    /// Begins an append to `session`: writes the journal, durably, and keeps the file's old bytes.
+    /// Returns only when both are on disk.
+    pub fn begin_append(of: Conversation<'_>, session: &SessionRef) -> io::Result<Journal> {
+        Journal::begin_append_keeping(of, session, true)
     }
 
     fn begin_append_keeping(
-        root: &StoreRoot,
-        key: &str,
-        target: &str,
-        locator: &str,
+        of: Conversation<'_>,
         session: &SessionRef,
         link: bool,
     ) -> io::Result<Journal> {
         let path = &session.path;
-        let meta = std::fs::metadata(path).map_err(|e| named(path, e))?;
+        let mut file = File::open(path).map_err(|e| named(path, e))?;
+        let meta = file.metadata().map_err(|e| named(path, e))?;
         let len = meta.len();
-        let tail_sha256 = tail_digest(path, len)?;
+        let tail_sha256 = rollback::tail_digest(&mut file, len).map_err(|e| named(path, e))?;
+        let id = FileId::of(&meta);
         let mut journal = Journal::new(
-            root,
-            key,
-            target,
-            locator,
+            of,
             Op::Append {
                 session: session.clone(),
                 len,
-                dev: meta.dev(),
-                ino: meta.ino(),
+                dev: id.dev,
+                ino: id.ino,
                 tail_sha256,
                 backup: Backup::Link,
             },
@@ -236,45 +272,40 @@ impl Journal {
         Ok(journal)
     }
 
-    /// Begins creating a session of `locator` (the session `previous` of it exists and is left
-    /// alone): writes the journal, durably.
-    pub fn begin_create(
-        root: &StoreRoot,
-        key: &str,
-        target: &str,
-        locator: &str,
-        previous: Option<&str>,
-    ) -> io::Result<Journal> {
-        let journal = Journal::new(
-            root,
-            key,
-            target,
-            locator,
+    /// Begins creating a session of the conversation (the session `previous` of it exists and is
+    /// left alone): writes the journal, durably.
+    pub fn begin_create(of: Conversation<'_>, previous: Option<&str>) -> io::Result<Journal> {
+        let mut journal = Journal::new(
+            of,
             Op::Create {
                 previous: previous.map(str::to_owned),
                 created: None,
+                created_file: None,
             },
         )?;
         journal.write()?;
         Ok(journal)
     }
 
-    fn new(root: &StoreRoot, key: &str, target: &str, locator: &str, op: Op) -> io::Result<Self> {
-        let dir = dir(root);
+    fn new(of: Conversation<'_>, op: Op) -> io::Result<Self> {
+        let dir = dir(of.root);
         std::fs::create_dir_all(&dir).map_err(|e| named(&dir, e))?;
         let started_ms = chrono::Utc::now().timestamp_millis();
         let pid = std::process::id();
         let nonce = uuid::Uuid::new_v4().simple().to_string();
         Ok(Journal {
-            name: format!("{key}.{started_ms}-{pid}-{}", &nonce[..12]),
+            name: format!("{}.{started_ms}-{pid}-{}", of.key, &nonce[..12]),
             dir,
+            root: on_disk::root_id(of.root),
+            seal: of.seal.clone(),
             record: Record {
                 schema: JOURNAL_SCHEMA.to_owned(),
                 pid,
                 started_ms,
-                target: target.to_owned(),
-                locator: locator.to_owned(),
+                target: of.target.to_owned(),
+                locator: of.locator.to_owned(),
                 op,
+                seal: String::new(),
             },
         })
     }
@@ -293,10 +324,21 @@ impl Journal {
         self.dir.join(format!("{}.orig", self.name))
     }
 
-    /// Records the session a create made, so a rollback removes exactly it.
+    /// Records the session a create made, and its file's identity, so a rollback removes exactly
+    /// that file.
     pub fn created(&mut self, session: &SessionRef) -> io::Result<()> {
-        if let Op::Create { created, .. } = &mut self.record.op {
+        let file = std::fs::symlink_metadata(&session.path)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| FileId::of(&m));
+        if let Op::Create {
+            created,
+            created_file,
+            ..
+        } = &mut self.record.op
+        {
             *created = Some(session.clone());
+            *created_file = file;
         }
         self.write()
     }
@@ -319,7 +361,7 @@ impl Journal {
     /// Undoes the write in this process (a refused or mismatched write): as the next run would.
     /// For a create the caller removes the session it names, then calls [`Journal::discard`].
     pub fn roll_back(self) -> io::Result<Rollback> {
-        let done = roll_back_files(&self.dir, &self.name, &self.record)?;
+        let done = rollback::roll_back_files(&self.root, &self.dir, &self.name, &self.record)?;
         if !matches!(done, Rollback::Create { .. }) {
             self.remove_files()?;
         }
@@ -331,8 +373,14 @@ impl Journal {
         self.remove_files()
     }
 
-    fn write(&self) -> io::Result<()> {
-        write_record(&self.dir, &self.name, &self.record)
+    fn write(&mut self) -> io::Result<()> {
+        write_record(
+            &self.seal,
+            &self.root,
+            &self.dir,
+            &self.name,
+            &mut self.record,
+        )
     }
 
     fn remove_files(&self) -> io::Result<()> {
@@ -345,9 +393,11 @@ impl Journal {
 #[derive(Debug)]
 pub struct HotJournal {
     dir: PathBuf,
+    /// The store root resolved.
+    root: PathBuf,
     name: String,
-    /// What it says; `None` when the run died before its journal was whole (nothing was written
-    /// then, only the journal's own files are left).
+    /// What it says (sealed); `None` when the run died before its journal was whole (nothing was
+    /// written then, only the journal's own files are left).
     pub record: Option<Record>,
     _lock: Option<Rc<Lock>>,
 }
@@ -358,12 +408,19 @@ impl HotJournal {
         self.dir.join(format!("{}.json", self.name))
     }
 
+    /// The store root it belongs to, resolved: nothing outside it is touched.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// Rolls the file-level part back (an append is undone; for a create the caller removes the
     /// session) and removes the dead run's temp files from the session's folder.
     pub fn roll_back(&self) -> io::Result<Option<Rollback>> {
         match &self.record {
             None => Ok(None),
-            Some(record) => roll_back_files(&self.dir, &self.name, record).map(Some),
+            Some(record) => {
+                rollback::roll_back_files(&self.root, &self.dir, &self.name, record).map(Some)
+            }
         }
     }
 
@@ -373,14 +430,33 @@ impl HotJournal {
     }
 }
 
+/// A file in the journal folder that handoff cannot prove it wrote: left alone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ignored {
+    /// The file.
+    pub path: PathBuf,
+    /// Why it is not trusted.
+    pub reason: String,
+}
+
+/// The journals of a store root that a run may act on, and those it must leave alone.
+#[derive(Debug, Default)]
+pub struct Hot {
+    /// Sealed journals of runs that are gone, each held.
+    pub journals: Vec<HotJournal>,
+    /// Journals that do not verify under this user's key: never acted on.
+    pub ignored: Vec<Ignored>,
+}
+
 /// Every hot journal of `root`, each held: those of conversations nobody holds, and those of
 /// `held` (the conversation lock key the caller holds). A journal whose conversation another run
-/// holds is that run's to roll back, and is skipped. Creates nothing when there is no journal.
-pub fn hot(root: &StoreRoot, held: Option<&str>) -> io::Result<Vec<HotJournal>> {
+/// holds is that run's to roll back, and is skipped; one that is not sealed by `seal` for this
+/// root and run is [`Ignored`]. Creates nothing when there is no journal.
+pub fn hot(root: &StoreRoot, seal: &Seal, held: Option<&str>) -> io::Result<Hot> {
     let dir = dir(root);
     let entries = match std::fs::read_dir(&dir) {
         Ok(entries) => entries,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Hot::default()),
         Err(e) => return Err(named(&dir, e)),
     };
     let mut names: Vec<String> = entries
@@ -389,7 +465,16 @@ pub fn hot(root: &StoreRoot, held: Option<&str>) -> io::Result<Vec<HotJournal>> 
         .collect();
     names.sort();
     names.dedup();
-    let mut hot = Vec::new();
+    let root_id = on_disk::root_id(root);
+    let mut found = Hot::default();
+    // A journal folder that leads out of the store root (a planted link) is not handoff's.
+    if !std::fs::canonicalize(&dir).is_ok_and(|d| d.starts_with(&root_id)) {
+        found.ignored.push(Ignored {
+            path: dir,
+            reason: "the journal folder leads out of the store root".into(),
+        });
+        return Ok(found);
+    }
     let mut locks: Vec<(String, Option<Rc<Lock>>)> = Vec::new();
     for name in names {
         let key = name.split('.').next().unwrap_or_default().to_owned();
@@ -415,231 +500,48 @@ pub fn hot(root: &StoreRoot, held: Option<&str>) -> io::Result<Vec<HotJournal>> 
         if gone {
             continue;
         }
-        let record = read_record(&dir.join(format!("{name}.json")))?;
-        hot.push(HotJournal {
+        let record = match read_record(seal, &root_id, &dir, &name)? {
+            Verdict::Missing => None,
+            Verdict::Sealed(record) => Some(record),
+            Verdict::Untrusted(reason) => {
+                found.ignored.push(Ignored {
+                    path: dir.join(format!("{name}.json")),
+                    reason,
+                });
+                continue;
+            }
+        };
+        found.journals.push(HotJournal {
             dir: dir.clone(),
+            root: root_id.clone(),
             name,
             record,
             _lock: lock,
         });
     }
-    Ok(hot)
+    Ok(found)
 }
 
-/// The conversation lock `key` if nobody holds it (made if its file is missing), else `None`.
-fn take(root: &StoreRoot, key: &str) -> io::Result<Option<Lock>> {
-    if let Some(lock) = Lock::try_key(root, key)? {
-        return Ok(Some(lock));
-    }
-    let path = Lock::path_of(root, key);
-    if path.exists() {
-        return Ok(None);
-    }
-    match Lock::acquire_file(&path, std::time::Duration::ZERO) {
-        Ok(lock) => Ok(Some(lock)),
-        Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(None),
-        Err(e) => Err(e),
-    }
-}
-
-/// The run name (`<key>.<txn>`) of a file in the journal folder, if it is one of a run's files.
-fn txn_of(file: &str) -> Option<&str> {
-    let (key, rest) = file.split_once('.')?;
-    if key.len() != 64 || !key.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
-    let txn_len = rest.find('.').unwrap_or(rest.len());
-    Some(&file[..key.len() + 1 + txn_len])
-}
-
-/// The journal at `path`, or `None` if it is missing or was never whole (a half-written journal
-/// is only ever the `.json.tmp` file; the `.json` appears by rename).
-fn read_record(path: &Path) -> io::Result<Option<Record>> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(named(path, e)),
+/// The journal files in `root`'s journal folder, read for nothing: what a read-only command names
+/// in a warning (a run is writing there, or was interrupted and the next write rolls it back).
+pub fn pending(root: &StoreRoot) -> Vec<PathBuf> {
+    let dir = dir(root);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
     };
-    let record: Record = serde_json::from_slice(&bytes).map_err(|e| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{}: not a journal this host can read: {e}", path.display()),
-        )
-    })?;
-    if record.schema != JOURNAL_SCHEMA {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "{}: journal schema {:?}; this host reads {JOURNAL_SCHEMA:?}",
-                path.display(),
-                record.schema
-            ),
-        ));
-    }
-    Ok(Some(record))
-}
-
-fn write_record(dir: &Path, name: &str, record: &Record) -> io::Result<()> {
-    let path = dir.join(format!("{name}.json"));
-    let temp = dir.join(format!("{name}.json.tmp"));
-    let json = serde_json::to_vec_pretty(record).map_err(io::Error::other)?;
-    let written = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&temp)?;
-        file.write_all(&json)?;
-        file.write_all(b"\n")?;
-        file.sync_all()?;
-        std::fs::rename(&temp, &path)?;
-        sync_dir(dir)
-    })();
-    written.map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
-        named(&path, e)
-    })
-}
-
-/// Removes every file of run `name`: the journal first (the commit point), then the rest.
-fn remove_txn(dir: &Path, name: &str) -> io::Result<()> {
-    let journal = dir.join(format!("{name}.json"));
-    remove_if_present(&journal)?;
-    let entries = std::fs::read_dir(dir).map_err(|e| named(dir, e))?;
-    for entry in entries.flatten() {
-        let file = entry.file_name();
-        if file.to_str().and_then(txn_of) == Some(name) {
-            remove_if_present(&entry.path())?;
-        }
-    }
-    sync_dir(dir)
-}
-
-fn remove_if_present(path: &Path) -> io::Result<()> {
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(named(path, e)),
-        _ => Ok(()),
-    }
-}
-
-/// Undoes what `record` says was begun (file level), and removes the run's temp files from the
-/// session's folder.
-fn roll_back_files(dir: &Path, name: &str, record: &Record) -> io::Result<Rollback> {
-    match &record.op {
-        Op::Append {
-            session,
-            len,
-            dev,
-            ino,
-            tail_sha256,
-            backup,
-        } => {
-            let backup_path = dir.join(format!("{name}.orig"));
-            let done = restore(
-                &session.path,
-                *len,
-                (*dev, *ino),
-                tail_sha256,
-                *backup,
-                &backup_path,
-            )?;
-            remove_temps_in(session.path.parent(), record.pid)?;
-            Ok(done)
-        }
-        Op::Create { created, previous } => {
-            if let Some(created) = created {
-                remove_temps_in(created.path.parent(), record.pid)?;
-            }
-            Ok(Rollback::Create {
-                created: created.clone(),
-                previous: previous.clone(),
-            })
-        }
-    }
-}
-
-/// Puts the old bytes of an appended file back: cut back in place (same inode, the old bytes
-/// checked by their tail digest), or the old inode renamed back over a replacement.
-fn restore(
-    path: &Path,
-    len: u64,
-    identity: (u64, u64),
-    tail_sha256: &str,
-    backup: Backup,
-    backup_path: &Path,
-) -> io::Result<Rollback> {
-    let current = match std::fs::metadata(path) {
-        Ok(meta) => Some(meta),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(named(path, e)),
-    };
-    let in_place = current
-        .as_ref()
-        .is_some_and(|m| (m.dev(), m.ino()) == identity);
-    if let (true, Some(meta)) = (in_place, &current) {
-        let from = meta.len();
-        if from >= len && tail_digest(path, len)? == tail_sha256 {
-            if from > len {
-                let file = OpenOptions::new()
-                    .write(true)
-                    .open(path)
-                    .map_err(|e| named(path, e))?;
-                file.set_len(len).map_err(|e| named(path, e))?;
-                file.sync_all().map_err(|e| named(path, e))?;
-            }
-            return Ok(Rollback::CutBack {
-                path: path.to_owned(),
-                from,
-                to: len,
-            });
-        }
-        if backup == Backup::Link {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "{}: cannot undo the interrupted append: the file's first {len} bytes were changed in place (it is {from} bytes now); its journal is kept in {}",
-                    path.display(),
-                    backup_path.parent().unwrap_or(backup_path).display()
-                ),
-            ));
-        }
-    }
-    match std::fs::metadata(backup_path) {
-        Ok(_) => {}
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                format!(
-                    "{}: cannot undo the interrupted append: the file was replaced and its old bytes ({}) are missing",
-                    path.display(),
-                    backup_path.display()
-                ),
-            ))
-        }
-        Err(e) => return Err(named(backup_path, e)),
-    }
-    std::fs::rename(backup_path, path).map_err(|e| named(path, e))?;
-    super::atomic::sync_parent(path).map_err(|e| named(path, e))?;
-    Ok(Rollback::Restored {
-        path: path.to_owned(),
-    })
-}
-
-/// The sha256 of the (up to [`TAIL`]) bytes of `path` before offset `len`.
-fn tail_digest(path: &Path, len: u64) -> io::Result<String> {
-    let start = len.saturating_sub(TAIL);
-    let mut file = File::open(path).map_err(|e| named(path, e))?;
-    file.seek(SeekFrom::Start(start))
-        .map_err(|e| named(path, e))?;
-    let mut bytes = Vec::with_capacity((len - start) as usize);
-    (&mut file)
-        .take(len - start)
-        .read_to_end(&mut bytes)
-        .map_err(|e| named(path, e))?;
-    if (bytes.len() as u64) < len - start {
-        return Ok(String::from("short"));
-    }
-    Ok(hex::encode(Sha256::digest(&bytes)))
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "json")
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(txn_of)
+                    .is_some()
+        })
+        .collect();
+    files.sort();
+    files
 }
 
 fn no_hard_links(e: &io::Error) -> bool {
@@ -668,234 +570,21 @@ fn copy_durably(from: &Path, to: &Path) -> io::Result<()> {
     })
 }
 
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| named(dir, e))
-}
-
-/// Removes the temp files process `pid` left in `dir` (not in its subfolders). Returns how many.
-pub fn remove_temps_in(dir: Option<&Path>, pid: u32) -> io::Result<usize> {
-    let Some(dir) = dir else { return Ok(0) };
-    let prefix = super::atomic::temp_prefix(pid);
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
-        Err(e) => return Err(named(dir, e)),
-    };
-    let mut removed = 0;
-    for entry in entries.flatten() {
-        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
-        if is_file && entry.file_name().to_string_lossy().starts_with(&prefix) {
-            remove_if_present(&entry.path())?;
-            removed += 1;
-        }
+/// The conversation lock `key` if nobody holds it (made if its file is missing), else `None`.
+fn take(root: &StoreRoot, key: &str) -> io::Result<Option<Lock>> {
+    if let Some(lock) = Lock::try_key(root, key)? {
+        return Ok(Some(lock));
     }
-    Ok(removed)
-}
-
-/// Removes the temp files process `pid` left anywhere under `root` (not following symbolic
-/// links, not inside `.handoff`): for a create that died before the plugin said where its session
-/// goes. Returns how many.
-pub fn remove_temps_under(root: &StoreRoot, pid: u32) -> io::Result<usize> {
-    fn walk(dir: &Path, pid: u32, depth: usize, removed: &mut usize) -> io::Result<()> {
-        *removed += remove_temps_in(Some(dir), pid)?;
-        if depth == 0 {
-            return Ok(());
-        }
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return Ok(());
-        };
-        for entry in entries.flatten() {
-            if entry.file_type().is_ok_and(|t| t.is_dir()) && entry.file_name() != ".handoff" {
-                walk(&entry.path(), pid, depth - 1, removed)?;
-            }
-        }
-        Ok(())
+    let path = Lock::path_of(root, key);
+    if path.exists() {
+        return Ok(None);
     }
-    let mut removed = 0;
-    walk(root.path(), pid, 12, &mut removed)?;
-    Ok(removed)
+    match Lock::acquire_file(&path, std::time::Duration::ZERO) {
+        Ok(lock) => Ok(Some(lock)),
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn setup() -> (tempfile::TempDir, StoreRoot, SessionRef) {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = StoreRoot::new(tmp.path().join("store")).unwrap();
-        let path = root.path().join("sessions/s.jsonl");
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, b"one\ntwo\n").unwrap();
-        let session = SessionRef {
-            target: "t".into(),
-            id: "s".into(),
-            path,
-        };
-        (tmp, root, session)
-    }
-
-    fn key() -> String {
-        Lock::key("conversation")
-    }
-
-    #[test]
-    fn an_in_place_append_is_cut_back_by_the_next_run() {
-        let (_tmp, root, session) = setup();
-        let journal = Journal::begin_append(&root, &key(), "t", "c", &session).unwrap();
-        assert!(journal.path().is_file());
-        std::mem::forget(journal); // the run is killed
-        let mut file = OpenOptions::new().append(true).open(&session.path).unwrap();
-        file.write_all(b"three\n{\"torn").unwrap();
-        let temp = session.path.with_file_name(format!(
-            "{}abc",
-            super::super::atomic::temp_prefix(std::process::id())
-        ));
-        std::fs::write(&temp, b"half").unwrap();
-
-        let hot = hot(&root, None).unwrap();
-        assert_eq!(hot.len(), 1);
-        let done = hot[0].roll_back().unwrap().unwrap();
-        assert_eq!(
-            done,
-            Rollback::CutBack {
-                path: session.path.clone(),
-                from: 20,
-                to: 8
-            }
-        );
-        for h in hot {
-            h.finish().unwrap();
-        }
-        assert_eq!(std::fs::read(&session.path).unwrap(), b"one\ntwo\n");
-        assert!(!temp.exists());
-        assert_eq!(std::fs::read_dir(dir(&root)).unwrap().count(), 0);
-    }
-
-    #[test]
-    fn a_replaced_file_gets_its_old_inode_back() {
-        let (_tmp, root, session) = setup();
-        let journal = Journal::begin_append(&root, &key(), "t", "c", &session).unwrap();
-        super::super::atomic::replace(&session.path, |w| w.write_all(b"other\n")).unwrap();
-        let done = journal.roll_back().unwrap();
-        assert_eq!(
-            done,
-            Rollback::Restored {
-                path: session.path.clone()
-            }
-        );
-        assert_eq!(std::fs::read(&session.path).unwrap(), b"one\ntwo\n");
-        assert_eq!(std::fs::read_dir(dir(&root)).unwrap().count(), 0);
-    }
-
-    #[test]
-    fn a_live_runs_journal_is_not_hot_and_a_commit_leaves_nothing() {
-        let (_tmp, root, session) = setup();
-        let lock = Lock::acquire(&root, "conversation", Default::default()).unwrap();
-        let journal = Journal::begin_append(&root, &key(), "t", "c", &session).unwrap();
-        assert!(hot(&root, None).unwrap().is_empty(), "its lock is held");
-        assert_eq!(hot(&root, Some(&key())).unwrap().len(), 1, "held by me");
-        std::fs::OpenOptions::new()
-            .append(true)
-            .open(&session.path)
-            .unwrap()
-            .write_all(b"three\n")
-            .unwrap();
-        journal.commit().unwrap();
-        drop(lock);
-        assert!(hot(&root, None).unwrap().is_empty());
-        assert_eq!(std::fs::read_dir(dir(&root)).unwrap().count(), 0);
-        assert_eq!(std::fs::read(&session.path).unwrap(), b"one\ntwo\nthree\n");
-    }
-
-    #[test]
-    fn without_hard_links_a_copy_restores_even_a_file_changed_in_place() {
-        let (_tmp, root, session) = setup();
-        let journal =
-            Journal::begin_append_keeping(&root, &key(), "t", "c", &session, false).unwrap();
-        assert!(matches!(
-            journal.record().op,
-            Op::Append {
-                backup: Backup::Copy,
-                ..
-            }
-        ));
-        let file = OpenOptions::new().write(true).open(&session.path).unwrap();
-        std::os::unix::fs::FileExt::write_at(&file, b"ONE\ntwo\nthree\n", 0).unwrap();
-        std::mem::forget(journal);
-        let hot = hot(&root, None).unwrap();
-        let done = hot[0].roll_back().unwrap().unwrap();
-        assert!(matches!(done, Rollback::Restored { .. }), "{done:?}");
-        for h in hot {
-            h.finish().unwrap();
-        }
-        assert_eq!(std::fs::read(&session.path).unwrap(), b"one\ntwo\n");
-        assert_eq!(std::fs::read_dir(dir(&root)).unwrap().count(), 0);
-    }
-
-    #[test]
-    fn a_failed_copy_leaves_nothing_and_names_both_files() {
-        let (tmp, _root, session) = setup();
-        let to = tmp.path().join("missing-folder/copy");
-        let err = copy_durably(&session.path, &to).unwrap_err();
-        assert!(err.to_string().contains("s.jsonl"), "{err}");
-        assert!(err.to_string().contains("missing-folder/copy"), "{err}");
-        assert!(!to.exists());
-    }
-
-    #[test]
-    fn a_file_changed_in_place_is_not_cut_back_blindly() {
-        let (_tmp, root, session) = setup();
-        let journal = Journal::begin_append(&root, &key(), "t", "c", &session).unwrap();
-        std::mem::forget(journal);
-        let file = OpenOptions::new().write(true).open(&session.path).unwrap();
-        std::os::unix::fs::FileExt::write_at(&file, b"ONE\ntwo\nthree\n", 0).unwrap();
-        let hot = hot(&root, None).unwrap();
-        let err = hot[0].roll_back().unwrap_err();
-        assert!(err.to_string().contains("changed in place"), "{err}");
-        assert!(err.to_string().contains("s.jsonl"), "{err}");
-        assert_eq!(
-            std::fs::read(&session.path).unwrap(),
-            b"ONE\ntwo\nthree\n",
-            "left alone"
-        );
-    }
-
-    #[test]
-    fn a_create_journal_names_what_was_made_and_a_half_written_journal_is_cleared() {
-        let (_tmp, root, session) = setup();
-        let mut journal = Journal::begin_create(&root, &key(), "t", "c", Some("old")).unwrap();
-        journal.created(&session).unwrap();
-        std::mem::forget(journal);
-        std::fs::write(
-            dir(&root).join(format!("{}.1-2-x.json.tmp", Lock::key("other"))),
-            b"{\"sch",
-        )
-        .unwrap();
-        let hot = hot(&root, None).unwrap();
-        assert_eq!(hot.len(), 2);
-        let rollbacks: Vec<_> = hot.iter().map(|h| h.roll_back().unwrap()).collect();
-        assert!(rollbacks.contains(&None));
-        assert!(rollbacks.contains(&Some(Rollback::Create {
-            created: Some(session.clone()),
-            previous: Some("old".into())
-        })));
-        for h in hot {
-            h.finish().unwrap();
-        }
-        assert_eq!(std::fs::read_dir(dir(&root)).unwrap().count(), 0);
-    }
-
-    #[test]
-    fn temps_of_a_dead_run_are_found_anywhere_in_the_store() {
-        let (_tmp, root, _session) = setup();
-        let deep = root.path().join("a/b/c");
-        std::fs::create_dir_all(&deep).unwrap();
-        let prefix = super::super::atomic::temp_prefix(4_000_001);
-        std::fs::write(deep.join(format!("{prefix}x")), b"").unwrap();
-        std::fs::write(deep.join(".handoff-tmp-4000002-x"), b"").unwrap();
-        assert_eq!(remove_temps_under(&root, 4_000_001).unwrap(), 1);
-        assert_eq!(std::fs::read_dir(&deep).unwrap().count(), 1);
-    }
-}
+mod tests;

@@ -12,6 +12,7 @@ pub mod lock;
 pub mod marker;
 mod root;
 pub mod scratch;
+pub mod seal;
 pub mod tap;
 
 pub use root::{validate_component, validate_cwd, PathError, StoreRoot};

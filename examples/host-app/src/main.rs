@@ -124,6 +124,8 @@ fn continue_on(registry: &Registry, c: &Continuation) -> Result<String, (u8, Str
         .locator
         .clone()
         .unwrap_or_else(|| format!("host-app:{}", c.transcript.display()));
+    // The user's key beside the certificates seals this run's journals (docs/continuation.md).
+    let seal = registry.seal().map_err(|e| (2, e.to_string()))?;
     let continued = continue_conversation(
         plugin.as_ref(),
         &ContinueRequest {
@@ -131,6 +133,7 @@ fn continue_on(registry: &Registry, c: &Continuation) -> Result<String, (u8, Str
             locator: Some(&locator),
             target: &c.target,
             root: &root,
+            seal,
             cwd: None,
             prompt: &c.prompt,
             lock_wait: Duration::from_secs(10),

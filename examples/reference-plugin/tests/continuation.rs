@@ -21,6 +21,7 @@ fn request<'a>(t: &'a Transcript, root: &'a StoreRoot) -> ContinueRequest<'a> {
         locator: Some("claude-code:conversation-1"),
         target: NAME,
         root,
+        seal: handoff_core::store::seal::Seal::of_this_process(),
         cwd: None,
         prompt: "go on",
         lock_wait: Duration::from_secs(10),

@@ -37,6 +37,7 @@ fn request<'a>(reader: &'a dyn Reader, path: &'a Path, root: &'a StoreRoot) -> C
         locator: None,
         target: NAME,
         root,
+        seal: handoff_core::store::seal::Seal::of_this_process(),
         cwd: Some("/home/dev/proj".into()),
         prompt: "go on",
         lock_wait: Duration::from_secs(10),

@@ -23,6 +23,7 @@ fn continued(root: &StoreRoot, target: &str, locator: &str, t: &Transcript) -> C
             locator: Some(locator),
             target,
             root,
+            seal: handoff_core::store::seal::Seal::of_this_process(),
             cwd: None,
             prompt: PROMPT,
             lock_wait: Duration::from_secs(5),
