@@ -251,3 +251,134 @@ fn scratch_parent() -> PathBuf {
         std::env::temp_dir()
     }
 }
+
+/// What handoff trusts from disk only when it sealed it: a journal or a certificate, each checked
+/// against one fixed key (so seeds written by one process verify in another).
+pub mod sealed {
+    use std::os::unix::fs::PermissionsExt;
+    use std::path::{Path, PathBuf};
+    use std::sync::OnceLock;
+
+    use handoff_core::registry::{Certificate, CertificateStore, CertifiedCheck, Subject};
+    use handoff_core::store::journal::{self, Op, Record, Verdict, JOURNAL_SCHEMA};
+    use handoff_core::store::seal::{Seal, KEY_FILE};
+    use handoff_core::SessionRef;
+
+    /// The one store root, run and key the seeds are sealed for.
+    const ROOT: &str = "/nonexistent/handoff-fuzz-root";
+    const RUN: &str = "abababababababababababababababababababababababababababababababab.1-2-fuzz";
+
+    struct Fixture {
+        store: CertificateStore,
+        journal: Record,
+        certificate: Certificate,
+        certificate_path: PathBuf,
+    }
+
+    fn fixture() -> &'static Fixture {
+        static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+        FIXTURE.get_or_init(|| {
+            // A fixed key, private as handoff requires, in the fuzz build's own folder.
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/sealed-key");
+            std::fs::create_dir_all(&dir).expect("the key folder");
+            std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+            let key = dir.join(KEY_FILE);
+            std::fs::write(&key, format!("{}\n", "5a".repeat(32))).expect("the key");
+            std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+            let store = CertificateStore::new(&dir);
+            let seal = store.seal().expect("the fixed key").clone();
+            let mut journal = Record {
+                schema: JOURNAL_SCHEMA.into(),
+                pid: 2,
+                started_ms: 1,
+                target: "codex".into(),
+                locator: "fuzz".into(),
+                op: Op::Create {
+                    previous: None,
+                    created: Some(SessionRef {
+                        target: "codex".into(),
+                        id: "s".into(),
+                        path: PathBuf::from(ROOT).join("sessions/s.jsonl"),
+                    }),
+                    created_file: None,
+                },
+                seal: String::new(),
+            };
+            journal::seal_record(&seal, Path::new(ROOT), RUN, &mut journal).unwrap();
+            let subject = Subject::File {
+                sha256: "ab".repeat(32),
+                path: "/x/p.so".into(),
+            };
+            let certificate = Certificate {
+                schema: handoff_core::registry::CERTIFICATE_SCHEMA.into(),
+                subject,
+                plugin: "p".into(),
+                plugin_version: "1.0.0".into(),
+                targets: vec!["t".into()],
+                suite_version: "1.0.0".into(),
+                api_major: 1,
+                host_api_version: "1.0.0".into(),
+                passed: true,
+                checks: vec![CertifiedCheck {
+                    id: "manifest".into(),
+                    status: "pass".into(),
+                }],
+                issued_at: "2026-12-02T00:00:00Z".into(),
+                seal: String::new(),
+            };
+            let certificate_path = store.write(&certificate).expect("a sealed certificate");
+            let certificate = store
+                .parse(
+                    &certificate_path,
+                    &std::fs::read_to_string(&certificate_path).unwrap(),
+                )
+                .expect("it verifies");
+            Fixture {
+                store,
+                journal,
+                certificate,
+                certificate_path,
+            }
+        })
+    }
+
+    /// Sets the journal target up (or writes its seed: the sealed journal, and exits).
+    pub fn seed_journal_if_asked() {
+        let f = fixture();
+        if let Some(out) = super::seed_dir() {
+            super::write_seeds(&out, &[serde_json::to_vec_pretty(&f.journal).unwrap()]);
+        }
+    }
+
+    /// Arbitrary bytes as a journal: refused, or — only if they say exactly what was sealed —
+    /// trusted. Anything else that verifies is a forgery.
+    pub fn journal(data: &[u8]) {
+        let f = fixture();
+        let seal = f.store.seal().unwrap();
+        if let Verdict::Sealed(record) = journal::verify(seal, Path::new(ROOT), RUN, data) {
+            assert_eq!(*record, f.journal, "a journal that was never sealed verified");
+        }
+        // The same bytes for another root or run never verify.
+        let elsewhere = journal::verify(seal, Path::new("/elsewhere"), RUN, data);
+        assert!(!matches!(elsewhere, Verdict::Sealed(_)));
+    }
+
+    /// Sets the certificate target up (or writes its seed, and exits).
+    pub fn seed_certificate_if_asked() {
+        let f = fixture();
+        if let Some(out) = super::seed_dir() {
+            super::write_seeds(&out, &[std::fs::read(&f.certificate_path).unwrap()]);
+        }
+    }
+
+    /// Arbitrary bytes as a certificate: refused, or exactly the one sealed.
+    pub fn certificate(data: &[u8]) {
+        let f = fixture();
+        let Ok(text) = std::str::from_utf8(data) else {
+            return;
+        };
+        if let Ok(found) = f.store.parse(&f.certificate_path, text) {
+            assert_eq!(found, f.certificate, "a certificate that was never sealed verified");
+        }
+    }
+}

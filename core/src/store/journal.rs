@@ -44,7 +44,7 @@ use super::seal::Seal;
 use super::StoreRoot;
 use crate::capability::SessionRef;
 use on_disk::{read_record, remove_txn, sync_dir, txn_of, write_record};
-pub use on_disk::{verify, Verdict};
+pub use on_disk::{seal_record, verify, Verdict};
 pub use rollback::{remove_temps_in, remove_temps_under, resolve_inside};
 
 /// The schema of a journal file. `/1` journals carried no seal; this host ignores them.
@@ -502,7 +502,7 @@ pub fn hot(root: &StoreRoot, seal: &Seal, held: Option<&str>) -> io::Result<Hot>
         }
         let record = match read_record(seal, &root_id, &dir, &name)? {
             Verdict::Missing => None,
-            Verdict::Sealed(record) => Some(record),
+            Verdict::Sealed(record) => Some(*record),
             Verdict::Untrusted(reason) => {
                 found.ignored.push(Ignored {
                     path: dir.join(format!("{name}.json")),

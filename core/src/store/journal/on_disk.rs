@@ -50,7 +50,7 @@ pub enum Verdict {
     /// ever the `.json.tmp` file; the `.json` appears by rename).
     Missing,
     /// A journal this user's handoff wrote for this store root and run.
-    Sealed(Record),
+    Sealed(Box<Record>),
     /// A file that is not a journal handoff can prove it wrote: why.
     Untrusted(String),
 }
@@ -100,7 +100,15 @@ pub fn verify(seal: &Seal, root: &Path, name: &str, bytes: &[u8]) -> Verdict {
             "its seal does not verify under this user's key: not written by this user's handoff for this store root and run (planted, edited, moved, or made with another key)".into(),
         );
     }
-    Verdict::Sealed(record)
+    Verdict::Sealed(Box::new(record))
+}
+
+/// Sets `record`'s seal for the store root `root` (resolved) and the run `name`.
+pub fn seal_record(seal: &Seal, root: &Path, name: &str, record: &mut Record) -> io::Result<()> {
+    let parts = sealed_parts(root, name, record)?;
+    let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+    record.seal = seal.sign(Purpose::Journal, &parts);
+    Ok(())
 }
 
 /// Seals `record` and writes it as the journal of run `name`, durably (temp file, sync, rename).
@@ -111,9 +119,7 @@ pub(super) fn write_record(
     name: &str,
     record: &mut Record,
 ) -> io::Result<()> {
-    let parts = sealed_parts(root, name, record)?;
-    let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-    record.seal = seal.sign(Purpose::Journal, &parts);
+    seal_record(seal, root, name, record)?;
     let path = dir.join(format!("{name}.json"));
     let temp = dir.join(format!("{name}.json.tmp"));
     let json = serde_json::to_vec_pretty(record).map_err(io::Error::other)?;
