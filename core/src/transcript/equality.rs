@@ -13,7 +13,7 @@ use std::fmt;
 
 use serde_json::{json, Value};
 
-use super::{AssistantPart, Body, Event, Transcript};
+use super::{AssistantPart, Body, Event, Part, Transcript};
 
 /// How two transcripts are compared.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -122,8 +122,26 @@ impl Comparison {
         }
     }
 
-    /// The body as compared: `None` when the whole event is set aside.
+    /// The body as compared: `None` when the whole event is set aside. An empty text in a tool
+    /// result is no content (a tool that printed nothing: no CLI, wire or model tells `""` from
+    /// no text at all, and Gemini sends `{"output": ""}` for both), so it is not compared.
     pub(super) fn normalise_body<'a>(&self, body: &'a Body) -> Option<Cow<'a, Body>> {
+        if let Body::ToolResult {
+            call_id,
+            content,
+            is_error,
+        } = body
+        {
+            let empty = |p: &Part| matches!(p, Part::Text { text } if text.is_empty());
+            if !content.iter().any(empty) {
+                return Some(Cow::Borrowed(body));
+            }
+            return Some(Cow::Owned(Body::ToolResult {
+                call_id: call_id.clone(),
+                content: content.iter().filter(|p| !empty(p)).cloned().collect(),
+                is_error: *is_error,
+            }));
+        }
         let Body::Assistant { content, origin } = body else {
             return Some(Cow::Borrowed(body));
         };
@@ -447,7 +465,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::transcript::{Origin, Part, Signature, Thinking, Timestamp, ToolCall};
+    use crate::transcript::{Origin, Signature, Thinking, Timestamp, ToolCall};
 
     fn user(id: &str, text: &str) -> Event {
         Event::new(
@@ -635,6 +653,33 @@ mod tests {
             }
             assert_eq!(v.finish().err(), claude.diff(&expected, other).err());
         }
+    }
+
+    #[test]
+    fn an_empty_text_in_a_tool_result_is_no_content() {
+        let result = |content: Vec<Part>| {
+            Event::new(
+                "r",
+                Timestamp::parse("2026-11-30T00:00:00.000Z").unwrap(),
+                Body::ToolResult {
+                    call_id: "c".into(),
+                    content,
+                    is_error: false,
+                },
+            )
+        };
+        let t = |content: Vec<Part>| Transcript::new(vec![result(content)]);
+        let c = Comparison::exact();
+        assert!(c.equal(&t(vec![Part::text("")]), &t(vec![])));
+        assert!(c.equal(&t(vec![Part::text(""), Part::text("a")]), &t(vec![Part::text("a")])));
+        assert!(!c.equal(&t(vec![Part::text(" ")]), &t(vec![])));
+        assert!(c.verifier(&t(vec![Part::text("")])).push(&result(vec![])));
+        let mut with = crate::transcript::Fingerprinter::new(&c);
+        let mut without = crate::transcript::Fingerprinter::new(&c);
+        assert_eq!(
+            with.push(&result(vec![Part::text("")])),
+            without.push(&result(vec![]))
+        );
     }
 
     #[test]

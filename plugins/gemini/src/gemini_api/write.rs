@@ -59,8 +59,10 @@ fn check_texts(index: usize, event: &Event) -> Result<(), PluginError> {
         Body::ToolResult { content, .. } => {
             let mut image = false;
             for (k, p) in content.iter().enumerate() {
+                // An empty text is no content (a tool that printed nothing), as Gemini CLI
+                // itself sends it: `{"output": ""}`, read back as no text.
                 match p {
-                    Part::Text { text } if text.is_empty() => return Err(empty(k)),
+                    Part::Text { text } if text.is_empty() => {}
                     Part::Text { .. } if image => {
                         return Err(refuse(index, event, format!("body.content[{k}]: text after an image in a tool result (a functionResponse holds its texts before its images)")));
                     }

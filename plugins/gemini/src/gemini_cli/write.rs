@@ -14,7 +14,9 @@
 //! resume (text form starting with `/`, `?`, `<session_context>`, `<hook_context>`, or blank), an
 //! empty text part (Gemini rule G7), call arguments that are not a JSON object (G3), a tool result
 //! that does not directly follow its call's assistant event (the CLI keeps results inside that
-//! message), empty texts or text after an image in a tool result (the response holds its texts before its images).
+//! message), text after an image in a tool result (the response holds its texts before its images).
+//! An empty text in a tool result is no content (a tool that printed nothing): written as Gemini
+//! CLI itself writes it, `{"output": ""}`, and compared as no text (`transcript::Comparison`).
 
 use handoff_sdk::serde_json::{self, Map, Value};
 use handoff_sdk::{AssistantPart, Body, Event, Origin, Part, PluginError, ToolCall};
@@ -254,9 +256,6 @@ fn check_result(index: usize, event: &Event, content: &[Part]) -> Result<(), Plu
         match p {
             Part::Text { .. } if seen_image => {
                 return Err(refuse(index, event, format!("body.content[{k}]: text after an image in a tool result (a Gemini function response holds its text before its images)")));
-            }
-            Part::Text { text } if text.is_empty() => {
-                return Err(refuse(index, event, format!("body.content[{k}]: an empty text in a tool result (Gemini rule G7; the response would read back without it)")));
             }
             Part::Text { .. } => {}
             _ => seen_image = true,
