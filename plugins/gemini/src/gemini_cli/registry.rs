@@ -64,13 +64,10 @@ pub(crate) fn register(root: &StoreRoot, project_root: &str) -> Result<String, P
     };
     projects.insert(project_root.to_owned(), Value::String(slug.clone()));
     let text = serde_json::to_string_pretty(&data).expect("a JSON value serialises");
-    // The replacement keeps the file's mode (the CLI's is 0644 under a usual umask).
-    let mode = std::fs::metadata(&registry).map(|m| m.permissions());
+    // The replacement keeps the file's mode (the CLI's is 0644 under a usual umask), owner and
+    // group (`atomic::replace`).
     atomic::replace(&registry, |w| w.write_all(text.as_bytes()))
         .map_err(|e| PluginError::io(&registry, &e))?;
-    if let Ok(mode) = mode {
-        std::fs::set_permissions(&registry, mode).map_err(|e| PluginError::io(&registry, &e))?;
-    }
     Ok(slug)
 }
 
