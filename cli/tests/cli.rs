@@ -746,3 +746,70 @@ fn a_bare_from_or_read_takes_the_newest_session_of_the_directory_and_says_which(
     ]));
     assert_eq!(one.as_array().unwrap().len(), 1);
 }
+
+/// The API targets, whose sessions are one JSON document each.
+const API_TARGETS: [&str; 4] = [
+    "openai-chat",
+    "openai-responses",
+    "anthropic-messages",
+    "gemini-api",
+];
+
+#[test]
+fn an_api_history_that_is_no_json_document_is_named_by_both_read_and_continue() {
+    let scratch = tempfile::tempdir().unwrap();
+    let store = scratch.path().join("store");
+    for target in API_TARGETS {
+        // A genuine history of the target, cut in half, is a truncated one.
+        let made = continue_json(&format!("claude-code:{SAMPLE}"), target, &store);
+        let genuine = std::fs::read(made["session"]["path"].as_str().unwrap()).unwrap();
+        let half = genuine.len() / 2;
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let cases: [(&str, &[u8], String); 4] = [
+            ("empty", b"", "empty file".into()),
+            (
+                "binary",
+                b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR",
+                "not JSON: expected value at line 1 column 1".into(),
+            ),
+            (
+                "truncated",
+                &genuine[..half],
+                format!("truncated at byte {half} (EOF while parsing"),
+            ),
+            (
+                "deep",
+                deep.as_bytes(),
+                "nested deeper than 127 levels (at line 1 column 128)".into(),
+            ),
+        ];
+        for (kind, bytes, why) in cases {
+            let file = scratch.path().join(format!("{target}-{kind}.json"));
+            std::fs::write(&file, bytes).unwrap();
+            let named = format!("{}", file.display());
+            let read = handoff(&["read", target, &named, "--json"]);
+            let into = scratch.path().join(format!("into-{target}-{kind}"));
+            let continued = handoff(&[
+                "continue",
+                "--from",
+                &format!("{target}:{named}"),
+                "--to",
+                "openai-chat",
+                "--store-root",
+                into.to_str().unwrap(),
+                "--cwd",
+                scratch.path().to_str().unwrap(),
+            ]);
+            for (command, out) in [("read", &read), ("continue", &continued)] {
+                let said = stderr(out);
+                assert_eq!(out.status.code(), Some(1), "{target} {kind} {command}: {said}");
+                assert!(
+                    said.contains(&named) && said.contains(&why),
+                    "{target} {kind} {command}: wanted {why:?}: {said}"
+                );
+                assert!(!said.contains("handoff.cwd"), "{target} {kind} {command}: {said}");
+            }
+            assert!(is_empty_or_missing(&into.join("openai-chat")), "{target} {kind}");
+        }
+    }
+}
