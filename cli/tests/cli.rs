@@ -802,14 +802,168 @@ fn an_api_history_that_is_no_json_document_is_named_by_both_read_and_continue() 
             ]);
             for (command, out) in [("read", &read), ("continue", &continued)] {
                 let said = stderr(out);
-                assert_eq!(out.status.code(), Some(1), "{target} {kind} {command}: {said}");
+                assert_eq!(
+                    out.status.code(),
+                    Some(1),
+                    "{target} {kind} {command}: {said}"
+                );
                 assert!(
                     said.contains(&named) && said.contains(&why),
                     "{target} {kind} {command}: wanted {why:?}: {said}"
                 );
-                assert!(!said.contains("handoff.cwd"), "{target} {kind} {command}: {said}");
+                assert!(
+                    !said.contains("handoff.cwd"),
+                    "{target} {kind} {command}: {said}"
+                );
             }
-            assert!(is_empty_or_missing(&into.join("openai-chat")), "{target} {kind}");
+            assert!(
+                is_empty_or_missing(&into.join("openai-chat")),
+                "{target} {kind}"
+            );
         }
+    }
+}
+
+/// The bundled session with `longer` bytes added to every text (so that what a command prints of
+/// it can be more than a pipe holds), its cwd `cwd` and its id `id`.
+fn long_sample(cwd: &Path, id: &str, longer: usize) -> String {
+    let sample_id = "4f6c2a8e-1b7d-4c3a-9e55-2d0f8a6b7c11";
+    let long = "x".repeat(longer);
+    let mut out = String::new();
+    for line in std::fs::read_to_string(repo().join(SAMPLE))
+        .unwrap()
+        .lines()
+    {
+        let mut record: Value = serde_json::from_str(line).unwrap();
+        if record.get("cwd").is_some() {
+            record["cwd"] = Value::String(cwd.display().to_string());
+        }
+        if let Some(content) = record.pointer_mut("/message/content") {
+            match content {
+                Value::String(text) => *text += &long,
+                Value::Array(blocks) => {
+                    for block in blocks.iter_mut().filter(|b| b["type"] == "text") {
+                        block["text"] = format!("{}{long}", block["text"].as_str().unwrap()).into();
+                    }
+                }
+                _ => {}
+            }
+        }
+        out += &record.to_string().replace(sample_id, id);
+        out.push('\n');
+    }
+    out
+}
+
+/// Runs `handoff args` with stdout a pipe of one page whose reader closes it after reading
+/// `after` bytes (`None`: before the command starts). The pipe's size, and the output.
+fn with_stdout_closed(args: &[&str], after: Option<usize>) -> (usize, Output) {
+    use std::io::Read as _;
+    use std::os::fd::AsRawFd as _;
+    let (reader, writer) = std::io::pipe().unwrap();
+    // SAFETY: a plain fcntl on a descriptor `reader` keeps open.
+    let size = unsafe { libc::fcntl(reader.as_raw_fd(), libc::F_SETPIPE_SZ, 4096) };
+    assert!(
+        size > 0,
+        "F_SETPIPE_SZ: {}",
+        std::io::Error::last_os_error()
+    );
+    let mut command = Command::new(env!("CARGO_BIN_EXE_handoff"));
+    command
+        .arg("--config")
+        .arg(config())
+        .args(args)
+        .current_dir(repo())
+        .env("HOME", "/nonexistent-home-handoff-tests")
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped());
+    let mut reader = match after {
+        None => {
+            drop(reader);
+            None
+        }
+        Some(_) => Some(reader),
+    };
+    let child = command.spawn().unwrap();
+    drop(command); // this process's copy of the pipe's write end
+    if let (Some(mut pipe), Some(n)) = (reader.take(), after) {
+        let mut first = vec![0u8; n];
+        pipe.read_exact(&mut first).unwrap();
+    }
+    (size as usize, child.wait_with_output().unwrap())
+}
+
+#[test]
+fn a_closed_stdout_ends_every_printing_command_quietly() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    let id = "5a7d3b9f-2c8e-4d4b-8f66-3e1a9b7c8d22";
+    let big = dir.join(format!("{id}.jsonl"));
+    std::fs::write(&big, long_sample(dir, id, 20_000)).unwrap();
+    let store = dir.join("claude");
+    let project = store.join("projects").join("-scratch");
+    std::fs::create_dir_all(&project).unwrap();
+    for n in 0..60 {
+        let id = format!("5a7d3b9f-2c8e-4d4b-8f66-3e1a9b7c{n:04}");
+        std::fs::write(
+            project.join(format!("{id}.jsonl")),
+            long_sample(dir, &id, 0),
+        )
+        .unwrap();
+    }
+    let big = big.to_str().unwrap();
+    let from = format!("claude-code:{big}");
+    let store = store.to_str().unwrap();
+    let into = |n: usize| dir.join(format!("into-{n}")).display().to_string();
+    let (into_1, into_2, into_3, into_4) = (into(1), into(2), into(3), into(4));
+    let sessions = [
+        "sessions",
+        "claude-code",
+        "--store-root",
+        store,
+        "--limit",
+        "0",
+    ];
+    let continued = [
+        "continue",
+        "--from",
+        &from,
+        "--to",
+        "openai-chat",
+        "--store-root",
+    ];
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["read", "claude-code", big, "--json"],
+        vec!["read", "claude-code", big],
+        [&sessions[..], &["--json"]].concat(),
+        sessions.to_vec(),
+        [&continued[..], &[&into_1, "--json"]].concat(),
+        [&continued[..], &[&into_2]].concat(),
+        vec!["targets", "--json"],
+        vec!["targets"],
+    ];
+    for args in &commands {
+        // Closed after one byte: a command printing more than the pipe holds meets the closed
+        // pipe mid-write (the premise is checked: it prints more than two pipes' worth).
+        let (pipe, out) = with_stdout_closed(args, Some(1));
+        let mut whole = args.to_vec();
+        if args[0] == "continue" {
+            whole[args.len() - 1 - usize::from(args.contains(&"--json"))] = &into_3;
+        }
+        let printed = handoff(&whole).stdout.len();
+        let written = args[0] != "targets";
+        if written {
+            assert!(printed > 2 * pipe, "{args:?} prints only {printed} bytes");
+        }
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "{args:?}");
+        // Closed before the command starts: its first write meets it, whatever it prints.
+        let mut closed = args.to_vec();
+        if args[0] == "continue" {
+            closed[args.len() - 1 - usize::from(args.contains(&"--json"))] = &into_4;
+        }
+        let (_, out) = with_stdout_closed(&closed, None);
+        assert_eq!(out.status.code(), Some(0), "{closed:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "{closed:?}");
     }
 }

@@ -108,9 +108,9 @@ pub fn document_cwd(path: &Path) -> Result<Option<String>, PluginError> {
         match document_error(path, &bytes, &e) {
             Some(not_a_document) => not_a_document,
             // What it is instead, the whole parse says (nested too deep, not an object).
-            None if first != Some(&b'{') => {
-                parse_document(path, &bytes).err().unwrap_or_else(of_the_cwd)
-            }
+            None if first != Some(&b'{') => parse_document(path, &bytes)
+                .err()
+                .unwrap_or_else(of_the_cwd),
             None => of_the_cwd(),
         }
     })?;
@@ -156,7 +156,10 @@ mod tests {
         let cwd = document_cwd(&path).unwrap_err().to_string();
         let whole = parse_document(&path, bytes).unwrap_err().to_string();
         let file = path.display().to_string();
-        assert!(cwd.starts_with(&file) && whole.starts_with(&file), "{cwd} / {whole}");
+        assert!(
+            cwd.starts_with(&file) && whole.starts_with(&file),
+            "{cwd} / {whole}"
+        );
         assert!(!cwd.contains("handoff.cwd"), "{cwd}");
         (cwd[file.len()..].to_owned(), whole[file.len()..].to_owned())
     }
@@ -171,11 +174,17 @@ mod tests {
         assert_eq!(cwd, ":1: not JSON: expected value at line 1 column 1");
         let (cwd, whole) = refusals(b"{\"messages\": [{\"role\": \"user\"");
         assert_eq!(cwd, whole);
-        assert!(cwd.starts_with(":1: truncated at byte 29 (EOF while parsing"), "{cwd}");
+        assert!(
+            cwd.starts_with(":1: truncated at byte 29 (EOF while parsing"),
+            "{cwd}"
+        );
         let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
         let (cwd, whole) = refusals(deep.as_bytes());
         assert_eq!(cwd, whole);
-        assert_eq!(cwd, ":1: nested deeper than 127 levels (at line 1 column 128)");
+        assert_eq!(
+            cwd,
+            ":1: nested deeper than 127 levels (at line 1 column 128)"
+        );
         let (cwd, whole) = refusals(b"[1, 2]");
         assert_eq!(cwd, whole);
         assert!(cwd.contains("not an object"), "{cwd}");
@@ -189,7 +198,10 @@ mod tests {
         parse_document(path, within.as_bytes()).unwrap();
         let beyond = format!("{{\"a\": {}}}", nested(DOCUMENT_DEPTH_LIMIT));
         let err = parse_document(path, beyond.as_bytes()).unwrap_err();
-        assert!(err.to_string().contains("nested deeper than 127 levels"), "{err}");
+        assert!(
+            err.to_string().contains("nested deeper than 127 levels"),
+            "{err}"
+        );
     }
 
     #[test]

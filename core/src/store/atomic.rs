@@ -334,7 +334,11 @@ mod tests {
         // Group `nobody` (`nogroup` on Debian) where this test may give it (as root), else the
         // file's own.
         let root = std::fs::metadata("/proc/self").unwrap().uid() == 0;
-        let group = if root { 65534 } else { std::fs::metadata(&path).unwrap().gid() };
+        let group = if root {
+            65534
+        } else {
+            std::fs::metadata(&path).unwrap().gid()
+        };
         std::os::unix::fs::chown(&path, None, Some(group)).unwrap();
         let before = std::fs::metadata(&path).unwrap();
         replace(&path, |w| w.write_all(b"{\"a\": 1}")).unwrap();
