@@ -967,3 +967,34 @@ fn a_closed_stdout_ends_every_printing_command_quietly() {
         assert_eq!(stderr(&out), "", "{closed:?}");
     }
 }
+
+/// Issue 24: a queue-operation record whose timestamp is an object. Claude Code 2.1.197 resumes
+/// such a file (live/tests/differential.rs, `queue-timestamp-object`), so `read` and `continue`
+/// both take it, as the same conversation as the file without the fault.
+#[test]
+fn read_and_continue_give_one_verdict_on_a_queue_record_with_an_object_timestamp() {
+    let scratch = tempfile::tempdir().unwrap();
+    let sample = std::fs::read_to_string(repo().join(SAMPLE)).unwrap();
+    let first = sample.lines().next().unwrap();
+    assert!(first.contains(r#""type":"queue-operation""#), "{first}");
+    let odd = sample.replacen(
+        r#""timestamp":"2026-11-30T00:50:00.000Z""#,
+        r#""timestamp":{"seconds":1796000000,"nanos":0}"#,
+        1,
+    );
+    assert_ne!(odd, sample);
+    let file = scratch
+        .path()
+        .join("4f6c2a8e-1b7d-4c3a-9e55-2d0f8a6b7c11.jsonl");
+    std::fs::write(&file, &odd).unwrap();
+    let file = file.to_str().unwrap();
+    let store = scratch.path().join("store");
+    let read_odd = read("claude-code", file, &store);
+    let read_genuine = read("claude-code", SAMPLE, &store);
+    assert_eq!(read_odd, read_genuine);
+    let continued = continue_json(&format!("claude-code:{file}"), "pi", &store);
+    let written = read("pi", continued["session"]["path"].as_str().unwrap(), &store);
+    if let Err(difference) = Comparison::exact().diff(&read_genuine, &written) {
+        panic!("the continued session is not the conversation read: {difference:?}");
+    }
+}
