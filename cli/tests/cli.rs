@@ -998,3 +998,51 @@ fn read_and_continue_give_one_verdict_on_a_queue_record_with_an_object_timestamp
         panic!("the continued session is not the conversation read: {difference:?}");
     }
 }
+
+/// An append to an API history replaces its file whole (by a rename); the file keeps its mode,
+/// owner and group (a 0640 file of group `nobody` — `nogroup`, 65534 — where this test may give
+/// it one, as root).
+#[test]
+fn an_appended_api_history_keeps_its_mode_owner_and_group() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let scratch = tempfile::tempdir().unwrap();
+    let claude_root = scratch.path().join("claude");
+    let source = read("claude-code", SAMPLE, &claude_root);
+    let claude = StoreRoot::new(&claude_root).unwrap();
+    let as_root = std::fs::metadata("/proc/self").unwrap().uid() == 0;
+    for target in API_TARGETS {
+        let origin = ClaudePlugin
+            .writer()
+            .create(&claude, "claude-code", &source, &Default::default())
+            .unwrap();
+        let from = format!("claude-code:{}", origin.path.display());
+        let store = scratch.path().join(target);
+        let created = continue_json(&from, target, &store);
+        let path = PathBuf::from(created["session"]["path"].as_str().unwrap());
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let group = if as_root {
+            65534
+        } else {
+            std::fs::metadata(&path).unwrap().gid()
+        };
+        std::os::unix::fs::chown(&path, None, Some(group)).unwrap();
+        let before = std::fs::metadata(&path).unwrap();
+        ClaudePlugin
+            .append_id(&claude, "claude-code", &origin.id, &two_more(&source))
+            .unwrap();
+        let appended = continue_json(&from, target, &store);
+        assert_eq!(
+            appended["action"],
+            serde_json::json!({"kind": "appended", "events": 2}),
+            "{target}"
+        );
+        let after = std::fs::metadata(&path).unwrap();
+        assert_ne!(after.ino(), before.ino(), "{target}: replaced by a rename");
+        assert_eq!(after.mode() & 0o7777, 0o640, "{target}");
+        assert_eq!(
+            (after.uid(), after.gid()),
+            (before.uid(), group),
+            "{target}"
+        );
+    }
+}
