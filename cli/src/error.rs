@@ -23,11 +23,15 @@ pub enum CliError {
     Failed(String),
     #[error("{}: {message}", path.display())]
     Io { path: PathBuf, message: String },
+    /// Whoever read stdout closed it (`| head`): the command ends quietly, with success.
+    #[error("stdout was closed")]
+    OutputClosed,
 }
 
 impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
+            CliError::OutputClosed => 0,
             CliError::Usage(_) | CliError::Config { .. } | CliError::UnknownTarget { .. } => 2,
             // A bad path or name (a relative or empty cwd, a traversing id) is bad usage, whether
             // the plugin or the engine refused it.

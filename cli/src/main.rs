@@ -3,11 +3,14 @@
 //! Exit codes: 0 success; 1 the operation failed (a plugin error, a verify mismatch, a failed
 //! certification); 2 bad usage or configuration (unknown target, bad path, missing cwd); 3 the
 //! target exists but is not verified. With `continue --exec`, the resumed program's own exit code.
+//! A reader that closes stdout early (`| head`) ends any command quietly, with 0: what it did is
+//! done, and the reader asked for no more (`output`).
 
 mod catalog;
 mod commands;
 mod config;
 mod error;
+mod output;
 mod progress;
 mod view;
 
@@ -72,10 +75,11 @@ fn main() -> ExitCode {
     });
     match result {
         Ok(code) => code,
+        Err(CliError::OutputClosed) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("handoff: {e}");
+            output::note(format_args!("handoff: {e}"));
             if let Some(hint) = e.hint() {
-                eprintln!("  {hint}");
+                output::note(format_args!("  {hint}"));
             }
             ExitCode::from(e.exit_code())
         }
@@ -94,6 +98,9 @@ fn init_logging(verbose: u8) {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // A log line that cannot be written (stderr closed) is dropped, not reported on the
+        // stderr that just failed (a panic).
+        .log_internal_errors(false)
         .init();
 }
 

@@ -838,3 +838,303 @@ fn a_bare_from_or_read_takes_the_newest_session_of_the_directory_and_says_which(
     ]));
     assert_eq!(one.as_array().unwrap().len(), 1);
 }
+
+/// The API targets, whose sessions are one JSON document each.
+const API_TARGETS: [&str; 4] = [
+    "openai-chat",
+    "openai-responses",
+    "anthropic-messages",
+    "gemini-api",
+];
+
+#[test]
+fn an_api_history_that_is_no_json_document_is_named_by_both_read_and_continue() {
+    let scratch = tempfile::tempdir().unwrap();
+    let store = scratch.path().join("store");
+    for target in API_TARGETS {
+        // A genuine history of the target, cut in half, is a truncated one.
+        let made = continue_json(&format!("claude-code:{SAMPLE}"), target, &store);
+        let genuine = std::fs::read(made["session"]["path"].as_str().unwrap()).unwrap();
+        let half = genuine.len() / 2;
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let cases: [(&str, &[u8], String); 4] = [
+            ("empty", b"", "empty file".into()),
+            (
+                "binary",
+                b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR",
+                "not JSON: expected value at line 1 column 1".into(),
+            ),
+            (
+                "truncated",
+                &genuine[..half],
+                format!("truncated at byte {half} (EOF while parsing"),
+            ),
+            (
+                "deep",
+                deep.as_bytes(),
+                "nested deeper than 127 levels (at line 1 column 128)".into(),
+            ),
+        ];
+        for (kind, bytes, why) in cases {
+            let file = scratch.path().join(format!("{target}-{kind}.json"));
+            std::fs::write(&file, bytes).unwrap();
+            let named = format!("{}", file.display());
+            let read = handoff(&["read", target, &named, "--json"]);
+            let into = scratch.path().join(format!("into-{target}-{kind}"));
+            let continued = handoff(&[
+                "continue",
+                "--from",
+                &format!("{target}:{named}"),
+                "--to",
+                "openai-chat",
+                "--store-root",
+                into.to_str().unwrap(),
+                "--cwd",
+                scratch.path().to_str().unwrap(),
+            ]);
+            for (command, out) in [("read", &read), ("continue", &continued)] {
+                let said = stderr(out);
+                assert_eq!(
+                    out.status.code(),
+                    Some(1),
+                    "{target} {kind} {command}: {said}"
+                );
+                assert!(
+                    said.contains(&named) && said.contains(&why),
+                    "{target} {kind} {command}: wanted {why:?}: {said}"
+                );
+                assert!(
+                    !said.contains("handoff.cwd"),
+                    "{target} {kind} {command}: {said}"
+                );
+            }
+            assert!(
+                is_empty_or_missing(&into.join("openai-chat")),
+                "{target} {kind}"
+            );
+        }
+    }
+}
+
+/// The bundled session with `longer` bytes added to every text (so that what a command prints of
+/// it can be more than a pipe holds), its cwd `cwd` and its id `id`.
+fn long_sample(cwd: &Path, id: &str, longer: usize) -> String {
+    let sample_id = "4f6c2a8e-1b7d-4c3a-9e55-2d0f8a6b7c11";
+    let long = "x".repeat(longer);
+    let mut out = String::new();
+    for line in std::fs::read_to_string(repo().join(SAMPLE))
+        .unwrap()
+        .lines()
+    {
+        let mut record: Value = serde_json::from_str(line).unwrap();
+        if record.get("cwd").is_some() {
+            record["cwd"] = Value::String(cwd.display().to_string());
+        }
+        if let Some(content) = record.pointer_mut("/message/content") {
+            match content {
+                Value::String(text) => *text += &long,
+                Value::Array(blocks) => {
+                    for block in blocks.iter_mut().filter(|b| b["type"] == "text") {
+                        block["text"] = format!("{}{long}", block["text"].as_str().unwrap()).into();
+                    }
+                }
+                _ => {}
+            }
+        }
+        out += &record.to_string().replace(sample_id, id);
+        out.push('\n');
+    }
+    out
+}
+
+/// Runs `handoff args` with stdout a pipe of one page whose reader closes it after reading
+/// `after` bytes (`None`: before the command starts). The pipe's size, and the output.
+fn with_stdout_closed(args: &[&str], after: Option<usize>) -> (usize, Output) {
+    use std::io::Read as _;
+    use std::os::fd::AsRawFd as _;
+    let (reader, writer) = std::io::pipe().unwrap();
+    // SAFETY: a plain fcntl on a descriptor `reader` keeps open.
+    let size = unsafe { libc::fcntl(reader.as_raw_fd(), libc::F_SETPIPE_SZ, 4096) };
+    assert!(
+        size > 0,
+        "F_SETPIPE_SZ: {}",
+        std::io::Error::last_os_error()
+    );
+    let mut command = Command::new(env!("CARGO_BIN_EXE_handoff"));
+    command
+        .arg("--config")
+        .arg(config())
+        .args(args)
+        .current_dir(repo())
+        .env("HOME", "/nonexistent-home-handoff-tests")
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped());
+    let mut reader = match after {
+        None => {
+            drop(reader);
+            None
+        }
+        Some(_) => Some(reader),
+    };
+    let child = command.spawn().unwrap();
+    drop(command); // this process's copy of the pipe's write end
+    if let (Some(mut pipe), Some(n)) = (reader.take(), after) {
+        let mut first = vec![0u8; n];
+        pipe.read_exact(&mut first).unwrap();
+    }
+    (size as usize, child.wait_with_output().unwrap())
+}
+
+#[test]
+fn a_closed_stdout_ends_every_printing_command_quietly() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    let id = "5a7d3b9f-2c8e-4d4b-8f66-3e1a9b7c8d22";
+    let big = dir.join(format!("{id}.jsonl"));
+    std::fs::write(&big, long_sample(dir, id, 20_000)).unwrap();
+    let store = dir.join("claude");
+    let project = store.join("projects").join("-scratch");
+    std::fs::create_dir_all(&project).unwrap();
+    for n in 0..60 {
+        let id = format!("5a7d3b9f-2c8e-4d4b-8f66-3e1a9b7c{n:04}");
+        std::fs::write(
+            project.join(format!("{id}.jsonl")),
+            long_sample(dir, &id, 0),
+        )
+        .unwrap();
+    }
+    let big = big.to_str().unwrap();
+    let from = format!("claude-code:{big}");
+    let store = store.to_str().unwrap();
+    let into = |n: usize| dir.join(format!("into-{n}")).display().to_string();
+    let (into_1, into_2, into_3, into_4) = (into(1), into(2), into(3), into(4));
+    let sessions = [
+        "sessions",
+        "claude-code",
+        "--store-root",
+        store,
+        "--limit",
+        "0",
+    ];
+    let continued = [
+        "continue",
+        "--from",
+        &from,
+        "--to",
+        "openai-chat",
+        "--store-root",
+    ];
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["read", "claude-code", big, "--json"],
+        vec!["read", "claude-code", big],
+        [&sessions[..], &["--json"]].concat(),
+        sessions.to_vec(),
+        [&continued[..], &[&into_1, "--json"]].concat(),
+        [&continued[..], &[&into_2]].concat(),
+        vec!["targets", "--json"],
+        vec!["targets"],
+    ];
+    for args in &commands {
+        // Closed after one byte: a command printing more than the pipe holds meets the closed
+        // pipe mid-write (the premise is checked: it prints more than two pipes' worth).
+        let (pipe, out) = with_stdout_closed(args, Some(1));
+        let mut whole = args.to_vec();
+        if args[0] == "continue" {
+            whole[args.len() - 1 - usize::from(args.contains(&"--json"))] = &into_3;
+        }
+        let printed = handoff(&whole).stdout.len();
+        let written = args[0] != "targets";
+        if written {
+            assert!(printed > 2 * pipe, "{args:?} prints only {printed} bytes");
+        }
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "{args:?}");
+        // Closed before the command starts: its first write meets it, whatever it prints.
+        let mut closed = args.to_vec();
+        if args[0] == "continue" {
+            closed[args.len() - 1 - usize::from(args.contains(&"--json"))] = &into_4;
+        }
+        let (_, out) = with_stdout_closed(&closed, None);
+        assert_eq!(out.status.code(), Some(0), "{closed:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "{closed:?}");
+    }
+}
+
+/// Issue 24: a queue-operation record whose timestamp is an object. Claude Code 2.1.197 resumes
+/// such a file (live/tests/differential.rs, `queue-timestamp-object`), so `read` and `continue`
+/// both take it, as the same conversation as the file without the fault.
+#[test]
+fn read_and_continue_give_one_verdict_on_a_queue_record_with_an_object_timestamp() {
+    let scratch = tempfile::tempdir().unwrap();
+    let sample = std::fs::read_to_string(repo().join(SAMPLE)).unwrap();
+    let first = sample.lines().next().unwrap();
+    assert!(first.contains(r#""type":"queue-operation""#), "{first}");
+    let odd = sample.replacen(
+        r#""timestamp":"2026-11-30T00:50:00.000Z""#,
+        r#""timestamp":{"seconds":1796000000,"nanos":0}"#,
+        1,
+    );
+    assert_ne!(odd, sample);
+    let file = scratch
+        .path()
+        .join("4f6c2a8e-1b7d-4c3a-9e55-2d0f8a6b7c11.jsonl");
+    std::fs::write(&file, &odd).unwrap();
+    let file = file.to_str().unwrap();
+    let store = scratch.path().join("store");
+    let read_odd = read("claude-code", file, &store);
+    let read_genuine = read("claude-code", SAMPLE, &store);
+    assert_eq!(read_odd, read_genuine);
+    let continued = continue_json(&format!("claude-code:{file}"), "pi", &store);
+    let written = read("pi", continued["session"]["path"].as_str().unwrap(), &store);
+    if let Err(difference) = Comparison::exact().diff(&read_genuine, &written) {
+        panic!("the continued session is not the conversation read: {difference:?}");
+    }
+}
+
+/// An append to an API history replaces its file whole (by a rename); the file keeps its mode,
+/// owner and group (a 0640 file of group `nobody` — `nogroup`, 65534 — where this test may give
+/// it one, as root).
+#[test]
+fn an_appended_api_history_keeps_its_mode_owner_and_group() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let scratch = tempfile::tempdir().unwrap();
+    let claude_root = scratch.path().join("claude");
+    let source = read("claude-code", SAMPLE, &claude_root);
+    let claude = StoreRoot::new(&claude_root).unwrap();
+    let as_root = std::fs::metadata("/proc/self").unwrap().uid() == 0;
+    for target in API_TARGETS {
+        let origin = ClaudePlugin
+            .writer()
+            .create(&claude, "claude-code", &source, &Default::default())
+            .unwrap();
+        let from = format!("claude-code:{}", origin.path.display());
+        let store = scratch.path().join(target);
+        let created = continue_json(&from, target, &store);
+        let path = PathBuf::from(created["session"]["path"].as_str().unwrap());
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let group = if as_root {
+            65534
+        } else {
+            std::fs::metadata(&path).unwrap().gid()
+        };
+        std::os::unix::fs::chown(&path, None, Some(group)).unwrap();
+        let before = std::fs::metadata(&path).unwrap();
+        ClaudePlugin
+            .append_id(&claude, "claude-code", &origin.id, &two_more(&source))
+            .unwrap();
+        let appended = continue_json(&from, target, &store);
+        assert_eq!(
+            appended["action"],
+            serde_json::json!({"kind": "appended", "events": 2}),
+            "{target}"
+        );
+        let after = std::fs::metadata(&path).unwrap();
+        assert_ne!(after.ino(), before.ino(), "{target}: replaced by a rename");
+        assert_eq!(after.mode() & 0o7777, 0o640, "{target}");
+        assert_eq!(
+            (after.uid(), after.gid()),
+            (before.uid(), group),
+            "{target}"
+        );
+    }
+}

@@ -484,6 +484,21 @@ const UNKNOWN_KINDS: Mutation = Mutation {
     },
 };
 
+/// The first queue-operation record's timestamp an object: a record off the conversation with a
+/// member of the wrong type (issue 24).
+const QUEUE_TIMESTAMP_OBJECT: Mutation = Mutation {
+    name: "queue-timestamp-object",
+    apply: |b| {
+        let mut r = records(b);
+        let queued = r
+            .iter()
+            .position(|x| x["type"] == "queue-operation")
+            .expect("a queue-operation record");
+        r[queued]["timestamp"] = json!({"seconds": 1_796_000_000, "nanos": 0});
+        to_bytes(&r)
+    },
+};
+
 /// An interrupted turn: the session ends on the assistant's tool call, without its result.
 const INTERRUPTED_CALL: Mutation = Mutation {
     name: "interrupted-call",
@@ -716,6 +731,7 @@ fn claude_cases<'a>(
         (REPEAT_ASSISTANT, Expect::Agree),
         (SIDECHAIN_AT_END, Expect::Agree),
         (UNKNOWN_KINDS, Expect::Agree),
+        (QUEUE_TIMESTAMP_OBJECT, Expect::Agree),
         (INTERRUPTED_CALL, Expect::Differs(INTERRUPTED)),
         (INTERRUPTED_CALL_AFTER_TEXT, Expect::Agree),
         (generic::SWAP_LAST_TWO, Expect::Agree),

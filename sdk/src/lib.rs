@@ -44,7 +44,9 @@ mod ownership;
 mod session_lock;
 pub mod stream_stop;
 
-pub use document::{document_cwd, document_marker};
+pub use document::{
+    document_cwd, document_error, document_marker, parse_document, DOCUMENT_DEPTH_LIMIT,
+};
 pub use ids::{IdMap, IdSet};
 pub use listing::{session_files, sessions_newest_first, subdirs};
 pub use ownership::{own_marker, require_owned};

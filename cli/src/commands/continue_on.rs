@@ -12,6 +12,7 @@ use serde_json::json;
 use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::error::CliError;
+use crate::output::{self, outln};
 use crate::progress::Progress;
 
 #[derive(clap::Args)]
@@ -150,7 +151,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     }
     let used = catalog.in_use(&args.to);
     if args.json {
-        super::print_json(&json!({
+        output::json(&json!({
             "source": { "target": from_target, "session": source_id },
             "target": args.to,
             "plugin": used.as_ref().map(|l| json!({ "name": l.plugin, "source": l.source })),
@@ -161,11 +162,11 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
             "recovered": continued.recovered,
             "plan": continued.plan,
             "command": command_line(&continued.plan),
-        }));
+        }))?;
     } else {
-        print_summary(&args.to, &continued, continued.events);
+        print_summary(&args.to, &continued, continued.events)?;
         if let Some(l) = used.filter(|l| l.source != PluginSource::BuiltIn) {
-            println!("(plugin {} from {})", l.plugin, l.source);
+            outln!("(plugin {} from {})", l.plugin, l.source)?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -187,9 +188,9 @@ fn resume_dir(
     });
     match (given, missing) {
         (Some(dir), Some(gone)) => {
-            eprintln!(
+            output::note(format_args!(
                 "the source session's working directory {gone} does not exist here; the new session uses --cwd {dir}"
-            );
+            ));
             Ok(Some(dir))
         }
         (None, Some(gone)) if kind == TargetKind::Cli => Err(CliError::Usage(format!(
@@ -199,7 +200,7 @@ fn resume_dir(
     }
 }
 
-fn print_summary(target: &str, c: &Continued, events: usize) {
+fn print_summary(target: &str, c: &Continued, events: usize) -> Result<(), CliError> {
     let what = match &c.action {
         Action::Created => format!(
             "created {target} session {} with {events} events",
@@ -213,22 +214,22 @@ fn print_summary(target: &str, c: &Continued, events: usize) {
             c.session.id
         ),
     };
-    println!("{what} (read back and verified)");
-    println!("  {}", c.session.path.display());
+    outln!("{what} (read back and verified)")?;
+    outln!("  {}", c.session.path.display())?;
     if let Some(old) = &c.diverged_from {
-        println!(
+        outln!(
             "  (session {} of this conversation had diverged and was left as it was)",
             old.id
-        );
+        )?;
     }
     match &c.plan {
         ResumePlan::Command { .. } => {
-            println!("resume with:");
-            println!("  {}", command_line(&c.plan).unwrap_or_default());
+            outln!("resume with:")?;
+            outln!("  {}", command_line(&c.plan).unwrap_or_default())
         }
         ResumePlan::Request { dialect, body } => {
-            println!("next {dialect} request body:");
-            println!("{}", serde_json::to_string_pretty(body).unwrap_or_default());
+            outln!("next {dialect} request body:")?;
+            output::json(body)
         }
     }
 }

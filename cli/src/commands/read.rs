@@ -6,6 +6,7 @@ use handoff_core::{SessionInfo, StoreRoot, Transcript};
 use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::error::CliError;
+use crate::output;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -51,9 +52,9 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
         }
     };
     if args.json {
-        super::print_json(&transcript);
+        output::json(&transcript)?;
     } else {
-        print!("{}", crate::view::render(&transcript));
+        output::text(&crate::view::render(&transcript))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -140,7 +141,10 @@ pub fn newest_session(
     let root = config.store_root(&catalog.target(target)?, store_root)?;
     warn_of_journals(&root);
     let newest = super::sessions::newest_of_dir(plugin.as_ref(), &root, target, dir)?;
-    eprintln!("taking the newest {}", super::sessions::describe(&newest));
+    output::note(format_args!(
+        "taking the newest {}",
+        super::sessions::describe(&newest)
+    ));
     Ok(newest)
 }
 

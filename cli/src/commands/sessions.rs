@@ -15,6 +15,7 @@ use handoff_core::{Plugin, SessionInfo, StoreRoot};
 use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::error::CliError;
+use crate::output::{self, outln};
 
 /// How many sessions are shown (and counted) when `--limit` is not given.
 const DEFAULT_LIMIT: usize = 20;
@@ -58,27 +59,27 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
         count_events(plugin.as_ref(), &root, session);
     }
     if args.json {
-        super::print_json(&sessions);
+        output::json(&sessions)?;
         return Ok(ExitCode::SUCCESS);
     }
     if sessions.is_empty() {
-        eprintln!(
+        output::note(format_args!(
             "no {} sessions under {}{}",
             args.target,
             root.path().display(),
             cwd.map(|c| format!(" with cwd {}", c.shown))
                 .unwrap_or_default()
-        );
+        ));
     }
     for s in &sessions {
-        println!(
+        outln!(
             "{}  {}  {:>6}  {}  {}",
             s.session.id,
             updated(s.updated_ms),
             s.events.map_or("?".to_owned(), |n| n.to_string()),
             s.cwd.as_deref().unwrap_or("-"),
             one_line(s.title.as_deref().unwrap_or("")),
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

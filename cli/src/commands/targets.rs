@@ -5,6 +5,7 @@ use handoff_core::registry::Availability;
 use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::error::CliError;
+use crate::output::{self, outln};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -19,7 +20,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     catalog.certify_all()?;
     let listings = catalog.listings();
     if args.json {
-        super::print_json(&listings);
+        output::json(&listings)?;
         return Ok(ExitCode::SUCCESS);
     }
     for l in &listings {
@@ -28,23 +29,19 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
         match &l.availability {
             Availability::Verified { .. } if l.shadowed_by.is_some() => {
                 let winner = l.shadowed_by.as_deref().unwrap_or_default();
-                println!(
+                outln!(
                     "{target:<20} SHADOWED      {} ({source}): verified, but {winner} is used for {target}",
                     l.plugin
-                )
+                )?
             }
-            Availability::Verified { certified_at, .. } => {
-                println!(
-                    "{target:<20} verified      {} ({source}, certified {certified_at}) IN USE",
-                    l.plugin
-                )
-            }
-            Availability::NotOffered { reason } => {
-                println!(
-                    "{target:<20} NOT OFFERED   {} ({source}): {reason}",
-                    l.plugin
-                )
-            }
+            Availability::Verified { certified_at, .. } => outln!(
+                "{target:<20} verified      {} ({source}, certified {certified_at}) IN USE",
+                l.plugin
+            )?,
+            Availability::NotOffered { reason } => outln!(
+                "{target:<20} NOT OFFERED   {} ({source}): {reason}",
+                l.plugin
+            )?,
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -26,22 +26,27 @@ pub fn create_new(
 ) -> io::Result<()> {
     let temp = match super::tap::take() {
         Some(mut tap) => {
-            let temp = write_temp(path, Some(&mut *tap), write);
+            let temp = write_temp(path, Some(&mut *tap), None, write);
             tap.ended(temp.is_ok());
             temp?
         }
-        None => write_temp(path, None, write)?,
+        None => write_temp(path, None, None, write)?,
     };
     temp.persist_noclobber(path).map_err(|e| e.error)?;
     sync_parent(path)
 }
 
-/// Replaces `path` (or creates it) atomically with the bytes `write` produces.
+/// Replaces `path` (or creates it) atomically with the bytes `write` produces. The new file keeps
+/// the mode of the file it replaces and, where this process may give them, its owner and group,
+/// as an in-place append would: a rename must not widen, narrow or re-own what someone set.
 pub fn replace(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
-    let temp = write_temp(path, None, write)?;
+    let old = std::fs::symlink_metadata(path)
+        .ok()
+        .filter(|meta| meta.is_file());
+    let temp = write_temp(path, None, old.as_ref(), write)?;
     temp.persist(path).map_err(|e| e.error)?;
     sync_parent(path)
 }
@@ -49,12 +54,16 @@ pub fn replace(
 fn write_temp(
     path: &Path,
     mut tap: Option<&mut dyn WriteTap>,
+    like: Option<&std::fs::Metadata>,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<tempfile::NamedTempFile> {
     let dir = parent_dir(path)?;
     let temp = tempfile::Builder::new()
         .prefix(&temp_prefix(std::process::id()))
         .tempfile_in(dir)?;
+    if let Some(old) = like {
+        keep_mode_and_owner(temp.as_file(), old)?;
+    }
     if let Some(tap) = tap.as_deref_mut() {
         tap.began(temp.path());
     }
@@ -71,6 +80,18 @@ fn write_temp(
     }
     temp.as_file().sync_all()?;
     Ok(temp)
+}
+
+/// Gives `file` the mode of `old` and, where permitted, its owner and group. Only the group is
+/// tried when the owner cannot be given (a user may give a file any group of theirs); where
+/// neither can, the file stays the writer's, as a file this user created would be. The owner is
+/// set before the mode, since a change of owner clears the set-id bits.
+fn keep_mode_and_owner(file: &File, old: &std::fs::Metadata) -> io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    if std::os::unix::fs::fchown(file, Some(old.uid()), Some(old.gid())).is_err() {
+        let _ = std::os::unix::fs::fchown(file, None, Some(old.gid()));
+    }
+    file.set_permissions(std::fs::Permissions::from_mode(old.mode() & 0o7777))
 }
 
 /// How many written bytes the kernel is asked to start writing back at a time.
@@ -301,6 +322,35 @@ mod tests {
             seen[0].starts_with(&temp_prefix(std::process::id())),
             "{seen:?}"
         );
+    }
+
+    #[test]
+    fn replace_keeps_the_old_files_mode_owner_and_group() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.json");
+        std::fs::write(&path, b"{}").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        // Group `nobody` (`nogroup` on Debian) where this test may give it (as root), else the
+        // file's own.
+        let root = std::fs::metadata("/proc/self").unwrap().uid() == 0;
+        let group = if root {
+            65534
+        } else {
+            std::fs::metadata(&path).unwrap().gid()
+        };
+        std::os::unix::fs::chown(&path, None, Some(group)).unwrap();
+        let before = std::fs::metadata(&path).unwrap();
+        replace(&path, |w| w.write_all(b"{\"a\": 1}")).unwrap();
+        let after = std::fs::metadata(&path).unwrap();
+        assert_ne!(before.ino(), after.ino(), "replaced by a rename");
+        assert_eq!(std::fs::read(&path).unwrap(), b"{\"a\": 1}");
+        assert_eq!(after.mode() & 0o7777, 0o640);
+        assert_eq!((after.uid(), after.gid()), (before.uid(), group));
+        // A new file is the writer's own, readable by it alone (tempfile's 0600).
+        let new = dir.path().join("new.json");
+        replace(&new, |w| w.write_all(b"{}")).unwrap();
+        assert_eq!(std::fs::metadata(&new).unwrap().mode() & 0o7777, 0o600);
     }
 
     #[test]

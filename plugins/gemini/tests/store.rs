@@ -395,6 +395,73 @@ fn an_invalid_registry_is_refused_and_kept() {
     assert!(!s.root.path().join("tmp").exists());
 }
 
+/// Every file under `dir` with its bytes.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    every_file(dir)
+        .into_iter()
+        .map(|f| {
+            let bytes = std::fs::read(&f).unwrap();
+            (f, bytes)
+        })
+        .collect()
+}
+
+/// A create that fails after the project is registered (its `chats` folder is a file, so no
+/// session can be made there) takes back what it registered, and only that: the registry is
+/// byte for byte what it was, with another project's entry and markers untouched.
+#[test]
+fn a_create_that_fails_after_registering_takes_back_only_its_registration() {
+    let s = store();
+    let root = s.root.path();
+    std::fs::create_dir_all(root.join("tmp/other")).unwrap();
+    std::fs::create_dir_all(root.join("history/other")).unwrap();
+    std::fs::write(root.join("tmp/other/.project_root"), "/z/other").unwrap();
+    std::fs::write(root.join("history/other/.project_root"), "/z/other").unwrap();
+    let other = "{\n  \"projects\": {\n    \"/z/other\": \"other\"\n  }\n}";
+    std::fs::write(root.join("projects.json"), other).unwrap();
+    std::fs::create_dir_all(root.join("tmp/proj")).unwrap();
+    std::fs::write(root.join("tmp/proj/chats"), "not a folder").unwrap();
+    let before = snapshot(root);
+    let e = create(&s, &rich()).unwrap_err();
+    assert!(e.to_string().contains("tmp/proj/chats"), "{e}");
+    assert_eq!(snapshot(root), before);
+    assert!(!root.join("history/proj").exists());
+
+    // A store with no registry yet: the empty registry this run created stays (the CLI creates
+    // it outside its lock: docs/formats/gemini.md), and nothing else does.
+    let s = store();
+    let root = s.root.path();
+    std::fs::create_dir_all(root.join("tmp/proj")).unwrap();
+    std::fs::write(root.join("tmp/proj/chats"), "not a folder").unwrap();
+    create(&s, &rich()).unwrap_err();
+    let mut expected = vec![(
+        root.join("projects.json"),
+        b"{\n  \"projects\": {}\n}".to_vec(),
+    )];
+    expected.push((root.join("tmp/proj/chats"), b"not a folder".to_vec()));
+    assert_eq!(snapshot(root), expected);
+    assert!(!root.join("history").exists());
+}
+
+/// A project already registered (its entry and both markers there before) whose create fails
+/// keeps its registration whole: this run made none of it.
+#[test]
+fn a_failed_create_in_a_registered_project_leaves_its_registration() {
+    let s = store();
+    let root = s.root.path();
+    create(&s, &rich()).unwrap();
+    let slug_dir = root.join("tmp/proj");
+    let chats = slug_dir.join("chats");
+    std::fs::remove_dir_all(&chats).unwrap();
+    std::fs::write(&chats, "not a folder").unwrap();
+    let before = snapshot(root);
+    assert!(before
+        .iter()
+        .any(|(f, _)| f.ends_with("history/proj/.project_root")));
+    create(&s, &rich()).unwrap_err();
+    assert_eq!(snapshot(root), before);
+}
+
 /// A CLI holding the registry lock (proper-lockfile's `projects.json.lock` directory) and adding
 /// its own project meanwhile: we wait for it and keep its entry.
 #[test]

@@ -11,26 +11,13 @@ use handoff_sdk::{AssistantPart, Body, Event, PluginError, Timestamp, Transcript
 use super::records::{EventMeta, Meta};
 use crate::extras::{default_origin, EXTRAS_KEY};
 
-/// A history file as its JSON object.
+/// A history file as its JSON object; a file that is not one is `Malformed`, naming it and what
+/// is wrong (`handoff_sdk::parse_document`).
 pub(super) fn load(path: &Path) -> Result<Map<String, Value>, PluginError> {
     // One read and a parse of the bytes: serde_json's reader path goes byte by byte through
     // `io::Read`, several times slower on a history of megabytes.
     let bytes = std::fs::read(path).map_err(|e| PluginError::io(path, &e))?;
-    let value: Value = serde_json::from_slice(&bytes).map_err(|e| PluginError::Malformed {
-        file: path.to_owned(),
-        line: Some(e.line()),
-        field: None,
-        message: format!("not a JSON document: {e}"),
-    })?;
-    match value {
-        Value::Object(map) => Ok(map),
-        _ => Err(PluginError::Malformed {
-            file: path.to_owned(),
-            line: None,
-            field: None,
-            message: "expected a JSON object (a Messages request history)".into(),
-        }),
-    }
+    handoff_sdk::parse_document(path, &bytes)
 }
 
 /// The ownership marker of a loaded history, if it has one.

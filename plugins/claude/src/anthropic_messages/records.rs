@@ -30,8 +30,13 @@ pub(super) struct EventMeta {
     pub(super) blocks: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) author: Option<Author>,
-    /// The assistant turn's origin (`null` when unknown).
-    #[serde(default, skip_serializing_if = "is_absent")]
+    /// The assistant turn's origin (`null` when unknown: present, so it is not read as absent,
+    /// which a reader takes for the default Anthropic origin).
+    #[serde(
+        default,
+        skip_serializing_if = "is_absent",
+        deserialize_with = "crate::extras::present"
+    )]
     pub(super) origin: Option<Option<Origin>>,
     /// The model on each written thinking signature, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -48,4 +53,32 @@ pub(super) struct Meta {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) cwd: Option<String>,
     pub(super) events: Vec<EventMeta>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use handoff_sdk::serde_json::{self, json};
+
+    #[test]
+    fn an_unknown_origin_reads_back_unknown_not_absent() {
+        let meta = |origin: Option<Option<Origin>>| EventMeta {
+            id: "e1".into(),
+            timestamp: Timestamp::from_millis(0),
+            kind: "assistant".into(),
+            message: 1,
+            first: 0,
+            blocks: 1,
+            author: None,
+            origin,
+            signature_models: Vec::new(),
+        };
+        for origin in [None, Some(None)] {
+            let written = serde_json::to_value(meta(origin.clone())).unwrap();
+            let read: EventMeta = serde_json::from_value(written).unwrap();
+            assert_eq!(read.origin, origin);
+        }
+        let written = serde_json::to_value(meta(Some(None))).unwrap();
+        assert_eq!(written["origin"], json!(null));
+    }
 }

@@ -22,14 +22,16 @@ fn malformed(path: &Path, field: impl Into<String>, message: impl Into<String>) 
 
 /// Parses the bytes of a session file.
 pub(crate) fn parse_file(path: &Path, bytes: &[u8]) -> Result<SessionFile, PluginError> {
-    let text =
-        std::str::from_utf8(bytes).map_err(|e| malformed(path, "", format!("not UTF-8 ({e})")))?;
     // serde_json's recursion limit stands: deep nesting is an error, never a stack overflow.
-    handoff_sdk::serde_json::from_str(text).map_err(|e| PluginError::Malformed {
-        file: path.to_owned(),
-        line: Some(e.line()),
-        field: None,
-        message: format!("not a gemini-api session ({e})"),
+    // Bytes that are no JSON document are named as such; a document of the wrong shape is no
+    // gemini-api session.
+    handoff_sdk::serde_json::from_slice(bytes).map_err(|e| {
+        handoff_sdk::document_error(path, bytes, &e).unwrap_or_else(|| PluginError::Malformed {
+            file: path.to_owned(),
+            line: Some(e.line()),
+            field: None,
+            message: format!("not a gemini-api session ({e})"),
+        })
     })
 }
 

@@ -47,8 +47,24 @@ pub(crate) fn create(
             "nothing Gemini CLI would resume: it hides a session without conversation and its retention cleanup deletes it".into(),
         ));
     }
-    let short_id = registry::register(root, &project_root)?;
-    let chats = layout::chats_dir(root, &short_id)?;
+    let registration = registry::register(root, &project_root)?;
+    let created = create_registered(root, &registration.slug, &project_root, &records, options);
+    if created.is_err() {
+        // Only what this run registered is taken back (see `Registration::undo`).
+        registration.undo(root);
+    }
+    created
+}
+
+/// The session file of a create, in the chats of the registered project `short_id`.
+fn create_registered(
+    root: &StoreRoot,
+    short_id: &str,
+    project_root: &str,
+    records: &[record_types::Rec<'_>],
+    options: &CreateOptions,
+) -> Result<SessionRef, PluginError> {
+    let chats = layout::chats_dir(root, short_id)?;
     let id = fresh_id(&chats)?;
     let now = Timestamp::now();
     let minute = layout::minute_stamp(now);
@@ -59,7 +75,7 @@ pub(crate) fn create(
     };
     let meta = json!({
         "sessionId": id,
-        "projectHash": layout::project_hash(&project_root),
+        "projectHash": layout::project_hash(project_root),
         "startTime": now.to_rfc3339(),
         "lastUpdated": now.to_rfc3339(),
         "kind": "main",

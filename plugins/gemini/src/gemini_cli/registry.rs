@@ -16,7 +16,7 @@ use std::time::{Duration, Instant, SystemTime};
 use handoff_sdk::serde_json::{self, Map, Value};
 use handoff_sdk::{atomic, PluginError, StoreRoot};
 
-use super::layout::{HISTORY, PROJECT_ROOT_FILE, REGISTRY, TMP};
+use super::layout::{CHATS, HISTORY, PROJECT_ROOT_FILE, REGISTRY, TMP};
 
 /// proper-lockfile's default: a lock older than this is stale.
 const STALE: Duration = Duration::from_secs(10);
@@ -27,12 +27,33 @@ const RETRY: Duration = Duration::from_millis(100);
 /// The registry's base folders: the CLI writes a `.project_root` marker in both.
 const BASES: [&str; 2] = [TMP, HISTORY];
 
-/// The short id of `project_root`, registering it as the CLI would when it is not yet known.
-pub(crate) fn register(root: &StoreRoot, project_root: &str) -> Result<String, PluginError> {
+/// What one registration changed, so that a create failing after it takes back exactly that
+/// ([`Registration::undo`]) and never another project's entry or marker.
+#[derive(Debug, Default)]
+pub(crate) struct Registration {
+    /// The project's short id.
+    pub slug: String,
+    project_root: String,
+    /// Set when this run wrote the project's entry: what the entry was before (`None`: none).
+    entry_before: Option<Option<Value>>,
+    /// The `.project_root` markers this run created.
+    markers: Vec<PathBuf>,
+    /// The folders this run created, outermost first.
+    dirs: Vec<PathBuf>,
+    /// What the project's folders (both bases and `chats`) held once it was registered: anything
+    /// else found there later was put there by someone else (a CLI that found the project
+    /// through this registration), and the registration is then theirs too.
+    found: Vec<PathBuf>,
+}
+
+/// The short id of `project_root`, registering it as the CLI would when it is not yet known. What
+/// a registration that fails halfway made is taken back before the error is returned.
+pub(crate) fn register(root: &StoreRoot, project_root: &str) -> Result<Registration, PluginError> {
     let registry = root.join(&[REGISTRY])?;
     std::fs::create_dir_all(root.path()).map_err(|e| PluginError::io(root.path(), &e))?;
     if !registry.exists() {
-        // As the CLI does before locking: the lock needs the file to exist.
+        // As the CLI does before locking: the lock needs the file to exist. It stays, even if
+        // this create fails: see `Registration::undo`.
         let created = atomic::create_new(&registry, |w| w.write_all(b"{\n  \"projects\": {}\n}"))
             .and_then(|()| {
                 use std::os::unix::fs::PermissionsExt as _;
@@ -44,34 +65,131 @@ pub(crate) fn register(root: &StoreRoot, project_root: &str) -> Result<String, P
             }
         }
     }
-    let _lock = RegistryLock::acquire(&registry)?;
-    let mut data = load(&registry)?;
-    let projects = projects_mut(&mut data);
-    if let Some(slug) = projects
-        .get(project_root)
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-    {
-        if owned_by(root, &slug, project_root)? {
-            ensure_markers(root, &slug, project_root)?;
-            return Ok(slug);
-        }
-        projects.shift_remove(project_root);
-    }
-    let slug = match find_by_marker(root, project_root)? {
-        Some(slug) => slug,
-        None => claim_new(root, project_root, projects)?,
+    let lock = RegistryLock::acquire(&registry)?;
+    let mut done = Registration {
+        project_root: project_root.to_owned(),
+        ..Registration::default()
     };
-    projects.insert(project_root.to_owned(), Value::String(slug.clone()));
-    let text = serde_json::to_string_pretty(&data).expect("a JSON value serialises");
-    // The replacement keeps the file's mode (the CLI's is 0644 under a usual umask).
-    let mode = std::fs::metadata(&registry).map(|m| m.permissions());
-    atomic::replace(&registry, |w| w.write_all(text.as_bytes()))
-        .map_err(|e| PluginError::io(&registry, &e))?;
-    if let Ok(mode) = mode {
-        std::fs::set_permissions(&registry, mode).map_err(|e| PluginError::io(&registry, &e))?;
+    match register_locked(root, &registry, &mut done) {
+        Ok(()) => {
+            done.found = contents(root, &done.slug);
+            Ok(done)
+        }
+        Err(e) => {
+            done.undo_locked(root, &registry);
+            drop(lock);
+            Err(e)
+        }
     }
-    Ok(slug)
+}
+
+fn register_locked(
+    root: &StoreRoot,
+    registry: &Path,
+    done: &mut Registration,
+) -> Result<(), PluginError> {
+    let project_root = done.project_root.clone();
+    let mut data = load(registry)?;
+    let projects = projects_mut(&mut data);
+    let before = projects.get(&project_root).cloned();
+    if let Some(slug) = before.as_ref().and_then(Value::as_str).map(str::to_owned) {
+        if owned_by(root, &slug, &project_root)? {
+            ensure_markers(root, &slug, &project_root, done)?;
+            done.slug = slug;
+            return Ok(());
+        }
+        projects.shift_remove(&project_root);
+    }
+    let slug = match find_by_marker(root, &project_root, done)? {
+        Some(slug) => slug,
+        None => claim_new(root, &project_root, projects, done)?,
+    };
+    projects.insert(project_root.clone(), Value::String(slug.clone()));
+    done.slug = slug;
+    let text = serde_json::to_string_pretty(&data).expect("a JSON value serialises");
+    // The replacement keeps the file's mode (the CLI's is 0644 under a usual umask), owner and
+    // group (`atomic::replace`).
+    atomic::replace(registry, |w| w.write_all(text.as_bytes()))
+        .map_err(|e| PluginError::io(registry, &e))?;
+    done.entry_before = Some(before);
+    Ok(())
+}
+
+impl Registration {
+    /// Takes back what this registration changed, for a create that failed after it: the entry
+    /// it wrote (the one before it put back), the markers and the (empty) folders it created.
+    /// Nothing is taken back when anything new appeared in the project's folders since (a CLI
+    /// found the project through this registration and keeps its chats there), nor when the
+    /// registry's lock cannot be had. `projects.json` itself stays when this run created it: the
+    /// CLI creates it outside its lock and then locks it, so removing it could fail a CLI starting
+    /// at that moment, and an empty registry is what the CLI itself writes on its first run.
+    pub(crate) fn undo(self, root: &StoreRoot) {
+        if self.entry_before.is_none() && self.markers.is_empty() && self.dirs.is_empty() {
+            return;
+        }
+        let Ok(registry) = root.join(&[REGISTRY]) else {
+            return;
+        };
+        let Ok(_lock) = RegistryLock::acquire(&registry) else {
+            return;
+        };
+        let found = contents(root, &self.slug);
+        if found.iter().any(|entry| !self.found.contains(entry)) {
+            return;
+        }
+        self.undo_locked(root, &registry);
+    }
+
+    /// [`Registration::undo`] under the registry's lock.
+    fn undo_locked(&self, root: &StoreRoot, registry: &Path) {
+        if let Some(before) = &self.entry_before {
+            let taken_back = load(registry).and_then(|mut data| {
+                let projects = projects_mut(&mut data);
+                let ours = projects.get(&self.project_root).and_then(Value::as_str);
+                if ours != Some(self.slug.as_str()) {
+                    return Ok(()); // someone else changed it since: theirs now
+                }
+                match before {
+                    Some(value) => {
+                        projects.insert(self.project_root.clone(), value.clone());
+                    }
+                    None => {
+                        projects.shift_remove(&self.project_root);
+                    }
+                }
+                let text = serde_json::to_string_pretty(&data).expect("a JSON value serialises");
+                atomic::replace(registry, |w| w.write_all(text.as_bytes()))
+                    .map_err(|e| PluginError::io(registry, &e))
+            });
+            if taken_back.is_err() {
+                return; // the entry stays, and so do the markers it names
+            }
+        }
+        for marker in &self.markers {
+            let ours = std::fs::read_to_string(marker).is_ok_and(|o| o.trim() == self.project_root);
+            if ours {
+                let _ = std::fs::remove_file(marker);
+            }
+        }
+        root.remove_created_dirs(&self.dirs);
+    }
+}
+
+/// The entries of a project's folders (both bases and its `chats`), sorted.
+fn contents(root: &StoreRoot, slug: &str) -> Vec<PathBuf> {
+    let folders = [
+        root.join(&[TMP, slug]),
+        root.join(&[TMP, slug, CHATS]),
+        root.join(&[HISTORY, slug]),
+    ];
+    let mut found: Vec<PathBuf> = folders
+        .into_iter()
+        .flatten()
+        .filter_map(|dir| std::fs::read_dir(dir).ok())
+        .flat_map(|entries| entries.filter_map(|e| Some(e.ok()?.path())))
+        .collect();
+    found.sort();
+    found
 }
 
 /// The project root a short id belongs to: its `.project_root` marker, else the registry entry
@@ -173,7 +291,11 @@ fn owned_by(root: &StoreRoot, slug: &str, project_root: &str) -> Result<bool, Pl
 }
 
 /// `findExistingSlugForPath`: a folder in either base whose marker names this root.
-fn find_by_marker(root: &StoreRoot, project_root: &str) -> Result<Option<String>, PluginError> {
+fn find_by_marker(
+    root: &StoreRoot,
+    project_root: &str,
+    done: &mut Registration,
+) -> Result<Option<String>, PluginError> {
     for base in BASES {
         let dir = root.path().join(base);
         let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -188,7 +310,7 @@ fn find_by_marker(root: &StoreRoot, project_root: &str) -> Result<Option<String>
             if std::fs::read_to_string(marker).is_ok_and(|o| o.trim() == project_root)
                 && root.join(&[base, &name]).is_ok()
             {
-                ensure_markers(root, &name, project_root)?;
+                ensure_markers(root, &name, project_root, done)?;
                 return Ok(Some(name));
             }
         }
@@ -202,6 +324,7 @@ fn claim_new(
     root: &StoreRoot,
     project_root: &str,
     projects: &Map<String, Value>,
+    done: &mut Registration,
 ) -> Result<String, PluginError> {
     let base = Path::new(project_root)
         .file_name()
@@ -223,7 +346,7 @@ fn claim_new(
         if !owned_by(root, &candidate, project_root)? {
             continue;
         }
-        match ensure_markers(root, &candidate, project_root) {
+        match ensure_markers(root, &candidate, project_root, done) {
             Ok(()) => return Ok(candidate),
             Err(PluginError::Other(_)) => continue, // lost a race for the folder
             Err(e) => return Err(e),
@@ -233,16 +356,28 @@ fn claim_new(
 }
 
 /// `ensureOwnershipMarkers`: each base folder of the slug has a marker naming this root, created
-/// exclusively; a marker naming another root is a collision (`PluginError::Other`).
-fn ensure_markers(root: &StoreRoot, slug: &str, project_root: &str) -> Result<(), PluginError> {
+/// exclusively; a marker naming another root is a collision (`PluginError::Other`). What it
+/// creates is noted in `done`.
+fn ensure_markers(
+    root: &StoreRoot,
+    slug: &str,
+    project_root: &str,
+    done: &mut Registration,
+) -> Result<(), PluginError> {
     for marker in marker_paths(root, slug)? {
         let dir = marker.parent().expect("a marker has a folder");
-        std::fs::create_dir_all(dir).map_err(|e| PluginError::io(dir, &e))?;
+        let made = root
+            .create_dirs(dir)
+            .map_err(|e| PluginError::io(dir, &e))?;
+        done.dirs.extend(made);
         let created = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&marker)
-            .and_then(|mut f| f.write_all(project_root.as_bytes()));
+            .and_then(|mut f| {
+                done.markers.push(marker.clone());
+                f.write_all(project_root.as_bytes())
+            });
         match created {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -307,6 +442,39 @@ impl Drop for RegistryLock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A registration taken back leaves the store as it was; one whose project folder was used
+    /// meanwhile (a CLI found the project through it and wrote a chat there) stays.
+    #[test]
+    fn a_registration_is_taken_back_unless_its_folder_was_used_meanwhile() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = StoreRoot::new(tmp.path().join("gemini")).unwrap();
+        let registry = root.path().join(REGISTRY);
+        let registered = register(&root, "/w/proj").unwrap();
+        assert_eq!(registered.slug, "proj");
+        assert!(root.path().join("tmp/proj/.project_root").is_file());
+        registered.undo(&root);
+        assert_eq!(
+            std::fs::read_to_string(&registry).unwrap(),
+            "{\n  \"projects\": {}\n}"
+        );
+        assert!(!root.path().join("tmp").exists() && !root.path().join("history").exists());
+
+        let registered = register(&root, "/w/proj").unwrap();
+        let chats = root.path().join("tmp/proj/chats");
+        std::fs::create_dir_all(&chats).unwrap();
+        std::fs::write(
+            chats.join("session-2026-12-01T00-00-abcdef12.jsonl"),
+            "{}\n",
+        )
+        .unwrap();
+        let before = std::fs::read(&registry).unwrap();
+        registered.undo(&root);
+        assert_eq!(std::fs::read(&registry).unwrap(), before);
+        assert!(before.windows(4).any(|w| w == b"proj"));
+        assert!(root.path().join("tmp/proj/.project_root").is_file());
+        assert!(root.path().join("history/proj/.project_root").is_file());
+    }
 
     #[test]
     fn slugs_follow_the_cli() {

@@ -57,26 +57,11 @@ pub(crate) fn list(root: &StoreRoot, target: &ApiTarget) -> Result<Vec<SessionIn
     ))
 }
 
-/// Loads a session file as a JSON object; a file that is not one is `Malformed`, naming it.
+/// Loads a session file as a JSON object; a file that is not one is `Malformed`, naming it and
+/// what is wrong (`handoff_sdk::parse_document`).
 pub(crate) fn load(path: &Path) -> Result<Map<String, Value>, PluginError> {
     let bytes = std::fs::read(path).map_err(|e| PluginError::io(path, &e))?;
-    let malformed = |line, message: String| PluginError::Malformed {
-        file: path.to_owned(),
-        line,
-        field: None,
-        message,
-    };
-    match serde_json::from_slice::<Value>(&bytes) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(malformed(
-            None,
-            "expected a JSON object (a request history)".into(),
-        )),
-        Err(e) => Err(malformed(
-            Some(e.line()),
-            format!("not a JSON document: {e}"),
-        )),
-    }
+    handoff_sdk::parse_document(path, &bytes)
 }
 
 /// The ownership marker of a loaded file, if it has one.

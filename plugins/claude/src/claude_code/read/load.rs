@@ -122,12 +122,23 @@ pub(super) fn load_from(
             continue;
         }
         let record = match passes {
-            Passes::One => full_record(path, line_no, text, complete, &mut loaded)?,
-            Passes::Two => index_record(path, line_no, text, complete, &mut loaded)?,
+            Passes::One => match full_record(path, line_no, text, complete, &mut loaded) {
+                Ok(record) => record.map(|r| (r, true)),
+                // A line that does not decode whole is judged as the index judges it, so both
+                // reads give one verdict: a record linking does not need (a queue-operation
+                // with a timestamp of the wrong type) is passed over, as Claude Code passes it
+                // over; one the conversation needs is read again by the events' pass, which
+                // names its fault.
+                Err(_) => {
+                    index_record(path, line_no, text, complete, &mut loaded)?.map(|r| (r, false))
+                }
+            },
+            Passes::Two => {
+                index_record(path, line_no, text, complete, &mut loaded)?.map(|r| (r, false))
+            }
         };
-        if let Some(record) = record {
-            let whole = passes == Passes::One;
-            keep(&mut loaded, record, (line_start, n), whole);
+        if let Some((record, decoded_whole)) = record {
+            keep(&mut loaded, record, (line_start, n), passes, decoded_whole);
         }
     }
     if line_no == 0 {
@@ -177,12 +188,21 @@ pub(super) fn record_text(line: &[u8], first: bool) -> (&[u8], bool) {
 /// records by uuid, the later one winning; it re-writes streamed assistant records, and
 /// concurrent writers repeat lines): the chain is linked by uuid, so its place in the file does
 /// not matter.
-fn keep(loaded: &mut Loaded, record: ReadRecord, line: (u64, usize), whole: bool) {
+///
+/// With [`Passes::One`] the record's body is kept beside its node when it was `decoded_whole`;
+/// one that was not is read again by the events' pass, if the conversation needs it.
+fn keep(
+    loaded: &mut Loaded,
+    record: ReadRecord,
+    line: (u64, usize),
+    passes: Passes,
+    decoded_whole: bool,
+) {
     let records = &mut loaded.records;
     let (node, parent) = IndexNode::of(&record.node, record.parent, record.spans, line);
     let logical = node.kind == (IndexKind::CompactBoundary { logical: true });
     let up = link_to(records, parent, logical);
-    let whole = whole.then(|| RecordBody::of(record.node));
+    let body = decoded_whole.then(|| RecordBody::of(record.node));
     let next = records.nodes.len() as u32;
     let at = records
         .index
@@ -190,8 +210,8 @@ fn keep(loaded: &mut Loaded, record: ReadRecord, line: (u64, usize), whole: bool
     if at != next {
         records.up[at as usize] = up;
         records.nodes[at as usize] = node;
-        if whole.is_some() {
-            loaded.whole[at as usize] = whole;
+        if passes == Passes::One {
+            loaded.whole[at as usize] = body;
         }
         return;
     }
@@ -200,8 +220,8 @@ fn keep(loaded: &mut Loaded, record: ReadRecord, line: (u64, usize), whole: bool
     }
     records.up.push(up);
     records.nodes.push(node);
-    if whole.is_some() {
-        loaded.whole.push(whole);
+    if passes == Passes::One {
+        loaded.whole.push(body);
     }
 }
 

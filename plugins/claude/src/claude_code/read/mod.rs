@@ -22,9 +22,13 @@
 //! the results of its calls are gathered from its records' descendants: with parallel calls each
 //! result hangs on its own `tool_use` record, so a plain walk from the leaf would miss all but the
 //! last. Sidechain (subagent), meta, attachment, queue, snapshot and other bookkeeping records are
-//! not conversation; a malformed line is an error naming its line and field (in the two-pass
-//! read a record off the conversation is judged only as far as linking needs it: its content,
-//! timestamp and extras are not read, as Claude Code does not send them).
+//! not conversation; a malformed line is an error naming its line and field. A record off the
+//! conversation is judged only as far as linking needs it, by both reads: its content, timestamp
+//! and extras are not read, as Claude Code does not send them (measured with 2.1.197: a
+//! queue-operation whose timestamp is an object resumes; `live/tests/differential.rs`,
+//! `queue-timestamp-object`). The one-pass read decodes every line whole as it loads it; a line
+//! that does not decode whole is taken as the index takes it, and read again (and its fault
+//! named) only if the conversation needs it.
 //!
 //! A `tool_use` no result answers is dropped, as Claude Code drops it on resume
 //! ([`unresolved`]).

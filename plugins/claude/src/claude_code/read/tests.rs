@@ -108,6 +108,43 @@ fn the_streamed_read_names_a_bad_record_of_the_conversation() {
     );
 }
 
+/// A record off the conversation with a member of the wrong type (a queue-operation whose
+/// timestamp is an object) is passed over by every read, as Claude Code 2.1.197 passes it over
+/// (measured: `live/tests/differential.rs`, `queue-timestamp-object`); the same fault on a
+/// conversation record is named by every read (above).
+#[test]
+fn a_record_off_the_conversation_with_a_bad_member_is_passed_over_by_every_read() {
+    let genuine = genuine_changed(|_| {}).unwrap();
+    let object_timestamp = |l: &mut Vec<String>| {
+        assert!(l[0].contains(r#""type":"queue-operation""#), "{}", l[0]);
+        let at = l[0].find(r#""timestamp":""#).unwrap() + r#""timestamp":"#.len();
+        l[0].replace_range(at..at + 26, r#"{"seconds":1796000000}"#);
+    };
+    assert_eq!(genuine_changed(object_timestamp).unwrap(), genuine);
+    // And the read an append starts from.
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/samples/genuine-2.1.197/31c027dc-f6fd-435e-b40a-e98d9514124a.jsonl"
+    );
+    let mut lines: Vec<String> = std::fs::read_to_string(sample)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    object_timestamp(&mut lines);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let session = super::read_session(&file).unwrap();
+    let bodies: Vec<Body> = session
+        .transcript
+        .events
+        .into_iter()
+        .map(|e| e.body)
+        .collect();
+    assert_eq!(bodies, genuine);
+}
+
 // Issue 15, measured with the real Claude Code 2.1.197 (live/tests/differential.rs): it resumes
 // all 4 events of these files.
 #[test]
