@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::error::CliError;
+use crate::output;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -30,12 +31,15 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     let seal = catalog.seal()?;
     let recovered = handoff_core::continuation::recover(&root, &seal, &[plugin.as_ref()])?;
     if args.json {
-        super::print_json(&recovered);
+        output::json(&recovered)?;
     } else if recovered.is_empty() {
-        println!("nothing to roll back in {}", root.path().display());
+        output::line(format_args!(
+            "nothing to roll back in {}",
+            root.path().display()
+        ))?;
     } else {
         for done in &recovered {
-            println!("rolled back: {}", done.what);
+            output::line(format_args!("rolled back: {}", done.what))?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -671,7 +671,10 @@ mod tests {
         let t = |content: Vec<Part>| Transcript::new(vec![result(content)]);
         let c = Comparison::exact();
         assert!(c.equal(&t(vec![Part::text("")]), &t(vec![])));
-        assert!(c.equal(&t(vec![Part::text(""), Part::text("a")]), &t(vec![Part::text("a")])));
+        assert!(c.equal(
+            &t(vec![Part::text(""), Part::text("a")]),
+            &t(vec![Part::text("a")])
+        ));
         assert!(!c.equal(&t(vec![Part::text(" ")]), &t(vec![])));
         assert!(c.verifier(&t(vec![Part::text("")])).push(&result(vec![])));
         let mut with = crate::transcript::Fingerprinter::new(&c);
