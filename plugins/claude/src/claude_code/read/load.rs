@@ -121,13 +121,27 @@ pub(super) fn load_from(
         if text.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let record = match passes {
-            Passes::One => full_record(path, line_no, text, complete, &mut loaded)?,
-            Passes::Two => index_record(path, line_no, text, complete, &mut loaded)?,
+        let (record, whole) = match passes {
+            Passes::One => match full_record(path, line_no, text, complete, &mut loaded) {
+                Ok(record) => (record, true),
+                // A record that does not decode whole may still be off the conversation, which
+                // Claude Code never sends (measured, 2.1.197: it resumes a file with a malformed
+                // record on an abandoned branch): indexed as the two-pass read indexes it, and
+                // decoded again (naming the fault) only if the conversation needs it.
+                Err(whole_error) => {
+                    match index_record(path, line_no, text, complete, &mut loaded) {
+                        Ok(record) => (record, false),
+                        Err(_) => return Err(whole_error),
+                    }
+                }
+            },
+            Passes::Two => (
+                index_record(path, line_no, text, complete, &mut loaded)?,
+                false,
+            ),
         };
         if let Some(record) = record {
-            let whole = passes == Passes::One;
-            keep(&mut loaded, record, (line_start, n), whole);
+            keep(&mut loaded, record, (line_start, n), passes, whole);
         }
     }
     if line_no == 0 {
@@ -177,12 +191,21 @@ pub(super) fn record_text(line: &[u8], first: bool) -> (&[u8], bool) {
 /// records by uuid, the later one winning; it re-writes streamed assistant records, and
 /// concurrent writers repeat lines): the chain is linked by uuid, so its place in the file does
 /// not matter.
-fn keep(loaded: &mut Loaded, record: ReadRecord, line: (u64, usize), whole: bool) {
+///
+/// With [`Passes::One`] the record's body is kept beside it when it was `decoded_whole`; when not,
+/// its slot stays empty and the events' pass reads its line again (see [`load_from`]).
+fn keep(
+    loaded: &mut Loaded,
+    record: ReadRecord,
+    line: (u64, usize),
+    passes: Passes,
+    decoded_whole: bool,
+) {
     let records = &mut loaded.records;
     let (node, parent) = IndexNode::of(&record.node, record.parent, record.spans, line);
     let logical = node.kind == (IndexKind::CompactBoundary { logical: true });
     let up = link_to(records, parent, logical);
-    let whole = whole.then(|| RecordBody::of(record.node));
+    let whole = (passes == Passes::One).then(|| decoded_whole.then(|| RecordBody::of(record.node)));
     let next = records.nodes.len() as u32;
     let at = records
         .index
@@ -190,7 +213,7 @@ fn keep(loaded: &mut Loaded, record: ReadRecord, line: (u64, usize), whole: bool
     if at != next {
         records.up[at as usize] = up;
         records.nodes[at as usize] = node;
-        if whole.is_some() {
+        if let Some(whole) = whole {
             loaded.whole[at as usize] = whole;
         }
         return;
@@ -200,7 +223,7 @@ fn keep(loaded: &mut Loaded, record: ReadRecord, line: (u64, usize), whole: bool
     }
     records.up.push(up);
     records.nodes.push(node);
-    if whole.is_some() {
+    if let Some(whole) = whole {
         loaded.whole.push(whole);
     }
 }
