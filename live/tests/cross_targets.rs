@@ -91,9 +91,20 @@ fn across(source: &Sample, target: &str) {
 /// does) and the second, from the held transcript, must find that session whole.
 fn across_transcript(
     name: &'static str,
+    transcript: Transcript,
+    file: Option<(&str, &std::path::Path)>,
+    target: &str,
+) -> Vec<CheckResult> {
+    across_transcript_with(name, transcript, file, target, &LiveOptions::default())
+}
+
+/// [`across_transcript`] with the live tier run with `options`.
+fn across_transcript_with(
+    name: &'static str,
     mut transcript: Transcript,
     file: Option<(&str, &std::path::Path)>,
     target: &str,
+    options: &LiveOptions,
 ) -> Vec<CheckResult> {
     let plugin = plugin_of(target);
     let scratch = tempfile::tempdir().unwrap();
@@ -130,7 +141,7 @@ fn across_transcript(
     // The live tier writes into its own scratch HOME, in its own project folder.
     transcript.cwd = None;
     let entry = Entry { name, transcript };
-    let results = run_live(plugin.as_ref(), target, &[entry], &LiveOptions::default());
+    let results = run_live(plugin.as_ref(), target, &[entry], options);
     results
         .into_iter()
         .filter(|r| !r.id.ends_with("/missing-id"))
@@ -230,5 +241,53 @@ fn a_compacted_codex_session_continues_in_claude_code() {
     );
     // Claude Code 2.1.197 sends the kept message, then the summary: our order (its newline where
     // it joins user messages is declared in its recipe).
+    judge_live(&results);
+}
+
+/// A source that names no model (the genuine Codex rollout without its `turn_context` records, so
+/// its assistant turns have none), resumed as the resume plan runs it, without the recipe's
+/// `--model`: Claude Code 2.1.197 then restores the model from the file's last assistant message,
+/// and hung there (no request; killed after 180 s) when the writer left `message.model` out. With
+/// Claude Code's own name for a turn no model wrote (`<synthetic>`) it resumes and sends the
+/// whole history.
+#[test]
+fn a_model_less_codex_session_continues_in_claude_code() {
+    let fixture = std::fs::read_to_string(repo().join(CODEX.file)).unwrap();
+    let kept: Vec<&str> = fixture
+        .lines()
+        .filter(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["type"] != "turn_context")
+        .collect();
+    assert!(
+        kept.len() < fixture.lines().count(),
+        "the fixture has turn_context records"
+    );
+    let scratch = tempfile::tempdir().unwrap();
+    let rollout = scratch.path().join(CODEX.file.rsplit('/').next().unwrap());
+    std::fs::write(&rollout, kept.join("\n") + "\n").unwrap();
+    let transcript = read_path("codex", &rollout);
+    let models: Vec<_> = transcript
+        .events
+        .iter()
+        .filter_map(|e| match &e.body {
+            handoff_core::Body::Assistant { origin, .. } => {
+                Some(origin.as_ref().and_then(|o| o.model.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !models.is_empty() && models.iter().all(Option::is_none),
+        "{models:?}"
+    );
+    let results = across_transcript_with(
+        "codex-model-less",
+        transcript,
+        Some(("codex", rollout.as_path())),
+        "claude-code",
+        &LiveOptions {
+            omitted_options: vec!["--model".into()],
+            ..LiveOptions::default()
+        },
+    );
     judge_live(&results);
 }
