@@ -1039,3 +1039,109 @@ fn a_malformed_record_off_the_conversation_does_not_stop_the_read() {
         "{err:?}"
     );
 }
+
+#[test]
+fn lines_claude_code_keeps_no_record_of_are_skipped_and_a_broken_record_only_matters_on_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let hi = record(
+        "user",
+        "1",
+        None,
+        1,
+        json!({"role": "user", "content": "hi"}),
+    );
+    let ok = record(
+        "assistant",
+        "2",
+        Some("1"),
+        2,
+        assistant_message("msg_1", json!({"type": "text", "text": "ok"})),
+    );
+    // The answer first written with a message that is no object (claude-code-log's edge cases),
+    // then again, whole, under its uuid: the later record wins.
+    let mut broken_ok = ok.clone();
+    broken_ok["message"] = json!("error");
+    let mut no_uuid = ok.clone();
+    no_uuid.as_object_mut().unwrap().remove("uuid");
+    let lines = [
+        hi.to_string(),
+        broken_ok.to_string(),
+        "\"massive error\"".into(),
+        "42".into(),
+        "[1]".into(),
+        "{\"silly\": \"this\"}".into(),
+        no_uuid.to_string(),
+        ok.to_string(),
+    ];
+    let path = dir
+        .path()
+        .join("00000000-0000-4000-8000-0000000000bb.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let t = read_both(&path).unwrap();
+    assert_eq!(texts_and_calls(&t), ["user hi", "text ok"]);
+    // Without the whole copy the broken record is the conversation's leaf: an error naming its
+    // line and field.
+    let lines: Vec<&String> = lines.iter().filter(|l| **l != ok.to_string()).collect();
+    std::fs::write(
+        &path,
+        lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let err = read_both(&path).unwrap_err();
+    assert!(
+        matches!(&err, PluginError::Malformed { file, line: Some(2), field, .. }
+            if file == &path && field.as_deref() == Some("message")),
+        "{err:?}"
+    );
+    // A line that is not JSON is still an error, wherever it is.
+    std::fs::write(&path, format!("{hi}\n{{\"type\":\n{ok}\n")).unwrap();
+    let err = read_both(&path).unwrap_err();
+    assert!(
+        matches!(&err, PluginError::Malformed { line: Some(2), .. }),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn results_out_of_timestamp_order_are_chained_so_they_read_back_as_written() {
+    let at = |ms: i64, e: Event| Event {
+        timestamp: Timestamp::from_millis(1_764_000_000_000 + ms),
+        ..e
+    };
+    let t = Transcript::new(vec![
+        user("u", "go"),
+        assistant("a", vec![call("c1"), call("c2"), call("c3")]),
+        // The second result is earlier than the first (as Claude Code 1.0.x wrote them).
+        at(30, result("r1", "c1")),
+        at(10, result("r2", "c2")),
+        at(20, result("r3", "c3")),
+        at(40, assistant("b", vec![AssistantPart::text("done")])),
+    ]);
+    let (_dir, root, id, back) = round_trip(&t);
+    let ids: Vec<&str> = back
+        .events
+        .iter()
+        .filter_map(|e| match &e.body {
+            Body::ToolResult { call_id, .. } => Some(call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ids, ["c1", "c2", "c3"]);
+    let path = ClaudePlugin.resolve(&root, CLAUDE_CODE, &id).unwrap().path;
+    let recs = records(&path);
+    // user, three call records, three results, the answer.
+    assert_eq!(recs.len(), 8);
+    assert_eq!(
+        recs[4]["parentUuid"], recs[1]["uuid"],
+        "the first on its call"
+    );
+    assert_eq!(
+        recs[5]["parentUuid"], recs[4]["uuid"],
+        "an earlier one chained"
+    );
+    assert_eq!(
+        recs[6]["parentUuid"], recs[5]["uuid"],
+        "and every one after it"
+    );
+    assert_eq!(recs[7]["parentUuid"], recs[6]["uuid"]);
+}

@@ -16,7 +16,7 @@ use std::io::{self, Write};
 use handoff_sdk::dialect::anthropic::{assistant_blocks, user_blocks, WireBlock};
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, json};
-use handoff_sdk::{AssistantPart, Body, Event, IdMap, IdSet, Origin, Part, PluginError};
+use handoff_sdk::{AssistantPart, Body, Event, IdMap, IdSet, Origin, Part, PluginError, Timestamp};
 
 use super::records::{user_message, ContentOut, MessageOut, RecordOut, SessionMembers, UsageOut};
 use crate::extras::{default_origin, is_meta, Extras};
@@ -33,6 +33,8 @@ pub(crate) struct ChainState {
     pub call_records: IdMap<String, String>,
     /// The calls of the last assistant turn, while nothing but their results followed it.
     pub open_calls: IdSet<String>,
+    /// When the last result since the last assistant turn happened (see `Records::result`).
+    pub last_result_at: Option<Timestamp>,
 }
 
 /// Whether thinking made by `maker` goes back to Claude.
@@ -359,7 +361,7 @@ impl<'w, 's> RecordWriter<'w, 's> {
                 call_id,
                 content,
                 *is_error,
-                &timestamp,
+                (&timestamp, event.timestamp),
                 &author_extras,
                 meta,
             ),
@@ -489,6 +491,7 @@ impl Records<'_, '_> {
             blocks.into_iter().map(Some).collect()
         };
         self.state.open_calls.clear();
+        self.state.last_result_at = None;
         for (n, block) in records.into_iter().enumerate() {
             let uuid = self.ids.record();
             let mut extras = if n == 0 {
@@ -543,12 +546,20 @@ impl Records<'_, '_> {
         call_id: &str,
         content: &[Part],
         is_error: bool,
-        timestamp: &str,
+        (timestamp, at): (&str, Timestamp),
         extras: &Extras,
         meta: bool,
     ) -> io::Result<()> {
         let uuid = self.ids.record();
         let call_record = self.state.call_records.get(call_id).cloned();
+        // Claude Code 2.1.197 sends the results off its chain (all but the last, on their calls)
+        // by timestamp, before the ones on it: a result earlier than the one before it, and every
+        // result after it, are chained instead, so they are sent in the order written.
+        let in_order = self.state.last_result_at.is_none_or(|last| at >= last);
+        if !in_order {
+            self.state.open_calls.clear();
+        }
+        self.state.last_result_at = Some(at);
         let parent = if self.state.open_calls.contains(call_id) {
             call_record.clone()
         } else {

@@ -24,6 +24,8 @@ pub(super) struct Emitter<'s> {
     /// The calls of the last assistant turn (when they end it), while only results followed it;
     /// kept only when `track_calls` (an append needs them, a plain read does not).
     open_calls: Vec<String>,
+    /// When the last result since the last assistant turn happened (tracked with the calls).
+    last_result_at: Option<handoff_sdk::Timestamp>,
     track_calls: bool,
     stopped: bool,
 }
@@ -43,6 +45,7 @@ impl Emitter<'_> {
         match &event.body {
             Body::Assistant { content, .. } => {
                 self.open_calls.clear();
+                self.last_result_at = None;
                 if calls_are_the_tail(
                     content
                         .iter()
@@ -55,8 +58,11 @@ impl Emitter<'_> {
                         }));
                 }
             }
-            Body::ToolResult { .. } => {}
-            _ => self.open_calls.clear(),
+            Body::ToolResult { .. } => self.last_result_at = Some(event.timestamp),
+            _ => {
+                self.open_calls.clear();
+                self.last_result_at = None;
+            }
         }
         self.stopped = !(self.sink)(event);
     }
@@ -127,6 +133,7 @@ pub(super) fn assemble(
         last_id: String::new(),
         emitted: false,
         open_calls: Vec::new(),
+        last_result_at: None,
         track_calls: want_chain,
         stopped: false,
     };
@@ -142,6 +149,7 @@ pub(super) fn assemble(
     }
     // The calls still open at the end: those of the last assistant turn, if only results follow.
     chain.open_calls = out.open_calls.into_iter().collect();
+    chain.last_result_at = out.last_result_at;
     Ok(chain)
 }
 
@@ -149,7 +157,9 @@ pub(super) fn assemble(
 /// records of the thread are linked by uuid whatever their order in the file, and the leaves are
 /// the records no other record of the thread names as its parent. The last `last-prompt`
 /// record's `leafUuid` picks the leaf when it is one (or an ancestor of some: then the last of
-/// those); otherwise the last leaf in file order. (Not simply the last record: a child written
+/// those); otherwise the last leaf in file order (a record written twice is where it was last
+/// written: claude-code-log's `edge_cases.jsonl` ends on a record repeated from line 10, which
+/// Claude Code resumes). (Not simply the last record: a child written
 /// before its parent, by concurrent writers, would cut the conversation short.)
 fn choose_leaf(nodes: &[IndexNode], up: &[Link], sidechain: bool, named: Option<usize>) -> usize {
     let in_thread = |i: usize| nodes[i].sidechain == sidechain;
@@ -159,9 +169,13 @@ fn choose_leaf(nodes: &[IndexNode], up: &[Link], sidechain: bool, named: Option<
             has_child[*p as usize] = true;
         }
     }
-    let mut leaves = (0..nodes.len())
-        .rev()
-        .filter(|&i| in_thread(i) && !has_child[i]);
+    // Last in file order first: by the line each record was last written on (a record written
+    // again keeps its first place among the nodes; Claude Code's last message is the last line).
+    let mut leaves: Vec<usize> = (0..nodes.len())
+        .filter(|&i| in_thread(i) && !has_child[i])
+        .collect();
+    leaves.sort_unstable_by_key(|&i| std::cmp::Reverse(nodes[i].line()));
+    let mut leaves = leaves.into_iter();
     let Some(named) = named.filter(|&n| in_thread(n)) else {
         return leaves.next().unwrap_or(nodes.len() - 1);
     };
@@ -297,6 +311,16 @@ impl Turns<'_> {
             IndexKind::CompactBoundary { .. } => {
                 let before = out.emitted.then(|| out.last_id.clone());
                 self.boundary = Some((self.read_whole(i)?, before));
+            }
+            IndexKind::Malformed => {
+                // Read again from its line, which names the fault.
+                self.read_whole(i)?;
+                return Err(malformed(
+                    self.path,
+                    self.nodes[i].line(),
+                    None,
+                    "the record does not decode",
+                ));
             }
             IndexKind::Other => {}
         }
