@@ -1081,7 +1081,8 @@ fn lines_claude_code_keeps_no_record_of_are_skipped_and_a_broken_record_only_mat
     assert_eq!(texts_and_calls(&t), ["user hi", "text ok"]);
     // Without the whole copy the broken record is the conversation's leaf: an error naming its
     // line and field.
-    let lines: Vec<&String> = lines.iter().filter(|l| **l != ok.to_string()).collect();
+    let whole_ok = ok.to_string();
+    let lines: Vec<&String> = lines.iter().filter(|l| **l != whole_ok).collect();
     std::fs::write(
         &path,
         lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
