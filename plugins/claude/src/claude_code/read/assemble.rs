@@ -344,10 +344,16 @@ impl Turns<'_> {
             u32::MAX => vec![i as u32],
             n => self.groups[n as usize].clone(),
         };
-        let (mut on_path, off_path): (Vec<u32>, Vec<u32>) = group
-            .iter()
-            .partition(|&&g| self.path_place[g as usize] != OFF_PATH);
-        on_path.sort_unstable_by_key(|&g| self.path_place[g as usize]);
+        // (A turn of one record, the most common, is on the path: `i` is.)
+        let (on_path, off_path) = if group.len() == 1 {
+            (group.clone(), Vec::new())
+        } else {
+            let (mut on, off): (Vec<u32>, Vec<u32>) = group
+                .iter()
+                .partition(|&&g| self.path_place[g as usize] != OFF_PATH);
+            on.sort_unstable_by_key(|&g| self.path_place[g as usize]);
+            (on, off)
+        };
         let last_on_path = on_path.last().map_or(i, |&g| g as usize);
         let mut records = Vec::with_capacity(group.len());
         for &g in &on_path {
