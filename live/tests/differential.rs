@@ -651,6 +651,60 @@ fn written_with_kept_compaction(b: &[u8], then_turn: bool) -> Vec<u8> {
     to_bytes(&written)
 }
 
+/// The session read by our reader and written again by our writer, under its own id: Claude
+/// Code → Claude Code. The viewer session's `isMeta` prompt is written back as meta, its parallel
+/// calls in 2.1.197's layout (results on their calls, chained where their timestamps go back).
+const WRITTEN_BY_US: Mutation = Mutation {
+    name: "written-by-our-writer",
+    apply: |b| {
+        use handoff_core::{CreateOptions, StoreRoot};
+        let scratch = tempfile::tempdir().unwrap();
+        let genuine = scratch.path().join("genuine.jsonl");
+        std::fs::write(&genuine, b).unwrap();
+        let claude = handoff_claude::ClaudePlugin;
+        let t = claude
+            .reader()
+            .read_path("claude-code", &genuine)
+            .expect("the session reads");
+        let cwd = records(b)
+            .iter()
+            .find_map(|r| r["cwd"].as_str().map(str::to_owned))
+            .unwrap();
+        let root = StoreRoot::new(scratch.path().join("store")).unwrap();
+        let session = claude
+            .writer()
+            .create(
+                &root,
+                "claude-code",
+                &t,
+                &CreateOptions {
+                    cwd: Some(cwd),
+                    locator: None,
+                },
+            )
+            .expect("our writer writes what our reader read");
+        let id = records(b)
+            .iter()
+            .find_map(|r| r["sessionId"].as_str().map(str::to_owned))
+            .unwrap();
+        let written = records(&std::fs::read(&session.path).unwrap())
+            .into_iter()
+            .map(|mut r| {
+                if r.get("sessionId").is_some() {
+                    r["sessionId"] = json!(id);
+                }
+                r
+            })
+            .collect::<Vec<_>>();
+        assert!(
+            written.iter().any(|r| r["isMeta"] == true)
+                == records(b).iter().any(|r| r["isMeta"] == true),
+            "an isMeta record is written back as one"
+        );
+        to_bytes(&written)
+    },
+};
+
 /// Our writer's compaction that keeps the user messages (Codex's order), then a new turn.
 const WRITTEN_KEEPING_COMPACTION: Mutation = Mutation {
     name: "written-compaction-keeps-users",
@@ -785,6 +839,7 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
                                   turn); our reader does not add it";
     let on_tool = [
         (GENUINE, Expect::Agree),
+        (WRITTEN_BY_US, Expect::Agree),
         (SWAP_LAST_TWO_RECORDS, Expect::Agree),
         (REVERSED, Expect::Agree),
         (REPEAT_ASSISTANT, Expect::Agree),
@@ -856,6 +911,7 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
             (REVERSED, Expect::Differs(REVERSED_NO_LAST_PROMPT)),
             (MALFORMED_OFF_CONVERSATION, Expect::Agree),
             (MALFORMED_ON_CONVERSATION, Expect::BothFail),
+            (WRITTEN_BY_US, Expect::Agree),
         ],
     ));
     let edge = Sample {
