@@ -36,6 +36,14 @@ const CLAUDE: Sample = Sample {
     target: "claude-code",
     file: "plugins/claude/tests/samples/genuine-2.1.197/7ab6d42f-f51c-4eb0-8cba-032f2fa35adf.jsonl",
 };
+/// Claude Code 1.0.98's `/init` session from claude-code-viewer: an `isMeta` prompt, turns of
+/// several records, five parallel calls whose results' timestamps go back and forth.
+const CLAUDE_VIEWER: Sample = Sample {
+    name: "claude-code-viewer-1.0.98",
+    target: "claude-code",
+    file:
+        "plugins/claude/tests/samples/claude-code-viewer/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl",
+};
 const CODEX: Sample = Sample {
     name: "codex-genuine",
     target: "codex",
@@ -290,4 +298,13 @@ fn a_model_less_codex_session_continues_in_claude_code() {
         },
     );
     judge_live(&results);
+}
+
+/// Claude Code → Claude Code for an older session: the `isMeta` prompt is written back as meta,
+/// and the parallel calls' results, whose timestamps go back, are chained where they do (Claude
+/// Code sends results off its chain by timestamp), so the real CLI sends the history in the
+/// transcript's order.
+#[test]
+fn an_older_claude_code_session_continues_in_claude_code() {
+    across(&CLAUDE_VIEWER, "claude-code");
 }
