@@ -354,6 +354,19 @@ pub mod generic {
         },
     };
 
+    /// Every pair of adjacent lines swapped (the 1st with the 2nd, the 3rd with the 4th, …): each
+    /// record of a streamed turn before the one it follows, as concurrent writers may leave them.
+    pub const SWAP_EVERY_PAIR: Mutation = Mutation {
+        name: "swap-every-pair",
+        apply: |b| {
+            let mut l = lines(b);
+            for pair in l.chunks_mut(2) {
+                pair.reverse();
+            }
+            join(&l)
+        },
+    };
+
     /// The last line cut in the middle, without its newline (a writer killed mid-line).
     pub const TORN_LAST_LINE: Mutation = Mutation {
         name: "torn-last-line",
@@ -404,6 +417,7 @@ mod tests {
     fn generic_mutations_do_what_they_say() {
         let file = b"a\nb\nc\n";
         assert_eq!((SWAP_LAST_TWO.apply)(file), b"a\nc\nb\n");
+        assert_eq!((SWAP_EVERY_PAIR.apply)(file), b"b\na\nc\n");
         assert_eq!((TORN_LAST_LINE.apply)(b"a\nbcde\n"), b"a\nbc");
         assert_eq!((BLANK_LINE.apply)(file), b"a\n\nb\nc\n");
         assert_eq!((BOM.apply)(b"a\n"), b"\xEF\xBB\xBFa\n");

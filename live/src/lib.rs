@@ -76,6 +76,10 @@ pub struct LiveOptions {
     pub keep_homes: bool,
     /// Only these corpus entries (by name); all when empty.
     pub only: Vec<String>,
+    /// Options of the recipe's extra arguments left out of each run, each with its value (e.g.
+    /// `--model`: the session is then resumed as a person resumes it, with the model the CLI
+    /// restores from the file).
+    pub omitted_options: Vec<String>,
 }
 
 impl Default for LiveOptions {
@@ -87,6 +91,7 @@ impl Default for LiveOptions {
             scratch: None,
             keep_homes: false,
             only: Vec::new(),
+            omitted_options: Vec::new(),
         }
     }
 }

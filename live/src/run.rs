@@ -394,7 +394,14 @@ impl Live<'_> {
             .map_err(|e| vec![e])?
             .path
         };
-        args.extend(self.recipe.extra_args.iter().map(|a| self.fill(a, scene)));
+        let mut extra = self.recipe.extra_args.iter();
+        while let Some(arg) = extra.next() {
+            if self.options.omitted_options.contains(arg) {
+                extra.next(); // its value
+                continue;
+            }
+            args.push(self.fill(arg, scene));
+        }
         let mut all_env: Vec<(String, String)> = self
             .recipe
             .env

@@ -36,6 +36,14 @@ const CLAUDE: Sample = Sample {
     target: "claude-code",
     file: "plugins/claude/tests/samples/genuine-2.1.197/7ab6d42f-f51c-4eb0-8cba-032f2fa35adf.jsonl",
 };
+/// Claude Code 1.0.98's `/init` session from claude-code-viewer: an `isMeta` prompt, turns of
+/// several records, five parallel calls whose results' timestamps go back and forth.
+const CLAUDE_VIEWER: Sample = Sample {
+    name: "claude-code-viewer-1.0.98",
+    target: "claude-code",
+    file:
+        "plugins/claude/tests/samples/claude-code-viewer/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl",
+};
 const CODEX: Sample = Sample {
     name: "codex-genuine",
     target: "codex",
@@ -91,9 +99,20 @@ fn across(source: &Sample, target: &str) {
 /// does) and the second, from the held transcript, must find that session whole.
 fn across_transcript(
     name: &'static str,
+    transcript: Transcript,
+    file: Option<(&str, &std::path::Path)>,
+    target: &str,
+) -> Vec<CheckResult> {
+    across_transcript_with(name, transcript, file, target, &LiveOptions::default())
+}
+
+/// [`across_transcript`] with the live tier run with `options`.
+fn across_transcript_with(
+    name: &'static str,
     mut transcript: Transcript,
     file: Option<(&str, &std::path::Path)>,
     target: &str,
+    options: &LiveOptions,
 ) -> Vec<CheckResult> {
     let plugin = plugin_of(target);
     let scratch = tempfile::tempdir().unwrap();
@@ -131,7 +150,7 @@ fn across_transcript(
     // The live tier writes into its own scratch HOME, in its own project folder.
     transcript.cwd = None;
     let entry = Entry { name, transcript };
-    let results = run_live(plugin.as_ref(), target, &[entry], &LiveOptions::default());
+    let results = run_live(plugin.as_ref(), target, &[entry], options);
     results
         .into_iter()
         .filter(|r| !r.id.ends_with("/missing-id"))
@@ -232,4 +251,61 @@ fn a_compacted_codex_session_continues_in_claude_code() {
     // Claude Code 2.1.197 sends the kept message, then the summary: our order (its newline where
     // it joins user messages is declared in its recipe).
     judge_live(&results);
+}
+
+/// A source that names no model (the genuine Codex rollout without its `turn_context` records, so
+/// its assistant turns have none), resumed as the resume plan runs it, without the recipe's
+/// `--model`: Claude Code 2.1.197 then restores the model from the file's last assistant message,
+/// and hung there (no request; killed after 180 s) when the writer left `message.model` out. With
+/// Claude Code's own name for a turn no model wrote (`<synthetic>`) it resumes and sends the
+/// whole history.
+#[test]
+fn a_model_less_codex_session_continues_in_claude_code() {
+    let fixture = std::fs::read_to_string(repo().join(CODEX.file)).unwrap();
+    let kept: Vec<&str> = fixture
+        .lines()
+        .filter(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["type"] != "turn_context")
+        .collect();
+    assert!(
+        kept.len() < fixture.lines().count(),
+        "the fixture has turn_context records"
+    );
+    let scratch = tempfile::tempdir().unwrap();
+    let rollout = scratch.path().join(CODEX.file.rsplit('/').next().unwrap());
+    std::fs::write(&rollout, kept.join("\n") + "\n").unwrap();
+    let transcript = read_path("codex", &rollout);
+    let models: Vec<_> = transcript
+        .events
+        .iter()
+        .filter_map(|e| match &e.body {
+            handoff_core::Body::Assistant { origin, .. } => {
+                Some(origin.as_ref().and_then(|o| o.model.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !models.is_empty() && models.iter().all(Option::is_none),
+        "{models:?}"
+    );
+    let results = across_transcript_with(
+        "codex-model-less",
+        transcript,
+        Some(("codex", rollout.as_path())),
+        "claude-code",
+        &LiveOptions {
+            omitted_options: vec!["--model".into()],
+            ..LiveOptions::default()
+        },
+    );
+    judge_live(&results);
+}
+
+/// Claude Code → Claude Code for an older session: the `isMeta` prompt is written back as meta,
+/// and the parallel calls' results, whose timestamps go back, are chained where they do (Claude
+/// Code sends results off its chain by timestamp), so the real CLI sends the history in the
+/// transcript's order.
+#[test]
+fn an_older_claude_code_session_continues_in_claude_code() {
+    across(&CLAUDE_VIEWER, "claude-code");
 }

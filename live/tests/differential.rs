@@ -125,6 +125,8 @@ struct Sample<'a> {
     bytes: &'a [u8],
     place: &'a dyn Fn(&str) -> PathBuf,
     side_files: &'a dyn Fn(&str) -> Vec<SideFile>,
+    /// The working directory its records name.
+    recorded_cwd: &'a str,
 }
 
 /// One genuine session of a CLI (short name, id, bytes, where the CLI finds it) and its
@@ -153,6 +155,7 @@ fn cases_of_samples<'a>(
                 bytes,
                 place,
                 side_files,
+                recorded_cwd: RECORDED_CWD,
             };
             cases_of(&sample, rows)
         })
@@ -171,7 +174,7 @@ fn cases_of<'a>(
                 target: sample.target,
                 id: sample.id,
                 genuine: sample.bytes,
-                recorded_cwd: RECORDED_CWD,
+                recorded_cwd: sample.recorded_cwd,
                 place: sample.place,
                 side_files: sample.side_files,
                 mutation,
@@ -663,6 +666,60 @@ fn written_with_kept_compaction(b: &[u8], then_turn: bool) -> Vec<u8> {
     to_bytes(&written)
 }
 
+/// The session read by our reader and written again by our writer, under its own id: Claude
+/// Code → Claude Code. The viewer session's `isMeta` prompt is written back as meta, its parallel
+/// calls in 2.1.197's layout (results on their calls, chained where their timestamps go back).
+const WRITTEN_BY_US: Mutation = Mutation {
+    name: "written-by-our-writer",
+    apply: |b| {
+        use handoff_core::{CreateOptions, StoreRoot};
+        let scratch = tempfile::tempdir().unwrap();
+        let genuine = scratch.path().join("genuine.jsonl");
+        std::fs::write(&genuine, b).unwrap();
+        let claude = handoff_claude::ClaudePlugin;
+        let t = claude
+            .reader()
+            .read_path("claude-code", &genuine)
+            .expect("the session reads");
+        let cwd = records(b)
+            .iter()
+            .find_map(|r| r["cwd"].as_str().map(str::to_owned))
+            .unwrap();
+        let root = StoreRoot::new(scratch.path().join("store")).unwrap();
+        let session = claude
+            .writer()
+            .create(
+                &root,
+                "claude-code",
+                &t,
+                &CreateOptions {
+                    cwd: Some(cwd),
+                    locator: None,
+                },
+            )
+            .expect("our writer writes what our reader read");
+        let id = records(b)
+            .iter()
+            .find_map(|r| r["sessionId"].as_str().map(str::to_owned))
+            .unwrap();
+        let written = records(&std::fs::read(&session.path).unwrap())
+            .into_iter()
+            .map(|mut r| {
+                if r.get("sessionId").is_some() {
+                    r["sessionId"] = json!(id);
+                }
+                r
+            })
+            .collect::<Vec<_>>();
+        assert!(
+            written.iter().any(|r| r["isMeta"] == true)
+                == records(b).iter().any(|r| r["isMeta"] == true),
+            "an isMeta record is written back as one"
+        );
+        to_bytes(&written)
+    },
+};
+
 /// Our writer's compaction that keeps the user messages (Codex's order), then a new turn.
 const WRITTEN_KEEPING_COMPACTION: Mutation = Mutation {
     name: "written-compaction-keeps-users",
@@ -701,12 +758,83 @@ const INTERRUPTED_CALL_AFTER_TEXT: Mutation = Mutation {
     },
 };
 
-fn claude_cases<'a>(
+/// A public session Claude Code 1.0.98 wrote (claude-code-viewer's mock project): a `/init`
+/// command, its expanded prompt as an `isMeta` user record, and assistant turns streamed as
+/// several records sharing `message.id` (text then call, five parallel calls), results chained
+/// one after another.
+const CLAUDE_VIEWER: &str = "claude-code/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl";
+const CLAUDE_VIEWER_ID: &str = "1af7fc5e-8455-4414-9ccd-011d40f70b2a";
+const CLAUDE_VIEWER_CWD: &str = "/path/to/Demo";
+
+/// claude-code-log's `test/test_data/edge_cases.jsonl` (MIT, Daniel Demmel): hand-made records
+/// that all start a chain of their own (`parentUuid: null`), malformed lines among them (a
+/// `message.contenst`, a `timesstamp`, lines that are not records) and a `summary` naming the
+/// leaf. Its session id is `edge_cases`, which Claude Code would not take for `--resume`: the
+/// case gives it a uuid ([`edge_cases_bytes`]).
+const CLAUDE_EDGE: &str = "claude-code/edge_cases.jsonl";
+const CLAUDE_EDGE_ID: &str = "e0ca5e5e-0000-4000-8000-000000000027";
+
+fn edge_cases_bytes() -> Vec<u8> {
+    handoff_live::differential::replace_all(
+        &sample(CLAUDE_EDGE),
+        b"\"edge_cases\"",
+        format!("\"{CLAUDE_EDGE_ID}\"").as_bytes(),
+    )
+}
+
+/// A user record with its `message.content` misspelt `contenst` (as in claude-code-log's
+/// edge cases), on a branch off the conversation: an earlier attempt at the second prompt,
+/// written before it.
+const MALFORMED_OFF_CONVERSATION: Mutation = Mutation {
+    name: "malformed-off-conversation",
+    apply: |b| {
+        let r = records(b);
+        let msgs: Vec<usize> = (0..r.len()).filter(|&i| is_message(&r[i])).collect();
+        let first_answer = msgs
+            .iter()
+            .copied()
+            .find(|&i| r[i]["type"] == "assistant")
+            .expect("an answer");
+        let mut branch = fork(&r[msgs[0]], "aaa3", &r[first_answer]["uuid"], "");
+        let message = branch["message"].as_object_mut().unwrap();
+        let content = message.remove("content").unwrap();
+        message.insert("contenst".into(), content);
+        let mut out = r.clone();
+        out.insert(first_answer + 1, branch);
+        to_bytes(&out)
+    },
+};
+
+/// The same misspelling on a record of the conversation: the first assistant answer's.
+const MALFORMED_ON_CONVERSATION: Mutation = Mutation {
+    name: "malformed-on-conversation",
+    apply: |b| {
+        let mut r = records(b);
+        let first_answer = r
+            .iter()
+            .position(|x| x["type"] == "assistant")
+            .expect("an answer");
+        let message = r[first_answer]["message"].as_object_mut().unwrap();
+        let content = message.remove("content").unwrap();
+        message.insert("contenst".into(), content);
+        to_bytes(&r)
+    },
+};
+
+/// The Claude Code samples: the two genuine 2.1.197 sessions, then the public ones.
+struct ClaudeSamples<'a> {
     tool: &'a [u8],
     two: &'a [u8],
+    viewer: &'a [u8],
+    edge: &'a [u8],
     tool_place: &'a dyn Fn(&str) -> PathBuf,
     two_place: &'a dyn Fn(&str) -> PathBuf,
-) -> Vec<(Case<'a>, Expect)> {
+    viewer_place: &'a dyn Fn(&str) -> PathBuf,
+    edge_place: &'a dyn Fn(&str) -> PathBuf,
+}
+
+fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
+    let (tool, two, tool_place, two_place) = (s.tool, s.two, s.tool_place, s.two_place);
     const TORN: &str = "a torn last line is what a killed writer leaves; Claude Code drops it \
                         silently, our reader names it rather than guess that nothing was lost";
     const INTERRUPTED: &str = "deliberate: both drop the unresolved tool call (and the turn it \
@@ -726,6 +854,7 @@ fn claude_cases<'a>(
                                   turn); our reader does not add it";
     let on_tool = [
         (GENUINE, Expect::Agree),
+        (WRITTEN_BY_US, Expect::Agree),
         (SWAP_LAST_TWO_RECORDS, Expect::Agree),
         (REVERSED, Expect::Agree),
         (REPEAT_ASSISTANT, Expect::Agree),
@@ -735,6 +864,9 @@ fn claude_cases<'a>(
         (INTERRUPTED_CALL, Expect::Differs(INTERRUPTED)),
         (INTERRUPTED_CALL_AFTER_TEXT, Expect::Agree),
         (generic::SWAP_LAST_TWO, Expect::Agree),
+        (generic::SWAP_EVERY_PAIR, Expect::Agree),
+        (MALFORMED_OFF_CONVERSATION, Expect::Agree),
+        (MALFORMED_ON_CONVERSATION, Expect::BothFail),
         (generic::TORN_LAST_LINE, Expect::DeliberateReaderFails(TORN)),
         (generic::BLANK_LINE, Expect::Agree),
         (generic::BOM, Expect::Agree),
@@ -760,7 +892,7 @@ fn claude_cases<'a>(
         (NO_LAST_PROMPT_OLDER_BRANCH, Expect::Agree),
         (generic::CRLF, Expect::Agree),
     ];
-    cases_of_samples(
+    let mut cases = cases_of_samples(
         "claude-code",
         &no_side_files,
         vec![
@@ -773,19 +905,76 @@ fn claude_cases<'a>(
             ),
             ("two-turns", CLAUDE_TWO_ID, two, two_place, on_two.into()),
         ],
-    )
+    );
+    const REVERSED_NO_LAST_PROMPT: &str =
+        "deliberate, as no-last-prompt-swapped: this 1.0.98 session has no last-prompt record, so \
+         Claude Code resumes from the last message in file order, here the first prompt (it \
+         sends that alone); our reader keeps the conversation's last leaf";
+    let viewer = Sample {
+        target: "claude-code",
+        short: "viewer-1.0.98",
+        id: CLAUDE_VIEWER_ID,
+        bytes: s.viewer,
+        place: s.viewer_place,
+        side_files: &no_side_files,
+        recorded_cwd: CLAUDE_VIEWER_CWD,
+    };
+    cases.extend(cases_of(
+        &viewer,
+        [
+            (GENUINE, Expect::Agree),
+            (generic::SWAP_EVERY_PAIR, Expect::Agree),
+            (REVERSED, Expect::Differs(REVERSED_NO_LAST_PROMPT)),
+            (MALFORMED_OFF_CONVERSATION, Expect::Agree),
+            (MALFORMED_ON_CONVERSATION, Expect::BothFail),
+            (WRITTEN_BY_US, Expect::Agree),
+        ],
+    ));
+    let edge = Sample {
+        target: "claude-code",
+        short: "claude-code-log-edge-cases",
+        id: CLAUDE_EDGE_ID,
+        bytes: s.edge,
+        place: s.edge_place,
+        side_files: &no_side_files,
+        recorded_cwd: "/tmp",
+    };
+    const EDGE: &str = "Claude Code resumes from the last message line, the record repeated from \
+                        line 10 at line 18, and so does our reader (it skips the lines Claude Code \
+                        keeps no record of, and the malformed records off the conversation: line \
+                        10's `contenst`, line 11's string message, replaced by line 12); that \
+                        record's content holds a bare string, which Claude Code sends as is and \
+                        the API refuses. The histories differ only by Claude Code's own resume \
+                        prompt after a history that ends on a user message (deliberate, as for \
+                        the interrupted turn)";
+    cases.extend(cases_of(
+        &edge,
+        [(
+            GENUINE,
+            Expect::ProviderRefuses {
+                same: false,
+                why: EDGE,
+            },
+        )],
+    ));
+    cases
 }
 
 #[test]
 fn claude_code_reader_agrees_with_claude_code() {
-    let tool = sample(CLAUDE_TOOL);
-    let two = sample(CLAUDE_TWO);
-    let tool_place = claude_place(CLAUDE_TOOL_ID);
-    let two_place = claude_place(CLAUDE_TWO_ID);
-    check(
-        &handoff_claude::ClaudePlugin,
-        claude_cases(&tool, &two, &tool_place, &two_place),
-    );
+    let (tool, two) = (sample(CLAUDE_TOOL), sample(CLAUDE_TWO));
+    let (viewer, edge) = (sample(CLAUDE_VIEWER), edge_cases_bytes());
+    let samples = ClaudeSamples {
+        tool: &tool,
+        two: &two,
+        viewer: &viewer,
+        edge: &edge,
+        tool_place: &claude_place(CLAUDE_TOOL_ID),
+        two_place: &claude_place(CLAUDE_TWO_ID),
+        viewer_place: &claude_place(CLAUDE_VIEWER_ID),
+        edge_place: &claude_place(CLAUDE_EDGE_ID),
+    };
+    check(&handoff_claude::ClaudePlugin, claude_cases(&samples));
 }
 
 // ---------------------------------------------------------------------------------------------

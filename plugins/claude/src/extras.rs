@@ -1,7 +1,8 @@
 //! Facts about an event that have no native home, kept in an extra `handoff` member next to the
 //! native data (Claude Code ignores members it does not know).
 
-use handoff_sdk::{Author, Origin};
+use handoff_sdk::serde_json;
+use handoff_sdk::{Author, Event, Origin};
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// The member name.
@@ -43,6 +44,32 @@ pub(crate) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     d: D,
 ) -> Result<Option<Option<T>>, D::Error> {
     Option::<T>::deserialize(d).map(Some)
+}
+
+/// The key of this plugin's native fields in `Event::opaque` (those with no canonical home that
+/// a Claude Code → Claude Code round trip must keep).
+pub(crate) const OPAQUE_KEY: &str = "claude";
+
+/// `isMeta` in `opaque["claude"]`: a user record Claude Code wrote for itself (the caveat before
+/// local command output, an expanded slash-command prompt, its resume prompt). It sends them to
+/// the model like any user message; the flag only hides them from its own display.
+const IS_META: &str = "isMeta";
+
+/// Marks `event` as read from an `isMeta` record.
+pub(crate) fn mark_meta(event: &mut Event) {
+    event
+        .opaque
+        .insert(OPAQUE_KEY.to_owned(), serde_json::json!({ IS_META: true }));
+}
+
+/// Whether `event` came from an `isMeta` record (its `opaque["claude"].isMeta` is `true`).
+pub(crate) fn is_meta(event: &Event) -> bool {
+    event
+        .opaque
+        .get(OPAQUE_KEY)
+        .and_then(|o| o.get(IS_META))
+        .and_then(serde_json::Value::as_bool)
+        == Some(true)
 }
 
 /// The origin a reader assumes for an assistant turn with no `handoff.origin`.

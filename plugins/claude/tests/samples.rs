@@ -132,20 +132,27 @@ fn genuine_tool_turn() {
 
 #[test]
 fn viewer_init_session_with_parallel_calls() {
-    // The /init command record, a meta prompt (skipped), then turns of up to five parallel calls
+    // The /init command record, its expanded prompt (an `isMeta` record: Claude Code sends it, so
+    // it is read, marked for a Claude Code round trip), then turns of up to five parallel calls
     // whose results are chained one after another (the older layout).
     let t = read(
         "claude-code-viewer",
         "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl",
     );
-    assert_eq!(shape(&t), "UARARRRRRARRRARAEARA");
+    assert_eq!(shape(&t), "UUARARRRRRARRRARAEARA");
     assert!(user_text(&t, 0).starts_with("<command-message>init is analyzing"));
+    assert!(user_text(&t, 1).starts_with("Please analyze this codebase"));
+    assert_eq!(
+        t.events[1].opaque["claude"],
+        serde_json::json!({"isMeta": true})
+    );
+    assert!(t.events[0].opaque.is_empty());
     // Streamed records of one message are one turn: text then tool_use.
     assert!(matches!(
-        assistant_parts(&t, 1),
+        assistant_parts(&t, 2),
         [AssistantPart::Text { .. }, AssistantPart::ToolCall(_)]
     ));
-    assert_eq!(assistant_parts(&t, 3).len(), 5);
+    assert_eq!(assistant_parts(&t, 4).len(), 5);
     assert_eq!(calls(&t).len(), 12);
     let mut sorted_calls = calls(&t);
     let mut sorted_results = results(&t);
@@ -154,12 +161,12 @@ fn viewer_init_session_with_parallel_calls() {
     assert_eq!(sorted_calls, sorted_results, "every call has its result");
     // Results keep file order, not call order.
     assert_eq!(results(&t)[1], "toolu_01MEJ7TRMeoTyDi6EZLHM2zY");
-    let Body::ToolResult { call_id, .. } = &t.events[16].body else {
+    let Body::ToolResult { call_id, .. } = &t.events[17].body else {
         unreachable!()
     };
     assert_eq!(call_id, "toolu_01LM7vfs6eMdhHJokVajzJA1");
     // An empty tool output reads as one empty text.
-    let Body::ToolResult { content, .. } = &t.events[6].body else {
+    let Body::ToolResult { content, .. } = &t.events[7].body else {
         unreachable!()
     };
     assert_eq!(content, &[Part::text("")]);
@@ -173,7 +180,7 @@ fn viewer_session_with_subagents_interleaved() {
         "claude-code-viewer",
         "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
     );
-    assert_eq!(shape(&t), "UARARRRAERRARARAEARARARA");
+    assert_eq!(shape(&t), "UUARARRRAERRARARAEARARARA");
     assert!(user_text(&t, 0).starts_with("<command-message>orchestrator is running"));
     assert!(
         !calls(&t).contains(&"toolu_01Jcrb8BoK8qgGGsycHsPYNo".to_owned()),

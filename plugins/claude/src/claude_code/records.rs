@@ -345,6 +345,8 @@ pub(super) struct RecordOut<'a> {
         skip_serializing_if = "std::ops::Not::not"
     )]
     pub(super) visible_in_transcript_only: bool,
+    #[serde(rename = "isMeta", skip_serializing_if = "std::ops::Not::not")]
+    pub(super) is_meta: bool,
     pub(super) uuid: &'a str,
     pub(super) timestamp: &'a str,
     #[serde(
@@ -384,6 +386,7 @@ impl<'a> RecordOut<'a> {
             message: None,
             is_compact_summary: false,
             visible_in_transcript_only: false,
+            is_meta: false,
             uuid,
             timestamp,
             source_tool_assistant_uuid: None,

@@ -16,10 +16,10 @@ use std::io::{self, Write};
 use handoff_sdk::dialect::anthropic::{assistant_blocks, user_blocks, WireBlock};
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, json};
-use handoff_sdk::{AssistantPart, Body, Event, IdMap, IdSet, Origin, Part, PluginError};
+use handoff_sdk::{AssistantPart, Body, Event, IdMap, IdSet, Origin, Part, PluginError, Timestamp};
 
 use super::records::{user_message, ContentOut, MessageOut, RecordOut, SessionMembers, UsageOut};
-use crate::extras::{default_origin, Extras};
+use crate::extras::{default_origin, is_meta, Extras};
 
 /// The only provider whose thinking goes back to Claude.
 const THINKING_FROM: &[&str] = &["anthropic"];
@@ -33,6 +33,8 @@ pub(crate) struct ChainState {
     pub call_records: IdMap<String, String>,
     /// The calls of the last assistant turn, while nothing but their results followed it.
     pub open_calls: IdSet<String>,
+    /// When the last result since the last assistant turn happened (see `Records::result`).
+    pub last_result_at: Option<Timestamp>,
 }
 
 /// Whether thinking made by `maker` goes back to Claude.
@@ -299,6 +301,10 @@ pub(crate) fn write_events(
     writer.finish()
 }
 
+/// The `message.model` Claude Code writes on assistant messages no model made (its
+/// "No response requested.", API errors): 2.1.197's bundle names it `<synthetic>`.
+pub(crate) const SYNTHETIC_MODEL: &str = "<synthetic>";
+
 /// Writes records one event at a time: what [`write_events`] does for a held slice, and what a
 /// streamed create does as events arrive (it places boundaries itself, see `streamed`).
 pub(crate) struct RecordWriter<'w, 's> {
@@ -341,8 +347,9 @@ impl<'w, 's> RecordWriter<'w, 's> {
             author: event.author.clone(),
             ..Extras::default()
         };
+        let meta = is_meta(event);
         match &event.body {
-            Body::User { content } => records.user(content, &timestamp, &author_extras),
+            Body::User { content } => records.user(content, &timestamp, &author_extras, meta),
             Body::Assistant { content, origin } => {
                 records.assistant(event, content, origin.as_ref(), &timestamp, blocks)
             }
@@ -350,7 +357,14 @@ impl<'w, 's> RecordWriter<'w, 's> {
                 call_id,
                 content,
                 is_error,
-            } => records.result(call_id, content, *is_error, &timestamp, &author_extras),
+            } => records.result(
+                call_id,
+                content,
+                *is_error,
+                (&timestamp, event.timestamp),
+                &author_extras,
+                meta,
+            ),
             Body::Compaction { summary, .. } => {
                 records.summary(summary, &timestamp, &author_extras)
             }
@@ -397,8 +411,15 @@ impl Sink<'_> {
 }
 
 impl Records<'_, '_> {
-    /// A user turn: one `user` record.
-    fn user(&mut self, content: &[Part], timestamp: &str, extras: &Extras) -> io::Result<()> {
+    /// A user turn: one `user` record (`isMeta` when it was read from one: see
+    /// [`crate::extras::is_meta`]).
+    fn user(
+        &mut self,
+        content: &[Part],
+        timestamp: &str,
+        extras: &Extras,
+        meta: bool,
+    ) -> io::Result<()> {
         let uuid = self.ids.record();
         let mut r = RecordOut::new(self.session, "user", &uuid, timestamp);
         r.parent_uuid = self.state.prev.as_deref();
@@ -406,6 +427,7 @@ impl Records<'_, '_> {
             [Part::Text { text }] => ContentOut::Text(text),
             parts => ContentOut::Blocks(user_blocks(parts)),
         }));
+        r.is_meta = meta;
         r.marker = self.marker.take();
         r.extras = extras_of(extras);
         self.sink.emit(&r)?;
@@ -423,12 +445,18 @@ impl Records<'_, '_> {
         timestamp: &str,
         blocks: Vec<WireBlock<'_>>,
     ) -> io::Result<()> {
-        let model = origin.and_then(|o| o.model.as_deref());
+        // Claude Code needs a model on every assistant message: on resume it reads the last
+        // one's to restore the session's model, and without one 2.1.197 hangs before sending
+        // anything. A turn of no known model gets the name Claude Code gives its own messages
+        // that no model wrote (which that restore skips); the origin rides in the extras.
+        let model = origin
+            .and_then(|o| o.model.as_deref())
+            .unwrap_or(SYNTHETIC_MODEL);
         let mut first = Extras {
             author: event.author.clone(),
             ..Extras::default()
         };
-        if origin != Some(&default_origin(model)) {
+        if origin != Some(&default_origin(Some(model))) {
             first.origin = Some(origin.cloned());
         }
         let message_id = self.ids.message();
@@ -463,6 +491,7 @@ impl Records<'_, '_> {
             blocks.into_iter().map(Some).collect()
         };
         self.state.open_calls.clear();
+        self.state.last_result_at = None;
         for (n, block) in records.into_iter().enumerate() {
             let uuid = self.ids.record();
             let mut extras = if n == 0 {
@@ -473,7 +502,7 @@ impl Records<'_, '_> {
             match &block {
                 Some(WireBlock::Thinking { .. } | WireBlock::RedactedThinking(_)) => {
                     if let Some(sig) = signed.next() {
-                        if sig.model.as_deref() != model {
+                        if sig.model.as_deref() != Some(model) {
                             extras.signature_model = Some(sig.model.clone());
                         }
                     }
@@ -492,7 +521,7 @@ impl Records<'_, '_> {
                 id: Some(&message_id),
                 kind: Some("message"),
                 role: "assistant",
-                model,
+                model: Some(model),
                 content: ContentOut::Blocks(block.into_iter().collect()),
                 stop_reason: Some(stop_reason),
                 usage: Some(UsageOut {
@@ -517,11 +546,20 @@ impl Records<'_, '_> {
         call_id: &str,
         content: &[Part],
         is_error: bool,
-        timestamp: &str,
+        (timestamp, at): (&str, Timestamp),
         extras: &Extras,
+        meta: bool,
     ) -> io::Result<()> {
         let uuid = self.ids.record();
         let call_record = self.state.call_records.get(call_id).cloned();
+        // Claude Code 2.1.197 sends the results off its chain (all but the last, on their calls)
+        // by timestamp, before the ones on it: a result earlier than the one before it, and every
+        // result after it, are chained instead, so they are sent in the order written.
+        let in_order = self.state.last_result_at.is_none_or(|last| at >= last);
+        if !in_order {
+            self.state.open_calls.clear();
+        }
+        self.state.last_result_at = Some(at);
         let parent = if self.state.open_calls.contains(call_id) {
             call_record.clone()
         } else {
@@ -533,6 +571,7 @@ impl Records<'_, '_> {
             WireBlock::tool_result(call_id, content, is_error, true),
         ])));
         r.source_tool_assistant_uuid = call_record.as_deref();
+        r.is_meta = meta;
         r.marker = self.marker.take();
         r.extras = extras_of(extras);
         self.sink.emit(&r)?;

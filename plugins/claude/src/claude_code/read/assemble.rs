@@ -24,6 +24,8 @@ pub(super) struct Emitter<'s> {
     /// The calls of the last assistant turn (when they end it), while only results followed it;
     /// kept only when `track_calls` (an append needs them, a plain read does not).
     open_calls: Vec<String>,
+    /// When the last result since the last assistant turn happened (tracked with the calls).
+    last_result_at: Option<handoff_sdk::Timestamp>,
     track_calls: bool,
     stopped: bool,
 }
@@ -43,6 +45,7 @@ impl Emitter<'_> {
         match &event.body {
             Body::Assistant { content, .. } => {
                 self.open_calls.clear();
+                self.last_result_at = None;
                 if calls_are_the_tail(
                     content
                         .iter()
@@ -55,8 +58,11 @@ impl Emitter<'_> {
                         }));
                 }
             }
-            Body::ToolResult { .. } => {}
-            _ => self.open_calls.clear(),
+            Body::ToolResult { .. } => self.last_result_at = Some(event.timestamp),
+            _ => {
+                self.open_calls.clear();
+                self.last_result_at = None;
+            }
         }
         self.stopped = !(self.sink)(event);
     }
@@ -105,11 +111,17 @@ pub(super) fn assemble(
     drop(unresolved);
     drop(index);
 
+    let mut path_place = vec![OFF_PATH; nodes.len()];
+    for (place, &i) in path_nodes.iter().enumerate() {
+        path_place[i as usize] = place as u32;
+    }
     let mut turns = Turns {
         path,
         lines: None,
         loaded,
         consumed: vec![false; nodes.len()],
+        path_place,
+        recovered_results: Vec::new(),
         nodes,
         groups,
         group_of,
@@ -121,6 +133,7 @@ pub(super) fn assemble(
         last_id: String::new(),
         emitted: false,
         open_calls: Vec::new(),
+        last_result_at: None,
         track_calls: want_chain,
         stopped: false,
     };
@@ -136,6 +149,7 @@ pub(super) fn assemble(
     }
     // The calls still open at the end: those of the last assistant turn, if only results follow.
     chain.open_calls = out.open_calls.into_iter().collect();
+    chain.last_result_at = out.last_result_at;
     Ok(chain)
 }
 
@@ -143,7 +157,9 @@ pub(super) fn assemble(
 /// records of the thread are linked by uuid whatever their order in the file, and the leaves are
 /// the records no other record of the thread names as its parent. The last `last-prompt`
 /// record's `leafUuid` picks the leaf when it is one (or an ancestor of some: then the last of
-/// those); otherwise the last leaf in file order. (Not simply the last record: a child written
+/// those); otherwise the last leaf in file order (a record written twice is where it was last
+/// written: claude-code-log's `edge_cases.jsonl` ends on a record repeated from line 10, which
+/// Claude Code resumes). (Not simply the last record: a child written
 /// before its parent, by concurrent writers, would cut the conversation short.)
 fn choose_leaf(nodes: &[IndexNode], up: &[Link], sidechain: bool, named: Option<usize>) -> usize {
     let in_thread = |i: usize| nodes[i].sidechain == sidechain;
@@ -153,9 +169,13 @@ fn choose_leaf(nodes: &[IndexNode], up: &[Link], sidechain: bool, named: Option<
             has_child[*p as usize] = true;
         }
     }
-    let mut leaves = (0..nodes.len())
-        .rev()
-        .filter(|&i| in_thread(i) && !has_child[i]);
+    // Last in file order first: by the line each record was last written on (a record written
+    // again keeps its first place among the nodes; Claude Code's last message is the last line).
+    let mut leaves: Vec<usize> = (0..nodes.len())
+        .filter(|&i| in_thread(i) && !has_child[i])
+        .collect();
+    leaves.sort_unstable_by_key(|&i| std::cmp::Reverse(nodes[i].line()));
+    let mut leaves = leaves.into_iter();
     let Some(named) = named.filter(|&n| in_thread(n)) else {
         return leaves.next().unwrap_or(nodes.len() - 1);
     };
@@ -191,6 +211,17 @@ fn choose_leaf(nodes: &[IndexNode], up: &[Link], sidechain: bool, named: Option<
         .unwrap_or(nodes.len() - 1)
 }
 
+/// [`Turns::path_place`] of a record not on the conversation's path.
+const OFF_PATH: u32 = u32::MAX;
+
+/// Records in Claude Code's order for those it recovers off the path: by timestamp, ties kept in
+/// their order (a stable sort, as its `Array.prototype.sort`).
+fn by_timestamp(records: &mut [Node]) {
+    if records.len() > 1 {
+        records.sort_by_key(|r| r.timestamp);
+    }
+}
+
 /// The walk's state: the nodes (their content moves out into events), which are done, and the
 /// compact boundary waiting for its summary.
 struct Turns<'a> {
@@ -207,6 +238,11 @@ struct Turns<'a> {
     result_children: ResultChildren,
     /// Records already turned into events (or skipped).
     consumed: Vec<bool>,
+    /// Each record's place on the conversation's path ([`OFF_PATH`] when it is not on it).
+    path_place: Vec<u32>,
+    /// The results of an assistant turn that are off the path (see [`Turns::assistant_turn`]),
+    /// read whole and in order, waiting for the walk to pass the turn's last record on the path.
+    recovered_results: Vec<(usize, Vec<Node>)>,
     /// The compact boundary before the next compact summary, read whole, with the id of the
     /// event handed on before it (what the compaction replaces through: the events between the
     /// boundary and the summary are the ones it keeps).
@@ -238,13 +274,32 @@ impl Turns<'_> {
         chain: Option<&mut ChainState>,
         out: &mut Emitter<'_>,
     ) -> Result<(), PluginError> {
-        if self.consumed[i] {
-            return Ok(());
+        if !self.consumed[i] {
+            self.consumed[i] = true;
+            self.events_of(i, chain, out)?;
         }
-        self.consumed[i] = true;
+        while let Some(k) = self
+            .recovered_results
+            .iter()
+            .position(|(after, _)| *after == i)
+        {
+            let (_, results) = self.recovered_results.swap_remove(k);
+            for mut result in results {
+                user_events(self.path, &mut result, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The events of the record at `i`, not consumed before.
+    fn events_of(
+        &mut self,
+        i: usize,
+        chain: Option<&mut ChainState>,
+        out: &mut Emitter<'_>,
+    ) -> Result<(), PluginError> {
         match self.nodes[i].kind {
             IndexKind::Assistant => self.assistant_turn(i, chain, out)?,
-            IndexKind::User { meta: true, .. } => {}
             IndexKind::User {
                 compact_summary: true,
                 ..
@@ -257,13 +312,28 @@ impl Turns<'_> {
                 let before = out.emitted.then(|| out.last_id.clone());
                 self.boundary = Some((self.read_whole(i)?, before));
             }
+            IndexKind::Malformed => {
+                // Read again from its line, which names the fault.
+                self.read_whole(i)?;
+                return Err(malformed(
+                    self.path,
+                    self.nodes[i].line(),
+                    None,
+                    "the record does not decode",
+                ));
+            }
             IndexKind::Other => {}
         }
         Ok(())
     }
 
-    /// An assistant turn (all records sharing its message id), then the results hanging below
-    /// its records, in file order.
+    /// An assistant turn: all records sharing its message id, as Claude Code 2.1.197 orders them
+    /// when it resumes (read from its bundle, checked with `live/tests/differential.rs`,
+    /// `swap-every-pair`): those on the conversation's path in path order, whatever their order
+    /// in the file, then those off it by timestamp (ties in file order). Its results on the path
+    /// come as the walk reaches them; those off it — the results hanging directly on one of the
+    /// turn's records, as parallel calls leave all but the last — are sent after the turn's last
+    /// record on the path, by timestamp (ties by record, then file order).
     fn assistant_turn(
         &mut self,
         i: usize,
@@ -274,11 +344,31 @@ impl Turns<'_> {
             u32::MAX => vec![i as u32],
             n => self.groups[n as usize].clone(),
         };
+        // (A turn of one record, the most common, is on the path: `i` is.)
+        let (on_path, off_path) = if group.len() == 1 {
+            (group.clone(), Vec::new())
+        } else {
+            let (mut on, off): (Vec<u32>, Vec<u32>) = group
+                .iter()
+                .partition(|&&g| self.path_place[g as usize] != OFF_PATH);
+            on.sort_unstable_by_key(|&g| self.path_place[g as usize]);
+            (on, off)
+        };
+        let last_on_path = on_path.last().map_or(i, |&g| g as usize);
         let mut records = Vec::with_capacity(group.len());
-        for &g in &group {
+        for &g in &on_path {
             self.consumed[g as usize] = true;
             records.push(self.read_whole(g as usize)?);
         }
+        let mut off = Vec::with_capacity(off_path.len());
+        for &g in &off_path {
+            if !self.consumed[g as usize] {
+                self.consumed[g as usize] = true;
+                off.push(self.read_whole(g as usize)?);
+            }
+        }
+        by_timestamp(&mut off);
+        records.extend(off);
         out.emit(assistant_event(
             self.path,
             &mut records,
@@ -287,20 +377,24 @@ impl Turns<'_> {
         )?);
         drop(records);
         let mut results = Vec::new();
-        let mut queue = group;
-        while let Some(g) = queue.pop() {
+        for &g in &group {
             for &c in self.result_children.of(g) {
-                if !self.consumed[c as usize] {
-                    self.consumed[c as usize] = true;
+                let c = c as usize;
+                if self.path_place[c] == OFF_PATH && !self.consumed[c] {
+                    self.consumed[c] = true;
                     results.push(c);
-                    queue.push(c);
                 }
             }
         }
-        results.sort_unstable();
-        for r in results {
-            user_events(self.path, &mut self.read_whole(r as usize)?, out)?;
+        if results.is_empty() {
+            return Ok(());
         }
+        let mut nodes = Vec::with_capacity(results.len());
+        for r in results {
+            nodes.push(self.read_whole(r)?);
+        }
+        by_timestamp(&mut nodes);
+        self.recovered_results.push((last_on_path, nodes));
         Ok(())
     }
 

@@ -10,7 +10,7 @@ use super::assemble::Emitter;
 use super::errors::{malformed, unsupported};
 use super::nodes::{take_uuid, Kind, Node, UserContent};
 use crate::claude_code::write::ChainState;
-use crate::extras::default_origin;
+use crate::extras::{default_origin, mark_meta};
 
 /// The event of an assistant turn's records (read whole, in file order); with `chain`, where
 /// each of its calls is recorded.
@@ -79,10 +79,13 @@ pub(super) fn assistant_event(
 }
 
 /// The one event of a user record with one.
-pub(super) fn single_user_event(node: &mut Node, body: Body, out: &mut Emitter<'_>) {
+pub(super) fn single_user_event(node: &mut Node, body: Body, meta: bool, out: &mut Emitter<'_>) {
     let timestamp = node.timestamp.expect("user records have timestamps");
     let mut event = Event::new(take_uuid(node), timestamp, body);
     event.author = node.extras.as_ref().and_then(|e| e.author.clone());
+    if meta {
+        mark_meta(&mut event);
+    }
     out.emit(event);
 }
 
@@ -93,13 +96,14 @@ pub(super) fn user_events(
     node: &mut Node,
     out: &mut Emitter<'_>,
 ) -> Result<(), PluginError> {
-    let Kind::User { content, .. } = &mut node.kind else {
+    let Kind::User { content, meta, .. } = &mut node.kind else {
         unreachable!("only user records hold results")
     };
+    let meta = *meta;
     let blocks = match std::mem::take(content) {
         // The plain cases: one event, its content moved.
         UserContent::Parts(content) => {
-            single_user_event(node, Body::User { content }, out);
+            single_user_event(node, Body::User { content }, meta, out);
             return Ok(());
         }
         UserContent::Result {
@@ -112,7 +116,7 @@ pub(super) fn user_events(
                 content,
                 is_error,
             };
-            single_user_event(node, body, out);
+            single_user_event(node, body, meta, out);
             return Ok(());
         }
         UserContent::Blocks(blocks) => blocks,
@@ -154,6 +158,9 @@ pub(super) fn user_events(
         k += 1;
         let mut event = Event::new(id, timestamp, body);
         event.author = author.cloned();
+        if meta {
+            mark_meta(&mut event);
+        }
         out.emit(event);
     };
     // Sized to the blocks: most user records are one text block.

@@ -111,9 +111,7 @@ impl ResultChildren {
         let parent_of = |(i, n): (usize, &IndexNode)| match (n.kind, up[i]) {
             (
                 IndexKind::User {
-                    has_results: true,
-                    meta: false,
-                    ..
+                    has_results: true, ..
                 },
                 Link::To(p),
             ) if n.sidechain == sidechain => Some(p as usize),

@@ -11,8 +11,9 @@ use handoff_sdk::{IdMap, PluginError};
 use super::decode::{index_node_of, node_of};
 use super::errors::{diagnose, malformed};
 use super::index_record::IndexRecord;
+use super::index_record::Spans;
 use super::link::{link_to, resolve_later_parents};
-use super::nodes::{IndexKind, IndexNode, ReadRecord, RecordBody, Records};
+use super::nodes::{IndexKind, IndexNode, Kind, Node, ReadRecord, RecordBody, Records};
 use super::record_id::RecordId;
 use super::uuid_index::UuidIndex;
 use crate::claude_code::records::{FastContent, Record};
@@ -121,24 +122,27 @@ pub(super) fn load_from(
         if text.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let record = match passes {
+        let read = match passes {
             Passes::One => match full_record(path, line_no, text, complete, &mut loaded) {
-                Ok(record) => record.map(|r| (r, true)),
-                // A line that does not decode whole is judged as the index judges it, so both
-                // reads give one verdict: a record linking does not need (a queue-operation
-                // with a timestamp of the wrong type) is passed over, as Claude Code passes it
-                // over; one the conversation needs is read again by the events' pass, which
-                // names its fault.
-                Err(_) => {
-                    index_record(path, line_no, text, complete, &mut loaded)?.map(|r| (r, false))
-                }
+                Ok(record) => Ok((record, true)),
+                // A record that does not decode whole may still be off the conversation, which
+                // Claude Code never sends (measured, 2.1.197: it resumes a file with a malformed
+                // record on an abandoned branch): indexed as the two-pass read indexes it, and
+                // decoded again (naming the fault) only if the conversation needs it.
+                Err(whole_error) => index_record(path, line_no, text, complete, &mut loaded)
+                    .map(|record| (record, false))
+                    .map_err(|_| whole_error),
             },
             Passes::Two => {
-                index_record(path, line_no, text, complete, &mut loaded)?.map(|r| (r, false))
+                index_record(path, line_no, text, complete, &mut loaded).map(|r| (r, false))
             }
         };
-        if let Some((record, decoded_whole)) = record {
-            keep(&mut loaded, record, (line_start, n), passes, decoded_whole);
+        let (record, whole) = match read {
+            Ok(read) => read,
+            Err(error) => (keyed_record(text, line_no).ok_or(error)?, false),
+        };
+        if let Some(record) = record {
+            keep(&mut loaded, record, (line_start, n), passes, whole);
         }
     }
     if line_no == 0 {
@@ -153,6 +157,43 @@ pub(super) fn load_from(
     // The message ids are done with: freed now, their memory is reused by the events.
     loaded.records.groups = std::mem::take(&mut loaded.messages).groups;
     Ok(loaded)
+}
+
+/// What Claude Code keeps of a line that does not decode as a record: nothing when it is JSON but
+/// no object with a string `uuid` (its loader keys records by uuid; measured, 2.1.197 resumes
+/// claude-code-log's `edge_cases.jsonl`, whose lines include `"massive error"`, `42`, `[1]` and
+/// an assistant record without a uuid), else a record known by its uuid, parent and thread only
+/// ([`Kind::Malformed`]), which a later record with its uuid replaces, and which is an error
+/// (decoded again, naming the field) only if the conversation needs it. A line that is not JSON
+/// (a torn line) is no such record: `None`, and its error stands.
+fn keyed_record(text: &[u8], line: usize) -> Option<Option<ReadRecord>> {
+    let value: Value = serde_json::from_slice(text).ok()?;
+    let Some(uuid) = value.get("uuid").and_then(Value::as_str) else {
+        return Some(None);
+    };
+    let sidechain = value.get("isSidechain").and_then(Value::as_bool);
+    Some(Some(ReadRecord {
+        node: Node {
+            uuid: RecordId::new(uuid),
+            line,
+            sidechain: sidechain.unwrap_or(false),
+            kind: Kind::Malformed,
+            timestamp: None,
+            extras: None,
+        },
+        parent: value
+            .get("parentUuid")
+            .and_then(Value::as_str)
+            .map(RecordId::new),
+        message_id: None,
+        // Decoded again from the whole line.
+        spans: Spans {
+            uuid: Spans::UNKNOWN,
+            timestamp: Spans::UNKNOWN,
+            message: Spans::UNKNOWN,
+            handoff: Spans::UNKNOWN,
+        },
+    }))
 }
 
 /// About how many records a session file of this size holds, so the index is sized once instead
@@ -189,8 +230,8 @@ pub(super) fn record_text(line: &[u8], first: bool) -> (&[u8], bool) {
 /// concurrent writers repeat lines): the chain is linked by uuid, so its place in the file does
 /// not matter.
 ///
-/// With [`Passes::One`] the record's body is kept beside its node when it was `decoded_whole`;
-/// one that was not is read again by the events' pass, if the conversation needs it.
+/// With [`Passes::One`] the record's body is kept beside it when it was `decoded_whole`; when not,
+/// its slot stays empty and the events' pass reads its line again (see [`load_from`]).
 fn keep(
     loaded: &mut Loaded,
     record: ReadRecord,
@@ -202,7 +243,7 @@ fn keep(
     let (node, parent) = IndexNode::of(&record.node, record.parent, record.spans, line);
     let logical = node.kind == (IndexKind::CompactBoundary { logical: true });
     let up = link_to(records, parent, logical);
-    let body = decoded_whole.then(|| RecordBody::of(record.node));
+    let whole = (passes == Passes::One).then(|| decoded_whole.then(|| RecordBody::of(record.node)));
     let next = records.nodes.len() as u32;
     let at = records
         .index
@@ -210,8 +251,8 @@ fn keep(
     if at != next {
         records.up[at as usize] = up;
         records.nodes[at as usize] = node;
-        if passes == Passes::One {
-            loaded.whole[at as usize] = body;
+        if let Some(whole) = whole {
+            loaded.whole[at as usize] = whole;
         }
         return;
     }
@@ -220,8 +261,8 @@ fn keep(
     }
     records.up.push(up);
     records.nodes.push(node);
-    if passes == Passes::One {
-        loaded.whole.push(body);
+    if let Some(whole) = whole {
+        loaded.whole.push(whole);
     }
 }
 

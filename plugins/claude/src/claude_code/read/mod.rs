@@ -18,17 +18,17 @@
 //!
 //! The conversation is the chain from the leaf (the last main-thread record) back to the root
 //! through `parentUuid` (and through a compact boundary's `logicalParentUuid`, so the compacted
-//! events stay for display). Streamed assistant records that share `message.id` are one turn, and
-//! the results of its calls are gathered from its records' descendants: with parallel calls each
-//! result hangs on its own `tool_use` record, so a plain walk from the leaf would miss all but the
-//! last. Sidechain (subagent), meta, attachment, queue, snapshot and other bookkeeping records are
-//! not conversation; a malformed line is an error naming its line and field. A record off the
-//! conversation is judged only as far as linking needs it, by both reads: its content, timestamp
-//! and extras are not read, as Claude Code does not send them (measured with 2.1.197: a
-//! queue-operation whose timestamp is an object resumes; `live/tests/differential.rs`,
-//! `queue-timestamp-object`). The one-pass read decodes every line whole as it loads it; a line
-//! that does not decode whole is taken as the index takes it, and read again (and its fault
-//! named) only if the conversation needs it.
+//! events stay for display). Streamed assistant records that share `message.id` are one turn, in
+//! Claude Code's order (the chain's, then off it by timestamp), and the results of its calls that
+//! are off the chain are gathered from its records' children: with parallel calls each result
+//! hangs on its own `tool_use` record, so a plain walk from the leaf would miss all but the last.
+//! `isMeta` user records are conversation (Claude Code sends them); sidechain (subagent),
+//! attachment, queue, snapshot and other bookkeeping records are not. A malformed record is an
+//! error naming its line and field when the conversation needs it; off the conversation it is
+//! judged only as far as linking needs it (its content, timestamp and extras are not read, as
+//! Claude Code does not send them), and a line Claude Code keeps no record of (JSON that is no
+//! object with a uuid) is skipped (measured with 2.1.197: a queue-operation
+//! whose timestamp is an object resumes; `live/tests/differential.rs`, `queue-timestamp-object`).
 //!
 //! A `tool_use` no result answers is dropped, as Claude Code drops it on resume
 //! ([`unresolved`]).

@@ -108,6 +108,9 @@ pub(super) enum Kind {
     CompactBoundary {
         logical_parent: Option<RecordId>,
     },
+    /// A record that does not decode, known by its uuid only (see `load::keyed_record`): an error
+    /// if the conversation needs it, nothing if a later record replaces it or it is off the path.
+    Malformed,
     Other,
 }
 
@@ -169,6 +172,7 @@ pub(super) enum IndexKind {
     CompactBoundary {
         logical: bool,
     },
+    Malformed,
     Other,
 }
 
@@ -202,6 +206,7 @@ impl IndexNode {
                     logical_parent.clone(),
                 ),
             },
+            Kind::Malformed => (IndexKind::Malformed, parent),
             Kind::Other => (IndexKind::Other, parent),
         };
         let index_node = IndexNode {

@@ -413,11 +413,14 @@ fn the_cwd_scan_agrees_with_the_whole_read() {
     assert_eq!(super::session_cwd(&file).unwrap().as_deref(), Some("/this"));
     std::fs::write(
         &file,
-        "{\"type\":\"user\",\"uuid\":5}\n".to_owned() + &lines[3] + "\n",
+        // Not JSON (a record with a uuid that is no string is skipped, as Claude Code keys
+        // records by uuid: the scan and the read then agree on the next line's parent).
+        "{\"type\":\"user\",\"uuid\":5\n".to_owned() + &lines[3] + "\n",
     )
     .unwrap();
     let err = super::session_cwd(&file).unwrap_err().to_string();
     assert!(err.contains("line 1"), "{err}");
+    assert_eq!(read(&file).unwrap_err().to_string(), err);
 }
 
 /// A compaction that keeps records (the writer's layout for Codex's order): a boundary after the
