@@ -50,11 +50,7 @@ fn user(id: &str, text: &str) -> Event {
 }
 
 fn call(id: &str) -> AssistantPart {
-    AssistantPart::ToolCall(ToolCall {
-        id: id.into(),
-        name: "Bash".into(),
-        arguments: json!({"command": "ls"}),
-    })
+    AssistantPart::ToolCall(ToolCall::new(id, "Bash", json!({"command": "ls"})))
 }
 
 fn result(id: &str, call_id: &str) -> Event {

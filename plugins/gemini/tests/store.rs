@@ -59,11 +59,7 @@ fn assistant(id: &str, ms: i64, content: Vec<AssistantPart>) -> Event {
 }
 
 fn call(id: &str, args: Value) -> AssistantPart {
-    AssistantPart::ToolCall(ToolCall {
-        id: id.into(),
-        name: "run_shell_command".into(),
-        arguments: args,
-    })
+    AssistantPart::ToolCall(ToolCall::new(id, "run_shell_command", args))
 }
 
 fn result(id: &str, ms: i64, call_id: &str, content: Vec<Part>, is_error: bool) -> Event {

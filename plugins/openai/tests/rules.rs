@@ -71,11 +71,7 @@ fn assistant(id: &str, parts: Vec<AssistantPart>, origin: Option<Origin>) -> Eve
 }
 
 fn call(id: &str) -> AssistantPart {
-    AssistantPart::ToolCall(ToolCall {
-        id: id.into(),
-        name: "shell".into(),
-        arguments: json!({"command": ["ls", "-la"], "big": 12345678901234567890123u128}),
-    })
+    AssistantPart::ToolCall(ToolCall::new(id, "shell", json!({"command": ["ls", "-la"], "big": 12345678901234567890123u128})))
 }
 
 fn result(id: &str, call_id: &str, parts: Vec<Part>, is_error: bool) -> Event {

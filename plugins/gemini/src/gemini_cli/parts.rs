@@ -266,11 +266,7 @@ pub(crate) fn read_part(
         let name = call
             .name
             .ok_or_else(|| field_err(format_args!("{field}.functionCall.name"), "missing"))?;
-        out.push(ReadPart::Model(AssistantPart::ToolCall(ToolCall {
-            id: call.id.unwrap_or_default(),
-            name,
-            arguments: call.args.unwrap_or_else(|| Value::Object(Map::new())),
-        })));
+        out.push(ReadPart::Model(AssistantPart::ToolCall(ToolCall::new(call.id.unwrap_or_default(), name, call.args.unwrap_or_else(|| Value::Object(Map::new()))))));
     } else if let Some(resp) = part.response {
         out.push(function_response(
             resp,
@@ -460,11 +456,7 @@ mod tests {
                 text: String::new(),
                 signature: Some(sig("S2")),
             }),
-            AssistantPart::ToolCall(ToolCall {
-                id: "c".into(),
-                name: "ls".into(),
-                arguments: json!({}),
-            }),
+            AssistantPart::ToolCall(ToolCall::new("c", "ls", json!({}))),
             AssistantPart::Thinking(Thinking {
                 text: "other".into(),
                 signature: Some(Signature {

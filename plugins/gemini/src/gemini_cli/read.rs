@@ -312,14 +312,10 @@ impl Reader<'_> {
                     .name
                     .clone()
                     .ok_or_else(|| self.err(at, format_args!("toolCalls[{i}].name"), "missing"))?;
-                content.push(AssistantPart::ToolCall(ToolCall {
-                    id: tc.id.clone().unwrap_or_default(),
-                    name,
-                    arguments: tc
+                content.push(AssistantPart::ToolCall(ToolCall::new(tc.id.clone().unwrap_or_default(), name, tc
                         .args
                         .clone()
-                        .unwrap_or_else(|| Value::Object(Default::default())),
-                }));
+                        .unwrap_or_else(|| Value::Object(Default::default())))));
             }
         }
         if content.is_empty() {

@@ -347,11 +347,7 @@ impl Converter<'_> {
                 let id = block.id.take().ok_or_else(|| missing("id"))?;
                 let name = block.name.take().ok_or_else(|| missing("name"))?;
                 let arguments = block.arguments.take().ok_or_else(|| missing("arguments"))?;
-                AssistantPart::ToolCall(ToolCall {
-                    id,
-                    name,
-                    arguments,
-                })
+                AssistantPart::ToolCall(ToolCall::new(id, name, arguments))
             }
             other => {
                 return Err(self.fail(

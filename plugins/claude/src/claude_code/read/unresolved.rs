@@ -106,11 +106,7 @@ mod tests {
             .into_iter()
             .collect();
         content.extend(calls.iter().map(|c| {
-            AssistantPart::ToolCall(ToolCall {
-                id: (*c).into(),
-                name: "Bash".into(),
-                arguments: json!({}),
-            })
+            AssistantPart::ToolCall(ToolCall::new(*c, "Bash", json!({})))
         }));
         event(
             id,

@@ -180,11 +180,7 @@ mod tests {
         let content = calls
             .iter()
             .map(|c| {
-                AssistantPart::ToolCall(ToolCall {
-                    id: (*c).into(),
-                    name: "shell".into(),
-                    arguments: json!({}),
-                })
+                AssistantPart::ToolCall(ToolCall::new(*c, "shell", json!({})))
             })
             .collect();
         event(
