@@ -9,7 +9,8 @@ use handoff_conformance::corpus;
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Part, PluginError, Reader,
-    ResumePlan, Resumer, Signature, StoreRoot, Thinking, Timestamp, ToolCall, Transcript, Writer,
+    ResumePlan, Resumer, Signature, StoreRoot, Thinking, Timestamp, ToolCall, ToolInput, Transcript,
+    WebSearch, Writer,
 };
 
 const CWD: &str = "/home/dev/my.proj";
@@ -677,4 +678,78 @@ fn read_each_streams_the_same_events_and_can_stop() {
         })
         .unwrap();
     assert_eq!(first_two, whole.events[..2]);
+}
+
+/// A freeform call (Codex's `apply_patch`) is a `tool_use` of its structured form, marked in the
+/// record's `handoff` member, and reads back as the freeform call, whole or streamed.
+#[test]
+fn a_freeform_call_is_its_structured_form_marked_and_read_back() {
+    let patch = "*** Begin Patch\n*** Add File: a.txt\n+{\"not\": json}\n*** End Patch\n";
+    let freeform = AssistantPart::ToolCall(ToolCall {
+        id: "call_P1".into(),
+        name: "apply_patch".into(),
+        input: ToolInput::Freeform(patch.into()),
+    });
+    let t = Transcript::new(vec![
+        user("u", "patch it"),
+        assistant("a", vec![freeform, call("toolu_2")]),
+        result("r1", "call_P1"),
+        result("r2", "toolu_2"),
+    ]);
+    let (_dir, root, id, back) = round_trip(&t);
+    let path = ClaudePlugin.resolve(&root, CLAUDE_CODE, &id).unwrap().path;
+    let recs = records(&path);
+    let uses: Vec<&Value> = recs
+        .iter()
+        .filter(|r| r["message"]["content"][0]["type"] == "tool_use")
+        .collect();
+    assert_eq!(uses[0]["message"]["content"][0]["input"], json!({"input": patch}));
+    assert_eq!(uses[0]["handoff"]["freeform"], true);
+    assert!(uses[1].get("handoff").is_none(), "a JSON call is not marked");
+    let mut streamed = Vec::new();
+    ClaudePlugin
+        .read_each_id(&root, CLAUDE_CODE, &id, &mut |e| {
+            streamed.push(e);
+            true
+        })
+        .unwrap();
+    assert_eq!(streamed, back.events);
+    // A marked record whose input is not the structured form is named, not guessed.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l.contains("\"freeform\":true"))
+        .unwrap()
+        + 1;
+    std::fs::write(&path, text.replacen("{\"input\":\"*** Begin", "{\"patch\":\"*** Begin", 1))
+        .unwrap();
+    match ClaudePlugin.read_id(&root, CLAUDE_CODE, &id) {
+        Err(PluginError::Malformed {
+            line: l, field: f, ..
+        }) => {
+            assert_eq!(l, Some(line));
+            assert_eq!(f.as_deref(), Some("message.content[0].input"));
+        }
+        other => panic!("expected Malformed, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_web_search_is_refused_naming_the_event() {
+    let search = AssistantPart::WebSearch(WebSearch {
+        id: Some("ws_1".into()),
+        status: Some("completed".into()),
+        action: json!({"type": "search", "query": "q"}),
+    });
+    let t = Transcript::new(vec![
+        user("u", "search"),
+        assistant("a", vec![search, AssistantPart::text("found")]),
+    ]);
+    let (_dir, root) = store();
+    match ClaudePlugin.create(&root, CLAUDE_CODE, &t, &options()) {
+        Err(PluginError::NotCarried {
+            index, feature, ..
+        }) => assert_eq!((index, feature), (1, handoff_sdk::Feature::WebSearch)),
+        other => panic!("expected NotCarried, got {other:?}"),
+    }
 }
