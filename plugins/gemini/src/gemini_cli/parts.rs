@@ -81,11 +81,13 @@ pub(crate) fn model_parts<'a>(
                 call: CallRef {
                     id: &call.id,
                     name: &call.name,
-                    args: &call.arguments,
+                    args: call.structured_arguments(),
                 },
                 signature: None,
             },
             AssistantPart::Thinking(t) if !is_google(t, origin_provider) => continue,
+            // Refused before anything is written (the writer's check of each assistant event).
+            AssistantPart::WebSearch(_) => continue,
             AssistantPart::Thinking(t) if t.text.is_empty() && t.signature.is_some() => {
                 let sig = t
                     .signature

@@ -20,7 +20,7 @@ use std::path::Path;
 
 use handoff_sdk::serde_json::Value;
 use handoff_sdk::{
-    AssistantPart, Author, Body, Event, Origin, Part, PluginError, Thinking, Timestamp, ToolCall,
+    AssistantPart, Author, Body, Event, Origin, Part, PluginError, Thinking, Timestamp, ToolCall, ToolInput,
     Transcript,
 };
 
@@ -132,6 +132,9 @@ struct Extras {
     origin: Option<Option<Origin>>,
     #[serde(default)]
     signature_models: Vec<Option<String>>,
+    /// Which of the message's calls (in order, from 0) are freeform.
+    #[serde(default)]
+    freeform_calls: Vec<usize>,
 }
 
 fn some<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Origin>>, D::Error> {
@@ -322,6 +325,32 @@ impl Reader<'_> {
             return Ok(()); // the CLI skips a model turn with no parts, and its results
         }
         fill_call_ids(at, &mut content, &body.tool_calls);
+        if !extras.freeform_calls.is_empty() {
+            let calls = content.iter_mut().filter_map(|p| match p {
+                AssistantPart::ToolCall(call) => Some(call),
+                _ => None,
+            });
+            for (n, call) in calls.enumerate() {
+                if !extras.freeform_calls.contains(&n) {
+                    continue;
+                }
+                let text = call
+                    .arguments()
+                    .and_then(ToolInput::freeform_from_structured)
+                    .ok_or_else(|| {
+                        self.err(
+                            at,
+                            "x-handoff-event.freeform_calls",
+                            format!(
+                                "call {n} ({:?}) is marked freeform but its args are not \
+                                 {{\"input\": <text>}}",
+                                call.id
+                            ),
+                        )
+                    })?;
+                call.input = ToolInput::Freeform(text);
+            }
+        }
         if !extras.signature_models.is_empty() {
             let mut it = extras.signature_models.iter();
             for part in &mut content {
