@@ -420,7 +420,11 @@ mod tests {
                 "b",
                 2,
                 Body::Assistant {
-                    content: vec![AssistantPart::ToolCall(ToolCall::new("c1", "ls", json!({})))],
+                    content: vec![AssistantPart::ToolCall(ToolCall::new(
+                        "c1",
+                        "ls",
+                        json!({}),
+                    ))],
                     origin: None,
                 },
             ),

@@ -284,7 +284,11 @@ mod tests {
     fn numbers_javascript_would_change_need_precise_numbers() {
         let call = |args: &str| Event {
             body: Body::Assistant {
-                content: vec![AssistantPart::ToolCall(crate::transcript::ToolCall::new("c", "f", serde_json::from_str(args).unwrap()))],
+                content: vec![AssistantPart::ToolCall(crate::transcript::ToolCall::new(
+                    "c",
+                    "f",
+                    serde_json::from_str(args).unwrap(),
+                ))],
                 origin: None,
             },
             ..Event::new(
@@ -329,7 +333,10 @@ mod tests {
             action: serde_json::json!({"type": "search", "query": "q"}),
         }));
         assert_eq!(search, vec![Feature::WebSearch]);
-        assert_eq!(Feature::ALL.len(), Feature::ALL.iter().map(|f| f.name()).count());
+        assert_eq!(
+            Feature::ALL.len(),
+            Feature::ALL.iter().map(|f| f.name()).count()
+        );
         for f in Feature::ALL {
             let json = serde_json::to_string(&f).unwrap();
             assert_eq!(json, format!("\"{}\"", f.name()));
@@ -351,7 +358,11 @@ mod tests {
             .contains(&Feature::TextAfterToolCall)
         };
         let call = || {
-            AssistantPart::ToolCall(crate::transcript::ToolCall::new("c", "f", serde_json::json!({})))
+            AssistantPart::ToolCall(crate::transcript::ToolCall::new(
+                "c",
+                "f",
+                serde_json::json!({}),
+            ))
         };
         assert!(!turn(vec![AssistantPart::text("a"), call(), call()]));
         assert!(turn(vec![

@@ -324,7 +324,9 @@ mod tests {
             id,
             Timestamp::from_millis(6),
             Body::Assistant {
-                content: vec![AssistantPart::ToolCall(ToolCall::new("c1", "ls", arguments))],
+                content: vec![AssistantPart::ToolCall(ToolCall::new(
+                    "c1", "ls", arguments,
+                ))],
                 origin: Some(Origin {
                     provider: "openai".into(),
                     model: None,

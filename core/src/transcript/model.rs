@@ -372,11 +372,9 @@ impl<'de> Deserialize<'de> for ToolCall {
         let input = match (json.arguments, json.input) {
             (Some(arguments), None) => ToolInput::Arguments(arguments.into_owned()),
             (None, Some(text)) => ToolInput::Freeform(text.into_owned()),
-            (Some(_), Some(_)) => {
-                return Err(serde::de::Error::custom(
-                    "a tool call has either `arguments` (JSON) or `input` (freeform text), not both",
-                ))
-            }
+            (Some(_), Some(_)) => return Err(serde::de::Error::custom(
+                "a tool call has either `arguments` (JSON) or `input` (freeform text), not both",
+            )),
             (None, None) => return Err(serde::de::Error::missing_field("arguments")),
         };
         Ok(ToolCall {

@@ -265,7 +265,8 @@ mod tests {
             let back: AssistantPart = serde_json::from_value(text).unwrap();
             assert_eq!(back, AssistantPart::ToolCall(json_call));
         }
-        let both = json!({"type": "tool_call", "id": "c", "name": "f", "arguments": {}, "input": "x"});
+        let both =
+            json!({"type": "tool_call", "id": "c", "name": "f", "arguments": {}, "input": "x"});
         assert!(serde_json::from_value::<AssistantPart>(both).is_err());
         let neither = json!({"type": "tool_call", "id": "c", "name": "f"});
         assert!(serde_json::from_value::<AssistantPart>(neither).is_err());

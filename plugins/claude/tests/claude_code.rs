@@ -9,8 +9,8 @@ use handoff_conformance::corpus;
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Part, PluginError, Reader,
-    ResumePlan, Resumer, Signature, StoreRoot, Thinking, Timestamp, ToolCall, ToolInput, Transcript,
-    WebSearch, Writer,
+    ResumePlan, Resumer, Signature, StoreRoot, Thinking, Timestamp, ToolCall, ToolInput,
+    Transcript, WebSearch, Writer,
 };
 
 const CWD: &str = "/home/dev/my.proj";
@@ -703,9 +703,15 @@ fn a_freeform_call_is_its_structured_form_marked_and_read_back() {
         .iter()
         .filter(|r| r["message"]["content"][0]["type"] == "tool_use")
         .collect();
-    assert_eq!(uses[0]["message"]["content"][0]["input"], json!({"input": patch}));
+    assert_eq!(
+        uses[0]["message"]["content"][0]["input"],
+        json!({"input": patch})
+    );
     assert_eq!(uses[0]["handoff"]["freeform"], true);
-    assert!(uses[1].get("handoff").is_none(), "a JSON call is not marked");
+    assert!(
+        uses[1].get("handoff").is_none(),
+        "a JSON call is not marked"
+    );
     let mut streamed = Vec::new();
     ClaudePlugin
         .read_each_id(&root, CLAUDE_CODE, &id, &mut |e| {
@@ -721,8 +727,11 @@ fn a_freeform_call_is_its_structured_form_marked_and_read_back() {
         .position(|l| l.contains("\"freeform\":true"))
         .unwrap()
         + 1;
-    std::fs::write(&path, text.replacen("{\"input\":\"*** Begin", "{\"patch\":\"*** Begin", 1))
-        .unwrap();
+    std::fs::write(
+        &path,
+        text.replacen("{\"input\":\"*** Begin", "{\"patch\":\"*** Begin", 1),
+    )
+    .unwrap();
     match ClaudePlugin.read_id(&root, CLAUDE_CODE, &id) {
         Err(PluginError::Malformed {
             line: l, field: f, ..
@@ -747,9 +756,9 @@ fn a_web_search_is_refused_naming_the_event() {
     ]);
     let (_dir, root) = store();
     match ClaudePlugin.create(&root, CLAUDE_CODE, &t, &options()) {
-        Err(PluginError::NotCarried {
-            index, feature, ..
-        }) => assert_eq!((index, feature), (1, handoff_sdk::Feature::WebSearch)),
+        Err(PluginError::NotCarried { index, feature, .. }) => {
+            assert_eq!((index, feature), (1, handoff_sdk::Feature::WebSearch))
+        }
         other => panic!("expected NotCarried, got {other:?}"),
     }
 }

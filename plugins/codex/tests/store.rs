@@ -38,7 +38,11 @@ fn origin(provider: &str, model: &str) -> Option<Origin> {
 }
 
 fn call(id: &str, cmd: &str) -> AssistantPart {
-    AssistantPart::ToolCall(ToolCall::new(id, "exec_command", json!({"cmd": cmd, "n": 12345678901234567890u64, "f": 1.5e-7})))
+    AssistantPart::ToolCall(ToolCall::new(
+        id,
+        "exec_command",
+        json!({"cmd": cmd, "n": 12345678901234567890u64, "f": 1.5e-7}),
+    ))
 }
 
 fn result(id: &str, ms: i64, call_id: &str, content: Vec<Part>, is_error: bool) -> Event {
@@ -482,11 +486,17 @@ fn freeform_calls_and_web_searches_are_codex_items() {
     assert_eq!(items[1]["action"]["queries"], json!(["q", "r"]));
     assert!(items[3].get("id").is_none() && items[3].get("status").is_none());
     assert_eq!(items[2]["name"], "apply_patch");
-    assert!(items[2]["input"].as_str().unwrap().starts_with("*** Begin Patch\n"));
+    assert!(items[2]["input"]
+        .as_str()
+        .unwrap()
+        .starts_with("*** Begin Patch\n"));
     assert!(items[2].get("arguments").is_none());
     // The compaction keeps the custom call's output as Codex would record it.
     let history = items[7]["replacement_history"].as_array().unwrap();
-    let kept: Vec<&str> = history.iter().map(|i| i["type"].as_str().unwrap()).collect();
+    let kept: Vec<&str> = history
+        .iter()
+        .map(|i| i["type"].as_str().unwrap())
+        .collect();
     assert_eq!(
         kept,
         [

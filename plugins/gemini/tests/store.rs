@@ -853,11 +853,11 @@ fn a_freeform_call_is_its_structured_form_marked_and_read_back() {
     ]);
     let session = create(&s, &t).unwrap();
     let records = lines(&session.path);
-    let message = records
-        .iter()
-        .find(|r| r["type"] == "gemini")
-        .unwrap();
-    assert_eq!(message["content"][1]["functionCall"]["args"], json!({"input": patch}));
+    let message = records.iter().find(|r| r["type"] == "gemini").unwrap();
+    assert_eq!(
+        message["content"][1]["functionCall"]["args"],
+        json!({"input": patch})
+    );
     assert_eq!(message["x-handoff-event"]["freeform_calls"], json!([1]));
     assert_eq!(message["toolCalls"][1]["args"], json!({"input": patch}));
     assert_same(&t, &read(&s, &session));

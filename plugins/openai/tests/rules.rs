@@ -71,7 +71,11 @@ fn assistant(id: &str, parts: Vec<AssistantPart>, origin: Option<Origin>) -> Eve
 }
 
 fn call(id: &str) -> AssistantPart {
-    AssistantPart::ToolCall(ToolCall::new(id, "shell", json!({"command": ["ls", "-la"], "big": 12345678901234567890123u128})))
+    AssistantPart::ToolCall(ToolCall::new(
+        id,
+        "shell",
+        json!({"command": ["ls", "-la"], "big": 12345678901234567890123u128}),
+    ))
 }
 
 fn result(id: &str, call_id: &str, parts: Vec<Part>, is_error: bool) -> Event {
@@ -392,9 +396,12 @@ fn freeform_calls_and_web_searches_are_native_items_of_responses_and_refused_by_
                 _ => matches!(p, AssistantPart::ToolCall(c) if c.arguments().is_none()),
             });
         }
-        only.events.retain(|e| !matches!(&e.body, Body::ToolResult { call_id, .. } if call_id == "call_2"));
+        only.events.retain(
+            |e| !matches!(&e.body, Body::ToolResult { call_id, .. } if call_id == "call_2"),
+        );
         if feature == "web_search" {
-            only.events.retain(|e| !matches!(e.body, Body::ToolResult { .. }));
+            only.events
+                .retain(|e| !matches!(e.body, Body::ToolResult { .. }));
         }
         match OpenaiPlugin
             .writer()

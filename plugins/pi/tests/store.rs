@@ -308,7 +308,11 @@ fn a_freeform_call_is_its_structured_form_marked_and_read_back() {
         assistant(
             "e2",
             1,
-            vec![text("patching"), call("call_2", "bash", json!({"command": "ls"})), freeform],
+            vec![
+                text("patching"),
+                call("call_2", "bash", json!({"command": "ls"})),
+                freeform,
+            ],
             gpt(),
         ),
         result("e3", 2, "call_2", vec![Part::text("a")], false),
@@ -320,7 +324,10 @@ fn a_freeform_call_is_its_structured_form_marked_and_read_back() {
         .iter()
         .find(|e| e["message"]["role"] == "assistant")
         .unwrap();
-    assert_eq!(answer["message"]["content"][2]["arguments"], json!({"input": patch}));
+    assert_eq!(
+        answer["message"]["content"][2]["arguments"],
+        json!({"input": patch})
+    );
     assert_eq!(answer["x-handoff-event"], json!({"freeform_calls": [2]}));
     let back = PiPlugin.read(&root, &session).unwrap();
     PiPlugin

@@ -353,7 +353,11 @@ pub fn parse_block(block: Value, model: Option<&str>) -> Result<ParsedBlock, Blo
             let arguments = map
                 .swap_remove("input")
                 .ok_or_else(|| err("input", "missing"))?;
-            Ok(ParsedBlock::ToolCall(ToolCall::new(canonical_tool_id(&id).into_owned(), name, arguments)))
+            Ok(ParsedBlock::ToolCall(ToolCall::new(
+                canonical_tool_id(&id).into_owned(),
+                name,
+                arguments,
+            )))
         }
         "tool_result" => {
             let id = take_string(&mut map, "tool_use_id", "")?;

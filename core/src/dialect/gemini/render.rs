@@ -235,7 +235,11 @@ mod tests {
         )
     }
     fn call(id: &str) -> AssistantPart {
-        AssistantPart::ToolCall(ToolCall::new(id, "list_directory", json!({"dir_path": "."})))
+        AssistantPart::ToolCall(ToolCall::new(
+            id,
+            "list_directory",
+            json!({"dir_path": "."}),
+        ))
     }
     fn google(text: &str, sig: &str) -> AssistantPart {
         AssistantPart::Thinking(Thinking {

@@ -162,11 +162,15 @@ fn tool_call(call: &Value) -> Result<ToolCall, ParseError> {
         _ => return Err(ParseError::new("function", "missing or not an object")),
     };
     let arguments = string_member(function, "arguments").map_err(|e| e.under("function"))?;
-    Ok(ToolCall::new(string_member(map, "id")?.to_owned(), string_member(function, "name")
+    Ok(ToolCall::new(
+        string_member(map, "id")?.to_owned(),
+        string_member(function, "name")
             .map_err(|e| e.under("function"))?
-            .to_owned(), serde_json::from_str(arguments).map_err(|e| {
+            .to_owned(),
+        serde_json::from_str(arguments).map_err(|e| {
             ParseError::new("function.arguments", format!("not a JSON document: {e}"))
-        })?))
+        })?,
+    ))
 }
 
 #[cfg(test)]

@@ -210,7 +210,11 @@ mod tests {
         )
     }
     fn call(id: &str) -> AssistantPart {
-        AssistantPart::ToolCall(ToolCall::new(id, "bash", json!({"command": "ls", "big": 12345678901234567890u64})))
+        AssistantPart::ToolCall(ToolCall::new(
+            id,
+            "bash",
+            json!({"command": "ls", "big": 12345678901234567890u64}),
+        ))
     }
     fn assistant(id: &str, content: Vec<AssistantPart>) -> Event {
         ev(

@@ -61,7 +61,11 @@ fn item_into(b: &mut Builder, index: usize, item: &Value) -> Result<(), ParseErr
         "function_call" => {
             let arguments = serde_json::from_str(string_member(obj, "arguments")?)
                 .map_err(|e| ParseError::new("arguments", format!("not a JSON document: {e}")))?;
-            let call = ToolCall::new(string_member(obj, "call_id")?.to_owned(), string_member(obj, "name")?.to_owned(), arguments);
+            let call = ToolCall::new(
+                string_member(obj, "call_id")?.to_owned(),
+                string_member(obj, "name")?.to_owned(),
+                arguments,
+            );
             b.assistant_part(index, item_id, AssistantPart::ToolCall(call));
             Ok(())
         }

@@ -481,7 +481,9 @@ impl Records<'_, '_> {
                 Some(WireBlock::ToolUse { .. }) => {
                     if let Some(call) = calls.next() {
                         self.state.open_calls.insert(call.id.clone());
-                        self.state.call_records.insert(call.id.clone(), uuid.clone());
+                        self.state
+                            .call_records
+                            .insert(call.id.clone(), uuid.clone());
                         extras.freeform = call.arguments().is_none();
                     }
                 }

@@ -268,7 +268,11 @@ pub(crate) fn read_part(
         let name = call
             .name
             .ok_or_else(|| field_err(format_args!("{field}.functionCall.name"), "missing"))?;
-        out.push(ReadPart::Model(AssistantPart::ToolCall(ToolCall::new(call.id.unwrap_or_default(), name, call.args.unwrap_or_else(|| Value::Object(Map::new()))))));
+        out.push(ReadPart::Model(AssistantPart::ToolCall(ToolCall::new(
+            call.id.unwrap_or_default(),
+            name,
+            call.args.unwrap_or_else(|| Value::Object(Map::new())),
+        ))));
     } else if let Some(resp) = part.response {
         out.push(function_response(
             resp,

@@ -20,8 +20,8 @@ use std::path::Path;
 
 use handoff_sdk::serde_json::Value;
 use handoff_sdk::{
-    AssistantPart, Author, Body, Event, Origin, Part, PluginError, Thinking, Timestamp, ToolCall, ToolInput,
-    Transcript,
+    AssistantPart, Author, Body, Event, Origin, Part, PluginError, Thinking, Timestamp, ToolCall,
+    ToolInput, Transcript,
 };
 
 use super::parts::{self, ReadPart, PROVIDER};
@@ -315,10 +315,13 @@ impl Reader<'_> {
                     .name
                     .clone()
                     .ok_or_else(|| self.err(at, format_args!("toolCalls[{i}].name"), "missing"))?;
-                content.push(AssistantPart::ToolCall(ToolCall::new(tc.id.clone().unwrap_or_default(), name, tc
-                        .args
+                content.push(AssistantPart::ToolCall(ToolCall::new(
+                    tc.id.clone().unwrap_or_default(),
+                    name,
+                    tc.args
                         .clone()
-                        .unwrap_or_else(|| Value::Object(Default::default())))));
+                        .unwrap_or_else(|| Value::Object(Default::default())),
+                )));
             }
         }
         if content.is_empty() {

@@ -19,7 +19,8 @@ use std::path::Path;
 
 use handoff_sdk::serde_json::{Map, Value};
 use handoff_sdk::{
-    AssistantPart, Body, Event, Origin, Part, PluginError, Signature, Thinking, Timestamp, ToolCall, ToolInput,
+    AssistantPart, Body, Event, Origin, Part, PluginError, Signature, Thinking, Timestamp,
+    ToolCall, ToolInput,
 };
 
 use super::llm::{self, field_error};
@@ -348,8 +349,8 @@ impl Converter<'_> {
                 let name = block.name.take().ok_or_else(|| missing("name"))?;
                 let arguments = block.arguments.take().ok_or_else(|| missing("arguments"))?;
                 let input = if handoff.freeform_calls.contains(&i) {
-                    ToolInput::Freeform(ToolInput::freeform_from_structured(&arguments).ok_or_else(
-                        || {
+                    ToolInput::Freeform(
+                        ToolInput::freeform_from_structured(&arguments).ok_or_else(|| {
                             self.fail(
                                 line,
                                 &format!("{}.arguments", field()),
@@ -357,8 +358,8 @@ impl Converter<'_> {
                                  have the arguments {\"input\": <text>}"
                                     .to_owned(),
                             )
-                        },
-                    )?)
+                        })?,
+                    )
                 } else {
                     ToolInput::Arguments(arguments)
                 };

@@ -175,7 +175,11 @@ impl ReadState<'_, '_> {
         let action = item
             .action
             .ok_or_else(|| missing(self.path, n, "payload.action"))?;
-        if action.get("type").and_then(|t| t.as_str()).is_none_or(str::is_empty) {
+        if action
+            .get("type")
+            .and_then(|t| t.as_str())
+            .is_none_or(str::is_empty)
+        {
             return Err(PluginError::malformed_line(
                 self.path,
                 n,
