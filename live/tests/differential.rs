@@ -988,6 +988,26 @@ const CODEX_COMPACTED_NO_REPLACEMENT: Mutation = Mutation {
     },
 };
 
+/// [`CODEX_COMPACTED_NO_REPLACEMENT`] after a first message of a text, an image and a text
+/// (issue 27): Codex 0.171.0 rebuilds it as its two texts, the image left out.
+const CODEX_COMPACTED_NO_REPLACEMENT_IMAGE: Mutation = Mutation {
+    name: "compacted-no-replacement-image",
+    apply: |b| {
+        const PNG: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+        map_records(&(CODEX_COMPACTED_NO_REPLACEMENT.apply)(b), |_, mut r| {
+            if payload_type(&r) == ("response_item", "message")
+                && r["payload"]["role"] == "user"
+                && r["payload"]["content"][0]["text"] == "hi"
+            {
+                r["payload"]["content"] = json!([{"type": "input_text", "text": "hi"},
+                    {"type": "input_image", "image_url": PNG},
+                    {"type": "input_text", "text": "what is this?"}]);
+            }
+            Some(r)
+        })
+    },
+};
+
 /// A `compacted` line without `replacement_history` after the second turn: Codex rebuilds the
 /// history from both user messages, in order, then the summary.
 const CODEX_COMPACTED_LATE_NO_REPLACEMENT: Mutation = Mutation {
@@ -1005,6 +1025,27 @@ const CODEX_COMPACTED_LATE_NO_REPLACEMENT: Mutation = Mutation {
             "payload": {"message": "The user said hi, then continue; the assistant said ok twice."}});
         r.insert(answer + 1, compacted);
         to_bytes(&r)
+    },
+};
+
+/// [`CODEX_COMPACTED_LATE_NO_REPLACEMENT`] with the first message an image only: Codex 0.171.0
+/// rebuilds it as one empty text.
+const CODEX_COMPACTED_LATE_NO_REPLACEMENT_IMAGE_ONLY: Mutation = Mutation {
+    name: "compacted-late-no-replacement-image-only",
+    apply: |b| {
+        const PNG: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+        map_records(
+            &(CODEX_COMPACTED_LATE_NO_REPLACEMENT.apply)(b),
+            |_, mut r| {
+                if payload_type(&r) == ("response_item", "message")
+                    && r["payload"]["role"] == "user"
+                    && r["payload"]["content"][0]["text"] == "hi"
+                {
+                    r["payload"]["content"] = json!([{"type": "input_image", "image_url": PNG}]);
+                }
+                Some(r)
+            },
+        )
     },
 };
 
@@ -1044,7 +1085,12 @@ fn codex_cases<'a>(
         (CODEX_NO_EVENT_MSGS, Expect::Agree),
         (CODEX_COMPACTED, Expect::Agree),
         (CODEX_COMPACTED_NO_REPLACEMENT, Expect::Agree),
+        (CODEX_COMPACTED_NO_REPLACEMENT_IMAGE, Expect::Agree),
         (CODEX_COMPACTED_LATE_NO_REPLACEMENT, Expect::Agree),
+        (
+            CODEX_COMPACTED_LATE_NO_REPLACEMENT_IMAGE_ONLY,
+            Expect::Agree,
+        ),
         (CODEX_COMPACTED_TWICE_NO_REPLACEMENT, Expect::Agree),
         (generic::CRLF, Expect::Agree),
     ];

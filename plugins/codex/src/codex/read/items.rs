@@ -294,7 +294,7 @@ impl ReadState<'_, '_> {
             // own prefix is left out of the next rebuild.
             self.history_users.push(SeenUser {
                 line: n,
-                text: Some(summary.clone()),
+                texts: vec![summary.clone()],
             });
         }
         for (k, content) in kept.into_iter().enumerate() {
