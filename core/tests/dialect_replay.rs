@@ -125,7 +125,10 @@ fn every_corpus_transcript_replays_in_every_dialect() {
             if dialect != Dialect::OpenaiResponses && has_web_search(&t) {
                 // Only the Responses wire has OpenAI's web search; the others refuse it by name.
                 let error = dialect.render_history(&t, &options).unwrap_err();
-                assert!(error.to_string().contains("web search"), "{name} in {dialect}: {error}");
+                assert!(
+                    error.to_string().contains("web search"),
+                    "{name} in {dialect}: {error}"
+                );
                 refused += 1;
                 continue;
             }
@@ -183,7 +186,11 @@ fn every_corpus_transcript_replays_in_every_dialect() {
         }
     }
     assert_eq!((checked + refused) % Dialect::ALL.len(), 0);
-    assert_eq!(refused, Dialect::ALL.len() - 1, "only the Responses wire has a web search");
+    assert_eq!(
+        refused,
+        Dialect::ALL.len() - 1,
+        "only the Responses wire has a web search"
+    );
 }
 
 fn thinking_from(dialect: Dialect) -> Vec<String> {

@@ -333,10 +333,10 @@ mod tests {
             action: serde_json::json!({"type": "search", "query": "q"}),
         }));
         assert_eq!(search, vec![Feature::WebSearch]);
-        assert_eq!(
-            Feature::ALL.len(),
-            Feature::ALL.iter().map(|f| f.name()).count()
-        );
+        // Every feature is named once, and serialised as its name.
+        let names: std::collections::BTreeSet<&str> =
+            Feature::ALL.iter().map(|f| f.name()).collect();
+        assert_eq!(names.len(), Feature::ALL.len());
         for f in Feature::ALL {
             let json = serde_json::to_string(&f).unwrap();
             assert_eq!(json, format!("\"{}\"", f.name()));
