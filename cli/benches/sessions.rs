@@ -156,11 +156,11 @@ fn conversation(n: usize) -> Transcript {
         next(Body::Assistant {
             content: vec![
                 AssistantPart::text("I'll list them."),
-                AssistantPart::ToolCall(ToolCall {
-                    id: format!("call_{n}_{i}"),
-                    name: "Bash".into(),
-                    arguments: serde_json::json!({"command": "ls -la src"}),
-                }),
+                AssistantPart::ToolCall(ToolCall::new(
+                    format!("call_{n}_{i}"),
+                    "Bash",
+                    serde_json::json!({"command": "ls -la src"}),
+                )),
             ],
             origin: None,
         });

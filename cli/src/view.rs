@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use handoff_core::{AssistantPart, Body, Part, Transcript};
+use handoff_core::{AssistantPart, Body, Part, ToolInput, Transcript};
 
 const TEXT_LIMIT: usize = 2_000;
 
@@ -51,12 +51,17 @@ pub fn render(t: &Transcript) -> String {
                             indent(&mut out, &t.text);
                         }
                         AssistantPart::ToolCall(c) => {
+                            let input = match &c.input {
+                                ToolInput::Arguments(arguments) => arguments.to_string(),
+                                ToolInput::Freeform(text) => format!("(freeform) {text}"),
+                            };
+                            let _ = writeln!(out, "  → {} [{}] {}", c.name, c.id, clip(&input));
+                        }
+                        AssistantPart::WebSearch(search) => {
                             let _ = writeln!(
                                 out,
-                                "  → {} [{}] {}",
-                                c.name,
-                                c.id,
-                                clip(&c.arguments.to_string())
+                                "  (web search) {}",
+                                clip(&search.action.to_string())
                             );
                         }
                     }

@@ -36,6 +36,8 @@ const FILES: &[(&str, &str)] = corpus_files![
     "two-authors",
     "empty-tool-output",
     "tool-arguments",
+    "freeform-tool-call",
+    "web-search",
 ];
 
 /// Every corpus entry, parsed once.

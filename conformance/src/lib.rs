@@ -36,7 +36,9 @@ pub use report::{CheckResult, Report, Status, REPORT_SCHEMA};
 /// (`read_written_each`, `read_written_batches`: the engine's verify reads a new session so),
 /// which must yield `read_path`'s events or decline, and fail, not end short, on a file its
 /// writer abandons.
-pub const SUITE_VERSION: &str = "1.5.0";
+/// 1.6.0: the corpus has a freeform (custom) tool call (`freeform-tool-call`) and a web search
+/// (`web-search`): carried by the targets that declare them, refused by the others.
+pub const SUITE_VERSION: &str = "1.6.0";
 
 /// What to run and where.
 #[derive(Clone, Debug, Default)]

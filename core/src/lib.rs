@@ -33,5 +33,6 @@ pub use capability::{
 pub use store::StoreRoot;
 pub use transcript::{
     AssistantPart, Author, AuthorKind, Body, Comparison, Difference, Event, Feature, Origin, Part,
-    Signature, Thinking, Timestamp, ToolCall, Transcript, ValidationError, SCHEMA,
+    Signature, Thinking, Timestamp, ToolCall, ToolInput, Transcript, ValidationError, WebSearch,
+    FREEFORM_MEMBER, SCHEMA,
 };

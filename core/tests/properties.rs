@@ -58,11 +58,7 @@ fn assistant_part(n: usize) -> impl Strategy<Value = AssistantPart> {
             })
         }),
         ("[a-z_]{1,8}", json_value()).prop_map(move |(name, arguments)| {
-            AssistantPart::ToolCall(ToolCall {
-                id: format!("call_{n}"),
-                name,
-                arguments,
-            })
+            AssistantPart::ToolCall(ToolCall::new(format!("call_{n}"), name, arguments))
         }),
     ]
 }

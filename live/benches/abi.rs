@@ -54,11 +54,7 @@ fn large_transcript(turns: usize) -> Transcript {
             Body::Assistant {
                 content: vec![
                     AssistantPart::Text { text: text.clone() },
-                    AssistantPart::ToolCall(ToolCall {
-                        id: format!("call{turn}"),
-                        name: "read_file".into(),
-                        arguments: serde_json::json!({"path": format!("src/{turn}.rs"), "limit": 200, "ratio": 0.25}),
-                    }),
+                    AssistantPart::ToolCall(ToolCall::new(format!("call{turn}"), "read_file", serde_json::json!({"path": format!("src/{turn}.rs"), "limit": 200, "ratio": 0.25}))),
                 ],
                 origin: None,
             },

@@ -334,11 +334,7 @@ mod tests {
             "a",
             0,
             Body::Assistant {
-                content: vec![AssistantPart::ToolCall(ToolCall {
-                    id: "c".into(),
-                    name: "ls".into(),
-                    arguments: json!({}),
-                })],
+                content: vec![AssistantPart::ToolCall(ToolCall::new("c", "ls", json!({})))],
                 origin: None,
             },
         );
@@ -424,11 +420,11 @@ mod tests {
                 "b",
                 2,
                 Body::Assistant {
-                    content: vec![AssistantPart::ToolCall(ToolCall {
-                        id: "c1".into(),
-                        name: "ls".into(),
-                        arguments: json!({}),
-                    })],
+                    content: vec![AssistantPart::ToolCall(ToolCall::new(
+                        "c1",
+                        "ls",
+                        json!({}),
+                    ))],
                     origin: None,
                 },
             ),

@@ -309,3 +309,115 @@ fn a_model_less_codex_session_continues_in_claude_code() {
 fn an_older_claude_code_session_continues_in_claude_code() {
     across(&CLAUDE_VIEWER, "claude-code");
 }
+
+/// The genuine Codex rollout with its tool call made freeform, as Codex records `apply_patch`
+/// (issue 27): a `custom_tool_call` whose `input` is the raw patch, answered by a
+/// `custom_tool_call_output`.
+fn custom_tool_rollout(dir: &std::path::Path) -> PathBuf {
+    let fixture = std::fs::read_to_string(repo().join(CODEX.file)).unwrap();
+    let text: Vec<String> = fixture
+        .lines()
+        .map(|l| {
+            let mut r: serde_json::Value = serde_json::from_str(l).unwrap();
+            match r["payload"]["type"].as_str() {
+                Some("function_call") if r["type"] == "response_item" => {
+                    r["payload"] = serde_json::json!({"type": "custom_tool_call",
+                        "status": "completed", "call_id": r["payload"]["call_id"],
+                        "name": "apply_patch",
+                        "input": "*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** End Patch\n"});
+                }
+                Some("function_call_output") if r["type"] == "response_item" => {
+                    r["payload"]["type"] = "custom_tool_call_output".into();
+                }
+                _ => {}
+            }
+            r.to_string()
+        })
+        .collect();
+    let rollout = dir.join(CODEX.file.rsplit('/').next().unwrap());
+    std::fs::write(&rollout, text.join("\n") + "\n").unwrap();
+    rollout
+}
+
+/// A Codex rollout with a freeform call continues natively in Codex (the resumed request holds
+/// the `custom_tool_call` and its `custom_tool_call_output`: the Responses parse of the request
+/// reads them back as the freeform call, which a `function_call` would not be), and in Claude
+/// Code, pi and Gemini CLI as each one's own structured call (`{"input": <patch>}`), which each
+/// real CLI resumes and sends.
+#[test]
+fn a_codex_session_with_a_freeform_call_continues_in_every_cli() {
+    let scratch = tempfile::tempdir().unwrap();
+    let rollout = custom_tool_rollout(scratch.path());
+    let transcript = read_path("codex", &rollout);
+    assert!(
+        transcript.events.iter().any(|e| matches!(&e.body,
+            handoff_core::Body::Assistant { content, .. } if content.iter().any(|p| matches!(p,
+                handoff_core::AssistantPart::ToolCall(c)
+                    if matches!(c.input, handoff_core::ToolInput::Freeform(_)))))),
+        "the Codex reader reads the freeform call"
+    );
+    for target in ["codex", "claude-code", "pi", "gemini-cli"] {
+        let results = across_transcript(
+            "codex-custom-tool",
+            transcript.clone(),
+            Some(("codex", rollout.as_path())),
+            target,
+        );
+        judge_live(&results);
+    }
+}
+
+/// A Codex rollout with a web search continues natively in Codex (the search is sent back as a
+/// `web_search_call`), and is refused by a CLI that has no form of it, naming the event.
+#[test]
+fn a_codex_session_with_a_web_search_continues_in_codex_and_is_refused_elsewhere() {
+    let fixture = std::fs::read_to_string(repo().join(CODEX.file)).unwrap();
+    let mut lines: Vec<serde_json::Value> = fixture
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let answer = lines
+        .iter()
+        .rposition(|x| {
+            x["type"] == "response_item"
+                && x["payload"]["type"] == "message"
+                && x["payload"]["role"] == "assistant"
+        })
+        .unwrap();
+    let search = serde_json::json!({"timestamp": lines[answer]["timestamp"],
+        "type": "response_item", "payload": {"type": "web_search_call", "id": "ws_0a1b2c",
+            "status": "completed", "action": {"type": "search", "query": "rust serde",
+                "queries": ["rust serde", "serde flatten"]}}});
+    lines.insert(answer, search);
+    let scratch = tempfile::tempdir().unwrap();
+    let rollout = scratch.path().join(CODEX.file.rsplit('/').next().unwrap());
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    std::fs::write(&rollout, text.join("\n") + "\n").unwrap();
+    let transcript = read_path("codex", &rollout);
+    let results = across_transcript(
+        "codex-web-search",
+        transcript.clone(),
+        Some(("codex", rollout.as_path())),
+        "codex",
+    );
+    judge_live(&results);
+    for target in ["claude-code", "pi", "gemini-cli"] {
+        let root = StoreRoot::new(scratch.path().join(target)).unwrap();
+        let err = plugin_of(target)
+            .writer()
+            .create(&root, target, &transcript, &Default::default())
+            .unwrap_err();
+        match err {
+            handoff_core::PluginError::NotCarried {
+                feature, event_id, ..
+            } => {
+                assert_eq!(feature, handoff_core::Feature::WebSearch, "{target}");
+                assert!(transcript.events.iter().any(|e| e.id == event_id && matches!(&e.body,
+                    handoff_core::Body::Assistant { content, .. }
+                        if content.iter().any(|p| matches!(p, handoff_core::AssistantPart::WebSearch(_))))));
+            }
+            other => panic!("{target}: expected NotCarried, got {other:?}"),
+        }
+        assert!(!root.path().exists() || std::fs::read_dir(root.path()).unwrap().next().is_none());
+    }
+}

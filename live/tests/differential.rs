@@ -1078,6 +1078,65 @@ const CODEX_UNKNOWN_KINDS: Mutation = Mutation {
     },
 };
 
+/// The tool call as a freeform one, as Codex records `apply_patch` (issue 27): the
+/// `function_call` becomes a `custom_tool_call` with the raw patch as its `input`, its output a
+/// `custom_tool_call_output`. Codex sends both back as they are.
+const CODEX_CUSTOM_TOOL_CALL: Mutation = Mutation {
+    name: "custom-tool-call",
+    apply: |b| {
+        map_records(b, |_, mut r| {
+            match payload_type(&r) {
+                ("response_item", "function_call") => {
+                    r["payload"] = json!({"type": "custom_tool_call", "status": "completed",
+                        "call_id": r["payload"]["call_id"], "name": "apply_patch",
+                        "input": "*** Begin Patch\n*** Add File: hello.txt\n+hi \"there\"\n*** End Patch\n"});
+                }
+                ("response_item", "function_call_output") => {
+                    r["payload"]["type"] = json!("custom_tool_call_output");
+                }
+                _ => {}
+            }
+            Some(r)
+        })
+    },
+};
+
+/// The freeform call interrupted: the session ends on the `custom_tool_call` (Codex answers it
+/// `aborted` with a `custom_tool_call_output` when it resumes).
+const CODEX_CUSTOM_TOOL_CALL_INTERRUPTED: Mutation = Mutation {
+    name: "custom-tool-call-interrupted",
+    apply: |b| {
+        let r = records(&(CODEX_CUSTOM_TOOL_CALL.apply)(b));
+        let output = r
+            .iter()
+            .position(|x| payload_type(x) == ("response_item", "custom_tool_call_output"))
+            .unwrap();
+        to_bytes(&r[..output])
+    },
+};
+
+/// A `web_search_call` before the answer, as Codex records a hosted web search (issue 27): no
+/// output item follows; Codex sends it back with its id, status and action.
+const CODEX_WEB_SEARCH: Mutation = Mutation {
+    name: "web-search-call",
+    apply: |b| {
+        let mut r = records(b);
+        let answer = r
+            .iter()
+            .rposition(|x| {
+                payload_type(x) == ("response_item", "message")
+                    && x["payload"]["role"] == "assistant"
+            })
+            .unwrap();
+        let search = json!({"timestamp": r[answer]["timestamp"], "type": "response_item",
+            "payload": {"type": "web_search_call", "id": "ws_0a1b2c", "status": "completed",
+                "action": {"type": "search", "query": "rust serde flatten",
+                    "queries": ["rust serde flatten", "serde flatten enum"]}}});
+        r.insert(answer, search);
+        to_bytes(&r)
+    },
+};
+
 /// Every `event_msg` line dropped (the model's history is the response items).
 const CODEX_NO_EVENT_MSGS: Mutation = Mutation {
     name: "no-event-msgs",
@@ -1134,6 +1193,26 @@ const CODEX_COMPACTED_NO_REPLACEMENT: Mutation = Mutation {
     },
 };
 
+/// [`CODEX_COMPACTED_NO_REPLACEMENT`] after a first message of a text, an image and a text
+/// (issue 27): Codex 0.171.0 rebuilds it as its two texts, the image left out.
+const CODEX_COMPACTED_NO_REPLACEMENT_IMAGE: Mutation = Mutation {
+    name: "compacted-no-replacement-image",
+    apply: |b| {
+        const PNG: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+        map_records(&(CODEX_COMPACTED_NO_REPLACEMENT.apply)(b), |_, mut r| {
+            if payload_type(&r) == ("response_item", "message")
+                && r["payload"]["role"] == "user"
+                && r["payload"]["content"][0]["text"] == "hi"
+            {
+                r["payload"]["content"] = json!([{"type": "input_text", "text": "hi"},
+                    {"type": "input_image", "image_url": PNG},
+                    {"type": "input_text", "text": "what is this?"}]);
+            }
+            Some(r)
+        })
+    },
+};
+
 /// A `compacted` line without `replacement_history` after the second turn: Codex rebuilds the
 /// history from both user messages, in order, then the summary.
 const CODEX_COMPACTED_LATE_NO_REPLACEMENT: Mutation = Mutation {
@@ -1151,6 +1230,27 @@ const CODEX_COMPACTED_LATE_NO_REPLACEMENT: Mutation = Mutation {
             "payload": {"message": "The user said hi, then continue; the assistant said ok twice."}});
         r.insert(answer + 1, compacted);
         to_bytes(&r)
+    },
+};
+
+/// [`CODEX_COMPACTED_LATE_NO_REPLACEMENT`] with the first message an image only: Codex 0.171.0
+/// rebuilds it as one empty text.
+const CODEX_COMPACTED_LATE_NO_REPLACEMENT_IMAGE_ONLY: Mutation = Mutation {
+    name: "compacted-late-no-replacement-image-only",
+    apply: |b| {
+        const PNG: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+        map_records(
+            &(CODEX_COMPACTED_LATE_NO_REPLACEMENT.apply)(b),
+            |_, mut r| {
+                if payload_type(&r) == ("response_item", "message")
+                    && r["payload"]["role"] == "user"
+                    && r["payload"]["content"][0]["text"] == "hi"
+                {
+                    r["payload"]["content"] = json!([{"type": "input_image", "image_url": PNG}]);
+                }
+                Some(r)
+            },
+        )
     },
 };
 
@@ -1176,6 +1276,9 @@ fn codex_cases<'a>(
         (CODEX_INTERRUPTED_CALL, Expect::Agree),
         (CODEX_OUTPUT_DROPPED, Expect::Agree),
         (CODEX_UNKNOWN_KINDS, Expect::Agree),
+        (CODEX_CUSTOM_TOOL_CALL, Expect::Agree),
+        (CODEX_CUSTOM_TOOL_CALL_INTERRUPTED, Expect::Agree),
+        (CODEX_WEB_SEARCH, Expect::Agree),
         (generic::SWAP_LAST_TWO, Expect::Agree),
         (generic::TORN_LAST_LINE, Expect::DeliberateReaderFails(TORN)),
         (generic::BLANK_LINE, Expect::Agree),
@@ -1187,7 +1290,12 @@ fn codex_cases<'a>(
         (CODEX_NO_EVENT_MSGS, Expect::Agree),
         (CODEX_COMPACTED, Expect::Agree),
         (CODEX_COMPACTED_NO_REPLACEMENT, Expect::Agree),
+        (CODEX_COMPACTED_NO_REPLACEMENT_IMAGE, Expect::Agree),
         (CODEX_COMPACTED_LATE_NO_REPLACEMENT, Expect::Agree),
+        (
+            CODEX_COMPACTED_LATE_NO_REPLACEMENT_IMAGE_ONLY,
+            Expect::Agree,
+        ),
         (CODEX_COMPACTED_TWICE_NO_REPLACEMENT, Expect::Agree),
         (generic::CRLF, Expect::Agree),
     ];

@@ -23,11 +23,11 @@ fn interrupted() -> Transcript {
         "a1",
         Timestamp::from_millis(1_795_999_301_000),
         Body::Assistant {
-            content: vec![AssistantPart::ToolCall(ToolCall {
-                id: "call_1".into(),
-                name: "shell".into(),
-                arguments: json!({"command": "ls"}),
-            })],
+            content: vec![AssistantPart::ToolCall(ToolCall::new(
+                "call_1",
+                "shell",
+                json!({"command": "ls"}),
+            ))],
             origin: None,
         },
     );

@@ -15,7 +15,12 @@
 //! `u64` count then the items; an enum is a `u8` tag then its fields. A `serde_json::Value` (tool
 //! arguments, opaque fields) is a tag (null, false, true, number, string, array, object) and its
 //! contents; a number travels as its exact digits. Timestamps are `i64` milliseconds. The form is fixed by the
-//! capability id that carries it; a change is a new id.
+//! capability id that carries it; a change is a new id. The one kind of growth that is not a
+//! change: a new enum tag for a new part of the model that a [`Feature`](crate::transcript::Feature)
+//! guards (assistant part tags 3, a freeform tool call, and 4, a web search). A host never lends
+//! such a part to a target whose manifest does not carry its feature (the engine and every writer
+//! check the carried features first), and a plugin built before the feature cannot declare it, so
+//! an older plugin never meets a tag it does not know.
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -24,7 +29,7 @@ use serde_json::Value;
 
 use crate::transcript::{
     AssistantPart, Author, AuthorKind, Body, Event, Origin, Part, Signature, Thinking, Timestamp,
-    ToolCall,
+    ToolCall, ToolInput, WebSearch,
 };
 
 /// A batch is handed across once it holds this many bytes: large enough that the call per batch
@@ -338,11 +343,28 @@ fn put_assistant_part(out: &mut Vec<u8>, part: &AssistantPart) {
                 out.push(u8::from(signature.redacted));
             });
         }
-        AssistantPart::ToolCall(call) => {
-            out.push(2);
-            put_str(out, &call.id);
-            put_str(out, &call.name);
-            put_json(out, &call.arguments);
+        AssistantPart::ToolCall(call) => match &call.input {
+            ToolInput::Arguments(arguments) => {
+                out.push(2);
+                put_str(out, &call.id);
+                put_str(out, &call.name);
+                put_json(out, arguments);
+            }
+            // Tags 3 and 4 came with freeform calls and web searches; a host sends them only
+            // to a target whose manifest carries those features, which no plugin built before
+            // them can declare.
+            ToolInput::Freeform(text) => {
+                out.push(3);
+                put_str(out, &call.id);
+                put_str(out, &call.name);
+                put_str(out, text);
+            }
+        },
+        AssistantPart::WebSearch(search) => {
+            out.push(4);
+            put_option(out, search.id.as_deref(), put_str);
+            put_option(out, search.status.as_deref(), put_str);
+            put_json(out, &search.action);
         }
     }
 }
@@ -594,10 +616,20 @@ impl<'a> Input<'a> {
                     })
                 })?,
             }),
-            2 => AssistantPart::ToolCall(ToolCall {
+            2 => AssistantPart::ToolCall(ToolCall::new(
+                self.string("tool_call.id")?,
+                self.string("tool_call.name")?,
+                self.json("tool_call.arguments")?,
+            )),
+            3 => AssistantPart::ToolCall(ToolCall {
                 id: self.string("tool_call.id")?,
                 name: self.string("tool_call.name")?,
-                arguments: self.json("tool_call.arguments")?,
+                input: ToolInput::Freeform(self.string("tool_call.input")?),
+            }),
+            4 => AssistantPart::WebSearch(WebSearch {
+                id: self.option("web_search.id", |i| i.string("web_search.id"))?,
+                status: self.option("web_search.status", |i| i.string("web_search.status"))?,
+                action: self.json("web_search.action")?,
             }),
             other => return Err(format!("body.content: unknown assistant part tag {other}")),
         })
@@ -654,10 +686,16 @@ mod tests {
                             }),
                         }),
                         AssistantPart::text("text"),
+                        AssistantPart::ToolCall(ToolCall::new("c1", "f", big)),
                         AssistantPart::ToolCall(ToolCall {
-                            id: "c1".into(),
-                            name: "f".into(),
-                            arguments: big,
+                            id: "c2".into(),
+                            name: "apply_patch".into(),
+                            input: ToolInput::Freeform("*** Begin Patch\n+é\n".into()),
+                        }),
+                        AssistantPart::WebSearch(WebSearch {
+                            id: Some("ws_1".into()),
+                            status: None,
+                            action: json!({"type": "search", "query": "q", "queries": ["q", "r"]}),
                         }),
                     ],
                     origin: Some(Origin {
@@ -700,7 +738,7 @@ mod tests {
             panic!()
         };
         assert_eq!(
-            call.arguments.to_string(),
+            call.arguments().unwrap().to_string(),
             r#"{"n":123456789012345678901234567890,"y":0.1,"z":null}"#
         );
     }
@@ -738,11 +776,7 @@ mod tests {
                     Body::Assistant {
                         content: vec![
                             AssistantPart::text(text.clone()),
-                            AssistantPart::ToolCall(ToolCall {
-                                id: key.clone(),
-                                name: text,
-                                arguments,
-                            }),
+                            AssistantPart::ToolCall(ToolCall::new(key.clone(), text, arguments)),
                         ],
                         origin: None,
                     },

@@ -210,11 +210,7 @@ mod tests {
         }
     }
     fn sample() -> Transcript {
-        let call = AssistantPart::ToolCall(ToolCall {
-            id: "c".into(),
-            name: "ls".into(),
-            arguments: json!({}),
-        });
+        let call = AssistantPart::ToolCall(ToolCall::new("c", "ls", json!({})));
         Transcript::new(vec![
             ev(
                 "a",

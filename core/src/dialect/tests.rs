@@ -22,11 +22,7 @@ fn tool_turn() -> Transcript {
             Body::Assistant {
                 content: vec![
                     AssistantPart::text("Listing."),
-                    AssistantPart::ToolCall(ToolCall {
-                        id: "call_1".into(),
-                        name: "ls".into(),
-                        arguments: json!({"path": "."}),
-                    }),
+                    AssistantPart::ToolCall(ToolCall::new("call_1", "ls", json!({"path": "."}))),
                 ],
                 origin: None,
             },

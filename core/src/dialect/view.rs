@@ -1,13 +1,16 @@
 //! The wire view: what a request body of a dialect can show of a transcript.
 //!
 //! The wire carries no timestamps, authors, event ids, opaque fields, signature models or turn
-//! origins; the APIs merge consecutive turns of the same role; the model sees a compaction's
+//! origins; the APIs merge consecutive turns of the same role; only the Responses wire has
+//! freeform (custom) tool calls, the others show one in its structured form (`{"input": …}`); the model sees a compaction's
 //! summary instead of the events it replaces; and each dialect has its own [`WireLimit`]s. A
 //! transcript and a history parsed from the wire are equal *as the wire shows them* when their
 //! views are equal under the target's comparison.
 
 use super::{visible, Dialect};
-use crate::transcript::{AssistantPart, Body, Event, Origin, Part, Timestamp, Transcript};
+use crate::transcript::{
+    AssistantPart, Body, Event, Origin, Part, Timestamp, ToolInput, Transcript,
+};
 
 /// The view of `transcript` as a `dialect` body shows it, keeping only thinking made by
 /// `thinking_from` (the target's comparison sets the rest aside anyway).
@@ -74,10 +77,21 @@ fn strip(mut event: Event, dialect: Dialect) -> Event {
     event.opaque.clear();
     if let Body::Assistant { content, origin } = &mut event.body {
         for part in content.iter_mut() {
-            if let AssistantPart::Thinking(t) = part {
-                if let Some(s) = &mut t.signature {
-                    s.model = None;
+            match part {
+                AssistantPart::Thinking(t) => {
+                    if let Some(s) = &mut t.signature {
+                        s.model = None;
+                    }
                 }
+                // Only the Responses wire has freeform (custom) tools; the others are sent the
+                // call's structured form.
+                AssistantPart::ToolCall(call)
+                    if dialect != Dialect::OpenaiResponses
+                        && matches!(call.input, ToolInput::Freeform(_)) =>
+                {
+                    call.input = ToolInput::Arguments(call.structured_arguments().into_owned());
+                }
+                _ => {}
             }
         }
         *origin = Some(Origin {

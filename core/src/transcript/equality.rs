@@ -503,11 +503,7 @@ mod tests {
     #[test]
     fn difference_names_event_field_and_both_values() {
         let call = |path: &str| {
-            AssistantPart::ToolCall(ToolCall {
-                id: "c1".into(),
-                name: "read".into(),
-                arguments: json!({"path": path}),
-            })
+            AssistantPart::ToolCall(ToolCall::new("c1", "read", json!({"path": path})))
         };
         let a = Transcript::new(vec![
             user("u", "hi"),

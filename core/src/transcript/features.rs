@@ -1,6 +1,6 @@
 use serde::{Deserialize, Serialize};
 
-use super::{AssistantPart, Body, Event, Part, Transcript};
+use super::{AssistantPart, Body, Event, Part, ToolInput, Transcript};
 
 /// A part of the canonical model that a target may or may not carry natively.
 ///
@@ -37,11 +37,16 @@ pub enum Feature {
     /// Numbers in tool arguments that a JavaScript reader would change: integers beyond 2^53,
     /// and any number whose text is not how JavaScript prints its value (`1.0`, `1e5`).
     PreciseNumbers,
+    /// Tool calls with freeform text input (a custom tool, e.g. Codex's `apply_patch`), carried
+    /// as such or in the target's structured form with a marker that reads them back.
+    FreeformToolCall,
+    /// Web searches the provider ran itself (OpenAI's hosted `web_search`).
+    WebSearch,
 }
 
 impl Feature {
     /// Every feature, in a fixed order.
-    pub const ALL: [Feature; 13] = [
+    pub const ALL: [Feature; 15] = [
         Feature::Text,
         Feature::Image,
         Feature::ImageUrl,
@@ -55,6 +60,8 @@ impl Feature {
         Feature::Author,
         Feature::TextAfterToolCall,
         Feature::PreciseNumbers,
+        Feature::FreeformToolCall,
+        Feature::WebSearch,
     ];
 
     /// The snake_case name used in manifests and messages.
@@ -73,6 +80,8 @@ impl Feature {
             Feature::Author => "author",
             Feature::TextAfterToolCall => "text_after_tool_call",
             Feature::PreciseNumbers => "precise_numbers",
+            Feature::FreeformToolCall => "freeform_tool_call",
+            Feature::WebSearch => "web_search",
         }
     }
 }
@@ -141,10 +150,16 @@ impl Event {
                         }
                         AssistantPart::ToolCall(call) => {
                             add(Feature::ToolCall);
-                            if !js_preserves(&call.arguments) {
-                                add(Feature::PreciseNumbers);
+                            match &call.input {
+                                ToolInput::Arguments(arguments) => {
+                                    if !js_preserves(arguments) {
+                                        add(Feature::PreciseNumbers);
+                                    }
+                                }
+                                ToolInput::Freeform(_) => add(Feature::FreeformToolCall),
                             }
                         }
+                        AssistantPart::WebSearch(_) => add(Feature::WebSearch),
                     }
                 }
             }
@@ -269,11 +284,11 @@ mod tests {
     fn numbers_javascript_would_change_need_precise_numbers() {
         let call = |args: &str| Event {
             body: Body::Assistant {
-                content: vec![AssistantPart::ToolCall(crate::transcript::ToolCall {
-                    id: "c".into(),
-                    name: "f".into(),
-                    arguments: serde_json::from_str(args).unwrap(),
-                })],
+                content: vec![AssistantPart::ToolCall(crate::transcript::ToolCall::new(
+                    "c",
+                    "f",
+                    serde_json::from_str(args).unwrap(),
+                ))],
                 origin: None,
             },
             ..Event::new(
@@ -293,6 +308,42 @@ mod tests {
     }
 
     #[test]
+    fn freeform_calls_and_web_searches_are_features_of_their_own() {
+        let turn = |part: AssistantPart| {
+            Event::new(
+                "a",
+                Timestamp::from_millis(0),
+                Body::Assistant {
+                    content: vec![part],
+                    origin: None,
+                },
+            )
+            .features()
+        };
+        let freeform = turn(AssistantPart::ToolCall(crate::transcript::ToolCall {
+            id: "c".into(),
+            name: "apply_patch".into(),
+            // A number JavaScript would change, as text: not a precise-number matter.
+            input: ToolInput::Freeform("1.0".into()),
+        }));
+        assert_eq!(freeform, vec![Feature::ToolCall, Feature::FreeformToolCall]);
+        let search = turn(AssistantPart::WebSearch(crate::transcript::WebSearch {
+            id: None,
+            status: None,
+            action: serde_json::json!({"type": "search", "query": "q"}),
+        }));
+        assert_eq!(search, vec![Feature::WebSearch]);
+        // Every feature is named once, and serialised as its name.
+        let names: std::collections::BTreeSet<&str> =
+            Feature::ALL.iter().map(|f| f.name()).collect();
+        assert_eq!(names.len(), Feature::ALL.len());
+        for f in Feature::ALL {
+            let json = serde_json::to_string(&f).unwrap();
+            assert_eq!(json, format!("\"{}\"", f.name()));
+        }
+    }
+
+    #[test]
     fn text_after_a_tool_call_is_its_own_feature() {
         let turn = |parts: Vec<AssistantPart>| {
             Event::new(
@@ -307,11 +358,11 @@ mod tests {
             .contains(&Feature::TextAfterToolCall)
         };
         let call = || {
-            AssistantPart::ToolCall(crate::transcript::ToolCall {
-                id: "c".into(),
-                name: "f".into(),
-                arguments: serde_json::json!({}),
-            })
+            AssistantPart::ToolCall(crate::transcript::ToolCall::new(
+                "c",
+                "f",
+                serde_json::json!({}),
+            ))
         };
         assert!(!turn(vec![AssistantPart::text("a"), call(), call()]));
         assert!(turn(vec![

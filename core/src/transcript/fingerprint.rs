@@ -202,15 +202,25 @@ impl Fingerprint {
                     }
                 }
             }
-            AssistantPart::ToolCall(super::ToolCall {
-                id,
-                name,
-                arguments,
-            }) => {
-                self.write_u8(2);
-                self.str(id);
-                self.str(name);
-                self.value(arguments);
+            AssistantPart::ToolCall(super::ToolCall { id, name, input }) => match input {
+                super::ToolInput::Arguments(arguments) => {
+                    self.write_u8(2);
+                    self.str(id);
+                    self.str(name);
+                    self.value(arguments);
+                }
+                super::ToolInput::Freeform(text) => {
+                    self.write_u8(4);
+                    self.str(id);
+                    self.str(name);
+                    self.str(text);
+                }
+            },
+            AssistantPart::WebSearch(super::WebSearch { id, status, action }) => {
+                self.write_u8(3);
+                self.opt(id.as_deref());
+                self.opt(status.as_deref());
+                self.value(action);
             }
         }
     }
@@ -271,7 +281,9 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::transcript::{Origin, Thinking, Timestamp, ToolCall, Transcript};
+    use crate::transcript::{
+        Origin, Thinking, Timestamp, ToolCall, ToolInput, Transcript, WebSearch,
+    };
 
     fn all(comparison: &Comparison, t: &Transcript) -> Vec<u128> {
         let mut f = Fingerprinter::new(comparison);
@@ -288,16 +300,33 @@ mod tests {
         )
     }
 
+    fn with_parts(content: Vec<AssistantPart>) -> Event {
+        Event::new(
+            "a1",
+            Timestamp::from_millis(6),
+            Body::Assistant {
+                content,
+                origin: None,
+            },
+        )
+    }
+
+    fn search(status: Option<&str>, query: &str) -> Event {
+        with_parts(vec![AssistantPart::WebSearch(WebSearch {
+            id: Some("ws_1".into()),
+            status: status.map(Into::into),
+            action: json!({"type": "search", "query": query}),
+        })])
+    }
+
     fn call(id: &str, arguments: Value) -> Event {
         Event::new(
             id,
             Timestamp::from_millis(6),
             Body::Assistant {
-                content: vec![AssistantPart::ToolCall(ToolCall {
-                    id: "c1".into(),
-                    name: "ls".into(),
-                    arguments,
-                })],
+                content: vec![AssistantPart::ToolCall(ToolCall::new(
+                    "c1", "ls", arguments,
+                ))],
                 origin: Some(Origin {
                     provider: "openai".into(),
                     model: None,
@@ -338,6 +367,20 @@ mod tests {
                 },
                 base.events[1].clone(),
             ]),
+            // A freeform call whose text is the JSON string arguments of another.
+            Transcript::new(vec![
+                base.events[0].clone(),
+                with_parts(vec![AssistantPart::ToolCall(ToolCall {
+                    id: "c1".into(),
+                    name: "ls".into(),
+                    input: ToolInput::Freeform("/a".into()),
+                })]),
+            ]),
+            Transcript::new(vec![base.events[0].clone(), call("a1", json!("/a"))]),
+            // Web searches that differ in their action or status.
+            Transcript::new(vec![base.events[0].clone(), search(Some("completed"), "q")]),
+            Transcript::new(vec![base.events[0].clone(), search(None, "q")]),
+            Transcript::new(vec![base.events[0].clone(), search(Some("completed"), "r")]),
             // Text split differently across parts.
             Transcript::new(vec![
                 Event::new(

@@ -17,7 +17,7 @@ pub use features::Feature;
 pub use fingerprint::Fingerprinter;
 pub use model::{
     AssistantPart, Author, AuthorKind, Body, Event, Origin, Part, Signature, Thinking, ToolCall,
-    Transcript, SCHEMA,
+    ToolInput, Transcript, WebSearch, FREEFORM_MEMBER, SCHEMA,
 };
 pub use timestamp::Timestamp;
 pub use validate::{ValidationError, Validator};

@@ -1,3 +1,4 @@
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use base64::Engine as _;
@@ -215,6 +216,9 @@ pub enum AssistantPart {
     Thinking(Thinking),
     /// A call of a tool.
     ToolCall(ToolCall),
+    /// A web search the provider ran itself (OpenAI's hosted `web_search` tool): the history
+    /// holds the call and never its results.
+    WebSearch(WebSearch),
 }
 
 impl AssistantPart {
@@ -251,15 +255,149 @@ pub struct Signature {
     pub redacted: bool,
 }
 
-/// A call of a tool, with its id and JSON arguments.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A call of a tool, with its id and its input.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolCall {
     /// The call id; tool results refer to it.
     pub id: String,
     /// The tool name.
     pub name: String,
-    /// The arguments as a JSON value (compared as JSON, never as text).
-    pub arguments: Value,
+    /// What the tool was called with: JSON arguments or freeform text.
+    pub input: ToolInput,
+}
+
+impl ToolCall {
+    /// A call with JSON arguments.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            input: ToolInput::Arguments(arguments),
+        }
+    }
+
+    /// The JSON arguments, or `None` for a freeform call.
+    pub fn arguments(&self) -> Option<&Value> {
+        match &self.input {
+            ToolInput::Arguments(arguments) => Some(arguments),
+            ToolInput::Freeform(_) => None,
+        }
+    }
+
+    /// The arguments as a target without freeform tools carries them: JSON arguments as they
+    /// are, freeform text as `{"input": <text>}` ([`FREEFORM_MEMBER`]).
+    pub fn structured_arguments(&self) -> Cow<'_, Value> {
+        match &self.input {
+            ToolInput::Arguments(arguments) => Cow::Borrowed(arguments),
+            ToolInput::Freeform(text) => {
+                let mut object = serde_json::Map::with_capacity(1);
+                object.insert(FREEFORM_MEMBER.to_owned(), Value::String(text.clone()));
+                Cow::Owned(Value::Object(object))
+            }
+        }
+    }
+}
+
+/// The one member of the structured form of a freeform call (`{"input": <text>}`).
+pub const FREEFORM_MEMBER: &str = "input";
+
+/// What a tool was called with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolInput {
+    /// JSON arguments (a function tool), compared as JSON, never as text.
+    Arguments(Value),
+    /// Freeform text (a custom tool, e.g. Codex's `apply_patch` with its raw patch), byte for
+    /// byte.
+    Freeform(String),
+}
+
+impl ToolInput {
+    /// The freeform input read back from a target's structured form: `arguments` must be
+    /// exactly `{"input": <string>}` ([`ToolCall::structured_arguments`]); `None` otherwise.
+    pub fn freeform_from_structured(arguments: &Value) -> Option<String> {
+        match arguments {
+            Value::Object(object) if object.len() == 1 => match object.get(FREEFORM_MEMBER) {
+                Some(Value::String(text)) => Some(text.clone()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// The canonical JSON of a tool call: `{id, name, arguments}` for JSON arguments, `{id, name,
+/// input}` for freeform text.
+#[derive(Serialize, Deserialize)]
+struct ToolCallJson<'a> {
+    #[serde(borrow)]
+    id: Cow<'a, str>,
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present_value"
+    )]
+    arguments: Option<Cow<'a, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    input: Option<Cow<'a, str>>,
+}
+
+/// A member that is present is `Some`, even when it is `null`.
+fn present_value<'de, 'a, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Cow<'a, Value>>, D::Error> {
+    Value::deserialize(deserializer).map(|v| Some(Cow::Owned(v)))
+}
+
+impl Serialize for ToolCall {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (arguments, input) = match &self.input {
+            ToolInput::Arguments(arguments) => (Some(Cow::Borrowed(arguments)), None),
+            ToolInput::Freeform(text) => (None, Some(Cow::Borrowed(text.as_str()))),
+        };
+        ToolCallJson {
+            id: Cow::Borrowed(&self.id),
+            name: Cow::Borrowed(&self.name),
+            arguments,
+            input,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolCall {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let json = ToolCallJson::deserialize(deserializer)?;
+        let input = match (json.arguments, json.input) {
+            (Some(arguments), None) => ToolInput::Arguments(arguments.into_owned()),
+            (None, Some(text)) => ToolInput::Freeform(text.into_owned()),
+            (Some(_), Some(_)) => return Err(serde::de::Error::custom(
+                "a tool call has either `arguments` (JSON) or `input` (freeform text), not both",
+            )),
+            (None, None) => return Err(serde::de::Error::missing_field("arguments")),
+        };
+        Ok(ToolCall {
+            id: json.id.into_owned(),
+            name: json.name.into_owned(),
+            input,
+        })
+    }
+}
+
+/// A web search the provider ran (OpenAI Responses `web_search_call`). The model is sent the
+/// call again on every turn, never its results, so this is all there is of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WebSearch {
+    /// The provider's item id (`ws_…`), where the source had one; it is sent back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The call's status (`completed`, …), where the source had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// What the search did, exactly as the provider spelled it (`{"type": "search", "query":
+    /// …, "queries": […]}`, `open_page`, `find_in_page`).
+    pub action: Value,
 }
 
 mod base64_bytes {
@@ -270,7 +408,7 @@ mod base64_bytes {
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
-        let text = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        let text = Cow::<'de, str>::deserialize(deserializer)?;
         base64::engine::general_purpose::STANDARD
             .decode(text.as_bytes())
             .map_err(|e| serde::de::Error::custom(format!("image data is not base64: {e}")))

@@ -24,11 +24,11 @@ pub fn tool_turns(turns: usize, origin: &Origin) -> Transcript {
         next(Body::Assistant {
             content: vec![
                 AssistantPart::text("I'll list them."),
-                AssistantPart::ToolCall(ToolCall {
-                    id: call_id.clone(),
-                    name: "Bash".into(),
-                    arguments: serde_json::json!({"command": "ls -la src", "description": "List"}),
-                }),
+                AssistantPart::ToolCall(ToolCall::new(
+                    call_id.clone(),
+                    "Bash",
+                    serde_json::json!({"command": "ls -la src", "description": "List"}),
+                )),
             ],
             origin: Some(origin.clone()),
         });

@@ -75,6 +75,15 @@ impl<K: Eq + Hash + Borrow<str>> Validator<K> {
         match &event.body {
             Body::Assistant { content, .. } => {
                 for (i, part) in content.iter().enumerate() {
+                    if let AssistantPart::WebSearch(search) = part {
+                        let kind = search.action.get("type").and_then(|t| t.as_str());
+                        if kind.is_none_or(str::is_empty) {
+                            return Err(fail(
+                                &format!("body.content[{i}].action.type"),
+                                format_args!("a web search's action names its type"),
+                            ));
+                        }
+                    }
                     if let AssistantPart::ToolCall(call) = part {
                         let field = || format!("body.content[{i}].id");
                         if call.id.is_empty() {
@@ -144,11 +153,7 @@ mod tests {
 
     fn call(id: &str) -> Body {
         Body::Assistant {
-            content: vec![AssistantPart::ToolCall(ToolCall {
-                id: id.into(),
-                name: "ls".into(),
-                arguments: json!({}),
-            })],
+            content: vec![AssistantPart::ToolCall(ToolCall::new(id, "ls", json!({})))],
             origin: None,
         }
     }
@@ -212,5 +217,58 @@ mod tests {
             forward.validate().unwrap_err().field,
             "body.replaces_through"
         );
+    }
+
+    #[test]
+    fn a_web_search_names_its_action_type() {
+        let search = |action: serde_json::Value| Body::Assistant {
+            content: vec![
+                AssistantPart::text("x"),
+                AssistantPart::WebSearch(crate::transcript::WebSearch {
+                    id: None,
+                    status: None,
+                    action,
+                }),
+            ],
+            origin: None,
+        };
+        let ok = Transcript::new(vec![ev("a", search(json!({"type": "search"})))]);
+        ok.validate().unwrap();
+        for bad in [json!({"query": "q"}), json!("search"), json!({"type": ""})] {
+            let t = Transcript::new(vec![ev("a", search(bad))]);
+            assert_eq!(
+                t.validate().unwrap_err().field,
+                "body.content[1].action.type"
+            );
+        }
+    }
+
+    #[test]
+    fn the_json_form_tells_a_freeform_call_from_json_arguments() {
+        let freeform = ToolCall {
+            id: "c1".into(),
+            name: "apply_patch".into(),
+            input: crate::transcript::ToolInput::Freeform("*** Begin Patch\n".into()),
+        };
+        let text = serde_json::to_value(AssistantPart::ToolCall(freeform.clone())).unwrap();
+        assert_eq!(
+            text,
+            json!({"type": "tool_call", "id": "c1", "name": "apply_patch", "input": "*** Begin Patch\n"})
+        );
+        let back: AssistantPart = serde_json::from_value(text).unwrap();
+        assert_eq!(back, AssistantPart::ToolCall(freeform));
+        // A JSON string as arguments stays JSON arguments; null arguments are arguments too.
+        for arguments in [json!("*** Begin Patch\n"), json!(null)] {
+            let json_call = ToolCall::new("c1", "f", arguments.clone());
+            let text = serde_json::to_value(AssistantPart::ToolCall(json_call.clone())).unwrap();
+            assert_eq!(text["arguments"], arguments);
+            let back: AssistantPart = serde_json::from_value(text).unwrap();
+            assert_eq!(back, AssistantPart::ToolCall(json_call));
+        }
+        let both =
+            json!({"type": "tool_call", "id": "c", "name": "f", "arguments": {}, "input": "x"});
+        assert!(serde_json::from_value::<AssistantPart>(both).is_err());
+        let neither = json!({"type": "tool_call", "id": "c", "name": "f"});
+        assert!(serde_json::from_value::<AssistantPart>(neither).is_err());
     }
 }

@@ -20,7 +20,7 @@ use handoff_core::{StoreRoot, Transcript};
 
 /// The conformance suite version whose certificates this host accepts
 /// (`handoff_conformance::SUITE_VERSION`; the test keeps them equal).
-pub const SUITE_VERSION: &str = "1.5.0";
+pub const SUITE_VERSION: &str = "1.6.0";
 
 const USAGE: &str = "usage: host-app <plugin dir> <certificate dir> [--continue transcript.json --to TARGET --store-root DIR] [--prompt TEXT] [--locator NAME]";
 

@@ -140,11 +140,11 @@ fn long_conversation(turns: usize, calls: bool) -> handoff_core::Transcript {
         ));
         let mut answer = vec![AssistantPart::text(format!("answer {i}"))];
         if calls {
-            answer.push(AssistantPart::ToolCall(ToolCall {
-                id: format!("call_{i}"),
-                name: "shell".into(),
-                arguments: serde_json::json!({"command": ["ls"], "n": i}),
-            }));
+            answer.push(AssistantPart::ToolCall(ToolCall::new(
+                format!("call_{i}"),
+                "shell",
+                serde_json::json!({"command": ["ls"], "n": i}),
+            )));
         }
         events.push(Event::new(
             format!("a{i}"),

@@ -53,11 +53,7 @@ fn synthetic() -> Transcript {
         events.push(Event::new(format!("a{turn}"), at(), Body::Assistant {
             content: vec![
                 AssistantPart::text(format!("I'll list the sources for step {turn}.")),
-                AssistantPart::ToolCall(ToolCall {
-                    id: call.clone(),
-                    name: "Bash".into(),
-                    arguments: json!({"command": format!("ls -la src/ # {turn}"), "description": "List sources"}),
-                }),
+                AssistantPart::ToolCall(ToolCall::new(call.clone(), "Bash", json!({"command": format!("ls -la src/ # {turn}"), "description": "List sources"}))),
             ],
             origin: origin.clone(),
         }));

@@ -31,6 +31,10 @@ pub(crate) struct Extras {
         deserialize_with = "present"
     )]
     pub signature_model: Option<Option<String>>,
+    /// The record's `tool_use` is a freeform call: its `input` is `{"input": <text>}`, the
+    /// structured form of that text (Claude Code's tools take JSON objects only).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub freeform: bool,
 }
 
 impl Extras {

@@ -9,7 +9,8 @@ use handoff_conformance::corpus;
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Part, PluginError, Reader,
-    ResumePlan, Resumer, Signature, StoreRoot, Thinking, Timestamp, ToolCall, Transcript, Writer,
+    ResumePlan, Resumer, Signature, StoreRoot, Thinking, Timestamp, ToolCall, ToolInput,
+    Transcript, WebSearch, Writer,
 };
 
 const CWD: &str = "/home/dev/my.proj";
@@ -50,11 +51,7 @@ fn user(id: &str, text: &str) -> Event {
 }
 
 fn call(id: &str) -> AssistantPart {
-    AssistantPart::ToolCall(ToolCall {
-        id: id.into(),
-        name: "Bash".into(),
-        arguments: json!({"command": "ls"}),
-    })
+    AssistantPart::ToolCall(ToolCall::new(id, "Bash", json!({"command": "ls"})))
 }
 
 fn result(id: &str, call_id: &str) -> Event {
@@ -750,6 +747,7 @@ fn texts_and_calls(t: &Transcript) -> Vec<String> {
                     AssistantPart::Text { text } => format!("text {text}"),
                     AssistantPart::ToolCall(c) => format!("call {}", c.id),
                     AssistantPart::Thinking(_) => "thinking".into(),
+                    AssistantPart::WebSearch(_) => "web search".into(),
                 })
                 .collect(),
             Body::ToolResult { call_id, .. } => vec![format!("result {call_id}")],
@@ -1145,4 +1143,87 @@ fn results_out_of_timestamp_order_are_chained_so_they_read_back_as_written() {
         "and every one after it"
     );
     assert_eq!(recs[7]["parentUuid"], recs[6]["uuid"]);
+}
+
+/// A freeform call (Codex's `apply_patch`) is a `tool_use` of its structured form, marked in the
+/// record's `handoff` member, and reads back as the freeform call, whole or streamed.
+#[test]
+fn a_freeform_call_is_its_structured_form_marked_and_read_back() {
+    let patch = "*** Begin Patch\n*** Add File: a.txt\n+{\"not\": json}\n*** End Patch\n";
+    let freeform = AssistantPart::ToolCall(ToolCall {
+        id: "call_P1".into(),
+        name: "apply_patch".into(),
+        input: ToolInput::Freeform(patch.into()),
+    });
+    let t = Transcript::new(vec![
+        user("u", "patch it"),
+        assistant("a", vec![freeform, call("toolu_2")]),
+        result("r1", "call_P1"),
+        result("r2", "toolu_2"),
+    ]);
+    let (_dir, root, id, back) = round_trip(&t);
+    let path = ClaudePlugin.resolve(&root, CLAUDE_CODE, &id).unwrap().path;
+    let recs = records(&path);
+    let uses: Vec<&Value> = recs
+        .iter()
+        .filter(|r| r["message"]["content"][0]["type"] == "tool_use")
+        .collect();
+    assert_eq!(
+        uses[0]["message"]["content"][0]["input"],
+        json!({"input": patch})
+    );
+    assert_eq!(uses[0]["handoff"]["freeform"], true);
+    assert!(
+        uses[1].get("handoff").is_none(),
+        "a JSON call is not marked"
+    );
+    let mut streamed = Vec::new();
+    ClaudePlugin
+        .read_each_id(&root, CLAUDE_CODE, &id, &mut |e| {
+            streamed.push(e);
+            true
+        })
+        .unwrap();
+    assert_eq!(streamed, back.events);
+    // A marked record whose input is not the structured form is named, not guessed.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l.contains("\"freeform\":true"))
+        .unwrap()
+        + 1;
+    std::fs::write(
+        &path,
+        text.replacen("{\"input\":\"*** Begin", "{\"patch\":\"*** Begin", 1),
+    )
+    .unwrap();
+    match ClaudePlugin.read_id(&root, CLAUDE_CODE, &id) {
+        Err(PluginError::Malformed {
+            line: l, field: f, ..
+        }) => {
+            assert_eq!(l, Some(line));
+            assert_eq!(f.as_deref(), Some("message.content[0].input"));
+        }
+        other => panic!("expected Malformed, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_web_search_is_refused_naming_the_event() {
+    let search = AssistantPart::WebSearch(WebSearch {
+        id: Some("ws_1".into()),
+        status: Some("completed".into()),
+        action: json!({"type": "search", "query": "q"}),
+    });
+    let t = Transcript::new(vec![
+        user("u", "search"),
+        assistant("a", vec![search, AssistantPart::text("found")]),
+    ]);
+    let (_dir, root) = store();
+    match ClaudePlugin.create(&root, CLAUDE_CODE, &t, &options()) {
+        Err(PluginError::NotCarried { index, feature, .. }) => {
+            assert_eq!((index, feature), (1, handoff_sdk::Feature::WebSearch))
+        }
+        other => panic!("expected NotCarried, got {other:?}"),
+    }
 }

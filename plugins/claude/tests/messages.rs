@@ -105,11 +105,11 @@ fn a_trailing_tool_result_message_takes_the_prompt_after_its_results() {
         ev(
             "a",
             Body::Assistant {
-                content: vec![AssistantPart::ToolCall(ToolCall {
-                    id: "t1".into(),
-                    name: "ls".into(),
-                    arguments: json!({}),
-                })],
+                content: vec![AssistantPart::ToolCall(ToolCall::new(
+                    "t1",
+                    "ls",
+                    json!({}),
+                ))],
                 origin: None,
             },
         ),

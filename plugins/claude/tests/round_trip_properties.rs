@@ -88,11 +88,11 @@ fn transcript(exchanges: &[Exchange]) -> Transcript {
             .collect();
         let mut content = vec![AssistantPart::text(&ex.reply)];
         content.extend(ids.iter().map(|id| {
-            AssistantPart::ToolCall(ToolCall {
-                id: id.clone(),
-                name: "Bash".into(),
-                arguments: json!({"command": id, "n": 7}),
-            })
+            AssistantPart::ToolCall(ToolCall::new(
+                id.clone(),
+                "Bash",
+                json!({"command": id, "n": 7}),
+            ))
         }));
         let origin = Some(Origin {
             provider: "anthropic".into(),

@@ -123,7 +123,7 @@ fn genuine_tool_turn() {
         panic!()
     };
     assert_eq!(call.name, "Bash");
-    assert_eq!(call.arguments["command"], "echo hi-from-tool");
+    assert_eq!(call.arguments().unwrap()["command"], "echo hi-from-tool");
     let Body::ToolResult { content, .. } = &t.events[2].body else {
         unreachable!()
     };

@@ -38,11 +38,7 @@ pub fn transcript() -> Transcript {
             Body::Assistant {
                 content: vec![
                     AssistantPart::text("I will list the files in the project directory first, then compare."),
-                    AssistantPart::ToolCall(ToolCall {
-                        id: format!("call_{turn:06}"),
-                        name: "exec_command".into(),
-                        arguments: json!({"cmd": "ls -la src", "workdir": "/home/dev/proj", "timeout_ms": 10000}),
-                    }),
+                    AssistantPart::ToolCall(ToolCall::new(format!("call_{turn:06}"), "exec_command", json!({"cmd": "ls -la src", "workdir": "/home/dev/proj", "timeout_ms": 10000}))),
                 ],
                 origin: origin.clone(),
             },

@@ -40,6 +40,8 @@ pub fn target_manifest() -> TargetManifest {
             Feature::Author,
             Feature::TextAfterToolCall,
             Feature::PreciseNumbers,
+            Feature::FreeformToolCall,
+            Feature::WebSearch,
         ],
         thinking_from: vec![THINKING_PROVIDER.to_owned()],
         notes: vec![
@@ -50,6 +52,9 @@ pub fn target_manifest() -> TargetManifest {
                 .into(),
             "Compaction is a native `compacted` record whose replacement_history is the items after \
              the replaced events, then the summary (as a user message): Codex's own order."
+                .into(),
+            "Freeform tool calls are native `custom_tool_call` items (their results \
+             `custom_tool_call_output`); web searches are native `web_search_call` items."
                 .into(),
             "Sessions are recorded with the model provider <CODEX_HOME>/config.toml selects (default \
              openai): Codex 0.171.0 refuses to resume a thread under another provider."

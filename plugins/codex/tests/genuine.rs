@@ -91,7 +91,7 @@ fn tool_session_call_and_output() {
         [AssistantPart::ToolCall(call)] => {
             assert_eq!(call.id, "call_resp_fake1795999307089");
             assert_eq!(call.name, "exec_command");
-            assert_eq!(call.arguments, json!({"cmd": "echo hi-from-tool"}));
+            assert_eq!(call.arguments(), Some(&json!({"cmd": "echo hi-from-tool"})));
         }
         other => panic!("{other:?}"),
     }

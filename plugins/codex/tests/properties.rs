@@ -126,11 +126,11 @@ fn transcript(turns: Vec<Turn>, compact_after: Option<usize>) -> Transcript {
         }
         let mut content = turn.lead;
         for (c, (name, arguments, _, _)) in turn.calls.iter().enumerate() {
-            content.push(AssistantPart::ToolCall(ToolCall {
-                id: format!("call_{t}_{c}"),
-                name: name.clone(),
-                arguments: arguments.clone(),
-            }));
+            content.push(AssistantPart::ToolCall(ToolCall::new(
+                format!("call_{t}_{c}"),
+                name.clone(),
+                arguments.clone(),
+            )));
         }
         if !content.is_empty() {
             next(

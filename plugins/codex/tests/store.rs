@@ -6,7 +6,8 @@ use std::path::Path;
 use handoff_codex::{CodexPlugin, TARGET};
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Origin, Part, Plugin,
-    PluginError, ResumePlan, Signature, StoreRoot, Thinking, Timestamp, ToolCall, Transcript,
+    PluginError, ResumePlan, Signature, StoreRoot, Thinking, Timestamp, ToolCall, ToolInput,
+    Transcript, WebSearch,
 };
 use serde_json::{json, Value};
 
@@ -37,11 +38,11 @@ fn origin(provider: &str, model: &str) -> Option<Origin> {
 }
 
 fn call(id: &str, cmd: &str) -> AssistantPart {
-    AssistantPart::ToolCall(ToolCall {
-        id: id.into(),
-        name: "exec_command".into(),
-        arguments: json!({"cmd": cmd, "n": 12345678901234567890u64, "f": 1.5e-7}),
-    })
+    AssistantPart::ToolCall(ToolCall::new(
+        id,
+        "exec_command",
+        json!({"cmd": cmd, "n": 12345678901234567890u64, "f": 1.5e-7}),
+    ))
 }
 
 fn result(id: &str, ms: i64, call_id: &str, content: Vec<Part>, is_error: bool) -> Event {
@@ -384,6 +385,153 @@ fn append_adds_the_suffix_natively() {
     }
 }
 
+/// A freeform (custom) call with its output, a web search, and a compaction that keeps the
+/// call's output: Codex's own items, read back to the same events.
+fn custom_and_search() -> Transcript {
+    let patch = "*** Begin Patch\n*** Add File: a.txt\n+hi \"there\"\n*** End Patch\n";
+    let mut t = Transcript::new(vec![
+        user("u1", 0, "patch it"),
+        ev(
+            "a1",
+            1,
+            Body::Assistant {
+                content: vec![
+                    AssistantPart::WebSearch(WebSearch {
+                        id: Some("ws_1".into()),
+                        status: Some("completed".into()),
+                        action: json!({"type": "search", "query": "q", "queries": ["q", "r"]}),
+                    }),
+                    AssistantPart::ToolCall(ToolCall {
+                        id: "call_P1".into(),
+                        name: "apply_patch".into(),
+                        input: ToolInput::Freeform(patch.into()),
+                    }),
+                ],
+                origin: origin("openai", "gpt-5"),
+            },
+        ),
+        ev(
+            "a2",
+            2,
+            Body::Assistant {
+                content: vec![AssistantPart::WebSearch(WebSearch {
+                    id: None,
+                    status: None,
+                    action: json!({"type": "open_page", "url": "https://example.com/"}),
+                })],
+                origin: origin("openai", "gpt-5"),
+            },
+        ),
+        result("r1", 3, "call_P1", vec![Part::text("Success.")], false),
+        call_event("a3", 4, "call_2"),
+        result("r2", 5, "call_2", vec![Part::text("x"), png()], false),
+        ev(
+            "c1",
+            6,
+            Body::Compaction {
+                summary: "patched".into(),
+                replaces_through: "a1".into(),
+            },
+        ),
+        user("u2", 7, "more"),
+    ]);
+    t.cwd = Some("/home/dev/proj".into());
+    t
+}
+
+fn call_event(id: &str, ms: i64, call_id: &str) -> Event {
+    ev(
+        id,
+        ms,
+        Body::Assistant {
+            content: vec![call(call_id, "ls")],
+            origin: origin("openai", "gpt-5"),
+        },
+    )
+}
+
+#[test]
+fn freeform_calls_and_web_searches_are_codex_items() {
+    let (_dir, root) = root();
+    let t = custom_and_search();
+    let session = CodexPlugin
+        .writer()
+        .create(&root, TARGET, &t, &CreateOptions::default())
+        .unwrap();
+    let items: Vec<Value> = lines(&session.path)
+        .into_iter()
+        .filter(|r| r["type"] == "response_item" || r["type"] == "compacted")
+        .map(|r| r["payload"].clone())
+        .collect();
+    let kinds: Vec<&str> = items
+        .iter()
+        .map(|p| p["type"].as_str().unwrap_or("compacted"))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "message",
+            "web_search_call",
+            "custom_tool_call",
+            "web_search_call",
+            "custom_tool_call_output",
+            "function_call",
+            "function_call_output",
+            "compacted",
+            "message"
+        ]
+    );
+    assert_eq!(items[1]["id"], "ws_1");
+    assert_eq!(items[1]["status"], "completed");
+    assert_eq!(items[1]["action"]["queries"], json!(["q", "r"]));
+    assert!(items[3].get("id").is_none() && items[3].get("status").is_none());
+    assert_eq!(items[2]["name"], "apply_patch");
+    assert!(items[2]["input"]
+        .as_str()
+        .unwrap()
+        .starts_with("*** Begin Patch\n"));
+    assert!(items[2].get("arguments").is_none());
+    // The compaction keeps the custom call's output as Codex would record it.
+    let history = items[7]["replacement_history"].as_array().unwrap();
+    let kept: Vec<&str> = history
+        .iter()
+        .map(|i| i["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            "web_search_call",
+            "custom_tool_call_output",
+            "function_call",
+            "function_call_output",
+            "message"
+        ]
+    );
+    let back = CodexPlugin.read_id(&root, TARGET, &session.id).unwrap();
+    comparison()
+        .diff(&t, &back)
+        .unwrap_or_else(|d| panic!("{d}"));
+    // Appended alone, an output still knows its call was freeform (the call is in the file).
+    let mut prefix = t.clone();
+    let suffix = prefix.events.split_off(3);
+    let appended = CodexPlugin
+        .writer()
+        .create(&root, TARGET, &prefix, &CreateOptions::default())
+        .unwrap();
+    CodexPlugin
+        .append_id(&root, TARGET, &appended.id, &suffix)
+        .unwrap();
+    let output = lines(&appended.path)
+        .into_iter()
+        .find(|r| r["payload"]["call_id"] == "call_P1" && r["payload"]["output"].is_string())
+        .unwrap();
+    assert_eq!(output["payload"]["type"], "custom_tool_call_output");
+    let back = CodexPlugin.read_id(&root, TARGET, &appended.id).unwrap();
+    comparison()
+        .diff(&t, &back)
+        .unwrap_or_else(|d| panic!("{d}"));
+}
+
 #[test]
 fn append_refuses_a_suffix_that_breaks_the_history() {
     let (_dir, root) = root();
@@ -637,12 +785,20 @@ fn bad_lines_are_errors_naming_file_and_line() {
     assert!(matches!(read_err(&path), PluginError::Malformed { .. }));
     // An item type with no canonical form is refused, not dropped.
     let unknown = format!(
-        "{}{{\"timestamp\":\"2026-11-30T00:41:43.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"web_search_call\",\"status\":\"completed\"}}}}\n",
+        "{}{{\"timestamp\":\"2026-11-30T00:41:43.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"local_shell_call\",\"status\":\"completed\"}}}}\n",
         text
     );
     std::fs::write(&path, unknown).unwrap();
     let err = read_err(&path);
-    assert!(err.to_string().contains("web_search_call"), "{err}");
+    assert!(err.to_string().contains("local_shell_call"), "{err}");
+    // A web search without its action is named by line and field.
+    let no_action = format!(
+        "{}{{\"timestamp\":\"2026-11-30T00:41:43.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"web_search_call\",\"status\":\"completed\"}}}}\n",
+        text
+    );
+    std::fs::write(&path, no_action).unwrap();
+    let err = read_err(&path).to_string();
+    assert!(err.contains("payload.action"), "{err}");
 }
 
 #[test]

@@ -34,11 +34,11 @@ fn conversation(turns: usize) -> Transcript {
             Body::Assistant {
                 content: vec![
                     AssistantPart::text(format!("looking {t}")),
-                    AssistantPart::ToolCall(ToolCall {
-                        id: format!("call_{t}"),
-                        name: "shell".into(),
-                        arguments: json!({"command": ["ls", format!("dir{t}")]}),
-                    }),
+                    AssistantPart::ToolCall(ToolCall::new(
+                        format!("call_{t}"),
+                        "shell",
+                        json!({"command": ["ls", format!("dir{t}")]}),
+                    )),
                 ],
                 origin: Some(Origin {
                     provider: "openai".into(),
@@ -229,11 +229,11 @@ fn a_stream_that_fails_midway_leaves_nothing_behind() {
     let t = conversation(20);
     let mut refused = t.clone();
     if let Body::Assistant { content, .. } = &mut refused.events[41].body {
-        content.push(AssistantPart::ToolCall(ToolCall {
-            id: "x".repeat(65),
-            name: "ls".into(),
-            arguments: json!({}),
-        }));
+        content.push(AssistantPart::ToolCall(ToolCall::new(
+            "x".repeat(65),
+            "ls",
+            json!({}),
+        )));
     }
     for (name, transcript, fail_at) in [("stream error", &t, Some(50)), ("refused", &refused, None)]
     {

@@ -75,11 +75,11 @@ fn conversation() -> Transcript {
             Body::Assistant {
                 content: vec![
                     AssistantPart::text("Looking."),
-                    AssistantPart::ToolCall(ToolCall {
-                        id: format!("call_{turn}"),
-                        name: "exec_command".into(),
-                        arguments: json!({"cmd": ["ls", "-la"], "n": turn}),
-                    }),
+                    AssistantPart::ToolCall(ToolCall::new(
+                        format!("call_{turn}"),
+                        "exec_command",
+                        json!({"cmd": ["ls", "-la"], "n": turn}),
+                    )),
                 ],
                 origin: origin.clone(),
             },

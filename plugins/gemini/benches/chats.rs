@@ -37,7 +37,7 @@ fn transcript() -> Transcript {
         events.push(Event::new(format!("a{turn}"), next(), Body::Assistant {
             content: vec![
                 AssistantPart::text("I will list the files in the project directory first, then compare."),
-                AssistantPart::ToolCall(ToolCall { id: call.clone(), name: "run_shell_command".into(), arguments: json!({"command": "ls -la src", "dir_path": "/home/dev/proj", "timeout_ms": 10000}) }),
+                AssistantPart::ToolCall(ToolCall::new(call.clone(), "run_shell_command", json!({"command": "ls -la src", "dir_path": "/home/dev/proj", "timeout_ms": 10000}))),
             ],
             origin: origin.clone(),
         }));

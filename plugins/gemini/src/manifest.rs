@@ -49,9 +49,11 @@ fn cli_target() -> TargetManifest {
             Feature::ToolResultImage,
             Feature::Author,
             Feature::TextAfterToolCall,
+            Feature::FreeformToolCall,
         ],
         thinking_from: vec![PROVIDER.to_owned()],
         notes: vec![
+            "A freeform tool call (Codex's apply_patch) is a functionCall whose args are {\"input\": <its text>}, the message's x-handoff-event listing it in freeform_calls, and reads back as the freeform call; the CLI sends it as that functionCall. Web searches are refused: Gemini has no form of OpenAI's.".into(),
             "Store: <root>/tmp/<project short id>/chats/session-<UTC minute>-<id[0:8]>.jsonl; the project is registered in <root>/projects.json and its .project_root markers as the CLI does, under the CLI's own lock (projects.json.lock).".into(),
             "Default root ~/.gemini; Gemini CLI reads $GEMINI_CLI_HOME/.gemini when GEMINI_CLI_HOME is set (it names the home, not the store), so a plan sets GEMINI_CLI_HOME to the parent of a root named .gemini; a root with another name cannot be resumed by the CLI.".into(),
             "Google thinking is stored as thought parts and read back; Gemini CLI itself never sends thought parts to the model (it strips them), so thinking is display-only on this target's wire; signatures on call and text parts are sent.".into(),

@@ -32,11 +32,7 @@ fn user(id: &str, text: &str) -> Event {
 }
 
 fn call(id: &str, args: Value) -> AssistantPart {
-    AssistantPart::ToolCall(ToolCall {
-        id: id.into(),
-        name: "ls".into(),
-        arguments: args,
-    })
+    AssistantPart::ToolCall(ToolCall::new(id, "ls", args))
 }
 
 fn assistant(id: &str, content: Vec<AssistantPart>) -> Event {

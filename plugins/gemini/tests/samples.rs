@@ -39,6 +39,7 @@ fn texts(t: &Transcript) -> Vec<(String, String)> {
                         AssistantPart::Text { text } => text.clone(),
                         AssistantPart::ToolCall(c) => format!("<call {} {}>", c.id, c.name),
                         AssistantPart::Thinking(_) => "<thinking>".into(),
+                        AssistantPart::WebSearch(_) => "<web search>".into(),
                     })
                     .collect(),
             ),
@@ -150,8 +151,8 @@ fn tool_session() {
         panic!()
     };
     assert_eq!(
-        c.arguments,
-        handoff_sdk::serde_json::json!({"dir_path": "."})
+        c.arguments(),
+        Some(&handoff_sdk::serde_json::json!({"dir_path": "."}))
     );
     assert_eq!(
         t.events[2].timestamp.to_rfc3339(),

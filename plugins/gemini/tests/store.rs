@@ -59,11 +59,7 @@ fn assistant(id: &str, ms: i64, content: Vec<AssistantPart>) -> Event {
 }
 
 fn call(id: &str, args: Value) -> AssistantPart {
-    AssistantPart::ToolCall(ToolCall {
-        id: id.into(),
-        name: "run_shell_command".into(),
-        arguments: args,
-    })
+    AssistantPart::ToolCall(ToolCall::new(id, "run_shell_command", args))
 }
 
 fn result(id: &str, ms: i64, call_id: &str, content: Vec<Part>, is_error: bool) -> Event {
@@ -907,4 +903,67 @@ fn sessions_the_cli_resumed_read_back() {
         "2026-12-01T03:49:41.757Z"
     );
     assert_eq!(images.events[2].id, "e2_response/toolu_img1");
+}
+
+/// A freeform call (Codex's `apply_patch`) is a functionCall of its structured form, counted in
+/// the message's `x-handoff-event.freeform_calls`, and reads back as the freeform call; a web
+/// search is refused naming the event.
+#[test]
+fn a_freeform_call_is_its_structured_form_marked_and_read_back() {
+    let s = store();
+    let patch = "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch\n";
+    let freeform = AssistantPart::ToolCall(ToolCall {
+        id: "call_P1".into(),
+        name: "apply_patch".into(),
+        input: handoff_sdk::ToolInput::Freeform(patch.into()),
+    });
+    let t = Transcript::new(vec![
+        user("u1", 0, "patch it"),
+        assistant(
+            "a1",
+            1,
+            vec![call("c1", json!({"dir_path": "."})), freeform],
+        ),
+        result("r1", 2, "c1", vec![Part::text("a.txt")], false),
+        result("r2", 3, "call_P1", vec![Part::text("Success.")], false),
+    ]);
+    let session = create(&s, &t).unwrap();
+    let records = lines(&session.path);
+    let message = records.iter().find(|r| r["type"] == "gemini").unwrap();
+    assert_eq!(
+        message["content"][1]["functionCall"]["args"],
+        json!({"input": patch})
+    );
+    assert_eq!(message["x-handoff-event"]["freeform_calls"], json!([1]));
+    assert_eq!(message["toolCalls"][1]["args"], json!({"input": patch}));
+    assert_same(&t, &read(&s, &session));
+    // A marked call whose args are not the structured form is named, not guessed.
+    let text = std::fs::read_to_string(&session.path).unwrap();
+    std::fs::write(
+        &session.path,
+        text.replace("{\"input\":\"*** Begin", "{\"patch\":\"*** Begin"),
+    )
+    .unwrap();
+    let err = GeminiPlugin
+        .reader()
+        .read(&s.root, &session)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("x-handoff-event.freeform_calls"), "{err}");
+
+    let search = AssistantPart::WebSearch(handoff_sdk::WebSearch {
+        id: None,
+        status: None,
+        action: json!({"type": "search", "query": "q"}),
+    });
+    let t = Transcript::new(vec![
+        user("u1", 0, "search"),
+        assistant("a1", 1, vec![search, AssistantPart::text("found")]),
+    ]);
+    match create(&s, &t) {
+        Err(PluginError::NotCarried { index, feature, .. }) => {
+            assert_eq!((index, feature), (1, handoff_sdk::Feature::WebSearch))
+        }
+        other => panic!("expected NotCarried, got {other:?}"),
+    }
 }

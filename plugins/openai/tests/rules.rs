@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use handoff_core::{
     AssistantPart, Body, ById, Event, Origin, Part, Plugin, PluginError, Thinking, Timestamp,
-    ToolCall, Transcript,
+    ToolCall, ToolInput, Transcript, WebSearch,
 };
 use handoff_openai::OpenaiPlugin;
 use serde_json::{json, Value};
@@ -71,11 +71,11 @@ fn assistant(id: &str, parts: Vec<AssistantPart>, origin: Option<Origin>) -> Eve
 }
 
 fn call(id: &str) -> AssistantPart {
-    AssistantPart::ToolCall(ToolCall {
-        id: id.into(),
-        name: "shell".into(),
-        arguments: json!({"command": ["ls", "-la"], "big": 12345678901234567890123u128}),
-    })
+    AssistantPart::ToolCall(ToolCall::new(
+        id,
+        "shell",
+        json!({"command": ["ls", "-la"], "big": 12345678901234567890123u128}),
+    ))
 }
 
 fn result(id: &str, call_id: &str, parts: Vec<Part>, is_error: bool) -> Event {
@@ -348,6 +348,71 @@ fn openai_reasoning_without_its_encrypted_content_is_refused_naming_the_event() 
     );
     // Chat has no reasoning at all: the same turn goes, its thinking set aside.
     round_trip("openai-chat", &t);
+}
+
+#[test]
+fn freeform_calls_and_web_searches_are_native_items_of_responses_and_refused_by_chat() {
+    let search = AssistantPart::WebSearch(WebSearch {
+        id: Some("ws_1".into()),
+        status: Some("completed".into()),
+        action: json!({"type": "search", "query": "q", "queries": ["q"]}),
+    });
+    let patch = AssistantPart::ToolCall(ToolCall {
+        id: "call_P1".into(),
+        name: "apply_patch".into(),
+        input: ToolInput::Freeform("*** Begin Patch\n*** End Patch\n".into()),
+    });
+    let t = Transcript::new(vec![
+        user("u1", vec![Part::text("patch it")]),
+        assistant("a1", vec![search, patch, call("call_2")], openai("gpt-5")),
+        result("r1", "call_P1", vec![Part::text("Success.")], false),
+        result("r2", "call_2", vec![Part::text("ok")], false),
+        assistant("a2", vec![AssistantPart::text("done")], openai("gpt-5")),
+    ]);
+    let (file, body) = round_trip("openai-responses", &t);
+    let items = history(&file, "openai-responses");
+    let kinds: Vec<&str> = items.iter().map(|i| i["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "message",
+            "web_search_call",
+            "custom_tool_call",
+            "function_call",
+            "custom_tool_call_output",
+            "function_call_output",
+            "message"
+        ]
+    );
+    assert_eq!(items[2]["input"], "*** Begin Patch\n*** End Patch\n");
+    assert_eq!(items[1]["id"], "ws_1");
+    assert_eq!(body["input"][2]["type"], "custom_tool_call");
+    let (_dir, root) = root();
+    for (event, feature) in [(1, "freeform_tool_call"), (1, "web_search")] {
+        let mut only = t.clone();
+        if let Body::Assistant { content, .. } = &mut only.events[1].body {
+            content.retain(|p| match feature {
+                "web_search" => matches!(p, AssistantPart::WebSearch(_)),
+                _ => matches!(p, AssistantPart::ToolCall(c) if c.arguments().is_none()),
+            });
+        }
+        only.events.retain(
+            |e| !matches!(&e.body, Body::ToolResult { call_id, .. } if call_id == "call_2"),
+        );
+        if feature == "web_search" {
+            only.events
+                .retain(|e| !matches!(e.body, Body::ToolResult { .. }));
+        }
+        match OpenaiPlugin
+            .writer()
+            .create(&root, "openai-chat", &only, &Default::default())
+        {
+            Err(PluginError::NotCarried {
+                index, feature: f, ..
+            }) => assert_eq!((index, f.name()), (event, feature)),
+            other => panic!("expected NotCarried, got {other:?}"),
+        }
+    }
 }
 
 #[test]

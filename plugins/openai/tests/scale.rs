@@ -31,11 +31,11 @@ fn long_session(exchanges: usize) -> Transcript {
             Body::Assistant {
                 content: vec![
                     AssistantPart::text("Listing."),
-                    AssistantPart::ToolCall(ToolCall {
-                        id: call.clone(),
-                        name: "shell".into(),
-                        arguments: json!({"command": ["ls", "-la"], "step": i}),
-                    }),
+                    AssistantPart::ToolCall(ToolCall::new(
+                        call.clone(),
+                        "shell",
+                        json!({"command": ["ls", "-la"], "step": i}),
+                    )),
                 ],
                 origin: Some(Origin {
                     provider: "openai".into(),

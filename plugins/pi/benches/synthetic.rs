@@ -50,11 +50,7 @@ pub fn transcript() -> Transcript {
                         }),
                     }),
                     AssistantPart::text("I will list the files in the project directory first, then compare."),
-                    AssistantPart::ToolCall(ToolCall {
-                        id: format!("toolu_{turn:06}"),
-                        name: "Bash".into(),
-                        arguments: json!({"command": "ls -la src", "description": "List the sources", "timeout": 10000}),
-                    }),
+                    AssistantPart::ToolCall(ToolCall::new(format!("toolu_{turn:06}"), "Bash", json!({"command": "ls -la src", "description": "List the sources", "timeout": 10000}))),
                 ],
                 origin: origin.clone(),
             },

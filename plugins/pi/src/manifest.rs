@@ -41,6 +41,7 @@ pub fn target() -> TargetManifest {
             Feature::Compaction,
             Feature::Author,
             Feature::TextAfterToolCall,
+            Feature::FreeformToolCall,
         ],
         thinking_from: vec![
             "anthropic".to_owned(),
@@ -66,6 +67,9 @@ fn notes() -> Vec<String> {
         "Tool arguments with numbers JavaScript would change (integers beyond 2^53, `1.0`, `1e5`) are \
          refused: pi parses the session with JSON.parse and re-serialises the arguments. Tool arguments \
          must be a JSON object (pi's toolCall.arguments).",
+        "A freeform tool call (Codex's apply_patch) is a toolCall whose arguments are {\"input\": <its \
+         text>}, its block index listed in `x-handoff-event.freeform_calls`, and reads back as the \
+         freeform call; pi sends it as that toolCall. Web searches are refused: pi has no form of them.",
         "Authors, origins pi cannot spell (none, or no model or API) and signature models ride in an \
          `x-handoff-event` member of the entry, which pi ignores and never sends to a model.",
         "Compaction is pi's own `compaction` entry; pi sends its summary inside a preamble of its own \

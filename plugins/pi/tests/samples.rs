@@ -129,7 +129,7 @@ fn genuine_tool_turn() {
     };
     assert_eq!(call.id, "call_chatcmpl-fake1795999317315");
     assert_eq!(call.name, "bash");
-    assert_eq!(call.arguments["command"], "echo hi-from-tool");
+    assert_eq!(call.arguments().unwrap()["command"], "echo hi-from-tool");
     let Body::ToolResult {
         call_id,
         content,

@@ -291,6 +291,84 @@ fn an_origin_pi_cannot_spell_rides_in_the_event_member() {
     assert!(PiPlugin.manifest_comparison().diff(&t, &back).is_ok());
 }
 
+/// A freeform call (Codex's `apply_patch`) is a toolCall of its structured form, listed in the
+/// entry's `x-handoff-event`, and reads back as the freeform call, whole or streamed; a web
+/// search is refused naming the event.
+#[test]
+fn a_freeform_call_is_its_structured_form_marked_and_read_back() {
+    let (_dir, root) = root();
+    let patch = "*** Begin Patch\n*** Add File: a.txt\n+1.0\n*** End Patch\n";
+    let freeform = AssistantPart::ToolCall(handoff_sdk::ToolCall {
+        id: "call_P1".into(),
+        name: "apply_patch".into(),
+        input: handoff_sdk::ToolInput::Freeform(patch.into()),
+    });
+    let t = transcript(vec![
+        user("e1", 0, "patch it"),
+        assistant(
+            "e2",
+            1,
+            vec![
+                text("patching"),
+                call("call_2", "bash", json!({"command": "ls"})),
+                freeform,
+            ],
+            gpt(),
+        ),
+        result("e3", 2, "call_2", vec![Part::text("a")], false),
+        result("e4", 3, "call_P1", vec![Part::text("Success.")], false),
+    ]);
+    let session = create(&root, &t);
+    let l = lines(&session.path);
+    let answer = l
+        .iter()
+        .find(|e| e["message"]["role"] == "assistant")
+        .unwrap();
+    assert_eq!(
+        answer["message"]["content"][2]["arguments"],
+        json!({"input": patch})
+    );
+    assert_eq!(answer["x-handoff-event"], json!({"freeform_calls": [2]}));
+    let back = PiPlugin.read(&root, &session).unwrap();
+    PiPlugin
+        .manifest_comparison()
+        .diff(&t, &back)
+        .unwrap_or_else(|d| panic!("{d}"));
+    let mut streamed = Vec::new();
+    PiPlugin
+        .read_each(&root, &session, &mut |e| {
+            streamed.push(e);
+            true
+        })
+        .unwrap();
+    assert_eq!(streamed, back.events);
+    // A listed block whose arguments are not the structured form is named, not guessed.
+    let text = std::fs::read_to_string(&session.path).unwrap();
+    std::fs::write(
+        &session.path,
+        text.replacen("{\"input\":\"*** Begin", "{\"patch\":\"*** Begin", 1),
+    )
+    .unwrap();
+    let err = PiPlugin.read(&root, &session).unwrap_err().to_string();
+    assert!(err.contains("message.content[2].arguments"), "{err}");
+
+    let search = AssistantPart::WebSearch(handoff_sdk::WebSearch {
+        id: None,
+        status: None,
+        action: json!({"type": "search", "query": "q"}),
+    });
+    let t = transcript(vec![
+        user("e1", 0, "search"),
+        assistant("e2", 1, vec![search], gpt()),
+    ]);
+    match PiPlugin.create(&root, TARGET, &t, &CreateOptions::default()) {
+        Err(PluginError::NotCarried { index, feature, .. }) => {
+            assert_eq!((index, feature), (1, handoff_sdk::Feature::WebSearch))
+        }
+        other => panic!("expected NotCarried, got {other:?}"),
+    }
+}
+
 #[test]
 fn append_continues_from_the_leaf_whoever_wrote_it() {
     let (_dir, root) = root();

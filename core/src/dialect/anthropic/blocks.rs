@@ -43,7 +43,7 @@ pub enum WireBlock<'a> {
         /// The tool name.
         name: &'a str,
         /// The arguments (a JSON object).
-        input: &'a Value,
+        input: std::borrow::Cow<'a, Value>,
     },
     /// `{"type":"tool_result","tool_use_id":…,"content":…,"is_error":…}`.
     ToolResult {
@@ -78,7 +78,8 @@ impl<'a> WireBlock<'a> {
         WireBlock::ToolUse {
             id: wire_tool_id(&call.id),
             name: &call.name,
-            input: &call.arguments,
+            // A freeform call goes as its structured form (Messages tools take JSON input).
+            input: call.structured_arguments(),
         }
     }
 
@@ -182,7 +183,7 @@ impl Serialize for WireBlock<'_> {
                 m.serialize_entry("type", "tool_use")?;
                 m.serialize_entry("id", id)?;
                 m.serialize_entry("name", name)?;
-                m.serialize_entry("input", input)?;
+                m.serialize_entry("input", input.as_ref())?;
             }
             WireBlock::ToolResult {
                 tool_use_id,
@@ -352,11 +353,11 @@ pub fn parse_block(block: Value, model: Option<&str>) -> Result<ParsedBlock, Blo
             let arguments = map
                 .swap_remove("input")
                 .ok_or_else(|| err("input", "missing"))?;
-            Ok(ParsedBlock::ToolCall(ToolCall {
-                id: canonical_tool_id(&id).into_owned(),
+            Ok(ParsedBlock::ToolCall(ToolCall::new(
+                canonical_tool_id(&id).into_owned(),
                 name,
                 arguments,
-            }))
+            )))
         }
         "tool_result" => {
             let id = take_string(&mut map, "tool_use_id", "")?;
@@ -466,11 +467,7 @@ mod tests {
             round(&WireBlock::from_part(&image)),
             ParsedBlock::Image(image.clone())
         );
-        let call = ToolCall {
-            id: "functions.read:3".into(),
-            name: "read".into(),
-            arguments: json!({"path": "a", "n": 1}),
-        };
+        let call = ToolCall::new("functions.read:3", "read", json!({"path": "a", "n": 1}));
         let wire = serde_json::to_value(WireBlock::tool_use(&call)).unwrap();
         assert!(wire["id"]
             .as_str()

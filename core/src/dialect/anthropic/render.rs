@@ -77,13 +77,19 @@ pub fn assistant_blocks<'a>(
                 }
             }
             AssistantPart::ToolCall(call) => {
-                if !call.arguments.is_object() {
+                if call.arguments().is_some_and(|a| !a.is_object()) {
                     return Err((
                         format!("body.content[{i}].arguments"),
                         "tool_use.input must be a JSON object".into(),
                     ));
                 }
                 blocks.push(WireBlock::tool_use(call));
+            }
+            AssistantPart::WebSearch(_) => {
+                return Err((
+                    format!("body.content[{i}]"),
+                    "an OpenAI web search has no Messages form".into(),
+                ))
             }
         }
     }
@@ -326,11 +332,7 @@ mod tests {
         )
     }
     fn call(id: &str) -> AssistantPart {
-        AssistantPart::ToolCall(ToolCall {
-            id: id.into(),
-            name: "ls".into(),
-            arguments: json!({}),
-        })
+        AssistantPart::ToolCall(ToolCall::new(id, "ls", json!({})))
     }
     fn assistant(id: &str, content: Vec<AssistantPart>) -> Event {
         ev(
@@ -520,11 +522,7 @@ mod tests {
             ev(
                 "a",
                 Body::Assistant {
-                    content: vec![AssistantPart::ToolCall(ToolCall {
-                        id: "c".into(),
-                        name: "n".into(),
-                        arguments: json!([1]),
-                    })],
+                    content: vec![AssistantPart::ToolCall(ToolCall::new("c", "n", json!([1])))],
                     origin: None,
                 },
             ),

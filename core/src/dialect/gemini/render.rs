@@ -133,13 +133,19 @@ fn model_parts(
             AssistantPart::Text { text } if text.is_empty() => continue,
             AssistantPart::Text { text } => json!({ "text": text }),
             AssistantPart::ToolCall(call) => {
-                if !call.arguments.is_object() {
+                if call.arguments().is_some_and(|a| !a.is_object()) {
                     return Err((
                         format!("body.content[{i}].arguments"),
                         "functionCall.args must be a JSON object (rule G3)".into(),
                     ));
                 }
-                json!({"functionCall": {"id": call.id, "name": call.name, "args": call.arguments}})
+                json!({"functionCall": {"id": call.id, "name": call.name, "args": call.structured_arguments()}})
+            }
+            AssistantPart::WebSearch(_) => {
+                return Err((
+                    format!("body.content[{i}]"),
+                    "an OpenAI web search has no Gemini form".into(),
+                ))
             }
         };
         if let Some(signature) = pending.take() {
@@ -229,11 +235,11 @@ mod tests {
         )
     }
     fn call(id: &str) -> AssistantPart {
-        AssistantPart::ToolCall(ToolCall {
-            id: id.into(),
-            name: "list_directory".into(),
-            arguments: json!({"dir_path": "."}),
-        })
+        AssistantPart::ToolCall(ToolCall::new(
+            id,
+            "list_directory",
+            json!({"dir_path": "."}),
+        ))
     }
     fn google(text: &str, sig: &str) -> AssistantPart {
         AssistantPart::Thinking(Thinking {
@@ -400,11 +406,7 @@ mod tests {
     fn non_object_arguments_and_unknown_calls_are_refused_by_field() {
         let mut t = Transcript::new(vec![user("u", "x"), model("a", vec![call("c1")])]);
         if let Body::Assistant { content, .. } = &mut t.events[1].body {
-            content[0] = AssistantPart::ToolCall(ToolCall {
-                id: "c1".into(),
-                name: "f".into(),
-                arguments: json!("text"),
-            });
+            content[0] = AssistantPart::ToolCall(ToolCall::new("c1", "f", json!("text")));
         }
         let e = render(&t, &RenderOptions::default()).unwrap_err();
         assert_eq!(

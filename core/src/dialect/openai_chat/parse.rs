@@ -162,15 +162,15 @@ fn tool_call(call: &Value) -> Result<ToolCall, ParseError> {
         _ => return Err(ParseError::new("function", "missing or not an object")),
     };
     let arguments = string_member(function, "arguments").map_err(|e| e.under("function"))?;
-    Ok(ToolCall {
-        id: string_member(map, "id")?.to_owned(),
-        name: string_member(function, "name")
+    Ok(ToolCall::new(
+        string_member(map, "id")?.to_owned(),
+        string_member(function, "name")
             .map_err(|e| e.under("function"))?
             .to_owned(),
-        arguments: serde_json::from_str(arguments).map_err(|e| {
+        serde_json::from_str(arguments).map_err(|e| {
             ParseError::new("function.arguments", format!("not a JSON document: {e}"))
         })?,
-    })
+    ))
 }
 
 #[cfg(test)]
@@ -204,7 +204,7 @@ mod tests {
         };
         assert_eq!(content[0], AssistantPart::text("Listing."));
         assert!(
-            matches!(&content[1], AssistantPart::ToolCall(c) if c.id == "call_HAND001" && c.arguments == json!({"command": "ls"}))
+            matches!(&content[1], AssistantPart::ToolCall(c) if c.id == "call_HAND001" && c.arguments() == Some(&json!({"command": "ls"})))
         );
         assert_eq!(origin.as_ref().unwrap().api.as_deref(), Some(DIALECT));
         assert!(

@@ -90,7 +90,15 @@ fn assistant_message(
                         ));
                     }
                     calls.push(json!({"id": call.id, "type": "function", "function": {
-                        "name": call.name, "arguments": call.arguments.to_string()}}));
+                        "name": call.name, "arguments": call.structured_arguments().to_string()}}));
+                }
+                AssistantPart::WebSearch(_) => {
+                    return Err(RenderError::at(
+                        transcript,
+                        index,
+                        format!("body.content[{p}]"),
+                        "an OpenAI web search has no Chat Completions form",
+                    ))
                 }
             }
         }
@@ -202,11 +210,11 @@ mod tests {
         )
     }
     fn call(id: &str) -> AssistantPart {
-        AssistantPart::ToolCall(ToolCall {
-            id: id.into(),
-            name: "bash".into(),
-            arguments: json!({"command": "ls", "big": 12345678901234567890u64}),
-        })
+        AssistantPart::ToolCall(ToolCall::new(
+            id,
+            "bash",
+            json!({"command": "ls", "big": 12345678901234567890u64}),
+        ))
     }
     fn assistant(id: &str, content: Vec<AssistantPart>) -> Event {
         ev(

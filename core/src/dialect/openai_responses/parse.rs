@@ -8,7 +8,8 @@ use super::content::{message_content, output_content};
 use super::PROVIDER;
 use crate::dialect::{string_member, ParseError};
 use crate::transcript::{
-    AssistantPart, Body, Event, Part, Signature, Thinking, Timestamp, ToolCall, Transcript,
+    AssistantPart, Body, Event, Part, Signature, Thinking, Timestamp, ToolCall, ToolInput,
+    Transcript, WebSearch,
 };
 
 /// `input` read back: the history, and the texts of the developer and system messages set apart.
@@ -60,15 +61,42 @@ fn item_into(b: &mut Builder, index: usize, item: &Value) -> Result<(), ParseErr
         "function_call" => {
             let arguments = serde_json::from_str(string_member(obj, "arguments")?)
                 .map_err(|e| ParseError::new("arguments", format!("not a JSON document: {e}")))?;
+            let call = ToolCall::new(
+                string_member(obj, "call_id")?.to_owned(),
+                string_member(obj, "name")?.to_owned(),
+                arguments,
+            );
+            b.assistant_part(index, item_id, AssistantPart::ToolCall(call));
+            Ok(())
+        }
+        "custom_tool_call" => {
             let call = ToolCall {
                 id: string_member(obj, "call_id")?.to_owned(),
                 name: string_member(obj, "name")?.to_owned(),
-                arguments,
+                input: ToolInput::Freeform(string_member(obj, "input")?.to_owned()),
             };
             b.assistant_part(index, item_id, AssistantPart::ToolCall(call));
             Ok(())
         }
-        "function_call_output" => {
+        "web_search_call" => {
+            let optional = |key: &str| match obj.get(key) {
+                None => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(ParseError::new(key, "must be a string")),
+            };
+            let search = WebSearch {
+                id: optional("id")?,
+                status: optional("status")?,
+                action: obj
+                    .get("action")
+                    .filter(|a| a.get("type").and_then(Value::as_str).is_some())
+                    .cloned()
+                    .ok_or_else(|| ParseError::new("action", "missing, or without a type"))?,
+            };
+            b.assistant_part(index, item_id, AssistantPart::WebSearch(search));
+            Ok(())
+        }
+        "function_call_output" | "custom_tool_call_output" => {
             let call_id = string_member(obj, "call_id")?.to_owned();
             let content = output_content(obj)?;
             b.event(

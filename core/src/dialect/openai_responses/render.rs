@@ -1,11 +1,15 @@
 //! Canonical transcript → `input` items.
 
+use std::collections::HashSet;
+
 use serde_json::{json, Value};
 
 use super::content::{output, parts};
 use super::PROVIDER;
 use crate::dialect::{visible, Dialect, RenderError, RenderOptions};
-use crate::transcript::{AssistantPart, Body, Signature, Transcript};
+use crate::transcript::{
+    AssistantPart, Body, Signature, ToolCall, ToolInput, Transcript, WebSearch,
+};
 
 /// Renders `transcript` as the `input` items the model should see, for `model` (when known).
 ///
@@ -38,6 +42,8 @@ fn items(
     let thinking_from = options.thinking_from(Dialect::OpenaiResponses);
     let model = options.model.as_deref();
     let mut input = Vec::with_capacity(visible.len());
+    // A result answers a custom (freeform) call with a `custom_tool_call_output`.
+    let freeform_calls = freeform_call_ids(transcript);
     for (index, summary) in visible {
         if let Some(summary) = summary {
             input.push(json!({"type": "message", "role": "user",
@@ -53,8 +59,14 @@ fn items(
             }
             Body::ToolResult {
                 call_id, content, ..
-            } => input.push(json!({"type": "function_call_output", "call_id": call_id,
-                "output": output(content)})),
+            } => {
+                let kind = if freeform_calls.contains(call_id.as_str()) {
+                    "custom_tool_call_output"
+                } else {
+                    "function_call_output"
+                };
+                input.push(json!({"type": kind, "call_id": call_id, "output": output(content)}))
+            }
             Body::Compaction { .. } => unreachable!("visible events show compactions as summaries"),
         }
     }
@@ -100,14 +112,58 @@ fn assistant_items(
             }
             AssistantPart::ToolCall(call) => {
                 flush(&mut texts, items);
-                items.push(
-                    json!({"type": "function_call", "call_id": call.id, "name": call.name,
-                    "arguments": call.arguments.to_string()}),
-                );
+                items.push(match &call.input {
+                    ToolInput::Arguments(arguments) => {
+                        json!({"type": "function_call", "call_id": call.id, "name": call.name,
+                            "arguments": arguments.to_string()})
+                    }
+                    ToolInput::Freeform(text) => {
+                        json!({"type": "custom_tool_call", "call_id": call.id, "name": call.name,
+                            "input": text})
+                    }
+                });
+            }
+            AssistantPart::WebSearch(search) => {
+                flush(&mut texts, items);
+                items.push(web_search_item(search));
             }
         }
     }
     flush(&mut texts, items);
+}
+
+/// The ids of the transcript's freeform calls.
+fn freeform_call_ids(transcript: &Transcript) -> HashSet<&str> {
+    let mut ids = HashSet::new();
+    for event in &transcript.events {
+        if let Body::Assistant { content, .. } = &event.body {
+            for part in content {
+                if let AssistantPart::ToolCall(ToolCall {
+                    id,
+                    input: ToolInput::Freeform(_),
+                    ..
+                }) = part
+                {
+                    ids.insert(id.as_str());
+                }
+            }
+        }
+    }
+    ids
+}
+
+/// `{"type": "web_search_call", "id"?, "status"?, "action"}`, as Codex resends it.
+pub(crate) fn web_search_item(search: &WebSearch) -> Value {
+    let mut item = serde_json::Map::with_capacity(4);
+    item.insert("type".into(), Value::from("web_search_call"));
+    if let Some(id) = &search.id {
+        item.insert("id".into(), Value::from(id.as_str()));
+    }
+    if let Some(status) = &search.status {
+        item.insert("status".into(), Value::from(status.as_str()));
+    }
+    item.insert("action".into(), search.action.clone());
+    Value::Object(item)
 }
 
 /// Encrypted reasoning goes back only to OpenAI (when the caller keeps its thinking) and to the

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use super::*;
 use crate::transcript::{
     AssistantPart, Body, Comparison, Event, Part, Signature, Thinking, Timestamp, ToolCall,
-    Transcript,
+    ToolInput, Transcript, WebSearch,
 };
 
 pub(super) fn ev(id: &str, body: Body) -> Event {
@@ -14,11 +14,7 @@ pub(super) fn ev(id: &str, body: Body) -> Event {
 
 pub(super) fn sample() -> Transcript {
     let call = |id: &str, cmd: &str| {
-        AssistantPart::ToolCall(ToolCall {
-            id: id.into(),
-            name: "exec_command".into(),
-            arguments: json!({ "cmd": cmd }),
-        })
+        AssistantPart::ToolCall(ToolCall::new(id, "exec_command", json!({ "cmd": cmd })))
     };
     Transcript::new(vec![
         ev(
@@ -161,4 +157,48 @@ fn parses_and_validates_a_real_codex_request_with_reasoning() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn parses_a_real_codex_request_with_a_custom_tool_call_and_a_web_search() {
+    let input = captured(include_str!(
+        "codex-0.171.0-resume-custom-tool-web-search.json"
+    ));
+    validate(&input).unwrap();
+    let t = parse(&input).unwrap();
+    let Body::Assistant { content, .. } = &t.events[1].body else {
+        panic!("{:?}", t.events[1]);
+    };
+    assert_eq!(
+        content[0],
+        AssistantPart::ToolCall(ToolCall {
+            id: "call_P1".into(),
+            name: "apply_patch".into(),
+            input: ToolInput::Freeform(
+                "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch\n".into()
+            ),
+        })
+    );
+    assert!(matches!(&t.events[2].body, Body::ToolResult { call_id, .. } if call_id == "call_P1"));
+    let Body::Assistant { content, .. } = &t.events[3].body else {
+        panic!("{:?}", t.events[3]);
+    };
+    assert_eq!(
+        content[0],
+        AssistantPart::WebSearch(WebSearch {
+            id: Some("ws_1".into()),
+            status: Some("completed".into()),
+            action: json!({"type": "search", "query": "rust serde",
+                "queries": ["rust serde", "serde flatten"]}),
+        })
+    );
+    // Rendered again, the items are the ones Codex sent (custom call, its output, the search),
+    // but for a call's status, which the canonical model does not keep (for function calls
+    // neither).
+    let again = render(&t, None);
+    let mut sent_call = input[2].clone();
+    sent_call.as_object_mut().unwrap().remove("status");
+    assert_eq!(again[1], sent_call);
+    assert_eq!(again[2], input[3]);
+    assert_eq!(again[3], input[4]);
 }

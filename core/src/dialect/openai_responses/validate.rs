@@ -132,7 +132,15 @@ fn check_items(input: &[Value], final_request: bool) -> Result<(), RuleViolation
 /// R7: every `call_id` (of calls and of outputs) is 1–64 characters.
 fn check_call_ids(input: &[Value]) -> Result<(), RuleViolation> {
     for (index, item) in input.iter().enumerate() {
-        if !matches!(kind(item), Some("function_call" | "function_call_output")) {
+        if !matches!(
+            kind(item),
+            Some(
+                "function_call"
+                    | "function_call_output"
+                    | "custom_tool_call"
+                    | "custom_tool_call_output"
+            )
+        ) {
             continue;
         }
         let Some(id) = item.get("call_id").and_then(Value::as_str) else {
@@ -156,13 +164,19 @@ fn check_call_ids(input: &[Value]) -> Result<(), RuleViolation> {
     Ok(())
 }
 
-/// R1: every call has its output, every output answers one earlier call, once.
+/// R1: every call has its output, every output answers one earlier call of its kind (a
+/// `custom_tool_call_output` a `custom_tool_call`), once.
 fn check_pairs(input: &[Value], final_request: bool) -> Result<(), RuleViolation> {
-    let mut calls: HashMap<&str, (usize, bool)> = HashMap::new();
+    // call id → (index, answered, custom)
+    let mut calls: HashMap<&str, (usize, bool, bool)> = HashMap::new();
     for (index, item) in input.iter().enumerate() {
         let id = item.get("call_id").and_then(Value::as_str).unwrap_or("");
         match kind(item) {
-            Some("function_call") if calls.insert(id, (index, false)).is_some() => {
+            Some(call @ ("function_call" | "custom_tool_call"))
+                if calls
+                    .insert(id, (index, false, call == "custom_tool_call"))
+                    .is_some() =>
+            {
                 return Err(violation(
                     "R1",
                     index,
@@ -170,8 +184,18 @@ fn check_pairs(input: &[Value], final_request: bool) -> Result<(), RuleViolation
                     format!("call_id {id:?} is used by two calls"),
                 ));
             }
-            Some("function_call_output") => match calls.get_mut(id) {
-                Some((_, answered)) if !*answered => *answered = true,
+            Some(output @ ("function_call_output" | "custom_tool_call_output")) => match calls
+                .get_mut(id)
+            {
+                Some((_, _, custom)) if *custom != (output == "custom_tool_call_output") => {
+                    return Err(violation(
+                        "R1",
+                        index,
+                        "type",
+                        format!("a {output} cannot answer the call {id:?} of the other kind"),
+                    ))
+                }
+                Some((_, answered, _)) if !*answered => *answered = true,
                 Some(_) => {
                     return Err(violation(
                         "R1",
@@ -199,10 +223,10 @@ fn check_pairs(input: &[Value], final_request: bool) -> Result<(), RuleViolation
     let waiting_ok = |index: usize| !final_request && last_user.is_none_or(|u| index > u);
     match calls
         .iter()
-        .filter(|(_, (index, answered))| !answered && !waiting_ok(*index))
-        .min_by_key(|(_, (index, _))| *index)
+        .filter(|(_, (index, answered, _))| !answered && !waiting_ok(*index))
+        .min_by_key(|(_, (index, _, _))| *index)
     {
-        Some((id, (index, _))) => Err(violation(
+        Some((id, (index, _, _))) => Err(violation(
             "R1",
             *index,
             "call_id",
@@ -326,6 +350,23 @@ mod tests {
 
     fn user() -> Value {
         json!({"type": "message", "role": "user", "content": "hi"})
+    }
+
+    #[test]
+    fn r1_custom_calls_pair_with_custom_outputs() {
+        let custom = |id: &str| json!({"type": "custom_tool_call", "call_id": id, "name": "apply_patch", "input": "x"});
+        let custom_out =
+            |id: &str| json!({"type": "custom_tool_call_output", "call_id": id, "output": "ok"});
+        validate(&[user(), custom("c1"), custom_out("c1")]).unwrap();
+        let err = validate(&[user(), custom("c1"), user()]).unwrap_err();
+        assert_eq!((err.rule, err.index), ("R1", Some(1)));
+        let err = validate(&[user(), custom("c1"), out("c1")]).unwrap_err();
+        assert_eq!((err.rule, err.index), ("R1", Some(2)));
+        let err = validate(&[user(), call("c1"), custom_out("c1")]).unwrap_err();
+        assert_eq!((err.rule, err.index), ("R1", Some(2)));
+        let long = "c".repeat(65);
+        let err = validate(&[user(), custom(&long), custom_out(&long)]).unwrap_err();
+        assert_eq!(err.rule, "R7");
     }
 
     #[test]

@@ -218,11 +218,11 @@ impl BlockFields<'_> {
                 text: String::new(),
                 signature: Some(signature(self.data?, true)),
             }),
-            "tool_use" => ParsedBlock::ToolCall(ToolCall {
-                id: canonical_tool_id(self.id?.as_str()).into_owned(),
-                name: self.name?,
-                arguments: self.input?,
-            }),
+            "tool_use" => ParsedBlock::ToolCall(ToolCall::new(
+                canonical_tool_id(self.id?.as_str()).into_owned(),
+                self.name?,
+                self.input?,
+            )),
             "tool_result" => ParsedBlock::ToolResult {
                 call_id: canonical_tool_id(self.tool_use_id?.as_str()).into_owned(),
                 content: self.content.map_or_else(Vec::new, |c| c.0),

@@ -476,7 +476,7 @@ impl Records<'_, '_> {
             _ => None,
         });
         let mut calls = content.iter().filter_map(|p| match p {
-            AssistantPart::ToolCall(c) => Some(c.id.as_str()),
+            AssistantPart::ToolCall(c) => Some(c),
             _ => None,
         });
         let results_on_calls = calls_are_the_tail(
@@ -508,9 +508,12 @@ impl Records<'_, '_> {
                     }
                 }
                 Some(WireBlock::ToolUse { .. }) => {
-                    if let Some(id) = calls.next() {
-                        self.state.open_calls.insert(id.to_owned());
-                        self.state.call_records.insert(id.to_owned(), uuid.clone());
+                    if let Some(call) = calls.next() {
+                        self.state.open_calls.insert(call.id.clone());
+                        self.state
+                            .call_records
+                            .insert(call.id.clone(), uuid.clone());
+                        extras.freeform = call.arguments().is_none();
                     }
                 }
                 _ => {}

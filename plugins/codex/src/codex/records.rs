@@ -167,6 +167,30 @@ pub enum ItemOut<'a> {
         #[serde(rename = "x-handoff-event", skip_serializing_if = "Option::is_none")]
         tag: Option<EventTagOut<'a>>,
     },
+    /// A call of a freeform (custom) tool: its raw input, as Codex records `apply_patch`.
+    CustomToolCall {
+        name: &'a str,
+        input: &'a str,
+        call_id: &'a str,
+        #[serde(rename = "x-handoff-event", skip_serializing_if = "Option::is_none")]
+        tag: Option<EventTagOut<'a>>,
+    },
+    CustomToolCallOutput {
+        call_id: &'a str,
+        output: OutputOut<'a>,
+        #[serde(rename = "x-handoff-event", skip_serializing_if = "Option::is_none")]
+        tag: Option<EventTagOut<'a>>,
+    },
+    /// A web search the provider ran: no output item follows.
+    WebSearchCall {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        status: Option<&'a str>,
+        action: &'a serde_json::Value,
+        #[serde(rename = "x-handoff-event", skip_serializing_if = "Option::is_none")]
+        tag: Option<EventTagOut<'a>>,
+    },
 }
 
 /// A content item of a message or a tool output.
@@ -440,6 +464,11 @@ pub struct ItemIn<'a> {
     pub call_id: Option<Cow<'a, str>>,
     #[serde(borrow)]
     pub output: Option<OutputIn<'a>>,
+    /// `web_search_call` status.
+    #[serde(borrow, default, deserialize_with = "opt_cow")]
+    pub status: Option<Cow<'a, str>>,
+    /// `web_search_call` action, kept as written.
+    pub action: Option<serde_json::Value>,
     /// Present on items the CLI wrote itself; tells harness-injected context from user text.
     pub internal_chat_message_metadata_passthrough: Option<PassthroughIn>,
     #[serde(rename = "x-handoff-event")]

@@ -81,11 +81,13 @@ pub(crate) fn model_parts<'a>(
                 call: CallRef {
                     id: &call.id,
                     name: &call.name,
-                    args: &call.arguments,
+                    args: call.structured_arguments(),
                 },
                 signature: None,
             },
             AssistantPart::Thinking(t) if !is_google(t, origin_provider) => continue,
+            // Refused before anything is written (the writer's check of each assistant event).
+            AssistantPart::WebSearch(_) => continue,
             AssistantPart::Thinking(t) if t.text.is_empty() && t.signature.is_some() => {
                 let sig = t
                     .signature
@@ -266,11 +268,11 @@ pub(crate) fn read_part(
         let name = call
             .name
             .ok_or_else(|| field_err(format_args!("{field}.functionCall.name"), "missing"))?;
-        out.push(ReadPart::Model(AssistantPart::ToolCall(ToolCall {
-            id: call.id.unwrap_or_default(),
+        out.push(ReadPart::Model(AssistantPart::ToolCall(ToolCall::new(
+            call.id.unwrap_or_default(),
             name,
-            arguments: call.args.unwrap_or_else(|| Value::Object(Map::new())),
-        })));
+            call.args.unwrap_or_else(|| Value::Object(Map::new())),
+        ))));
     } else if let Some(resp) = part.response {
         out.push(function_response(
             resp,
@@ -460,11 +462,7 @@ mod tests {
                 text: String::new(),
                 signature: Some(sig("S2")),
             }),
-            AssistantPart::ToolCall(ToolCall {
-                id: "c".into(),
-                name: "ls".into(),
-                arguments: json!({}),
-            }),
+            AssistantPart::ToolCall(ToolCall::new("c", "ls", json!({}))),
             AssistantPart::Thinking(Thinking {
                 text: "other".into(),
                 signature: Some(Signature {

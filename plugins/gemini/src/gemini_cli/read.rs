@@ -21,7 +21,7 @@ use std::path::Path;
 use handoff_sdk::serde_json::Value;
 use handoff_sdk::{
     AssistantPart, Author, Body, Event, Origin, Part, PluginError, Thinking, Timestamp, ToolCall,
-    Transcript,
+    ToolInput, Transcript,
 };
 
 use super::parts::{self, ReadPart, PROVIDER};
@@ -132,6 +132,9 @@ struct Extras {
     origin: Option<Option<Origin>>,
     #[serde(default)]
     signature_models: Vec<Option<String>>,
+    /// Which of the message's calls (in order, from 0) are freeform.
+    #[serde(default)]
+    freeform_calls: Vec<usize>,
 }
 
 fn some<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Origin>>, D::Error> {
@@ -312,20 +315,45 @@ impl Reader<'_> {
                     .name
                     .clone()
                     .ok_or_else(|| self.err(at, format_args!("toolCalls[{i}].name"), "missing"))?;
-                content.push(AssistantPart::ToolCall(ToolCall {
-                    id: tc.id.clone().unwrap_or_default(),
+                content.push(AssistantPart::ToolCall(ToolCall::new(
+                    tc.id.clone().unwrap_or_default(),
                     name,
-                    arguments: tc
-                        .args
+                    tc.args
                         .clone()
                         .unwrap_or_else(|| Value::Object(Default::default())),
-                }));
+                )));
             }
         }
         if content.is_empty() {
             return Ok(()); // the CLI skips a model turn with no parts, and its results
         }
         fill_call_ids(at, &mut content, &body.tool_calls);
+        if !extras.freeform_calls.is_empty() {
+            let calls = content.iter_mut().filter_map(|p| match p {
+                AssistantPart::ToolCall(call) => Some(call),
+                _ => None,
+            });
+            for (n, call) in calls.enumerate() {
+                if !extras.freeform_calls.contains(&n) {
+                    continue;
+                }
+                let text = call
+                    .arguments()
+                    .and_then(ToolInput::freeform_from_structured)
+                    .ok_or_else(|| {
+                        self.err(
+                            at,
+                            "x-handoff-event.freeform_calls",
+                            format!(
+                                "call {n} ({:?}) is marked freeform but its args are not \
+                                 {{\"input\": <text>}}",
+                                call.id
+                            ),
+                        )
+                    })?;
+                call.input = ToolInput::Freeform(text);
+            }
+        }
         if !extras.signature_models.is_empty() {
             let mut it = extras.signature_models.iter();
             for part in &mut content {

@@ -67,7 +67,7 @@ pub(crate) struct GeminiRec<'a> {
 pub(crate) struct ToolCallRec<'a> {
     pub id: &'a str,
     pub name: &'a str,
-    pub args: &'a Value,
+    pub args: std::borrow::Cow<'a, Value>,
     pub result: [WPart<'a>; 1],
     pub status: &'static str,
     pub timestamp: String,
@@ -87,6 +87,10 @@ pub(crate) struct Extras<'a> {
     pub origin: Option<Option<&'a Origin>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub signature_models: Vec<Option<&'a str>>,
+    /// Which of the message's calls (counted in order, from 0) are freeform: their `args` are
+    /// `{"input": <text>}` (Gemini's function calls take JSON objects only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub freeform_calls: Vec<usize>,
 }
 
 impl Extras<'_> {
@@ -95,6 +99,7 @@ impl Extras<'_> {
             && self.author.is_none()
             && self.origin.is_none()
             && self.signature_models.is_empty()
+            && self.freeform_calls.is_empty()
     }
 }
 
@@ -146,7 +151,8 @@ pub(crate) struct FileRef<'a> {
 pub(crate) struct CallRef<'a> {
     pub id: &'a str,
     pub name: &'a str,
-    pub args: &'a Value,
+    /// A freeform call's structured form, `{"input": <text>}`.
+    pub args: std::borrow::Cow<'a, Value>,
 }
 
 #[derive(Serialize)]

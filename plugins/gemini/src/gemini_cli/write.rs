@@ -195,6 +195,7 @@ fn assistant<'a>(
     let mut pending = Vec::new();
     let mut calls = Vec::new();
     let mut signature_models = Vec::new();
+    let mut freeform_calls = Vec::new();
     for (k, p) in content.iter().enumerate() {
         match p {
             AssistantPart::Text { text } if text.is_empty() => {
@@ -205,11 +206,21 @@ fn assistant<'a>(
                 ));
             }
             AssistantPart::ToolCall(call) => {
-                if !call.arguments.is_object() {
+                if call.arguments().is_some_and(|a| !a.is_object()) {
                     return Err(refuse(index, event, format!("body.content[{k}]: the arguments of {:?} are not a JSON object (Gemini rule G3)", call.id)));
+                }
+                if call.arguments().is_none() {
+                    freeform_calls.push(calls.len());
                 }
                 pending.push(call.clone());
                 calls.push(call);
+            }
+            AssistantPart::WebSearch(_) => {
+                return Err(refuse(
+                    index,
+                    event,
+                    format!("body.content[{k}]: an OpenAI web search has no Gemini CLI form"),
+                ));
             }
             AssistantPart::Thinking(t) if parts::is_google(t, provider) => {
                 if let Some(s) = &t.signature {
@@ -239,6 +250,7 @@ fn assistant<'a>(
             } else {
                 Vec::new()
             },
+            freeform_calls,
             ..Extras::default()
         },
         tool_calls: Vec::new(),
@@ -273,7 +285,7 @@ fn tool_call<'a>(
     ToolCallRec {
         id: &call.id,
         name: &call.name,
-        args: &call.arguments,
+        args: call.structured_arguments(),
         result: [parts::result_part(call, content, is_error)],
         status: if is_error { "error" } else { "success" },
         timestamp: event.timestamp.to_rfc3339(),

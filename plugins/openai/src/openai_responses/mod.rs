@@ -4,7 +4,9 @@
 //!
 //! The wire (core's `openai_responses` dialect): user and assistant `message` items
 //! (`input_text`, `input_image`, `output_text`), one `function_call` per call and one
-//! `function_call_output` per result paired by `call_id`, and OpenAI reasoning as `reasoning`
+//! `function_call_output` per result paired by `call_id` (`custom_tool_call` /
+//! `custom_tool_call_output` for a freeform call), `web_search_call` items for the provider's own
+//! web searches, and OpenAI reasoning as `reasoning`
 //! items with `encrypted_content`, each in the order it happened.
 
 use handoff_sdk::dialect::Dialect;
@@ -40,6 +42,8 @@ pub fn manifest() -> TargetManifest {
             Feature::Author,
             Feature::TextAfterToolCall,
             Feature::PreciseNumbers,
+            Feature::FreeformToolCall,
+            Feature::WebSearch,
         ],
         thinking_from: vec!["openai".to_owned()],
         notes: vec![

@@ -19,7 +19,8 @@ use std::path::Path;
 
 use handoff_sdk::serde_json::{Map, Value};
 use handoff_sdk::{
-    AssistantPart, Body, Event, Origin, Part, PluginError, Signature, Thinking, Timestamp, ToolCall,
+    AssistantPart, Body, Event, Origin, Part, PluginError, Signature, Thinking, Timestamp,
+    ToolCall, ToolInput,
 };
 
 use super::llm::{self, field_error};
@@ -347,11 +348,22 @@ impl Converter<'_> {
                 let id = block.id.take().ok_or_else(|| missing("id"))?;
                 let name = block.name.take().ok_or_else(|| missing("name"))?;
                 let arguments = block.arguments.take().ok_or_else(|| missing("arguments"))?;
-                AssistantPart::ToolCall(ToolCall {
-                    id,
-                    name,
-                    arguments,
-                })
+                let input = if handoff.freeform_calls.contains(&i) {
+                    ToolInput::Freeform(
+                        ToolInput::freeform_from_structured(&arguments).ok_or_else(|| {
+                            self.fail(
+                                line,
+                                &format!("{}.arguments", field()),
+                                "a call marked freeform (x-handoff-event.freeform_calls) must \
+                                 have the arguments {\"input\": <text>}"
+                                    .to_owned(),
+                            )
+                        })?,
+                    )
+                } else {
+                    ToolInput::Arguments(arguments)
+                };
+                AssistantPart::ToolCall(ToolCall { id, name, input })
             }
             other => {
                 return Err(self.fail(

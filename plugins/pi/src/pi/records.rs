@@ -482,6 +482,10 @@ pub struct HandoffEvent {
     /// Thinking parts whose signature's model differs from the turn's model: `[index, model]`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub signature_models: Vec<(usize, Option<String>)>,
+    /// Tool calls that are freeform (Codex's `apply_patch`): the indexes of their blocks, whose
+    /// arguments are `{"input": <text>}` (pi's tool arguments are JSON objects only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub freeform_calls: Vec<usize>,
 }
 
 /// A member that is present, `null` included (serde reads `null` into `None` otherwise).
@@ -492,7 +496,10 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
 impl HandoffEvent {
     /// Whether there is nothing to carry.
     pub fn is_empty(&self) -> bool {
-        self.author.is_none() && self.origin.is_none() && self.signature_models.is_empty()
+        self.author.is_none()
+            && self.origin.is_none()
+            && self.signature_models.is_empty()
+            && self.freeform_calls.is_empty()
     }
 
     /// The origin override: `Some(None)` = no origin, `Some(Some(o))` = exactly `o`.
@@ -762,8 +769,8 @@ pub enum OutBlock<'a> {
         id: &'a str,
         /// The tool name.
         name: &'a str,
-        /// The arguments.
-        arguments: &'a Value,
+        /// The arguments (a freeform call's structured form, `{"input": <text>}`).
+        arguments: std::borrow::Cow<'a, Value>,
         /// Members carried from a pi session.
         #[serde(flatten)]
         extra: ExtraRef<'a>,

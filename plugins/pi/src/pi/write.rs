@@ -146,7 +146,7 @@ pub struct Chain {
 }
 
 /// Refuses, before anything is written, what pi cannot hold: tool arguments that are not an
-/// object (pi's `toolCall.arguments` is one), a compaction that a later one keeps in view (pi
+/// object (pi's `toolCall.arguments` is one), a web search, a compaction that a later one keeps in view (pi
 /// shows only the last compaction's summary), and a last compaction with events between what it
 /// replaces and itself (pi shows its summary before the entries it keeps, not after).
 pub fn check_representable(events: &[Event], first: usize) -> Result<(), PluginError> {
@@ -159,14 +159,25 @@ pub fn check_representable(events: &[Event], first: usize) -> Result<(), PluginE
     for (index, event) in events.iter().enumerate().skip(first) {
         if let Body::Assistant { content, .. } = &event.body {
             for (i, part) in content.iter().enumerate() {
-                if let AssistantPart::ToolCall(call) = part {
-                    if !call.arguments.is_object() {
+                match part {
+                    AssistantPart::ToolCall(call)
+                        if call.arguments().is_some_and(|a| !a.is_object()) =>
+                    {
                         return Err(invalid(
                             index,
                             format!("body.content[{i}].arguments"),
                             "pi keeps tool arguments as a JSON object; these are not one",
                         ));
                     }
+                    // The manifest does not carry it either; the writer below relies on this.
+                    AssistantPart::WebSearch(_) => {
+                        return Err(invalid(
+                            index,
+                            format!("body.content[{i}]"),
+                            "pi has no form of a provider's web search",
+                        ));
+                    }
+                    _ => {}
                 }
             }
         }
@@ -513,12 +524,20 @@ impl<'a> EntryWriter<'a> {
                         extra,
                     }
                 }
-                AssistantPart::ToolCall(call) => OutBlock::ToolCall {
-                    id: &call.id,
-                    name: &call.name,
-                    arguments: &call.arguments,
-                    extra,
-                },
+                AssistantPart::ToolCall(call) => {
+                    if call.arguments().is_none() {
+                        handoff.freeform_calls.push(i);
+                    }
+                    OutBlock::ToolCall {
+                        id: &call.id,
+                        name: &call.name,
+                        arguments: call.structured_arguments(),
+                        extra,
+                    }
+                }
+                AssistantPart::WebSearch(_) => {
+                    unreachable!("check_representable refuses web searches before any write")
+                }
             });
         }
         let calls = content

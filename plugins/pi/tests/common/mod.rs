@@ -58,11 +58,7 @@ pub fn text(t: &str) -> AssistantPart {
 }
 
 pub fn call(id: &str, name: &str, arguments: Value) -> AssistantPart {
-    AssistantPart::ToolCall(ToolCall {
-        id: id.into(),
-        name: name.into(),
-        arguments,
-    })
+    AssistantPart::ToolCall(ToolCall::new(id, name, arguments))
 }
 
 pub fn thinking(t: &str, provider: &str, value: &str) -> AssistantPart {

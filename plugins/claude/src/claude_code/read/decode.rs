@@ -5,7 +5,7 @@ use std::path::Path;
 
 use handoff_sdk::dialect::anthropic::{parse_block, ParsedBlock};
 use handoff_sdk::serde_json::Value;
-use handoff_sdk::{PluginError, Timestamp};
+use handoff_sdk::{PluginError, Timestamp, ToolInput};
 
 use super::errors::malformed;
 use super::index_record::{IndexRecord, Spans};
@@ -250,6 +250,28 @@ pub(super) fn node_of<C: Content>(
     }))
 }
 
+/// The calls of a record marked `handoff.freeform` back to freeform calls: each `tool_use`
+/// input must be the structured form `{"input": <text>}` the writer wrote.
+fn freeform_calls(blocks: &mut [ParsedBlock], path: &Path, line: usize) -> Result<(), PluginError> {
+    for (i, block) in blocks.iter_mut().enumerate() {
+        if let ParsedBlock::ToolCall(call) = block {
+            let ToolInput::Arguments(arguments) = &call.input else {
+                continue;
+            };
+            let Some(text) = ToolInput::freeform_from_structured(arguments) else {
+                return Err(malformed(
+                    path,
+                    line,
+                    Some(&format!("message.content[{i}].input")),
+                    "a call marked freeform (handoff.freeform) must have the input {\"input\": <text>}",
+                ));
+            };
+            call.input = ToolInput::Freeform(text);
+        }
+    }
+    Ok(())
+}
+
 /// Who a record with a message speaks for: a user record with its flags, or an assistant.
 #[derive(Clone, Copy)]
 pub(super) enum Speaker {
@@ -274,7 +296,10 @@ pub(super) fn message_kind<'a, C: Content>(
     let Some(content) = message.content else {
         return Err(malformed(path, line, Some("message.content"), "missing"));
     };
-    let blocks = content.into_blocks(signature_model, path, line)?;
+    let mut blocks = content.into_blocks(signature_model, path, line)?;
+    if extras.as_ref().is_some_and(|e| e.freeform) {
+        freeform_calls(&mut blocks, path, line)?;
+    }
     let node_kind = match speaker {
         Speaker::User {
             meta,

@@ -105,13 +105,11 @@ mod tests {
             .map(|t| AssistantPart::Text { text: t.into() })
             .into_iter()
             .collect();
-        content.extend(calls.iter().map(|c| {
-            AssistantPart::ToolCall(ToolCall {
-                id: (*c).into(),
-                name: "Bash".into(),
-                arguments: json!({}),
-            })
-        }));
+        content.extend(
+            calls
+                .iter()
+                .map(|c| AssistantPart::ToolCall(ToolCall::new(*c, "Bash", json!({})))),
+        );
         event(
             id,
             Body::Assistant {

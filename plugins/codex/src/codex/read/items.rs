@@ -5,7 +5,8 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use handoff_sdk::{
-    AssistantPart, Body, Part, PluginError, Signature, Thinking, Timestamp, ToolCall,
+    AssistantPart, Body, Part, PluginError, Signature, Thinking, Timestamp, ToolCall, ToolInput,
+    WebSearch,
 };
 
 use super::image_part;
@@ -36,6 +37,7 @@ impl ReadState<'_, '_> {
                 self.call(n, ts, json_arguments, item)
             }
             "function_call_output" | "custom_tool_call_output" => self.call_output(n, ts, item),
+            "web_search_call" => self.web_search(n, ts, item),
             // A snapshot of the work tree for undo; never shown to the model.
             "ghost_snapshot" => Ok(()),
             other => Err(PluginError::malformed_line(
@@ -139,21 +141,21 @@ impl ReadState<'_, '_> {
         let field_missing = |field: &str| missing(path, n, &format!("payload.{field}"));
         let name = item.name.ok_or_else(|| field_missing("name"))?;
         let call_id = item.call_id.ok_or_else(|| field_missing("call_id"))?;
-        let arguments = if json_arguments {
+        let input = if json_arguments {
             let text = item
                 .arguments
                 .as_deref()
                 .ok_or_else(|| field_missing("arguments"))?;
-            serde_json::from_str(text).map_err(|e| {
+            ToolInput::Arguments(serde_json::from_str(text).map_err(|e| {
                 PluginError::malformed_line(
                     path,
                     n,
                     Some("payload.arguments"),
                     format!("the arguments are not a JSON document: {e}"),
                 )
-            })?
+            })?)
         } else {
-            serde_json::Value::String(
+            ToolInput::Freeform(
                 item.input
                     .ok_or_else(|| field_missing("input"))?
                     .into_owned(),
@@ -162,7 +164,33 @@ impl ReadState<'_, '_> {
         let part = AssistantPart::ToolCall(ToolCall {
             id: call_id.into_owned(),
             name: name.into_owned(),
-            arguments,
+            input,
+        });
+        self.push_assistant(n, ts, item.tag, item.id, vec![part], false)
+    }
+
+    /// A web search the provider ran: its action as written (Codex sends it back as it is, with
+    /// its id and status), no output.
+    fn web_search(&mut self, n: usize, ts: Timestamp, item: ItemIn<'_>) -> Result<(), PluginError> {
+        let action = item
+            .action
+            .ok_or_else(|| missing(self.path, n, "payload.action"))?;
+        if action
+            .get("type")
+            .and_then(|t| t.as_str())
+            .is_none_or(str::is_empty)
+        {
+            return Err(PluginError::malformed_line(
+                self.path,
+                n,
+                Some("payload.action.type"),
+                "a web search's action names its type",
+            ));
+        }
+        let part = AssistantPart::WebSearch(WebSearch {
+            id: item.id.as_deref().map(str::to_owned),
+            status: item.status.map(Cow::into_owned),
+            action,
         });
         self.push_assistant(n, ts, item.tag, item.id, vec![part], false)
     }
@@ -266,7 +294,7 @@ impl ReadState<'_, '_> {
             // own prefix is left out of the next rebuild.
             self.history_users.push(SeenUser {
                 line: n,
-                text: Some(summary.clone()),
+                texts: vec![summary.clone()],
             });
         }
         for (k, content) in kept.into_iter().enumerate() {

@@ -9,9 +9,11 @@
 //! record, the most recent first within a budget of 20,000 approximate tokens (bytes / 4,
 //! rounded up), then the summary (`(no summary available)` when empty). A summary stays in
 //! Codex's history as a user message, so a later rebuild keeps it too, unless it starts with
-//! Codex's own summary prefix. Where Codex would cut a
-//! message to fit the budget, or keeps only its text, the reader refuses, naming the lines:
-//! it does not guess Codex's truncation marker.
+//! Codex's own summary prefix. A rebuilt user message is its texts (each an `input_text`, in
+//! order), its images left out; one without text is one empty text (measured with Codex
+//! 0.171.0). Where Codex would cut a message to fit the budget (or may: a message of several
+//! texts whose count is not known to fit), the reader refuses, naming the lines: it does not
+//! guess Codex's truncation marker.
 
 use std::path::Path;
 
@@ -42,13 +44,16 @@ pub(super) fn is_summary_message(text: &str) -> bool {
         .is_some_and(|rest| rest.starts_with('\n'))
 }
 
-/// A user message as Codex's compaction sees it: its text, when it is exactly one text.
+/// A user message as Codex's compaction sees it: its texts, in order, its images left out.
 pub(super) fn seen_user(line: usize, content: &[Part]) -> SeenUser {
-    let text = match content {
-        [Part::Text { text }] => Some(text.clone()),
-        _ => None,
-    };
-    SeenUser { line, text }
+    let texts = content
+        .iter()
+        .filter_map(|part| match part {
+            Part::Text { text } => Some(text.clone()),
+            Part::Image { .. } | Part::ImageUrl { .. } => None,
+        })
+        .collect();
+    SeenUser { line, texts }
 }
 
 /// Codex's token estimate: bytes / 4, rounded up (`approx_token_count`).
@@ -56,47 +61,59 @@ fn approx_tokens(text: &str) -> usize {
     text.len().div_ceil(4)
 }
 
+/// The fewest and the most tokens Codex can count for a message of several texts: each text
+/// counted alone, or all of them joined by line breaks (which Codex 0.171.0 does was not
+/// measured; for one text the two agree).
+fn token_bounds(texts: &[String]) -> (usize, usize) {
+    let each: usize = texts.iter().map(|t| approx_tokens(t)).sum();
+    let bytes: usize = texts.iter().map(String::len).sum::<usize>() + texts.len().saturating_sub(1);
+    let joined = bytes.div_ceil(4);
+    (each.min(joined), each.max(joined))
+}
+
 /// The user messages Codex rebuilds a history from when a `compacted` record (line `n`) has no
-/// replacement history: the most recent of `seen` within the budget, in their order.
+/// replacement history: the most recent of `seen` within the budget, in their order, each as
+/// its texts (measured with Codex 0.171.0: every text item of the message, in order, as an
+/// `input_text`; its images left out; a message without text as one empty text).
 pub(super) fn rebuilt_user_messages(
     path: &Path,
     n: usize,
     seen: &[SeenUser],
 ) -> Result<Vec<Vec<Part>>, PluginError> {
-    let mut remaining = KEPT_USER_TOKENS;
+    let refuse = |line: usize, why: &str| {
+        PluginError::malformed_line(
+            path,
+            n,
+            Some("payload.replacement_history"),
+            format!(
+                "Codex rebuilds this compaction's history from the user messages before it \
+                 within {KEPT_USER_TOKENS} tokens and {why} the message on line {line}; the \
+                 reader does not guess the cut"
+            ),
+        )
+    };
+    // What is left of the budget if Codex counted every message so far the most (`low`) or
+    // the fewest (`high`) tokens it can; they differ only after a message of several texts.
+    let (mut low, mut high) = (KEPT_USER_TOKENS, KEPT_USER_TOKENS);
     let mut kept = Vec::new();
     for user in seen.iter().rev() {
-        if remaining == 0 {
+        if high == 0 {
             break;
         }
-        let Some(text) = &user.text else {
-            return Err(PluginError::malformed_line(
-                path,
-                n,
-                Some("payload.replacement_history"),
-                format!(
-                    "Codex rebuilds this compaction's history from the user messages before it, \
-                     keeping only their text; the message on line {} is not one text",
-                    user.line
-                ),
-            ));
-        };
-        let tokens = approx_tokens(text);
-        if tokens > remaining {
-            return Err(PluginError::malformed_line(
-                path,
-                n,
-                Some("payload.replacement_history"),
-                format!(
-                    "Codex rebuilds this compaction's history from the user messages before it \
-                     within {KEPT_USER_TOKENS} tokens and cuts the message on line {} to fit; \
-                     the reader does not guess the cut",
-                    user.line
-                ),
-            ));
+        if low == 0 {
+            return Err(refuse(user.line, "may stop before or cut"));
         }
-        remaining -= tokens;
-        kept.push(vec![Part::text(text.as_str())]);
+        let (fewest, most) = token_bounds(&user.texts);
+        if most > low {
+            return Err(refuse(user.line, "cuts (or may cut)"));
+        }
+        low -= most;
+        high -= fewest;
+        kept.push(if user.texts.is_empty() {
+            vec![Part::text("")]
+        } else {
+            user.texts.iter().map(|t| Part::text(t.as_str())).collect()
+        });
     }
     kept.reverse();
     Ok(kept)
@@ -182,7 +199,7 @@ mod tests {
     fn seen(line: usize, text: &str) -> SeenUser {
         SeenUser {
             line,
-            text: Some(text.into()),
+            texts: vec![text.into()],
         }
     }
 
@@ -214,14 +231,51 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("rollout.jsonl:9") && e.contains("line 4"), "{e}");
-        let image = SeenUser {
-            line: 2,
-            text: None,
+    }
+
+    /// Differential case codex/two-turns/compacted-no-replacement-images: a message's texts are
+    /// kept, its images left out; one without text is one empty text.
+    #[test]
+    fn a_rebuilt_message_keeps_its_texts_and_leaves_out_its_images() {
+        let path = Path::new("rollout.jsonl");
+        let png = Part::Image {
+            media_type: "image/png".into(),
+            data: vec![1, 2],
         };
-        let e = rebuilt_user_messages(path, 9, &[image])
+        let mixed = seen_user(2, &[Part::text("look"), png.clone(), Part::text("and")]);
+        let image = seen_user(4, &[png]);
+        let kept = rebuilt_user_messages(path, 9, &[mixed, image]).unwrap();
+        assert_eq!(
+            kept,
+            vec![
+                vec![Part::text("look"), Part::text("and")],
+                vec![Part::text("")]
+            ]
+        );
+    }
+
+    /// Where Codex's count of a message of several texts is not known to fit, the reader
+    /// refuses rather than guess.
+    #[test]
+    fn a_message_of_several_texts_near_the_budget_is_refused() {
+        let path = Path::new("rollout.jsonl");
+        // Two texts of 39,998 bytes: 20,000 tokens counted apart, 20,000 joined (79,997 bytes).
+        let half = "x".repeat(39_998);
+        let two = SeenUser {
+            line: 3,
+            texts: vec![half.clone(), half.clone()],
+        };
+        let kept = rebuilt_user_messages(path, 9, std::slice::from_ref(&two)).unwrap();
+        assert_eq!(kept[0].len(), 2);
+        // Two texts of 40,000 bytes: 20,000 tokens apart but 20,001 joined (80,001 bytes).
+        let over = SeenUser {
+            line: 3,
+            texts: vec!["x".repeat(40_000), "x".repeat(40_000)],
+        };
+        let e = rebuilt_user_messages(path, 9, &[over])
             .unwrap_err()
             .to_string();
-        assert!(e.contains("line 2"), "{e}");
+        assert!(e.contains("line 3"), "{e}");
     }
 
     #[test]

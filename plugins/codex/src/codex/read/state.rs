@@ -58,11 +58,11 @@ pub(super) struct ReadState<'p, 's> {
     pub(super) history_users: Vec<SeenUser>,
 }
 
-/// A user message in Codex's history: its line, and its text when it is one text (what Codex's
-/// compaction keeps of it).
+/// A user message in Codex's history: its line, and its texts in order (what Codex's compaction
+/// keeps of it: its images are left out).
 pub(super) struct SeenUser {
     pub(super) line: usize,
-    pub(super) text: Option<String>,
+    pub(super) texts: Vec<String>,
 }
 
 impl<'p, 's> ReadState<'p, 's> {

@@ -179,13 +179,7 @@ mod tests {
     fn assistant(id: &str, calls: &[&str]) -> Event {
         let content = calls
             .iter()
-            .map(|c| {
-                AssistantPart::ToolCall(ToolCall {
-                    id: (*c).into(),
-                    name: "shell".into(),
-                    arguments: json!({}),
-                })
-            })
+            .map(|c| AssistantPart::ToolCall(ToolCall::new(*c, "shell", json!({}))))
             .collect();
         event(
             id,

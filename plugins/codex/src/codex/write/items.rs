@@ -6,7 +6,7 @@ use std::io;
 use std::rc::Rc;
 
 use base64::Engine as _;
-use handoff_sdk::{AssistantPart, Body, Event, Origin, Part};
+use handoff_sdk::{AssistantPart, Body, Event, Origin, Part, ToolInput};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -100,10 +100,27 @@ pub(super) fn assistant_items<'a>(
             }
             AssistantPart::ToolCall(call) => {
                 flush(&mut texts, &mut items);
-                items.push(ItemOut::FunctionCall {
-                    name: &call.name,
-                    arguments: call.arguments.to_string(),
-                    call_id: &call.id,
+                items.push(match &call.input {
+                    ToolInput::Arguments(arguments) => ItemOut::FunctionCall {
+                        name: &call.name,
+                        arguments: arguments.to_string(),
+                        call_id: &call.id,
+                        tag: tag_for(tagged),
+                    },
+                    ToolInput::Freeform(input) => ItemOut::CustomToolCall {
+                        name: &call.name,
+                        input,
+                        call_id: &call.id,
+                        tag: tag_for(tagged),
+                    },
+                });
+            }
+            AssistantPart::WebSearch(search) => {
+                flush(&mut texts, &mut items);
+                items.push(ItemOut::WebSearchCall {
+                    id: search.id.as_deref(),
+                    status: search.status.as_deref(),
+                    action: &search.action,
                     tag: tag_for(tagged),
                 });
             }

@@ -135,8 +135,9 @@ impl<'o> Lines<'o> {
         Ok(())
     }
 
-    /// Writes a `function_call_output` item whose output is one text, as serialising
-    /// `ItemOut::FunctionCallOutput` would, with the strings escaped by [`push_json_str`]: the tool
+    /// Writes a `function_call_output` item (`custom_tool_call_output` when `custom`: the output
+    /// of a freeform call) whose output is one text, as serialising
+    /// `ItemOut::FunctionCallOutput` (`CustomToolCallOutput`) would, with the strings escaped by [`push_json_str`]: the tool
     /// output is most of a rollout's text, and serde_json escapes byte by byte.
     pub fn function_call_output_text(
         &mut self,
@@ -144,12 +145,15 @@ impl<'o> Lines<'o> {
         call_id: &str,
         output: &str,
         tag: &EventTagOut<'_>,
+        custom: bool,
     ) -> io::Result<()> {
         self.buf.extend_from_slice(b"{\"timestamp\":");
         push_json_str(&mut self.buf, timestamp);
-        self.buf.extend_from_slice(
-            b",\"type\":\"response_item\",\"payload\":{\"type\":\"function_call_output\",\"call_id\":",
-        );
+        self.buf.extend_from_slice(if custom {
+            &b",\"type\":\"response_item\",\"payload\":{\"type\":\"custom_tool_call_output\",\"call_id\":"[..]
+        } else {
+            &b",\"type\":\"response_item\",\"payload\":{\"type\":\"function_call_output\",\"call_id\":"[..]
+        });
         push_json_str(&mut self.buf, call_id);
         self.buf.extend_from_slice(b",\"output\":");
         push_json_str(&mut self.buf, output);
@@ -223,14 +227,22 @@ mod tests {
             kind: handoff_sdk::AuthorKind::Human,
             name: "Ann \"A\"".into(),
         };
-        for (timestamp, call_id, output, is_error) in [
+        for (timestamp, call_id, output, is_error, custom) in [
             (
                 "2026-11-30T00:41:53.963Z",
                 "call_1",
                 "line\n\tTab \"q\" ✓\u{2}",
                 false,
+                false,
             ),
-            ("+10000-01-01T00:00:00.000Z", "c\"2", "", true),
+            ("+10000-01-01T00:00:00.000Z", "c\"2", "", true, false),
+            (
+                "2026-11-30T00:41:53.963Z",
+                "call_3",
+                "Success.\n",
+                false,
+                true,
+            ),
         ] {
             let tag = EventTagOut {
                 id: "e\n3",
@@ -244,15 +256,23 @@ mod tests {
             let mut fast = Vec::new();
             let mut lines = Lines::new(&mut fast);
             lines
-                .function_call_output_text(timestamp, call_id, output, &tag)
+                .function_call_output_text(timestamp, call_id, output, &tag, custom)
                 .unwrap();
             lines.finish().unwrap();
             let mut want = Vec::new();
             let mut lines = Lines::new(&mut want);
-            let item = ItemOut::FunctionCallOutput {
-                call_id,
-                output: OutputOut::Text(output),
-                tag: Some(tag),
+            let item = if custom {
+                ItemOut::CustomToolCallOutput {
+                    call_id,
+                    output: OutputOut::Text(output),
+                    tag: Some(tag),
+                }
+            } else {
+                ItemOut::FunctionCallOutput {
+                    call_id,
+                    output: OutputOut::Text(output),
+                    tag: Some(tag),
+                }
             };
             lines.line(timestamp, "response_item", item).unwrap();
             lines.finish().unwrap();

@@ -13,7 +13,9 @@ mod lines;
 use std::borrow::Cow;
 use std::io;
 
-use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError, Transcript};
+use handoff_sdk::{
+    AssistantPart, Body, Event, IdSet, Part, PluginError, ToolCall, ToolInput, Transcript,
+};
 use serde_json::value::RawValue;
 
 use crate::codex::records::*;
@@ -83,6 +85,29 @@ pub fn check_event(index: usize, event: &Event) -> Result<(), PluginError> {
     Ok(())
 }
 
+/// The output item of a call: `custom_tool_call_output` for a freeform call's, else
+/// `function_call_output`.
+fn output_item<'a>(
+    custom: bool,
+    call_id: &'a str,
+    output: OutputOut<'a>,
+    tag: Option<EventTagOut<'a>>,
+) -> ItemOut<'a> {
+    if custom {
+        ItemOut::CustomToolCallOutput {
+            call_id,
+            output,
+            tag,
+        }
+    } else {
+        ItemOut::FunctionCallOutput {
+            call_id,
+            output,
+            tag,
+        }
+    }
+}
+
 /// Writes events as lines, one at a time: those of a held transcript ([`Renderer::events`]) or
 /// of a stream ([`Renderer::event`]). What it keeps between events is small: the open turn, the
 /// model of the last turn, the previous event's id.
@@ -95,6 +120,8 @@ pub struct Renderer<'t> {
     model: String,
     /// The id of the event written last (a compaction replacing through it keeps no events).
     previous: String,
+    /// The ids of the freeform calls so far: their results are `custom_tool_call_output`s.
+    freeform_calls: IdSet<String>,
 }
 
 struct OpenTurn {
@@ -115,6 +142,7 @@ impl<'t> Renderer<'t> {
             origins: OriginCache::default(),
             model: FALLBACK_MODEL.to_owned(),
             previous: String::new(),
+            freeform_calls: IdSet::default(),
         }
     }
 
@@ -154,11 +182,32 @@ impl<'t> Renderer<'t> {
         let events = &transcript.events;
         for event in &events[..first] {
             self.note_model(event);
+            self.note_freeform_calls(event);
         }
         for (index, event) in events.iter().enumerate().skip(first) {
             self.event(out, event, Some(&events[..index]))?;
         }
         self.close_turn(out)
+    }
+
+    fn note_freeform_calls(&mut self, event: &Event) {
+        if let Body::Assistant { content, .. } = &event.body {
+            for part in content {
+                if let AssistantPart::ToolCall(ToolCall {
+                    id,
+                    input: ToolInput::Freeform(_),
+                    ..
+                }) = part
+                {
+                    self.freeform_calls.insert(id.clone());
+                }
+            }
+        }
+    }
+
+    /// Whether the call `call_id` answers is a freeform one.
+    fn is_freeform(&self, call_id: &str) -> bool {
+        !self.freeform_calls.is_empty() && self.freeform_calls.contains(call_id)
     }
 
     fn note_model(&mut self, event: &Event) {
@@ -188,6 +237,7 @@ impl<'t> Renderer<'t> {
             self.close_turn(out)?;
         }
         self.note_model(event);
+        self.note_freeform_calls(event);
         if self.turn.is_none() {
             self.open_turn(out, &ts)?;
         }
@@ -204,16 +254,14 @@ impl<'t> Renderer<'t> {
             } => {
                 let mut tag = tag(event, None);
                 tag.is_error = *is_error;
+                let custom = self.is_freeform(call_id);
                 match content.as_slice() {
                     [Part::Text { text }] => {
-                        out.function_call_output_text(&ts, call_id, text, &tag)?
+                        out.function_call_output_text(&ts, call_id, text, &tag, custom)?
                     }
                     parts => {
-                        let item = ItemOut::FunctionCallOutput {
-                            call_id,
-                            output: OutputOut::Items(parts.iter().map(content_item).collect()),
-                            tag: Some(tag),
-                        };
+                        let output = OutputOut::Items(parts.iter().map(content_item).collect());
+                        let item = output_item(custom, call_id, output, Some(tag));
                         out.line(&ts, "response_item", item)?;
                     }
                 }
@@ -371,14 +419,14 @@ impl<'t> Renderer<'t> {
                 }
                 Body::ToolResult {
                     call_id, content, ..
-                } => items.push(raw(&ItemOut::FunctionCallOutput {
-                    call_id,
-                    output: match content.as_slice() {
+                } => {
+                    let output = match content.as_slice() {
                         [Part::Text { text }] => OutputOut::Text(text),
                         parts => OutputOut::Items(parts.iter().map(content_item).collect()),
-                    },
-                    tag: None,
-                })?),
+                    };
+                    let custom = self.is_freeform(call_id);
+                    items.push(raw(&output_item(custom, call_id, output, None))?)
+                }
                 Body::Compaction { .. } => {}
             }
         }
