@@ -122,6 +122,7 @@ fn across_transcript(
                 seal: handoff_core::store::seal::Seal::of_this_process(),
                 cwd: Some(cwd.display().to_string()),
                 prompt: "go on",
+                drop: &[],
                 lock_wait: Duration::from_secs(10),
             },
         )

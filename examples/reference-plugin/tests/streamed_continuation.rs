@@ -40,6 +40,7 @@ fn request<'a>(reader: &'a dyn Reader, path: &'a Path, root: &'a StoreRoot) -> C
         seal: handoff_core::store::seal::Seal::of_this_process(),
         cwd: Some("/home/dev/proj".into()),
         prompt: "go on",
+        drop: &[],
         lock_wait: Duration::from_secs(10),
     }
 }
