@@ -610,6 +610,7 @@ fn one_pass(
             seal: handoff_core::store::seal::Seal::of_this_process(),
             cwd: None,
             prompt: "go on",
+            drop: &[],
             lock_wait: Duration::from_secs(5),
         },
     )

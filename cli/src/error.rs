@@ -37,6 +37,7 @@ impl CliError {
             // the plugin or the engine refused it.
             CliError::Plugin(PluginError::Path(_))
             | CliError::Continue(ContinueError::Plugin(PluginError::Path(_))) => 2,
+            CliError::Continue(ContinueError::NotDroppable(_)) => 2,
             CliError::NotVerified { .. } => 3,
             _ => 1,
         }
@@ -50,6 +51,12 @@ impl CliError {
             CliError::NotVerified { .. } => Some(
                 "see `handoff targets`; certify a plugin file with `handoff certify FILE`".into(),
             ),
+            CliError::Plugin(PluginError::NotCarried { feature, .. })
+            | CliError::Continue(ContinueError::Plugin(PluginError::NotCarried {
+                feature, ..
+            })) if feature.droppable() => Some(format!(
+                "to continue without it, pass --drop {feature} (every dropped item is listed in the report)"
+            )),
             CliError::Continue(ContinueError::Recovery { .. }) => Some(
                 "a killed run's write could not be undone automatically; the journal and the old bytes beside it are kept for you to inspect".into(),
             ),

@@ -1138,3 +1138,117 @@ fn an_appended_api_history_keeps_its_mode_owner_and_group() {
         );
     }
 }
+
+#[test]
+fn a_part_the_target_refuses_is_dropped_only_when_asked_and_listed() {
+    use handoff_core::{DropFilter, Feature};
+    let scratch = tempfile::tempdir().unwrap();
+    let codex_root = scratch.path().join("codex");
+    let claude_root = scratch.path().join("claude");
+    // A Codex session whose user sends an image by URL, which Claude Code does not carry.
+    let mut source = read("claude-code", SAMPLE, &scratch.path().join("sample"));
+    let mut more = two_more(&source);
+    more[0].body = Body::User {
+        content: vec![
+            Part::text("What is in this picture?"),
+            Part::ImageUrl {
+                url: "https://example.com/cat.png".into(),
+            },
+        ],
+    };
+    let with_url = source.events.len();
+    source.events.extend(more);
+    let codex = StoreRoot::new(&codex_root).unwrap();
+    let written = CodexPlugin
+        .writer()
+        .create(&codex, "codex", &source, &Default::default())
+        .unwrap();
+    let from = format!("codex:{}", written.path.display());
+    let here = repo();
+    let continue_args = |extra: &[&str]| {
+        let mut args = vec![
+            "continue",
+            "--from",
+            &from,
+            "--to",
+            "claude-code",
+            "--store-root",
+            claude_root.to_str().unwrap(),
+            "--cwd",
+            here.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        handoff(&args)
+    };
+
+    // Without --drop: refused as before, naming the event, and the flag that lets it through.
+    let refused = continue_args(&[]);
+    assert_fails(
+        &refused,
+        1,
+        "has image_url, which claude-code does not carry",
+    );
+    assert!(
+        stderr(&refused).contains("pass --drop image_url"),
+        "{}",
+        stderr(&refused)
+    );
+    let sessions = handoff(&[
+        "sessions",
+        "claude-code",
+        "--store-root",
+        claude_root.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(json(&sessions).as_array().map(Vec::len), Some(0));
+
+    // With it: carried without the image URL, which is listed; the rest is intact.
+    let carried = json(&continue_args(&["--drop", "image_url", "--json"]));
+    assert_eq!(carried["action"]["kind"], "created");
+    assert_eq!(
+        carried["dropped"],
+        serde_json::json!([{
+            "index": with_url,
+            "event_id": "more-user",
+            "kind": "image_url",
+            "parts": 1,
+            "whole_event": false,
+            "what": "1 image URL",
+        }])
+    );
+    let id = carried["session"]["id"].as_str().unwrap().to_owned();
+    let on_claude = read("claude-code", &id, &claude_root);
+    let on_codex = read("codex", written.path.to_str().unwrap(), &codex_root);
+    let expected = DropFilter::new(&[Feature::ImageUrl])
+        .unwrap()
+        .apply_all(on_codex);
+    assert_eq!(expected.events.len(), source.events.len());
+    Comparison::for_target(&["anthropic".into()])
+        .diff(&expected, &on_claude)
+        .unwrap();
+    assert_eq!(
+        on_claude.events[with_url].body,
+        Body::User {
+            content: vec![Part::text("What is in this picture?")]
+        }
+    );
+
+    // Again with --drop: the session already holds the conversation minus the URL, and the
+    // human report still says what it lacks.
+    let again = continue_args(&["--drop", "image_url"]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    let report = String::from_utf8_lossy(&again.stdout);
+    assert!(report.contains("already holds all"), "{report}");
+    assert!(
+        report.contains(&format!(
+            "event {with_url} (more-user): 1 image URL [image_url]"
+        )),
+        "{report}"
+    );
+    // Without --drop the same session is not taken for the whole conversation: refused.
+    assert_fails(&continue_args(&[]), 1, "pass --drop image_url");
+
+    // A kind that cannot be dropped is bad usage.
+    let text = continue_args(&["--drop", "text"]);
+    assert_fails(&text, 2, "text cannot be dropped");
+}

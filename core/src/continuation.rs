@@ -23,7 +23,7 @@ pub use recovery::{recover, Recovered};
 pub use source::SourceFile;
 
 use batches::read_back;
-use source::SourceStream;
+use source::{drop_and_check, SourceStream};
 use written::{ReadWritten, WriteWatch};
 
 use crate::capability::{CreateOptions, EventStream, Plugin, PluginError, ResumePlan, SessionRef};
@@ -32,7 +32,9 @@ use crate::store::lock::Lock;
 use crate::store::seal::Seal;
 use crate::store::tap;
 use crate::store::{validate_cwd, StoreRoot};
-use crate::transcript::{Comparison, Difference, Fingerprinter, Transcript};
+use crate::transcript::{
+    Comparison, Difference, DropFilter, Dropped, Feature, Fingerprinter, NotDroppable, Transcript,
+};
 
 /// The conversation to continue.
 #[derive(Clone, Copy)]
@@ -69,6 +71,10 @@ pub struct ContinueRequest<'a> {
     pub cwd: Option<String>,
     /// The prompt the resume plan carries.
     pub prompt: &'a str,
+    /// The kinds of event or part to continue without (`--drop`): each dropped item is listed in
+    /// [`Continued::dropped`], and the verify compares the rest. Empty: nothing is dropped, and
+    /// a part the target does not carry refuses the continuation.
+    pub drop: &'a [Feature],
     /// How long to wait for another continuation of the same conversation to finish.
     pub lock_wait: Duration,
 }
@@ -103,8 +109,12 @@ pub struct Continued {
     pub recovered: Vec<Recovered>,
     /// The conversation's locator (given, or made from the source's first event).
     pub locator: String,
-    /// How many events the conversation has.
+    /// How many events the session holds (the source's, less those dropped whole).
     pub events: usize,
+    /// What was left out of the source because the request asked to drop it, in source order:
+    /// the session holds the source minus these (a later continuation of the conversation
+    /// reuses it only when asked to drop the same).
+    pub dropped: Vec<Dropped>,
 }
 
 /// Why a continuation failed. Nothing it wrote is left behind.
@@ -141,6 +151,9 @@ pub enum ContinueError {
         /// Why, naming the session file.
         message: String,
     },
+    /// A kind was asked to be dropped that cannot be.
+    #[error(transparent)]
+    NotDroppable(#[from] NotDroppable),
     /// Another continuation of the same conversation holds the lock.
     #[error("another continuation of {locator} is running on {target}; try again when it ends ({detail})")]
     Busy {
@@ -170,10 +183,18 @@ pub fn continue_conversation(
             target: request.target.to_owned(),
         })?;
     let comparison = target.comparison();
+    let mut filter = DropFilter::new(request.drop)?;
     match request.source {
         Source::Transcript(transcript) => {
             transcript.validate().map_err(PluginError::from)?;
-            target.check_carried(transcript)?;
+            let kept;
+            let transcript = if filter.is_empty() {
+                target.check_carried(transcript)?;
+                transcript
+            } else {
+                kept = drop_and_check(&mut filter, target, transcript.clone())?;
+                &kept
+            };
             let locator = request.locator.map(str::to_owned).ok_or_else(|| {
                 PluginError::InvalidTranscript(
                     "a transcript continued from memory needs a locator".into(),
@@ -181,7 +202,9 @@ pub fn continue_conversation(
             })?;
             let cwd = request.cwd.clone().or_else(|| transcript.cwd.clone());
             let run = Run::new(plugin, request, &comparison, locator, cwd)?;
-            run.continue_held(transcript)
+            let mut continued = run.continue_held(transcript)?;
+            continued.dropped = filter.take_dropped();
+            Ok(continued)
         }
         Source::File(file) => {
             let cwd = match &request.cwd {
@@ -189,7 +212,8 @@ pub fn continue_conversation(
                 None => file.reader.read_path_cwd(file.target, file.path)?,
             };
             std::thread::scope(|scope| {
-                let mut stream = SourceStream::start(scope, file, target, &comparison, cwd.clone());
+                let mut stream =
+                    SourceStream::start(scope, file, target, &comparison, cwd.clone(), filter);
                 let locator = match request.locator {
                     Some(locator) => locator.to_owned(),
                     None => match stream.first()? {
@@ -204,7 +228,9 @@ pub fn continue_conversation(
                     },
                 };
                 let run = Run::new(plugin, request, &comparison, locator, cwd)?;
-                run.continue_streamed(&mut stream)
+                let mut continued = run.continue_streamed(&mut stream)?;
+                continued.dropped = stream.take_dropped();
+                Ok(continued)
             })
         }
     }
@@ -442,6 +468,7 @@ impl<'a> Run<'a> {
             recovered: self.recovered,
             locator: self.locator,
             events,
+            dropped: Vec::new(),
         })
     }
 

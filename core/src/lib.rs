@@ -32,7 +32,7 @@ pub use capability::{
 };
 pub use store::StoreRoot;
 pub use transcript::{
-    AssistantPart, Author, AuthorKind, Body, Comparison, Difference, Event, Feature, Origin, Part,
-    Signature, Thinking, Timestamp, ToolCall, ToolInput, Transcript, ValidationError, WebSearch,
-    FREEFORM_MEMBER, SCHEMA,
+    AssistantPart, Author, AuthorKind, Body, Comparison, Difference, DropFilter, Dropped, Event,
+    Feature, Origin, Part, Signature, Thinking, Timestamp, ToolCall, ToolInput, Transcript,
+    ValidationError, WebSearch, FREEFORM_MEMBER, SCHEMA,
 };

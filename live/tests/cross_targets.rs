@@ -141,6 +141,7 @@ fn across_transcript_with(
                 seal: handoff_core::store::seal::Seal::of_this_process(),
                 cwd: Some(cwd.display().to_string()),
                 prompt: "go on",
+                drop: &[],
                 lock_wait: Duration::from_secs(10),
             },
         )
@@ -420,4 +421,122 @@ fn a_codex_session_with_a_web_search_continues_in_codex_and_is_refused_elsewhere
         }
         assert!(!root.path().exists() || std::fs::read_dir(root.path()).unwrap().next().is_none());
     }
+}
+
+/// `--drop` judged by a real CLI: the genuine Codex rollout with a user turn that sends an image
+/// by URL, which Claude Code does not carry. Without a drop the engine refuses it, naming the
+/// event; with `image_url` dropped it streams the rollout into Claude Code's store, lists the one
+/// URL it left out, and verifies the rest; then Claude Code 2.1.197 resumes what was written, and
+/// its first model request must carry that history (the URL's turn with its text only).
+#[test]
+fn a_codex_session_with_an_image_url_continues_in_claude_code_with_it_dropped() {
+    use handoff_core::{Body, Feature, Part, PluginError};
+    let fixture = std::fs::read_to_string(repo().join(CODEX.file)).unwrap();
+    let mut lines: Vec<serde_json::Value> = fixture
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let is_message = |x: &serde_json::Value, role: &str| {
+        x["type"] == "response_item"
+            && x["payload"]["type"] == "message"
+            && x["payload"]["role"] == role
+    };
+    let answer = lines
+        .iter()
+        .rposition(|x| is_message(x, "assistant"))
+        .unwrap();
+    let question = "What is in this picture?";
+    let mut asks = lines[answer].clone();
+    asks["payload"]["role"] = "user".into();
+    asks["payload"]["content"] = serde_json::json!([
+        {"type": "input_text", "text": question},
+        {"type": "input_image", "image_url": "https://example.com/cat.png"}
+    ]);
+    let mut answers = lines[answer].clone();
+    answers["payload"]["content"] =
+        serde_json::json!([{"type": "output_text", "text": "A cat on a keyboard."}]);
+    lines.splice(answer + 1..answer + 1, [asks, answers]);
+    let scratch = tempfile::tempdir().unwrap();
+    let rollout = scratch.path().join(CODEX.file.rsplit('/').next().unwrap());
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    std::fs::write(&rollout, text.join("\n") + "\n").unwrap();
+    let source = read_path("codex", &rollout);
+    let with_url = source
+        .events
+        .iter()
+        .position(|e| e.features().contains(&Feature::ImageUrl))
+        .expect("the Codex reader reads the image URL");
+
+    let cwd = scratch.path().join("proj");
+    std::fs::create_dir(&cwd).unwrap();
+    let root = StoreRoot::new(scratch.path().join("store")).unwrap();
+    let codex = handoff_codex::CodexPlugin;
+    let claude = handoff_claude::ClaudePlugin;
+    let continue_dropping = |drop: &[Feature]| {
+        continue_conversation(
+            &claude,
+            &ContinueRequest {
+                source: Source::File(SourceFile {
+                    reader: codex.reader(),
+                    target: "codex",
+                    path: &rollout,
+                }),
+                locator: Some("codex-image-url"),
+                target: "claude-code",
+                root: &root,
+                seal: handoff_core::store::seal::Seal::of_this_process(),
+                cwd: Some(cwd.display().to_string()),
+                prompt: "go on",
+                drop,
+                lock_wait: Duration::from_secs(10),
+            },
+        )
+    };
+    match continue_dropping(&[]) {
+        Err(handoff_core::continuation::ContinueError::Plugin(PluginError::NotCarried {
+            index,
+            feature: Feature::ImageUrl,
+            ..
+        })) => assert_eq!(index, with_url),
+        other => panic!("expected a refusal of the image URL, got {other:?}"),
+    }
+    let continued = continue_dropping(&[Feature::ImageUrl]).expect("continued without the URL");
+    assert_eq!(continued.action, Action::Created);
+    assert_eq!(continued.dropped.len(), 1, "{:?}", continued.dropped);
+    let dropped = &continued.dropped[0];
+    assert_eq!(
+        (dropped.index, dropped.event_id.as_str(), dropped.kind),
+        (
+            with_url,
+            source.events[with_url].id.as_str(),
+            Feature::ImageUrl
+        )
+    );
+    let written = claude
+        .reader()
+        .read(&root, &continued.session)
+        .expect("Claude Code's reader reads what was written");
+    assert_eq!(written.events.len(), source.events.len());
+    // Claude Code's writer gives events ids of its own; the turn keeps its place.
+    assert_eq!(
+        written.events[with_url].body,
+        Body::User {
+            content: vec![Part::text(question)]
+        }
+    );
+
+    // The real CLI resumes what was written.
+    let mut transcript = written;
+    transcript.cwd = None;
+    let entry = Entry {
+        name: "codex-image-url-dropped",
+        transcript,
+    };
+    let results = run_live(&claude, "claude-code", &[entry], &LiveOptions::default());
+    let results: Vec<CheckResult> = results
+        .into_iter()
+        .filter(|r| !r.id.ends_with("/missing-id"))
+        .collect();
+    assert_eq!(results.len(), 1, "{results:?}");
+    judge_live(&results);
 }

@@ -98,6 +98,7 @@ fn continued(
             seal: handoff_core::store::seal::Seal::of_this_process(),
             cwd: Some(project.display().to_string()),
             prompt: "Continue.",
+            drop: &[],
             lock_wait: Duration::from_secs(5),
         },
     )

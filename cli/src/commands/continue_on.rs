@@ -6,7 +6,7 @@ use handoff_core::continuation::{
     continue_conversation, Action, ContinueRequest, Continued, Source, SourceFile,
 };
 use handoff_core::registry::PluginSource;
-use handoff_core::{ResumePlan, TargetKind};
+use handoff_core::{Feature, ResumePlan, TargetKind};
 use serde_json::json;
 
 use crate::catalog::Catalog;
@@ -40,6 +40,12 @@ pub struct Args {
     /// The stable conversation name; default: the source target and its first event id.
     #[arg(long)]
     locator: Option<String>,
+    /// Continue without this kind of event or part, which the target would refuse (repeatable):
+    /// image, image_url, thinking, thinking_signature, tool_call (takes its result with it),
+    /// tool_result_image, compaction, author. Each dropped item is listed in the report; the
+    /// verify compares everything else. Nothing is dropped unless named here.
+    #[arg(long = "drop", value_name = "KIND", value_parser = parse_drop_kind)]
+    drop: Vec<Feature>,
     /// Run the resume command instead of printing it.
     #[arg(long)]
     exec: bool,
@@ -141,12 +147,19 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
             seal: &seal,
             cwd,
             prompt: &args.prompt,
+            drop: &args.drop,
             lock_wait: Duration::from_secs(30),
         },
     )?;
     drop(progress);
 
     if args.exec {
+        if !continued.dropped.is_empty() {
+            output::note(format_args!(
+                "continued without {} (--drop); resuming",
+                dropped_summary(&continued)
+            ));
+        }
         return exec(&continued.plan);
     }
     let used = catalog.in_use(&args.to);
@@ -160,6 +173,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
             "action": continued.action,
             "diverged_from": continued.diverged_from,
             "recovered": continued.recovered,
+            "dropped": continued.dropped,
             "plan": continued.plan,
             "command": command_line(&continued.plan),
         }))?;
@@ -216,6 +230,21 @@ fn print_summary(target: &str, c: &Continued, events: usize) -> Result<(), CliEr
     };
     outln!("{what} (read back and verified)")?;
     outln!("  {}", c.session.path.display())?;
+    if !c.dropped.is_empty() {
+        outln!(
+            "  without {} (--drop); the session holds the rest of the source:",
+            dropped_summary(c)
+        )?;
+        for d in &c.dropped {
+            outln!(
+                "    event {} ({}): {} [{}]",
+                d.index,
+                d.event_id,
+                d.what,
+                d.kind
+            )?;
+        }
+    }
     if let Some(old) = &c.diverged_from {
         outln!(
             "  (session {} of this conversation had diverged and was left as it was)",
@@ -232,6 +261,41 @@ fn print_summary(target: &str, c: &Continued, events: usize) -> Result<(), CliEr
             output::json(body)
         }
     }
+}
+
+/// A `--drop KIND` value: a feature name that a continuation can drop.
+fn parse_drop_kind(name: &str) -> Result<Feature, String> {
+    let droppable = || {
+        Feature::droppable_kinds()
+            .iter()
+            .map(|f| f.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match Feature::from_name(name) {
+        Some(kind) if kind.droppable() => Ok(kind),
+        Some(kind) => Err(format!(
+            "{kind} cannot be dropped without changing what is left; droppable: {}",
+            droppable()
+        )),
+        None => Err(format!("no such kind; droppable: {}", droppable())),
+    }
+}
+
+/// Which kinds were dropped from how many events, e.g. `thinking (3 events), image_url (1 event)`.
+fn dropped_summary(c: &Continued) -> String {
+    let mut counts: Vec<(Feature, usize)> = Vec::new();
+    for d in &c.dropped {
+        match counts.iter_mut().find(|(k, _)| *k == d.kind) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((d.kind, 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(k, n)| format!("{k} ({n} event{})", if *n == 1 { "" } else { "s" }))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The plan as one shell line (`cd DIR && ENV=… program args…`), for people to copy.

@@ -311,6 +311,7 @@ fn request<'a>(transcript: &'a Transcript, root: &'a StoreRoot) -> ContinueReque
         seal: handoff_core::store::seal::Seal::of_this_process(),
         cwd: None,
         prompt: "go on",
+        drop: &[],
         lock_wait: Duration::from_secs(5),
     }
 }

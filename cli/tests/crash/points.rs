@@ -226,6 +226,7 @@ fn crash_child() {
             seal: &seal,
             cwd: None,
             prompt: "go on",
+            drop: &[],
             lock_wait: Duration::from_secs(10),
         },
     );

@@ -5,13 +5,20 @@
 //! Every event is checked on its way to the writer (the transcript rules, one event at a time, and
 //! the parts the target carries) and fingerprinted as the target's comparison sees it: the verify
 //! compares the session read back with those fingerprints instead of a held transcript.
+//!
+//! Kinds the continuation was asked to drop (`--drop`) are taken out of each event after the
+//! transcript rules checked the source's event and before the target's check and the
+//! fingerprint ([`DropFilter`]): what is written, checked and verified is the source minus what
+//! was dropped, and each dropped item is recorded for the report.
 
 use std::path::Path;
 
 use super::batches::{Batches, ReaderName};
 use crate::capability::{EventStream, PluginError, Reader};
 use crate::manifest::TargetManifest;
-use crate::transcript::{Comparison, Event, Fingerprinter, Transcript, Validator};
+use crate::transcript::{
+    Comparison, DropFilter, Dropped, Event, Fingerprinter, Transcript, Validator,
+};
 
 /// A session file to continue from, read by its own plugin's reader.
 #[derive(Clone, Copy)]
@@ -31,8 +38,12 @@ pub(super) struct SourceStream<'a> {
     events: Batches,
     /// The first event, taken early for the conversation's locator.
     peeked: Option<Event>,
-    /// Events handed to the writer.
+    /// Source events taken from the reader thread (dropped ones included).
     taken: usize,
+    /// Events handed to the writer.
+    passed: usize,
+    /// What the continuation was asked to drop, and what it dropped so far.
+    filter: DropFilter,
     target: &'a TargetManifest,
     validator: Validator<Box<str>>,
     fingerprinter: Fingerprinter<'a>,
@@ -51,6 +62,7 @@ impl<'a> SourceStream<'a> {
         target: &'a TargetManifest,
         comparison: &'a Comparison,
         cwd: Option<String>,
+        filter: DropFilter,
     ) -> Self
     where
         'a: 'scope,
@@ -68,6 +80,8 @@ impl<'a> SourceStream<'a> {
             events,
             peeked: None,
             taken: 0,
+            passed: 0,
+            filter,
             target,
             validator: Validator::with_capacity(0),
             fingerprinter: Fingerprinter::new(comparison),
@@ -109,13 +123,26 @@ impl<'a> SourceStream<'a> {
         self.held.as_ref()
     }
 
-    /// How many events the source has, once all were taken.
+    /// How many events were written (the source's, less those dropped whole), once all were
+    /// taken.
     pub(super) fn events(&self) -> usize {
-        self.held.as_ref().map_or(self.taken, |t| t.events.len())
+        self.held.as_ref().map_or(self.passed, |t| t.events.len())
     }
 
-    /// The source read whole, for a verify that failed: its events as read now.
+    /// What was dropped from the source (all of it, once every event was taken).
+    pub(super) fn take_dropped(&mut self) -> Vec<Dropped> {
+        self.filter.take_dropped()
+    }
+
+    /// The source read whole, for a verify that failed: its events as read now, less the
+    /// dropped kinds (as they were written).
     pub(super) fn read_again(&self) -> Result<Transcript, PluginError> {
+        let source = self.read_source_again()?;
+        Ok(self.filter.fresh().apply_all(source))
+    }
+
+    /// The source read whole again, as it is.
+    fn read_source_again(&self) -> Result<Transcript, PluginError> {
         self.file.reader.read_path(self.file.target, self.file.path)
     }
 }
@@ -127,19 +154,26 @@ impl EventStream for SourceStream<'_> {
                 "next_event after whole: the writer already has the whole transcript".into(),
             ));
         }
-        let next = match self.peeked.take() {
-            Some(event) => Some(event),
-            None => self.pull()?,
-        };
-        let Some(event) = next else {
-            return Ok(None);
-        };
-        let index = self.taken;
-        self.taken += 1;
-        self.validator.push(&event).map_err(PluginError::from)?;
-        self.target.check_carried_event(index, &event)?;
-        self.fingerprints.extend(self.fingerprinter.push(&event));
-        Ok(Some(event))
+        loop {
+            let next = match self.peeked.take() {
+                Some(event) => Some(event),
+                None => self.pull()?,
+            };
+            let Some(event) = next else {
+                return Ok(None);
+            };
+            let index = self.taken;
+            self.taken += 1;
+            // The source's rules hold for the source's events; the target sees what is left.
+            self.validator.push(&event).map_err(PluginError::from)?;
+            let Some(event) = self.filter.apply(index, event) else {
+                continue;
+            };
+            self.target.check_carried_event(index, &event)?;
+            self.fingerprints.extend(self.fingerprinter.push(&event));
+            self.passed += 1;
+            return Ok(Some(event));
+        }
     }
 
     fn whole(&mut self) -> Result<&Transcript, PluginError> {
@@ -150,6 +184,7 @@ impl EventStream for SourceStream<'_> {
                 while let Some(event) = self.pull()? {
                     events.push(event);
                 }
+                self.taken = events.len();
                 Transcript::new(events)
             } else {
                 // Events were taken and dropped: stop the reader thread and read afresh.
@@ -158,15 +193,43 @@ impl EventStream for SourceStream<'_> {
                     "the writer asked for the whole transcript; reading the source again"
                 );
                 self.events.stop();
-                self.read_again()?
+                self.read_source_again()?
             };
             if transcript.cwd.is_none() {
                 transcript.cwd = self.cwd.clone();
             }
             transcript.validate()?;
-            self.target.check_carried(&transcript)?;
+            // What was dropped from events taken before is dropped again, and recorded once.
+            self.filter = self.filter.fresh();
+            let transcript = drop_and_check(&mut self.filter, self.target, transcript)?;
             self.held = Some(transcript);
         }
         Ok(self.held.as_ref().expect("held just now"))
     }
+}
+
+/// `transcript` without the kinds `filter` drops, each event left checked against what `target`
+/// carries (named by its index in the source).
+pub(super) fn drop_and_check(
+    filter: &mut DropFilter,
+    target: &TargetManifest,
+    transcript: Transcript,
+) -> Result<Transcript, PluginError> {
+    let Transcript {
+        schema,
+        cwd,
+        events,
+    } = transcript;
+    let mut kept = Vec::with_capacity(events.len());
+    for (index, event) in events.into_iter().enumerate() {
+        if let Some(event) = filter.apply(index, event) {
+            target.check_carried_event(index, &event)?;
+            kept.push(event);
+        }
+    }
+    Ok(Transcript {
+        schema,
+        cwd,
+        events: kept,
+    })
 }

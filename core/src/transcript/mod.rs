@@ -4,6 +4,7 @@
 //! `docs/transcript.md`. Provider fields with no canonical home ride in [`Event::opaque`], keyed by
 //! provider, so a same-provider round trip loses nothing; semantic equality ignores them.
 
+mod drop;
 mod equality;
 mod features;
 mod fingerprint;
@@ -12,6 +13,7 @@ pub mod synthetic;
 mod timestamp;
 mod validate;
 
+pub use drop::{DropFilter, Dropped, NotDroppable};
 pub use equality::{Comparison, Difference, Verifier};
 pub use features::Feature;
 pub use fingerprint::Fingerprinter;

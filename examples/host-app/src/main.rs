@@ -136,6 +136,7 @@ fn continue_on(registry: &Registry, c: &Continuation) -> Result<String, (u8, Str
             seal,
             cwd: None,
             prompt: &c.prompt,
+            drop: &[],
             lock_wait: Duration::from_secs(10),
         },
     )

@@ -24,6 +24,7 @@ fn request<'a>(t: &'a Transcript, root: &'a StoreRoot) -> ContinueRequest<'a> {
         seal: handoff_core::store::seal::Seal::of_this_process(),
         cwd: None,
         prompt: "go on",
+        drop: &[],
         lock_wait: Duration::from_secs(10),
     }
 }

@@ -40,6 +40,7 @@ fn request<'a>(reader: &'a dyn Reader, path: &'a Path, root: &'a StoreRoot) -> C
         seal: handoff_core::store::seal::Seal::of_this_process(),
         cwd: Some("/home/dev/proj".into()),
         prompt: "go on",
+        drop: &[],
         lock_wait: Duration::from_secs(10),
     }
 }
@@ -161,6 +162,39 @@ fn a_writer_that_asks_for_the_whole_transcript_midway_is_verified_against_it() {
         assert_eq!(done.events, base.events.len());
         let back = ReferencePlugin.read(&root, &done.session).unwrap();
         Comparison::exact().diff(base, &back).unwrap();
+    }
+}
+
+/// `drop`: the kinds go as the events stream, whichever way the writer takes them, and the
+/// session verifies against the source minus them; the same drop later finds it whole.
+#[test]
+fn dropped_tool_calls_go_with_their_results_however_the_writer_takes_the_stream() {
+    use handoff_core::{DropFilter, Feature};
+    let (dir, root) = scratch();
+    let base = &corpus::entry("parallel-tool-calls").unwrap().transcript;
+    let path = source_file(dir.path(), base);
+    let mut filter = DropFilter::new(&[Feature::ToolCall]).unwrap();
+    let expected = filter.apply_all(base.clone());
+    let dropped = filter.take_dropped();
+    assert!(expected.events.len() < base.events.len());
+    assert!(!expected.features().contains(&Feature::ToolResult));
+    for take in [Take::All, Take::WholeAfter(0), Take::WholeAfter(1)] {
+        let mut req = request(&ReferencePlugin, &path, &root);
+        let locator = format!("drop-{}", sessions(&root).len());
+        req.locator = Some(&locator);
+        req.drop = &[Feature::ToolCall];
+        let plugin = with_writer(Streaming(take));
+        let done = continue_conversation(&plugin, &req).unwrap();
+        assert_eq!(done.action, Action::Created);
+        assert_eq!(done.events, expected.events.len());
+        assert_eq!(done.dropped, dropped);
+        let back = ReferencePlugin.read(&root, &done.session).unwrap();
+        Comparison::exact().diff(&expected, &back).unwrap();
+        // Again with the same drop: the session holds it all, and the report says what it lacks.
+        let again = continue_conversation(&plugin, &req).unwrap();
+        assert_eq!(again.action, Action::Unchanged);
+        assert_eq!(again.session.id, done.session.id);
+        assert_eq!(again.dropped, dropped);
     }
 }
 

@@ -26,6 +26,7 @@ fn continued(root: &StoreRoot, target: &str, locator: &str, t: &Transcript) -> C
             seal: handoff_core::store::seal::Seal::of_this_process(),
             cwd: None,
             prompt: PROMPT,
+            drop: &[],
             lock_wait: Duration::from_secs(5),
         },
     )
