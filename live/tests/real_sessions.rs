@@ -42,7 +42,7 @@ const TARGETS: [&str; 5] = [
 /// The CI subset: one small file per CLI, each with a tool call where the CLI has one.
 const FAST: [&str; 4] = [
     "claude-code/session-migrate-claude-2.1.209-basic.jsonl",
-    "codex/session-migrate-codex-0.144.4-basic.jsonl",
+    "codex/claude-code-log-rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl",
     "pi/session-migrate-pi-0.80.6-basic.jsonl",
     "gemini-cli/vibecodingtracker-f1f04cc-session-2d9ea14f.json",
 ];
