@@ -253,8 +253,11 @@ struct Placement {
     id: String,
     recorded_cwd: String,
     place: Box<dyn Fn(&str) -> PathBuf>,
-    side_files: Box<dyn Fn(&str) -> Vec<SideFile>>,
+    side_files: Box<SideFiles>,
 }
+
+/// The files beside a session, given the scene's project folder.
+type SideFiles = dyn Fn(&str) -> Vec<SideFile>;
 
 /// The JSON records of a JSONL file, or the one document of a JSON file (lines that are not JSON
 /// are left out: the harness places the bytes as they are).
