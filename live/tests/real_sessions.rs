@@ -1,0 +1,581 @@
+//! The corpus of real users' sessions (issue 27), judged by the real CLIs: every session file under
+//! `tests/corpus/<cli>/` (public test fixtures and examples of other projects that read these
+//! formats, and genuine sessions of the pinned CLIs; `tests/corpus/SOURCES.md` says where each
+//! came from) is read by its CLI's plugin, continued by the engine into every target (written,
+//! read back, verified; then again, unchanged), and for a CLI target resumed by the real CLI by
+//! its id against the fake provider, whose first request must carry the whole history. A sixth
+//! column, `source-cli`, is the differential harness on the file itself: the real source CLI
+//! resumes it as it is, and handoff's reader must read the conversation that CLI sends.
+//!
+//! Each cell's outcome is compared with the committed table `tests/corpus/expected.tsv`, so a cell
+//! that carried and now refuses (or fails) fails the test; so does a refused cell that now
+//! carries (update the table: `HANDOFF_CORPUS_BLESS=1` rewrites it from the run).
+//!
+//! By default one small file per CLI runs (the CI subset, 24 cells); `HANDOFF_CORPUS_FULL=1`
+//! runs every file. `HANDOFF_LIVE_REQUIRED=1` makes an absent CLI a failure.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use handoff_conformance::report::Status;
+use handoff_core::continuation::{
+    continue_conversation, Action, ContinueRequest, Source, SourceFile,
+};
+use handoff_core::{Plugin, StoreRoot};
+use handoff_live::differential::{no_side_files, run_case, Case, SideFile, GENUINE};
+use handoff_live::{run_live, skips_are_failures, LiveOptions};
+use serde_json::{json, Value};
+
+/// The corpus folders, by the CLI (the source target) whose sessions they hold.
+const SOURCES: [&str; 4] = ["claude-code", "codex", "pi", "gemini-cli"];
+
+/// Every target a corpus session is continued into: the four CLIs and a stateless API history.
+const TARGETS: [&str; 5] = [
+    "claude-code",
+    "codex",
+    "pi",
+    "gemini-cli",
+    "openai-responses",
+];
+
+/// The CI subset: one small file per CLI, each with a tool call where the CLI has one.
+const FAST: [&str; 4] = [
+    "claude-code/session-migrate-claude-2.1.209-basic.jsonl",
+    "codex/claude-code-log-rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl",
+    "pi/session-migrate-pi-0.80.6-basic.jsonl",
+    "gemini-cli/vibecodingtracker-f1f04cc-session-2d9ea14f.json",
+];
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
+}
+
+fn plugin_of(target: &str) -> Box<dyn Plugin> {
+    match target {
+        "claude-code" => Box::new(handoff_claude::ClaudePlugin),
+        "codex" => Box::new(handoff_codex::CodexPlugin),
+        "pi" => Box::new(handoff_pi::PiPlugin),
+        "gemini-cli" => Box::new(handoff_gemini::GeminiPlugin),
+        "openai-responses" => Box::new(handoff_openai::OpenaiPlugin),
+        other => panic!("no plugin for {other}"),
+    }
+}
+
+/// What became of one session in one target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Outcome {
+    /// Continued (created, verified, unchanged the second time) and, for a CLI target, resumed by
+    /// the real CLI with the whole history in its first request.
+    Carried,
+    /// The source plugin could not read the file (the error).
+    Unreadable(String),
+    /// The engine refused to continue it into the target (the reason).
+    Refused(String),
+    /// Continued, but the real CLI's resume did not carry it (the failed live checks).
+    Failed(String),
+    /// The target's CLI is not installed here (the reason).
+    Skipped(String),
+    /// The source CLI's own resume and handoff's reader did not agree (the differential
+    /// harness's outcome kind, and the detail).
+    Differs(&'static str, String),
+}
+
+impl Outcome {
+    fn kind(&self) -> &'static str {
+        match self {
+            Outcome::Carried => "carried",
+            Outcome::Unreadable(_) => "unreadable",
+            Outcome::Refused(_) => "refused",
+            Outcome::Failed(_) => "failed",
+            Outcome::Skipped(_) => "skipped",
+            Outcome::Differs(kind, _) => kind,
+        }
+    }
+
+    fn reason(&self) -> &str {
+        match self {
+            Outcome::Carried => "",
+            Outcome::Unreadable(r)
+            | Outcome::Refused(r)
+            | Outcome::Failed(r)
+            | Outcome::Skipped(r)
+            | Outcome::Differs(_, r) => r,
+        }
+    }
+}
+
+/// One line of a reason, without the folders the run made or the corpus' own folder (so the table
+/// is stable) and without tabs (the table's separator).
+fn one_line(text: &str) -> String {
+    let mut line = text.lines().next().unwrap_or("").replace('\t', " ");
+    let corpus = format!("{}/", corpus_dir().display());
+    line = line.replace(&corpus, "");
+    // Every temporary folder (a scratch HOME, a tempdir) becomes `<tmp>`.
+    let tmp = format!("{}/", std::env::temp_dir().display());
+    let mut out = String::new();
+    let mut rest = line.as_str();
+    while let Some(at) = rest.find(&tmp) {
+        out.push_str(&rest[..at]);
+        out.push_str("<tmp>");
+        let after = &rest[at + tmp.len()..];
+        let end = after.find(['/', ' ', '"', ':']).unwrap_or(after.len());
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    // The scene's project folder is named after its scratch HOME in Claude Code's slug.
+    while let Some(at) = out.find("-tmp-handoff-live-") {
+        let end = out[at..].find("-proj").map_or(out.len(), |e| at + e);
+        out.replace_range(at..end, "-<tmp>");
+    }
+    match out.char_indices().nth(240) {
+        Some((cut, _)) => format!("{}…", &out[..cut]),
+        None => out,
+    }
+}
+
+/// The evidence line that says why a live check failed: a refusal or a difference if there is
+/// one, else the first line after the one naming the invocation (not a declared set-aside).
+fn failure_reason(evidence: &[String]) -> &str {
+    evidence
+        .iter()
+        .find(|l| l.contains(" rule ") || l.contains("differs from"))
+        .or_else(|| {
+            evidence
+                .iter()
+                .skip(1)
+                .find(|l| !l.starts_with("set aside"))
+        })
+        .or(evidence.first())
+        .map_or("", String::as_str)
+}
+
+/// Reads `file` (a session of `source`) and continues it into `target`, then resumes it with
+/// the real CLI when `target` has one.
+fn cell(source: &str, file: &Path, target: &str) -> Outcome {
+    let reader = plugin_of(source);
+    let transcript = match reader.reader().read_path(source, file) {
+        Ok(t) => t,
+        Err(e) => return Outcome::Unreadable(one_line(&e.to_string())),
+    };
+    let plugin = plugin_of(target);
+    let scratch = tempfile::tempdir().unwrap();
+    let cwd = scratch.path().join("proj");
+    std::fs::create_dir(&cwd).unwrap();
+    let root = StoreRoot::new(scratch.path().join("store")).unwrap();
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    // As `handoff continue` does: the first time streamed from the file, the second from the
+    // transcript held, which must find the session already whole.
+    for expected in [Action::Created, Action::Unchanged] {
+        let source_of_turn = match expected {
+            Action::Created => Source::File(SourceFile {
+                reader: reader.reader(),
+                target: source,
+                path: file,
+            }),
+            _ => (&transcript).into(),
+        };
+        let continued = continue_conversation(
+            plugin.as_ref(),
+            &ContinueRequest {
+                source: source_of_turn,
+                locator: Some(&name),
+                target,
+                root: &root,
+                seal: handoff_core::store::seal::Seal::of_this_process(),
+                cwd: Some(cwd.display().to_string()),
+                prompt: "go on",
+                lock_wait: Duration::from_secs(10),
+            },
+        );
+        match continued {
+            Err(e) => return Outcome::Refused(one_line(&e.to_string())),
+            Ok(c) if c.action != expected => {
+                return Outcome::Failed(format!(
+                    "continued as {:?}, expected {expected:?}",
+                    c.action
+                ))
+            }
+            Ok(_) => {}
+        }
+    }
+    let has_cli = plugin
+        .manifest()
+        .targets
+        .iter()
+        .any(|t| t.name == target && t.live.is_some());
+    if !has_cli {
+        return Outcome::Carried;
+    }
+    // The live tier writes into its own scratch HOME, in its own project folder.
+    let mut transcript = transcript;
+    transcript.cwd = None;
+    let entry = handoff_conformance::corpus::Entry {
+        name: "corpus",
+        transcript,
+    };
+    let results = run_live(plugin.as_ref(), target, &[entry], &LiveOptions::default());
+    let results: Vec<_> = results
+        .into_iter()
+        .filter(|r| !r.id.ends_with("/missing-id"))
+        .collect();
+    if results.is_empty() {
+        return Outcome::Failed("the live tier ran no check".into());
+    }
+    if let Some(skip) = results.iter().find(|r| r.status == Status::Skip) {
+        return Outcome::Skipped(one_line(&skip.evidence.join(" ")));
+    }
+    let failed: Vec<String> = results
+        .iter()
+        .filter(|r| r.status == Status::Fail)
+        .map(|r| {
+            for line in &r.evidence {
+                eprintln!("    {}: {line}", r.id);
+            }
+            format!("{}: {}", r.id, failure_reason(&r.evidence))
+        })
+        .collect();
+    if failed.is_empty() {
+        Outcome::Carried
+    } else {
+        Outcome::Failed(one_line(&failed.join("; ")))
+    }
+}
+
+/// The column of the source CLI's own resume: the real source CLI resumes the file as it is, and
+/// handoff's reader must read the conversation the CLI sends (the differential harness).
+const SOURCE_CLI: &str = "source-cli";
+
+/// Where the source CLI finds a session, and what the differential harness needs to place it:
+/// the session id, the working directory the file names, its path under the store root given the
+/// scene's project folder, and the files beside it.
+struct Placement {
+    id: String,
+    recorded_cwd: String,
+    place: Box<dyn Fn(&str) -> PathBuf>,
+    side_files: Box<SideFiles>,
+}
+
+/// The files beside a session, given the scene's project folder.
+type SideFiles = dyn Fn(&str) -> Vec<SideFile>;
+
+/// The JSON records of a JSONL file, or the one document of a JSON file (lines that are not JSON
+/// are left out: the harness places the bytes as they are).
+fn records_of(bytes: &[u8]) -> Vec<Value> {
+    if let Ok(whole) = serde_json::from_slice::<Value>(bytes) {
+        return vec![whole];
+    }
+    bytes
+        .split(|b| *b == b'\n')
+        .filter_map(|l| serde_json::from_slice(l).ok())
+        .collect()
+}
+
+fn first_str(records: &[Value], pick: impl Fn(&Value) -> Option<&str>) -> Option<String> {
+    records.iter().find_map(|r| pick(r).map(str::to_owned))
+}
+
+/// A cwd no file names: nothing to replace.
+const NO_CWD: &str = "/nonexistent/recorded/cwd";
+
+/// Where `source`'s CLI looks for the session in `bytes`; `None` when the file names no id.
+fn placement(source: &str, bytes: &[u8]) -> Option<Placement> {
+    let records = records_of(bytes);
+    match source {
+        "claude-code" => {
+            let id = first_str(&records, |r| r["sessionId"].as_str())?;
+            let recorded_cwd = first_str(&records, |r| r["cwd"].as_str()).unwrap_or(NO_CWD.into());
+            let file = format!("{id}.jsonl");
+            Some(Placement {
+                id,
+                recorded_cwd,
+                place: Box::new(move |cwd| {
+                    let slug: String = cwd
+                        .chars()
+                        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                        .collect();
+                    PathBuf::from("projects").join(slug).join(&file)
+                }),
+                side_files: Box::new(no_side_files),
+            })
+        }
+        "codex" => {
+            let meta = |r: &Value| {
+                if r["type"] == "session_meta" {
+                    r["payload"].clone()
+                } else {
+                    r.clone()
+                }
+            };
+            let id = first_str(&records, |r| {
+                r["payload"]["id"]
+                    .as_str()
+                    .filter(|_| r["type"] == "session_meta")
+            })
+            .or_else(|| {
+                records
+                    .first()
+                    .and_then(|r| meta(r)["id"].as_str().map(str::to_owned))
+            })?;
+            let recorded_cwd =
+                first_str(&records, |r| r["payload"]["cwd"].as_str()).unwrap_or(NO_CWD.into());
+            let file = format!("rollout-2026-01-01T00-00-00-{id}.jsonl");
+            Some(Placement {
+                id,
+                recorded_cwd,
+                place: Box::new(move |_| PathBuf::from("sessions/2026/01/01").join(&file)),
+                side_files: Box::new(no_side_files),
+            })
+        }
+        "pi" => {
+            let header = records.first().filter(|r| r["type"] == "session")?;
+            let id = header["id"].as_str()?.to_owned();
+            let recorded_cwd = header["cwd"].as_str().unwrap_or(NO_CWD).to_owned();
+            let file = format!("2026-01-01T00-00-00-000Z_{id}.jsonl");
+            Some(Placement {
+                id,
+                recorded_cwd,
+                place: Box::new(move |cwd| {
+                    let folder = format!("--{}--", cwd.trim_start_matches('/').replace('/', "-"));
+                    PathBuf::from("sessions").join(folder).join(&file)
+                }),
+                side_files: Box::new(no_side_files),
+            })
+        }
+        "gemini-cli" => {
+            let id = first_str(&records, |r| r["sessionId"].as_str())?;
+            // A legacy chat is one JSON document; a newer one is JSONL.
+            let extension = if records.len() == 1 { "json" } else { "jsonl" };
+            let file = format!(
+                "session-2026-01-01T00-00-{}.{extension}",
+                &id[..8.min(id.len())]
+            );
+            Some(Placement {
+                id,
+                recorded_cwd: NO_CWD.into(),
+                place: Box::new(move |_| PathBuf::from("tmp/proj/chats").join(&file)),
+                // The project registry and ownership markers, as the CLI leaves them.
+                side_files: Box::new(|cwd| {
+                    let registry = json!({"projects": {cwd: "proj"}});
+                    vec![
+                        (
+                            PathBuf::from("projects.json"),
+                            serde_json::to_vec_pretty(&registry).unwrap(),
+                        ),
+                        (
+                            PathBuf::from("tmp/proj/.project_root"),
+                            cwd.as_bytes().to_vec(),
+                        ),
+                        (
+                            PathBuf::from("history/proj/.project_root"),
+                            cwd.as_bytes().to_vec(),
+                        ),
+                    ]
+                }),
+            })
+        }
+        other => panic!("no placement for {other}"),
+    }
+}
+
+/// The real source CLI resumes `file` as it is; the outcome is the differential harness's kind
+/// (`agree`: the reader reads what the CLI sends).
+fn source_cli_cell(source: &str, file: &Path) -> Outcome {
+    let bytes = std::fs::read(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let Some(placement) = placement(source, &bytes) else {
+        return Outcome::Unreadable("the file names no session id the CLI could resume".into());
+    };
+    let plugin = plugin_of(source);
+    let case = Case {
+        name: file.display().to_string(),
+        target: source,
+        id: &placement.id,
+        genuine: &bytes,
+        recorded_cwd: &placement.recorded_cwd,
+        place: &*placement.place,
+        side_files: &*placement.side_files,
+        mutation: GENUINE,
+    };
+    let result = run_case(plugin.as_ref(), &case, &LiveOptions::default());
+    match result.outcome {
+        _ if result.skipped => Outcome::Skipped("CLI absent".into()),
+        Err(e) => Outcome::Failed(one_line(&format!("not run: {e}"))),
+        Ok(handoff_live::differential::Outcome::Agree(_)) => Outcome::Carried,
+        Ok(other) => {
+            let detail = match &other {
+                handoff_live::differential::Outcome::BothFail(e)
+                | handoff_live::differential::Outcome::ReaderFails(e)
+                | handoff_live::differential::Outcome::VagueError(e)
+                | handoff_live::differential::Outcome::Differ(e) => e.clone(),
+                handoff_live::differential::Outcome::ProviderRefuses { refusal, .. } => {
+                    refusal.clone()
+                }
+                handoff_live::differential::Outcome::CliFails(n) => {
+                    format!("the reader read {n} events")
+                }
+                handoff_live::differential::Outcome::Agree(_) => String::new(),
+            };
+            Outcome::Differs(other.kind(), one_line(&detail))
+        }
+    }
+}
+
+/// The corpus files, as `<cli>/<file>` with the CLI, in order.
+fn corpus_files() -> Vec<(String, &'static str, PathBuf)> {
+    let mut files = Vec::new();
+    for source in SOURCES {
+        let dir = corpus_dir().join(source);
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".jsonl") || n.ends_with(".json"))
+            .collect();
+        names.sort();
+        for name in names {
+            files.push((format!("{source}/{name}"), source, dir.join(&name)));
+        }
+    }
+    files
+}
+
+/// The committed table: (`<cli>/<file>`, target) → (outcome kind, reason).
+fn expected_table() -> BTreeMap<(String, String), (String, String)> {
+    let path = corpus_dir().join("expected.tsv");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut table = BTreeMap::new();
+    for (n, line) in text.lines().enumerate().skip(1) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        assert!(
+            fields.len() == 4,
+            "{}:{}: expected 4 tab-separated fields (file, target, outcome, reason), found {}",
+            path.display(),
+            n + 1,
+            fields.len()
+        );
+        table.insert(
+            (fields[0].to_owned(), fields[1].to_owned()),
+            (fields[2].to_owned(), fields[3].to_owned()),
+        );
+    }
+    table
+}
+
+fn write_table(rows: &[(String, String, Outcome)]) -> String {
+    let mut text = String::from("file\ttarget\toutcome\treason\n");
+    for (file, target, outcome) in rows {
+        text.push_str(&format!(
+            "{file}\t{target}\t{}\t{}\n",
+            outcome.kind(),
+            outcome.reason()
+        ));
+    }
+    text
+}
+
+#[test]
+fn every_corpus_session_in_every_target_comes_to_its_committed_outcome() {
+    let full = std::env::var_os("HANDOFF_CORPUS_FULL").is_some();
+    let bless = std::env::var_os("HANDOFF_CORPUS_BLESS").is_some();
+    assert!(
+        !bless || full,
+        "HANDOFF_CORPUS_BLESS=1 rewrites the whole table: set HANDOFF_CORPUS_FULL=1 too"
+    );
+    let files = corpus_files();
+    assert!(
+        files.len() >= 25,
+        "the corpus holds {} sessions, fewer than 25",
+        files.len()
+    );
+    for fast in FAST {
+        assert!(
+            files.iter().any(|(f, _, _)| f == fast),
+            "the CI subset names {fast}, not in the corpus"
+        );
+    }
+    let expected = expected_table();
+    let mut rows = Vec::new();
+    let mut wrong = Vec::new();
+    let mut skipped = Vec::new();
+    let started = Instant::now();
+    for (name, source, path) in files
+        .iter()
+        .filter(|(f, _, _)| full || FAST.contains(&f.as_str()))
+    {
+        for target in TARGETS.into_iter().chain([SOURCE_CLI]) {
+            let t0 = Instant::now();
+            let outcome = if target == SOURCE_CLI {
+                source_cli_cell(source, path)
+            } else {
+                cell(source, path, target)
+            };
+            println!(
+                "{name:<90} {target:<17} {:>7.0} ms  {} {}",
+                t0.elapsed().as_secs_f64() * 1000.0,
+                outcome.kind(),
+                outcome.reason()
+            );
+            let key = (name.clone(), target.to_owned());
+            match (&outcome, expected.get(&key)) {
+                (Outcome::Skipped(_), _) => skipped.push(format!("{name} -> {target}")),
+                (_, Some((kind, _))) if kind == outcome.kind() => {}
+                (_, Some((kind, reason))) => wrong.push(format!(
+                    "{name} -> {target}: expected {kind} ({reason}), got {} ({})",
+                    outcome.kind(),
+                    outcome.reason()
+                )),
+                (_, None) => wrong.push(format!(
+                    "{name} -> {target}: not in expected.tsv (got {} ({}))",
+                    outcome.kind(),
+                    outcome.reason()
+                )),
+            }
+            rows.push((name.clone(), target.to_owned(), outcome));
+        }
+    }
+    let carried = rows
+        .iter()
+        .filter(|(_, _, o)| *o == Outcome::Carried)
+        .count();
+    println!(
+        "{} cells, {carried} carried, in {:.0} s",
+        rows.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let table = write_table(&rows);
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("real_sessions.tsv");
+    std::fs::write(&out, &table).unwrap();
+    println!("this run's table: {}", out.display());
+    if bless {
+        assert!(
+            skipped.is_empty(),
+            "cannot bless with skipped cells: {skipped:?}"
+        );
+        std::fs::write(corpus_dir().join("expected.tsv"), &table).unwrap();
+        return;
+    }
+    if full {
+        for key in expected.keys() {
+            if !rows.iter().any(|(f, t, _)| (f, t) == (&key.0, &key.1)) {
+                wrong.push(format!(
+                    "{} -> {}: in expected.tsv, but no such corpus file",
+                    key.0, key.1
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} cells differ from tests/corpus/expected.tsv:\n{}",
+        wrong.len(),
+        rows.len(),
+        wrong.join("\n")
+    );
+    if !skipped.is_empty() {
+        assert!(
+            !skips_are_failures(),
+            "HANDOFF_LIVE_REQUIRED=1 and {} cells were skipped (CLI absent): {skipped:?}",
+            skipped.len()
+        );
+        eprintln!("skipped (CLI absent): {skipped:?}");
+    }
+}
