@@ -261,7 +261,7 @@ pub mod sealed {
 
     use handoff_core::registry::{Certificate, CertificateStore, CertifiedCheck, Subject};
     use handoff_core::store::journal::{self, Op, Record, Verdict, JOURNAL_SCHEMA};
-    use handoff_core::store::seal::{Seal, KEY_FILE};
+    use handoff_core::store::seal::KEY_FILE;
     use handoff_core::SessionRef;
 
     /// The one store root, run and key the seeds are sealed for.

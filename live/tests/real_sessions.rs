@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 
 use handoff_conformance::report::Status;
 use handoff_core::continuation::{
-    continue_conversation, Action, ContinueRequest, Source, SourceFile,
+    continue_conversation, Action, ContinueError, ContinueRequest, Source, SourceFile,
 };
-use handoff_core::{Plugin, StoreRoot};
+use handoff_core::{DropFilter, Feature, Plugin, PluginError, StoreRoot, Transcript};
 use handoff_live::differential::{no_side_files, run_case, Case, SideFile, GENUINE};
 use handoff_live::{run_live, skips_are_failures, LiveOptions};
 use serde_json::{json, Value};
@@ -68,6 +68,8 @@ enum Outcome {
     /// Continued (created, verified, unchanged the second time) and, for a CLI target, resumed by
     /// the real CLI with the whole history in its first request.
     Carried,
+    /// Refused as it is, carried as above with `--drop` of these kinds (the reason names them).
+    CarriedWithDrop(String),
     /// The source plugin could not read the file (the error).
     Unreadable(String),
     /// The engine refused to continue it into the target (the reason).
@@ -85,6 +87,7 @@ impl Outcome {
     fn kind(&self) -> &'static str {
         match self {
             Outcome::Carried => "carried",
+            Outcome::CarriedWithDrop(_) => "carried-with-drop",
             Outcome::Unreadable(_) => "unreadable",
             Outcome::Refused(_) => "refused",
             Outcome::Failed(_) => "failed",
@@ -97,6 +100,7 @@ impl Outcome {
         match self {
             Outcome::Carried => "",
             Outcome::Unreadable(r)
+            | Outcome::CarriedWithDrop(r)
             | Outcome::Refused(r)
             | Outcome::Failed(r)
             | Outcome::Skipped(r)
@@ -159,53 +163,87 @@ fn cell(source: &str, file: &Path, target: &str) -> Outcome {
         Err(e) => return Outcome::Unreadable(one_line(&e.to_string())),
     };
     let plugin = plugin_of(target);
-    let scratch = tempfile::tempdir().unwrap();
-    let cwd = scratch.path().join("proj");
-    std::fs::create_dir(&cwd).unwrap();
-    let root = StoreRoot::new(scratch.path().join("store")).unwrap();
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
-    // As `handoff continue` does: the first time streamed from the file, the second from the
-    // transcript held, which must find the session already whole.
-    for expected in [Action::Created, Action::Unchanged] {
-        let source_of_turn = match expected {
-            Action::Created => Source::File(SourceFile {
-                reader: reader.reader(),
-                target: source,
-                path: file,
-            }),
-            _ => (&transcript).into(),
-        };
-        let continued = continue_conversation(
-            plugin.as_ref(),
-            &ContinueRequest {
-                source: source_of_turn,
-                locator: Some(&name),
-                target,
-                root: &root,
-                seal: handoff_core::store::seal::Seal::of_this_process(),
-                cwd: Some(cwd.display().to_string()),
-                prompt: "go on",
-                lock_wait: Duration::from_secs(10),
-            },
-        );
-        match continued {
-            Err(e) => return Outcome::Refused(one_line(&e.to_string())),
-            Ok(c) if c.action != expected => {
-                return Outcome::Failed(format!(
-                    "continued as {:?}, expected {expected:?}",
-                    c.action
-                ))
+    // Refused for a kind the target does not carry: tried again without it (`--drop KIND`), as a
+    // person would, until it is carried or refused for something that cannot be dropped.
+    let mut drop: Vec<Feature> = Vec::new();
+    'attempt: loop {
+        let scratch = tempfile::tempdir().unwrap();
+        let cwd = scratch.path().join("proj");
+        std::fs::create_dir(&cwd).unwrap();
+        let root = StoreRoot::new(scratch.path().join("store")).unwrap();
+        // As `handoff continue` does: the first time streamed from the file, the second from the
+        // transcript held, which must find the session already whole.
+        for expected in [Action::Created, Action::Unchanged] {
+            let source_of_turn = match expected {
+                Action::Created => Source::File(SourceFile {
+                    reader: reader.reader(),
+                    target: source,
+                    path: file,
+                }),
+                _ => (&transcript).into(),
+            };
+            let continued = continue_conversation(
+                plugin.as_ref(),
+                &ContinueRequest {
+                    source: source_of_turn,
+                    locator: Some(&name),
+                    target,
+                    root: &root,
+                    seal: handoff_core::store::seal::Seal::of_this_process(),
+                    cwd: Some(cwd.display().to_string()),
+                    prompt: "go on",
+                    drop: &drop,
+                    lock_wait: Duration::from_secs(10),
+                },
+            );
+            match continued {
+                Err(ContinueError::Plugin(PluginError::NotCarried { feature, .. }))
+                    if feature.droppable() && !drop.contains(&feature) =>
+                {
+                    drop.push(feature);
+                    continue 'attempt;
+                }
+                Err(e) => return Outcome::Refused(one_line(&e.to_string())),
+                Ok(c) if c.action != expected => {
+                    return Outcome::Failed(format!(
+                        "continued as {:?}, expected {expected:?}",
+                        c.action
+                    ))
+                }
+                Ok(_) => {}
             }
-            Ok(_) => {}
         }
+        break;
     }
+    let dropped = (!drop.is_empty()).then(|| {
+        let kinds: Vec<&str> = drop.iter().map(|f| f.name()).collect();
+        format!("--drop {}", kinds.join(" --drop "))
+    });
+    let carried = || match &dropped {
+        Some(kinds) => Outcome::CarriedWithDrop(kinds.clone()),
+        None => Outcome::Carried,
+    };
+    // What the target holds: the source without what was dropped.
+    let transcript = match DropFilter::new(&drop) {
+        Ok(mut filter) if !drop.is_empty() => Transcript {
+            events: transcript
+                .events
+                .into_iter()
+                .enumerate()
+                .filter_map(|(i, e)| filter.apply(i, e))
+                .collect(),
+            ..transcript
+        },
+        _ => transcript,
+    };
     let has_cli = plugin
         .manifest()
         .targets
         .iter()
         .any(|t| t.name == target && t.live.is_some());
     if !has_cli {
-        return Outcome::Carried;
+        return carried();
     }
     // The live tier writes into its own scratch HOME, in its own project folder.
     let mut transcript = transcript;
@@ -235,10 +273,12 @@ fn cell(source: &str, file: &Path, target: &str) -> Outcome {
             format!("{}: {}", r.id, failure_reason(&r.evidence))
         })
         .collect();
-    if failed.is_empty() {
-        Outcome::Carried
-    } else {
-        Outcome::Failed(one_line(&failed.join("; ")))
+    match (failed.is_empty(), &dropped) {
+        (true, _) => carried(),
+        (false, None) => Outcome::Failed(one_line(&failed.join("; "))),
+        (false, Some(kinds)) => {
+            Outcome::Failed(one_line(&format!("with {kinds}: {}", failed.join("; "))))
+        }
     }
 }
 
