@@ -131,8 +131,12 @@ impl Seal {
     }
 
     /// Whether `seal` is the seal of `parts` for `purpose` under this key (compared in constant
-    /// time).
+    /// time). Only the form [`Seal::sign`] writes, lowercase hex, is a seal: one file has one
+    /// sealed form (the journal fuzz target found an upper-case twin verifying).
     pub fn verifies(&self, purpose: Purpose, parts: &[&[u8]], seal: &str) -> bool {
+        if !seal.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+            return false;
+        }
         match hex::decode(seal) {
             Ok(tag) => self.mac(purpose, parts).verify_slice(&tag).is_ok(),
             Err(_) => false,
@@ -222,6 +226,7 @@ mod tests {
         assert!(!seal.verifies(Purpose::Journal, &[b"roo", b"trecord"], &tag));
         assert!(!seal.verifies(Purpose::Journal, &[b"root", b"record!"], &tag));
         assert!(!seal.verifies(Purpose::Journal, &[b"root", b"record"], "zz"));
+        assert!(!seal.verifies(Purpose::Journal, &[b"root", b"record"], &tag.to_uppercase()));
         assert!(!Seal::ephemeral().verifies(Purpose::Journal, &[b"root", b"record"], &tag));
         // The same key file, opened again, verifies it.
         let again = Seal::open(dir.path()).unwrap();
