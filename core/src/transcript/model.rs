@@ -91,6 +91,20 @@ impl Event {
             opaque: BTreeMap::new(),
         }
     }
+
+    /// The ids of this event's freeform tool calls (an assistant turn's; none for another event).
+    pub fn freeform_call_ids(&self) -> impl Iterator<Item = &str> {
+        let content: &[AssistantPart] = match &self.body {
+            Body::Assistant { content, .. } => content,
+            _ => &[],
+        };
+        content.iter().filter_map(|part| match part {
+            AssistantPart::ToolCall(call) if matches!(call.input, ToolInput::Freeform(_)) => {
+                Some(call.id.as_str())
+            }
+            _ => None,
+        })
+    }
 }
 
 /// A person or agent that authored an event.

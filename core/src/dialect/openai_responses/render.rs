@@ -7,9 +7,7 @@ use serde_json::{json, Value};
 use super::content::{output, parts};
 use super::PROVIDER;
 use crate::dialect::{visible, Dialect, RenderError, RenderOptions};
-use crate::transcript::{
-    AssistantPart, Body, Signature, ToolCall, ToolInput, Transcript, WebSearch,
-};
+use crate::transcript::{AssistantPart, Body, Event, Signature, ToolInput, Transcript, WebSearch};
 
 /// Renders `transcript` as the `input` items the model should see, for `model` (when known).
 ///
@@ -134,22 +132,11 @@ fn assistant_items(
 
 /// The ids of the transcript's freeform calls.
 fn freeform_call_ids(transcript: &Transcript) -> HashSet<&str> {
-    let mut ids = HashSet::new();
-    for event in &transcript.events {
-        if let Body::Assistant { content, .. } = &event.body {
-            for part in content {
-                if let AssistantPart::ToolCall(ToolCall {
-                    id,
-                    input: ToolInput::Freeform(_),
-                    ..
-                }) = part
-                {
-                    ids.insert(id.as_str());
-                }
-            }
-        }
-    }
-    ids
+    transcript
+        .events
+        .iter()
+        .flat_map(Event::freeform_call_ids)
+        .collect()
 }
 
 /// `{"type": "web_search_call", "id"?, "status"?, "action"}`, as Codex resends it.

@@ -13,9 +13,7 @@ mod lines;
 use std::borrow::Cow;
 use std::io;
 
-use handoff_sdk::{
-    AssistantPart, Body, Event, IdSet, Part, PluginError, ToolCall, ToolInput, Transcript,
-};
+use handoff_sdk::{AssistantPart, Body, Event, IdSet, Part, PluginError, Transcript};
 use serde_json::value::RawValue;
 
 use crate::codex::records::*;
@@ -191,18 +189,8 @@ impl<'t> Renderer<'t> {
     }
 
     fn note_freeform_calls(&mut self, event: &Event) {
-        if let Body::Assistant { content, .. } = &event.body {
-            for part in content {
-                if let AssistantPart::ToolCall(ToolCall {
-                    id,
-                    input: ToolInput::Freeform(_),
-                    ..
-                }) = part
-                {
-                    self.freeform_calls.insert(id.clone());
-                }
-            }
-        }
+        self.freeform_calls
+            .extend(event.freeform_call_ids().map(str::to_owned));
     }
 
     /// Whether the call `call_id` answers is a freeform one.
