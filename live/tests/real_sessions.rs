@@ -12,7 +12,9 @@
 //! carries (update the table: `HANDOFF_CORPUS_BLESS=1` rewrites it from the run).
 //!
 //! By default one small file per CLI runs (the CI subset, 24 cells); `HANDOFF_CORPUS_FULL=1`
-//! runs every file. `HANDOFF_LIVE_REQUIRED=1` makes an absent CLI a failure.
+//! runs every file. `HANDOFF_CORPUS_ONLY=FILE[:TARGET]` runs only the cells whose file name
+//! contains FILE (and whose target is TARGET), whether or not they are in the CI subset: for
+//! working on one cell. `HANDOFF_LIVE_REQUIRED=1` makes an absent CLI a failure.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -516,9 +518,15 @@ fn write_table(rows: &[(String, String, Outcome)]) -> String {
 fn every_corpus_session_in_every_target_comes_to_its_committed_outcome() {
     let full = std::env::var_os("HANDOFF_CORPUS_FULL").is_some();
     let bless = std::env::var_os("HANDOFF_CORPUS_BLESS").is_some();
+    let only = std::env::var("HANDOFF_CORPUS_ONLY").ok();
+    let (only_file, only_target) = match only.as_deref().map(|o| o.split_once(':')) {
+        Some(Some((file, target))) => (Some(file), Some(target)),
+        Some(None) => (only.as_deref(), None),
+        None => (None, None),
+    };
     assert!(
-        !bless || full,
-        "HANDOFF_CORPUS_BLESS=1 rewrites the whole table: set HANDOFF_CORPUS_FULL=1 too"
+        !bless || (full && only.is_none()),
+        "HANDOFF_CORPUS_BLESS=1 rewrites the whole table: set HANDOFF_CORPUS_FULL=1 too, without HANDOFF_CORPUS_ONLY"
     );
     let files = corpus_files();
     assert!(
@@ -537,11 +545,16 @@ fn every_corpus_session_in_every_target_comes_to_its_committed_outcome() {
     let mut wrong = Vec::new();
     let mut skipped = Vec::new();
     let started = Instant::now();
-    for (name, source, path) in files
-        .iter()
-        .filter(|(f, _, _)| full || FAST.contains(&f.as_str()))
-    {
-        for target in TARGETS.into_iter().chain([SOURCE_CLI]) {
+    let chosen = |f: &str| match only_file {
+        Some(only) => f.contains(only),
+        None => full || FAST.contains(&f),
+    };
+    for (name, source, path) in files.iter().filter(|(f, _, _)| chosen(f)) {
+        for target in TARGETS
+            .into_iter()
+            .chain([SOURCE_CLI])
+            .filter(|t| only_target.is_none_or(|only| only == *t))
+        {
             let t0 = Instant::now();
             let outcome = if target == SOURCE_CLI {
                 source_cli_cell(source, path)
@@ -593,7 +606,7 @@ fn every_corpus_session_in_every_target_comes_to_its_committed_outcome() {
         std::fs::write(corpus_dir().join("expected.tsv"), &table).unwrap();
         return;
     }
-    if full {
+    if full && only.is_none() {
         for key in expected.keys() {
             if !rows.iter().any(|(f, t, _)| (f, t) == (&key.0, &key.1)) {
                 wrong.push(format!(
