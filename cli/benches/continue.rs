@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
-use handoff_core::continuation::{continue_conversation, ContinueRequest, Source, SourceFile};
-use handoff_core::{CreateOptions, Origin, Plugin, StoreRoot};
+use handoff_host::continuation::{continue_conversation, ContinueRequest, Source, SourceFile};
+use handoff_host::{CreateOptions, Origin, Plugin, StoreRoot};
 
 /// The `handoff` binary's allocator (cli/src/main.rs), so the figures are the command's.
 #[global_allocator]
@@ -213,7 +213,7 @@ fn measure(direction: Direction, turns: usize) {
 /// call → ~1.3 KB tool result → assistant text, written by the source plugin's own writer.
 fn write_source(dir: &Path, direction: Direction, turns: usize) -> PathBuf {
     let origin = direction.origin();
-    let mut transcript = handoff_core::transcript::synthetic::tool_turns(turns, &origin);
+    let mut transcript = handoff_transcript::synthetic::tool_turns(turns, &origin);
     transcript.cwd = Some("/home/dev/proj".into());
     let (plugin, target) = direction.source();
     let root = StoreRoot::new(dir.join("source")).expect("root");
@@ -482,8 +482,8 @@ fn mb(bytes: u64) -> f64 {
 /// file: its bytes read once, then `loader::load_bytes` (the registry's call after the
 /// certificate check, which is not timed here).
 struct PluginFiles {
-    claude: handoff_core::loader::LoadedPlugin,
-    codex: handoff_core::loader::LoadedPlugin,
+    claude: handoff_host::loader::LoadedPlugin,
+    codex: handoff_host::loader::LoadedPlugin,
 }
 
 impl PluginFiles {
@@ -509,7 +509,7 @@ impl PluginFiles {
     }
 }
 
-fn load_plugin_file(name: &str) -> handoff_core::loader::LoadedPlugin {
+fn load_plugin_file(name: &str) -> handoff_host::loader::LoadedPlugin {
     let exe = std::env::current_exe().expect("exe");
     let deps = exe.parent().expect("the bench is in a folder");
     let file = format!("lib{name}.so");
@@ -518,7 +518,7 @@ fn load_plugin_file(name: &str) -> handoff_core::loader::LoadedPlugin {
         .find(|p| p.exists())
         .unwrap_or_else(|| panic!("{file} is not beside {}", exe.display()));
     let bytes = std::fs::read(&path).expect("read the plugin file");
-    handoff_core::loader::load_bytes(&path, bytes)
+    handoff_host::loader::load_bytes(&path, bytes)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -607,7 +607,7 @@ fn one_pass(
             locator: Some("bench"),
             target,
             root: &root,
-            seal: handoff_core::store::seal::Seal::of_this_process(),
+            seal: handoff_host::seal::Seal::of_this_process(),
             cwd: None,
             prompt: "go on",
             drop: &[],

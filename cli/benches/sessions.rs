@@ -16,11 +16,11 @@ use std::time::{Duration, Instant};
 
 use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
-use handoff_core::{
+use handoff_gemini::GeminiPlugin;
+use handoff_host::{
     AssistantPart, Body, CreateOptions, Event, Part, Plugin, SessionInfo, StoreRoot, Timestamp,
     ToolCall, Transcript,
 };
-use handoff_gemini::GeminiPlugin;
 use handoff_openai::OpenaiPlugin;
 use handoff_pi::PiPlugin;
 

@@ -11,10 +11,10 @@ use std::sync::Arc;
 
 use handoff_conformance::certificate::outcome;
 use handoff_conformance::{Options, SUITE_VERSION};
-use handoff_core::registry::{Registry, RegistryConfig, TargetListing};
-use handoff_core::store::scratch::ScratchDir;
-use handoff_core::store::seal::Seal;
-use handoff_core::{Plugin, TargetManifest};
+use handoff_host::registry::{Registry, RegistryConfig, TargetListing};
+use handoff_host::seal::Seal;
+use handoff_host::{Plugin, TargetManifest};
+use handoff_store::scratch::ScratchDir;
 
 use crate::config::Config;
 use crate::error::CliError;
@@ -139,9 +139,7 @@ impl Catalog {
             .seal()
             .cloned()
             .map_err(|e| CliError::Config {
-                path: self
-                    .certificate_dir
-                    .join(handoff_core::store::seal::KEY_FILE),
+                path: self.certificate_dir.join(handoff_host::seal::KEY_FILE),
                 message: e.to_string(),
             })
     }

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use handoff_core::{StoreRoot, TargetManifest};
+use handoff_host::{StoreRoot, TargetManifest};
 use serde::Deserialize;
 
 use crate::error::CliError;

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use handoff_core::continuation::ContinueError;
-use handoff_core::PluginError;
+use handoff_host::continuation::ContinueError;
+use handoff_host::PluginError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {

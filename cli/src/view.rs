@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use handoff_core::{AssistantPart, Body, Part, ToolInput, Transcript};
+use handoff_host::{AssistantPart, Body, Part, ToolInput, Transcript};
 
 const TEXT_LIMIT: usize = 2_000;
 

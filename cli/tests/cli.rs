@@ -1,14 +1,14 @@
 //! The `handoff` command end to end: each command, bad input with clear errors and nothing written,
 //! and Claude Code → Codex → Claude Code continuations that reuse the same native ids.
 
-use handoff_core::ById;
+use handoff_host::ById;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
-use handoff_core::{Body, Comparison, Event, Part, Plugin, StoreRoot, Timestamp, Transcript};
+use handoff_host::{Body, Comparison, Event, Part, Plugin, StoreRoot, Timestamp, Transcript};
 use serde_json::Value;
 
 const SAMPLE: &str = "examples/sessions/claude-code/4f6c2a8e-1b7d-4c3a-9e55-2d0f8a6b7c11.jsonl";
@@ -132,7 +132,7 @@ fn two_more(after: &Transcript) -> Vec<Event> {
             "more-assistant",
             Timestamp::from_millis(t + 61_000),
             Body::Assistant {
-                content: vec![handoff_core::AssistantPart::text("Yes, in main.")],
+                content: vec![handoff_host::AssistantPart::text("Yes, in main.")],
                 origin: None,
             },
         ),
@@ -1141,7 +1141,7 @@ fn an_appended_api_history_keeps_its_mode_owner_and_group() {
 
 #[test]
 fn a_part_the_target_refuses_is_dropped_only_when_asked_and_listed() {
-    use handoff_core::{DropFilter, Feature};
+    use handoff_host::{DropFilter, Feature};
     let scratch = tempfile::tempdir().unwrap();
     let codex_root = scratch.path().join("codex");
     let claude_root = scratch.path().join("claude");

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use handoff_core::{Plugin, TargetKind};
+use handoff_host::{Plugin, TargetKind};
 
 // The same built-ins as the `handoff` binary (build.rs lists every plugin dependency).
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));

@@ -1,16 +1,16 @@
 //! From a suite run to a certificate.
 //!
-//! The certificate format and store live in `handoff_core::registry::certificate` (a host reads
+//! The certificate format and store live in `handoff_host::registry::certificate` (a host reads
 //! them without depending on the suite); this module turns a [`Report`] into one.
 
 use std::path::PathBuf;
 
-use handoff_core::loader::PluginFile;
-use handoff_core::registry::{
+use handoff_host::loader::PluginFile;
+use handoff_host::registry::{
     Certificate, CertificateError, CertificateStore, CertifiedCheck, Registry, Subject,
     SuiteOutcome,
 };
-use handoff_core::Manifest;
+use handoff_host::Manifest;
 
 use crate::report::{Report, Status};
 

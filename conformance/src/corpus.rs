@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use handoff_core::Transcript;
+use handoff_host::Transcript;
 
 /// One corpus transcript.
 #[derive(Clone, Debug)]
@@ -62,7 +62,7 @@ pub fn entry(name: &str) -> Option<&'static Entry> {
 
 #[cfg(test)]
 mod tests {
-    use handoff_core::Feature;
+    use handoff_host::Feature;
 
     use super::*;
 

@@ -1,12 +1,12 @@
 //! A finished file lent as if its writer were still writing it: what a reader's
-//! [`handoff_core::Reader::read_written_each`] is checked with (and what a plugin's own tests
+//! [`handoff_host::Reader::read_written_each`] is checked with (and what a plugin's own tests
 //! can check theirs with).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use handoff_core::capability::{Growth, WrittenFile};
+use handoff_capability::{Growth, WrittenFile};
 
 /// The file at `path`, its length lent `step` bytes at a time, then whole; or abandoned once
 /// the growth would reach `abandon_at`.

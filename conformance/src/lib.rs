@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use handoff_core::{Plugin, PLUGIN_API_VERSION};
+use handoff_host::{Plugin, PLUGIN_API_VERSION};
 
 pub use lent::LentInSteps;
 pub use report::{CheckResult, Report, Status, REPORT_SCHEMA};
@@ -162,7 +162,7 @@ pub fn run_check(plugin: &dyn Plugin, id: &str, options: &Options) -> CheckResul
             Status::Fail,
             vec![format!(
                 "the plugin panicked: {}",
-                handoff_core::capability::panic_message(&*panic)
+                handoff_capability::panic_message(&*panic)
             )],
         ),
     };

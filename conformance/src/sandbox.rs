@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use handoff_core::StoreRoot;
+use handoff_host::StoreRoot;
 use sha2::{Digest, Sha256};
 
 /// A temporary directory holding the store root and a canary beside it.

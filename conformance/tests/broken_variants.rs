@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use handoff_conformance::{run, Options, Report, Status};
-use handoff_core::{
+use handoff_host::{
     AssistantPart, Body, CreateOptions, Event, Manifest, Part, Plugin, PluginError, Reader,
     ResumePlan, Resumer, SessionInfo, SessionRef, StoreRoot, Transcript, Writer,
 };
@@ -42,7 +42,7 @@ impl Plugin for Broken {
             Defect::NeedsApi2 => m.api_requirement = "^2".into(),
             Defect::WritesUncarried => m.targets[0]
                 .carries
-                .retain(|f| *f != handoff_core::Feature::Image),
+                .retain(|f| *f != handoff_host::Feature::Image),
             _ => {}
         }
         m
@@ -124,7 +124,7 @@ impl Reader for Broken {
         &self,
         target: &str,
         path: &Path,
-        sink: &mut dyn FnMut(handoff_core::Event) -> bool,
+        sink: &mut dyn FnMut(handoff_host::Event) -> bool,
     ) -> Result<(), PluginError> {
         let mut events = INNER.read_path(target, path)?.events;
         if self.0 == Defect::StreamsAllButTheLast {

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use handoff_core::registry::{builtin, Availability, Registry, RegistryConfig, Subject};
-use handoff_core::Plugin;
+use handoff_host::registry::{builtin, Availability, Registry, RegistryConfig, Subject};
+use handoff_host::Plugin;
 
 fn registry(certs: &std::path::Path) -> Registry {
     Registry::open(RegistryConfig {
@@ -47,7 +47,7 @@ fn a_builtin_is_certified_on_first_use_and_then_offered() {
 
     // The certificate names this host binary: a second registry in the same binary trusts it
     // without running the suite again.
-    let certificate: handoff_core::registry::Certificate =
+    let certificate: handoff_host::registry::Certificate =
         serde_json::from_slice(&std::fs::read(&written[0]).unwrap()).unwrap();
     match &certificate.subject {
         Subject::BuiltIn {
@@ -83,7 +83,7 @@ impl Renamed {
 }
 
 impl Plugin for Renamed {
-    fn manifest(&self) -> handoff_core::Manifest {
+    fn manifest(&self) -> handoff_host::Manifest {
         let mut manifest = handoff_reference::ReferencePlugin.manifest();
         manifest.name = self.name.to_owned();
         for target in &mut manifest.targets {
@@ -91,23 +91,23 @@ impl Plugin for Renamed {
         }
         manifest
     }
-    fn writer(&self) -> &dyn handoff_core::Writer {
+    fn writer(&self) -> &dyn handoff_host::Writer {
         handoff_reference::ReferencePlugin.writer()
     }
-    fn reader(&self) -> &dyn handoff_core::Reader {
+    fn reader(&self) -> &dyn handoff_host::Reader {
         handoff_reference::ReferencePlugin.reader()
     }
-    fn resumer(&self) -> &dyn handoff_core::Resumer {
+    fn resumer(&self) -> &dyn handoff_host::Resumer {
         handoff_reference::ReferencePlugin.resumer()
     }
 }
 
 /// A suite outcome that passes, without running the suite (these tests are about which built-ins
 /// are certified, and when).
-fn passed() -> handoff_core::registry::SuiteOutcome {
-    handoff_core::registry::SuiteOutcome {
+fn passed() -> handoff_host::registry::SuiteOutcome {
+    handoff_host::registry::SuiteOutcome {
         suite_version: handoff_conformance::SUITE_VERSION.into(),
-        checks: vec![handoff_core::registry::CertifiedCheck {
+        checks: vec![handoff_host::registry::CertifiedCheck {
             id: "manifest".into(),
             status: "pass".into(),
         }],

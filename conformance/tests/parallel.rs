@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use handoff_conformance::{check_ids, run, Options, Status};
-use handoff_core::{
+use handoff_host::{
     CreateOptions, Event, Manifest, Plugin, PluginError, Reader, Resumer, SessionRef, StoreRoot,
     Transcript, Writer,
 };

@@ -9,8 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use handoff_core::dialect::{Dialect, RenderOptions};
-use handoff_core::{CreateOptions, Plugin, SessionRef, StoreRoot};
+use handoff_dialects::{Dialect, RenderOptions};
+use handoff_host::{CreateOptions, Plugin, SessionRef, StoreRoot};
 use serde_json::Value;
 
 /// The plugin that offers `target`.
@@ -259,10 +259,10 @@ pub mod sealed {
     use std::path::{Path, PathBuf};
     use std::sync::OnceLock;
 
-    use handoff_core::registry::{Certificate, CertificateStore, CertifiedCheck, Subject};
-    use handoff_core::store::journal::{self, Op, Record, Verdict, JOURNAL_SCHEMA};
-    use handoff_core::store::seal::KEY_FILE;
-    use handoff_core::SessionRef;
+    use handoff_host::registry::{Certificate, CertificateStore, CertifiedCheck, Subject};
+    use handoff_host::journal::{self, Op, Record, Verdict, JOURNAL_SCHEMA};
+    use handoff_host::seal::KEY_FILE;
+    use handoff_host::SessionRef;
 
     /// The one store root, run and key the seeds are sealed for.
     const ROOT: &str = "/nonexistent/handoff-fuzz-root";
@@ -310,7 +310,7 @@ pub mod sealed {
                 path: "/x/p.so".into(),
             };
             let certificate = Certificate {
-                schema: handoff_core::registry::CERTIFICATE_SCHEMA.into(),
+                schema: handoff_host::registry::CERTIFICATE_SCHEMA.into(),
                 subject,
                 plugin: "p".into(),
                 plugin_version: "1.0.0".into(),

@@ -12,14 +12,14 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use handoff_core::ById;
+use handoff_host::ById;
 use std::borrow::Cow;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode, Throughput};
-use handoff_core::abi::wire::WriterRequest;
-use handoff_core::loader;
-use handoff_core::{
+use handoff_abi::wire::WriterRequest;
+use handoff_host::loader;
+use handoff_host::{
     AssistantPart, Body, CreateOptions, Event, Part, Plugin, StoreRoot, Timestamp, ToolCall,
     Transcript,
 };
@@ -69,7 +69,7 @@ fn large_transcript(turns: usize) -> Transcript {
         ));
     }
     Transcript {
-        schema: handoff_core::SCHEMA.into(),
+        schema: handoff_host::SCHEMA.into(),
         cwd: Some("/work/project".into()),
         events,
     }

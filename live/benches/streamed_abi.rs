@@ -20,8 +20,8 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use handoff_core::loader::{self, LoadedPlugin};
-use handoff_core::{
+use handoff_host::loader::{self, LoadedPlugin};
+use handoff_host::{
     CreateOptions, Event, EventStream, Origin, Plugin, PluginError, StoreRoot, Transcript,
 };
 
@@ -60,7 +60,7 @@ fn write_source(dir: &Path, target: &str, turns: usize) -> PathBuf {
         model: Some("claude-opus-4-8".into()),
         api: Some("anthropic-messages".into()),
     };
-    let transcript = handoff_core::transcript::synthetic::tool_turns(turns, &origin);
+    let transcript = handoff_transcript::synthetic::tool_turns(turns, &origin);
     let root = StoreRoot::new(dir.join(target)).expect("a store root");
     builtin(target)
         .writer()

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use handoff_core::{ById, CreateOptions, Plugin, StoreRoot, Transcript};
+use handoff_host::{ById, CreateOptions, Plugin, StoreRoot, Transcript};
 
 /// How small a streamed read must stay.
 #[derive(Clone, Copy, Debug)]

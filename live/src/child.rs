@@ -36,7 +36,7 @@ pub enum ChildAnswer {
     /// The plugin loaded: its manifest, the checks the suite would run and its capabilities.
     Loaded {
         /// The manifest.
-        manifest: handoff_core::Manifest,
+        manifest: handoff_host::Manifest,
         /// Every check id, in order.
         check_ids: Vec<String>,
         /// The live check ids (`conformance run --live`), in order.
@@ -235,19 +235,19 @@ fn tail(path: &Path, lines: usize) -> Vec<String> {
 /// The child's side: load the plugin at `plugin`, then answer (the list of checks, or one
 /// check), writing a [`ChildOutput`] to `out`.
 pub fn child_main(plugin: &Path, check: Option<&str>, out: &Path) -> std::io::Result<()> {
-    let probe = handoff_core::loader::probe(plugin);
+    let probe = handoff_host::loader::probe(plugin);
     let sha256 = match &probe {
         Ok(p) => p.file.sha256.clone(),
         Err(_) => String::new(),
     };
-    let answer = match probe.and_then(handoff_core::loader::LoadedPlugin::load_probed) {
+    let answer = match probe.and_then(handoff_host::loader::LoadedPlugin::load_probed) {
         Err(e) => ChildAnswer::LoadFailed {
             kind: e.kind().into(),
             message: e.to_string(),
         },
         Ok(loaded) => match check {
             None => ChildAnswer::Loaded {
-                manifest: handoff_core::Plugin::manifest(&loaded),
+                manifest: handoff_host::Plugin::manifest(&loaded),
                 check_ids: handoff_conformance::check_ids(&loaded),
                 live_check_ids: crate::live_check_ids(
                     &loaded,
@@ -282,7 +282,7 @@ pub fn child_main(plugin: &Path, check: Option<&str>, out: &Path) -> std::io::Re
         answer,
     };
     let json = serde_json::to_vec(&output).map_err(std::io::Error::other)?;
-    handoff_core::store::atomic::replace(out, |w| w.write_all(&json))
+    handoff_store::atomic::replace(out, |w| w.write_all(&json))
 }
 
 /// Where the `conformance` binary keeps certificates when `--cert-dir` is not given:

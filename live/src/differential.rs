@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use handoff_core::{Body, Event, Part, Plugin, PluginError, Timestamp, Transcript};
+use handoff_host::{Body, Event, Part, Plugin, PluginError, Timestamp, Transcript};
 
 use crate::run::{installed, live_target, Live};
 use crate::wire::{

@@ -14,7 +14,7 @@
 
 use std::path::PathBuf;
 
-use handoff_core::Plugin;
+use handoff_host::Plugin;
 
 use crate::{run_live_checks, skips_are_failures, LiveOptions};
 use handoff_conformance::{run, CheckResult, Options, Status};
@@ -114,7 +114,7 @@ pub fn library_beside_tests(name: &str) -> PathBuf {
 /// manifest must be the linked plugin's.
 pub fn assert_library(linked: &dyn Plugin, name: &str) {
     let path = library_beside_tests(name);
-    let loaded = handoff_core::loader::load(&path)
+    let loaded = handoff_host::loader::load(&path)
         .unwrap_or_else(|e| panic!("{} does not load: {e}", path.display()));
     assert_eq!(
         loaded.manifest(),
@@ -151,29 +151,29 @@ macro_rules! plugin_tests {
 pub struct CreateStreamed<'p>(pub &'p dyn Plugin);
 
 impl Plugin for CreateStreamed<'_> {
-    fn manifest(&self) -> handoff_core::Manifest {
+    fn manifest(&self) -> handoff_host::Manifest {
         self.0.manifest()
     }
-    fn writer(&self) -> &dyn handoff_core::Writer {
+    fn writer(&self) -> &dyn handoff_host::Writer {
         self
     }
-    fn reader(&self) -> &dyn handoff_core::Reader {
+    fn reader(&self) -> &dyn handoff_host::Reader {
         self.0.reader()
     }
-    fn resumer(&self) -> &dyn handoff_core::Resumer {
+    fn resumer(&self) -> &dyn handoff_host::Resumer {
         self.0.resumer()
     }
 }
 
-impl handoff_core::Writer for CreateStreamed<'_> {
+impl handoff_host::Writer for CreateStreamed<'_> {
     fn create(
         &self,
-        root: &handoff_core::StoreRoot,
+        root: &handoff_host::StoreRoot,
         target: &str,
-        transcript: &handoff_core::Transcript,
-        options: &handoff_core::CreateOptions,
-    ) -> Result<handoff_core::SessionRef, handoff_core::PluginError> {
-        let mut events = handoff_core::HeldEvents::new(transcript);
+        transcript: &handoff_host::Transcript,
+        options: &handoff_host::CreateOptions,
+    ) -> Result<handoff_host::SessionRef, handoff_host::PluginError> {
+        let mut events = handoff_host::HeldEvents::new(transcript);
         self.0
             .writer()
             .create_streamed(root, target, &mut events, options)
@@ -181,18 +181,18 @@ impl handoff_core::Writer for CreateStreamed<'_> {
 
     fn append(
         &self,
-        root: &handoff_core::StoreRoot,
-        session: &handoff_core::SessionRef,
-        events: &[handoff_core::Event],
-    ) -> Result<handoff_core::SessionRef, handoff_core::PluginError> {
+        root: &handoff_host::StoreRoot,
+        session: &handoff_host::SessionRef,
+        events: &[handoff_host::Event],
+    ) -> Result<handoff_host::SessionRef, handoff_host::PluginError> {
         self.0.writer().append(root, session, events)
     }
 
     fn remove(
         &self,
-        root: &handoff_core::StoreRoot,
-        session: &handoff_core::SessionRef,
-    ) -> Result<(), handoff_core::PluginError> {
+        root: &handoff_host::StoreRoot,
+        session: &handoff_host::SessionRef,
+    ) -> Result<(), handoff_host::PluginError> {
         self.0.writer().remove(root, session)
     }
 }

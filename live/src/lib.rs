@@ -11,13 +11,13 @@
 //!
 //! # The live tier
 //!
-//! For every CLI target whose manifest declares a [`LiveRecipe`](handoff_core::live::LiveRecipe),
+//! For every CLI target whose manifest declares a [`LiveRecipe`](handoff_capability::live::LiveRecipe),
 //! and every corpus transcript the target carries, [`run_live`]:
 //! 1. makes a temporary HOME and writes the recipe's files into it (placeholders `{base_url}`,
 //!    `{home}`, `{store_root}`), with a project folder `{home}/proj` as the session's cwd;
-//! 2. writes the transcript with the plugin's [`Writer`](handoff_core::Writer) into the store root
+//! 2. writes the transcript with the plugin's [`Writer`](handoff_host::Writer) into the store root
 //!    `{home}/{recipe.store_root}`;
-//! 3. asks the plugin's [`Resumer`](handoff_core::Resumer) for the plan with a new prompt, and runs
+//! 3. asks the plugin's [`Resumer`](handoff_host::Resumer) for the plan with a new prompt, and runs
 //!    it: the program from the install cache (`scripts/install-clis.sh`), `HANDOFF_CLI_DIR` or
 //!    `PATH`, at the recipe's pinned version; a clean environment with HOME set, the recipe's and
 //!    the plan's variables, stdin closed when the plan says so, a timeout;
@@ -54,7 +54,7 @@ pub mod wire;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use handoff_core::{Plugin, TargetKind};
+use handoff_host::{Plugin, TargetKind};
 
 use handoff_conformance::corpus::Entry;
 use handoff_conformance::report::CheckResult;

@@ -4,8 +4,8 @@ use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 use std::time::Instant;
 
-use handoff_core::live::LiveRecipe;
-use handoff_core::{
+use handoff_capability::live::LiveRecipe;
+use handoff_host::{
     Body, ById, CreateOptions, Event, Part, Plugin, ResumePlan, SessionRef, StoreRoot,
     TargetManifest, Timestamp, Transcript,
 };
@@ -227,7 +227,7 @@ fn timed(id: &str, check: impl FnOnce() -> Result<Evidence, Evidence>) -> CheckR
         Ok(Ok(e)) => (Status::Pass, e),
         Ok(Err(e)) => (Status::Fail, e),
         Err(panic) => {
-            let message = handoff_core::capability::panic_message(&*panic);
+            let message = handoff_capability::panic_message(&*panic);
             (Status::Fail, vec![format!("panicked: {message}")])
         }
     };
@@ -346,7 +346,7 @@ impl Live<'_> {
         &self,
         scene: &Scene,
         transcript: &Transcript,
-    ) -> Result<handoff_core::SessionRef, Evidence> {
+    ) -> Result<handoff_host::SessionRef, Evidence> {
         let cwd = scene.cwd.to_string_lossy().into_owned();
         let mut transcript = transcript.clone();
         transcript.cwd = Some(cwd.clone());
@@ -597,7 +597,7 @@ impl Live<'_> {
         };
         let answered = rest[prompt_at + 1..].iter().any(|e| {
             matches!(&e.body, Body::Assistant { content, .. }
-                if content.iter().any(|p| matches!(p, handoff_core::AssistantPart::Text { text } if text.contains("ok"))))
+                if content.iter().any(|p| matches!(p, handoff_host::AssistantPart::Text { text } if text.contains("ok"))))
         });
         if !answered {
             return Err("read back after the resume, no assistant turn follows the prompt".into());

@@ -9,9 +9,9 @@
 //! consecutive turns of one role (the APIs merge them too). This module knows no provider: the
 //! dialect and the injected rules come from the plugin's recipe.
 
-use handoff_core::dialect::{parsed_view, Dialect};
-use handoff_core::live::Injected;
-use handoff_core::{Body, Part, Transcript};
+use handoff_capability::live::Injected;
+use handoff_dialects::{parsed_view, Dialect};
+use handoff_host::{Body, Part, Transcript};
 use serde_json::Value;
 
 /// The history of a model request in `dialect`, with what the CLI injected set aside as
@@ -98,7 +98,7 @@ pub fn wire_view(
     thinking_from: &[String],
     dialect: Dialect,
 ) -> Transcript {
-    handoff_core::dialect::wire_view(transcript, dialect, thinking_from)
+    handoff_dialects::wire_view(transcript, dialect, thinking_from)
 }
 
 /// The wire view of a parsed request history: the same normalisation, nothing set aside.
@@ -139,7 +139,7 @@ pub fn align_compaction_summaries(summaries: &[String], actual: &mut Transcript)
 
 #[cfg(test)]
 mod tests {
-    use handoff_core::{AssistantPart, Event, Origin, Signature, Thinking, Timestamp, ToolCall};
+    use handoff_host::{AssistantPart, Event, Origin, Signature, Thinking, Timestamp, ToolCall};
     use serde_json::json;
 
     use super::*;
@@ -358,8 +358,8 @@ mod tests {
     #[test]
     fn the_wire_view_drops_what_the_wire_cannot_show_and_merges_same_role_turns() {
         let mut alice = ev("a", 5, user("one"));
-        alice.author = Some(handoff_core::Author {
-            kind: handoff_core::AuthorKind::Human,
+        alice.author = Some(handoff_host::Author {
+            kind: handoff_host::AuthorKind::Human,
             name: "alice".into(),
         });
         let foreign = AssistantPart::Thinking(Thinking {
@@ -455,7 +455,7 @@ mod tests {
             ev("y", 0, user("new")),
         ]);
         let mut actual = request_view(&request, d);
-        let exact = handoff_core::Comparison::exact();
+        let exact = handoff_host::Comparison::exact();
         assert!(exact.diff(&expected, &actual).is_err());
         align_compaction_summaries(&compaction_summaries(&transcript), &mut actual);
         exact.diff(&expected, &actual).unwrap();

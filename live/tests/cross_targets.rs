@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use handoff_conformance::corpus::Entry;
 use handoff_conformance::report::CheckResult;
-use handoff_core::continuation::{
+use handoff_host::continuation::{
     continue_conversation, Action, ContinueRequest, Source, SourceFile,
 };
-use handoff_core::{Plugin, StoreRoot, Transcript};
+use handoff_host::{Plugin, StoreRoot, Transcript};
 use handoff_live::harness::judge_live;
 use handoff_live::{run_live, LiveOptions};
 
@@ -138,7 +138,7 @@ fn across_transcript_with(
                 locator: Some(name),
                 target,
                 root: &root,
-                seal: handoff_core::store::seal::Seal::of_this_process(),
+                seal: handoff_host::seal::Seal::of_this_process(),
                 cwd: Some(cwd.display().to_string()),
                 prompt: "go on",
                 drop: &[],
@@ -234,12 +234,12 @@ fn a_compacted_codex_session_continues_in_claude_code() {
     let at = transcript
         .events
         .iter()
-        .position(|e| matches!(e.body, handoff_core::Body::Compaction { .. }))
+        .position(|e| matches!(e.body, handoff_host::Body::Compaction { .. }))
         .expect("the Codex reader reads the compaction");
     assert!(
         matches!(
             transcript.events[at - 1].body,
-            handoff_core::Body::User { .. }
+            handoff_host::Body::User { .. }
         ),
         "the kept user message comes before the compaction"
     );
@@ -279,7 +279,7 @@ fn a_model_less_codex_session_continues_in_claude_code() {
         .events
         .iter()
         .filter_map(|e| match &e.body {
-            handoff_core::Body::Assistant { origin, .. } => {
+            handoff_host::Body::Assistant { origin, .. } => {
                 Some(origin.as_ref().and_then(|o| o.model.clone()))
             }
             _ => None,
@@ -352,9 +352,9 @@ fn a_codex_session_with_a_freeform_call_continues_in_every_cli() {
     let transcript = read_path("codex", &rollout);
     assert!(
         transcript.events.iter().any(|e| matches!(&e.body,
-            handoff_core::Body::Assistant { content, .. } if content.iter().any(|p| matches!(p,
-                handoff_core::AssistantPart::ToolCall(c)
-                    if matches!(c.input, handoff_core::ToolInput::Freeform(_)))))),
+            handoff_host::Body::Assistant { content, .. } if content.iter().any(|p| matches!(p,
+                handoff_host::AssistantPart::ToolCall(c)
+                    if matches!(c.input, handoff_host::ToolInput::Freeform(_)))))),
         "the Codex reader reads the freeform call"
     );
     for target in ["codex", "claude-code", "pi", "gemini-cli"] {
@@ -409,13 +409,13 @@ fn a_codex_session_with_a_web_search_continues_in_codex_and_is_refused_elsewhere
             .create(&root, target, &transcript, &Default::default())
             .unwrap_err();
         match err {
-            handoff_core::PluginError::NotCarried {
+            handoff_host::PluginError::NotCarried {
                 feature, event_id, ..
             } => {
-                assert_eq!(feature, handoff_core::Feature::WebSearch, "{target}");
+                assert_eq!(feature, handoff_host::Feature::WebSearch, "{target}");
                 assert!(transcript.events.iter().any(|e| e.id == event_id && matches!(&e.body,
-                    handoff_core::Body::Assistant { content, .. }
-                        if content.iter().any(|p| matches!(p, handoff_core::AssistantPart::WebSearch(_))))));
+                    handoff_host::Body::Assistant { content, .. }
+                        if content.iter().any(|p| matches!(p, handoff_host::AssistantPart::WebSearch(_))))));
             }
             other => panic!("{target}: expected NotCarried, got {other:?}"),
         }
@@ -430,7 +430,7 @@ fn a_codex_session_with_a_web_search_continues_in_codex_and_is_refused_elsewhere
 /// its first model request must carry that history (the URL's turn with its text only).
 #[test]
 fn a_codex_session_with_an_image_url_continues_in_claude_code_with_it_dropped() {
-    use handoff_core::{Body, Feature, Part, PluginError};
+    use handoff_host::{Body, Feature, Part, PluginError};
     let fixture = std::fs::read_to_string(repo().join(CODEX.file)).unwrap();
     let mut lines: Vec<serde_json::Value> = fixture
         .lines()
@@ -484,7 +484,7 @@ fn a_codex_session_with_an_image_url_continues_in_claude_code_with_it_dropped() 
                 locator: Some("codex-image-url"),
                 target: "claude-code",
                 root: &root,
-                seal: handoff_core::store::seal::Seal::of_this_process(),
+                seal: handoff_host::seal::Seal::of_this_process(),
                 cwd: Some(cwd.display().to_string()),
                 prompt: "go on",
                 drop,
@@ -493,7 +493,7 @@ fn a_codex_session_with_an_image_url_continues_in_claude_code_with_it_dropped() 
         )
     };
     match continue_dropping(&[]) {
-        Err(handoff_core::continuation::ContinueError::Plugin(PluginError::NotCarried {
+        Err(handoff_host::continuation::ContinueError::Plugin(PluginError::NotCarried {
             index,
             feature: Feature::ImageUrl,
             ..

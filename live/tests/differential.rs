@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use handoff_core::Plugin;
+use handoff_host::Plugin;
 use handoff_live::differential::{
     generic, join, lines, map_records, no_side_files, run_case, Case, CaseResult, Mutation,
     Outcome, SideFile, GENUINE,
@@ -595,7 +595,7 @@ const TWO_COMPACTIONS: Mutation = Mutation {
 /// reads a `compacted` record) and, when `then_turn`, a new turn on it, then written by our writer
 /// (boundary, kept messages, summary) under the genuine session's id.
 fn written_with_kept_compaction(b: &[u8], then_turn: bool) -> Vec<u8> {
-    use handoff_core::{Body, CreateOptions, Event, Part, StoreRoot};
+    use handoff_host::{Body, CreateOptions, Event, Part, StoreRoot};
     let scratch = tempfile::tempdir().unwrap();
     let genuine = scratch.path().join("genuine.jsonl");
     std::fs::write(&genuine, b).unwrap();
@@ -672,7 +672,7 @@ fn written_with_kept_compaction(b: &[u8], then_turn: bool) -> Vec<u8> {
 const WRITTEN_BY_US: Mutation = Mutation {
     name: "written-by-our-writer",
     apply: |b| {
-        use handoff_core::{CreateOptions, StoreRoot};
+        use handoff_host::{CreateOptions, StoreRoot};
         let scratch = tempfile::tempdir().unwrap();
         let genuine = scratch.path().join("genuine.jsonl");
         std::fs::write(&genuine, b).unwrap();

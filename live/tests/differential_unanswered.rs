@@ -4,11 +4,11 @@
 //! engine's verify does not agree silently: it names the event where the CLI's conversation
 //! differs. No CLI runs here.
 
-use handoff_core::transcript::Comparison;
-use handoff_core::{
+use handoff_host::{
     AssistantPart, Body, CreateOptions, Event, Part, Plugin, StoreRoot, Timestamp, ToolCall,
     Transcript,
 };
+use handoff_transcript::Comparison;
 use serde_json::json;
 
 fn interrupted() -> Transcript {

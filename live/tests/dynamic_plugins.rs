@@ -5,14 +5,14 @@
 
 mod support;
 
-use handoff_core::ById;
+use handoff_host::ById;
 use std::path::Path;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
-use handoff_core::loader::{self, LoadError};
-use handoff_core::registry::{Availability, Registry, RegistryConfig};
-use handoff_core::{
+use handoff_host::loader::{self, LoadError};
+use handoff_host::registry::{Availability, Registry, RegistryConfig};
+use handoff_host::{
     Body, CreateOptions, Event, Part, Plugin, PluginError, StoreRoot, Timestamp, Transcript,
 };
 
@@ -111,7 +111,7 @@ fn a_root_module_of_another_layout_is_summarised_in_one_line() {
 
 fn one_message() -> Transcript {
     Transcript {
-        schema: handoff_core::SCHEMA.into(),
+        schema: handoff_host::SCHEMA.into(),
         cwd: Some("/work".into()),
         events: vec![Event {
             id: "e1".into(),
@@ -404,7 +404,7 @@ fn the_reference_plugin_certifies_and_a_rebuilt_file_is_not_offered_until_certif
     );
     assert_eq!(
         run.json["host_api_version"],
-        handoff_core::PLUGIN_API_VERSION
+        handoff_host::PLUGIN_API_VERSION
     );
     let sha = run.json["plugin"]["sha256"].as_str().unwrap().to_owned();
     let certificate = run.json["certificate"].as_str().unwrap();
@@ -464,7 +464,7 @@ fn a_plugin_file_shadows_a_builtin_offering_the_same_target() {
     assert_eq!(run.code, 0, "{}", run.stderr);
 
     let mut registry = registry(&plugins, &certs);
-    let linked_plugin: Arc<dyn handoff_core::Plugin> = Arc::new(handoff_reference::ReferencePlugin);
+    let linked_plugin: Arc<dyn handoff_host::Plugin> = Arc::new(handoff_reference::ReferencePlugin);
     registry.add_builtin(linked_plugin.clone());
     registry
         .certify_builtins(|plugin| {
@@ -479,7 +479,7 @@ fn a_plugin_file_shadows_a_builtin_offering_the_same_target() {
     let of = |builtin: bool| {
         listings
             .iter()
-            .find(|l| (l.source == handoff_core::registry::PluginSource::BuiltIn) == builtin)
+            .find(|l| (l.source == handoff_host::registry::PluginSource::BuiltIn) == builtin)
             .unwrap_or_else(|| panic!("no listing (built-in: {builtin}): {listings:?}"))
     };
     let (file, linked) = (of(false), of(true));

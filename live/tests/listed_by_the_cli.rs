@@ -11,9 +11,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use handoff_core::continuation::{continue_conversation, ContinueRequest};
-use handoff_core::live::LiveRecipe;
-use handoff_core::{
+use handoff_capability::live::LiveRecipe;
+use handoff_host::continuation::{continue_conversation, ContinueRequest};
+use handoff_host::{
     AssistantPart, Body, Event, Part, Plugin, SessionInfo, StoreRoot, Timestamp, Transcript,
 };
 use handoff_live::cli::{find_cli, run, FoundCli, Invocation};
@@ -95,7 +95,7 @@ fn continued(
             locator: Some("listed-by-the-cli"),
             target,
             root: &root,
-            seal: handoff_core::store::seal::Seal::of_this_process(),
+            seal: handoff_host::seal::Seal::of_this_process(),
             cwd: Some(project.display().to_string()),
             prompt: "Continue.",
             drop: &[],

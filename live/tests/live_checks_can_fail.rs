@@ -7,7 +7,7 @@ mod live_common;
 
 use handoff_claude::ClaudePlugin;
 use handoff_conformance::Status;
-use handoff_core::{
+use handoff_host::{
     Body, CreateOptions, Manifest, Part, Plugin, PluginError, Reader, Resumer, SessionRef,
     StoreRoot, Transcript, Writer,
 };
@@ -72,7 +72,7 @@ impl Writer for Variant {
         &self,
         root: &StoreRoot,
         session: &SessionRef,
-        events: &[handoff_core::Event],
+        events: &[handoff_host::Event],
     ) -> Result<SessionRef, PluginError> {
         ClaudePlugin.writer().append(root, session, events)
     }

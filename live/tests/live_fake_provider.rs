@@ -4,7 +4,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 
-use handoff_core::dialect::Dialect;
+use handoff_dialects::Dialect;
 use handoff_live::fake_provider::{Endpoint, FakeProvider, FakeProviderOptions};
 use serde_json::{json, Value};
 

@@ -9,9 +9,9 @@ mod support;
 use std::io::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use handoff_core::abi::{READER_V1, READER_V2, RESUME_V1, RESUME_V2};
-use handoff_core::abi::{WRITER_V1, WRITER_V2};
-use handoff_core::{
+use handoff_abi::{READER_V1, READER_V2, RESUME_V1, RESUME_V2};
+use handoff_abi::{WRITER_V1, WRITER_V2};
+use handoff_host::{
     Body, CreateOptions, Event, Part, Plugin, PluginError, SessionRef, StoreRoot, Timestamp,
 };
 

@@ -9,9 +9,9 @@ mod support;
 use std::io::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use handoff_core::abi::{READER_V3, RESUME_V2, WRITER_V3};
-use handoff_core::loader::{self, LoadedPlugin};
-use handoff_core::{
+use handoff_abi::{READER_V3, RESUME_V2, WRITER_V3};
+use handoff_host::loader::{self, LoadedPlugin};
+use handoff_host::{
     CreateOptions, Event, EventBatch, EventStream, HeldEvents, Plugin, PluginError, SessionRef,
     StoreRoot, Transcript,
 };

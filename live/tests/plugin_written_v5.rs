@@ -8,11 +8,11 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use handoff_capability::WrittenFile;
 use handoff_conformance::LentInSteps;
-use handoff_core::capability::WrittenFile;
-use handoff_core::loader;
-use handoff_core::store::tap::{self, WriteTap};
-use handoff_core::{CreateOptions, Event, HeldEvents, Plugin, PluginError, StoreRoot};
+use handoff_host::loader;
+use handoff_host::{CreateOptions, Event, HeldEvents, Plugin, PluginError, StoreRoot};
+use handoff_store::tap::{self, WriteTap};
 
 use support::{load_newest, long_transcript, read_path_each_all};
 

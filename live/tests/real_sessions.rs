@@ -21,10 +21,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use handoff_conformance::report::Status;
-use handoff_core::continuation::{
+use handoff_host::continuation::{
     continue_conversation, Action, ContinueError, ContinueRequest, Source, SourceFile,
 };
-use handoff_core::{DropFilter, Feature, Plugin, PluginError, StoreRoot, Transcript};
+use handoff_host::{DropFilter, Feature, Plugin, PluginError, StoreRoot, Transcript};
 use handoff_live::differential::{no_side_files, run_case, Case, SideFile, GENUINE};
 use handoff_live::{run_live, skips_are_failures, LiveOptions};
 use serde_json::{json, Value};
@@ -192,7 +192,7 @@ fn cell(source: &str, file: &Path, target: &str) -> Outcome {
                     locator: Some(&name),
                     target,
                     root: &root,
-                    seal: handoff_core::store::seal::Seal::of_this_process(),
+                    seal: handoff_host::seal::Seal::of_this_process(),
                     cwd: Some(cwd.display().to_string()),
                     prompt: "go on",
                     drop: &drop,

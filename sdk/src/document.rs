@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use handoff_core::capability::PluginError;
-use handoff_core::store::marker::OwnershipMarker;
+use handoff_capability::PluginError;
+use handoff_store::marker::OwnershipMarker;
 use serde_json::{Map, Value};
 
 /// How deep a document may nest: serde_json's recursion limit (its 128th level is refused), which
@@ -125,7 +125,7 @@ mod tests {
     fn a_documents_marker_is_its_top_level_member() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("h.json");
-        assert_eq!(handoff_core::store::marker::MARKER_KEY, "x-handoff");
+        assert_eq!(handoff_store::marker::MARKER_KEY, "x-handoff");
         let doc = serde_json::json!({
             "messages": [{"role": "user", "x-handoff": {"plugin": "nested"}}],
             "x-handoff": {"plugin": "me", "locator": "conv"},

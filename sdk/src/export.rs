@@ -10,19 +10,20 @@ use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
-use handoff_core::abi::abi_stable::prefix_type::PrefixTypeTrait;
-use handoff_core::abi::abi_stable::sabi_trait::TD_Opaque;
-use handoff_core::abi::abi_stable::std_types::{ROption, RResult, RStr, RString};
-use handoff_core::abi::module::{Capability, CapabilityBox, Capability_TO, HostLogger};
-use handoff_core::abi::wire::{
+use handoff_abi::abi_stable::prefix_type::PrefixTypeTrait;
+use handoff_abi::abi_stable::sabi_trait::TD_Opaque;
+use handoff_abi::abi_stable::std_types::{ROption, RResult, RStr, RString};
+use handoff_abi::module::{Capability, CapabilityBox, Capability_TO, HostLogger};
+use handoff_abi::wire::{
     encode_error, ReaderRequest, ReaderRequestV2, ResumeRequest, ResumeRequestV2, WriterRequest,
     WriterRequestV2,
 };
-use handoff_core::abi::{
+use handoff_abi::{
     PluginModule, PluginModuleRef, READER_V1, READER_V2, READER_V3, READER_V4, READER_V5,
     RESUME_V1, RESUME_V2, WRITER_V1, WRITER_V2, WRITER_V3, WRITER_V4, WRITER_V5,
 };
-use handoff_core::{Plugin, PluginError, SessionRef, StoreRoot};
+use handoff_capability::{Plugin, PluginError, SessionRef};
+use handoff_store::StoreRoot;
 use serde::Serialize;
 
 static MAKE: OnceLock<fn() -> Box<dyn Plugin>> = OnceLock::new();

@@ -1,18 +1,19 @@
 //! The binary calls of the v3 and v4 capability ids: a writer pulls its events from the host in
-//! batches of the binary form of `handoff_core::abi::codec`, and a reader streams what it reads
+//! batches of the binary form of `handoff_abi::codec`, and a reader streams what it reads
 //! to the host in batches, so a transcript never crosses as one JSON document. The v4 ids add
 //! `create_streamed` (the writer pulls a batch only when it takes the events) and
 //! `read_path_each` (the reader streams as it reads a file), and `read_path_cwd` as JSON.
 
-use handoff_core::abi::binary_call::{receive, Envelope, Received};
-use handoff_core::abi::codec::{decode_events, BatchCursor, Encoder, BATCH_BYTES};
-use handoff_core::abi::wire::{
+use handoff_abi::binary_call::{receive, Envelope, Received};
+use handoff_abi::codec::{decode_events, BatchCursor, Encoder, BATCH_BYTES};
+use handoff_abi::wire::{
     ReaderRequestV3, ReaderRequestV4, ReaderRequestV5, StreamedCreate, TranscriptHeader,
     WriterRequestV3, WriterRequestV4,
 };
-use handoff_core::abi::{READER_V4, READER_V5, WRITER_V3, WRITER_V4, WRITER_V5};
-use handoff_core::transcript::SCHEMA;
-use handoff_core::{CreateOptions, Event, EventStream, PluginError, Transcript};
+use handoff_abi::{READER_V4, READER_V5, WRITER_V3, WRITER_V4, WRITER_V5};
+use handoff_capability::{CreateOptions, EventStream, PluginError};
+use handoff_transcript::SCHEMA;
+use handoff_transcript::{Event, Transcript};
 
 use crate::export::{guarded, instance, plugin_name, root, to_json};
 

@@ -1,4 +1,4 @@
-//! The plugin's side of the v5 ids ([`handoff_core::abi::growth`]): a create reports the file it
+//! The plugin's side of the v5 ids ([`handoff_abi::growth`]): a create reports the file it
 //! writes to the host, and a reader reads a file the host's writer is still writing, pulling its
 //! growth from the host.
 
@@ -6,12 +6,12 @@ use std::cell::RefCell;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use handoff_core::abi::binary_call::Received;
-use handoff_core::abi::growth::{decode_growth, WriteReport};
-use handoff_core::abi::wire::ReaderRequestV5;
-use handoff_core::capability::{Growth, WrittenFile};
-use handoff_core::store::tap::WriteTap;
-use handoff_core::PluginError;
+use handoff_abi::binary_call::Received;
+use handoff_abi::growth::{decode_growth, WriteReport};
+use handoff_abi::wire::ReaderRequestV5;
+use handoff_capability::PluginError;
+use handoff_capability::{Growth, WrittenFile};
+use handoff_store::tap::WriteTap;
 
 use crate::export::{guarded, instance, plugin_name, to_json};
 use crate::export_binary::Stream;

@@ -1,4 +1,4 @@
-//! Fast seeded maps and sets for the ids of one session file: core's (`handoff_core::ids`), so a
+//! Fast seeded maps and sets for the ids of one session file: core's (`handoff_transcript::ids`), so a
 //! plugin and the host hash ids the same way.
 
-pub use handoff_core::ids::{HashMapExt, HashSetExt, IdHasher, IdMap, IdSet};
+pub use handoff_transcript::ids::{HashMapExt, HashSetExt, IdHasher, IdMap, IdSet};

@@ -25,11 +25,10 @@
 //! [`SessionRef`] it is handed with [`SessionRef::check`].
 #![deny(missing_docs)]
 
-pub use handoff_core::capability::*;
-pub use handoff_core::dialect;
-pub use handoff_core::live;
-pub use handoff_core::store::{self, atomic, lock, marker, StoreRoot};
-pub use handoff_core::transcript::{self, *};
+pub use handoff_capability::*;
+pub use handoff_dialects as dialect;
+pub use handoff_store::{self as store, atomic, lock, marker, StoreRoot};
+pub use handoff_transcript::{self as transcript, *};
 pub use serde_json;
 
 mod document;
@@ -61,12 +60,12 @@ pub const RUSTC_VERSION: &str = env!("HANDOFF_SDK_RUSTC_VERSION");
 /// Paths the export macro expands to. Not part of the API.
 #[doc(hidden)]
 pub mod __private {
-    pub use handoff_core::abi::abi_stable::library::{LibHeader, RootModuleResult};
-    pub use handoff_core::abi::declaration::{
+    pub use handoff_abi::abi_stable::library::{LibHeader, RootModuleResult};
+    pub use handoff_abi::declaration::{
         DeclStr, PluginDeclaration, DECLARATION_MAGIC, DECLARATION_VERSION,
     };
-    pub use handoff_core::abi::module::{call_root_module_loader, lib_header};
-    pub use handoff_core::abi::PluginModuleRef;
+    pub use handoff_abi::module::{call_root_module_loader, lib_header};
+    pub use handoff_abi::PluginModuleRef;
 }
 
 /// Exports a plugin. `export_plugin!(MyPlugin)` needs `MyPlugin: Plugin + Default`;

@@ -9,8 +9,8 @@
 use std::fs::DirEntry;
 use std::path::{Path, PathBuf};
 
-use handoff_core::capability::{PluginError, SessionInfo};
-use handoff_core::store::marker::OwnershipMarker;
+use handoff_capability::{PluginError, SessionInfo};
+use handoff_store::marker::OwnershipMarker;
 
 use crate::ownership::own_marker;
 

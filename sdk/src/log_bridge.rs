@@ -7,8 +7,8 @@
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use handoff_core::abi::abi_stable::std_types::RStr;
-use handoff_core::abi::module::HostLogger;
+use handoff_abi::abi_stable::std_types::RStr;
+use handoff_abi::module::HostLogger;
 use tracing::field::{Field, Visit};
 use tracing::level_filters::LevelFilter;
 use tracing::span::{Attributes, Id, Record};

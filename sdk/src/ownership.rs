@@ -6,11 +6,11 @@
 
 use std::path::Path;
 
-use handoff_core::capability::PluginError;
-use handoff_core::store::marker::OwnershipMarker;
+use handoff_capability::PluginError;
+use handoff_store::marker::OwnershipMarker;
 
 /// The marker if it is `plugin`'s own; `None` for no marker or another plugin's. What a listing
-/// passes to [`SessionInfo::of_file`](handoff_core::capability::SessionInfo::of_file).
+/// passes to [`SessionInfo::of_file`](handoff_capability::SessionInfo::of_file).
 pub fn own_marker(marker: Option<OwnershipMarker>, plugin: &str) -> Option<OwnershipMarker> {
     marker.filter(|m| m.plugin == plugin)
 }
@@ -18,7 +18,7 @@ pub fn own_marker(marker: Option<OwnershipMarker>, plugin: &str) -> Option<Owner
 /// Refuses the session file at `path` unless `marker` (read from it) is `plugin`'s own:
 /// [`PluginError::NotOwned`] naming the file. Returns the marker (its locator is kept on rewrite).
 ///
-/// Call it after [`SessionRef::check`](handoff_core::capability::SessionRef::check) and, for a
+/// Call it after [`SessionRef::check`](handoff_capability::SessionRef::check) and, for a
 /// change, with the [session lock](crate::session_lock) held, before anything is written.
 pub fn require_owned(
     path: &Path,

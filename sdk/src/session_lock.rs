@@ -8,9 +8,9 @@
 
 use std::time::Duration;
 
-use handoff_core::capability::{PluginError, SessionRef};
-use handoff_core::store::lock::Lock;
-use handoff_core::store::StoreRoot;
+use handoff_capability::{PluginError, SessionRef};
+use handoff_store::lock::Lock;
+use handoff_store::StoreRoot;
 
 /// How long a writer waits for another writer of the same session before it fails with
 /// [`PluginError::Locked`].

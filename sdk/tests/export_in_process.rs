@@ -83,7 +83,7 @@ handoff_sdk::export_plugin!(Configured, Configured::new("configured"));
 #[test]
 fn the_declaration_says_who_built_what() {
     let declaration =
-        unsafe { handoff_core::abi::PluginDeclaration::read(&HANDOFF_PLUGIN_DECLARATION) }.unwrap();
+        unsafe { handoff_abi::PluginDeclaration::read(&HANDOFF_PLUGIN_DECLARATION) }.unwrap();
     assert_eq!(declaration.name, "handoff-sdk");
     assert_eq!(declaration.api_requirement, API_REQUIREMENT);
     assert!(
@@ -99,8 +99,8 @@ fn the_declaration_says_who_built_what() {
 
 #[test]
 fn the_root_module_answers_through_json_and_contains_panics() {
-    use handoff_core::abi::abi_stable::std_types::{RResult, RStr};
-    use handoff_core::abi::PluginModuleRef;
+    use handoff_abi::abi_stable::std_types::{RResult, RStr};
+    use handoff_abi::PluginModuleRef;
 
     let module = _1as_0lib_1header_0root_bmodule_bloader
         .init_root_module::<PluginModuleRef>()

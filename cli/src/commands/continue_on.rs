@@ -2,11 +2,11 @@ use std::path::PathBuf;
 use std::process::{ExitCode, Stdio};
 use std::time::Duration;
 
-use handoff_core::continuation::{
+use handoff_host::continuation::{
     continue_conversation, Action, ContinueRequest, Continued, Source, SourceFile,
 };
-use handoff_core::registry::PluginSource;
-use handoff_core::{Feature, ResumePlan, TargetKind};
+use handoff_host::registry::PluginSource;
+use handoff_host::{Feature, ResumePlan, TargetKind};
 use serde_json::json;
 
 use crate::catalog::Catalog;

@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use handoff_core::{SessionInfo, StoreRoot, Transcript};
+use handoff_host::{SessionInfo, StoreRoot, Transcript};
 
 use crate::catalog::Catalog;
 use crate::config::Config;
@@ -86,7 +86,7 @@ pub fn read_session(
 /// A session argument found: a file named by its path, or a session resolved by its id.
 enum Located {
     File(PathBuf),
-    Session(StoreRoot, handoff_core::SessionRef),
+    Session(StoreRoot, handoff_host::SessionRef),
 }
 
 /// Finds `session` (an id or a path) of `target`, warning of journals of handoff runs in its store.
@@ -190,7 +190,7 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 /// session); only a write into that store root rolls back, and only what handoff can prove it
 /// wrote.
 fn warn_of_journals(root: &StoreRoot) {
-    let pending = handoff_core::store::journal::pending(root);
+    let pending = handoff_host::journal::pending(root);
     if !pending.is_empty() {
         let names: Vec<String> = pending.iter().map(|p| p.display().to_string()).collect();
         tracing::warn!(

@@ -29,7 +29,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     let plugin = catalog.plugin(&args.target)?;
     let root = config.store_root(&catalog.target(&args.target)?, args.store_root.as_deref())?;
     let seal = catalog.seal()?;
-    let recovered = handoff_core::continuation::recover(&root, &seal, &[plugin.as_ref()])?;
+    let recovered = handoff_host::continuation::recover(&root, &seal, &[plugin.as_ref()])?;
     if args.json {
         output::json(&recovered)?;
     } else if recovered.is_empty() {

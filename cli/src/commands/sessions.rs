@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use handoff_core::{Plugin, SessionInfo, StoreRoot};
+use handoff_host::{Plugin, SessionInfo, StoreRoot};
 
 use crate::catalog::Catalog;
 use crate::config::Config;
@@ -189,7 +189,7 @@ fn one_line(title: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use handoff_core::SessionRef;
+    use handoff_host::SessionRef;
 
     fn info(cwd: Option<&str>) -> SessionInfo {
         SessionInfo {

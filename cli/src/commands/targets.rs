@@ -1,6 +1,6 @@
 use std::process::ExitCode;
 
-use handoff_core::registry::Availability;
+use handoff_host::registry::Availability;
 
 use crate::catalog::Catalog;
 use crate::config::Config;

@@ -143,7 +143,7 @@ fn a_run_killed_while_certifying_leaves_scratch_the_next_run_removes() {
 }
 
 /// `transcript` with the scratch folder as its cwd (`continue` needs a cwd that exists).
-fn here(s: &Scratch, mut transcript: handoff_core::Transcript) -> handoff_core::Transcript {
+fn here(s: &Scratch, mut transcript: handoff_host::Transcript) -> handoff_host::Transcript {
     transcript.cwd = Some(s.dir.path().display().to_string());
     transcript
 }

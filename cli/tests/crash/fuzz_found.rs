@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use handoff_core::dialect::{Dialect, RenderOptions};
-use handoff_core::Plugin;
+use handoff_dialects::{Dialect, RenderOptions};
+use handoff_host::Plugin;
 
 fn plugin_for(target: &str) -> Box<dyn Plugin> {
     let plugins: Vec<Box<dyn Plugin>> = vec![

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use handoff_codex::CodexPlugin;
-use handoff_core::{CreateOptions, Plugin, StoreRoot};
+use handoff_host::{CreateOptions, Plugin, StoreRoot};
 
 use crate::support::*;
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use handoff_core::Transcript;
+use handoff_host::Transcript;
 
 use crate::support::*;
 

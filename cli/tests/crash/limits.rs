@@ -11,8 +11,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use handoff_codex::CodexPlugin;
-use handoff_core::continuation::{continue_conversation, ContinueError, ContinueRequest};
-use handoff_core::{
+use handoff_host::continuation::{continue_conversation, ContinueError, ContinueRequest};
+use handoff_host::{
     CreateOptions, Event, Plugin, PluginError, Reader, Resumer, SessionRef, StoreRoot, Transcript,
     Writer,
 };
@@ -258,8 +258,8 @@ fn a_read_only_store_root_is_said_to_be_read_only() {
 /// A writer that writes its whole append, then fails as a full disk would (without cutting back).
 struct FullDisk;
 
-impl handoff_core::Plugin for FullDisk {
-    fn manifest(&self) -> handoff_core::Manifest {
+impl handoff_host::Plugin for FullDisk {
+    fn manifest(&self) -> handoff_host::Manifest {
         CodexPlugin.manifest()
     }
     fn writer(&self) -> &dyn Writer {
@@ -308,7 +308,7 @@ fn request<'a>(transcript: &'a Transcript, root: &'a StoreRoot) -> ContinueReque
         locator: Some("full-disk"),
         target: "codex",
         root,
-        seal: handoff_core::store::seal::Seal::of_this_process(),
+        seal: handoff_host::seal::Seal::of_this_process(),
         cwd: None,
         prompt: "go on",
         drop: &[],

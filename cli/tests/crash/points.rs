@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
-use handoff_core::continuation::{continue_conversation, ContinueRequest};
-use handoff_core::store::seal::Seal;
-use handoff_core::{
+use handoff_host::continuation::{continue_conversation, ContinueRequest};
+use handoff_host::seal::Seal;
+use handoff_host::{
     CreateOptions, Event, Plugin, PluginError, Reader, Resumer, SessionInfo, SessionRef, StoreRoot,
     Transcript, Writer,
 };
@@ -81,7 +81,7 @@ fn die() -> ! {
 }
 
 impl Plugin for Crashing {
-    fn manifest(&self) -> handoff_core::Manifest {
+    fn manifest(&self) -> handoff_host::Manifest {
         self.inner.manifest()
     }
     fn writer(&self) -> &dyn Writer {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
-use handoff_core::{CreateOptions, Origin, Plugin, StoreRoot, Transcript};
+use handoff_host::{CreateOptions, Origin, Plugin, StoreRoot, Transcript};
 
 /// One configuration for every test of this binary: a certificate folder certified once.
 pub struct Shared {
@@ -53,7 +53,7 @@ pub fn handoff(config: &Path, tmp: &Path) -> Command {
         .env("HOME", "/nonexistent-home-handoff-tests")
         .env_remove("HANDOFF_CERT_DIR")
         .env("TMPDIR", tmp)
-        .env("RUST_LOG", "warn,handoff_core::continuation=debug")
+        .env("RUST_LOG", "warn,handoff_host::continuation=debug")
         .env("NO_COLOR", "1")
         .stdin(Stdio::null());
     command
@@ -123,7 +123,7 @@ pub fn conversation(turns: usize) -> Transcript {
         model: Some("claude-opus-4-8".into()),
         api: Some("anthropic-messages".into()),
     };
-    let mut transcript = handoff_core::transcript::synthetic::tool_turns(turns, &origin);
+    let mut transcript = handoff_transcript::synthetic::tool_turns(turns, &origin);
     // A directory that exists here: `continue` refuses a source cwd that does not (without --cwd).
     transcript.cwd = Some(std::env::temp_dir().display().to_string());
     transcript

@@ -1,4 +1,4 @@
-use handoff_core::{Body, Transcript};
+use handoff_host::{Body, Transcript};
 
 use crate::corpus;
 
@@ -52,7 +52,7 @@ fn split_point(whole: &Transcript) -> usize {
         match &event.body {
             Body::Assistant { content, .. } => {
                 for part in content {
-                    if let handoff_core::AssistantPart::ToolCall(call) = part {
+                    if let handoff_host::AssistantPart::ToolCall(call) = part {
                         open.insert(call.id.as_str());
                     }
                 }

@@ -1,6 +1,6 @@
 use std::path::Path;
 
-use handoff_core::{ById, Transcript};
+use handoff_host::{ById, Transcript};
 
 use crate::corpus;
 
@@ -63,7 +63,7 @@ fn judge(
     what: &str,
     how: &str,
     path: &Path,
-    outcome: Result<Transcript, handoff_core::PluginError>,
+    outcome: Result<Transcript, handoff_host::PluginError>,
     evidence: &mut Vec<String>,
     failures: &mut Vec<String>,
 ) {

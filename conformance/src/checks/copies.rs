@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use handoff_core::store::marker;
-use handoff_core::SessionRef;
+use handoff_host::SessionRef;
+use handoff_store::marker;
 
 /// A new id of the same shape as `id` (a UUID for a UUID).
 pub(crate) fn fresh_id_like(id: &str) -> String {

@@ -1,4 +1,4 @@
-use handoff_core::{Body, Event, Feature, Part, PluginError, Timestamp, Transcript};
+use handoff_host::{Body, Event, Feature, Part, PluginError, Timestamp, Transcript};
 
 use crate::corpus;
 use crate::sandbox::{changes, is_bookkeeping, snapshot};
@@ -61,7 +61,7 @@ fn refused(ctx: &Ctx<'_>, transcript: &Transcript) -> Result<PluginError, String
         ctx.root(),
         ctx.name(),
         transcript,
-        &handoff_core::CreateOptions {
+        &handoff_host::CreateOptions {
             cwd: Some(super::SUITE_CWD.into()),
             locator: None,
         },

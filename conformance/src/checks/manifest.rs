@@ -1,4 +1,5 @@
-use handoff_core::{store::validate_component, Feature, Plugin, PLUGIN_API_VERSION};
+use handoff_host::{Feature, Plugin, PLUGIN_API_VERSION};
+use handoff_store::validate_component;
 
 use super::Outcome;
 

@@ -10,7 +10,7 @@ mod round_trip;
 mod streamed;
 mod strict_resume;
 
-use handoff_core::{
+use handoff_host::{
     Comparison, CreateOptions, Plugin, SessionRef, StoreRoot, TargetManifest, Transcript,
 };
 

@@ -1,4 +1,4 @@
-use handoff_core::ById;
+use handoff_host::ById;
 
 use crate::corpus;
 use crate::sandbox::{changes, is_bookkeeping, snapshot};

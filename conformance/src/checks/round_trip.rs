@@ -1,4 +1,4 @@
-use handoff_core::SessionRef;
+use handoff_host::SessionRef;
 
 use crate::corpus;
 

@@ -1,6 +1,6 @@
 use std::path::Path;
 
-use handoff_core::{
+use handoff_host::{
     CreateOptions, Event, EventBatch, EventStream, HeldEvents, PluginError, Transcript,
 };
 

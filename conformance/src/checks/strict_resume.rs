@@ -1,4 +1,4 @@
-use handoff_core::{Body, Event, Part, PluginError, ResumePlan, SessionRef, Timestamp};
+use handoff_host::{Body, Event, Part, PluginError, ResumePlan, SessionRef, Timestamp};
 
 use crate::corpus;
 

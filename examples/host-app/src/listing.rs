@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use handoff_core::registry::{Availability, Registry, TargetListing};
+use handoff_host::registry::{Availability, Registry, TargetListing};
 
 /// The listing as lines of text.
 pub fn render(registry: &Registry) -> String {
@@ -23,8 +23,8 @@ pub fn render(registry: &Registry) -> String {
             continue;
         };
         let kind = match manifest.kind {
-            handoff_core::TargetKind::Cli => "cli",
-            handoff_core::TargetKind::Api => "api",
+            handoff_host::TargetKind::Cli => "cli",
+            handoff_host::TargetKind::Api => "api",
         };
         let dialect = manifest.dialect.map_or("-".to_owned(), |d| d.to_string());
         let carries: Vec<&str> = manifest.carries.iter().map(|f| f.name()).collect();

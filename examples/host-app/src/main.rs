@@ -14,9 +14,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use handoff_core::continuation::{continue_conversation, ContinueRequest};
-use handoff_core::registry::{Registry, RegistryConfig};
-use handoff_core::{StoreRoot, Transcript};
+use handoff_host::continuation::{continue_conversation, ContinueRequest};
+use handoff_host::registry::{Registry, RegistryConfig};
+use handoff_host::{StoreRoot, Transcript};
 
 /// The conformance suite version whose certificates this host accepts
 /// (`handoff_conformance::SUITE_VERSION`; the test keeps them equal).

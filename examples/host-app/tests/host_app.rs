@@ -8,8 +8,8 @@ use std::process::{Command, Output};
 
 use handoff_conformance::certificate::certify_file;
 use handoff_conformance::{run, Options};
-use handoff_core::registry::CertificateStore;
-use handoff_core::Plugin;
+use handoff_host::registry::CertificateStore;
+use handoff_host::Plugin;
 use handoff_live::harness::library_beside_tests;
 use serde_json::Value;
 
@@ -38,7 +38,7 @@ fn plugin_folder(dir: &Path, certs: &Path) -> PathBuf {
     other.push(0);
     std::fs::write(plugins.join("libuncertified.so"), other).unwrap();
 
-    let loaded = handoff_core::loader::load(&certified).expect("the reference .so loads");
+    let loaded = handoff_host::loader::load(&certified).expect("the reference .so loads");
     let report = run(&loaded, &Options::default());
     assert!(report.passed(), "{}", report.table());
     certify_file(

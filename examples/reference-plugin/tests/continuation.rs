@@ -1,12 +1,12 @@
 //! The continuation engine, driven through the reference plugin: create, reuse, append, diverge,
 //! fail closed, and two continuations at once.
 
-use handoff_core::ById;
+use handoff_host::ById;
 use std::time::Duration;
 
 use handoff_conformance::corpus;
-use handoff_core::continuation::{continue_conversation, Action, ContinueError, ContinueRequest};
-use handoff_core::{
+use handoff_host::continuation::{continue_conversation, Action, ContinueError, ContinueRequest};
+use handoff_host::{
     Body, CreateOptions, Event, Part, PluginError, Reader, ResumePlan, SessionRef, StoreRoot,
     Timestamp, Transcript, Writer,
 };
@@ -21,7 +21,7 @@ fn request<'a>(t: &'a Transcript, root: &'a StoreRoot) -> ContinueRequest<'a> {
         locator: Some("claude-code:conversation-1"),
         target: NAME,
         root,
-        seal: handoff_core::store::seal::Seal::of_this_process(),
+        seal: handoff_host::seal::Seal::of_this_process(),
         cwd: None,
         prompt: "go on",
         drop: &[],
@@ -76,7 +76,7 @@ fn creates_then_reuses_then_appends_to_the_same_id() {
     let back = ReferencePlugin
         .read_id(&root, NAME, &first.session.id)
         .unwrap();
-    handoff_core::Comparison::exact()
+    handoff_host::Comparison::exact()
         .diff(&longer, &back)
         .unwrap();
     assert_eq!(ReferencePlugin.list(&root, NAME).unwrap().len(), 1);

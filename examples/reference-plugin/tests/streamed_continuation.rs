@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use handoff_conformance::corpus;
-use handoff_core::continuation::{
+use handoff_host::continuation::{
     continue_conversation, Action, ContinueError, ContinueRequest, Source, SourceFile,
 };
-use handoff_core::{
+use handoff_host::{
     Body, Comparison, CreateOptions, Event, EventStream, Part, PluginError, Reader, SessionInfo,
     SessionRef, StoreRoot, Timestamp, Transcript, Writer,
 };
@@ -37,7 +37,7 @@ fn request<'a>(reader: &'a dyn Reader, path: &'a Path, root: &'a StoreRoot) -> C
         locator: None,
         target: NAME,
         root,
-        seal: handoff_core::store::seal::Seal::of_this_process(),
+        seal: handoff_host::seal::Seal::of_this_process(),
         cwd: Some("/home/dev/proj".into()),
         prompt: "go on",
         drop: &[],
@@ -169,7 +169,7 @@ fn a_writer_that_asks_for_the_whole_transcript_midway_is_verified_against_it() {
 /// session verifies against the source minus them; the same drop later finds it whole.
 #[test]
 fn dropped_tool_calls_go_with_their_results_however_the_writer_takes_the_stream() {
-    use handoff_core::{DropFilter, Feature};
+    use handoff_host::{DropFilter, Feature};
     let (dir, root) = scratch();
     let base = &corpus::entry("parallel-tool-calls").unwrap().transcript;
     let path = source_file(dir.path(), base);
@@ -422,7 +422,7 @@ impl Reader for Observed {
     fn read_written_each(
         &self,
         target: &str,
-        file: &dyn handoff_core::capability::WrittenFile,
+        file: &dyn handoff_capability::WrittenFile,
         sink: &mut dyn FnMut(Event) -> bool,
     ) -> Result<bool, PluginError> {
         self.as_written

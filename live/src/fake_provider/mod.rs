@@ -45,7 +45,7 @@ pub struct FakeProviderOptions {
     /// Also append every request as one JSON line to this file.
     pub log_file: Option<PathBuf>,
     /// Check every model request with core's validator of its dialect
-    /// ([`handoff_core::dialect::Dialect::validate`]) and answer one that breaks a provider rule
+    /// ([`handoff_dialects::Dialect::validate`]) and answer one that breaks a provider rule
     /// with HTTP 400 naming the rule, as the real API refuses it. On by default; the pinned CLIs'
     /// requests pass (see `docs/formats/wire-dialects.md`).
     pub validate: bool,

@@ -2,7 +2,7 @@
 //! (plain JSON or the SSE event sequence) the real API uses.
 
 use bytes::Bytes;
-use handoff_core::dialect::{Dialect, Violation};
+use handoff_dialects::{Dialect, Violation};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 

@@ -43,13 +43,13 @@ pub fn plugin(package: &str) -> PathBuf {
 }
 
 /// The plugin library of `package` (see [`plugin`]), loaded.
-pub fn load(package: &str) -> handoff_core::loader::LoadedPlugin {
-    handoff_core::loader::load(&plugin(package)).unwrap_or_else(|e| panic!("{package}: {e}"))
+pub fn load(package: &str) -> handoff_host::loader::LoadedPlugin {
+    handoff_host::loader::load(&plugin(package)).unwrap_or_else(|e| panic!("{package}: {e}"))
 }
 
 /// [`load`], checked to offer the newest capability ids (v5's writer and reader, v2's resume).
-pub fn load_newest(package: &str) -> handoff_core::loader::LoadedPlugin {
-    use handoff_core::abi::{READER_V5, RESUME_V2, WRITER_V5};
+pub fn load_newest(package: &str) -> handoff_host::loader::LoadedPlugin {
+    use handoff_abi::{READER_V5, RESUME_V2, WRITER_V5};
     let loaded = load(package);
     assert_eq!(
         loaded.capabilities(),
@@ -117,17 +117,17 @@ pub fn copy_to(library: &Path, dir: &Path, name: &str) -> PathBuf {
 }
 
 /// A conversation of `turns` user / assistant pairs, ~1 KB each: many 64 KiB batches.
-pub fn long_transcript(turns: usize) -> handoff_core::Transcript {
+pub fn long_transcript(turns: usize) -> handoff_host::Transcript {
     long_conversation(turns, false)
 }
 
 /// [`long_transcript`] with a tool call in each answer and its result after it.
-pub fn long_transcript_with_calls(turns: usize) -> handoff_core::Transcript {
+pub fn long_transcript_with_calls(turns: usize) -> handoff_host::Transcript {
     long_conversation(turns, true)
 }
 
-fn long_conversation(turns: usize, calls: bool) -> handoff_core::Transcript {
-    use handoff_core::{AssistantPart, Body, Event, Part, Timestamp, ToolCall, Transcript};
+fn long_conversation(turns: usize, calls: bool) -> handoff_host::Transcript {
+    use handoff_host::{AssistantPart, Body, Event, Part, Timestamp, ToolCall, Transcript};
     let mut events = Vec::new();
     for i in 0..turns {
         let t = Timestamp::from_millis(1_700_000_000_000 + 2_000 * i as i64);
@@ -173,10 +173,10 @@ fn long_conversation(turns: usize, calls: bool) -> handoff_core::Transcript {
 
 /// Every event `plugin`'s `read_path_each` hands of the session file at `path`.
 pub fn read_path_each_all(
-    plugin: &dyn handoff_core::Plugin,
+    plugin: &dyn handoff_host::Plugin,
     target: &str,
     path: &Path,
-) -> Result<Vec<handoff_core::Event>, handoff_core::PluginError> {
+) -> Result<Vec<handoff_host::Event>, handoff_host::PluginError> {
     let mut events = Vec::new();
     plugin.reader().read_path_each(target, path, &mut |event| {
         events.push(event);

@@ -11,8 +11,8 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
 use common::*;
-use handoff_core::dialect::Dialect;
-use handoff_core::Transcript;
+use handoff_dialects::Dialect;
+use handoff_host::Transcript;
 use handoff_live::fake_provider::FakeProvider;
 use serde_json::Value;
 

@@ -8,7 +8,7 @@ mod common;
 
 use common::*;
 use handoff_conformance::corpus::Entry;
-use handoff_core::Plugin;
+use handoff_host::Plugin;
 use handoff_live::harness::judge_live;
 use handoff_live::{run_live, LiveOptions};
 use handoff_openai::OpenaiPlugin;

@@ -5,14 +5,14 @@
 mod common;
 
 use common::*;
-use handoff_core::{
+use handoff_host::{
     AssistantPart, Body, ById, Event, Origin, Part, Plugin, PluginError, Thinking, Timestamp,
     ToolCall, ToolInput, Transcript, WebSearch,
 };
 use handoff_openai::OpenaiPlugin;
 use serde_json::{json, Value};
 
-fn read(root: &handoff_core::StoreRoot, session: &handoff_core::SessionRef) -> Transcript {
+fn read(root: &handoff_host::StoreRoot, session: &handoff_host::SessionRef) -> Transcript {
     OpenaiPlugin.reader().read(root, session).unwrap()
 }
 

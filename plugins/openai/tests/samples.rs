@@ -9,8 +9,8 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use handoff_core::continuation::{continue_conversation, Action, ContinueRequest, Continued};
-use handoff_core::{
+use handoff_host::continuation::{continue_conversation, Action, ContinueRequest, Continued};
+use handoff_host::{
     AssistantPart, Body, Event, Origin, Part, ResumePlan, StoreRoot, Timestamp, Transcript,
 };
 use handoff_openai::OpenaiPlugin;
@@ -23,7 +23,7 @@ fn continued(root: &StoreRoot, target: &str, locator: &str, t: &Transcript) -> C
             locator: Some(locator),
             target,
             root,
-            seal: handoff_core::store::seal::Seal::of_this_process(),
+            seal: handoff_host::seal::Seal::of_this_process(),
             cwd: None,
             prompt: PROMPT,
             drop: &[],

@@ -7,7 +7,7 @@ mod common;
 use std::time::Instant;
 
 use common::*;
-use handoff_core::{
+use handoff_host::{
     AssistantPart, Body, ById, Event, Origin, Part, Plugin, Timestamp, ToolCall, Transcript,
 };
 use handoff_openai::OpenaiPlugin;

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use handoff_core::capability::WrittenFile;
-use handoff_core::{
+use handoff_capability::WrittenFile;
+use handoff_host::{
     Event, Manifest, Plugin, PluginError, Reader, Resumer, SessionInfo, SessionRef, StoreRoot,
     Transcript, Writer,
 };

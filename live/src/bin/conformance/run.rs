@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use handoff_conformance::report::{CheckResult, Report, Status, REPORT_SCHEMA};
 use handoff_conformance::SUITE_VERSION;
-use handoff_core::loader::PluginFile;
-use handoff_core::registry::CertificateStore;
-use handoff_core::PLUGIN_API_VERSION;
+use handoff_host::loader::PluginFile;
+use handoff_host::registry::CertificateStore;
+use handoff_host::PLUGIN_API_VERSION;
 use handoff_live::child::{self, ChildAnswer};
 use serde::Serialize;
 
@@ -47,7 +47,7 @@ struct PluginSection<'a> {
     path: &'a Path,
     sha256: Option<&'a str>,
     #[serde(flatten)]
-    file: Option<&'a handoff_core::abi::declaration::Declaration>,
+    file: Option<&'a handoff_abi::declaration::Declaration>,
     manifest_name: Option<&'a str>,
     manifest_version: Option<&'a str>,
 }
@@ -61,7 +61,7 @@ struct LoadErrorSection {
 /// Everything a run found, for the outputs.
 struct Outcome {
     file: Option<PluginFile>,
-    manifest: Option<handoff_core::Manifest>,
+    manifest: Option<handoff_host::Manifest>,
     load_error: Option<LoadErrorSection>,
     checks: Vec<CheckResult>,
     partial: bool,
@@ -125,7 +125,7 @@ pub fn run(args: &RunArgs) -> u8 {
         let written = serde_json::to_vec_pretty(&report)
             .map_err(std::io::Error::other)
             .and_then(|json| {
-                handoff_core::store::atomic::replace(path, |w| {
+                handoff_store::atomic::replace(path, |w| {
                     w.write_all(&json)?;
                     w.write_all(b"\n")
                 })
@@ -138,8 +138,7 @@ pub fn run(args: &RunArgs) -> u8 {
     if let Some(path) = &args.junit {
         let name = report.plugin.manifest_name.unwrap_or("plugin");
         let xml = crate::junit::render(name, report.checks);
-        if let Err(e) = handoff_core::store::atomic::replace(path, |w| w.write_all(xml.as_bytes()))
-        {
+        if let Err(e) = handoff_store::atomic::replace(path, |w| w.write_all(xml.as_bytes())) {
             eprintln!("conformance: cannot write {}: {e}", path.display());
             status = status.max(CHECK_FAILED);
         }
@@ -171,7 +170,7 @@ fn execute(args: &RunArgs) -> Outcome {
 
     // 1. probe: hash, declaration, API semver, panic strategy. No plugin code runs.
     let started = Instant::now();
-    let file = match handoff_core::loader::probe(&args.plugin) {
+    let file = match handoff_host::loader::probe(&args.plugin) {
         Ok(probe) => probe.file,
         Err(e) => {
             let ms = ms(started);
@@ -268,7 +267,7 @@ fn execute(args: &RunArgs) -> Outcome {
         evidence: vec![
             format!(
                 "root module v{} loaded, layout checked",
-                handoff_core::abi::ROOT_MODULE_VERSION
+                handoff_abi::ROOT_MODULE_VERSION
             ),
             format!("capabilities: {}", capabilities.join(", ")),
             format!(

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use handoff_core::dialect::{parsed_view, wire_view, Dialect};
-use handoff_core::{
+use handoff_dialects::{parsed_view, wire_view, Dialect};
+use handoff_host::{
     Body, CreateOptions, Event, Part, Plugin, ResumePlan, SessionRef, StoreRoot, Timestamp,
     Transcript,
 };

@@ -1,0 +1,508 @@
+//! handoff-capability, the third layer (on the transcript, the dialects' names and the store).
+//!
+//! The capability traits every provider plugin implements, and what they exchange.
+//!
+//! These are plain Rust traits. A plugin linked into the host implements them directly; a plugin
+//! loaded from a shared library is wrapped back into them by the loader, so the continuation engine
+//! and the conformance suite see one kind of plugin.
+#![deny(missing_docs)]
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use handoff_store::StoreRoot;
+use handoff_transcript::{Event, Transcript};
+
+mod batch;
+mod error;
+pub mod live;
+pub mod manifest;
+mod written;
+pub use batch::in_batches;
+pub use batch::EventBatch;
+pub use written::fd_path;
+pub use written::{GrowingRead, Growth, WrittenFile, ABANDONED};
+
+pub use crate::manifest::{DefaultRoot, Manifest, RootBase, TargetKind, TargetManifest};
+
+/// Makes a built-in plugin: a plugin crate's `handoff_builtin` (see `register_builtin!` in the SDK),
+/// which a host registers explicitly.
+pub type MakePlugin = fn() -> Box<dyn Plugin>;
+
+/// The plugin API version this host implements. A plugin declares a semver requirement on it.
+pub const PLUGIN_API_VERSION: &str = "1.0.0";
+
+/// A native session: its target, its exact native id and its file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionRef {
+    /// The target it belongs to.
+    pub target: String,
+    /// The exact native session id.
+    pub id: String,
+    /// The native file that holds it.
+    pub path: PathBuf,
+}
+
+impl SessionRef {
+    /// Checks a session handed to a plugin: it is of `target` and its file is inside `root` (a
+    /// host could hand over anything). Returns the file.
+    pub fn check(&self, root: &StoreRoot, target: &str) -> Result<&Path, PluginError> {
+        if self.target != target {
+            return Err(PluginError::UnknownTarget {
+                target: self.target.clone(),
+            });
+        }
+        root.check_inside(&self.path)?;
+        Ok(&self.path)
+    }
+}
+
+/// A session as listed by a reader.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionInfo {
+    /// The session.
+    pub session: SessionRef,
+    /// Whether this plugin marked it as its own.
+    pub owned: bool,
+    /// The conversation locator it was marked with, if any.
+    pub locator: Option<String>,
+    /// When it was last written, in milliseconds since the epoch (newest first in listings).
+    pub updated_ms: i64,
+    /// The title the CLI itself shows for it (its name or summary where it keeps one, else the
+    /// first user text), where the plugin's listing gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Its working directory, where the plugin's listing gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// How many canonical events its reader yields, where counted: an exact count needs a full
+    /// read, so listings leave it out and a host counts only the sessions it shows. Absent from
+    /// the JSON when not counted, so plugins built before it existed still load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<u64>,
+}
+
+impl SessionInfo {
+    /// A session file as a listing shows it: `updated_ms` from the file's modification time, and
+    /// owned when `marker` (the plugin's own, already checked) is present.
+    pub fn of_file(
+        target: &str,
+        id: &str,
+        path: &Path,
+        marker: Option<handoff_store::marker::OwnershipMarker>,
+    ) -> SessionInfo {
+        let updated_ms = std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_millis() as i64);
+        SessionInfo {
+            session: SessionRef {
+                target: target.to_owned(),
+                id: id.to_owned(),
+                path: path.to_owned(),
+            },
+            owned: marker.is_some(),
+            locator: marker.and_then(|m| m.locator),
+            updated_ms,
+            title: None,
+            cwd: None,
+            events: None,
+        }
+    }
+
+    /// The same, with the title and cwd the CLI shows.
+    pub fn with_details(mut self, title: Option<String>, cwd: Option<String>) -> SessionInfo {
+        self.title = title;
+        self.cwd = cwd;
+        self
+    }
+
+    /// The same, with its event count.
+    pub fn with_events(mut self, events: u64) -> SessionInfo {
+        self.events = Some(events);
+        self
+    }
+
+    /// The first session of a newest-first listing that this plugin marked with `locator`: what
+    /// [`Reader::find_owned`] returns when a plugin has nothing faster.
+    pub fn newest_owned(listing: Vec<SessionInfo>, locator: &str) -> Option<SessionRef> {
+        listing
+            .into_iter()
+            .find(|s| s.owned && s.locator.as_deref() == Some(locator))
+            .map(|s| s.session)
+    }
+
+    /// Sorts a listing newest first, ties by id, so listings are stable.
+    pub fn sort_newest_first(sessions: &mut [SessionInfo]) {
+        sessions.sort_by(|a, b| {
+            b.updated_ms
+                .cmp(&a.updated_ms)
+                .then_with(|| a.session.id.cmp(&b.session.id))
+        });
+    }
+}
+
+/// Options for creating a session.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateOptions {
+    /// The working directory the session belongs to (CLIs key sessions by it). Defaults to the
+    /// transcript's cwd.
+    pub cwd: Option<String>,
+    /// A stable conversation locator written into the ownership marker, so the continuation engine
+    /// can find this session again.
+    pub locator: Option<String>,
+}
+
+/// The exact resume of one native session.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ResumePlan {
+    /// Run this command (a CLI target).
+    Command {
+        /// The program, e.g. `claude`.
+        program: String,
+        /// Its arguments; they name the session exactly (never "latest").
+        args: Vec<String>,
+        /// Environment variables to set.
+        env: Vec<(String, String)>,
+        /// The directory to run it in.
+        cwd: Option<PathBuf>,
+        /// Whether stdin must be closed (some CLIs wait on it otherwise).
+        close_stdin: bool,
+    },
+    /// Send this request (an API target).
+    Request {
+        /// The wire dialect of the body.
+        dialect: handoff_dialects::Dialect,
+        /// The request body: the whole history plus the new prompt.
+        body: Value,
+    },
+}
+
+pub use error::{panic_message, PluginError};
+
+/// Writes native sessions. Every path it touches is inside the [`StoreRoot`] it is handed.
+///
+/// A session is resolved once ([`Resumer::resolve`], or returned by [`Writer::create`]) and the
+/// [`SessionRef`] is handed to every later call, so no call walks the store again. A plugin still
+/// checks what it is handed ([`SessionRef::check`]): the target is its own and the file is inside
+/// the root.
+pub trait Writer: Send + Sync {
+    /// Creates a new native session holding `transcript`, marked as this plugin's own; returns its
+    /// native id. A transcript with a part the target does not carry is refused before anything is
+    /// written.
+    fn create(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        transcript: &Transcript,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError>;
+
+    /// Appends `events` to a session this plugin owns, natively (whole records only).
+    fn append(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        events: &[Event],
+    ) -> Result<SessionRef, PluginError>;
+
+    /// Removes a session this plugin owns; refuses one it does not.
+    fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError>;
+
+    /// [`Writer::create`] fed event by event, so a long session is never held whole: the
+    /// continuation engine streams a source session through it. A writer that can write as events
+    /// arrive overrides this; one that meets what it cannot write without the rest (a compaction
+    /// that keeps earlier events, say) discards what it began and asks `events` for the whole
+    /// transcript. The default asks for the whole transcript at once and calls `create`.
+    ///
+    /// Every event `events` hands out is checked ([`Transcript::validate`]'s rules and the
+    /// target's carried parts) by the engine before it arrives; an error from `events` must end
+    /// the create, removing everything begun, and be returned unchanged: through a plugin file,
+    /// `whole()` can fail with a marker the SDK turns into a restart by the host (docs/abi.md).
+    fn create_streamed(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        events: &mut dyn EventStream,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        let transcript = events.whole()?;
+        self.create(root, target, transcript, options)
+    }
+}
+
+/// The events of a transcript as a [`Writer::create_streamed`] takes them.
+pub trait EventStream {
+    /// The next event, or `None` after the last.
+    fn next_event(&mut self) -> Result<Option<Event>, PluginError>;
+
+    /// The whole transcript from its first event, however many events were taken before: for a
+    /// writer that cannot go on event by event (it starts over with [`Writer::create`]).
+    fn whole(&mut self) -> Result<&Transcript, PluginError>;
+}
+
+/// A held transcript as an [`EventStream`] (each event cloned as it is taken): for tests, and for
+/// hosts that have the transcript already.
+pub struct HeldEvents<'a> {
+    transcript: &'a Transcript,
+    next: usize,
+}
+
+impl<'a> HeldEvents<'a> {
+    /// The events of `transcript`, from its first.
+    pub fn new(transcript: &'a Transcript) -> Self {
+        HeldEvents {
+            transcript,
+            next: 0,
+        }
+    }
+}
+
+impl EventStream for HeldEvents<'_> {
+    fn next_event(&mut self) -> Result<Option<Event>, PluginError> {
+        let event = self.transcript.events.get(self.next).cloned();
+        self.next += usize::from(event.is_some());
+        Ok(event)
+    }
+
+    fn whole(&mut self) -> Result<&Transcript, PluginError> {
+        Ok(self.transcript)
+    }
+}
+
+/// Reads native sessions into the canonical transcript.
+pub trait Reader: Send + Sync {
+    /// Reads a resolved session.
+    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError>;
+
+    /// Reads a session file directly.
+    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError>;
+
+    /// Reads a resolved session event by event, in order, handing each to `sink` until it returns
+    /// `false`. A reader that can stream overrides this so the continuation engine verifies a long
+    /// session without holding a second copy of it; the default reads the whole transcript first.
+    fn read_each(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        for event in self.read(root, session)?.events {
+            if !sink(event) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The working directory of a session file, as [`Reader::read_path`] gives it, read
+    /// without reading every event where the reader can (a header line, the first record). The
+    /// default reads the whole file.
+    fn read_path_cwd(&self, target: &str, path: &Path) -> Result<Option<String>, PluginError> {
+        Ok(self.read_path(target, path)?.cwd)
+    }
+
+    /// Reads a session file event by event, as [`Reader::read_path`] reads it, handing each to
+    /// `sink` until it returns `false`: the continuation engine streams a source session with it.
+    /// The default reads the whole transcript first.
+    fn read_path_each(
+        &self,
+        target: &str,
+        path: &Path,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        for event in self.read_path(target, path)?.events {
+            if !sink(event) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Reader::read_path_each`] in batches, each decoded by whoever takes it: the continuation
+    /// engine reads a source on one thread and takes its batches on another. A reader of its own
+    /// never needs this (the default batches `read_path_each`'s events); a plugin file's reader
+    /// hands its batches as they crossed, so the taker's thread decodes them.
+    fn read_path_batches(
+        &self,
+        target: &str,
+        path: &Path,
+        sink: &mut dyn FnMut(EventBatch) -> bool,
+    ) -> Result<(), PluginError> {
+        in_batches(|each| self.read_path_each(target, path, each), sink)
+    }
+
+    /// [`Reader::read_each`] in batches, as [`Reader::read_path_batches`] is `read_path_each`'s.
+    fn read_each_batches(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        sink: &mut dyn FnMut(EventBatch) -> bool,
+    ) -> Result<(), PluginError> {
+        in_batches(|each| self.read_each(root, session, each), sink)
+    }
+
+    /// Reads a session file while its writer still writes it, event by event as
+    /// [`Reader::read_path_each`] reads a whole one: the continuation engine's verify reads a new
+    /// session as it is written, so reading it back overlaps writing it. A reader that can reads
+    /// `file` through [`GrowingRead`] and returns `Ok(true)`; the default returns `Ok(false)`
+    /// without reading, and the engine reads the session once it is whole
+    /// ([`Reader::read_each_batches`]). The engine trusts what was read only once the file has
+    /// turned out to be the session (the same file, of the same length); on any error it reads the
+    /// session again once it is whole, so errors from here are never shown.
+    fn read_written_each(
+        &self,
+        target: &str,
+        file: &dyn WrittenFile,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<bool, PluginError> {
+        let _ = (target, file, sink);
+        Ok(false)
+    }
+
+    /// [`Reader::read_written_each`] in batches, as [`Reader::read_path_batches`] is
+    /// `read_path_each`'s.
+    fn read_written_batches(
+        &self,
+        target: &str,
+        file: &dyn WrittenFile,
+        sink: &mut dyn FnMut(EventBatch) -> bool,
+    ) -> Result<bool, PluginError> {
+        let mut read = false;
+        in_batches(
+            |each| {
+                read = self.read_written_each(target, file, each)?;
+                Ok(())
+            },
+            sink,
+        )?;
+        Ok(read)
+    }
+
+    /// Lists the sessions of a target, newest first.
+    fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError>;
+
+    /// The newest session this plugin marked with `locator`, if any: the continuation engine's
+    /// one look into the store. The default lists every session; a plugin whose store can hold
+    /// thousands of sessions overrides it to look at the newest first and stop at the first match.
+    fn find_owned(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        locator: &str,
+    ) -> Result<Option<SessionRef>, PluginError> {
+        Ok(SessionInfo::newest_owned(self.list(root, target)?, locator))
+    }
+}
+
+/// The strict resume of an exact native id.
+pub trait Resumer: Send + Sync {
+    /// The session this exact id names; a missing id is an error, never a fresh session. The one
+    /// call that looks a session up in the store.
+    fn resolve(&self, root: &StoreRoot, target: &str, id: &str) -> Result<SessionRef, PluginError>;
+
+    /// How to resume exactly this session with a new prompt.
+    fn plan(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        prompt: &str,
+    ) -> Result<ResumePlan, PluginError>;
+}
+
+/// A provider plugin: a manifest and the three capabilities.
+pub trait Plugin: Send + Sync {
+    /// What the plugin says about itself.
+    fn manifest(&self) -> Manifest;
+    /// Its writer.
+    fn writer(&self) -> &dyn Writer;
+    /// Its reader.
+    fn reader(&self) -> &dyn Reader;
+    /// Its resumer.
+    fn resumer(&self) -> &dyn Resumer;
+}
+
+/// Calls by id for callers that hold only an id (tests, tools): each resolves first, then makes
+/// the call. The engine resolves once and uses the traits directly.
+pub trait ById: Plugin {
+    /// Resolves `id`, then reads it.
+    fn read_id(&self, root: &StoreRoot, target: &str, id: &str) -> Result<Transcript, PluginError> {
+        let session = self.resumer().resolve(root, target, id)?;
+        self.reader().read(root, &session)
+    }
+
+    /// Resolves `id`, then streams it to `sink`.
+    fn read_each_id(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        id: &str,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        let session = self.resumer().resolve(root, target, id)?;
+        self.reader().read_each(root, &session, sink)
+    }
+
+    /// Resolves `id`, then appends to it.
+    fn append_id(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        id: &str,
+        events: &[Event],
+    ) -> Result<SessionRef, PluginError> {
+        let session = self.resumer().resolve(root, target, id)?;
+        self.writer().append(root, &session, events)
+    }
+
+    /// Resolves `id`, then removes it.
+    fn remove_id(&self, root: &StoreRoot, target: &str, id: &str) -> Result<(), PluginError> {
+        let session = self.resumer().resolve(root, target, id)?;
+        self.writer().remove(root, &session)
+    }
+
+    /// Resolves `id`, then plans its resume.
+    fn plan_id(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        id: &str,
+        prompt: &str,
+    ) -> Result<ResumePlan, PluginError> {
+        let session = self.resumer().resolve(root, target, id)?;
+        self.resumer().plan(root, &session, prompt)
+    }
+}
+
+impl<P: Plugin + ?Sized> ById for P {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A listing crosses the plugin boundary as JSON: a plugin built before `title`, `cwd` and
+    /// `events` existed sends none of them, and a host built before them must not see them.
+    #[test]
+    fn session_info_json_stays_readable_both_ways() {
+        let old = r#"{"session":{"target":"t","id":"s1","path":"/r/s1.jsonl"},"owned":true,"locator":null,"updated_ms":5}"#;
+        let info: SessionInfo = serde_json::from_str(old).unwrap();
+        assert_eq!(
+            (info.title.clone(), info.cwd.clone(), info.events),
+            (None, None, None)
+        );
+        assert_eq!(serde_json::to_string(&info).unwrap(), old);
+        let counted = info
+            .with_details(Some("fix it".into()), None)
+            .with_events(7);
+        let json = serde_json::to_value(&counted).unwrap();
+        assert_eq!(json["events"], 7);
+        assert_eq!(json["title"], "fix it");
+        assert!(json.get("cwd").is_none());
+        let back: SessionInfo = serde_json::from_value(json).unwrap();
+        assert_eq!(back, counted);
+    }
+}

@@ -1,0 +1,123 @@
+//! How a CLI target runs for real against a loopback fake provider (the live tier).
+//!
+//! A plugin declares one [`LiveRecipe`] per CLI target in its manifest. The conformance suite's live
+//! checks install nothing themselves: they find the program (see `scripts/install-clis.sh`), make a
+//! temporary HOME, write the recipe's files into it, and run the target's resume plan with the
+//! recipe's environment, then read the first request the fake provider received.
+
+use serde::{Deserialize, Serialize};
+
+/// How to run a CLI target against a fake provider. Strings may contain the placeholders
+/// `{base_url}` (e.g. `http://127.0.0.1:PORT`), `{home}` (the temporary HOME) and `{store_root}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LiveRecipe {
+    /// The npm package that provides the CLI, e.g. `@anthropic-ai/claude-code`.
+    pub npm_package: String,
+    /// The pinned version the target is tested against, e.g. `2.1.197`.
+    pub version: String,
+    /// The program name, e.g. `claude`.
+    pub program: String,
+    /// The wire dialect the CLI speaks to the provider.
+    pub dialect: handoff_dialects::Dialect,
+    /// The store root relative to the temporary HOME, e.g. `.claude`.
+    pub store_root: String,
+    /// Environment to set (after HOME).
+    #[serde(default)]
+    pub env: Vec<(String, String)>,
+    /// Files to write, as (path relative to HOME, contents).
+    #[serde(default)]
+    pub files: Vec<(String, String)>,
+    /// Arguments to add to the resume plan's arguments (e.g. a pinned model).
+    #[serde(default)]
+    pub extra_args: Vec<String>,
+    /// What the CLI sends by itself besides the session's history, as rules the live check
+    /// applies: exactly these are set aside, and anything else in the request must be the
+    /// transcript plus the prompt.
+    #[serde(default)]
+    pub injected: Vec<Injected>,
+}
+
+/// One kind of thing a CLI puts into its model requests by itself.
+///
+/// In JSON: `"system_prompt"`, `"tool_definitions"`, `{"user_text_prefix": "<system-reminder>"}`,
+/// `{"tool_result_text": "(see attached image)"}`, `{"merged_user_text_suffix": "\n"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Injected {
+    /// Its own system prompt: the top-level one (Anthropic `system`, Responses `instructions`,
+    /// Gemini `systemInstruction`) and messages of roles other than user and assistant
+    /// (`system`, `developer`). Undeclared, a request that has one fails the check.
+    SystemPrompt,
+    /// Its own tool definitions (the request's `tools`). Undeclared, a request that has some
+    /// fails the check.
+    ToolDefinitions,
+    /// User text parts that start with this text (leading whitespace aside), e.g.
+    /// `<system-reminder>` or `<environment_context>`; a user turn left empty goes too.
+    UserTextPrefix(String),
+    /// Tool-result text parts that are exactly this text: a placeholder the CLI sends for a
+    /// result that has no text (e.g. `(see attached image)`).
+    ToolResultText(String),
+    /// Where the CLI sends consecutive user messages as one, it ends each text part but the last
+    /// with this text (Claude Code: a newline): one such ending is set aside.
+    MergedUserTextSuffix(String),
+}
+
+impl Injected {
+    /// Whether this rule sets aside the user text part `text`.
+    pub fn covers_user_text(&self, text: &str) -> bool {
+        match self {
+            Injected::UserTextPrefix(prefix) => text.trim_start().starts_with(prefix.as_str()),
+            _ => false,
+        }
+    }
+
+    /// Whether this rule sets aside the tool-result text part `text`.
+    pub fn covers_result_text(&self, text: &str) -> bool {
+        matches!(self, Injected::ToolResultText(placeholder) if placeholder == text)
+    }
+
+    /// The suffix this rule sets aside from a merged user turn's text parts but the last.
+    pub fn merged_user_text_suffix(&self) -> Option<&str> {
+        match self {
+            Injected::MergedUserTextSuffix(suffix) if !suffix.is_empty() => Some(suffix),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn injected_rules_have_a_plain_json_form() {
+        let rules = vec![
+            Injected::SystemPrompt,
+            Injected::ToolDefinitions,
+            Injected::UserTextPrefix("<system-reminder>".into()),
+        ];
+        let json = serde_json::to_value(&rules).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!(["system_prompt", "tool_definitions", {"user_text_prefix": "<system-reminder>"}])
+        );
+        assert_eq!(
+            serde_json::from_value::<Vec<Injected>>(json).unwrap(),
+            rules
+        );
+    }
+
+    #[test]
+    fn a_prefix_rule_covers_user_texts_that_start_with_it() {
+        let rule = Injected::UserTextPrefix("<environment_context>".into());
+        assert!(
+            rule.covers_user_text("\n  <environment_context><cwd>/p</cwd></environment_context>")
+        );
+        assert!(!rule.covers_user_text("see <environment_context>"));
+        assert!(!Injected::SystemPrompt.covers_user_text("<environment_context>"));
+        let placeholder = Injected::ToolResultText("(see attached image)".into());
+        assert!(placeholder.covers_result_text("(see attached image)"));
+        assert!(!placeholder.covers_result_text("(see attached image) and more"));
+        assert!(!placeholder.covers_user_text("(see attached image)"));
+    }
+}

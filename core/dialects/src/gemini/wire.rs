@@ -1,0 +1,62 @@
+//! The Gemini dialect behind the common interface ([`crate::Dialect`]).
+
+use serde_json::{json, Map, Value};
+
+use super::{parse, render, validate, validate_history, PROVIDER};
+use crate::{Dialect, ParseError, Parsed, RenderError, RenderOptions, Violation, WireLimit};
+use handoff_transcript::Transcript;
+
+/// Gemini generateContent.
+pub(crate) struct GenerateContent;
+
+impl crate::Wire for GenerateContent {
+    fn dialect(&self) -> Dialect {
+        Dialect::Gemini
+    }
+
+    fn history_field(&self) -> &'static str {
+        "contents"
+    }
+
+    fn provider(&self) -> &'static str {
+        PROVIDER
+    }
+
+    fn default_thinking_from(&self) -> &'static [&'static str] {
+        &[PROVIDER]
+    }
+
+    fn limits(&self) -> &'static [WireLimit] {
+        &[WireLimit::ToolResultTextsFirst, WireLimit::NoEmptyText]
+    }
+
+    fn parse(&self, body: &Value) -> Result<Parsed, ParseError> {
+        parse(body)
+    }
+
+    /// The model goes in the URL (`models/<model>:generateContent`), not in the body.
+    fn render(
+        &self,
+        transcript: &Transcript,
+        options: &RenderOptions,
+    ) -> Result<Value, RenderError> {
+        let contents = render(transcript, options)?;
+        let mut body = Map::new();
+        if let Some(system) = &options.system {
+            body.insert(
+                "systemInstruction".into(),
+                json!({"parts": [{"text": system}]}),
+            );
+        }
+        body.insert("contents".into(), Value::Array(contents));
+        Ok(Value::Object(body))
+    }
+
+    fn validate(&self, body: &Value, final_request: bool) -> Result<(), Violation> {
+        if final_request {
+            validate(body)
+        } else {
+            validate_history(body)
+        }
+    }
+}

@@ -1,0 +1,680 @@
+//! The continuation engine: continue a conversation on a target, natively, verified, by its id.
+//!
+//! The native store is the ledger; there is no side database. For a conversation locator the
+//! engine finds the newest session the plugin marked with it; if that session's transcript is an
+//! exact prefix of the canonical one, it appends the missing suffix and resumes the same native id;
+//! otherwise it creates a new session. Every write is read back and compared; any mismatch fails
+//! closed: a created session is removed, an appended one gets its exact previous bytes back.
+//!
+//! Every write is journaled first ([`crate::journal`]): a run killed at any point leaves a
+//! hot journal, and the next run that opens the store root rolls it back ([`recover`]) before it
+//! does anything else, so a session always has its old bytes or its complete new ones.
+
+mod batches;
+mod recovery;
+mod source;
+mod written;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use recovery::{recover, Recovered};
+pub use source::SourceFile;
+
+use batches::read_back;
+use source::{drop_and_check, SourceStream};
+use written::{ReadWritten, WriteWatch};
+
+use crate::journal::{Conversation, Journal};
+use crate::seal::Seal;
+use handoff_capability::{CreateOptions, EventStream, Plugin, PluginError, ResumePlan, SessionRef};
+use handoff_store::lock::Lock;
+use handoff_store::tap;
+use handoff_store::{validate_cwd, StoreRoot};
+use handoff_transcript::{
+    Comparison, Difference, DropFilter, Dropped, Feature, Fingerprinter, NotDroppable, Transcript,
+};
+
+/// The conversation to continue.
+#[derive(Clone, Copy)]
+pub enum Source<'a> {
+    /// A transcript already in memory.
+    Transcript(&'a Transcript),
+    /// A session file, streamed into the target as its reader reads it: never held whole when
+    /// the continuation creates a session (see `continuation/source.rs`).
+    File(SourceFile<'a>),
+}
+
+impl<'a> From<&'a Transcript> for Source<'a> {
+    fn from(transcript: &'a Transcript) -> Self {
+        Source::Transcript(transcript)
+    }
+}
+
+/// What to continue, and where.
+#[derive(Clone)]
+pub struct ContinueRequest<'a> {
+    /// The whole conversation.
+    pub source: Source<'a>,
+    /// A stable name for the conversation (the same on every continuation of it). `None`, for a
+    /// [`Source::File`]: `<source target>:<its first event's id>`.
+    pub locator: Option<&'a str>,
+    /// The target name.
+    pub target: &'a str,
+    /// The target's store root.
+    pub root: &'a StoreRoot,
+    /// The key that seals this run's journals, and proves those it finds are handoff's
+    /// ([`crate::seal`]): a host keeps one per user (the CLI's is beside its certificates).
+    pub seal: &'a Seal,
+    /// The working directory for a new session (defaults to the source's).
+    pub cwd: Option<String>,
+    /// The prompt the resume plan carries.
+    pub prompt: &'a str,
+    /// The kinds of event or part to continue without (`--drop`): each dropped item is listed in
+    /// [`Continued::dropped`], and the verify compares the rest. Empty: nothing is dropped, and
+    /// a part the target does not carry refuses the continuation.
+    pub drop: &'a [Feature],
+    /// How long to wait for another continuation of the same conversation to finish.
+    pub lock_wait: Duration,
+}
+
+/// What the engine did.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Action {
+    /// A new native session was created.
+    Created,
+    /// The existing session was a prefix; this many events were appended to it.
+    Appended {
+        /// How many events.
+        events: usize,
+    },
+    /// The existing session already held the whole conversation.
+    Unchanged,
+}
+
+/// The result of a continuation.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Continued {
+    /// The native session, by its exact id.
+    pub session: SessionRef,
+    /// What was done to it.
+    pub action: Action,
+    /// A session of this conversation that had diverged and was left as it was, if any.
+    pub diverged_from: Option<SessionRef>,
+    /// How to resume it.
+    pub plan: ResumePlan,
+    /// What this run rolled back first: writes of killed runs it found in the store root.
+    pub recovered: Vec<Recovered>,
+    /// The conversation's locator (given, or made from the source's first event).
+    pub locator: String,
+    /// How many events the session holds (the source's, less those dropped whole).
+    pub events: usize,
+    /// What was left out of the source because the request asked to drop it, in source order:
+    /// the session holds the source minus these (a later continuation of the conversation
+    /// reuses it only when asked to drop the same).
+    pub dropped: Vec<Dropped>,
+}
+
+/// Why a continuation failed. Nothing it wrote is left behind.
+#[derive(Debug, thiserror::Error)]
+pub enum ContinueError {
+    /// The plugin refused or failed.
+    #[error(transparent)]
+    Plugin(#[from] PluginError),
+    /// What was read back is not what was written; the write was undone.
+    #[error("{target}: session {id} read back differs from what was written ({undo}): {diff}")]
+    Mismatch {
+        /// The target.
+        target: String,
+        /// The session id.
+        id: String,
+        /// The first difference.
+        diff: Box<Difference>,
+        /// What was undone.
+        undo: String,
+    },
+    /// The store root cannot be written (read-only, full, no permission): names the path.
+    #[error("store root {}: {message}", root.display())]
+    Store {
+        /// The store root.
+        root: PathBuf,
+        /// What failed, naming the file or folder.
+        message: String,
+    },
+    /// A killed run's write could not be rolled back; its journal is kept.
+    #[error("cannot roll back the interrupted write recorded in {}: {message}", journal.display())]
+    Recovery {
+        /// The journal file.
+        journal: PathBuf,
+        /// Why, naming the session file.
+        message: String,
+    },
+    /// A kind was asked to be dropped that cannot be.
+    #[error(transparent)]
+    NotDroppable(#[from] NotDroppable),
+    /// Another continuation of the same conversation holds the lock.
+    #[error("another continuation of {locator} is running on {target}; try again when it ends ({detail})")]
+    Busy {
+        /// The target.
+        target: String,
+        /// The conversation.
+        locator: String,
+        /// The lock error.
+        detail: String,
+    },
+}
+
+/// Continues `request.source` on `plugin`'s target: reuse-and-append, or create; verify; plan.
+///
+/// A [`Source::File`] is streamed: its reader runs on a second thread while the target's writer
+/// writes ([`handoff_capability::Writer::create_streamed`]), and the verify compares what it reads back with
+/// the fingerprints of what went in. Only an existing session of the conversation (to compare
+/// and append to) makes the engine hold the source whole.
+pub fn continue_conversation(
+    plugin: &dyn Plugin,
+    request: &ContinueRequest<'_>,
+) -> Result<Continued, ContinueError> {
+    let manifest = plugin.manifest();
+    let target = manifest
+        .target(request.target)
+        .ok_or_else(|| PluginError::UnknownTarget {
+            target: request.target.to_owned(),
+        })?;
+    let comparison = target.comparison();
+    let mut filter = DropFilter::new(request.drop)?;
+    match request.source {
+        Source::Transcript(transcript) => {
+            transcript.validate().map_err(PluginError::from)?;
+            let kept;
+            let transcript = if filter.is_empty() {
+                target.check_carried(transcript)?;
+                transcript
+            } else {
+                kept = drop_and_check(&mut filter, target, transcript.clone())?;
+                &kept
+            };
+            let locator = request.locator.map(str::to_owned).ok_or_else(|| {
+                PluginError::InvalidTranscript(
+                    "a transcript continued from memory needs a locator".into(),
+                )
+            })?;
+            let cwd = request.cwd.clone().or_else(|| transcript.cwd.clone());
+            let run = Run::new(plugin, request, &comparison, locator, cwd)?;
+            let mut continued = run.continue_held(transcript)?;
+            continued.dropped = filter.take_dropped();
+            Ok(continued)
+        }
+        Source::File(file) => {
+            let cwd = match &request.cwd {
+                Some(cwd) => Some(cwd.clone()),
+                None => file.reader.read_path_cwd(file.target, file.path)?,
+            };
+            std::thread::scope(|scope| {
+                let mut stream =
+                    SourceStream::start(scope, file, target, &comparison, cwd.clone(), filter);
+                let locator = match request.locator {
+                    Some(locator) => locator.to_owned(),
+                    None => match stream.first()? {
+                        Some(first) => format!("{}:{}", file.target, first.id),
+                        None => {
+                            return Err(PluginError::InvalidTranscript(format!(
+                                "{}: the source session has no events",
+                                file.path.display()
+                            ))
+                            .into())
+                        }
+                    },
+                };
+                let run = Run::new(plugin, request, &comparison, locator, cwd)?;
+                let mut continued = run.continue_streamed(&mut stream)?;
+                continued.dropped = stream.take_dropped();
+                Ok(continued)
+            })
+        }
+    }
+}
+
+/// One continuation in progress: the plugin, the request, and the conversation lock it holds.
+struct Run<'a> {
+    plugin: &'a dyn Plugin,
+    request: &'a ContinueRequest<'a>,
+    comparison: &'a Comparison,
+    locator: String,
+    /// The new session's working directory: the request's, else the source's.
+    cwd: Option<String>,
+    key: String,
+    _lock: Lock,
+    recovered: Vec<Recovered>,
+}
+
+impl<'a> Run<'a> {
+    /// Takes the conversation lock, then rolls back what killed runs left in the store root.
+    fn new(
+        plugin: &'a dyn Plugin,
+        request: &'a ContinueRequest<'a>,
+        comparison: &'a Comparison,
+        locator: String,
+        cwd: Option<String>,
+    ) -> Result<Self, ContinueError> {
+        // The one check of the cwd, the request's or the source's, before anything is locked.
+        if let Some(cwd) = &cwd {
+            validate_cwd(cwd).map_err(PluginError::from)?;
+        }
+        let name = format!("continuation\0{}\0{}", request.target, locator);
+        let key = Lock::key(&name);
+        let lock = Lock::acquire(request.root, &name, request.lock_wait).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::WouldBlock {
+                ContinueError::Busy {
+                    target: request.target.to_owned(),
+                    locator: locator.clone(),
+                    detail: e.to_string(),
+                }
+            } else {
+                store_error(request.root, &e)
+            }
+        })?;
+        tracing::debug!(phase = "locked", "took the conversation lock");
+        // Before anything else: roll back what killed runs left in this store root.
+        let recovered =
+            recovery::recover_holding(request.root, request.seal, &[plugin], Some(&key))?;
+        Ok(Run {
+            plugin,
+            request,
+            comparison,
+            locator,
+            cwd,
+            key,
+            _lock: lock,
+            recovered,
+        })
+    }
+
+    /// What this run's journals are for.
+    fn conversation(&self) -> Conversation<'_> {
+        Conversation {
+            root: self.request.root,
+            seal: self.request.seal,
+            key: &self.key,
+            target: self.request.target,
+            locator: &self.locator,
+        }
+    }
+
+    /// The newest session of this conversation on the target, if any.
+    fn existing(&self) -> Result<Option<SessionRef>, ContinueError> {
+        let request = self.request;
+        Ok(self
+            .plugin
+            .reader()
+            .find_owned(request.root, request.target, &self.locator)?)
+    }
+
+    /// Continues a held transcript: appends to the existing session when it is a prefix, else
+    /// creates one.
+    fn continue_held(self, transcript: &Transcript) -> Result<Continued, ContinueError> {
+        let mut diverged_from = None;
+        if let Some(session) = self.existing()? {
+            match self.plugin.reader().read(self.request.root, &session) {
+                Ok(current) => match self.comparison.prefix_of(&current, transcript) {
+                    Ok(covered) if covered == transcript.events.len() => {
+                        return self.finish(
+                            session,
+                            Action::Unchanged,
+                            None,
+                            transcript.events.len(),
+                        );
+                    }
+                    Ok(covered) => {
+                        let suffix = &transcript.events[covered..];
+                        self.append_verified(&session, transcript, suffix)?;
+                        let action = Action::Appended {
+                            events: suffix.len(),
+                        };
+                        return self.finish(session, action, None, transcript.events.len());
+                    }
+                    Err(diff) => {
+                        tracing::info!(id = %session.id, %diff, "the existing session diverged; creating a new one");
+                        diverged_from = Some(session);
+                    }
+                },
+                Err(e) => {
+                    tracing::warn!(id = %session.id, error = %e, "the existing session cannot be read; creating a new one");
+                    diverged_from = Some(session);
+                }
+            }
+        }
+        let session = self.create_verified(
+            diverged_from.as_ref(),
+            |options| {
+                self.plugin.writer().create(
+                    self.request.root,
+                    self.request.target,
+                    transcript,
+                    options,
+                )
+            },
+            |session| self.verify_held(session, transcript, "the new session was removed"),
+        )?;
+        self.finish(
+            session,
+            Action::Created,
+            diverged_from,
+            transcript.events.len(),
+        )
+    }
+
+    /// Continues a streamed source: a new session is written as the source is read; an existing
+    /// session of the conversation needs the source whole (to compare, then append).
+    fn continue_streamed(self, stream: &mut SourceStream<'_>) -> Result<Continued, ContinueError> {
+        if self.existing()?.is_some() {
+            let transcript = stream.whole()?;
+            return self.continue_held(transcript);
+        }
+        // The writer takes the stream on this thread; the verify reads what it writes on another
+        // (`written`), then compares the fingerprints with those of what went in.
+        let stream = std::cell::RefCell::new(stream);
+        let watch = Arc::new(WriteWatch::default());
+        let reader = self.plugin.reader();
+        let target = self.request.target;
+        let session = std::thread::scope(|scope| {
+            let verifying = std::thread::Builder::new()
+                .name("handoff-verify".into())
+                .spawn_scoped(scope, || watch.read(reader, target, self.comparison))
+                .expect("a thread for the verify");
+            // However this ends, a reader waiting for more of the file stops.
+            let _abandon = AbandonOnDrop(&watch);
+            self.create_verified(
+                None,
+                |options| self.write_watched(&watch, &mut stream.borrow_mut(), options),
+                |session| self.verify_streamed(session, &stream.borrow(), verifying.join()),
+            )
+        })?;
+        let stream = stream.into_inner();
+        let events = stream.events();
+        self.finish(session, Action::Created, None, events)
+    }
+
+    /// The plugin's streamed create of a new session, its file watched (`written`).
+    fn write_watched(
+        &self,
+        watch: &Arc<WriteWatch>,
+        stream: &mut SourceStream<'_>,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        let request = self.request;
+        let writer = self.plugin.writer();
+        let session = tap::watched(watch.tap(), || {
+            writer.create_streamed(request.root, request.target, stream, options)
+        })?;
+        if !stream.all_taken()? {
+            // The plugin stopped early: what it wrote would verify against what it took.
+            let _ = writer.remove(request.root, &session);
+            return Err(PluginError::Other(format!(
+                "{}: the writer returned before it took every event of the source",
+                request.target
+            )));
+        }
+        watch.confirm(&session);
+        Ok(session)
+    }
+
+    /// The verify of a session written from a stream: what was read as it was written, if it
+    /// was and agrees; else the session read whole (against the transcript, when the writer
+    /// asked for it whole).
+    fn verify_streamed(
+        &self,
+        session: &SessionRef,
+        stream: &SourceStream<'_>,
+        read: std::thread::Result<ReadWritten>,
+    ) -> Result<(), ContinueError> {
+        let undo = "the new session was removed";
+        if let Some(transcript) = stream.held() {
+            return self.verify_held(session, transcript, undo);
+        }
+        match read {
+            Ok(ReadWritten::Read(prints)) if prints == stream.fingerprints() => {
+                tracing::debug!(phase = "verified", "read back as it was written");
+                return Ok(());
+            }
+            Ok(ReadWritten::Read(_)) => {
+                tracing::warn!("the session read as it was written differs; reading it again whole")
+            }
+            Ok(ReadWritten::NotRead(why)) => {
+                tracing::debug!(%why, "the session was not read as it was written")
+            }
+            Err(_) => tracing::warn!("the verify's thread panicked; reading the session whole"),
+        }
+        self.verify_fingerprints(session, stream, undo)
+    }
+
+    fn finish(
+        self,
+        session: SessionRef,
+        action: Action,
+        diverged_from: Option<SessionRef>,
+        events: usize,
+    ) -> Result<Continued, ContinueError> {
+        let plan = self
+            .plugin
+            .resumer()
+            .plan(self.request.root, &session, self.request.prompt)?;
+        Ok(Continued {
+            session,
+            action,
+            diverged_from,
+            plan,
+            recovered: self.recovered,
+            locator: self.locator,
+            events,
+            dropped: Vec::new(),
+        })
+    }
+
+    /// Creates the session under a journal with `write`, checks it with `verify`, and removes it
+    /// on any failure.
+    fn create_verified(
+        &self,
+        previous: Option<&SessionRef>,
+        write: impl FnOnce(&CreateOptions) -> Result<SessionRef, PluginError>,
+        verify: impl FnOnce(&SessionRef) -> Result<(), ContinueError>,
+    ) -> Result<SessionRef, ContinueError> {
+        let request = self.request;
+        let options = CreateOptions {
+            cwd: self.cwd.clone(),
+            locator: Some(self.locator.clone()),
+        };
+        let root = request.root;
+        let mut journal =
+            Journal::begin_create(self.conversation(), previous.map(|s| s.id.as_str()))
+                .map_err(|e| store_error(root, &e))?;
+        tracing::debug!(phase = "journaled", "journal written: creating");
+        let session = match write(&options) {
+            Ok(session) => session,
+            Err(e) => {
+                // The plugin removed what it began; the journal goes (or stays, for the next run).
+                if let Err(discard) = journal.discard() {
+                    tracing::error!(error = %discard, "cannot remove the journal of a failed create");
+                }
+                return Err(e.into());
+            }
+        };
+        tracing::debug!(phase = "written", id = %session.id, "the plugin created the session");
+        let outcome = journal
+            .created(&session)
+            .map_err(|e| store_error(root, &e))
+            .and_then(|()| verify(&session));
+        match outcome {
+            Ok(()) => {
+                journal.commit().map_err(|e| store_error(root, &e))?;
+                tracing::debug!(phase = "committed", "journal deleted");
+                Ok(session)
+            }
+            Err(e) => {
+                match self.plugin.writer().remove(root, &session) {
+                    Ok(()) => {
+                        if let Err(discard) = journal.discard() {
+                            tracing::error!(error = %discard, "cannot remove the journal of an undone create");
+                        }
+                    }
+                    Err(remove) => {
+                        tracing::error!(id = %session.id, error = %remove, "could not remove the session this run created; the next run will")
+                    }
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Appends `suffix` (the end of `transcript`) under a journal, reads back, and on any
+    /// failure puts the file's exact previous bytes back.
+    fn append_verified(
+        &self,
+        session: &SessionRef,
+        transcript: &Transcript,
+        suffix: &[handoff_transcript::Event],
+    ) -> Result<(), ContinueError> {
+        let request = self.request;
+        let root = request.root;
+        let journal = Journal::begin_append(self.conversation(), session)
+            .map_err(|e| store_error(root, &e))?;
+        tracing::debug!(phase = "journaled", "journal written: appending");
+        let outcome = self
+            .plugin
+            .writer()
+            .append(root, session, suffix)
+            .map_err(ContinueError::from)
+            .and_then(|_| {
+                tracing::debug!(phase = "written", "the plugin appended");
+                self.verify_held(
+                    session,
+                    transcript,
+                    "the session's previous bytes were restored",
+                )
+            });
+        match outcome {
+            Ok(()) => {
+                journal.commit().map_err(|e| store_error(root, &e))?;
+                tracing::debug!(phase = "committed", "journal deleted");
+                Ok(())
+            }
+            Err(mut e) => {
+                let journal_path = journal.path();
+                if let Err(restore) = journal.roll_back() {
+                    tracing::error!(path = %session.path.display(), error = %restore, "could not restore the session; the next run will (journal {})", journal_path.display());
+                    if let ContinueError::Mismatch { undo, .. } = &mut e {
+                        *undo = format!(
+                            "its previous bytes could not be restored yet: {restore}; the next run restores them"
+                        );
+                    }
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Reads `session` back event by event and compares it with the whole transcript, so a long
+    /// session is never held twice.
+    fn verify_held(
+        &self,
+        session: &SessionRef,
+        transcript: &Transcript,
+        undo: &str,
+    ) -> Result<(), ContinueError> {
+        let request = self.request;
+        let mut verifier = self.comparison.verifier(transcript);
+        read_back(self.plugin.reader(), request.root, session, |event| {
+            verifier.push(&event)
+        })?;
+        tracing::debug!(phase = "verified", "read back");
+        verifier
+            .finish()
+            .map_err(|diff| self.mismatch(session, diff, undo))
+    }
+
+    /// Reads `session` back event by event and compares each event's fingerprint with that of
+    /// the event the stream handed the writer. A difference is then located field by field
+    /// against the source read again (the fingerprints only say where).
+    fn verify_fingerprints(
+        &self,
+        session: &SessionRef,
+        stream: &SourceStream<'_>,
+        undo: &str,
+    ) -> Result<(), ContinueError> {
+        let request = self.request;
+        let expected = stream.fingerprints();
+        let mut fingerprinter = Fingerprinter::new(self.comparison);
+        let mut compared = 0;
+        let mut differs = false;
+        read_back(self.plugin.reader(), request.root, session, |event| {
+            if let Some(fingerprint) = fingerprinter.push(&event) {
+                differs = expected.get(compared) != Some(&fingerprint);
+                compared += 1;
+            }
+            !differs
+        })?;
+        tracing::debug!(phase = "verified", "read back");
+        if !differs && compared == expected.len() {
+            return Ok(());
+        }
+        let at = if differs { compared - 1 } else { compared };
+        tracing::warn!(
+            event = at,
+            "the session read back differs from what was written; locating the difference"
+        );
+        let source = stream.read_again()?;
+        let located = self.verify_held(session, &source, undo);
+        Err(match located {
+            Err(e) => e,
+            // The source changed since it was streamed: say where the fingerprints differ.
+            Ok(()) => self.mismatch(
+                session,
+                Box::new(Difference {
+                    index: at,
+                    left_id: None,
+                    right_id: None,
+                    field: "(event)".into(),
+                    left: "the event as it was written".into(),
+                    right: "another event (the source has changed since, so the fields cannot be named)"
+                        .into(),
+                }),
+                undo,
+            ),
+        })
+    }
+
+    fn mismatch(&self, session: &SessionRef, diff: Box<Difference>, undo: &str) -> ContinueError {
+        ContinueError::Mismatch {
+            target: self.request.target.to_owned(),
+            id: session.id.clone(),
+            diff,
+            undo: undo.to_owned(),
+        }
+    }
+}
+
+/// Abandons the watch when dropped: a verify thread waiting for bytes of a write that will
+/// never come stops.
+struct AbandonOnDrop<'w>(&'w WriteWatch);
+
+impl Drop for AbandonOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.abandon();
+    }
+}
+
+/// An I/O failure in the store root, said plainly (read-only, full, no permission) with the path.
+fn store_error(root: &StoreRoot, e: &std::io::Error) -> ContinueError {
+    use std::io::ErrorKind;
+    let message = match e.kind() {
+        ErrorKind::ReadOnlyFilesystem => format!("it is read-only ({e})"),
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded => format!("no space left ({e})"),
+        ErrorKind::PermissionDenied => format!("no permission to write ({e})"),
+        _ => e.to_string(),
+    };
+    ContinueError::Store {
+        root: root.path().to_owned(),
+        message,
+    }
+}

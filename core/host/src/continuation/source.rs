@@ -1,0 +1,235 @@
+//! A source session streamed into a target's writer: the source's reader runs on a thread of its
+//! own and hands its events over a bounded channel, so reading the source and writing the target
+//! overlap and neither side ever holds the conversation whole.
+//!
+//! Every event is checked on its way to the writer (the transcript rules, one event at a time, and
+//! the parts the target carries) and fingerprinted as the target's comparison sees it: the verify
+//! compares the session read back with those fingerprints instead of a held transcript.
+//!
+//! Kinds the continuation was asked to drop (`--drop`) are taken out of each event after the
+//! transcript rules checked the source's event and before the target's check and the
+//! fingerprint ([`DropFilter`]): what is written, checked and verified is the source minus what
+//! was dropped, and each dropped item is recorded for the report.
+
+use std::path::Path;
+
+use super::batches::{Batches, ReaderName};
+use handoff_capability::manifest::TargetManifest;
+use handoff_capability::{EventStream, PluginError, Reader};
+use handoff_transcript::{
+    Comparison, DropFilter, Dropped, Event, Fingerprinter, Transcript, Validator,
+};
+
+/// A session file to continue from, read by its own plugin's reader.
+#[derive(Clone, Copy)]
+pub struct SourceFile<'a> {
+    /// The source plugin's reader.
+    pub reader: &'a dyn Reader,
+    /// The source target, e.g. `claude-code`.
+    pub target: &'a str,
+    /// The session file.
+    pub path: &'a Path,
+}
+
+/// The source's events as the target's writer takes them (see the module docs).
+pub(super) struct SourceStream<'a> {
+    file: SourceFile<'a>,
+    /// The reader thread's events.
+    events: Batches,
+    /// The first event, taken early for the conversation's locator.
+    peeked: Option<Event>,
+    /// Source events taken from the reader thread (dropped ones included).
+    taken: usize,
+    /// Events handed to the writer.
+    passed: usize,
+    /// What the continuation was asked to drop, and what it dropped so far.
+    filter: DropFilter,
+    target: &'a TargetManifest,
+    validator: Validator<Box<str>>,
+    fingerprinter: Fingerprinter<'a>,
+    fingerprints: Vec<u128>,
+    /// The source's cwd, for a transcript built whole.
+    cwd: Option<String>,
+    /// The whole transcript, once a writer asked for it.
+    held: Option<Transcript>,
+}
+
+impl<'a> SourceStream<'a> {
+    /// Starts reading `file` on a thread of `scope`.
+    pub(super) fn start<'scope>(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        file: SourceFile<'a>,
+        target: &'a TargetManifest,
+        comparison: &'a Comparison,
+        cwd: Option<String>,
+        filter: DropFilter,
+    ) -> Self
+    where
+        'a: 'scope,
+    {
+        let name = ReaderName {
+            target: file.target,
+            method: "read_path_each",
+            what: file.path.display().to_string(),
+        };
+        let events = Batches::spawn(scope, "handoff-source", name, move |sink| {
+            file.reader.read_path_batches(file.target, file.path, sink)
+        });
+        SourceStream {
+            file,
+            events,
+            peeked: None,
+            taken: 0,
+            passed: 0,
+            filter,
+            target,
+            validator: Validator::with_capacity(0),
+            fingerprinter: Fingerprinter::new(comparison),
+            fingerprints: Vec::new(),
+            cwd,
+            held: None,
+        }
+    }
+
+    /// The first event, without taking it.
+    pub(super) fn first(&mut self) -> Result<Option<&Event>, PluginError> {
+        if self.peeked.is_none() && self.taken == 0 {
+            self.peeked = self.pull()?;
+        }
+        Ok(self.peeked.as_ref())
+    }
+
+    /// The next event from the reader thread, unchecked.
+    fn pull(&mut self) -> Result<Option<Event>, PluginError> {
+        self.events.next()
+    }
+
+    /// Whether the writer took every event (or the whole transcript): a writer that returns
+    /// early would leave a session that verifies against what it took, yet lacks the rest.
+    pub(super) fn all_taken(&mut self) -> Result<bool, PluginError> {
+        if self.held.is_some() {
+            return Ok(true);
+        }
+        Ok(self.peeked.is_none() && self.pull()?.is_none())
+    }
+
+    /// The fingerprints of the events handed out, in order (see [`Fingerprinter`]).
+    pub(super) fn fingerprints(&self) -> &[u128] {
+        &self.fingerprints
+    }
+
+    /// The whole transcript, if a writer asked for it.
+    pub(super) fn held(&self) -> Option<&Transcript> {
+        self.held.as_ref()
+    }
+
+    /// How many events were written (the source's, less those dropped whole), once all were
+    /// taken.
+    pub(super) fn events(&self) -> usize {
+        self.held.as_ref().map_or(self.passed, |t| t.events.len())
+    }
+
+    /// What was dropped from the source (all of it, once every event was taken).
+    pub(super) fn take_dropped(&mut self) -> Vec<Dropped> {
+        self.filter.take_dropped()
+    }
+
+    /// The source read whole, for a verify that failed: its events as read now, less the
+    /// dropped kinds (as they were written).
+    pub(super) fn read_again(&self) -> Result<Transcript, PluginError> {
+        let source = self.read_source_again()?;
+        Ok(self.filter.fresh().apply_all(source))
+    }
+
+    /// The source read whole again, as it is.
+    fn read_source_again(&self) -> Result<Transcript, PluginError> {
+        self.file.reader.read_path(self.file.target, self.file.path)
+    }
+}
+
+impl EventStream for SourceStream<'_> {
+    fn next_event(&mut self) -> Result<Option<Event>, PluginError> {
+        if self.held.is_some() {
+            return Err(PluginError::Other(
+                "next_event after whole: the writer already has the whole transcript".into(),
+            ));
+        }
+        loop {
+            let next = match self.peeked.take() {
+                Some(event) => Some(event),
+                None => self.pull()?,
+            };
+            let Some(event) = next else {
+                return Ok(None);
+            };
+            let index = self.taken;
+            self.taken += 1;
+            // The source's rules hold for the source's events; the target sees what is left.
+            self.validator.push(&event).map_err(PluginError::from)?;
+            let Some(event) = self.filter.apply(index, event) else {
+                continue;
+            };
+            self.target.check_carried_event(index, &event)?;
+            self.fingerprints.extend(self.fingerprinter.push(&event));
+            self.passed += 1;
+            return Ok(Some(event));
+        }
+    }
+
+    fn whole(&mut self) -> Result<&Transcript, PluginError> {
+        if self.held.is_none() {
+            let mut transcript = if self.taken == 0 {
+                // Nothing reached the writer yet: what is streamed is the transcript.
+                let mut events: Vec<Event> = self.peeked.take().into_iter().collect();
+                while let Some(event) = self.pull()? {
+                    events.push(event);
+                }
+                self.taken = events.len();
+                Transcript::new(events)
+            } else {
+                // Events were taken and dropped: stop the reader thread and read afresh.
+                tracing::debug!(
+                    taken = self.taken,
+                    "the writer asked for the whole transcript; reading the source again"
+                );
+                self.events.stop();
+                self.read_source_again()?
+            };
+            if transcript.cwd.is_none() {
+                transcript.cwd = self.cwd.clone();
+            }
+            transcript.validate()?;
+            // What was dropped from events taken before is dropped again, and recorded once.
+            self.filter = self.filter.fresh();
+            let transcript = drop_and_check(&mut self.filter, self.target, transcript)?;
+            self.held = Some(transcript);
+        }
+        Ok(self.held.as_ref().expect("held just now"))
+    }
+}
+
+/// `transcript` without the kinds `filter` drops, each event left checked against what `target`
+/// carries (named by its index in the source).
+pub(super) fn drop_and_check(
+    filter: &mut DropFilter,
+    target: &TargetManifest,
+    transcript: Transcript,
+) -> Result<Transcript, PluginError> {
+    let Transcript {
+        schema,
+        cwd,
+        events,
+    } = transcript;
+    let mut kept = Vec::with_capacity(events.len());
+    for (index, event) in events.into_iter().enumerate() {
+        if let Some(event) = filter.apply(index, event) {
+            target.check_carried_event(index, &event)?;
+            kept.push(event);
+        }
+    }
+    Ok(Transcript {
+        schema,
+        cwd,
+        events: kept,
+    })
+}

@@ -1,0 +1,274 @@
+use std::borrow::Borrow;
+use std::fmt;
+use std::hash::Hash;
+
+use crate::ids::{HashMapExt, HashSetExt, IdMap, IdSet};
+
+use super::{AssistantPart, Body, Event, Transcript};
+
+/// Why a transcript is not valid, naming the event index, its id and the field.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("event {index} ({event_id}): {field}: {message}")]
+pub struct ValidationError {
+    /// The index of the offending event.
+    pub index: usize,
+    /// Its id.
+    pub event_id: String,
+    /// The field, as a path (`body.call_id`, `body.content[2].id`).
+    pub field: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Transcript {
+    /// Checks the structural rules every plugin may rely on: event ids are unique and non-empty,
+    /// tool call ids are unique, every tool result answers an earlier call (once), and a
+    /// compaction refers to an earlier event.
+    pub fn validate(&self) -> Result<(), ValidationError> {
+        let mut validator = Validator::<&str>::with_capacity(self.events.len());
+        self.events.iter().try_for_each(|e| validator.push(e))
+    }
+}
+
+/// The rules of [`Transcript::validate`], checked one event at a time, for a transcript that is
+/// streamed rather than held: `Validator<&str>` borrows the ids of a held transcript,
+/// `Validator<Box<str>>` keeps its own copies of them.
+pub struct Validator<K> {
+    index: usize,
+    event_ids: IdSet<K>,
+    /// Call id → answered yet?
+    calls: IdMap<K, bool>,
+}
+
+impl<K: Eq + Hash + Borrow<str>> Validator<K> {
+    /// A validator expecting about `events` events.
+    pub fn with_capacity(events: usize) -> Self {
+        Validator {
+            index: 0,
+            event_ids: IdSet::with_capacity(events),
+            calls: IdMap::new(),
+        }
+    }
+
+    /// Checks the next event against the events before it.
+    pub fn push<'e>(&mut self, event: &'e Event) -> Result<(), ValidationError>
+    where
+        K: From<&'e str>,
+    {
+        let index = self.index;
+        self.index += 1;
+        let fail = |field: &str, message: fmt::Arguments<'_>| ValidationError {
+            index,
+            event_id: event.id.clone(),
+            field: field.to_owned(),
+            message: message.to_string(),
+        };
+        if event.id.is_empty() {
+            return Err(fail("id", format_args!("event id is empty")));
+        }
+        if self.event_ids.contains(event.id.as_str()) {
+            return Err(fail(
+                "id",
+                format_args!("event id {:?} is used twice", event.id),
+            ));
+        }
+        match &event.body {
+            Body::Assistant { content, .. } => {
+                for (i, part) in content.iter().enumerate() {
+                    if let AssistantPart::WebSearch(search) = part {
+                        let kind = search.action.get("type").and_then(|t| t.as_str());
+                        if kind.is_none_or(str::is_empty) {
+                            return Err(fail(
+                                &format!("body.content[{i}].action.type"),
+                                format_args!("a web search's action names its type"),
+                            ));
+                        }
+                    }
+                    if let AssistantPart::ToolCall(call) = part {
+                        let field = || format!("body.content[{i}].id");
+                        if call.id.is_empty() {
+                            return Err(fail(&field(), format_args!("tool call id is empty")));
+                        }
+                        if call.name.is_empty() {
+                            return Err(fail(
+                                &format!("body.content[{i}].name"),
+                                format_args!("tool name is empty"),
+                            ));
+                        }
+                        if self
+                            .calls
+                            .insert(K::from(call.id.as_str()), false)
+                            .is_some()
+                        {
+                            return Err(fail(
+                                &field(),
+                                format_args!("tool call id {:?} is used twice", call.id),
+                            ));
+                        }
+                    }
+                }
+            }
+            Body::ToolResult { call_id, .. } => match self.calls.get_mut(call_id.as_str()) {
+                None => {
+                    return Err(fail(
+                        "body.call_id",
+                        format_args!("{call_id:?} answers no earlier tool call"),
+                    ))
+                }
+                Some(answered) if *answered => {
+                    return Err(fail(
+                        "body.call_id",
+                        format_args!("tool call {call_id:?} already has a result"),
+                    ))
+                }
+                Some(answered) => *answered = true,
+            },
+            Body::Compaction {
+                replaces_through, ..
+            } => {
+                if !self.event_ids.contains(replaces_through.as_str()) {
+                    return Err(fail(
+                        "body.replaces_through",
+                        format_args!("{replaces_through:?} is not an earlier event"),
+                    ));
+                }
+            }
+            Body::User { .. } => {}
+        }
+        self.event_ids.insert(K::from(event.id.as_str()));
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::{Event, Part, Timestamp, ToolCall};
+
+    fn ev(id: &str, body: Body) -> Event {
+        Event::new(id, Timestamp::from_millis(0), body)
+    }
+
+    fn call(id: &str) -> Body {
+        Body::Assistant {
+            content: vec![AssistantPart::ToolCall(ToolCall::new(id, "ls", json!({})))],
+            origin: None,
+        }
+    }
+
+    fn result(id: &str) -> Body {
+        Body::ToolResult {
+            call_id: id.into(),
+            content: vec![Part::text("ok")],
+            is_error: false,
+        }
+    }
+
+    #[test]
+    fn accepts_a_call_and_its_result() {
+        let t = Transcript::new(vec![ev("a", call("c1")), ev("b", result("c1"))]);
+        t.validate().unwrap();
+    }
+
+    #[test]
+    fn orphan_result_names_index_and_field() {
+        let t = Transcript::new(vec![ev("a", call("c1")), ev("b", result("c2"))]);
+        let err = t.validate().unwrap_err();
+        assert_eq!((err.index, err.field.as_str()), (1, "body.call_id"));
+        assert!(err.to_string().contains("event 1 (b)"), "{err}");
+    }
+
+    #[test]
+    fn result_before_its_call_is_refused() {
+        let t = Transcript::new(vec![ev("b", result("c1")), ev("a", call("c1"))]);
+        assert_eq!(t.validate().unwrap_err().index, 0);
+    }
+
+    #[test]
+    fn duplicate_call_ids_and_event_ids_are_refused() {
+        let t = Transcript::new(vec![ev("a", call("c1")), ev("b", call("c1"))]);
+        assert_eq!(t.validate().unwrap_err().field, "body.content[0].id");
+        let t = Transcript::new(vec![ev("a", call("c1")), ev("a", call("c2"))]);
+        assert_eq!(t.validate().unwrap_err().field, "id");
+    }
+
+    #[test]
+    fn second_result_for_one_call_is_refused() {
+        let t = Transcript::new(vec![
+            ev("a", call("c1")),
+            ev("b", result("c1")),
+            ev("c", result("c1")),
+        ]);
+        assert_eq!(t.validate().unwrap_err().index, 2);
+    }
+
+    #[test]
+    fn compaction_must_point_back() {
+        let compaction = |through: &str| Body::Compaction {
+            summary: "s".into(),
+            replaces_through: through.into(),
+        };
+        let ok = Transcript::new(vec![ev("a", call("c1")), ev("b", compaction("a"))]);
+        ok.validate().unwrap();
+        let forward = Transcript::new(vec![ev("b", compaction("c")), ev("c", call("c1"))]);
+        assert_eq!(
+            forward.validate().unwrap_err().field,
+            "body.replaces_through"
+        );
+    }
+
+    #[test]
+    fn a_web_search_names_its_action_type() {
+        let search = |action: serde_json::Value| Body::Assistant {
+            content: vec![
+                AssistantPart::text("x"),
+                AssistantPart::WebSearch(crate::WebSearch {
+                    id: None,
+                    status: None,
+                    action,
+                }),
+            ],
+            origin: None,
+        };
+        let ok = Transcript::new(vec![ev("a", search(json!({"type": "search"})))]);
+        ok.validate().unwrap();
+        for bad in [json!({"query": "q"}), json!("search"), json!({"type": ""})] {
+            let t = Transcript::new(vec![ev("a", search(bad))]);
+            assert_eq!(
+                t.validate().unwrap_err().field,
+                "body.content[1].action.type"
+            );
+        }
+    }
+
+    #[test]
+    fn the_json_form_tells_a_freeform_call_from_json_arguments() {
+        let freeform = ToolCall {
+            id: "c1".into(),
+            name: "apply_patch".into(),
+            input: crate::ToolInput::Freeform("*** Begin Patch\n".into()),
+        };
+        let text = serde_json::to_value(AssistantPart::ToolCall(freeform.clone())).unwrap();
+        assert_eq!(
+            text,
+            json!({"type": "tool_call", "id": "c1", "name": "apply_patch", "input": "*** Begin Patch\n"})
+        );
+        let back: AssistantPart = serde_json::from_value(text).unwrap();
+        assert_eq!(back, AssistantPart::ToolCall(freeform));
+        // A JSON string as arguments stays JSON arguments; null arguments are arguments too.
+        for arguments in [json!("*** Begin Patch\n"), json!(null)] {
+            let json_call = ToolCall::new("c1", "f", arguments.clone());
+            let text = serde_json::to_value(AssistantPart::ToolCall(json_call.clone())).unwrap();
+            assert_eq!(text["arguments"], arguments);
+            let back: AssistantPart = serde_json::from_value(text).unwrap();
+            assert_eq!(back, AssistantPart::ToolCall(json_call));
+        }
+        let both =
+            json!({"type": "tool_call", "id": "c", "name": "f", "arguments": {}, "input": "x"});
+        assert!(serde_json::from_value::<AssistantPart>(both).is_err());
+        let neither = json!({"type": "tool_call", "id": "c", "name": "f"});
+        assert!(serde_json::from_value::<AssistantPart>(neither).is_err());
+    }
+}
