@@ -486,12 +486,12 @@ impl Live<'_> {
                 let dialect = self.recipe.dialect;
                 let mut whole = entry.transcript.clone();
                 // What the CLI adds on resume after a history that ends as this one does.
-                let history = wire_view(&whole, &self.target.thinking_from, dialect);
-                let added = resume_turns(&history, &self.recipe.injected);
+                let history_view = wire_view(&whole, &self.target.thinking_from, dialect);
+                let added = resume_turns(&history_view, &self.recipe.injected);
                 if !added.is_empty() {
                     evidence.push(format!(
                         "the history ends on a {} turn: the recipe's resume turns ({}) are expected before the prompt",
-                        history.events.last().map_or("no", |e| e.body.kind()),
+                        history_view.events.last().map_or("no", |e| e.body.kind()),
                         added.len()
                     ));
                 }
