@@ -540,3 +540,48 @@ fn a_codex_session_with_an_image_url_continues_in_claude_code_with_it_dropped() 
     assert_eq!(results.len(), 1, "{results:?}");
     judge_live(&results);
 }
+
+/// A history that ends on a user turn (a prompt never answered, or tool results the model never
+/// saw): Claude Code and Gemini CLI each add turns of their own before the new prompt (the
+/// recipes' `resume_turn` rules, docs/live.md). The live check expects exactly those turns, so the
+/// CLI judges the writer's session whole; each CLI's rule is checked on both endings.
+#[test]
+fn a_history_that_ends_on_a_user_turn_continues_in_claude_code_and_gemini_cli() {
+    use handoff_core::Body;
+    let genuine = read(&CODEX);
+    let last = |kind: &str| {
+        genuine
+            .events
+            .iter()
+            .rposition(|e| e.body.kind() == kind)
+            .unwrap_or_else(|| panic!("the genuine session has a {kind} event"))
+    };
+    let ending_on = |at: usize| {
+        let mut cut = genuine.clone();
+        cut.events.truncate(at + 1);
+        cut
+    };
+    let on_result = ending_on(last("tool_result"));
+    let first_user = genuine
+        .events
+        .iter()
+        .position(|e| matches!(e.body, Body::User { .. }))
+        .unwrap();
+    let on_prompt = ending_on(first_user);
+    for target in ["claude-code", "gemini-cli"] {
+        for (name, transcript) in [
+            ("ends-on-a-tool-result", on_result.clone()),
+            ("ends-on-a-user-message", on_prompt.clone()),
+        ] {
+            let results = across_transcript(name, transcript, None, target);
+            judge_live(&results);
+            let evidence = results
+                .iter()
+                .flat_map(|r| r.evidence.iter())
+                .any(|line| line.contains("resume turns"));
+            // Gemini CLI adds nothing after a user message; every other ending gets its turns.
+            let expects_turns = !(target == "gemini-cli" && name == "ends-on-a-user-message");
+            assert_eq!(evidence, expects_turns, "{name} -> {target}: {results:?}");
+        }
+    }
+}
