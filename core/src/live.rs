@@ -41,7 +41,8 @@ pub struct LiveRecipe {
 ///
 /// In JSON: `"system_prompt"`, `"tool_definitions"`, `{"user_text_prefix": "<system-reminder>"}`,
 /// `{"tool_result_text": "(see attached image)"}`, `{"merged_user_text_suffix": "\n"}`,
-/// `{"resume_turn": {"after": "tool_result", "role": "assistant", "text": "…"}}`.
+/// `{"resume_turn": {"after": "tool_result", "role": "assistant", "text": "…"}}`,
+/// `"thinking_of_other_models_left_out"`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Injected {
@@ -65,6 +66,10 @@ pub enum Injected {
     /// prompt (Claude Code's "No response requested.", Gemini CLI's placeholder for an
     /// interrupted response). The live check expects exactly this turn there, and nowhere else.
     ResumeTurn(ResumeTurn),
+    /// The CLI leaves out the signed thinking of an assistant turn made by a model other than
+    /// the request's (a signature is valid only for the model that made it; Claude Code). The
+    /// live check expects that thinking left out, given the model the request names.
+    ThinkingOfOtherModelsLeftOut,
 }
 
 /// A turn a CLI adds on resume after a history that ends a certain way (see

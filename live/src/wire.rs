@@ -132,6 +132,38 @@ pub fn resume_turns(history: &Transcript, injected: &[Injected]) -> Vec<Event> {
     added
 }
 
+/// Takes out of `transcript` what a CLI with [`Injected::ThinkingOfOtherModelsLeftOut`] does
+/// not send in a request for `request_model`: the signed thinking of assistant turns whose model
+/// is another (a turn of no known model keeps it: the writer names no model for it). Returns how
+/// many thinking parts were taken out; none without the rule.
+pub fn leave_out_thinking_of_other_models(
+    transcript: &mut Transcript,
+    request_model: Option<&str>,
+    injected: &[Injected],
+) -> usize {
+    if !injected.contains(&Injected::ThinkingOfOtherModelsLeftOut) {
+        return 0;
+    }
+    let mut taken = 0;
+    for event in &mut transcript.events {
+        let Body::Assistant { content, origin } = &mut event.body else {
+            continue;
+        };
+        let Some(model) = origin.as_ref().and_then(|o| o.model.as_deref()) else {
+            continue;
+        };
+        if Some(model) == request_model {
+            continue;
+        }
+        let before = content.len();
+        content.retain(|part| {
+            !matches!(part, AssistantPart::Thinking(t) if t.signature.as_ref().is_some_and(|s| !s.value.is_empty()))
+        });
+        taken += before - content.len();
+    }
+    taken
+}
+
 /// How a history ends, for the resume-turn rules.
 enum Ending {
     User,
@@ -592,6 +624,69 @@ mod tests {
             texts(resume_turns(&briefed, &claude)),
             [("assistant", "No response requested.".to_owned())]
         );
+    }
+
+    #[test]
+    fn signed_thinking_of_another_model_is_left_out_only_under_the_rule() {
+        let signed = |model: &str| {
+            AssistantPart::Thinking(Thinking {
+                text: "hm".into(),
+                signature: Some(Signature {
+                    provider: "anthropic".into(),
+                    model: Some(model.into()),
+                    value: "sig".into(),
+                    redacted: false,
+                }),
+            })
+        };
+        let unsigned = AssistantPart::Thinking(Thinking {
+            text: "plain".into(),
+            signature: None,
+        });
+        let turn = |model: Option<&str>| {
+            ev(
+                "a",
+                0,
+                Body::Assistant {
+                    content: vec![
+                        signed(model.unwrap_or("x")),
+                        unsigned.clone(),
+                        AssistantPart::text("ok"),
+                    ],
+                    origin: Some(Origin {
+                        provider: "anthropic".into(),
+                        model: model.map(str::to_owned),
+                        api: None,
+                    }),
+                },
+            )
+        };
+        let transcript = Transcript::new(vec![
+            turn(Some("claude-opus-4-5")),
+            turn(Some("claude-sonnet-4-5")),
+            turn(None),
+        ]);
+        let rule = [Injected::ThinkingOfOtherModelsLeftOut];
+        let mut left = transcript.clone();
+        let taken = leave_out_thinking_of_other_models(&mut left, Some("claude-sonnet-4-5"), &rule);
+        assert_eq!(taken, 1);
+        let lengths: Vec<usize> = left
+            .events
+            .iter()
+            .map(|e| match &e.body {
+                Body::Assistant { content, .. } => content.len(),
+                _ => 0,
+            })
+            .collect();
+        // The other model's turn loses its signed thinking only; the request model's turn and
+        // the turn of no known model keep theirs.
+        assert_eq!(lengths, [2, 3, 3]);
+        let mut untouched = transcript.clone();
+        assert_eq!(
+            leave_out_thinking_of_other_models(&mut untouched, Some("claude-sonnet-4-5"), &[]),
+            0
+        );
+        assert_eq!(untouched, transcript);
     }
 
     #[test]

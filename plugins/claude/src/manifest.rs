@@ -135,6 +135,10 @@ fn live_recipe() -> LiveRecipe {
                     .map(str::to_owned)
                     .to_vec(),
             }),
+            // The request builder strips the signed thinking of every assistant message whose
+            // `message.model` is neither the request's model nor `<synthetic>` (2.1.197), so
+            // thinking goes back only when the session resumes with the model that made it.
+            Injected::ThinkingOfOtherModelsLeftOut,
             Injected::ResumeTurn(ResumeTurn {
                 after: TrailingTurn::UserOrToolResult,
                 role: TurnRole::Assistant,
