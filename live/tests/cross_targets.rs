@@ -585,3 +585,44 @@ fn a_history_that_ends_on_a_user_turn_continues_in_claude_code_and_gemini_cli() 
         }
     }
 }
+
+/// Claude Code sends an assistant turn's signed thinking only in a request for the model that
+/// made it (2.1.197 strips the rest before sending). The corpus entry's turns are the recipe's
+/// model, and its live check carries the thinking; here the same turns are another model's, and
+/// the live check must find them sent without it, as the recipe's rule expects.
+#[test]
+fn signed_thinking_of_another_model_is_not_sent_by_claude_code() {
+    use handoff_core::Body;
+    let mut transcript = handoff_conformance::corpus::entry("thinking-signed-anthropic")
+        .expect("the corpus has signed Anthropic thinking")
+        .transcript
+        .clone();
+    let mut changed = 0;
+    for event in &mut transcript.events {
+        if let Body::Assistant {
+            origin: Some(origin),
+            content,
+        } = &mut event.body
+        {
+            origin.model = Some("claude-opus-4-5".into());
+            for part in content.iter_mut() {
+                if let handoff_core::AssistantPart::Thinking(t) = part {
+                    if let Some(signature) = &mut t.signature {
+                        signature.model = Some("claude-opus-4-5".into());
+                        changed += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(changed > 0, "the entry has signed thinking");
+    let results = across_transcript("thinking-of-another-model", transcript, None, "claude-code");
+    judge_live(&results);
+    assert!(
+        results
+            .iter()
+            .flat_map(|r| r.evidence.iter())
+            .any(|line| line.contains("signed thinking parts of turns made by another model")),
+        "{results:?}"
+    );
+}
