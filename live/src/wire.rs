@@ -606,7 +606,8 @@ mod tests {
         );
         assert!(resume_turns(&asked, &gemini).is_empty());
         // On tool results: both CLIs add theirs.
-        let interrupted = Transcript::new(vec![ev("u", 0, user("hi")), call("Bash"), result.clone()]);
+        let interrupted =
+            Transcript::new(vec![ev("u", 0, user("hi")), call("Bash"), result.clone()]);
         assert_eq!(
             texts(resume_turns(&interrupted, &claude)),
             [
