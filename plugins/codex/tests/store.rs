@@ -585,7 +585,8 @@ fn refusals_leave_nothing_behind() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("event 0 (u1): body.content[1].data") && err.contains("could not be processed"),
+        err.contains("event 0 (u1): body.content[1].data")
+            && err.contains("could not be processed"),
         "{err}"
     );
     for (name, t) in [
