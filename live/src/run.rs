@@ -12,7 +12,8 @@ use handoff_host::{
 
 use super::cli::{find_cli, run, tail, FoundCli, Invocation, RunOutcome};
 use super::wire::{
-    align_compaction_summaries, compaction_summaries, history_from_request, request_view, wire_view,
+    align_compaction_summaries, compaction_summaries, history_from_request,
+    leave_out_thinking_of_other_models, request_view, resume_turns, wire_view,
 };
 use super::{check_id, LiveOptions, MISSING_ID};
 use crate::fake_provider::{FakeProvider, FakeProviderOptions, LoggedRequest};
@@ -482,7 +483,32 @@ impl Live<'_> {
                 evidence.push(format!("requests received: {}", describe(&requests)));
             }
             Ok((request, history)) => {
+                let dialect = self.recipe.dialect;
                 let mut whole = entry.transcript.clone();
+                let request_model = request.body.get("model").and_then(|m| m.as_str());
+                let left_out = leave_out_thinking_of_other_models(
+                    &mut whole,
+                    request_model,
+                    &self.recipe.injected,
+                );
+                if left_out > 0 {
+                    evidence.push(format!(
+                        "{left_out} signed thinking parts of turns made by another model than the \
+                         request's ({}) are expected left out",
+                        request_model.unwrap_or("none")
+                    ));
+                }
+                // What the CLI adds on resume after a history that ends as this one does.
+                let history_view = wire_view(&whole, &self.target.thinking_from, dialect);
+                let added = resume_turns(&history_view, &self.recipe.injected);
+                if !added.is_empty() {
+                    evidence.push(format!(
+                        "the history ends on a {} turn: the recipe's resume turns ({}) are expected before the prompt",
+                        history_view.events.last().map_or("no", |e| e.body.kind()),
+                        added.len()
+                    ));
+                }
+                whole.events.extend(added);
                 whole.events.push(Event::new(
                     "live-prompt",
                     Timestamp::from_millis(0),
@@ -490,7 +516,6 @@ impl Live<'_> {
                         content: vec![Part::text(self.options.prompt.clone())],
                     },
                 ));
-                let dialect = self.recipe.dialect;
                 let expected = wire_view(&whole, &self.target.thinking_from, dialect);
                 let mut actual = request_view(&history, dialect);
                 align_compaction_summaries(&compaction_summaries(&whole), &mut actual);

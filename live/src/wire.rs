@@ -9,9 +9,9 @@
 //! consecutive turns of one role (the APIs merge them too). This module knows no provider: the
 //! dialect and the injected rules come from the plugin's recipe.
 
-use handoff_capability::live::Injected;
+use handoff_capability::live::{Injected, TrailingTurn, TurnRole};
 use handoff_dialects::{parsed_view, Dialect};
-use handoff_host::{Body, Part, Transcript};
+use handoff_host::{AssistantPart, Body, Event, Part, Timestamp, Transcript};
 use serde_json::Value;
 
 /// The history of a model request in `dialect`, with what the CLI injected set aside as
@@ -89,6 +89,107 @@ fn strip_merge_suffixes(content: &mut [Part], suffixes: &[&str]) {
             text.truncate(text.len() - suffix.len());
         }
     }
+}
+
+/// The turns a CLI adds on resume after `history` (a wire view) and before the new prompt, as the
+/// recipe's [`Injected::ResumeTurn`] rules say: each rule, in order, looks at how the history
+/// ends so far (its own turns included) and adds its turn when that matches.
+pub fn resume_turns(history: &Transcript, injected: &[Injected]) -> Vec<Event> {
+    let mut ending = history.events.last().map(|e| Ending::of(e, history));
+    let mut added = Vec::new();
+    for rule in injected {
+        let Injected::ResumeTurn(rule) = rule else {
+            continue;
+        };
+        let applies = match (&ending, rule.after) {
+            (Some(Ending::User), TrailingTurn::UserOrToolResult) => true,
+            (Some(Ending::ToolResult(name)), _) => !name
+                .as_ref()
+                .is_some_and(|n| rule.unless_answering.contains(n)),
+            _ => false,
+        };
+        if !applies {
+            continue;
+        }
+        let body = match rule.role {
+            TurnRole::User => {
+                ending = Some(Ending::User);
+                Body::User {
+                    content: vec![Part::text(rule.text.clone())],
+                }
+            }
+            TurnRole::Assistant => {
+                ending = Some(Ending::Assistant);
+                Body::Assistant {
+                    content: vec![AssistantPart::text(rule.text.clone())],
+                    origin: None,
+                }
+            }
+        };
+        let id = format!("resume-turn-{}", added.len());
+        added.push(Event::new(id, Timestamp::from_millis(0), body));
+    }
+    added
+}
+
+/// Takes out of `transcript` what a CLI with [`Injected::ThinkingOfOtherModelsLeftOut`] does
+/// not send in a request for `request_model`: the signed thinking of assistant turns whose model
+/// is another (a turn of no known model keeps it: the writer names no model for it). Returns how
+/// many thinking parts were taken out; none without the rule.
+pub fn leave_out_thinking_of_other_models(
+    transcript: &mut Transcript,
+    request_model: Option<&str>,
+    injected: &[Injected],
+) -> usize {
+    if !injected.contains(&Injected::ThinkingOfOtherModelsLeftOut) {
+        return 0;
+    }
+    let mut taken = 0;
+    for event in &mut transcript.events {
+        let Body::Assistant { content, origin } = &mut event.body else {
+            continue;
+        };
+        let Some(model) = origin.as_ref().and_then(|o| o.model.as_deref()) else {
+            continue;
+        };
+        if Some(model) == request_model {
+            continue;
+        }
+        let before = content.len();
+        content.retain(|part| {
+            !matches!(part, AssistantPart::Thinking(t) if t.signature.as_ref().is_some_and(|s| !s.value.is_empty()))
+        });
+        taken += before - content.len();
+    }
+    taken
+}
+
+/// How a history ends, for the resume-turn rules.
+enum Ending {
+    User,
+    /// Tool results; the name of the call the last one answers, when the history has it.
+    ToolResult(Option<String>),
+    Assistant,
+}
+
+impl Ending {
+    fn of(last: &Event, history: &Transcript) -> Ending {
+        match &last.body {
+            Body::ToolResult { call_id, .. } => Ending::ToolResult(call_name(history, call_id)),
+            Body::Assistant { .. } => Ending::Assistant,
+            _ => Ending::User,
+        }
+    }
+}
+
+fn call_name(history: &Transcript, call_id: &str) -> Option<String> {
+    history.events.iter().find_map(|e| match &e.body {
+        Body::Assistant { content, .. } => content.iter().find_map(|p| match p {
+            AssistantPart::ToolCall(call) if call.id == call_id => Some(call.name.clone()),
+            _ => None,
+        }),
+        _ => None,
+    })
 }
 
 /// The wire view of a transcript as a target that keeps thinking made by `thinking_from` (its
@@ -410,6 +511,183 @@ mod tests {
         };
         assert_eq!(content, &vec![AssistantPart::text("hi")]);
         assert_eq!(origin.as_ref().unwrap().provider, "anthropic");
+    }
+
+    fn resume_turn(after: TrailingTurn, role: TurnRole, text: &str) -> Injected {
+        // The exception applies to the rule after tool results only.
+        let unless_answering = match after {
+            TrailingTurn::ToolResult => vec!["Brief".into()],
+            TrailingTurn::UserOrToolResult => Vec::new(),
+        };
+        Injected::ResumeTurn(handoff_capability::live::ResumeTurn {
+            after,
+            role,
+            text: text.into(),
+            unless_answering,
+        })
+    }
+
+    #[test]
+    fn resume_turns_follow_how_the_history_ends() {
+        // Claude Code's two rules, in its order: a resume prompt after tool results, then a
+        // reply after any user turn (its own resume prompt included).
+        let claude = [
+            Injected::SystemPrompt,
+            resume_turn(TrailingTurn::ToolResult, TurnRole::User, "Continue."),
+            resume_turn(
+                TrailingTurn::UserOrToolResult,
+                TurnRole::Assistant,
+                "No response requested.",
+            ),
+        ];
+        let gemini = [resume_turn(
+            TrailingTurn::ToolResult,
+            TurnRole::Assistant,
+            "[interrupted]",
+        )];
+        let call = |name: &str| {
+            ev(
+                "a",
+                0,
+                Body::Assistant {
+                    content: vec![AssistantPart::ToolCall(ToolCall::new("c", name, json!({})))],
+                    origin: None,
+                },
+            )
+        };
+        let result = ev(
+            "r",
+            0,
+            Body::ToolResult {
+                call_id: "c".into(),
+                content: vec![Part::text("done")],
+                is_error: false,
+            },
+        );
+        let answered = Transcript::new(vec![
+            ev("u", 0, user("hi")),
+            ev(
+                "b",
+                0,
+                Body::Assistant {
+                    content: vec![AssistantPart::text("ok")],
+                    origin: None,
+                },
+            ),
+        ]);
+        let texts = |events: Vec<Event>| -> Vec<(&'static str, String)> {
+            events
+                .into_iter()
+                .map(|e| {
+                    let kind = e.body.kind();
+                    let text = match e.body {
+                        Body::User { content } => match &content[0] {
+                            Part::Text { text } => text.clone(),
+                            _ => String::new(),
+                        },
+                        Body::Assistant { content, .. } => match &content[0] {
+                            AssistantPart::Text { text } => text.clone(),
+                            _ => String::new(),
+                        },
+                        _ => String::new(),
+                    };
+                    (kind, text)
+                })
+                .collect()
+        };
+        // A history that ends on an answer: nothing added.
+        assert!(resume_turns(&answered, &claude).is_empty());
+        assert!(resume_turns(&Transcript::new(vec![]), &claude).is_empty());
+        // On a user message: the reply only (Claude Code); nothing (Gemini CLI).
+        let asked = Transcript::new(vec![ev("u", 0, user("hi"))]);
+        assert_eq!(
+            texts(resume_turns(&asked, &claude)),
+            [("assistant", "No response requested.".to_owned())]
+        );
+        assert!(resume_turns(&asked, &gemini).is_empty());
+        // On tool results: both CLIs add theirs.
+        let interrupted =
+            Transcript::new(vec![ev("u", 0, user("hi")), call("Bash"), result.clone()]);
+        assert_eq!(
+            texts(resume_turns(&interrupted, &claude)),
+            [
+                ("user", "Continue.".to_owned()),
+                ("assistant", "No response requested.".to_owned())
+            ]
+        );
+        assert_eq!(
+            texts(resume_turns(&interrupted, &gemini)),
+            [("assistant", "[interrupted]".to_owned())]
+        );
+        // A result of a tool the rule names as an exception: that rule does not apply.
+        let briefed = Transcript::new(vec![ev("u", 0, user("hi")), call("Brief"), result]);
+        assert_eq!(
+            texts(resume_turns(&briefed, &claude)),
+            [("assistant", "No response requested.".to_owned())]
+        );
+    }
+
+    #[test]
+    fn signed_thinking_of_another_model_is_left_out_only_under_the_rule() {
+        let signed = |model: &str| {
+            AssistantPart::Thinking(Thinking {
+                text: "hm".into(),
+                signature: Some(Signature {
+                    provider: "anthropic".into(),
+                    model: Some(model.into()),
+                    value: "sig".into(),
+                    redacted: false,
+                }),
+            })
+        };
+        let unsigned = AssistantPart::Thinking(Thinking {
+            text: "plain".into(),
+            signature: None,
+        });
+        let turn = |model: Option<&str>| {
+            ev(
+                "a",
+                0,
+                Body::Assistant {
+                    content: vec![
+                        signed(model.unwrap_or("x")),
+                        unsigned.clone(),
+                        AssistantPart::text("ok"),
+                    ],
+                    origin: Some(Origin {
+                        provider: "anthropic".into(),
+                        model: model.map(str::to_owned),
+                        api: None,
+                    }),
+                },
+            )
+        };
+        let transcript = Transcript::new(vec![
+            turn(Some("claude-opus-4-5")),
+            turn(Some("claude-sonnet-4-5")),
+            turn(None),
+        ]);
+        let rule = [Injected::ThinkingOfOtherModelsLeftOut];
+        let mut left = transcript.clone();
+        let taken = leave_out_thinking_of_other_models(&mut left, Some("claude-sonnet-4-5"), &rule);
+        assert_eq!(taken, 1);
+        let lengths: Vec<usize> = left
+            .events
+            .iter()
+            .map(|e| match &e.body {
+                Body::Assistant { content, .. } => content.len(),
+                _ => 0,
+            })
+            .collect();
+        // The other model's turn loses its signed thinking only; the request model's turn and
+        // the turn of no known model keep theirs.
+        assert_eq!(lengths, [2, 3, 3]);
+        let mut untouched = transcript.clone();
+        assert_eq!(
+            leave_out_thinking_of_other_models(&mut untouched, Some("claude-sonnet-4-5"), &[]),
+            0
+        );
+        assert_eq!(untouched, transcript);
     }
 
     #[test]

@@ -540,3 +540,89 @@ fn a_codex_session_with_an_image_url_continues_in_claude_code_with_it_dropped() 
     assert_eq!(results.len(), 1, "{results:?}");
     judge_live(&results);
 }
+
+/// A history that ends on a user turn (a prompt never answered, or tool results the model never
+/// saw): Claude Code and Gemini CLI each add turns of their own before the new prompt (the
+/// recipes' `resume_turn` rules, docs/live.md). The live check expects exactly those turns, so the
+/// CLI judges the writer's session whole; each CLI's rule is checked on both endings.
+#[test]
+fn a_history_that_ends_on_a_user_turn_continues_in_claude_code_and_gemini_cli() {
+    use handoff_host::Body;
+    let genuine = read(&CODEX);
+    let last = |kind: &str| {
+        genuine
+            .events
+            .iter()
+            .rposition(|e| e.body.kind() == kind)
+            .unwrap_or_else(|| panic!("the genuine session has a {kind} event"))
+    };
+    let ending_on = |at: usize| {
+        let mut cut = genuine.clone();
+        cut.events.truncate(at + 1);
+        cut
+    };
+    let on_result = ending_on(last("tool_result"));
+    let first_user = genuine
+        .events
+        .iter()
+        .position(|e| matches!(e.body, Body::User { .. }))
+        .unwrap();
+    let on_prompt = ending_on(first_user);
+    for target in ["claude-code", "gemini-cli"] {
+        for (name, transcript) in [
+            ("ends-on-a-tool-result", on_result.clone()),
+            ("ends-on-a-user-message", on_prompt.clone()),
+        ] {
+            let results = across_transcript(name, transcript, None, target);
+            judge_live(&results);
+            let evidence = results
+                .iter()
+                .flat_map(|r| r.evidence.iter())
+                .any(|line| line.contains("resume turns"));
+            // Gemini CLI adds nothing after a user message; every other ending gets its turns.
+            let expects_turns = !(target == "gemini-cli" && name == "ends-on-a-user-message");
+            assert_eq!(evidence, expects_turns, "{name} -> {target}: {results:?}");
+        }
+    }
+}
+
+/// Claude Code sends an assistant turn's signed thinking only in a request for the model that
+/// made it (2.1.197 strips the rest before sending). The corpus entry's turns are the recipe's
+/// model, and its live check carries the thinking; here the same turns are another model's, and
+/// the live check must find them sent without it, as the recipe's rule expects.
+#[test]
+fn signed_thinking_of_another_model_is_not_sent_by_claude_code() {
+    use handoff_host::Body;
+    let mut transcript = handoff_conformance::corpus::entry("thinking-signed-anthropic")
+        .expect("the corpus has signed Anthropic thinking")
+        .transcript
+        .clone();
+    let mut changed = 0;
+    for event in &mut transcript.events {
+        if let Body::Assistant {
+            origin: Some(origin),
+            content,
+        } = &mut event.body
+        {
+            origin.model = Some("claude-opus-4-5".into());
+            for part in content.iter_mut() {
+                if let handoff_host::AssistantPart::Thinking(t) = part {
+                    if let Some(signature) = &mut t.signature {
+                        signature.model = Some("claude-opus-4-5".into());
+                        changed += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(changed > 0, "the entry has signed thinking");
+    let results = across_transcript("thinking-of-another-model", transcript, None, "claude-code");
+    judge_live(&results);
+    assert!(
+        results
+            .iter()
+            .flat_map(|r| r.evidence.iter())
+            .any(|line| line.contains("signed thinking parts of turns made by another model")),
+        "{results:?}"
+    );
+}

@@ -39,7 +39,7 @@ enum Expect {
 }
 
 /// The working directory every genuine sample was recorded in.
-const RECORDED_CWD: &str = "/home/dev/proj";
+pub(crate) const RECORDED_CWD: &str = "/home/dev/proj";
 
 fn sample(path: &str) -> Vec<u8> {
     let full = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -14,7 +14,8 @@
 //! By default one small file per CLI runs (the CI subset, 24 cells); `HANDOFF_CORPUS_FULL=1`
 //! runs every file. `HANDOFF_CORPUS_ONLY=FILE[:TARGET]` runs only the cells whose file name
 //! contains FILE (and whose target is TARGET), whether or not they are in the CI subset: for
-//! working on one cell. `HANDOFF_LIVE_REQUIRED=1` makes an absent CLI a failure.
+//! working on one cell; `HANDOFF_CORPUS_KEEP=1` keeps every temporary HOME of the live checks
+//! with the fake provider's request log. `HANDOFF_LIVE_REQUIRED=1` makes an absent CLI a failure.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -254,7 +255,13 @@ fn cell(source: &str, file: &Path, target: &str) -> Outcome {
         name: "corpus",
         transcript,
     };
-    let results = run_live(plugin.as_ref(), target, &[entry], &LiveOptions::default());
+    // HANDOFF_CORPUS_KEEP=1 keeps every HOME with the fake provider's request log (a failed
+    // check keeps its HOME anyway, but logs the requests only when asked from the start).
+    let options = LiveOptions {
+        keep_homes: std::env::var_os("HANDOFF_CORPUS_KEEP").is_some(),
+        ..LiveOptions::default()
+    };
+    let results = run_live(plugin.as_ref(), target, &[entry], &options);
     let results: Vec<_> = results
         .into_iter()
         .filter(|r| !r.id.ends_with("/missing-id"))

@@ -40,7 +40,9 @@ pub struct LiveRecipe {
 /// One kind of thing a CLI puts into its model requests by itself.
 ///
 /// In JSON: `"system_prompt"`, `"tool_definitions"`, `{"user_text_prefix": "<system-reminder>"}`,
-/// `{"tool_result_text": "(see attached image)"}`, `{"merged_user_text_suffix": "\n"}`.
+/// `{"tool_result_text": "(see attached image)"}`, `{"merged_user_text_suffix": "\n"}`,
+/// `{"resume_turn": {"after": "tool_result", "role": "assistant", "text": "…"}}`,
+/// `"thinking_of_other_models_left_out"`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Injected {
@@ -60,6 +62,50 @@ pub enum Injected {
     /// Where the CLI sends consecutive user messages as one, it ends each text part but the last
     /// with this text (Claude Code: a newline): one such ending is set aside.
     MergedUserTextSuffix(String),
+    /// A turn the CLI adds on resume between a history that ends on an `after` turn and the new
+    /// prompt (Claude Code's "No response requested.", Gemini CLI's placeholder for an
+    /// interrupted response). The live check expects exactly this turn there, and nowhere else.
+    ResumeTurn(ResumeTurn),
+    /// The CLI leaves out the signed thinking of an assistant turn made by a model other than
+    /// the request's (a signature is valid only for the model that made it; Claude Code). The
+    /// live check expects that thinking left out, given the model the request names.
+    ThinkingOfOtherModelsLeftOut,
+}
+
+/// A turn a CLI adds on resume after a history that ends a certain way (see
+/// [`Injected::ResumeTurn`]). Rules apply in the recipe's order, each to the history as the
+/// rules before it left it, so a CLI that adds two turns declares two rules.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ResumeTurn {
+    /// How the history must end for the CLI to add the turn.
+    pub after: TrailingTurn,
+    /// The role of the turn it adds.
+    pub role: TurnRole,
+    /// The turn's one text.
+    pub text: String,
+    /// Tool names whose result, ending the history, does not make the CLI add the turn.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unless_answering: Vec<String>,
+}
+
+/// How a history ends, for a [`ResumeTurn`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrailingTurn {
+    /// A user turn: a user message or tool results.
+    UserOrToolResult,
+    /// Tool results.
+    ToolResult,
+}
+
+/// The role of a turn a CLI adds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnRole {
+    /// A user message.
+    User,
+    /// An assistant message.
+    Assistant,
 }
 
 impl Injected {
@@ -105,6 +151,22 @@ mod tests {
             serde_json::from_value::<Vec<Injected>>(json).unwrap(),
             rules
         );
+    }
+
+    #[test]
+    fn a_resume_turn_has_a_plain_json_form() {
+        let rule = Injected::ResumeTurn(ResumeTurn {
+            after: TrailingTurn::ToolResult,
+            role: TurnRole::User,
+            text: "go on".into(),
+            unless_answering: vec!["Brief".into()],
+        });
+        let json = serde_json::to_value(&rule).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"resume_turn": {"after": "tool_result", "role": "user", "text": "go on", "unless_answering": ["Brief"]}})
+        );
+        assert_eq!(serde_json::from_value::<Injected>(json).unwrap(), rule);
     }
 
     #[test]

@@ -246,3 +246,127 @@ fn gemini_cli_reader_agrees_with_gemini_cli() {
         gemini_cases(&two, &tool, &two_place, &tool_place),
     );
 }
+
+/// Gemini CLI's second file for one session (issue 27): a `--resume` in a later minute leaves a
+/// stub `session-<that minute>-<first 8 of the id>.jsonl` beside the chat (metadata and its
+/// `<session_context>` only) and records into the old file. A handoff append after that must go
+/// where the CLI looks next: the plugin resolves the id to the old file, not the stub, appends
+/// there, and the real CLI, with the stub beside it, resumes the appended conversation. (Measured
+/// too, by hand: with the stub's `lastUpdated` after the append's, 0.61.0 still resumes the chat.)
+#[test]
+fn an_append_beside_the_cli_resume_stub_is_what_gemini_cli_resumes() {
+    use handoff_host::{Body, ById, CreateOptions, Event, Part, Plugin, StoreRoot, Timestamp};
+    let plugin = handoff_gemini::GeminiPlugin;
+    let scratch = tempfile::tempdir().unwrap();
+    let genuine = scratch.path().join("genuine.jsonl");
+    std::fs::write(&genuine, sample(GEMINI_TWO)).unwrap();
+    let mut transcript = plugin.reader().read_path("gemini-cli", &genuine).unwrap();
+    transcript.cwd = Some(super::RECORDED_CWD.into());
+    let root = StoreRoot::new(scratch.path().join(".gemini")).unwrap();
+    let session = plugin
+        .writer()
+        .create(
+            &root,
+            "gemini-cli",
+            &transcript,
+            &CreateOptions {
+                cwd: Some(super::RECORDED_CWD.into()),
+                locator: None,
+            },
+        )
+        .unwrap();
+    // The CLI's stub of a later resume, as 0.61.0 writes it, older than the append below.
+    let meta: Value = serde_json::from_str(
+        std::fs::read_to_string(&session.path)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let stub_name = format!("session-2026-11-30T23-59-{}.jsonl", &session.id[..8]);
+    let stub = format!(
+        "{}\n{}\n",
+        json!({"sessionId": session.id, "projectHash": meta["projectHash"],
+               "startTime": "2026-11-30T23:59:00.000Z", "lastUpdated": "2026-11-30T23:59:00.000Z",
+               "kind": "main"}),
+        json!({"$set": {"messages": [{"id": "ctx", "timestamp": "2026-11-30T23:59:00.000Z",
+               "type": "user", "content": [{"text": "<session_context>\n</session_context>"}]}]}})
+    );
+    let chats = session.path.parent().unwrap();
+    std::fs::write(chats.join(&stub_name), &stub).unwrap();
+    let later = |id: &str, ms: i64, body| Event::new(id, Timestamp::from_millis(ms), body);
+    let appended = plugin
+        .append_id(
+            &root,
+            "gemini-cli",
+            &session.id,
+            &[
+                later(
+                    "added-user",
+                    1_764_600_000_000,
+                    Body::User {
+                        content: vec![Part::text("One more thing: the appended turn.")],
+                    },
+                ),
+                later(
+                    "added-answer",
+                    1_764_600_001_000,
+                    Body::Assistant {
+                        content: vec![handoff_host::AssistantPart::text("Noted.")],
+                        origin: None,
+                    },
+                ),
+            ],
+        )
+        .unwrap();
+    assert_eq!(
+        appended.path, session.path,
+        "the append goes to the chat, not the stub"
+    );
+    assert_eq!(
+        std::fs::read_to_string(chats.join(&stub_name)).unwrap(),
+        stub,
+        "the stub is the CLI's: untouched"
+    );
+    // The real CLI resumes the id with the stub beside the chat: it must send the appended turn.
+    let bytes = std::fs::read(&session.path).unwrap();
+    let name = session.path.file_name().unwrap().to_owned();
+    let place = move |_cwd: &str| {
+        PathBuf::from("tmp")
+            .join(SHORT_ID)
+            .join("chats")
+            .join(&name)
+    };
+    let side_files = move |cwd: &str| {
+        let mut files = gemini_side_files(cwd);
+        files.push((
+            PathBuf::from("tmp")
+                .join(SHORT_ID)
+                .join("chats")
+                .join(&stub_name),
+            stub.clone().into_bytes(),
+        ));
+        files
+    };
+    let case = Case {
+        name: "gemini-cli/appended-beside-resume-stub/genuine".into(),
+        target: "gemini-cli",
+        id: &session.id,
+        genuine: &bytes,
+        recorded_cwd: super::RECORDED_CWD,
+        place: &place,
+        side_files: &side_files,
+        mutation: GENUINE,
+    };
+    let read = plugin
+        .reader()
+        .read_path("gemini-cli", &session.path)
+        .unwrap();
+    assert!(
+        read.events.iter().any(|e| matches!(&e.body, Body::User { content }
+            if content.iter().any(|p| matches!(p, Part::Text { text } if text.contains("appended turn"))))),
+        "the reader reads the appended turn"
+    );
+    check(&plugin, vec![(case, Expect::Agree)]);
+}

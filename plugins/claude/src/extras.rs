@@ -35,6 +35,11 @@ pub(crate) struct Extras {
     /// structured form of that text (Claude Code's tools take JSON objects only).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub freeform: bool,
+    /// The record opens an assistant event that goes on the message of the assistant event
+    /// before it (same `message.id`): Claude Code sends consecutive assistant records as one
+    /// message only when they share the id, and the API wants roles to alternate (rule A10).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub joined: bool,
 }
 
 impl Extras {

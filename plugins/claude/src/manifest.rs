@@ -1,7 +1,7 @@
 //! What the plugin declares: its targets, what each carries, and how the live tier runs Claude Code.
 
 use handoff_sdk::dialect::Dialect;
-use handoff_sdk::live::{Injected, LiveRecipe};
+use handoff_sdk::live::{Injected, LiveRecipe, ResumeTurn, TrailingTurn, TurnRole};
 use handoff_sdk::{DefaultRoot, Feature, Manifest, TargetKind, TargetManifest};
 
 /// The plugin name written into ownership markers.
@@ -122,6 +122,29 @@ fn live_recipe() -> LiveRecipe {
             // Consecutive user messages go as one, each text but the last ending in a newline
             // (seen with a compaction that keeps messages: kept messages, then the summary).
             Injected::MergedUserTextSuffix("\n".to_owned()),
+            // On resume (`deserializeMessages`), a history that ends on tool results is an
+            // interrupted turn: Claude Code adds its resume prompt as a user message
+            // (`CLAUDE_CODE_RESUME_PROMPT` replaces it), except after a result of the tools that
+            // end a turn by design. Then, whatever the user turn it ends on, it adds an assistant
+            // "No response requested." (and writes it into the session) before the new prompt.
+            Injected::ResumeTurn(ResumeTurn {
+                after: TrailingTurn::ToolResult,
+                role: TurnRole::User,
+                text: "Continue from where you left off.".to_owned(),
+                unless_answering: ["SendUserMessage", "Brief", "SendUserFile"]
+                    .map(str::to_owned)
+                    .to_vec(),
+            }),
+            // The request builder strips the signed thinking of every assistant message whose
+            // `message.model` is neither the request's model nor `<synthetic>` (2.1.197), so
+            // thinking goes back only when the session resumes with the model that made it.
+            Injected::ThinkingOfOtherModelsLeftOut,
+            Injected::ResumeTurn(ResumeTurn {
+                after: TrailingTurn::UserOrToolResult,
+                role: TurnRole::Assistant,
+                text: "No response requested.".to_owned(),
+                unless_answering: Vec::new(),
+            }),
         ],
     }
 }

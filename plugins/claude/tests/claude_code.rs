@@ -282,6 +282,41 @@ fn uncarried_parts_are_refused_by_event() {
     assert!(!root.path().exists());
 }
 
+/// Assistant events in a row (a Gemini CLI chat's model turns, pi's split turns) are one message
+/// for Claude Code, which sends consecutive records as one message only when they share
+/// `message.id` (else two assistant messages in a row, which the API's alternation rule A10
+/// forbids): the writer gives them one id, marks where each event after the first starts, and
+/// the reader takes them apart there. A turn that calls a tool is never joined.
+#[test]
+fn assistant_events_in_a_row_are_one_message_and_read_back_apart() {
+    let mut later = assistant("a2", vec![AssistantPart::text("second"), call("c1")]);
+    later.timestamp = Timestamp::from_millis(1_764_000_000_005);
+    let t = Transcript::new(vec![
+        user("u", "hi"),
+        assistant("a1", vec![AssistantPart::text("first")]),
+        later,
+        result("r", "c1"),
+        assistant("a3", vec![AssistantPart::text("after the call")]),
+        assistant("a4", vec![AssistantPart::text("and more")]),
+    ]);
+    let (_dir, root, id, back) = round_trip(&t);
+    assert_eq!(back.events.len(), 6, "every event reads back apart");
+    let recs = records(&ClaudePlugin.resolve(&root, CLAUDE_CODE, &id).unwrap().path);
+    let answers: Vec<&Value> = recs.iter().filter(|r| r["type"] == "assistant").collect();
+    let ids: Vec<&Value> = answers.iter().map(|r| &r["message"]["id"]).collect();
+    let joined: Vec<bool> = answers
+        .iter()
+        .map(|r| r["handoff"]["joined"] == true)
+        .collect();
+    // a1 | a2 (text, call) | a3 | a4: a1 and a2 share an id; a2's call ends the run, so a3 opens
+    // a message of its own, which a4 joins.
+    assert_eq!(ids[0], ids[1]);
+    assert_eq!(ids[1], ids[2]);
+    assert_ne!(ids[2], ids[3]);
+    assert_eq!(ids[3], ids[4]);
+    assert_eq!(joined, [false, true, false, false, true]);
+}
+
 #[test]
 fn authors_and_origins_ride_in_an_extra_member() {
     let mut t = Transcript::new(vec![

@@ -42,9 +42,10 @@ fn json_value() -> impl Strategy<Value = Value> {
 fn part() -> impl Strategy<Value = Part> {
     prop_oneof![
         4 => text().prop_map(|text| Part::Text { text }),
-        1 => prop::collection::vec(any::<u8>(), 0..24).prop_map(|data| Part::Image {
+        // Bytes behind a JPEG signature: Codex sends only images it can decode.
+        1 => prop::collection::vec(any::<u8>(), 0..24).prop_map(|tail| Part::Image {
             media_type: "image/jpeg".into(),
-            data
+            data: [&[0xff, 0xd8, 0xff][..], &tail].concat()
         }),
         1 => "[a-z]{1,8}".prop_map(|p| Part::ImageUrl { url: format!("https://example.com/{p}.png") }),
     ]

@@ -60,7 +60,7 @@ fn result(id: &str, ms: i64, call_id: &str, content: Vec<Part>, is_error: bool) 
 fn png() -> Part {
     Part::Image {
         media_type: "image/png".into(),
-        data: vec![0x89, b'P', b'N', b'G', 0, 1, 2, 255],
+        data: b"\x89PNG\r\n\x1a\n\0\x01\x02\xff".to_vec(),
     }
 }
 
@@ -568,10 +568,32 @@ fn refusals_leave_nothing_behind() {
     };
     let mut no_cwd = rich();
     no_cwd.cwd = None;
+    // An image of bytes that are no image: Codex would send its own text in its place.
+    let mut no_image = rich();
+    no_image.events[0].body = Body::User {
+        content: vec![
+            Part::text("look"),
+            Part::Image {
+                media_type: "image/png".into(),
+                data: b"synthetic".to_vec(),
+            },
+        ],
+    };
+    let err = CodexPlugin
+        .writer()
+        .create(&root, TARGET, &no_image, &CreateOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("event 0 (u1): body.content[1].data")
+            && err.contains("could not be processed"),
+        "{err}"
+    );
     for (name, t) in [
         ("long call id", long_id),
         ("data url", data_url),
         ("no cwd", no_cwd),
+        ("no image", no_image),
     ] {
         let err = CodexPlugin
             .writer()

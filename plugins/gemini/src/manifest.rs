@@ -2,7 +2,7 @@
 //! lives by default, and how the real Gemini CLI runs against a fake provider.
 
 use handoff_sdk::dialect::Dialect;
-use handoff_sdk::live::{Injected, LiveRecipe};
+use handoff_sdk::live::{Injected, LiveRecipe, ResumeTurn, TrailingTurn, TurnRole};
 use handoff_sdk::{DefaultRoot, Feature, Manifest, TargetKind, TargetManifest};
 
 use crate::gemini_cli::{CLI_VERSION, PROVIDER};
@@ -124,6 +124,14 @@ pub fn live_recipe() -> LiveRecipe {
             Injected::SystemPrompt,
             Injected::ToolDefinitions,
             Injected::UserTextPrefix("<session_context>".to_owned()),
+            // A new prompt after a history that ends on tool results: Gemini CLI first closes
+            // that turn with a model turn of its own (`closeUnansweredToolResponseTurn`).
+            Injected::ResumeTurn(ResumeTurn {
+                after: TrailingTurn::ToolResult,
+                role: TurnRole::Assistant,
+                text: "[The previous response was interrupted before it completed.]".to_owned(),
+                unless_answering: Vec::new(),
+            }),
         ],
     }
 }

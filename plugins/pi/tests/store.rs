@@ -245,6 +245,18 @@ fn thinking_keeps_its_signature_only_with_its_maker() {
                 {"type": "thinking", "thinking": "Mine.", "thinkingSignature": "SIG1"},
                 {"type": "text", "text": "A."}])
     );
+    // The signatures pi would not replay ride in the extras, so the thinking reads back whole
+    // (a Codex rollout's reasoning in a turn of another provider was read back unsigned, and
+    // the comparison then set it aside on one side only: the continuation into pi was refused).
+    let extras = &l
+        .iter()
+        .find(|e| e["message"]["role"] == "assistant")
+        .unwrap()["x-handoff-event"]["unreplayed_signatures"];
+    assert_eq!(extras[0][0], 0);
+    assert_eq!(extras[0][1]["value"], "ENC");
+    assert_eq!(extras[1][0], 1);
+    let back = PiPlugin.read(&root, &session).unwrap();
+    handoff_sdk::Comparison::exact().diff(&t, &back).unwrap();
 }
 
 #[test]

@@ -329,12 +329,14 @@ impl<'w, 's> RecordWriter<'w, 's> {
                 session,
                 state,
                 marker,
+                open_message: None,
             },
         }
     }
 
     /// The boundary record of `compaction`, written where its kept events (if any) follow it.
     pub(crate) fn boundary(&mut self, compaction: &Event) -> io::Result<()> {
+        self.records.open_message = None;
         self.records.boundary(&compaction.timestamp.to_rfc3339())
     }
 
@@ -348,6 +350,9 @@ impl<'w, 's> RecordWriter<'w, 's> {
             ..Extras::default()
         };
         let meta = is_meta(event);
+        if !matches!(event.body, Body::Assistant { .. }) {
+            records.open_message = None;
+        }
         match &event.body {
             Body::User { content } => records.user(content, &timestamp, &author_extras, meta),
             Body::Assistant { content, origin } => {
@@ -385,6 +390,9 @@ struct Records<'w, 's> {
     session: &'w SessionMembers<'s>,
     state: &'w mut ChainState,
     marker: Option<&'w OwnershipMarker>,
+    /// The `message.id` of the assistant event written last, while nothing else followed it: an
+    /// assistant event right after it goes on the same message.
+    open_message: Option<String>,
 }
 
 /// Where records go: serialised into `buf` (serde_json's many small writes stay monomorphic and
@@ -459,7 +467,15 @@ impl Records<'_, '_> {
         if origin != Some(&default_origin(Some(model))) {
             first.origin = Some(origin.cloned());
         }
-        let message_id = self.ids.message();
+        // A run of assistant events is one message, as Claude Code writes a turn of several
+        // records; the first record of each event after the first says where it starts.
+        let message_id = match self.open_message.take() {
+            Some(id) => {
+                first.joined = true;
+                id
+            }
+            None => self.ids.message(),
+        };
         let stop_reason = if blocks
             .iter()
             .any(|b| matches!(b, WireBlock::ToolUse { .. }))
@@ -540,6 +556,9 @@ impl Records<'_, '_> {
         if !results_on_calls {
             self.state.open_calls.clear();
         }
+        // A turn that calls a tool is not joined: Claude Code sends a message's tool calls after
+        // all its texts, so a text of the next event would come before them.
+        self.open_message = (stop_reason == "end_turn").then_some(message_id);
         Ok(())
     }
 

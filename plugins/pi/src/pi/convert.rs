@@ -342,6 +342,14 @@ impl Converter<'_> {
                         redacted: block.redacted.take().unwrap_or(false),
                     }
                 });
+                // A signature pi would not replay to this turn's provider rides in the extras.
+                let signature = signature.or_else(|| {
+                    handoff
+                        .unreplayed_signatures
+                        .iter()
+                        .find(|(index, _)| *index == i)
+                        .map(|(_, s)| s.clone())
+                });
                 AssistantPart::Thinking(Thinking { text, signature })
             }
             Some("toolCall") => {

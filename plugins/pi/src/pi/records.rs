@@ -12,7 +12,7 @@ use std::fmt;
 
 use handoff_sdk::serde_json::value::RawValue;
 use handoff_sdk::serde_json::{Map, Number, Value};
-use handoff_sdk::{Author, Origin};
+use handoff_sdk::{Author, Origin, Signature};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
@@ -486,6 +486,11 @@ pub struct HandoffEvent {
     /// arguments are `{"input": <text>}` (pi's tool arguments are JSON objects only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub freeform_calls: Vec<usize>,
+    /// Thinking parts whose signature another provider or model than the turn's made:
+    /// `[index, signature]`. pi replays a `thinkingSignature` to the turn's own model, so such a
+    /// signature is not written there; kept here, the thinking reads back as it was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreplayed_signatures: Vec<(usize, Signature)>,
 }
 
 /// A member that is present, `null` included (serde reads `null` into `None` otherwise).
@@ -500,6 +505,7 @@ impl HandoffEvent {
             && self.origin.is_none()
             && self.signature_models.is_empty()
             && self.freeform_calls.is_empty()
+            && self.unreplayed_signatures.is_empty()
     }
 
     /// The origin override: `Some(None)` = no origin, `Some(Some(o))` = exactly `o`.

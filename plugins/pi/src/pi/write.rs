@@ -516,6 +516,8 @@ impl<'a> EntryWriter<'a> {
                         if s.model != origin.and_then(|o| o.model.clone()) {
                             handoff.signature_models.push((i, s.model.clone()));
                         }
+                    } else if let Some(s) = &thinking.signature {
+                        handoff.unreplayed_signatures.push((i, s.clone()));
                     }
                     OutBlock::Thinking {
                         thinking: &thinking.text,

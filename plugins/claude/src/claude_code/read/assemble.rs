@@ -369,13 +369,23 @@ impl Turns<'_> {
         }
         by_timestamp(&mut off);
         records.extend(off);
-        out.emit(assistant_event(
-            self.path,
-            &mut records,
-            &self.loaded.models,
-            chain,
-        )?);
-        drop(records);
+        // Assistant events the writer joined into one message come apart where each started.
+        let starts: Vec<usize> = (0..records.len())
+            .filter(|&k| k == 0 || records[k].extras.as_ref().is_some_and(|e| e.joined))
+            .collect();
+        let mut runs = Vec::with_capacity(starts.len());
+        for &start in starts.iter().rev() {
+            runs.push(records.split_off(start));
+        }
+        let mut chain = chain;
+        for mut run in runs.into_iter().rev() {
+            out.emit(assistant_event(
+                self.path,
+                &mut run,
+                &self.loaded.models,
+                chain.as_deref_mut(),
+            )?);
+        }
         let mut results = Vec::new();
         for &g in &group {
             for &c in self.result_children.of(g) {

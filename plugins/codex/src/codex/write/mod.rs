@@ -69,6 +69,16 @@ pub fn check_event(index: usize, event: &Event) -> Result<(), PluginError> {
             Body::Compaction { .. } => &[],
         };
         for (i, part) in parts.iter().enumerate() {
+            if let Part::Image { data, .. } = part {
+                if !is_decodable_image(data) {
+                    return fail(
+                        format!("body.content[{i}].data"),
+                        "the bytes are no PNG, JPEG, GIF or WebP image; Codex 0.171 sends the \
+                         text \"image content omitted because it could not be processed\" in \
+                         their place (continue with --drop image to go on without it)",
+                    );
+                }
+            }
             if let Part::ImageUrl { url } = part {
                 if url.starts_with("data:") {
                     return fail(
@@ -81,6 +91,17 @@ pub fn check_event(index: usize, event: &Event) -> Result<(), PluginError> {
         }
     }
     Ok(())
+}
+
+/// Whether `data` starts as an image Codex can decode does: PNG, JPEG, GIF or WebP. Codex
+/// decodes every image it sends (to fit its size limits) and sends a text of its own in place of
+/// one it cannot decode; a signature is what tells bytes of no image from an image.
+fn is_decodable_image(data: &[u8]) -> bool {
+    data.starts_with(b"\x89PNG\r\n\x1a\n")
+        || data.starts_with(&[0xff, 0xd8, 0xff])
+        || data.starts_with(b"GIF87a")
+        || data.starts_with(b"GIF89a")
+        || (data.len() >= 12 && data.starts_with(b"RIFF") && &data[8..12] == b"WEBP")
 }
 
 /// The output item of a call: `custom_tool_call_output` for a freeform call's, else
