@@ -25,5 +25,5 @@ pub use model::{
     AssistantPart, Author, AuthorKind, Body, Event, Origin, Part, Signature, Thinking, ToolCall,
     ToolInput, Transcript, WebSearch, FREEFORM_MEMBER, SCHEMA,
 };
-pub use timestamp::Timestamp;
+pub use timestamp::{Timestamp, RFC3339_MILLIS_LEN};
 pub use validate::{ValidationError, Validator};

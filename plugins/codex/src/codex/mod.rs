@@ -12,7 +12,6 @@ pub(crate) mod live;
 mod read;
 mod records;
 mod state_db;
-mod time;
 mod write;
 
 use std::path::Path;
@@ -146,7 +145,7 @@ impl NewRollout {
     ) -> std::io::Result<(write::Lines<'o>, write::Renderer<'o>)> {
         let mut lines = write::Lines::new(out);
         let renderer = write::Renderer::new(cwd, &self.provider);
-        let started = time::format(self.started);
+        let started = self.started.to_rfc3339();
         renderer.session_meta(&mut lines, &self.id, &started, &self.marker)?;
         Ok((lines, renderer))
     }

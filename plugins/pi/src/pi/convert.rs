@@ -26,7 +26,6 @@ use handoff_sdk::{
 use super::llm::{self, field_error};
 use super::read::malformed;
 use super::records::{Block, Content, Entry, HandoffEvent, IntoValue, Message, ZERO_USAGE};
-use super::time;
 
 /// The key of this plugin's native fields in `Event::opaque`.
 pub const OPAQUE_KEY: &str = "pi";
@@ -460,7 +459,7 @@ impl Converter<'_> {
             .timestamp
             .as_deref()
             .ok_or_else(|| self.fail(line, "timestamp", "the compaction has no timestamp"))?;
-        let timestamp = time::parse_iso(text).map_err(|e| self.fail(line, "timestamp", e))?;
+        let timestamp = Timestamp::parse(text).map_err(|e| self.fail(line, "timestamp", e))?;
         let summary = entry
             .summary
             .take()
@@ -493,7 +492,7 @@ fn entry_rest(mut entry: Entry, timestamp: Timestamp) -> Map<String, Value> {
     if entry
         .timestamp
         .as_deref()
-        .is_some_and(|t| time::is_canonical(t, timestamp))
+        .is_some_and(|t| timestamp.is_spelled(t))
     {
         entry.timestamp = None;
     }

@@ -135,7 +135,7 @@ fn entry_time(entry: &Entry) -> Result<Timestamp, FieldError> {
             "the entry has no timestamp".to_owned(),
         )
     })?;
-    super::time::parse_iso(text).map_err(|e| ("timestamp".to_owned(), e))
+    Timestamp::parse(text).map_err(|e| ("timestamp".to_owned(), e))
 }
 
 /// The time of a message: its own `timestamp` (Unix ms), else its entry's.

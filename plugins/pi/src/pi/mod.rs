@@ -62,7 +62,7 @@ pub fn create(
         .events
         .first()
         .map_or_else(Timestamp::now, |e| e.timestamp);
-    let created_iso = time::iso_string(created.millis());
+    let created_iso = created.to_rfc3339();
     let marker = OwnershipMarker {
         plugin: PLUGIN.to_owned(),
         locator: options.locator.clone(),

@@ -370,7 +370,7 @@ impl<'a> EntryWriter<'a> {
         self.line(
             "model_change",
             &id,
-            time::iso_text(at.millis()).as_str(),
+            time::iso_text(at).as_str(),
             body,
             None,
             ExtraRef::default(),
@@ -753,7 +753,7 @@ impl<'e> Residue<'e> {
     fn entry_time(&self, at: Timestamp) -> time::IsoText<'e> {
         match self.line_member("timestamp").and_then(Value::as_str) {
             Some(text) => time::IsoText::Borrowed(text),
-            None => time::iso_text(at.millis()),
+            None => time::iso_text(at),
         }
     }
 }

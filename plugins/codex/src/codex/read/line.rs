@@ -118,7 +118,7 @@ pub(super) fn parse_line<'a>(
             FastPayload::Raw(raw) => PayloadIn::from_raw(&kind, raw).ok(),
         };
         if let Some(payload) = payload {
-            let ts = crate::codex::time::parse(&ts)
+            let ts = Timestamp::parse(&ts)
                 .map_err(|e| PluginError::malformed_line(path, n, Some("timestamp"), e))?;
             return Ok((ts, payload));
         }

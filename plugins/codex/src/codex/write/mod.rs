@@ -241,7 +241,7 @@ impl<'t> Renderer<'t> {
         event: &Event,
         before: Option<&[Event]>,
     ) -> io::Result<()> {
-        let ts = crate::codex::time::format(event.timestamp);
+        let ts = event.timestamp.to_rfc3339();
         if matches!(event.body, Body::User { .. }) {
             self.close_turn(out)?;
         }
