@@ -18,12 +18,11 @@ pub(crate) mod time;
 mod write;
 
 use std::path::Path;
-use std::time::Duration;
 
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json;
 use handoff_sdk::{
-    atomic, lock, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef,
+    atomic, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef,
     StoreRoot, TargetManifest, Timestamp, Transcript,
 };
 
@@ -37,8 +36,6 @@ pub const PLUGIN: &str = "pi";
 /// pi reads only this many bytes of a file to accept it as a session (`isValidSessionFile`,
 /// used by `--continue`): the header line must be whole JSON within them.
 pub const HEADER_LIMIT: usize = 512;
-/// How long append and remove wait for another handoff writer of the same session.
-const LOCK_WAIT: Duration = Duration::from_secs(5);
 
 /// Creates a session holding `transcript` (already checked against the manifest).
 pub fn create(
@@ -118,25 +115,7 @@ fn require_owned(path: &Path, session: &SessionRef) -> Result<(), PluginError> {
             format!("the header says session {}, not {}", header.id, session.id),
         ));
     }
-    match header.marker {
-        Some(marker) if marker.plugin == PLUGIN => Ok(()),
-        _ => Err(PluginError::NotOwned {
-            path: path.to_owned(),
-        }),
-    }
-}
-
-/// The advisory lock of one session.
-fn session_lock(root: &StoreRoot, session: &SessionRef) -> Result<lock::Lock, PluginError> {
-    lock::Lock::acquire(root, &format!("pi-session:{}", session.id), LOCK_WAIT).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::WouldBlock {
-            PluginError::Locked {
-                path: session.path.clone(),
-            }
-        } else {
-            PluginError::io(&session.path, &e)
-        }
-    })
+    handoff_sdk::require_owned(path, header.marker, PLUGIN).map(drop)
 }
 
 /// Appends `events` to a session this plugin owns, continuing the chain from the leaf (the last
@@ -148,8 +127,9 @@ pub fn append(
     manifest: &TargetManifest,
 ) -> Result<SessionRef, PluginError> {
     let path = session.check(root, TARGET)?;
+    // The lock first: what the owner check read cannot change before the write.
+    let _lock = handoff_sdk::session_lock(root, session)?;
     require_owned(path, session)?;
-    let _lock = session_lock(root, session)?;
     let mut whole = Transcript::new(Vec::new());
     let found = assemble::stream(path, true, assemble::OpenCalls::AsWritten, &mut |e| {
         whole.events.push(e);
@@ -178,8 +158,9 @@ pub fn append(
 /// Removes a session this plugin owns (and its folder, when that is left empty).
 pub fn remove(root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
     let path = session.check(root, TARGET)?;
+    // The lock first: what the owner check read cannot change before the write.
+    let _lock = handoff_sdk::session_lock(root, session)?;
     require_owned(path, session)?;
-    let _lock = session_lock(root, session)?;
     std::fs::remove_file(path).map_err(|e| PluginError::io(path, &e))?;
     if let Some(dir) = path.parent() {
         if root.check_inside(dir).is_ok() {
