@@ -9,6 +9,8 @@
 //!
 //! The facts behind every choice are in `docs/formats/gemini.md`.
 
+#![deny(missing_docs)]
+
 pub mod gemini_api;
 pub mod gemini_cli;
 pub mod manifest;
