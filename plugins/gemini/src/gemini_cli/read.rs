@@ -5,7 +5,10 @@
 //! - a `user` message the CLI skips (its text form starts with `/`, `?`, `<session_context>`,
 //!   `<hook_context>`, or is blank) is not conversation;
 //! - a `gemini` message is modern (its `content` has a call or a thought part: the content is the
-//!   model turn, in order) or legacy (`thoughts`, then `content`, then one call per `toolCalls`);
+//!   model turn, in order) or legacy (`content`, then one call per `toolCalls`);
+//! - its `thoughts` are not conversation: the CLI turns them into thought parts and strips every
+//!   thought part before it sends the history (measured with 0.61.0), so they are kept verbatim in
+//!   `opaque["gemini-cli"].thoughts` for the gemini-cli writer, not as canonical thinking;
 //! - tool results come from `toolCalls[].result`, in `toolCalls` order, each at its call record's
 //!   timestamp; a `functionResponse` in a `user` message whose call already has its result there is
 //!   the CLI's duplicate (its own tool turns and every resume checkpoint write one) and is dropped
@@ -18,7 +21,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use handoff_sdk::serde_json::Value;
+use handoff_sdk::serde_json::{json, Value};
 use handoff_sdk::{
     AssistantPart, Author, Body, Event, Origin, Part, PluginError, Thinking, Timestamp, ToolCall,
     ToolInput, Transcript,
@@ -27,6 +30,7 @@ use handoff_sdk::{
 use super::parts::{self, ReadPart, PROVIDER};
 use super::record_types::{ContentIn, MessageBody, PartIn, ToolCallIn};
 use super::records::{Loaded, Message};
+use super::{OPAQUE_KEY, THOUGHTS};
 
 /// The wire API of Gemini turns (the dialect's name).
 pub(crate) const API: &str = "gemini";
@@ -273,7 +277,7 @@ impl Reader<'_> {
         Ok(())
     }
 
-    fn gemini(&mut self, at: &At<'_>, body: MessageBody) -> Result<(), PluginError> {
+    fn gemini(&mut self, at: &At<'_>, mut body: MessageBody) -> Result<(), PluginError> {
         let ts = self.timestamp(at, body.timestamp.as_deref(), "timestamp")?;
         let model = body.model.as_deref();
         let extras = extras(body.extras.as_ref());
@@ -285,22 +289,11 @@ impl Reader<'_> {
                     .as_ref()
                     .is_some_and(|t| !matches!(t, Value::Null | Value::Bool(false)))
         });
+        // Gemini CLI never sends a thought summary to the model (it builds thought parts from
+        // `thoughts` and strips every thought part at request time): they are not canonical
+        // thinking, which another target would send. Kept verbatim for the gemini-cli writer.
+        let thoughts = std::mem::take(&mut body.thoughts);
         let mut content = Vec::with_capacity(list.len() + body.tool_calls.len());
-        if !modern {
-            for (i, th) in body.thoughts.iter().enumerate() {
-                let description = th.description.as_deref().ok_or_else(|| {
-                    self.err(at, format_args!("thoughts[{i}].description"), "missing")
-                })?;
-                let text = match th.subject.as_deref() {
-                    None | Some("") => description.to_owned(),
-                    Some(subject) => format!("**{subject}** {description}"),
-                };
-                content.push(AssistantPart::Thinking(Thinking {
-                    text,
-                    signature: None,
-                }));
-            }
-        }
         for p in self.read_parts(at, list, model)? {
             match p {
                 ReadPart::User(Part::Text { text }) if text.is_empty() => {}
@@ -387,6 +380,11 @@ impl Reader<'_> {
             Body::Assistant { content, origin },
         );
         event.author = extras.author;
+        if !thoughts.is_empty() {
+            event
+                .opaque
+                .insert(OPAQUE_KEY.to_owned(), json!({ THOUGHTS: thoughts }));
+        }
         self.events.push(event);
         for (id, name) in &calls {
             if !self.answered.contains(id) {

@@ -2,7 +2,8 @@
 //!
 //! - a user event is one `user` message: `content` = its parts (`text`, `inlineData`);
 //! - an assistant event is one `gemini` message: `content` = its parts in order (text, Google
-//!   thinking as thought parts, calls as `functionCall` parts with our ids), `thoughts: []`,
+//!   thinking as thought parts, calls as `functionCall` parts with our ids), `thoughts` = the ones a Gemini CLI session had
+//!   (`opaque["gemini-cli"].thoughts`, never sent by the CLI) or `[]`,
 //!   `model` = the origin's model; foreign thinking is display-only and not written;
 //! - each tool result goes into that message's `toolCalls` (in result order): `{id, name, args,
 //!   result: [functionResponse], status, timestamp}` — the CLI rebuilds the function-response turn
@@ -240,7 +241,7 @@ fn assistant<'a>(
         timestamp: event.timestamp.to_rfc3339(),
         kind: "gemini",
         content: model_parts,
-        thoughts: [],
+        thoughts: native_thoughts(event),
         model,
         extras: Extras {
             author: event.author.as_ref(),
@@ -260,6 +261,16 @@ fn assistant<'a>(
         record: OpenRecord::New(rec),
         pending,
     }))
+}
+
+/// The `thoughts` a Gemini CLI session had on this message (read into its opaque fields).
+fn native_thoughts(event: &Event) -> &[Value] {
+    event
+        .opaque
+        .get(super::OPAQUE_KEY)
+        .and_then(|o| o.get(super::THOUGHTS))
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
 }
 
 fn check_result(index: usize, event: &Event, content: &[Part]) -> Result<(), PluginError> {
