@@ -232,16 +232,34 @@ fn every_carried_feature_round_trips() {
     let got = read(&s, &session);
     assert_same(&t, &got);
     assert_eq!(got.cwd.as_deref(), Some(s.cwd.as_str()));
-    // Foreign thinking is not written; Google thinking keeps its signature and model.
+    // Foreign thinking is not written. Google thinking text is a thought part, which Gemini CLI
+    // never sends: read back as the session's native field, not as canonical thinking. The
+    // signature on the call (which the CLI sends) stays canonical, with its model.
     let Body::Assistant { content, .. } = &got.events[1].body else {
         panic!()
     };
+    assert!(matches!(&content[0], AssistantPart::Text { text } if text == "Running two."));
     assert!(
-        matches!(&content[0], AssistantPart::Thinking(t) if t.signature.as_ref().unwrap().model.as_deref() == Some("gemini-3-pro"))
+        matches!(&content[1], AssistantPart::Thinking(t) if t.text.is_empty() && t.signature.as_ref().unwrap().value == "SIG2" && t.signature.as_ref().unwrap().model.as_deref() == Some("gemini-3-pro"))
+    );
+    assert_eq!(
+        got.events[1].opaque["gemini-cli"]["thoughtParts"],
+        json!([{"at": 0, "part": {"text": "plan", "thought": true, "thoughtSignature": "SIG1"}}])
     );
     assert!(!content
         .iter()
-        .any(|p| matches!(p, AssistantPart::Thinking(t) if t.text == "claude thought")));
+        .any(|p| matches!(p, AssistantPart::Thinking(t) if !t.text.is_empty())));
+    // Written again to Gemini CLI, the thought part goes back to its place.
+    let again = create(&s, &got).unwrap();
+    let rec = lines(&again.path)
+        .into_iter()
+        .find(|r| r["id"] == "a1")
+        .unwrap();
+    assert_eq!(
+        rec["content"][0],
+        json!({"text": "plan", "thought": true, "thoughtSignature": "SIG1"})
+    );
+    assert_eq!(read(&s, &again).events[1].body, got.events[1].body);
 }
 
 #[test]

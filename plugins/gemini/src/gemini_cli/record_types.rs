@@ -133,6 +133,8 @@ pub(crate) enum WPart<'a> {
         #[serde(rename = "functionResponse")]
         response: ResponseRef<'a>,
     },
+    /// A part kept verbatim (a thought part of a Gemini CLI session, from its opaque fields).
+    Verbatim(&'a Value),
 }
 
 #[derive(Serialize)]
@@ -386,6 +388,23 @@ pub(crate) struct PartIn {
     pub code: Option<Value>,
     #[serde(default, rename = "codeExecutionResult")]
     pub code_result: Option<Value>,
+}
+
+impl PartIn {
+    /// A thought part as the session held it: its text, `thought` and signature.
+    pub fn thought_part(self) -> Value {
+        let mut part = handoff_sdk::serde_json::Map::new();
+        if let Some(text) = self.text {
+            part.insert("text".into(), Value::String(text));
+        }
+        if let Some(thought) = self.thought {
+            part.insert("thought".into(), thought);
+        }
+        if let Some(signature) = self.signature {
+            part.insert("thoughtSignature".into(), Value::String(signature));
+        }
+        Value::Object(part)
+    }
 }
 
 #[derive(Default, Deserialize)]
