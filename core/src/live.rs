@@ -40,7 +40,8 @@ pub struct LiveRecipe {
 /// One kind of thing a CLI puts into its model requests by itself.
 ///
 /// In JSON: `"system_prompt"`, `"tool_definitions"`, `{"user_text_prefix": "<system-reminder>"}`,
-/// `{"tool_result_text": "(see attached image)"}`, `{"merged_user_text_suffix": "\n"}`.
+/// `{"tool_result_text": "(see attached image)"}`, `{"merged_user_text_suffix": "\n"}`,
+/// `{"closing_assistant_text": "[The previous response was interrupted before it completed.]"}`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Injected {
@@ -60,6 +61,10 @@ pub enum Injected {
     /// Where the CLI sends consecutive user messages as one, it ends each text part but the last
     /// with this text (Claude Code: a newline): one such ending is set aside.
     MergedUserTextSuffix(String),
+    /// An assistant turn of exactly this text right after tool results: what a CLI adds to close
+    /// a history that ends on tool results before it sends the new prompt (Gemini CLI's
+    /// `closeUnansweredToolResponseTurn`).
+    ClosingAssistantText(String),
 }
 
 impl Injected {
@@ -74,6 +79,11 @@ impl Injected {
     /// Whether this rule sets aside the tool-result text part `text`.
     pub fn covers_result_text(&self, text: &str) -> bool {
         matches!(self, Injected::ToolResultText(placeholder) if placeholder == text)
+    }
+
+    /// Whether this rule sets aside an assistant turn of `content` that follows tool results.
+    pub fn covers_closing_assistant(&self, content: &[crate::AssistantPart]) -> bool {
+        matches!((self, content), (Injected::ClosingAssistantText(placeholder), [crate::AssistantPart::Text { text }]) if text == placeholder)
     }
 
     /// The suffix this rule sets aside from a merged user turn's text parts but the last.

@@ -48,9 +48,23 @@ pub fn history_from_request(
     Ok(set_aside_injected(parsed.transcript, injected))
 }
 
-/// Drops the user and tool-result text parts an injected rule covers, and user events left
-/// empty; takes a merge's suffix off a user turn's text parts but the last.
+/// Drops the user and tool-result text parts an injected rule covers, user events left empty,
+/// and the closing assistant turn a rule covers (the last assistant turn, right after tool
+/// results: the CLI adds it before the new prompt); takes a merge's suffix off a user turn's
+/// text parts but the last.
 fn set_aside_injected(mut transcript: Transcript, injected: &[Injected]) -> Transcript {
+    let events = &transcript.events;
+    let last_assistant = events
+        .iter()
+        .rposition(|e| matches!(e.body, Body::Assistant { .. }));
+    if let Some(at) = last_assistant.filter(|&at| {
+        at > 0
+            && matches!(events[at - 1].body, Body::ToolResult { .. })
+            && matches!(&events[at].body, Body::Assistant { content, .. }
+                if injected.iter().any(|i| i.covers_closing_assistant(content)))
+    }) {
+        transcript.events.remove(at);
+    }
     let merge_suffixes: Vec<&str> = injected
         .iter()
         .filter_map(Injected::merged_user_text_suffix)
@@ -214,6 +228,37 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.contains("tool_definitions"), "{err}");
+    }
+
+    #[test]
+    fn a_closing_assistant_turn_after_tool_results_is_set_aside_only_before_the_prompt() {
+        const CLOSING: &str = "[The previous response was interrupted before it completed.]";
+        let call = json!({"functionCall": {"id": "c1", "name": "ls", "args": {}}});
+        let response =
+            json!({"functionResponse": {"id": "c1", "name": "ls", "response": {"output": "a"}}});
+        let body = json!({"contents": [
+            {"role": "user", "parts": [{"text": "list"}]},
+            {"role": "model", "parts": [call]},
+            {"role": "user", "parts": [response]},
+            {"role": "model", "parts": [{"text": CLOSING}]},
+            {"role": "user", "parts": [{"text": "next"}]}
+        ]});
+        let rule = [Injected::ClosingAssistantText(CLOSING.into())];
+        let history = history_from_request(Dialect::Gemini, &body, &rule).unwrap();
+        assert_eq!(
+            kinds(&history),
+            ["user", "assistant", "tool_result", "user"]
+        );
+        // Undeclared, it shows; and a turn of that text that is not the last one stays.
+        let undeclared = history_from_request(Dialect::Gemini, &body, &[]).unwrap();
+        assert_eq!(undeclared.events.len(), 5);
+        let mut later = body.clone();
+        later["contents"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"role": "model", "parts": [{"text": "answer"}]}));
+        let kept = history_from_request(Dialect::Gemini, &later, &rule).unwrap();
+        assert_eq!(kept.events.len(), 6);
     }
 
     #[test]

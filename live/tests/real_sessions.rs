@@ -438,7 +438,12 @@ fn source_cli_cell(source: &str, file: &Path) -> Outcome {
         side_files: &*placement.side_files,
         mutation: GENUINE,
     };
-    let result = run_case(plugin.as_ref(), &case, &LiveOptions::default());
+    // HANDOFF_DIFF_KEEP=1 keeps the temporary HOME (with the fake provider's request log).
+    let options = LiveOptions {
+        keep_homes: std::env::var_os("HANDOFF_DIFF_KEEP").is_some(),
+        ..LiveOptions::default()
+    };
+    let result = run_case(plugin.as_ref(), &case, &options);
     match result.outcome {
         _ if result.skipped => Outcome::Skipped("CLI absent".into()),
         Err(e) => Outcome::Failed(one_line(&format!("not run: {e}"))),

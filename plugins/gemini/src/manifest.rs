@@ -126,6 +126,11 @@ pub fn live_recipe() -> LiveRecipe {
             Injected::SystemPrompt,
             Injected::ToolDefinitions,
             Injected::UserTextPrefix("<session_context>".to_owned()),
+            // Sent before a new prompt when the history ends on tool results (0.61.0,
+            // `GeminiChat.closeUnansweredToolResponseTurn`).
+            Injected::ClosingAssistantText(
+                "[The previous response was interrupted before it completed.]".to_owned(),
+            ),
         ],
     }
 }
