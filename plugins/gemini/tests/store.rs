@@ -792,7 +792,10 @@ fn thought_summaries_are_not_thinking_and_go_back_to_gemini_cli() {
             .clone()
     };
     assert_eq!(native("t1"), thoughts);
-    assert_eq!(native("One file."), json!([{"subject": "Done", "description": "say it"}]));
+    assert_eq!(
+        native("One file."),
+        json!([{"subject": "Done", "description": "say it"}])
+    );
     let back = GeminiPlugin.reader().read(&s.root, &written).unwrap();
     assert_eq!(back.events.len(), read.events.len());
     for (a, b) in read.events.iter().zip(&back.events) {

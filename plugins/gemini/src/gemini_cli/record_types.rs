@@ -461,4 +461,3 @@ pub(crate) struct ToolCallIn {
     #[serde(default, rename = "x-handoff-event")]
     pub extras: Option<Value>,
 }
-
