@@ -20,7 +20,8 @@ use handoff_core::{Body, Event, Part, Plugin, PluginError, Timestamp, Transcript
 
 use crate::run::{installed, live_target, Live};
 use crate::wire::{
-    align_compaction_summaries, compaction_summaries, history_from_request, request_view, wire_view,
+    align_compaction_summaries, compaction_summaries, history_from_request, request_model,
+    request_view, set_aside_thinking_of_other_models, wire_view,
 };
 use crate::LiveOptions;
 
@@ -189,8 +190,9 @@ fn run_inner(
         outcome.summary()
     ));
     let sent = live.first_turn(&requests);
-    let compare = |ours: Transcript, history: &Transcript| {
-        let whole = with_prompt(ours, &options.prompt);
+    let compare = |ours: Transcript, history: &Transcript, model: Option<String>| {
+        let mut whole = with_prompt(ours, &options.prompt);
+        set_aside_thinking_of_other_models(&mut whole, model.as_deref());
         let expected = wire_view(&whole, &target.thinking_from, recipe.dialect);
         let mut actual = request_view(history, recipe.dialect);
         align_compaction_summaries(&compaction_summaries(&whole), &mut actual);
@@ -204,17 +206,17 @@ fn run_inner(
     let result = match (ours, sent) {
         (Ok(ours), Ok((request, history))) => {
             evidence.push(format!("request #{}", request.seq));
-            match compare(ours, &history) {
+            match compare(ours, &history, request_model(recipe.dialect, &request.body)) {
                 Ok(turns) => Outcome::Agree(turns),
                 Err(diff) => Outcome::Differ(diff),
             }
         }
         (Ok(ours), Err(_)) if refused.is_some() => {
-            let (seq, refusal, history) = refused.expect("checked");
+            let (seq, refusal, history, model) = refused.expect("checked");
             evidence.push(format!("request #{seq}, refused: {refusal}"));
             Outcome::ProviderRefuses {
                 refusal,
-                diff: compare(ours, &history).err(),
+                diff: compare(ours, &history, model).err(),
             }
         }
         (Err(e), Ok(_)) => Outcome::ReaderFails(e.to_string()),
@@ -244,7 +246,7 @@ fn run_inner(
 fn refused_turn(
     live: &Live<'_>,
     requests: &[crate::fake_provider::LoggedRequest],
-) -> Option<(usize, String, Transcript)> {
+) -> Option<(usize, String, Transcript, Option<String>)> {
     requests
         .iter()
         .filter(|r| r.is_model_turn() && r.endpoint.dialect() == Some(live.recipe.dialect))
@@ -252,7 +254,8 @@ fn refused_turn(
             let refusal = r.refusal.clone()?;
             let history =
                 history_from_request(live.recipe.dialect, &r.body, &live.recipe.injected).ok()?;
-            Some((r.seq, refusal, history))
+            let model = request_model(live.recipe.dialect, &r.body);
+            Some((r.seq, refusal, history, model))
         })
 }
 

@@ -12,7 +12,8 @@ use handoff_core::{
 
 use super::cli::{find_cli, run, tail, FoundCli, Invocation, RunOutcome};
 use super::wire::{
-    align_compaction_summaries, compaction_summaries, history_from_request, request_view, wire_view,
+    align_compaction_summaries, compaction_summaries, history_from_request, request_model,
+    request_view, set_aside_thinking_of_other_models, wire_view,
 };
 use super::{check_id, LiveOptions, MISSING_ID};
 use crate::fake_provider::{FakeProvider, FakeProviderOptions, LoggedRequest};
@@ -491,6 +492,8 @@ impl Live<'_> {
                     },
                 ));
                 let dialect = self.recipe.dialect;
+                let model = request_model(dialect, &request.body);
+                set_aside_thinking_of_other_models(&mut whole, model.as_deref());
                 let expected = wire_view(&whole, &self.target.thinking_from, dialect);
                 let mut actual = request_view(&history, dialect);
                 align_compaction_summaries(&compaction_summaries(&whole), &mut actual);

@@ -11,7 +11,7 @@
 
 use handoff_core::dialect::{parsed_view, Dialect};
 use handoff_core::live::Injected;
-use handoff_core::{Body, Part, Transcript};
+use handoff_core::{AssistantPart, Body, Part, Thinking, Transcript};
 use serde_json::Value;
 
 /// The history of a model request in `dialect`, with what the CLI injected set aside as
@@ -113,6 +113,44 @@ pub fn wire_view(
     dialect: Dialect,
 ) -> Transcript {
     handoff_core::dialect::wire_view(transcript, dialect, thinking_from)
+}
+
+/// The model a request body names (`model`), where the dialect's body names one.
+pub fn request_model(dialect: Dialect, body: &Value) -> Option<String> {
+    match dialect {
+        Dialect::AnthropicMessages => body.get("model")?.as_str().map(str::to_owned),
+        _ => None,
+    }
+}
+
+/// Sets aside the signed thinking a request to `model` does not carry: Claude Code 2.1.197 sends
+/// signed `thinking` and `redacted_thinking` blocks back only to the model that made them (it
+/// strips them from the assistant messages of any other model but `<synthetic>`, comparing
+/// names without a `[1m]` / `[2m]` suffix; `Flm` in its bundle), as the Anthropic API needs and
+/// core's Anthropic dialect renders. The maker is the signature's model (the reader's
+/// `message.model`); thinking that names no model stays.
+pub fn set_aside_thinking_of_other_models(transcript: &mut Transcript, model: Option<&str>) {
+    let Some(model) = model else { return };
+    let plain = |m: &str| {
+        ["[1m]", "[2m]", "[1M]", "[2M]"]
+            .iter()
+            .fold(m.to_owned(), |m, suffix| m.replace(suffix, ""))
+    };
+    let wanted = plain(model);
+    for event in &mut transcript.events {
+        let Body::Assistant { content, .. } = &mut event.body else {
+            continue;
+        };
+        content.retain(|part| match part {
+            AssistantPart::Thinking(Thinking {
+                signature: Some(s), ..
+            }) if s.redacted || !s.value.is_empty() => s
+                .model
+                .as_deref()
+                .is_none_or(|made| made == "<synthetic>" || plain(made) == wanted),
+            _ => true,
+        });
+    }
 }
 
 /// The wire view of a parsed request history: the same normalisation, nothing set aside.
@@ -259,6 +297,71 @@ mod tests {
             .push(json!({"role": "model", "parts": [{"text": "answer"}]}));
         let kept = history_from_request(Dialect::Gemini, &later, &rule).unwrap();
         assert_eq!(kept.events.len(), 6);
+    }
+
+    #[test]
+    fn signed_thinking_goes_only_to_the_model_that_made_it() {
+        let thinking = |text: &str, model: Option<&str>, value: &str| {
+            AssistantPart::Thinking(Thinking {
+                text: text.into(),
+                signature: Some(Signature {
+                    provider: "anthropic".into(),
+                    model: model.map(Into::into),
+                    value: value.into(),
+                    redacted: false,
+                }),
+            })
+        };
+        let turn = |content| {
+            ev(
+                "a",
+                0,
+                Body::Assistant {
+                    content,
+                    origin: None,
+                },
+            )
+        };
+        let mut t = Transcript::new(vec![
+            turn(vec![
+                thinking("old", Some("claude-sonnet-4-20250514"), "S1"),
+                AssistantPart::text("answer"),
+            ]),
+            turn(vec![
+                thinking("same", Some("claude-sonnet-4-5"), "S2"),
+                thinking("synthetic", Some("<synthetic>"), "S3"),
+                thinking("unknown maker", None, "S4"),
+                thinking("unsigned", Some("claude-sonnet-4-20250514"), ""),
+            ]),
+        ]);
+        let texts = |t: &Transcript| -> Vec<String> {
+            t.events
+                .iter()
+                .flat_map(|e| match &e.body {
+                    Body::Assistant { content, .. } => content.clone(),
+                    _ => vec![],
+                })
+                .map(|p| match p {
+                    AssistantPart::Thinking(t) => t.text,
+                    AssistantPart::Text { text } => text,
+                    _ => String::new(),
+                })
+                .collect()
+        };
+        let all = texts(&t);
+        set_aside_thinking_of_other_models(&mut t, None);
+        assert_eq!(texts(&t), all);
+        set_aside_thinking_of_other_models(&mut t, Some("claude-sonnet-4-5[1m]"));
+        assert_eq!(
+            texts(&t),
+            ["answer", "same", "synthetic", "unknown maker", "unsigned"]
+        );
+        let body = json!({"model": "claude-sonnet-4-5", "messages": []});
+        assert_eq!(
+            request_model(Dialect::AnthropicMessages, &body).as_deref(),
+            Some("claude-sonnet-4-5")
+        );
+        assert_eq!(request_model(Dialect::Gemini, &body), None);
     }
 
     #[test]
