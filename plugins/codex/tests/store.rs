@@ -895,3 +895,38 @@ fn find_owned_agrees_with_the_listing_and_ignores_foreign_and_other_locators() {
         );
     }
 }
+
+/// A rollout of the early format (a bare `{id, timestamp}` header, bare response items): Codex
+/// 0.171.0 does not resume it ("rollout … is empty"); the reader refuses it at line 1, saying so.
+#[test]
+fn an_early_format_rollout_is_refused_as_codex_refuses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir
+        .path()
+        .join("rollout-2026-01-04T05-06-07-44444444-4444-4444-8444-444444444444.jsonl");
+    std::fs::write(
+        &path,
+        concat!(
+            "{\"id\":\"44444444-4444-4444-8444-444444444444\",\"timestamp\":\"2026-01-04T05:06:07.000Z\"}\n",
+            "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"hi\"}]}\n",
+        ),
+    )
+    .unwrap();
+    let err = read_err(&path);
+    assert!(
+        matches!(&err, PluginError::Malformed { file, line: Some(1), field: Some(f), .. } if *file == path && f == "type"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("early format"), "{err}");
+    // A modern first line that lacks its type is still the plain missing field.
+    std::fs::write(
+        &path,
+        "{\"timestamp\":\"2026-01-04T05:06:07.000Z\",\"payload\":{}}\n",
+    )
+    .unwrap();
+    let err = read_err(&path);
+    assert!(
+        err.to_string().contains("required field is missing"),
+        "{err}"
+    );
+}

@@ -26,7 +26,13 @@ pub(super) fn parse_session_meta(
     n: usize,
     bytes: &[u8],
 ) -> Result<(Timestamp, Meta), PluginError> {
-    let (ts, kind, payload) = envelope(path, n, bytes)?;
+    let (ts, kind, payload) = envelope(path, n, bytes).map_err(|e| {
+        if is_legacy_header(bytes) {
+            PluginError::malformed_line(path, n, Some("type"), LEGACY_ROLLOUT)
+        } else {
+            e
+        }
+    })?;
     if kind != "session_meta" {
         return Err(PluginError::malformed_line(
             path,
@@ -52,6 +58,27 @@ pub(super) fn parse_session_meta(
             .unwrap_or_else(|| crate::codex::records::DEFAULT_MODEL_PROVIDER.to_owned()),
     };
     Ok((ts, Meta(header, meta.model_provider)))
+}
+
+/// Why a rollout of the early format is refused (measured with Codex 0.171.0: `codex exec resume
+/// <id>` on such a file fails with "failed to read session metadata …: rollout at … is empty",
+/// exit 1, no model request).
+const LEGACY_ROLLOUT: &str = "a rollout of the early format (a bare `{id, timestamp}` header and \
+    bare response items, without the `{timestamp, type, payload}` envelope): Codex 0.171.0 does \
+    not resume it either (\"failed to read session metadata: rollout … is empty\")";
+
+/// Whether a first line is the early format's header: an object with an `id` and no `type` or
+/// `payload`.
+fn is_legacy_header(bytes: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Header {
+        id: Option<serde_json::Value>,
+        #[serde(rename = "type")]
+        kind: Option<serde_json::Value>,
+        payload: Option<serde_json::Value>,
+    }
+    serde_json::from_slice::<Header>(bytes)
+        .is_ok_and(|h| h.id.is_some() && h.kind.is_none() && h.payload.is_none())
 }
 
 pub(super) fn missing(path: &Path, n: usize, field: &str) -> PluginError {
