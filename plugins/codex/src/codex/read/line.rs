@@ -44,6 +44,26 @@ pub(super) fn parse_session_meta(
     let meta: SessionMetaIn = payload_as(path, n, payload)?;
     let id = meta.id.ok_or_else(|| missing(path, n, "payload.id"))?;
     let cwd = meta.cwd.ok_or_else(|| missing(path, n, "payload.cwd"))?;
+    // A spawned agent's thread: Codex 0.171.0 needs its depth, and without it reads no session
+    // metadata and resumes nothing ("rollout … does not start with session metadata"; measured
+    // with claude-code-log's hand-written `rollout-…-33333333…`, which resumes once `depth` is
+    // added).
+    if let Some(spawn) = meta
+        .source
+        .as_ref()
+        .and_then(|s| s.get("subagent"))
+        .and_then(|s| s.get("thread_spawn"))
+    {
+        if spawn.get("depth").is_none_or(|d| !d.is_u64()) {
+            return Err(PluginError::malformed_line(
+                path,
+                n,
+                Some("payload.source.subagent.thread_spawn.depth"),
+                "required field is missing (a spawned agent's thread without its depth: Codex \
+                 0.171.0 does not resume it, \"does not start with session metadata\")",
+            ));
+        }
+    }
     let marker = meta
         .marker
         .as_ref()
