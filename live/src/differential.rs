@@ -20,7 +20,8 @@ use handoff_host::{Body, Event, Part, Plugin, PluginError, Timestamp, Transcript
 
 use crate::run::{installed, live_target, Live};
 use crate::wire::{
-    align_compaction_summaries, compaction_summaries, history_from_request, request_view, wire_view,
+    align_compaction_summaries, compaction_summaries, history_from_request,
+    leave_out_thinking_of_other_models, request_view, resume_turns, wire_view,
 };
 use crate::LiveOptions;
 
@@ -189,7 +190,13 @@ fn run_inner(
         outcome.summary()
     ));
     let sent = live.first_turn(&requests);
-    let compare = |ours: Transcript, history: &Transcript| {
+    let compare = |ours: Transcript, history: &Transcript, model: Option<String>| {
+        // The recipe's rules, as the live tier applies them: the thinking the CLI does not send to
+        // this model left out, the turns it adds on resume added, then the prompt.
+        let mut ours = ours;
+        leave_out_thinking_of_other_models(&mut ours, model.as_deref(), &recipe.injected);
+        let view = wire_view(&ours, &target.thinking_from, recipe.dialect);
+        ours.events.extend(resume_turns(&view, &recipe.injected));
         let whole = with_prompt(ours, &options.prompt);
         let expected = wire_view(&whole, &target.thinking_from, recipe.dialect);
         let mut actual = request_view(history, recipe.dialect);
@@ -204,17 +211,17 @@ fn run_inner(
     let result = match (ours, sent) {
         (Ok(ours), Ok((request, history))) => {
             evidence.push(format!("request #{}", request.seq));
-            match compare(ours, &history) {
+            match compare(ours, &history, request_model(&request.body)) {
                 Ok(turns) => Outcome::Agree(turns),
                 Err(diff) => Outcome::Differ(diff),
             }
         }
         (Ok(ours), Err(_)) if refused.is_some() => {
-            let (seq, refusal, history) = refused.expect("checked");
+            let (seq, refusal, history, model) = refused.expect("checked");
             evidence.push(format!("request #{seq}, refused: {refusal}"));
             Outcome::ProviderRefuses {
                 refusal,
-                diff: compare(ours, &history).err(),
+                diff: compare(ours, &history, model).err(),
             }
         }
         (Err(e), Ok(_)) => Outcome::ReaderFails(e.to_string()),
@@ -244,7 +251,7 @@ fn run_inner(
 fn refused_turn(
     live: &Live<'_>,
     requests: &[crate::fake_provider::LoggedRequest],
-) -> Option<(usize, String, Transcript)> {
+) -> Option<(usize, String, Transcript, Option<String>)> {
     requests
         .iter()
         .filter(|r| r.is_model_turn() && r.endpoint.dialect() == Some(live.recipe.dialect))
@@ -252,11 +259,17 @@ fn refused_turn(
             let refusal = r.refusal.clone()?;
             let history =
                 history_from_request(live.recipe.dialect, &r.body, &live.recipe.injected).ok()?;
-            Some((r.seq, refusal, history))
+            let model = request_model(&r.body);
+            Some((r.seq, refusal, history, model))
         })
 }
 
 /// The reader's transcript followed by the prompt as a user turn (what the request must carry).
+/// The model a request body names (its `model` member), if any.
+fn request_model(body: &serde_json::Value) -> Option<String> {
+    body.get("model")?.as_str().map(str::to_owned)
+}
+
 fn with_prompt(mut transcript: Transcript, prompt: &str) -> Transcript {
     transcript.events.push(Event::new(
         "live-prompt",

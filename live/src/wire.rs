@@ -11,7 +11,7 @@
 
 use handoff_capability::live::{Injected, TrailingTurn, TurnRole};
 use handoff_dialects::{parsed_view, Dialect};
-use handoff_host::{AssistantPart, Body, Event, Part, Timestamp, Transcript};
+use handoff_host::{AssistantPart, Body, Event, Part, Thinking, Timestamp, Transcript};
 use serde_json::Value;
 
 /// The history of a model request in `dialect`, with what the CLI injected set aside as
@@ -48,8 +48,8 @@ pub fn history_from_request(
     Ok(set_aside_injected(parsed.transcript, injected))
 }
 
-/// Drops the user and tool-result text parts an injected rule covers, and user events left
-/// empty; takes a merge's suffix off a user turn's text parts but the last.
+/// Drops the user and tool-result text parts an injected rule covers and user events left empty;
+/// takes a merge's suffix off a user turn's text parts but the last.
 fn set_aside_injected(mut transcript: Transcript, injected: &[Injected]) -> Transcript {
     let merge_suffixes: Vec<&str> = injected
         .iter()
@@ -133,31 +133,44 @@ pub fn resume_turns(history: &Transcript, injected: &[Injected]) -> Vec<Event> {
 }
 
 /// Takes out of `transcript` what a CLI with [`Injected::ThinkingOfOtherModelsLeftOut`] does
-/// not send in a request for `request_model`: the signed thinking of assistant turns whose model
-/// is another (a turn of no known model keeps it: the writer names no model for it). Returns how
-/// many thinking parts were taken out; none without the rule.
+/// not send in a request for `request_model`: signed (or redacted) thinking made by another model.
+/// Claude Code 2.1.197 sends such blocks back only to the model that made them, comparing names
+/// without a `[1m]` / `[2m]` suffix, and keeps those of `<synthetic>` turns (`Flm` in its bundle),
+/// as the Anthropic API needs. The maker is the signature's model, else the turn's; thinking of
+/// no known maker stays, and so does everything when the request names no model. Returns how many
+/// thinking parts were taken out; none without the rule.
 pub fn leave_out_thinking_of_other_models(
     transcript: &mut Transcript,
     request_model: Option<&str>,
     injected: &[Injected],
 ) -> usize {
-    if !injected.contains(&Injected::ThinkingOfOtherModelsLeftOut) {
+    let Some(wanted) =
+        request_model.filter(|_| injected.contains(&Injected::ThinkingOfOtherModelsLeftOut))
+    else {
         return 0;
-    }
+    };
+    let plain = |m: &str| {
+        ["[1m]", "[2m]", "[1M]", "[2M]"]
+            .iter()
+            .fold(m.to_owned(), |m, suffix| m.replace(suffix, ""))
+    };
+    let wanted = plain(wanted);
     let mut taken = 0;
     for event in &mut transcript.events {
         let Body::Assistant { content, origin } = &mut event.body else {
             continue;
         };
-        let Some(model) = origin.as_ref().and_then(|o| o.model.as_deref()) else {
-            continue;
-        };
-        if Some(model) == request_model {
-            continue;
-        }
+        let turn_model = origin.as_ref().and_then(|o| o.model.clone());
         let before = content.len();
-        content.retain(|part| {
-            !matches!(part, AssistantPart::Thinking(t) if t.signature.as_ref().is_some_and(|s| !s.value.is_empty()))
+        content.retain(|part| match part {
+            AssistantPart::Thinking(Thinking {
+                signature: Some(s), ..
+            }) if s.redacted || !s.value.is_empty() => s
+                .model
+                .as_deref()
+                .or(turn_model.as_deref())
+                .is_none_or(|made| made == "<synthetic>" || plain(made) == wanted),
+            _ => true,
         });
         taken += before - content.len();
     }
@@ -315,6 +328,72 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.contains("tool_definitions"), "{err}");
+    }
+
+    #[test]
+    fn signed_thinking_goes_only_to_the_model_that_made_it() {
+        let thinking = |text: &str, model: Option<&str>, value: &str| {
+            AssistantPart::Thinking(Thinking {
+                text: text.into(),
+                signature: Some(Signature {
+                    provider: "anthropic".into(),
+                    model: model.map(Into::into),
+                    value: value.into(),
+                    redacted: false,
+                }),
+            })
+        };
+        let turn = |content| {
+            ev(
+                "a",
+                0,
+                Body::Assistant {
+                    content,
+                    origin: None,
+                },
+            )
+        };
+        let mut t = Transcript::new(vec![
+            turn(vec![
+                thinking("old", Some("claude-sonnet-4-20250514"), "S1"),
+                AssistantPart::text("answer"),
+            ]),
+            turn(vec![
+                thinking("same", Some("claude-sonnet-4-5"), "S2"),
+                thinking("synthetic", Some("<synthetic>"), "S3"),
+                thinking("unknown maker", None, "S4"),
+                thinking("unsigned", Some("claude-sonnet-4-20250514"), ""),
+            ]),
+        ]);
+        let texts = |t: &Transcript| -> Vec<String> {
+            t.events
+                .iter()
+                .flat_map(|e| match &e.body {
+                    Body::Assistant { content, .. } => content.clone(),
+                    _ => vec![],
+                })
+                .map(|p| match p {
+                    AssistantPart::Thinking(t) => t.text,
+                    AssistantPart::Text { text } => text,
+                    _ => String::new(),
+                })
+                .collect()
+        };
+        let all = texts(&t);
+        let rule = [Injected::ThinkingOfOtherModelsLeftOut];
+        assert_eq!(leave_out_thinking_of_other_models(&mut t, None, &rule), 0);
+        assert_eq!(
+            leave_out_thinking_of_other_models(&mut t, Some("claude-sonnet-4-5"), &[]),
+            0
+        );
+        assert_eq!(texts(&t), all);
+        let taken =
+            leave_out_thinking_of_other_models(&mut t, Some("claude-sonnet-4-5[1m]"), &rule);
+        assert_eq!(taken, 1);
+        assert_eq!(
+            texts(&t),
+            ["answer", "same", "synthetic", "unknown maker", "unsigned"]
+        );
     }
 
     #[test]

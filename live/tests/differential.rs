@@ -502,6 +502,50 @@ const QUEUE_TIMESTAMP_OBJECT: Mutation = Mutation {
     },
 };
 
+/// The tool call renamed to `$name` with input `$input` (as an older Claude Code wrote it).
+macro_rules! renamed_tool {
+    ($mutation:literal, $name:literal, $input:tt) => {
+        Mutation {
+            name: $mutation,
+            apply: |b| {
+                let mut r = records(b);
+                for x in &mut r {
+                    let Some(content) = x["message"]["content"].as_array_mut() else {
+                        continue;
+                    };
+                    for block in content {
+                        if block["type"] == "tool_use" {
+                            block["name"] = json!($name);
+                            block["input"] = json!($input);
+                        }
+                    }
+                }
+                to_bytes(&r)
+            },
+        }
+    };
+}
+
+/// Tool names Claude Code once used, each an alias of a tool 2.1.197 has.
+const LEGACY_TASK: Mutation = renamed_tool!("legacy-tool-Task", "Task",
+    {"description": "echo", "prompt": "echo hi-from-tool", "subagent_type": "general-purpose",
+     "name": "helper", "mode": "plan"});
+const LEGACY_KILL_SHELL: Mutation =
+    renamed_tool!("legacy-tool-KillShell", "KillShell", {"shell_id": "bash_1"});
+const LEGACY_KILL_BASH: Mutation =
+    renamed_tool!("legacy-tool-KillBash", "KillBash", {"shell_id": "bash_1"});
+const LEGACY_BASH_OUTPUT: Mutation =
+    renamed_tool!("legacy-tool-BashOutput", "BashOutput", {"bash_id": "bash_1"});
+const LEGACY_BRIEF: Mutation = renamed_tool!("legacy-tool-Brief", "Brief", {"message": "hi"});
+const LEGACY_RUN_WORKFLOW: Mutation =
+    renamed_tool!("legacy-tool-RunWorkflow", "RunWorkflow", {"name": "w"});
+const LEGACY_LIST_MCP: Mutation =
+    renamed_tool!("legacy-tool-ListMcpResources", "ListMcpResources", {});
+const LEGACY_EXIT_PLAN: Mutation =
+    renamed_tool!("legacy-tool-ExitPlanMode", "ExitPlanMode", {"plan": "1. echo"});
+const LEGACY_EDIT_EDITS: Mutation = renamed_tool!("legacy-tool-Edit-edits", "Edit",
+    {"file_path": "/tmp/a", "old_string": "a", "new_string": "b", "edits": []});
+
 /// An interrupted turn: the session ends on the assistant's tool call, without its result.
 const INTERRUPTED_CALL: Mutation = Mutation {
     name: "interrupted-call",
@@ -870,6 +914,15 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
         (generic::TORN_LAST_LINE, Expect::DeliberateReaderFails(TORN)),
         (generic::BLANK_LINE, Expect::Agree),
         (generic::BOM, Expect::Agree),
+        (LEGACY_TASK, Expect::Agree),
+        (LEGACY_KILL_SHELL, Expect::Agree),
+        (LEGACY_KILL_BASH, Expect::Agree),
+        (LEGACY_BASH_OUTPUT, Expect::Agree),
+        (LEGACY_BRIEF, Expect::Agree),
+        (LEGACY_RUN_WORKFLOW, Expect::Agree),
+        (LEGACY_LIST_MCP, Expect::Agree),
+        (LEGACY_EXIT_PLAN, Expect::Agree),
+        (LEGACY_EDIT_EDITS, Expect::Agree),
     ];
     let on_two = [
         (GENUINE, Expect::Agree),

@@ -324,6 +324,32 @@ fn first_str(records: &[Value], pick: impl Fn(&Value) -> Option<&str>) -> Option
     records.iter().find_map(|r| pick(r).map(str::to_owned))
 }
 
+fn is_uuid(s: &str) -> bool {
+    s.len() == 36
+        && s.char_indices().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+/// A v4-shaped UUID made from `name` (stable: the same name gives the same UUID).
+fn uuid_for(name: &str) -> String {
+    let hex: String = name
+        .bytes()
+        .chain(std::iter::repeat(0))
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!(
+        "{}-{}-4{}-8{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[13..16],
+        &hex[17..20],
+        &hex[20..32]
+    )
+}
+
 /// A cwd no file names: nothing to replace.
 const NO_CWD: &str = "/nonexistent/recorded/cwd";
 
@@ -332,7 +358,16 @@ fn placement(source: &str, bytes: &[u8]) -> Option<Placement> {
     let records = records_of(bytes);
     match source {
         "claude-code" => {
-            let id = first_str(&records, |r| r["sessionId"].as_str())?;
+            let named = first_str(&records, |r| r["sessionId"].as_str())?;
+            // Claude Code finds a session by the UUID in its file name (`<id>.jsonl`) and takes
+            // no other id on `--resume`; a hand-written file whose records name another id
+            // (claude-code-log's `session_b`) is placed under a UUID made from that name, as the
+            // CLI would have named it.
+            let id = if is_uuid(&named) {
+                named
+            } else {
+                uuid_for(&named)
+            };
             let recorded_cwd = first_str(&records, |r| r["cwd"].as_str()).unwrap_or(NO_CWD.into());
             let file = format!("{id}.jsonl");
             Some(Placement {
@@ -445,7 +480,12 @@ fn source_cli_cell(source: &str, file: &Path) -> Outcome {
         side_files: &*placement.side_files,
         mutation: GENUINE,
     };
-    let result = run_case(plugin.as_ref(), &case, &LiveOptions::default());
+    // HANDOFF_DIFF_KEEP=1 keeps the temporary HOME (with the fake provider's request log).
+    let options = LiveOptions {
+        keep_homes: std::env::var_os("HANDOFF_DIFF_KEEP").is_some(),
+        ..LiveOptions::default()
+    };
+    let result = run_case(plugin.as_ref(), &case, &options);
     match result.outcome {
         _ if result.skipped => Outcome::Skipped("CLI absent".into()),
         Err(e) => Outcome::Failed(one_line(&format!("not run: {e}"))),

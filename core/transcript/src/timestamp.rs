@@ -180,9 +180,8 @@ impl fmt::Display for Timestamp {
 impl Serialize for Timestamp {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self.rfc3339_bytes() {
-            Some(bytes) => serializer.serialize_str(
-                std::str::from_utf8(&bytes).map_err(serde::ser::Error::custom)?,
-            ),
+            Some(bytes) => serializer
+                .serialize_str(std::str::from_utf8(&bytes).map_err(serde::ser::Error::custom)?),
             None => serializer.serialize_str(&self.to_rfc3339()),
         }
     }

@@ -184,6 +184,42 @@ const INTERRUPTED_CALL: Mutation = Mutation {
     },
 };
 
+/// Thought summaries on every answer (`thoughts`, as Gemini CLI ≤ 0.3x wrote them): the CLI turns
+/// them into thought parts and strips those before it sends the history.
+const LEGACY_THOUGHTS: Mutation = Mutation {
+    name: "legacy-thoughts",
+    apply: |b| {
+        let mut r = records(b);
+        for i in messages(&r, "gemini") {
+            r[i]["thoughts"] = json!([
+                {"subject": "Reading the question", "description": "It asks for one word.",
+                 "timestamp": r[i]["timestamp"].clone()},
+                {"subject": "", "description": "Answer briefly."}
+            ]);
+        }
+        to_bytes(&r)
+    },
+};
+
+/// The first answer in the modern form: a thought part with its signature, then the text, which
+/// carries a signature of its own.
+const THOUGHT_PARTS: Mutation = Mutation {
+    name: "thought-parts",
+    apply: |b| {
+        let mut r = records(b);
+        let first = messages(&r, "gemini")[0];
+        let text = match &r[first]["content"] {
+            Value::String(t) => t.clone(),
+            other => other[0]["text"].as_str().unwrap().to_owned(),
+        };
+        r[first]["content"] = json!([
+            {"text": "**Thinking** about the answer", "thought": true, "thoughtSignature": "c2lnLTE="},
+            {"text": text, "thoughtSignature": "c2lnLTI="}
+        ]);
+        to_bytes(&r)
+    },
+};
+
 pub(super) fn gemini_cases<'a>(
     two: &'a [u8],
     tool: &'a [u8],
@@ -211,6 +247,8 @@ pub(super) fn gemini_cases<'a>(
         (generic::BLANK_LINE, Expect::Agree),
         (generic::BOM, Expect::BothFail),
         (generic::CRLF, Expect::Agree),
+        (LEGACY_THOUGHTS, Expect::Agree),
+        (THOUGHT_PARTS, Expect::Agree),
     ];
     let refused = |same, why| Expect::ProviderRefuses { same, why };
     let on_tool = [

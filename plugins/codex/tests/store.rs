@@ -917,3 +917,70 @@ fn find_owned_agrees_with_the_listing_and_ignores_foreign_and_other_locators() {
         );
     }
 }
+
+/// A rollout of the early format (a bare `{id, timestamp}` header, bare response items): Codex
+/// 0.171.0 does not resume it ("rollout … is empty"); the reader refuses it at line 1, saying so.
+#[test]
+fn an_early_format_rollout_is_refused_as_codex_refuses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir
+        .path()
+        .join("rollout-2026-01-04T05-06-07-44444444-4444-4444-8444-444444444444.jsonl");
+    std::fs::write(
+        &path,
+        concat!(
+            "{\"id\":\"44444444-4444-4444-8444-444444444444\",\"timestamp\":\"2026-01-04T05:06:07.000Z\"}\n",
+            "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"hi\"}]}\n",
+        ),
+    )
+    .unwrap();
+    let err = read_err(&path);
+    assert!(
+        matches!(&err, PluginError::Malformed { file, line: Some(1), field: Some(f), .. } if *file == path && f == "type"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("early format"), "{err}");
+    // A modern first line that lacks its type is still the plain missing field.
+    std::fs::write(
+        &path,
+        "{\"timestamp\":\"2026-01-04T05:06:07.000Z\",\"payload\":{}}\n",
+    )
+    .unwrap();
+    let err = read_err(&path);
+    assert!(
+        err.to_string().contains("required field is missing"),
+        "{err}"
+    );
+}
+
+/// A spawned agent's thread whose `session_meta.source.subagent.thread_spawn` has no `depth`:
+/// Codex 0.171.0 reads no session metadata from it and resumes nothing; the reader refuses it,
+/// naming the field. With the depth, both read it.
+#[test]
+fn a_spawned_thread_without_its_depth_is_refused_as_codex_refuses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir
+        .path()
+        .join("rollout-2026-01-03T04-05-10-33333333-3333-4333-8333-333333333333.jsonl");
+    let meta = |spawn: Value| {
+        json!({"timestamp": "2026-01-03T04:05:10.000Z", "type": "session_meta", "payload": {
+            "id": "33333333-3333-4333-8333-333333333333", "timestamp": "2026-01-03T04:05:10.000Z",
+            "cwd": "/w", "originator": "codex_cli_rs", "cli_version": "0.171.0",
+            "source": {"subagent": {"thread_spawn": spawn}}}})
+    };
+    let message = json!({"timestamp": "2026-01-03T04:05:11.000Z", "type": "response_item",
+        "payload": {"type": "message", "role": "user",
+                    "content": [{"type": "input_text", "text": "Inspect fixtures."}]}});
+    let spawn = json!({"parent_thread_id": "22222222-2222-4222-8222-222222222222"});
+    std::fs::write(&path, format!("{}\n{message}\n", meta(spawn.clone()))).unwrap();
+    let err = read_err(&path);
+    assert!(
+        matches!(&err, PluginError::Malformed { line: Some(1), field: Some(f), .. } if f == "payload.source.subagent.thread_spawn.depth"),
+        "{err}"
+    );
+    let mut with_depth = spawn;
+    with_depth["depth"] = json!(1);
+    std::fs::write(&path, format!("{}\n{message}\n", meta(with_depth))).unwrap();
+    let read = CodexPlugin.reader().read_path(TARGET, &path).unwrap();
+    assert_eq!(read.events.len(), 1);
+}

@@ -51,12 +51,14 @@ fn cli_target() -> TargetManifest {
             Feature::TextAfterToolCall,
             Feature::FreeformToolCall,
         ],
-        thinking_from: vec![PROVIDER.to_owned()],
+        // Gemini CLI strips every thought part (and its signature) before it sends the history:
+        // no thinking reaches the model through this target (docs/formats/gemini.md).
+        thinking_from: Vec::new(),
         notes: vec![
             "A freeform tool call (Codex's apply_patch) is a functionCall whose args are {\"input\": <its text>}, the message's x-handoff-event listing it in freeform_calls, and reads back as the freeform call; the CLI sends it as that functionCall. Web searches are refused: Gemini has no form of OpenAI's.".into(),
             "Store: <root>/tmp/<project short id>/chats/session-<UTC minute>-<id[0:8]>.jsonl; the project is registered in <root>/projects.json and its .project_root markers as the CLI does, under the CLI's own lock (projects.json.lock).".into(),
             "Default root ~/.gemini; Gemini CLI reads $GEMINI_CLI_HOME/.gemini when GEMINI_CLI_HOME is set (it names the home, not the store), so a plan sets GEMINI_CLI_HOME to the parent of a root named .gemini; a root with another name cannot be resumed by the CLI.".into(),
-            "Google thinking is stored as thought parts and read back; Gemini CLI itself never sends thought parts to the model (it strips them), so thinking is display-only on this target's wire; signatures on call and text parts are sent.".into(),
+            "Google thinking is stored as thought parts; Gemini CLI never sends thought parts (or a message's thoughts) to the model (it strips them, signature and all), so the reader keeps them as the session's native fields (opaque[\"gemini-cli\"]), not as canonical thinking, and writes them back to Gemini CLI; signatures on call and text parts are sent and read as canonical signatures.".into(),
             "Not carried: image URLs (Gemini needs a fileData URI it can fetch), compaction (the CLI has no record for it), precise numbers (the CLI re-parses arguments as JavaScript numbers).".into(),
             "Refused by name: a user message the CLI drops on resume (text starting with '/', '?', <session_context>, <hook_context>, or blank), empty text parts (G7), non-object call arguments (G3), a tool result not directly after its call's assistant event, empty texts or text after an image in a tool result.".into(),
             "Gemini CLI 0.61.0 leaves a stub file when it resumes in a later minute than the session was written; with retention on (its default) its next start deletes the stub and the resumed session with it. The CLI does this to its own sessions too; see docs/formats/gemini.md.".into(),

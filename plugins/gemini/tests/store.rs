@@ -232,16 +232,34 @@ fn every_carried_feature_round_trips() {
     let got = read(&s, &session);
     assert_same(&t, &got);
     assert_eq!(got.cwd.as_deref(), Some(s.cwd.as_str()));
-    // Foreign thinking is not written; Google thinking keeps its signature and model.
+    // Foreign thinking is not written. Google thinking text is a thought part, which Gemini CLI
+    // never sends: read back as the session's native field, not as canonical thinking. The
+    // signature on the call (which the CLI sends) stays canonical, with its model.
     let Body::Assistant { content, .. } = &got.events[1].body else {
         panic!()
     };
+    assert!(matches!(&content[0], AssistantPart::Text { text } if text == "Running two."));
     assert!(
-        matches!(&content[0], AssistantPart::Thinking(t) if t.signature.as_ref().unwrap().model.as_deref() == Some("gemini-3-pro"))
+        matches!(&content[1], AssistantPart::Thinking(t) if t.text.is_empty() && t.signature.as_ref().unwrap().value == "SIG2" && t.signature.as_ref().unwrap().model.as_deref() == Some("gemini-3-pro"))
+    );
+    assert_eq!(
+        got.events[1].opaque["gemini-cli"]["thoughtParts"],
+        json!([{"at": 0, "part": {"text": "plan", "thought": true, "thoughtSignature": "SIG1"}}])
     );
     assert!(!content
         .iter()
-        .any(|p| matches!(p, AssistantPart::Thinking(t) if t.text == "claude thought")));
+        .any(|p| matches!(p, AssistantPart::Thinking(t) if !t.text.is_empty())));
+    // Written again to Gemini CLI, the thought part goes back to its place.
+    let again = create(&s, &got).unwrap();
+    let rec = lines(&again.path)
+        .into_iter()
+        .find(|r| r["id"] == "a1")
+        .unwrap();
+    assert_eq!(
+        rec["content"][0],
+        json!({"text": "plan", "thought": true, "thoughtSignature": "SIG1"})
+    );
+    assert_eq!(read(&s, &again).events[1].body, got.events[1].body);
 }
 
 #[test]
@@ -703,9 +721,14 @@ fn a_legacy_json_session_reads() {
     let Body::Assistant { content, .. } = &t.events[1].body else {
         panic!()
     };
-    assert!(matches!(&content[0], AssistantPart::Thinking(th) if th.text == "**Plan** use ls"));
-    assert!(matches!(&content[1], AssistantPart::Text { text } if text == "Listing."));
-    assert!(matches!(&content[2], AssistantPart::ToolCall(c) if c.id == "t1"));
+    // The thought summary is not sent by the CLI: no canonical thinking, kept opaquely.
+    assert_eq!(content.len(), 2, "{content:?}");
+    assert!(matches!(&content[0], AssistantPart::Text { text } if text == "Listing."));
+    assert!(matches!(&content[1], AssistantPart::ToolCall(c) if c.id == "t1"));
+    assert_eq!(
+        t.events[1].opaque["gemini-cli"]["thoughts"][0]["subject"],
+        json!("Plan")
+    );
     assert!(
         matches!(&t.events[2].body, Body::ToolResult { call_id, content, .. } if call_id == "t1" && content == &vec![Part::text("a.txt")])
     );
@@ -714,6 +737,71 @@ fn a_legacy_json_session_reads() {
         .resolve(&s.root, TARGET, "5e551011-0000-4000-8000-000000000001")
         .unwrap();
     assert_eq!(found.path, path);
+}
+
+/// Gemini CLI never sends thought summaries (`thoughts`) to the model, so they are no canonical
+/// thinking; written back to Gemini CLI they are its `thoughts` again, and read back the same.
+#[test]
+fn thought_summaries_are_not_thinking_and_go_back_to_gemini_cli() {
+    let s = store();
+    let chats = s.root.path().join("tmp/0123abcd/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let thoughts = json!([
+        {"subject": "Plan", "description": "use ls", "timestamp": "2025-06-01T00:00:02.000Z"},
+        {"subject": "", "description": "then answer", "timestamp": "2025-06-01T00:00:02.500Z"}
+    ]);
+    let record = json!({
+        "sessionId": "5e551011-0000-4000-8000-000000000002", "projectHash": "abc",
+        "startTime": "2025-06-01T00:00:00.000Z", "lastUpdated": "2025-06-01T00:00:09.000Z",
+        "messages": [
+            {"id": "m1", "timestamp": "2025-06-01T00:00:01.000Z", "type": "user", "content": "list it"},
+            {"id": "m2", "timestamp": "2025-06-01T00:00:02.000Z", "type": "gemini", "content": "",
+             "model": "gemini-2.5-pro", "thoughts": thoughts.clone(),
+             "toolCalls": [{"id": "t1", "name": "ls", "args": {"path": "."}, "status": "success",
+                            "timestamp": "2025-06-01T00:00:03.000Z", "result": "a.txt"}]},
+            {"id": "m3", "timestamp": "2025-06-01T00:00:04.000Z", "type": "gemini", "content": "One file.",
+             "model": "gemini-2.5-pro", "thoughts": [{"subject": "Done", "description": "say it"}]}
+        ]
+    });
+    let path = chats.join("session-2025-06-01T00-00-5e551011.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&record).unwrap()).unwrap();
+    let read = GeminiPlugin.reader().read_path(TARGET, &path).unwrap();
+    let thinking = read.events.iter().any(|e| {
+        matches!(&e.body, Body::Assistant { content, .. }
+            if content.iter().any(|p| matches!(p, AssistantPart::Thinking(_))))
+    });
+    assert!(!thinking, "{read:#?}");
+    let Body::Assistant { content, .. } = &read.events[1].body else {
+        panic!("{read:#?}")
+    };
+    assert!(matches!(&content[..], [AssistantPart::ToolCall(c)] if c.id == "t1"));
+    assert_eq!(read.events[1].opaque["gemini-cli"]["thoughts"], thoughts);
+
+    let written = create(&s, &read).unwrap();
+    let text = std::fs::read_to_string(&written.path).unwrap();
+    let records: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let native = |id: &str| {
+        records
+            .iter()
+            .rev()
+            .find(|r| r["type"] == "gemini" && r["content"].to_string().contains(id))
+            .unwrap_or_else(|| panic!("no gemini record with {id}: {text}"))["thoughts"]
+            .clone()
+    };
+    assert_eq!(native("t1"), thoughts);
+    assert_eq!(
+        native("One file."),
+        json!([{"subject": "Done", "description": "say it"}])
+    );
+    let back = GeminiPlugin.reader().read(&s.root, &written).unwrap();
+    assert_eq!(back.events.len(), read.events.len());
+    for (a, b) in read.events.iter().zip(&back.events) {
+        assert_eq!(a.body, b.body);
+        assert_eq!(a.opaque.get("gemini-cli"), b.opaque.get("gemini-cli"));
+    }
 }
 
 #[test]

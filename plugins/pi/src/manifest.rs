@@ -102,7 +102,8 @@ pub fn live_recipe() -> LiveRecipe {
       "api": "openai-completions",
       "apiKey": "dummy",
       "compat": { "supportsDeveloperRole": false, "supportsReasoningEffort": false },
-      "models": [ { "id": "fake-model", "reasoning": false, "input": ["text", "image"] } ]
+      "models": [ { "id": "fake-model", "reasoning": false, "input": ["text", "image"],
+                    "contextWindow": 100000000 } ]
     }
   }
 }
@@ -116,6 +117,10 @@ pub fn live_recipe() -> LiveRecipe {
         store_root: ".pi/agent".to_owned(),
         env: vec![pair("PI_OFFLINE", "1")],
         files: vec![pair(".pi/agent/models.json", models)],
+        // The fake model's context window is large enough for any session of the corpus: with
+        // pi's default (128k) a real session's last usage overflows it and pi compacts the
+        // history (a summary the fake provider writes) before it sends the prompt, a step of
+        // the resume's model, not of the file.
         extra_args: ["--provider", "fake", "--model", "fake-model"]
             .into_iter()
             .map(str::to_owned)

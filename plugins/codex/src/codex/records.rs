@@ -429,6 +429,8 @@ pub struct SessionMetaIn {
     pub model_provider: Option<String>,
     #[serde(rename = "x-handoff")]
     pub marker: Option<serde_json::Value>,
+    /// Where the session came from (`"cli"`, `{"subagent": …}`, …); only checked.
+    pub source: Option<serde_json::Value>,
 }
 
 /// The fields of `turn_context` this plugin reads.

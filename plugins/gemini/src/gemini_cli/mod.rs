@@ -24,6 +24,15 @@ pub use parts::PROVIDER;
 use crate::manifest::{target_manifest, GEMINI_CLI, PLUGIN_NAME};
 use records::Loaded;
 
+/// The key of this target's native fields in `Event::opaque`.
+pub const OPAQUE_KEY: &str = "gemini-cli";
+/// `opaque["gemini-cli"].thoughts`: a `gemini` message's `thoughts`, verbatim. Gemini CLI never
+/// sends them to the model, so they are no canonical thinking; the writer puts them back.
+pub const THOUGHTS: &str = "thoughts";
+/// `opaque["gemini-cli"].thoughtParts`: `[{at, part}]`, the thought parts of a `gemini` message's
+/// `content` (which the CLI strips before it sends the history), each with its index there.
+pub const THOUGHT_PARTS: &str = "thoughtParts";
+
 /// The CLI version whose store this target writes.
 pub const CLI_VERSION: &str = "0.61.0";
 

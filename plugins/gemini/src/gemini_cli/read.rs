@@ -5,7 +5,12 @@
 //! - a `user` message the CLI skips (its text form starts with `/`, `?`, `<session_context>`,
 //!   `<hook_context>`, or is blank) is not conversation;
 //! - a `gemini` message is modern (its `content` has a call or a thought part: the content is the
-//!   model turn, in order) or legacy (`thoughts`, then `content`, then one call per `toolCalls`);
+//!   model turn, in order) or legacy (`content`, then one call per `toolCalls`);
+//! - its `thoughts` and the thought parts of its `content` (`thought` truthy) are not conversation:
+//!   the CLI turns `thoughts` into thought parts and strips every thought part, signature and all,
+//!   before it sends the history (measured with 0.61.0), so they are kept verbatim in
+//!   `opaque["gemini-cli"]` (`thoughts`, and `thoughtParts` = `[{at, part}]` with each part's
+//!   index in `content`) for the gemini-cli writer, not as canonical thinking;
 //! - tool results come from `toolCalls[].result`, in `toolCalls` order, each at its call record's
 //!   timestamp; a `functionResponse` in a `user` message whose call already has its result there is
 //!   the CLI's duplicate (its own tool turns and every resume checkpoint write one) and is dropped
@@ -18,7 +23,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use handoff_sdk::serde_json::Value;
+use handoff_sdk::serde_json::{json, Value};
 use handoff_sdk::{
     AssistantPart, Author, Body, Event, Origin, Part, PluginError, Thinking, Timestamp, ToolCall,
     ToolInput, Transcript,
@@ -27,9 +32,21 @@ use handoff_sdk::{
 use super::parts::{self, ReadPart, PROVIDER};
 use super::record_types::{ContentIn, MessageBody, PartIn, ToolCallIn};
 use super::records::{Loaded, Message};
+use super::{OPAQUE_KEY, THOUGHTS, THOUGHT_PARTS};
 
 /// The wire API of Gemini turns (the dialect's name).
 pub(crate) const API: &str = "gemini";
+
+/// JavaScript's truthiness of a JSON value (the CLI tests `part.thought` so).
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(_) | Value::Object(_) => true,
+    }
+}
 
 /// The canonical transcript of a loaded session at `path`.
 pub(crate) fn transcript(
@@ -200,14 +217,15 @@ impl Reader<'_> {
         }
     }
 
+    /// Reads the parts, each with its index in the message's `content` (for errors).
     fn read_parts(
         &self,
         at: &At<'_>,
-        list: Vec<PartIn>,
+        list: Vec<(usize, PartIn)>,
         model: Option<&str>,
     ) -> Result<Vec<ReadPart>, PluginError> {
         let mut out = Vec::with_capacity(list.len());
-        for (i, p) in list.into_iter().enumerate() {
+        for (i, p) in list {
             parts::read_part(p, &format_args!("content[{i}]"), model, &mut out)
                 .map_err(|(f, e)| self.err(at, f, e))?;
         }
@@ -222,7 +240,7 @@ impl Reader<'_> {
         let ts = self.timestamp(at, body.timestamp.as_deref(), "timestamp")?;
         let extras = extras(body.extras.as_ref());
         let mut content = Vec::new();
-        for part in self.read_parts(at, list, None)? {
+        for part in self.read_parts(at, list.into_iter().enumerate().collect(), None)? {
             match part {
                 ReadPart::User(p) => content.push(p),
                 ReadPart::Response {
@@ -273,35 +291,32 @@ impl Reader<'_> {
         Ok(())
     }
 
-    fn gemini(&mut self, at: &At<'_>, body: MessageBody) -> Result<(), PluginError> {
+    fn gemini(&mut self, at: &At<'_>, mut body: MessageBody) -> Result<(), PluginError> {
         let ts = self.timestamp(at, body.timestamp.as_deref(), "timestamp")?;
         let model = body.model.as_deref();
         let extras = extras(body.extras.as_ref());
         let list = body.content.into_parts();
         // The CLI's test: a call part, or a part whose `thought` is truthy.
-        let modern = list.iter().any(|p| {
-            p.call.is_some()
-                || p.thought
-                    .as_ref()
-                    .is_some_and(|t| !matches!(t, Value::Null | Value::Bool(false)))
-        });
-        let mut content = Vec::with_capacity(list.len() + body.tool_calls.len());
-        if !modern {
-            for (i, th) in body.thoughts.iter().enumerate() {
-                let description = th.description.as_deref().ok_or_else(|| {
-                    self.err(at, format_args!("thoughts[{i}].description"), "missing")
-                })?;
-                let text = match th.subject.as_deref() {
-                    None | Some("") => description.to_owned(),
-                    Some(subject) => format!("**{subject}** {description}"),
-                };
-                content.push(AssistantPart::Thinking(Thinking {
-                    text,
-                    signature: None,
-                }));
+        let modern = list
+            .iter()
+            .any(|p| p.call.is_some() || p.thought.as_ref().is_some_and(truthy));
+        // Gemini CLI never sends a thought summary to the model (it builds thought parts from
+        // `thoughts` and strips every thought part at request time): they are not canonical
+        // thinking, which another target would send. Kept verbatim for the gemini-cli writer.
+        let thoughts = std::mem::take(&mut body.thoughts);
+        // Thought parts likewise (the CLI strips them, their signature with them), kept with
+        // their place in `content`.
+        let mut thought_parts = Vec::new();
+        let mut sent = Vec::with_capacity(list.len());
+        for (i, part) in list.into_iter().enumerate() {
+            if part.thought.as_ref().is_some_and(truthy) {
+                thought_parts.push(json!({ "at": i, "part": part.thought_part() }));
+            } else {
+                sent.push((i, part));
             }
         }
-        for p in self.read_parts(at, list, model)? {
+        let mut content = Vec::with_capacity(sent.len() + body.tool_calls.len());
+        for p in self.read_parts(at, sent, model)? {
             match p {
                 ReadPart::User(Part::Text { text }) if text.is_empty() => {}
                 ReadPart::User(Part::Text { text }) => content.push(AssistantPart::Text { text }),
@@ -387,6 +402,18 @@ impl Reader<'_> {
             Body::Assistant { content, origin },
         );
         event.author = extras.author;
+        let mut native = handoff_sdk::serde_json::Map::new();
+        if !thoughts.is_empty() {
+            native.insert(THOUGHTS.to_owned(), Value::Array(thoughts));
+        }
+        if !thought_parts.is_empty() {
+            native.insert(THOUGHT_PARTS.to_owned(), Value::Array(thought_parts));
+        }
+        if !native.is_empty() {
+            event
+                .opaque
+                .insert(OPAQUE_KEY.to_owned(), Value::Object(native));
+        }
         self.events.push(event);
         for (id, name) in &calls {
             if !self.answered.contains(id) {

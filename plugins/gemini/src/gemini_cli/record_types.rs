@@ -49,8 +49,9 @@ pub(crate) struct GeminiRec<'a> {
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub content: Vec<WPart<'a>>,
-    /// Always `[]`: thought summaries would be sent for a message without call or thought parts.
-    pub thoughts: [(); 0],
+    /// The thought summaries a Gemini CLI session had (`opaque["gemini-cli"].thoughts`), else
+    /// `[]`. The CLI never sends them to the model (it strips thought parts from requests).
+    pub thoughts: &'a [Value],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<&'a str>,
     #[serde(rename = "x-handoff-event", skip_serializing_if = "Extras::is_empty")]
@@ -132,6 +133,8 @@ pub(crate) enum WPart<'a> {
         #[serde(rename = "functionResponse")]
         response: ResponseRef<'a>,
     },
+    /// A part kept verbatim (a thought part of a Gemini CLI session, from its opaque fields).
+    Verbatim(&'a Value),
 }
 
 #[derive(Serialize)]
@@ -217,7 +220,7 @@ pub(crate) struct LineIn {
     #[serde(default, rename = "toolCalls")]
     pub tool_calls: Option<Vec<ToolCallIn>>,
     #[serde(default)]
-    pub thoughts: Option<Vec<ThoughtIn>>,
+    pub thoughts: Option<Vec<Value>>,
     #[serde(default)]
     pub model: Option<String>,
     #[serde(default, rename = "x-handoff-event")]
@@ -252,7 +255,8 @@ pub(crate) struct MessageBody {
     pub kind: Option<String>,
     pub content: ContentIn,
     pub tool_calls: Vec<ToolCallIn>,
-    pub thoughts: Vec<ThoughtIn>,
+    /// Thought summaries, verbatim (the CLI never sends them to the model).
+    pub thoughts: Vec<Value>,
     pub model: Option<String>,
     pub extras: Option<Value>,
 }
@@ -386,6 +390,23 @@ pub(crate) struct PartIn {
     pub code_result: Option<Value>,
 }
 
+impl PartIn {
+    /// A thought part as the session held it: its text, `thought` and signature.
+    pub fn thought_part(self) -> Value {
+        let mut part = handoff_sdk::serde_json::Map::new();
+        if let Some(text) = self.text {
+            part.insert("text".into(), Value::String(text));
+        }
+        if let Some(thought) = self.thought {
+            part.insert("thought".into(), thought);
+        }
+        if let Some(signature) = self.signature {
+            part.insert("thoughtSignature".into(), Value::String(signature));
+        }
+        Value::Object(part)
+    }
+}
+
 #[derive(Default, Deserialize)]
 pub(crate) struct InlineIn {
     #[serde(default, rename = "mimeType")]
@@ -439,13 +460,4 @@ pub(crate) struct ToolCallIn {
     pub timestamp: Option<String>,
     #[serde(default, rename = "x-handoff-event")]
     pub extras: Option<Value>,
-}
-
-/// A legacy thought summary.
-#[derive(Default, Deserialize)]
-pub(crate) struct ThoughtIn {
-    #[serde(default)]
-    pub subject: Option<String>,
-    #[serde(default)]
-    pub description: Option<String>,
 }

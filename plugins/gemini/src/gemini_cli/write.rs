@@ -2,7 +2,9 @@
 //!
 //! - a user event is one `user` message: `content` = its parts (`text`, `inlineData`);
 //! - an assistant event is one `gemini` message: `content` = its parts in order (text, Google
-//!   thinking as thought parts, calls as `functionCall` parts with our ids), `thoughts: []`,
+//!   thinking as thought parts, calls as `functionCall` parts with our ids), `thoughts` = the ones a Gemini CLI session had
+//!   (`opaque["gemini-cli"].thoughts`, never sent by the CLI) or `[]`, and its thought parts
+//!   (`thoughtParts`) back at their places in `content`,
 //!   `model` = the origin's model; foreign thinking is display-only and not written;
 //! - each tool result goes into that message's `toolCalls` (in result order): `{id, name, args,
 //!   result: [functionResponse], status, timestamp}` — the CLI rebuilds the function-response turn
@@ -23,7 +25,7 @@ use handoff_sdk::{AssistantPart, Body, Event, Origin, Part, PluginError, ToolCal
 
 use super::parts::{self, PROVIDER};
 use super::read::API;
-use super::record_types::{Extras, GeminiRec, Rec, ToolCallRec, UserRec};
+use super::record_types::{Extras, GeminiRec, Rec, ToolCallRec, UserRec, WPart};
 
 /// The message left open for results: its calls that have no result yet, and the record.
 pub(crate) struct Open<'a> {
@@ -230,9 +232,12 @@ fn assistant<'a>(
             _ => {}
         }
     }
-    let model_parts = parts::model_parts(content, provider);
+    let mut model_parts = parts::model_parts(content, provider);
     if model_parts.is_empty() {
         return Ok(None); // only thinking Gemini cannot carry: nothing of it is written
+    }
+    for (at, part) in native_thought_parts(event) {
+        model_parts.insert(at.min(model_parts.len()), WPart::Verbatim(part));
     }
     let keep_origin = !origin.is_some_and(is_default_origin);
     let rec = GeminiRec {
@@ -240,7 +245,7 @@ fn assistant<'a>(
         timestamp: event.timestamp.to_rfc3339(),
         kind: "gemini",
         content: model_parts,
-        thoughts: [],
+        thoughts: native_thoughts(event),
         model,
         extras: Extras {
             author: event.author.as_ref(),
@@ -260,6 +265,32 @@ fn assistant<'a>(
         record: OpenRecord::New(rec),
         pending,
     }))
+}
+
+/// The `thoughts` a Gemini CLI session had on this message (read into its opaque fields).
+fn native_thoughts(event: &Event) -> &[Value] {
+    event
+        .opaque
+        .get(super::OPAQUE_KEY)
+        .and_then(|o| o.get(super::THOUGHTS))
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// The thought parts a Gemini CLI session had in this message's `content`, with their index
+/// there, in order (read into its opaque fields).
+fn native_thought_parts(event: &Event) -> impl Iterator<Item = (usize, &Value)> {
+    event
+        .opaque
+        .get(super::OPAQUE_KEY)
+        .and_then(|o| o.get(super::THOUGHT_PARTS))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| {
+            let at = usize::try_from(entry.get("at")?.as_u64()?).ok()?;
+            Some((at, entry.get("part")?))
+        })
 }
 
 fn check_result(index: usize, event: &Event, content: &[Part]) -> Result<(), PluginError> {

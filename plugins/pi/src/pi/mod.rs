@@ -22,8 +22,8 @@ use std::path::Path;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json;
 use handoff_sdk::{
-    atomic, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef,
-    StoreRoot, TargetManifest, Timestamp, Transcript,
+    atomic, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot,
+    TargetManifest, Timestamp, Transcript,
 };
 
 pub use convert::OPAQUE_KEY;

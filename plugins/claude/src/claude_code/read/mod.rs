@@ -31,7 +31,8 @@
 //! whose timestamp is an object resumes; `live/tests/differential.rs`, `queue-timestamp-object`).
 //!
 //! A `tool_use` no result answers is dropped, as Claude Code drops it on resume
-//! ([`unresolved`]).
+//! ([`unresolved`]); a call under a legacy tool name is read under the name Claude Code sends
+//! ([`sent_tools`]).
 //!
 //! One step per file: [`load`] streams the lines into nodes ([`nodes`], [`record_id`]), each
 //! record decoded by [`decode`] and joined to its parent by index ([`link`], [`uuid_index`],
@@ -49,6 +50,7 @@ mod load;
 mod nodes;
 mod record_id;
 mod reread;
+mod sent_tools;
 mod spanned;
 #[cfg(test)]
 mod tests;
@@ -97,7 +99,8 @@ pub(crate) fn read_session(path: &Path) -> Result<Session, PluginError> {
     let cwd = loaded.cwd.take();
     let session_id = loaded.session_id.take();
     let mut events = Vec::with_capacity(loaded.records.nodes.len());
-    let chain = assemble(path, loaded, true, &mut |e| {
+    let chain = assemble(path, loaded, true, &mut |mut e| {
+        sent_tools::as_sent(&mut e);
         events.push(e);
         true
     })?;
@@ -142,7 +145,10 @@ fn hand_on(
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<(), PluginError> {
     let mut calls = DropUnresolvedCalls::new(sink);
-    assemble(path, loaded, false, &mut |e| calls.push(e))?;
+    assemble(path, loaded, false, &mut |mut e| {
+        sent_tools::as_sent(&mut e);
+        calls.push(e)
+    })?;
     calls.finish();
     Ok(())
 }

@@ -26,7 +26,13 @@ pub(super) fn parse_session_meta(
     n: usize,
     bytes: &[u8],
 ) -> Result<(Timestamp, Meta), PluginError> {
-    let (ts, kind, payload) = envelope(path, n, bytes)?;
+    let (ts, kind, payload) = envelope(path, n, bytes).map_err(|e| {
+        if is_legacy_header(bytes) {
+            PluginError::malformed_line(path, n, Some("type"), LEGACY_ROLLOUT)
+        } else {
+            e
+        }
+    })?;
     if kind != "session_meta" {
         return Err(PluginError::malformed_line(
             path,
@@ -38,6 +44,26 @@ pub(super) fn parse_session_meta(
     let meta: SessionMetaIn = payload_as(path, n, payload)?;
     let id = meta.id.ok_or_else(|| missing(path, n, "payload.id"))?;
     let cwd = meta.cwd.ok_or_else(|| missing(path, n, "payload.cwd"))?;
+    // A spawned agent's thread: Codex 0.171.0 needs its depth, and without it reads no session
+    // metadata and resumes nothing ("rollout … does not start with session metadata"; measured
+    // with claude-code-log's hand-written `rollout-…-33333333…`, which resumes once `depth` is
+    // added).
+    if let Some(spawn) = meta
+        .source
+        .as_ref()
+        .and_then(|s| s.get("subagent"))
+        .and_then(|s| s.get("thread_spawn"))
+    {
+        if spawn.get("depth").is_none_or(|d| !d.is_u64()) {
+            return Err(PluginError::malformed_line(
+                path,
+                n,
+                Some("payload.source.subagent.thread_spawn.depth"),
+                "required field is missing (a spawned agent's thread without its depth: Codex \
+                 0.171.0 does not resume it, \"does not start with session metadata\")",
+            ));
+        }
+    }
     let marker = meta
         .marker
         .as_ref()
@@ -52,6 +78,27 @@ pub(super) fn parse_session_meta(
             .unwrap_or_else(|| crate::codex::records::DEFAULT_MODEL_PROVIDER.to_owned()),
     };
     Ok((ts, Meta(header, meta.model_provider)))
+}
+
+/// Why a rollout of the early format is refused (measured with Codex 0.171.0: `codex exec resume
+/// <id>` on such a file fails with "failed to read session metadata …: rollout at … is empty",
+/// exit 1, no model request).
+const LEGACY_ROLLOUT: &str = "a rollout of the early format (a bare `{id, timestamp}` header and \
+    bare response items, without the `{timestamp, type, payload}` envelope): Codex 0.171.0 does \
+    not resume it either (\"failed to read session metadata: rollout … is empty\")";
+
+/// Whether a first line is the early format's header: an object with an `id` and no `type` or
+/// `payload`.
+fn is_legacy_header(bytes: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Header {
+        id: Option<serde_json::Value>,
+        #[serde(rename = "type")]
+        kind: Option<serde_json::Value>,
+        payload: Option<serde_json::Value>,
+    }
+    serde_json::from_slice::<Header>(bytes)
+        .is_ok_and(|h| h.id.is_some() && h.kind.is_none() && h.payload.is_none())
 }
 
 pub(super) fn missing(path: &Path, n: usize, field: &str) -> PluginError {
