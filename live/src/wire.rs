@@ -708,12 +708,12 @@ mod tests {
 
     #[test]
     fn signed_thinking_of_another_model_is_left_out_only_under_the_rule() {
-        let signed = |model: &str| {
+        let signed = |model: Option<&str>| {
             AssistantPart::Thinking(Thinking {
                 text: "hm".into(),
                 signature: Some(Signature {
                     provider: "anthropic".into(),
-                    model: Some(model.into()),
+                    model: model.map(Into::into),
                     value: "sig".into(),
                     redacted: false,
                 }),
@@ -729,7 +729,7 @@ mod tests {
                 0,
                 Body::Assistant {
                     content: vec![
-                        signed(model.unwrap_or("x")),
+                        signed(model),
                         unsigned.clone(),
                         AssistantPart::text("ok"),
                     ],
