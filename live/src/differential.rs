@@ -21,7 +21,8 @@ use handoff_host::{Body, Event, Part, Plugin, PluginError, Timestamp, Transcript
 use crate::run::{installed, live_target, Live};
 use crate::wire::{
     align_compaction_summaries, compaction_summaries, history_from_request,
-    leave_out_thinking_of_other_models, request_view, resume_turns, wire_view,
+    leave_out_thinking_of_other_models, request_view, resume_turns, truncate_tool_outputs,
+    wire_view,
 };
 use crate::LiveOptions;
 
@@ -195,6 +196,7 @@ fn run_inner(
         // this model left out, the turns it adds on resume added, then the prompt.
         let mut ours = ours;
         leave_out_thinking_of_other_models(&mut ours, model.as_deref(), &recipe.injected);
+        truncate_tool_outputs(&mut ours, &recipe.injected);
         let view = wire_view(&ours, &target.thinking_from, recipe.dialect);
         ours.events.extend(resume_turns(&view, &recipe.injected));
         let whole = with_prompt(ours, &options.prompt);

@@ -13,7 +13,8 @@ use handoff_host::{
 use super::cli::{find_cli, run, tail, FoundCli, Invocation, RunOutcome};
 use super::wire::{
     align_compaction_summaries, compaction_summaries, history_from_request,
-    leave_out_thinking_of_other_models, request_view, resume_turns, wire_view,
+    leave_out_thinking_of_other_models, request_view, resume_turns, truncate_tool_outputs,
+    wire_view,
 };
 use super::{check_id, LiveOptions, MISSING_ID};
 use crate::fake_provider::{FakeProvider, FakeProviderOptions, LoggedRequest};
@@ -496,6 +497,12 @@ impl Live<'_> {
                         "{left_out} signed thinking parts of turns made by another model than the \
                          request's ({}) are expected left out",
                         request_model.unwrap_or("none")
+                    ));
+                }
+                let cut = truncate_tool_outputs(&mut whole, &self.recipe.injected);
+                if cut > 0 {
+                    evidence.push(format!(
+                        "{cut} tool outputs over the recipe's budget are expected cut in the middle"
                     ));
                 }
                 // What the CLI adds on resume after a history that ends as this one does.

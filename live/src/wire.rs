@@ -177,6 +177,51 @@ pub fn leave_out_thinking_of_other_models(
     taken
 }
 
+/// Cuts every tool output a CLI with [`Injected::ToolOutputMiddleTruncated`] would send cut:
+/// a tool result whose one part is a text longer than the budget becomes that text's head, the
+/// marker and its tail, as the CLI sends it. Returns how many outputs were cut; none without the
+/// rule. (A result of several parts is left whole: how the CLI shares the budget between parts
+/// was not measured, so such a result still has to match in full.)
+pub fn truncate_tool_outputs(transcript: &mut Transcript, injected: &[Injected]) -> usize {
+    let Some(max_bytes) = injected.iter().find_map(|rule| match rule {
+        Injected::ToolOutputMiddleTruncated { max_bytes } => Some(*max_bytes),
+        _ => None,
+    }) else {
+        return 0;
+    };
+    let mut cut = 0;
+    for event in &mut transcript.events {
+        if let Body::ToolResult { content, .. } = &mut event.body {
+            if let [Part::Text { text }] = content.as_mut_slice() {
+                if text.len() > max_bytes {
+                    *text = middle_truncated(text, max_bytes);
+                    cut += 1;
+                }
+            }
+        }
+    }
+    cut
+}
+
+/// `text` (longer than `max_bytes`) as its first half budget and its last, each on a character
+/// boundary, with `…N chars truncated…` for the characters between.
+fn middle_truncated(text: &str, max_bytes: usize) -> String {
+    let mut head_end = max_bytes / 2;
+    while !text.is_char_boundary(head_end) {
+        head_end -= 1;
+    }
+    let mut tail_start = text.len() - (max_bytes - max_bytes / 2);
+    while !text.is_char_boundary(tail_start) {
+        tail_start += 1;
+    }
+    let removed = text[head_end..tail_start].chars().count();
+    format!(
+        "{}…{removed} chars truncated…{}",
+        &text[..head_end],
+        &text[tail_start..]
+    )
+}
+
 /// How a history ends, for the resume-turn rules.
 enum Ending {
     User,
@@ -703,6 +748,48 @@ mod tests {
         assert_eq!(
             texts(resume_turns(&briefed, &claude)),
             [("assistant", "No response requested.".to_owned())]
+        );
+    }
+
+    #[test]
+    fn a_long_tool_output_is_cut_in_the_middle_only_under_the_rule() {
+        let result = |text: &str| {
+            ev(
+                "r",
+                0,
+                Body::ToolResult {
+                    call_id: "c".into(),
+                    content: vec![Part::text(text.to_owned())],
+                    is_error: false,
+                },
+            )
+        };
+        // 20,030 characters, as measured with Codex 0.171.0: 6,000 kept at each end.
+        let long: String = (0..20_030)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
+        let short = "x".repeat(12_000);
+        let mut t = Transcript::new(vec![result(&long), result(&short)]);
+        let rule = [Injected::ToolOutputMiddleTruncated { max_bytes: 12_000 }];
+        assert_eq!(truncate_tool_outputs(&mut t.clone(), &[]), 0);
+        assert_eq!(truncate_tool_outputs(&mut t, &rule), 1);
+        let Body::ToolResult { content, .. } = &t.events[0].body else {
+            panic!("a tool result")
+        };
+        let Part::Text { text } = &content[0] else {
+            panic!("a text")
+        };
+        let expected = format!(
+            "{}…8030 chars truncated…{}",
+            &long[..6_000],
+            &long[long.len() - 6_000..]
+        );
+        assert_eq!(*text, expected);
+        // A multi-byte character is never split: the head ends before it, the tail after it.
+        let wide = format!("{}é{}", "a".repeat(5), "b".repeat(10));
+        assert_eq!(
+            middle_truncated(&wide, 12),
+            "aaaaa…5 chars truncated…bbbbbb"
         );
     }
 

@@ -42,7 +42,7 @@ pub struct LiveRecipe {
 /// In JSON: `"system_prompt"`, `"tool_definitions"`, `{"user_text_prefix": "<system-reminder>"}`,
 /// `{"tool_result_text": "(see attached image)"}`, `{"merged_user_text_suffix": "\n"}`,
 /// `{"resume_turn": {"after": "tool_result", "role": "assistant", "text": "…"}}`,
-/// `"thinking_of_other_models_left_out"`.
+/// `"thinking_of_other_models_left_out"`, `{"tool_output_middle_truncated": {"max_bytes": 12000}}`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Injected {
@@ -70,6 +70,15 @@ pub enum Injected {
     /// the request's (a signature is valid only for the model that made it; Claude Code). The
     /// live check expects that thinking left out, given the model the request names.
     ThinkingOfOtherModelsLeftOut,
+    /// The CLI sends a tool output longer than `max_bytes` (UTF-8) as its first `max_bytes / 2`
+    /// bytes and its last `max_bytes - max_bytes / 2`, each cut back to a character boundary,
+    /// with `…N chars truncated…` between them (N: the characters left out). Codex does this to
+    /// every function output it loads into the history it sends, its own sessions' included, by
+    /// its model's truncation budget; the live check expects exactly that for the recipe's model.
+    ToolOutputMiddleTruncated {
+        /// The budget, in bytes.
+        max_bytes: usize,
+    },
 }
 
 /// A turn a CLI adds on resume after a history that ends a certain way (see

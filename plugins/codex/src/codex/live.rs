@@ -63,6 +63,12 @@ pub fn recipe() -> LiveRecipe {
             Injected::SystemPrompt,
             Injected::ToolDefinitions,
             Injected::UserTextPrefix("<environment_context>".to_owned()),
+            // Codex 0.171.0 loads every function output into the history it sends under its
+            // model's truncation policy: `fake-model` has the fallback metadata (10,000 bytes),
+            // scaled by 1.2 where the context manager records an item. Measured: an output of
+            // 20,030 characters was sent as its first and last 6,000 with "…8030 chars
+            // truncated…" between.
+            Injected::ToolOutputMiddleTruncated { max_bytes: 12_000 },
         ],
     }
 }
