@@ -17,8 +17,8 @@
 use std::path::Path;
 
 use handoff_capability::{
-    CreateOptions, EventStream, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer,
-    SessionInfo, SessionRef, TargetManifest, Writer, WrittenFile,
+    CreateOptions, EventStream, Manifest, PluginError, Reader, ResumePlan, Resumer, SessionInfo,
+    SessionRef, TargetManifest, Writer, WrittenFile,
 };
 use handoff_store::marker::OwnershipMarker;
 use handoff_store::StoreRoot;
@@ -60,7 +60,11 @@ pub trait Target: Send + Sync {
 
     /// The ownership marker of the session file `session.path` (`None`: unmarked). A target whose
     /// file must also name the session (a header's id) refuses one that does not here.
-    fn owner(&self, session: &SessionRef) -> Result<Option<OwnershipMarker>, PluginError>;
+    fn owner(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+    ) -> Result<Option<OwnershipMarker>, PluginError>;
 
     /// Appends `events` (each a part the target carries) to a session this plugin owns; `marker`
     /// is the session's own, as [`Target::owner`] read it.
@@ -205,7 +209,7 @@ impl Targets {
         session: &SessionRef,
     ) -> Result<(handoff_store::lock::Lock, OwnershipMarker), PluginError> {
         let lock = session_lock(root, session)?;
-        let marker = require_owned(&session.path, target.owner(session)?, self.plugin)?;
+        let marker = require_owned(&session.path, target.owner(root, session)?, self.plugin)?;
         Ok((lock, marker))
     }
 
@@ -341,8 +345,9 @@ impl Resumer for Targets {
     }
 }
 
-/// Makes a plugin of a list of [`Target`]s: implements [`Plugin`] for `$plugin` (a type of the
-/// calling crate) with a static [`Targets`] as its writer, reader and resumer, so the plugin's own
+/// Makes a plugin of a list of [`Target`]s: implements [`Plugin`], [`Writer`], [`Reader`] and
+/// [`Resumer`] for `$plugin` (a type of the calling crate), each call handed to a static
+/// [`Targets`], so the plugin's own
 /// code is its targets' formats. `$name` is the plugin's name (its markers' `plugin`); the
 /// manifest is made of the targets' entries and the crate's version ([`Targets::manifest`]) unless
 /// `manifest = expr` gives it.
@@ -368,13 +373,13 @@ macro_rules! targets {
                 $manifest
             }
             fn writer(&self) -> &dyn $crate::Writer {
-                <$plugin>::__handoff_targets()
+                self
             }
             fn reader(&self) -> &dyn $crate::Reader {
-                <$plugin>::__handoff_targets()
+                self
             }
             fn resumer(&self) -> &dyn $crate::Resumer {
-                <$plugin>::__handoff_targets()
+                self
             }
         }
         impl $plugin {
@@ -384,6 +389,147 @@ macro_rules! targets {
                 &TARGETS
             }
         }
+        $crate::__delegate_capabilities!($plugin);
+    };
+}
+
+/// The capability traits of a [`targets!`] plugin, each call handed to its [`Targets`].
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __delegate_capabilities {
+    ($plugin:ty) => {
+        impl $crate::Writer for $plugin {
+            fn create(
+                &self,
+                root: &$crate::StoreRoot,
+                target: &str,
+                transcript: &$crate::Transcript,
+                options: &$crate::CreateOptions,
+            ) -> ::std::result::Result<$crate::SessionRef, $crate::PluginError> {
+                $crate::Writer::create(
+                    <$plugin>::__handoff_targets(),
+                    root,
+                    target,
+                    transcript,
+                    options,
+                )
+            }
+            fn append(
+                &self,
+                root: &$crate::StoreRoot,
+                session: &$crate::SessionRef,
+                events: &[$crate::Event],
+            ) -> ::std::result::Result<$crate::SessionRef, $crate::PluginError> {
+                $crate::Writer::append(<$plugin>::__handoff_targets(), root, session, events)
+            }
+            fn remove(
+                &self,
+                root: &$crate::StoreRoot,
+                session: &$crate::SessionRef,
+            ) -> ::std::result::Result<(), $crate::PluginError> {
+                $crate::Writer::remove(<$plugin>::__handoff_targets(), root, session)
+            }
+            fn create_streamed(
+                &self,
+                root: &$crate::StoreRoot,
+                target: &str,
+                events: &mut dyn $crate::EventStream,
+                options: &$crate::CreateOptions,
+            ) -> ::std::result::Result<$crate::SessionRef, $crate::PluginError> {
+                $crate::Writer::create_streamed(
+                    <$plugin>::__handoff_targets(),
+                    root,
+                    target,
+                    events,
+                    options,
+                )
+            }
+        }
+        impl $crate::Reader for $plugin {
+            fn read(
+                &self,
+                root: &$crate::StoreRoot,
+                session: &$crate::SessionRef,
+            ) -> ::std::result::Result<$crate::Transcript, $crate::PluginError> {
+                $crate::Reader::read(<$plugin>::__handoff_targets(), root, session)
+            }
+            fn read_path(
+                &self,
+                target: &str,
+                path: &::std::path::Path,
+            ) -> ::std::result::Result<$crate::Transcript, $crate::PluginError> {
+                $crate::Reader::read_path(<$plugin>::__handoff_targets(), target, path)
+            }
+            fn read_each(
+                &self,
+                root: &$crate::StoreRoot,
+                session: &$crate::SessionRef,
+                sink: &mut dyn FnMut($crate::Event) -> bool,
+            ) -> ::std::result::Result<(), $crate::PluginError> {
+                $crate::Reader::read_each(<$plugin>::__handoff_targets(), root, session, sink)
+            }
+            fn read_path_cwd(
+                &self,
+                target: &str,
+                path: &::std::path::Path,
+            ) -> ::std::result::Result<Option<String>, $crate::PluginError> {
+                $crate::Reader::read_path_cwd(<$plugin>::__handoff_targets(), target, path)
+            }
+            fn read_path_each(
+                &self,
+                target: &str,
+                path: &::std::path::Path,
+                sink: &mut dyn FnMut($crate::Event) -> bool,
+            ) -> ::std::result::Result<(), $crate::PluginError> {
+                $crate::Reader::read_path_each(<$plugin>::__handoff_targets(), target, path, sink)
+            }
+            fn read_written_each(
+                &self,
+                target: &str,
+                file: &dyn $crate::WrittenFile,
+                sink: &mut dyn FnMut($crate::Event) -> bool,
+            ) -> ::std::result::Result<bool, $crate::PluginError> {
+                $crate::Reader::read_written_each(
+                    <$plugin>::__handoff_targets(),
+                    target,
+                    file,
+                    sink,
+                )
+            }
+            fn list(
+                &self,
+                root: &$crate::StoreRoot,
+                target: &str,
+            ) -> ::std::result::Result<Vec<$crate::SessionInfo>, $crate::PluginError> {
+                $crate::Reader::list(<$plugin>::__handoff_targets(), root, target)
+            }
+            fn find_owned(
+                &self,
+                root: &$crate::StoreRoot,
+                target: &str,
+                locator: &str,
+            ) -> ::std::result::Result<Option<$crate::SessionRef>, $crate::PluginError> {
+                $crate::Reader::find_owned(<$plugin>::__handoff_targets(), root, target, locator)
+            }
+        }
+        impl $crate::Resumer for $plugin {
+            fn resolve(
+                &self,
+                root: &$crate::StoreRoot,
+                target: &str,
+                id: &str,
+            ) -> ::std::result::Result<$crate::SessionRef, $crate::PluginError> {
+                $crate::Resumer::resolve(<$plugin>::__handoff_targets(), root, target, id)
+            }
+            fn plan(
+                &self,
+                root: &$crate::StoreRoot,
+                session: &$crate::SessionRef,
+                prompt: &str,
+            ) -> ::std::result::Result<$crate::ResumePlan, $crate::PluginError> {
+                $crate::Resumer::plan(<$plugin>::__handoff_targets(), root, session, prompt)
+            }
+        }
     };
 }
 
@@ -391,7 +537,7 @@ macro_rules! targets {
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    use handoff_capability::TargetKind;
+    use handoff_capability::{Plugin, TargetKind};
     use handoff_transcript::{Body, Feature, Part, Timestamp};
 
     use super::*;
@@ -433,7 +579,11 @@ mod tests {
                 path,
             })
         }
-        fn owner(&self, session: &SessionRef) -> Result<Option<OwnershipMarker>, PluginError> {
+        fn owner(
+            &self,
+            _: &StoreRoot,
+            session: &SessionRef,
+        ) -> Result<Option<OwnershipMarker>, PluginError> {
             let plugin = std::fs::read_to_string(&session.path)
                 .map_err(|e| PluginError::io(&session.path, &e))?;
             Ok(Some(OwnershipMarker {
