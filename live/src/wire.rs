@@ -728,11 +728,7 @@ mod tests {
                 "a",
                 0,
                 Body::Assistant {
-                    content: vec![
-                        signed(model),
-                        unsigned.clone(),
-                        AssistantPart::text("ok"),
-                    ],
+                    content: vec![signed(model), unsigned.clone(), AssistantPart::text("ok")],
                     origin: Some(Origin {
                         provider: "anthropic".into(),
                         model: model.map(str::to_owned),
