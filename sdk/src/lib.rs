@@ -23,7 +23,7 @@
 //! (A plugin may still implement the plain traits re-exported here, [`Plugin`], [`Writer`],
 //! [`Reader`], [`Resumer`], itself.) Beside them, the helpers every target uses the same way:
 //! [`session_lock`] (the writer lock of one session), [`session_files`] and
-//! [`sessions_newest_first`] (a store's listing), [`require_owned`] (the owner check), and
+//! [`sessions_newest_first`] (a store's listing), [`session_at`] (resolve in a store of one file per id), [`require_owned`] (the owner check), and
 //! [`IdMap`] / [`IdSet`] (fast seeded maps for the ids of one session file). A plugin checks every
 //! [`SessionRef`] it is handed with [`SessionRef::check`].
 #![deny(missing_docs)]
@@ -51,7 +51,7 @@ pub use document::{
     document_cwd, document_error, document_marker, parse_document, DOCUMENT_DEPTH_LIMIT,
 };
 pub use ids::{IdMap, IdSet};
-pub use listing::{session_files, sessions_newest_first, subdirs};
+pub use listing::{session_at, session_files, sessions_newest_first, subdirs};
 pub use ownership::{own_marker, require_owned};
 pub use session_lock::{session_lock, SESSION_LOCK_WAIT};
 pub use target::{Target, Targets};

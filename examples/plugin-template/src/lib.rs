@@ -148,18 +148,7 @@ impl Target for Notes {
 
     fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
         let path = root.join(&[TARGET, &format!("{id}.json")])?;
-        if !path.is_file() {
-            return Err(PluginError::NotFound {
-                target: TARGET.into(),
-                id: id.into(),
-                searched: root.path().join(TARGET),
-            });
-        }
-        Ok(SessionRef {
-            target: TARGET.into(),
-            id: id.into(),
-            path,
-        })
+        handoff_sdk::session_at(TARGET, id, path, &root.path().join(TARGET))
     }
 
     fn plan(

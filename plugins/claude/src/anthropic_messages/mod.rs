@@ -113,18 +113,7 @@ impl Target for AnthropicMessages {
     /// The history file named exactly `id`.
     fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
         let path = layout::session_path(root, id)?;
-        if !path.is_file() {
-            return Err(PluginError::NotFound {
-                target: MESSAGES.to_owned(),
-                id: id.to_owned(),
-                searched: layout::sessions_dir(root),
-            });
-        }
-        Ok(SessionRef {
-            target: MESSAGES.to_owned(),
-            id: id.to_owned(),
-            path,
-        })
+        handoff_sdk::session_at(MESSAGES, id, path, &layout::sessions_dir(root))
     }
 
     fn plan(

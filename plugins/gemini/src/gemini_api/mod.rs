@@ -149,14 +149,7 @@ impl Target for GeminiApi {
             searched: root.path().to_owned(),
         };
         let path = layout::session_path(root, id).map_err(|_| not_found())?;
-        if !path.is_file() {
-            return Err(not_found());
-        }
-        Ok(SessionRef {
-            target: GEMINI_API.to_owned(),
-            id: id.to_owned(),
-            path,
-        })
+        handoff_sdk::session_at(GEMINI_API, id, path, root.path())
     }
 
     fn plan(

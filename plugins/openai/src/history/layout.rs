@@ -28,18 +28,7 @@ pub(crate) fn resolve(
     id: &str,
 ) -> Result<SessionRef, PluginError> {
     let path = session_path(root, target, id)?;
-    if !path.is_file() {
-        return Err(PluginError::NotFound {
-            target: target.name.to_owned(),
-            id: id.to_owned(),
-            searched: root.path().join(target.name),
-        });
-    }
-    Ok(SessionRef {
-        target: target.name.to_owned(),
-        id: id.to_owned(),
-        path,
-    })
+    handoff_sdk::session_at(target.name, id, path, &root.path().join(target.name))
 }
 
 /// Every session file of the target, newest first; owned when it carries this plugin's marker.
