@@ -24,7 +24,8 @@
 //! [`Reader`], [`Resumer`], itself.) Beside them, the helpers every target uses the same way:
 //! [`session_lock`] (the writer lock of one session), [`session_files`] and
 //! [`sessions_newest_first`] (a store's listing), [`session_at`] (resolve in a store of one file per id), [`require_owned`] (the owner check), and
-//! [`IdMap`] / [`IdSet`] (fast seeded maps for the ids of one session file). A plugin checks every
+//! [`IdMap`] / [`IdSet`] (fast seeded maps for the ids of one session file), and
+//! [`HoldUntilAnswered`] (a reader's sink that holds a turn's calls until they are answered). A plugin checks every
 //! [`SessionRef`] it is handed with [`SessionRef::check`].
 #![deny(missing_docs)]
 
@@ -39,6 +40,7 @@ mod document;
 pub mod export;
 mod export_binary;
 mod export_written;
+pub mod held;
 pub mod ids;
 mod listing;
 mod log_bridge;
@@ -50,6 +52,7 @@ mod target;
 pub use document::{
     document_cwd, document_error, document_marker, parse_document, DOCUMENT_DEPTH_LIMIT,
 };
+pub use held::HoldUntilAnswered;
 pub use ids::{IdMap, IdSet};
 pub use listing::{session_at, session_files, sessions_newest_first, subdirs};
 pub use ownership::{own_marker, require_owned};
