@@ -50,7 +50,8 @@ pub mod stream_stop;
 mod target;
 
 pub use document::{
-    document_cwd, document_error, document_marker, parse_document, DOCUMENT_DEPTH_LIMIT,
+    document_cwd, document_error, document_marker, parse_document, present, DOCUMENT_DEPTH_LIMIT,
+    EXTRAS_KEY,
 };
 pub use held::HoldUntilAnswered;
 pub use ids::{IdMap, IdSet};
