@@ -6,7 +6,20 @@ use std::path::Path;
 
 use handoff_capability::PluginError;
 use handoff_store::marker::OwnershipMarker;
+use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
+
+/// The member that holds, beside the native data, what it has no place for (an API history's
+/// event ids, timestamps, authors, origins; a Claude Code record's): the providers never read it.
+pub const EXTRAS_KEY: &str = "handoff";
+
+/// `deserialize_with` for an `Option<Option<T>>` member of the extras (with `default`): a member
+/// that is present is `Some`, even as `null`, so "known to be none" stays apart from "not said".
+pub fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
+}
 
 /// How deep a document may nest: serde_json's recursion limit (its 128th level is refused), which
 /// stands so that deep nesting is an error, never a stack overflow.
@@ -119,6 +132,19 @@ pub fn document_cwd(path: &Path) -> Result<Option<String>, PluginError> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_present_null_is_kept_apart_from_an_absent_member() {
+        #[derive(serde::Deserialize)]
+        struct Extras {
+            #[serde(default, deserialize_with = "super::present")]
+            origin: Option<Option<String>>,
+        }
+        let of = |json: &str| serde_json::from_str::<Extras>(json).unwrap().origin;
+        assert_eq!(of(r#"{"origin": null}"#), Some(None));
+        assert_eq!(of(r#"{"origin": "a"}"#), Some(Some("a".to_owned())));
+        assert_eq!(of("{}"), None);
+    }
+
     use super::*;
 
     #[test]

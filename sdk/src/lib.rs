@@ -1,7 +1,9 @@
 //! handoff-sdk: everything a plugin author needs, and nothing else.
 //!
-//! A plugin depends on this crate only. It implements the plain Rust traits re-exported here
-//! ([`Plugin`], [`Writer`], [`Reader`], [`Resumer`]) and exports itself with one line:
+//! A plugin depends on this crate only. Each of its targets implements [`Target`] (its format and
+//! nothing else) and [`targets!`] makes the plugin of them: the SDK dispatches by target name,
+//! checks every session handed in and every input before anything is written, takes the session
+//! lock and checks the owner (see [`Targets`]). The plugin exports itself with one line:
 //!
 //! ```ignore
 //! handoff_sdk::export_plugin!(MyPlugin);              // MyPlugin: Plugin + Default
@@ -18,10 +20,12 @@
 //! other, so every build makes loadable plugins and the host keeps its built-ins. See
 //! `docs/plugin-authoring.md`.
 //!
-//! Beside the traits, the helpers every plugin uses the same way (so no plugin writes its own):
+//! (A plugin may still implement the plain traits re-exported here, [`Plugin`], [`Writer`],
+//! [`Reader`], [`Resumer`], itself.) Beside them, the helpers every target uses the same way:
 //! [`session_lock`] (the writer lock of one session), [`session_files`] and
-//! [`sessions_newest_first`] (a store's listing), [`require_owned`] (the owner check), and
-//! [`IdMap`] / [`IdSet`] (fast seeded maps for the ids of one session file). A plugin checks every
+//! [`sessions_newest_first`] (a store's listing), [`session_at`] (resolve in a store of one file per id), [`require_owned`] (the owner check), and
+//! [`IdMap`] / [`IdSet`] (fast seeded maps for the ids of one session file), and
+//! [`HoldUntilAnswered`] (a reader's sink that holds a turn's calls until they are answered). A plugin checks every
 //! [`SessionRef`] it is handed with [`SessionRef::check`].
 #![deny(missing_docs)]
 
@@ -36,20 +40,25 @@ mod document;
 pub mod export;
 mod export_binary;
 mod export_written;
+pub mod held;
 pub mod ids;
 mod listing;
 mod log_bridge;
 mod ownership;
 mod session_lock;
 pub mod stream_stop;
+mod target;
 
 pub use document::{
-    document_cwd, document_error, document_marker, parse_document, DOCUMENT_DEPTH_LIMIT,
+    document_cwd, document_error, document_marker, parse_document, present, DOCUMENT_DEPTH_LIMIT,
+    EXTRAS_KEY,
 };
+pub use held::HoldUntilAnswered;
 pub use ids::{IdMap, IdSet};
-pub use listing::{session_files, sessions_newest_first, subdirs};
+pub use listing::{session_at, session_files, sessions_newest_first, subdirs};
 pub use ownership::{own_marker, require_owned};
 pub use session_lock::{session_lock, SESSION_LOCK_WAIT};
+pub use target::{Target, Targets};
 
 /// The plugin-API requirement a plugin built against this SDK declares.
 pub const API_REQUIREMENT: &str = "^1";

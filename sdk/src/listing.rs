@@ -9,7 +9,7 @@
 use std::fs::DirEntry;
 use std::path::{Path, PathBuf};
 
-use handoff_capability::{PluginError, SessionInfo};
+use handoff_capability::{PluginError, SessionInfo, SessionRef};
 use handoff_store::marker::OwnershipMarker;
 
 use crate::ownership::own_marker;
@@ -91,6 +91,29 @@ pub fn sessions_newest_first(
     sessions
 }
 
+/// `resolve` of a store that keeps a session in one file named by its id: the session `id` of
+/// `target` when `path` (the file its id names) is a file; otherwise [`PluginError::NotFound`]
+/// naming `searched`, never a guess.
+pub fn session_at(
+    target: &str,
+    id: &str,
+    path: PathBuf,
+    searched: &Path,
+) -> Result<SessionRef, PluginError> {
+    if !path.is_file() {
+        return Err(PluginError::NotFound {
+            target: target.to_owned(),
+            id: id.to_owned(),
+            searched: searched.to_owned(),
+        });
+    }
+    Ok(SessionRef {
+        target: target.to_owned(),
+        id: id.to_owned(),
+        path,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, SystemTime};
@@ -139,6 +162,16 @@ mod tests {
             .unwrap()
             .is_empty());
         assert_eq!(subdirs(&projects).unwrap().len(), 2);
+
+        let found = session_at("t", "1", projects.join("-a/1.jsonl"), &projects).unwrap();
+        assert_eq!((found.id.as_str(), found.target.as_str()), ("1", "t"));
+        // A folder of the id's name is no session file.
+        match session_at("t", "dir", projects.join("-a/dir.jsonl"), &projects) {
+            Err(PluginError::NotFound { searched, id, .. }) => {
+                assert_eq!((searched, id.as_str()), (projects.clone(), "dir"))
+            }
+            other => panic!("expected NotFound, got {other:?}"),
+        }
     }
 
     #[test]

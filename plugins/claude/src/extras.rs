@@ -3,10 +3,10 @@
 
 use handoff_sdk::serde_json;
 use handoff_sdk::{Author, Event, Origin};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 
-/// The member name.
-pub(crate) const EXTRAS_KEY: &str = "handoff";
+/// The member name (the SDK's, shared by every plugin that keeps one).
+pub(crate) use handoff_sdk::EXTRAS_KEY;
 
 /// What rides in the `handoff` member. Every field is written only when the native data would
 /// read back differently without it.
@@ -20,7 +20,7 @@ pub(crate) struct Extras {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "present"
+        deserialize_with = "handoff_sdk::present"
     )]
     pub origin: Option<Option<Origin>>,
     /// The model on a thinking signature, when it is not the message's model.
@@ -28,7 +28,7 @@ pub(crate) struct Extras {
         default,
         rename = "signatureModel",
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "present"
+        deserialize_with = "handoff_sdk::present"
     )]
     pub signature_model: Option<Option<String>>,
     /// The record's `tool_use` is a freeform call: its `input` is `{"input": <text>}`, the
@@ -46,13 +46,6 @@ impl Extras {
     pub(crate) fn is_empty(&self) -> bool {
         self == &Extras::default()
     }
-}
-
-/// A member that is present (even as `null`) is `Some`.
-pub(crate) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    d: D,
-) -> Result<Option<Option<T>>, D::Error> {
-    Option::<T>::deserialize(d).map(Some)
 }
 
 /// The key of this plugin's native fields in `Event::opaque` (those with no canonical home that

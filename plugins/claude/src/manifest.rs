@@ -23,7 +23,7 @@ pub fn manifest() -> Manifest {
     }
 }
 
-fn claude_code() -> TargetManifest {
+pub(crate) fn claude_code() -> TargetManifest {
     TargetManifest {
         name: CLAUDE_CODE.to_owned(),
         kind: TargetKind::Cli,
@@ -59,7 +59,7 @@ fn claude_code() -> TargetManifest {
     }
 }
 
-fn messages() -> TargetManifest {
+pub(crate) fn messages() -> TargetManifest {
     TargetManifest {
         name: MESSAGES.to_owned(),
         kind: TargetKind::Api,

@@ -9,7 +9,7 @@
 //! never sends to the model. Every mapping choice is in `docs/formats/codex.md`.
 //!
 //! The crate has the shape every plugin crate has (`docs/plugin-authoring.md`): this file is the
-//! plugin and its dispatch; `manifest.rs` is what it declares; `codex/` is the target (`mod.rs`
+//! plugin (its one target handed to the SDK's `targets!`); `manifest.rs` is what it declares; `codex/` is the target (`mod.rs`
 //! over `layout`, `records`, `read` and `write`, plus what only Codex has: `state_db`, `config`,
 //! `time`, `live`).
 #![deny(missing_docs)]
@@ -17,12 +17,7 @@
 mod codex;
 mod manifest;
 
-use std::path::Path;
-
-use handoff_sdk::{
-    CreateOptions, Event, EventStream, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer,
-    SessionInfo, SessionRef, StoreRoot, TargetManifest, Transcript, Writer, WrittenFile,
-};
+use handoff_sdk::TargetManifest;
 
 pub use codex::image_part;
 pub(crate) use manifest::THINKING_PROVIDER;
@@ -44,161 +39,7 @@ impl CodexPlugin {
     }
 }
 
-/// Refuses a target this plugin does not offer.
-fn check_target(target: &str) -> Result<(), PluginError> {
-    if target == TARGET {
-        Ok(())
-    } else {
-        Err(PluginError::UnknownTarget {
-            target: target.to_owned(),
-        })
-    }
-}
-
-impl Plugin for CodexPlugin {
-    fn manifest(&self) -> Manifest {
-        manifest()
-    }
-
-    fn writer(&self) -> &dyn Writer {
-        self
-    }
-
-    fn reader(&self) -> &dyn Reader {
-        self
-    }
-
-    fn resumer(&self) -> &dyn Resumer {
-        self
-    }
-}
-
-impl Writer for CodexPlugin {
-    fn create(
-        &self,
-        root: &StoreRoot,
-        target: &str,
-        transcript: &Transcript,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
-        check_target(target)?;
-        codex::create(root, transcript, options)
-    }
-
-    fn append(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        events: &[Event],
-    ) -> Result<SessionRef, PluginError> {
-        check_target(&session.target)?;
-        codex::append(root, session, events)
-    }
-
-    fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
-        check_target(&session.target)?;
-        codex::remove(root, session)
-    }
-
-    /// Writes each event as it arrives; see [`codex::create_streamed`].
-    fn create_streamed(
-        &self,
-        root: &StoreRoot,
-        target: &str,
-        events: &mut dyn EventStream,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
-        check_target(target)?;
-        codex::create_streamed(root, events, options)
-    }
-}
-
-impl Reader for CodexPlugin {
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        check_target(&session.target)?;
-        codex::read(root, session)
-    }
-
-    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
-        check_target(target)?;
-        codex::read_path(path)
-    }
-
-    /// Streams the rollout: each event goes to `sink` as soon as no later line can change it, so
-    /// the continuation engine verifies a long session without a second copy of it in memory.
-    fn read_each(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        check_target(&session.target)?;
-        codex::read_each(root, session, sink)
-    }
-
-    /// The `session_meta` line's cwd, the first line only.
-    fn read_path_cwd(&self, target: &str, path: &Path) -> Result<Option<String>, PluginError> {
-        check_target(target)?;
-        codex::read_path_cwd(path)
-    }
-
-    /// Streams the rollout as [`Reader::read_path`] reads it (as Codex sends it on resume).
-    fn read_path_each(
-        &self,
-        target: &str,
-        path: &Path,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        check_target(target)?;
-        codex::read_path_each(path, sink)
-    }
-
-    /// Streams the rollout as its writer writes it (the continuation engine's verify).
-    fn read_written_each(
-        &self,
-        target: &str,
-        file: &dyn WrittenFile,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<bool, PluginError> {
-        check_target(target)?;
-        codex::read_written_each(file, sink)?;
-        Ok(true)
-    }
-
-    fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
-        check_target(target)?;
-        codex::list(root)
-    }
-
-    /// Reads headers newest first and stops at the first of ours with this locator: in a store of
-    /// thousands of rollouts a continuation reads only those created after its own session.
-    fn find_owned(
-        &self,
-        root: &StoreRoot,
-        target: &str,
-        locator: &str,
-    ) -> Result<Option<SessionRef>, PluginError> {
-        check_target(target)?;
-        codex::find_owned(root, locator)
-    }
-}
-
-impl Resumer for CodexPlugin {
-    fn resolve(&self, root: &StoreRoot, target: &str, id: &str) -> Result<SessionRef, PluginError> {
-        check_target(target)?;
-        codex::resolve(root, id)
-    }
-
-    fn plan(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        prompt: &str,
-    ) -> Result<ResumePlan, PluginError> {
-        check_target(&session.target)?;
-        codex::plan(root, session, prompt)
-    }
-}
+handoff_sdk::targets!(CodexPlugin, PLUGIN, manifest = manifest(), [codex::Codex]);
 
 // Makes the plugin a built-in of any host that links this crate; `so/` exports it as a shared
 // library.

@@ -312,3 +312,31 @@ fn a_file_whose_parts_disagree_with_its_events_is_an_error() {
         .to_string();
     assert!(e.contains(&format!("{}.json:2", session.id)), "{e}");
 }
+
+/// gemini-api's `owner` (which the SDK asks before an append or a remove) refuses a session whose
+/// file is not the one its id names: `NotFound`, and the file is left as it was.
+#[test]
+fn a_session_handed_in_with_another_sessions_file_is_not_changed() {
+    let (_d, root) = root();
+    let first = create(&root, &conversation()).unwrap();
+    let second = create(&root, &conversation()).unwrap();
+    let crossed = handoff_sdk::SessionRef {
+        path: second.path.clone(),
+        ..first.clone()
+    };
+    let before = std::fs::read(&second.path).unwrap();
+    let more = [user("more", "again")];
+    for outcome in [
+        GeminiPlugin
+            .writer()
+            .append(&root, &crossed, &more)
+            .map(drop),
+        GeminiPlugin.writer().remove(&root, &crossed),
+    ] {
+        assert!(
+            matches!(outcome, Err(PluginError::NotFound { ref id, .. }) if *id == first.id),
+            "{outcome:?}"
+        );
+    }
+    assert_eq!(std::fs::read(&second.path).unwrap(), before);
+}

@@ -1055,3 +1055,34 @@ fn a_freeform_call_is_its_structured_form_marked_and_read_back() {
         other => panic!("expected NotCarried, got {other:?}"),
     }
 }
+
+/// The SDK asks the target for the owner of a session before it appends or removes; gemini-cli's
+/// `owner` refuses a file whose first line names another session, so a session handed in with
+/// another's file is `NotFound` and that file is left as it was.
+#[test]
+fn a_session_handed_in_with_another_sessions_file_is_not_changed() {
+    let s = store();
+    let first = create(&s, &rich()).unwrap();
+    let second = create(&s, &rich()).unwrap();
+    let crossed = SessionRef {
+        path: second.path.clone(),
+        ..first.clone()
+    };
+    let before = std::fs::read(&second.path).unwrap();
+    let more = [user("more", 9_000_000, "again")];
+    for outcome in [
+        GeminiPlugin
+            .writer()
+            .append(&s.root, &crossed, &more)
+            .map(drop),
+        GeminiPlugin.writer().remove(&s.root, &crossed),
+    ] {
+        match outcome {
+            Err(PluginError::NotFound { id, searched, .. }) => {
+                assert_eq!((id, searched), (first.id.clone(), second.path.clone()))
+            }
+            other => panic!("expected NotFound, got {other:?}"),
+        }
+    }
+    assert_eq!(std::fs::read(&second.path).unwrap(), before);
+}

@@ -17,111 +17,20 @@ mod manifest;
 pub mod openai_chat;
 pub mod openai_responses;
 
-use std::path::Path;
-
-use handoff_sdk::{
-    CreateOptions, Event, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer, SessionInfo,
-    SessionRef, StoreRoot, Transcript, Writer,
-};
-
-use history::ApiTarget;
 pub use history::DEFAULT_MODEL;
 pub use manifest::{manifest, PLUGIN_NAME};
 
-/// The OpenAI plugin: both targets behind the capability traits.
+/// The OpenAI plugin: both targets (one store, two dialects), dispatched, checked, locked and
+/// owner-checked by the SDK.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct OpenaiPlugin;
 
-fn target(name: &str) -> Result<&'static ApiTarget, PluginError> {
-    match name {
-        openai_chat::NAME => Ok(&openai_chat::TARGET),
-        openai_responses::NAME => Ok(&openai_responses::TARGET),
-        _ => Err(PluginError::UnknownTarget {
-            target: name.to_owned(),
-        }),
-    }
-}
-
-impl Plugin for OpenaiPlugin {
-    fn manifest(&self) -> Manifest {
-        manifest()
-    }
-    fn writer(&self) -> &dyn Writer {
-        self
-    }
-    fn reader(&self) -> &dyn Reader {
-        self
-    }
-    fn resumer(&self) -> &dyn Resumer {
-        self
-    }
-}
-
-impl Writer for OpenaiPlugin {
-    fn create(
-        &self,
-        root: &StoreRoot,
-        target_name: &str,
-        transcript: &Transcript,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
-        history::create(root, target(target_name)?, transcript, options)
-    }
-
-    fn append(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        events: &[Event],
-    ) -> Result<SessionRef, PluginError> {
-        history::append(root, target(&session.target)?, session, events)
-    }
-
-    fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
-        history::remove(root, target(&session.target)?, session)
-    }
-}
-
-impl Reader for OpenaiPlugin {
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        let target = target(&session.target)?;
-        history::read(target, session.check(root, target.name)?)
-    }
-
-    fn read_path(&self, target_name: &str, path: &Path) -> Result<Transcript, PluginError> {
-        history::read(target(target_name)?, path)
-    }
-
-    /// The history's `handoff.cwd`, the history not built.
-    fn read_path_cwd(&self, target_name: &str, path: &Path) -> Result<Option<String>, PluginError> {
-        target(target_name)?;
-        handoff_sdk::document_cwd(path)
-    }
-
-    fn list(&self, root: &StoreRoot, target_name: &str) -> Result<Vec<SessionInfo>, PluginError> {
-        history::list(root, target(target_name)?)
-    }
-}
-
-impl Resumer for OpenaiPlugin {
-    fn resolve(
-        &self,
-        root: &StoreRoot,
-        target_name: &str,
-        id: &str,
-    ) -> Result<SessionRef, PluginError> {
-        history::resolve(root, target(target_name)?, id)
-    }
-
-    fn plan(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        prompt: &str,
-    ) -> Result<ResumePlan, PluginError> {
-        history::plan(root, target(&session.target)?, session, prompt)
-    }
-}
+handoff_sdk::targets!(
+    OpenaiPlugin,
+    PLUGIN_NAME,
+    manifest = manifest(),
+    [openai_chat::TARGET, openai_responses::TARGET]
+);
 
 // Registers the plugin with a host that links this crate; `so/` exports it as a shared library.
 handoff_sdk::register_builtin!(OpenaiPlugin);

@@ -11,17 +11,10 @@
 mod manifest;
 mod pi;
 
-use std::path::Path;
-
-use handoff_sdk::{
-    CreateOptions, Event, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer, SessionInfo,
-    SessionRef, StoreRoot, TargetManifest, Transcript, Writer,
-};
-
 pub use manifest::{live_recipe, manifest, target as target_manifest, PI_PACKAGE, PI_VERSION};
 pub use pi::{summary, Summary, AGENT_DIR_ENV, HEADER_LIMIT, OPAQUE_KEY, PLUGIN, TARGET};
 
-/// The pi plugin.
+/// The pi plugin: its one target, dispatched, checked, locked and owner-checked by the SDK.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PiPlugin;
 
@@ -32,134 +25,6 @@ impl PiPlugin {
     }
 }
 
-/// The target's manifest, or `UnknownTarget`.
-fn check_target(target: &str) -> Result<TargetManifest, PluginError> {
-    if target == TARGET {
-        Ok(manifest::target())
-    } else {
-        Err(PluginError::UnknownTarget {
-            target: target.to_owned(),
-        })
-    }
-}
-
-impl Plugin for PiPlugin {
-    fn manifest(&self) -> Manifest {
-        manifest::manifest()
-    }
-
-    fn writer(&self) -> &dyn Writer {
-        self
-    }
-
-    fn reader(&self) -> &dyn Reader {
-        self
-    }
-
-    fn resumer(&self) -> &dyn Resumer {
-        self
-    }
-}
-
-impl Writer for PiPlugin {
-    fn create(
-        &self,
-        root: &StoreRoot,
-        target: &str,
-        transcript: &Transcript,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
-        let manifest = check_target(target)?;
-        transcript.validate()?;
-        manifest.check_carried(transcript)?;
-        pi::create(root, transcript, options)
-    }
-
-    fn append(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        events: &[Event],
-    ) -> Result<SessionRef, PluginError> {
-        let manifest = check_target(&session.target)?;
-        pi::append(root, session, events, &manifest)
-    }
-
-    fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
-        check_target(&session.target)?;
-        pi::remove(root, session)
-    }
-}
-
-impl Reader for PiPlugin {
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        check_target(&session.target)?;
-        pi::read(session.check(root, TARGET)?)
-    }
-
-    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
-        check_target(target)?;
-        pi::read(path)
-    }
-
-    fn read_each(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        check_target(&session.target)?;
-        pi::read_each(session.check(root, TARGET)?, sink).map(drop)
-    }
-
-    /// The session header's cwd (the first line), or the whole read's where the header alone
-    /// cannot be read.
-    fn read_path_cwd(&self, target: &str, path: &Path) -> Result<Option<String>, PluginError> {
-        check_target(target)?;
-        pi::read_cwd(path)
-    }
-
-    fn read_path_each(
-        &self,
-        target: &str,
-        path: &Path,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        check_target(target)?;
-        pi::read_each(path, sink).map(drop)
-    }
-
-    fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
-        check_target(target)?;
-        pi::list(root)
-    }
-
-    fn find_owned(
-        &self,
-        root: &StoreRoot,
-        target: &str,
-        locator: &str,
-    ) -> Result<Option<SessionRef>, PluginError> {
-        check_target(target)?;
-        pi::find_owned(root, locator)
-    }
-}
-
-impl Resumer for PiPlugin {
-    fn resolve(&self, root: &StoreRoot, target: &str, id: &str) -> Result<SessionRef, PluginError> {
-        check_target(target)?;
-        pi::resolve(root, id)
-    }
-
-    fn plan(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        prompt: &str,
-    ) -> Result<ResumePlan, PluginError> {
-        check_target(&session.target)?;
-        pi::plan(root, session, prompt)
-    }
-}
+handoff_sdk::targets!(PiPlugin, PLUGIN, manifest = manifest::manifest(), [pi::Pi]);
 
 handoff_sdk::register_builtin!(PiPlugin);

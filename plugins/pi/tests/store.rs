@@ -7,7 +7,7 @@ use handoff_pi::{PiPlugin, HEADER_LIMIT, TARGET};
 use handoff_sdk::serde_json::{json, Value};
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, ById, CreateOptions, Part, Plugin, PluginError,
-    Reader, Writer,
+    Reader, SessionRef, Writer,
 };
 
 fn rich() -> handoff_sdk::Transcript {
@@ -643,4 +643,31 @@ fn lists_every_folder_with_names_and_titles() {
             .any(|(i, title, _)| *i == ours.id && *title == Some("first question")),
         "{titled:?}"
     );
+}
+
+/// pi's `owner` (which the SDK asks, under the session's lock, before an append or a remove)
+/// refuses a file whose header names another session, naming the header's `id`; the file stays.
+#[test]
+fn a_session_handed_in_with_another_sessions_file_is_not_changed() {
+    let (_dir, root) = root();
+    let first = create(&root, &transcript(vec![user("e1", 0, "first")]));
+    let second = create(&root, &transcript(vec![user("e1", 0, "second")]));
+    let crossed = SessionRef {
+        path: second.path.clone(),
+        ..first.clone()
+    };
+    let before = std::fs::read(&second.path).unwrap();
+    let more = [user("e2", 1, "again")];
+    for outcome in [
+        PiPlugin.writer().append(&root, &crossed, &more).map(drop),
+        PiPlugin.writer().remove(&root, &crossed),
+    ] {
+        match outcome {
+            Err(PluginError::Malformed { file, field, .. }) => {
+                assert_eq!((file, field.as_deref()), (second.path.clone(), Some("id")))
+            }
+            other => panic!("expected Malformed naming the header's id, got {other:?}"),
+        }
+    }
+    assert_eq!(std::fs::read(&second.path).unwrap(), before);
 }

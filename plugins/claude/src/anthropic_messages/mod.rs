@@ -17,8 +17,8 @@ use handoff_sdk::dialect::anthropic::validate;
 use handoff_sdk::marker::{OwnershipMarker, MARKER_KEY};
 use handoff_sdk::serde_json::{json, Value};
 use handoff_sdk::{
-    require_owned, session_lock, sessions_newest_first, CreateOptions, Event, PluginError,
-    ResumePlan, SessionInfo, SessionRef, StoreRoot, Transcript,
+    sessions_newest_first, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef,
+    StoreRoot, Target, TargetManifest, Transcript,
 };
 
 use crate::extras::EXTRAS_KEY;
@@ -26,103 +26,109 @@ use crate::manifest::{MESSAGES, PLUGIN_NAME};
 use read::{bad, load, parse_store};
 use write::{render_store, write_body};
 
-/// Creates a new history file holding `transcript`.
-pub(crate) fn create(
-    root: &StoreRoot,
-    transcript: &Transcript,
-    options: &CreateOptions,
-) -> Result<SessionRef, PluginError> {
-    let mut transcript = std::borrow::Cow::Borrowed(transcript);
-    if let Some(cwd) = &options.cwd {
-        transcript.to_mut().cwd = Some(cwd.clone());
+/// The `anthropic-messages` target.
+pub(crate) struct AnthropicMessages;
+
+impl Target for AnthropicMessages {
+    fn name(&self) -> &'static str {
+        MESSAGES
     }
-    let body = render_store(&transcript)?;
-    let id = uuid::Uuid::new_v4().to_string();
-    let path = layout::session_path(root, &id)?;
-    let marker = OwnershipMarker {
-        plugin: PLUGIN_NAME.to_owned(),
-        locator: options.locator.clone(),
-    };
-    root.create_file(&path, |out| write_body(out, &marker, &body))?;
-    Ok(SessionRef {
-        target: MESSAGES.to_owned(),
-        id,
-        path,
-    })
-}
 
-/// Appends `events`: the whole history is rendered again and replaces the file atomically.
-pub(crate) fn append(
-    root: &StoreRoot,
-    session: &SessionRef,
-    events: &[Event],
-) -> Result<SessionRef, PluginError> {
-    let path = session.check(root, MESSAGES)?;
-    let _lock = session_lock(root, session)?;
-    let map = load(path)?;
-    let marker = require_owned(path, read::marker(&map), PLUGIN_NAME)?;
-    let mut whole = parse_store(path, map)?;
-    whole.events.extend_from_slice(events);
-    let body = render_store(&whole)?;
-    atomic::replace(path, |out| write_body(out, &marker, &body))
-        .map_err(|e| PluginError::io(path, &e))?;
-    Ok(session.clone())
-}
+    fn manifest(&self) -> TargetManifest {
+        crate::manifest::messages()
+    }
 
-/// Removes a history this plugin made; refuses any other.
-pub(crate) fn remove(root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
-    let path = session.check(root, MESSAGES)?;
-    let _lock = session_lock(root, session)?;
-    require_owned(path, read::marker(&load(path)?), PLUGIN_NAME)?;
-    std::fs::remove_file(path).map_err(|e| PluginError::io(path, &e))
-}
-
-/// The history file named exactly `id`.
-pub(crate) fn resolve(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
-    let path = layout::session_path(root, id)?;
-    if !path.is_file() {
-        return Err(PluginError::NotFound {
+    fn create(
+        &self,
+        root: &StoreRoot,
+        transcript: &Transcript,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        let mut transcript = std::borrow::Cow::Borrowed(transcript);
+        if let Some(cwd) = &options.cwd {
+            transcript.to_mut().cwd = Some(cwd.clone());
+        }
+        let body = render_store(&transcript)?;
+        let id = uuid::Uuid::new_v4().to_string();
+        let path = layout::session_path(root, &id)?;
+        let marker = OwnershipMarker {
+            plugin: PLUGIN_NAME.to_owned(),
+            locator: options.locator.clone(),
+        };
+        root.create_file(&path, |out| write_body(out, &marker, &body))?;
+        Ok(SessionRef {
             target: MESSAGES.to_owned(),
-            id: id.to_owned(),
-            searched: layout::sessions_dir(root),
-        });
+            id,
+            path,
+        })
     }
-    Ok(SessionRef {
-        target: MESSAGES.to_owned(),
-        id: id.to_owned(),
-        path,
-    })
-}
 
-/// Reads a resolved history.
-pub(crate) fn read(root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-    read_path(session.check(root, MESSAGES)?)
-}
+    /// The history's `x-handoff` member; a file that is no JSON object is `Malformed`.
+    fn owner(
+        &self,
+        _root: &StoreRoot,
+        session: &SessionRef,
+    ) -> Result<Option<OwnershipMarker>, PluginError> {
+        Ok(read::marker(&load(&session.path)?))
+    }
 
-/// Reads a history file.
-pub(crate) fn read_path(path: &Path) -> Result<Transcript, PluginError> {
-    parse_store(path, load(path)?)
-}
+    /// The whole history is rendered again and replaces the file atomically.
+    fn append(
+        &self,
+        _root: &StoreRoot,
+        session: &SessionRef,
+        marker: &OwnershipMarker,
+        events: &[Event],
+    ) -> Result<SessionRef, PluginError> {
+        let path = session.path.as_path();
+        let mut whole = parse_store(path, load(path)?)?;
+        whole.events.extend_from_slice(events);
+        whole.validate()?;
+        let body = render_store(&whole)?;
+        atomic::replace(path, |out| write_body(out, marker, &body))
+            .map_err(|e| PluginError::io(path, &e))?;
+        Ok(session.clone())
+    }
 
-/// Every history in the store, newest first (the marker read without building the document).
-pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
-    let files = layout::session_files(root)?;
-    Ok(sessions_newest_first(
-        MESSAGES,
-        PLUGIN_NAME,
-        files,
-        handoff_sdk::document_marker,
-    ))
+    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
+        parse_store(path, load(path)?)
+    }
+
+    /// The history's `handoff.cwd`, the history not built.
+    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+        handoff_sdk::document_cwd(path)
+    }
+
+    /// Every history in the store, newest first (the marker read without building the document).
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+        let files = layout::session_files(root)?;
+        Ok(sessions_newest_first(
+            MESSAGES,
+            PLUGIN_NAME,
+            files,
+            handoff_sdk::document_marker,
+        ))
+    }
+
+    /// The history file named exactly `id`.
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+        let path = layout::session_path(root, id)?;
+        handoff_sdk::session_at(MESSAGES, id, path, &layout::sessions_dir(root))
+    }
+
+    fn plan(
+        &self,
+        _root: &StoreRoot,
+        session: &SessionRef,
+        prompt: &str,
+    ) -> Result<ResumePlan, PluginError> {
+        plan(&session.path, prompt)
+    }
 }
 
 /// The next request: the stored history plus `prompt` as a user message (merged into a trailing
 /// user message, after its tool results), validated against A1–A15.
-pub(crate) fn plan(
-    root: &StoreRoot,
-    session: &SessionRef,
-    prompt: &str,
-) -> Result<ResumePlan, PluginError> {
-    let path = session.check(root, MESSAGES)?;
+fn plan(path: &Path, prompt: &str) -> Result<ResumePlan, PluginError> {
     let mut map = load(path)?;
     // Reading first proves the history is whole and ours to interpret.
     parse_store(path, map.clone())?;

@@ -35,7 +35,7 @@ pub(super) struct EventMeta {
     #[serde(
         default,
         skip_serializing_if = "is_absent",
-        deserialize_with = "crate::extras::present"
+        deserialize_with = "handoff_sdk::present"
     )]
     pub(super) origin: Option<Option<Origin>>,
     /// The model on each written thinking signature, in order.

@@ -12,7 +12,6 @@ use handoff_sdk::{AssistantPart, Body, Event, Origin, Part, PluginError, Transcr
 
 use super::records::{EventMeta, Meta, DEFAULT_MODEL, MAX_TOKENS};
 use crate::extras::EXTRAS_KEY;
-use crate::manifest::{manifest, MESSAGES};
 
 fn invalid(event: Option<(usize, &Event)>, message: String) -> PluginError {
     match event {
@@ -127,11 +126,6 @@ fn event_metas<'t>(
 
 /// The body to store for `transcript`, refusing what would not read back or not be accepted.
 pub(super) fn render_store(transcript: &Transcript) -> Result<Value, PluginError> {
-    transcript.validate()?;
-    manifest()
-        .target(MESSAGES)
-        .expect("the manifest names its targets")
-        .check_carried(transcript)?;
     refuse_unsendable(transcript)?;
     let options = RenderOptions::default();
     let rendered =

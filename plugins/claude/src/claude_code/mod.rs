@@ -17,32 +17,123 @@ use handoff_sdk::atomic;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
-    own_marker, require_owned, session_lock, sessions_newest_first, CreateOptions, Event,
-    EventStream, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot, Transcript,
-    WrittenFile,
+    own_marker, sessions_newest_first, CreateOptions, Event, EventStream, PluginError, ResumePlan,
+    SessionInfo, SessionRef, StoreRoot, Target, TargetManifest, Transcript, WrittenFile,
 };
 
-pub(crate) use layout::resolve;
-
-use crate::manifest::{manifest, CLAUDE_CODE, PLUGIN_NAME};
+use crate::manifest::{CLAUDE_CODE, PLUGIN_NAME};
 use records::SessionMembers;
 use write::{precheck, write_events, ChainState, RecordWriter};
 
-fn check_carried(transcript: &Transcript) -> Result<(), PluginError> {
-    manifest()
-        .target(CLAUDE_CODE)
-        .expect("the manifest names its targets")
-        .check_carried(transcript)
+/// The `claude-code` target.
+pub(crate) struct ClaudeCode;
+
+impl Target for ClaudeCode {
+    fn name(&self) -> &'static str {
+        CLAUDE_CODE
+    }
+
+    fn manifest(&self) -> TargetManifest {
+        crate::manifest::claude_code()
+    }
+
+    fn create(
+        &self,
+        root: &StoreRoot,
+        transcript: &Transcript,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        create(root, transcript, options)
+    }
+
+    fn create_streamed(
+        &self,
+        root: &StoreRoot,
+        events: &mut dyn EventStream,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        create_streamed(root, events, options)
+    }
+
+    /// The marker of the file's first record.
+    fn owner(
+        &self,
+        _root: &StoreRoot,
+        session: &SessionRef,
+    ) -> Result<Option<OwnershipMarker>, PluginError> {
+        Ok(read::marker(&session.path))
+    }
+
+    fn append(
+        &self,
+        _root: &StoreRoot,
+        session: &SessionRef,
+        _marker: &OwnershipMarker,
+        events: &[Event],
+    ) -> Result<SessionRef, PluginError> {
+        append(session, events)
+    }
+
+    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
+        read::read(path)
+    }
+
+    fn read_path_each(
+        &self,
+        path: &Path,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        read::read_each(path, sink)
+    }
+
+    /// The index loaded as the file grows.
+    fn read_written_each(
+        &self,
+        file: &dyn WrittenFile,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<bool, PluginError> {
+        read::read_written_each(file, sink).map(|()| true)
+    }
+
+    /// From the first conversation records only (a file that holds a malformed line after them is
+    /// an error for `read_path` but not here).
+    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+        read::session_cwd(path)
+    }
+
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+        list(root)
+    }
+
+    fn find_owned(
+        &self,
+        root: &StoreRoot,
+        locator: &str,
+    ) -> Result<Option<SessionRef>, PluginError> {
+        find_owned(root, locator)
+    }
+
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+        layout::resolve(root, id)
+    }
+
+    fn plan(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        prompt: &str,
+    ) -> Result<ResumePlan, PluginError> {
+        plan(root, session, prompt)
+    }
 }
 
-/// Creates a new session file holding `transcript`.
-pub(crate) fn create(
+/// Creates a new session file holding `transcript` (checked by the SDK, or by the engine event
+/// by event).
+fn create(
     root: &StoreRoot,
     transcript: &Transcript,
     options: &CreateOptions,
 ) -> Result<SessionRef, PluginError> {
-    transcript.validate()?;
-    check_carried(transcript)?;
     if !transcript.events.iter().any(write::is_written) {
         return Err(empty_conversation());
     }
@@ -67,7 +158,7 @@ pub(crate) fn create(
 
 /// Creates a new session file from `events` as they arrive, checking each before its records are
 /// written; what needs look-ahead starts over with [`create`] ([`streamed`] says when).
-pub(crate) fn create_streamed(
+fn create_streamed(
     root: &StoreRoot,
     events: &mut dyn EventStream,
     options: &CreateOptions,
@@ -148,20 +239,13 @@ impl<'c> NewSession<'c> {
 }
 
 /// Appends `events` to a session this plugin made, continuing its chain.
-pub(crate) fn append(
-    root: &StoreRoot,
-    session: &SessionRef,
-    events: &[Event],
-) -> Result<SessionRef, PluginError> {
-    let path = session.check(root, CLAUDE_CODE)?;
-    let _lock = session_lock(root, session)?;
-    require_owned(path, read::marker(path), PLUGIN_NAME)?;
+fn append(session: &SessionRef, events: &[Event]) -> Result<SessionRef, PluginError> {
+    let path = session.path.as_path();
     let existing = read::read_session(path)?;
     let from = existing.transcript.events.len();
     let mut whole = existing.transcript;
     whole.events.extend_from_slice(events);
     whole.validate()?;
-    check_carried(&whole)?;
     precheck(&whole.events, from)?;
     let cwd = whole.cwd.clone().ok_or_else(|| {
         PluginError::malformed_line(path, 1, Some("cwd"), "no record names the session's cwd")
@@ -179,58 +263,9 @@ pub(crate) fn append(
     Ok(session.clone())
 }
 
-/// Removes a session this plugin made; refuses any other.
-pub(crate) fn remove(root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
-    let path = session.check(root, CLAUDE_CODE)?;
-    let _lock = session_lock(root, session)?;
-    require_owned(path, read::marker(path), PLUGIN_NAME)?;
-    std::fs::remove_file(path).map_err(|e| PluginError::io(path, &e))
-}
-
-/// Reads a resolved session.
-pub(crate) fn read(root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-    read::read(session.check(root, CLAUDE_CODE)?)
-}
-
-/// Reads a session file.
-pub(crate) fn read_path(path: &Path) -> Result<Transcript, PluginError> {
-    read::read(path)
-}
-
-/// Streams a session file to `sink`, event by event, as [`read_path`] reads it.
-pub(crate) fn read_path_each(
-    path: &Path,
-    sink: &mut dyn FnMut(Event) -> bool,
-) -> Result<(), PluginError> {
-    read::read_each(path, sink)
-}
-
-/// Streams a session file its writer is still writing to `sink`, as [`read_path`] reads it.
-pub(crate) fn read_written_each(
-    file: &dyn WrittenFile,
-    sink: &mut dyn FnMut(Event) -> bool,
-) -> Result<(), PluginError> {
-    read::read_written_each(file, sink)
-}
-
-/// A session file's cwd as [`read_path`] gives it, from its first conversation records only (a
-/// file that holds a malformed line after them is an error for [`read_path`] but not here).
-pub(crate) fn read_path_cwd(path: &Path) -> Result<Option<String>, PluginError> {
-    read::session_cwd(path)
-}
-
-/// Streams a resolved session to `sink`, event by event.
-pub(crate) fn read_each(
-    root: &StoreRoot,
-    session: &SessionRef,
-    sink: &mut dyn FnMut(Event) -> bool,
-) -> Result<(), PluginError> {
-    read::read_each(session.check(root, CLAUDE_CODE)?, sink)
-}
-
 /// Every session in the store, newest first, with the title and cwd Claude Code's own list shows
 /// (read from each file's head and tail only, see [`list`]).
-pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
     let files = layout::session_files(root)?;
     let mut sessions: Vec<SessionInfo> = files
         .into_iter()
@@ -247,10 +282,7 @@ pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
 
 /// The newest session of ours marked with `locator`, reading first records only (the engine's
 /// lookup needs no titles).
-pub(crate) fn find_owned(
-    root: &StoreRoot,
-    locator: &str,
-) -> Result<Option<SessionRef>, PluginError> {
+fn find_owned(root: &StoreRoot, locator: &str) -> Result<Option<SessionRef>, PluginError> {
     let files = layout::session_files(root)?;
     let listing = sessions_newest_first(CLAUDE_CODE, PLUGIN_NAME, files, read::marker);
     Ok(SessionInfo::newest_owned(listing, locator))
@@ -271,12 +303,8 @@ fn resume_args(id: &str, prompt: &str) -> Vec<String> {
 
 /// `claude -p --resume <id> PROMPT`, run in the session's cwd (Claude Code looks for the id only in
 /// that cwd's project folder).
-pub(crate) fn plan(
-    root: &StoreRoot,
-    session: &SessionRef,
-    prompt: &str,
-) -> Result<ResumePlan, PluginError> {
-    let path = session.check(root, CLAUDE_CODE)?;
+fn plan(root: &StoreRoot, session: &SessionRef, prompt: &str) -> Result<ResumePlan, PluginError> {
+    let path = session.path.as_path();
     let id = session.id.as_str();
     let cwd = read::session_cwd(path)?.ok_or_else(|| {
         PluginError::malformed_line(path, 1, Some("cwd"), "no record names the session's cwd")
@@ -306,13 +334,10 @@ fn config_dir_env(
     root: &StoreRoot,
     var: impl Fn(&str) -> Option<std::ffi::OsString>,
 ) -> Vec<(String, String)> {
-    let default_root = manifest()
-        .target(CLAUDE_CODE)
-        .and_then(|t| t.default_root.clone())
-        .and_then(|d| {
-            let home = var("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
-            d.resolve(&var, home.as_deref(), None)
-        });
+    let default_root = crate::manifest::claude_code().default_root.and_then(|d| {
+        let home = var("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+        d.resolve(&var, home.as_deref(), None)
+    });
     let same = |default: &Path| {
         default == root.path()
             || matches!(

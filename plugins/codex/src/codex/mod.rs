@@ -20,9 +20,8 @@ use chrono::{Local, TimeZone};
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
-    atomic, own_marker, require_owned, session_lock, Body, CreateOptions, Event, EventStream, Part,
-    PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot, Timestamp, Transcript,
-    WrittenFile,
+    atomic, own_marker, Body, CreateOptions, Event, EventStream, Part, PluginError, ResumePlan,
+    SessionInfo, SessionRef, StoreRoot, Target, TargetManifest, Timestamp, Transcript, WrittenFile,
 };
 
 pub use read::image_part;
@@ -176,14 +175,128 @@ impl NewRollout {
     }
 }
 
-/// Creates a new rollout holding `transcript` and registers its thread.
-pub(crate) fn create(
+/// The `codex` target.
+pub(crate) struct Codex;
+
+impl Target for Codex {
+    fn name(&self) -> &'static str {
+        TARGET
+    }
+
+    fn manifest(&self) -> TargetManifest {
+        target_manifest()
+    }
+
+    fn create(
+        &self,
+        root: &StoreRoot,
+        transcript: &Transcript,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        create(root, transcript, options)
+    }
+
+    /// Writes each event as it arrives; see [`create_streamed`].
+    fn create_streamed(
+        &self,
+        root: &StoreRoot,
+        events: &mut dyn EventStream,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        create_streamed(root, events, options)
+    }
+
+    /// The `session_meta` line's marker.
+    fn owner(
+        &self,
+        _root: &StoreRoot,
+        session: &SessionRef,
+    ) -> Result<Option<OwnershipMarker>, PluginError> {
+        Ok(read::read_header(&session.path)?.marker)
+    }
+
+    fn append(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        _marker: &OwnershipMarker,
+        events: &[Event],
+    ) -> Result<SessionRef, PluginError> {
+        append(root, session, events)
+    }
+
+    /// The rollout, its thread row and the date folders it leaves empty.
+    fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+        let path = session.path.as_path();
+        state_db::unregister(root, &session.id)?;
+        std::fs::remove_file(path).map_err(io_error(path))?;
+        layout::remove_empty_date_dirs(root, path);
+        Ok(())
+    }
+
+    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
+        read::read_rollout(path)
+    }
+
+    /// Streams the rollout as Codex sends it on resume: each event goes to `sink` as soon as no
+    /// later line can change it, so a long session is verified without a second copy in memory.
+    fn read_path_each(
+        &self,
+        path: &Path,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        read::read_each_as_sent(path, sink).map(drop)
+    }
+
+    /// The `session_meta` line's cwd, the first line only.
+    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+        Ok(Some(read::read_header(path)?.cwd))
+    }
+
+    /// Streams the rollout as its writer writes it (the continuation engine's verify).
+    fn read_written_each(
+        &self,
+        file: &dyn WrittenFile,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<bool, PluginError> {
+        read::read_written_as_sent(file, sink).map(|()| true)
+    }
+
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+        list(root)
+    }
+
+    fn find_owned(
+        &self,
+        root: &StoreRoot,
+        locator: &str,
+    ) -> Result<Option<SessionRef>, PluginError> {
+        find_owned(root, locator)
+    }
+
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+        resolve(root, id)
+    }
+
+    /// `codex exec resume <id> PROMPT` in the session's cwd.
+    fn plan(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        prompt: &str,
+    ) -> Result<ResumePlan, PluginError> {
+        let header = read::read_header(&session.path)?;
+        Ok(live::resume_plan(root, &session.id, &header.cwd, prompt))
+    }
+}
+
+/// Creates a new rollout holding `transcript` (checked by the SDK, or by the engine event by
+/// event) and registers its thread.
+fn create(
     root: &StoreRoot,
     transcript: &Transcript,
     options: &CreateOptions,
 ) -> Result<SessionRef, PluginError> {
-    transcript.validate()?;
-    target_manifest().check_carried(transcript)?;
     write::check_representable(transcript, 0)?;
     let cwd = options
         .cwd
@@ -213,7 +326,7 @@ pub(crate) fn create(
 /// [`create`], writing each event as the stream hands it over, so the transcript is never held.
 /// The first event decides the rollout's date folder; a compaction that keeps events before it
 /// (its replacement history holds them) makes it start over with the whole transcript.
-pub(crate) fn create_streamed(
+fn create_streamed(
     root: &StoreRoot,
     events: &mut dyn EventStream,
     options: &CreateOptions,
@@ -266,23 +379,18 @@ pub(crate) fn create_streamed(
 }
 
 /// Appends `events` to a rollout this plugin created, and refreshes its thread row.
-pub(crate) fn append(
+fn append(
     root: &StoreRoot,
     session: &SessionRef,
     events: &[Event],
 ) -> Result<SessionRef, PluginError> {
-    let path = session.check(root, TARGET)?;
+    let path = session.path.as_path();
     let id = session.id.as_str();
-    // One handoff writer per session at a time (Codex itself is not stopped by this).
-    let _lock = session_lock(root, session)?;
     let header = read::read_header(path)?;
-    require_owned(path, header.marker.clone(), PLUGIN)?;
     let mut whole = read::read_rollout_as_written(path)?;
     let first = whole.events.len();
     whole.events.extend_from_slice(events);
     whole.validate()?;
-    let suffix = Transcript::new(events.to_vec());
-    target_manifest().check_carried(&suffix)?;
     write::check_representable(&whole, first)?;
     if events.is_empty() {
         return Ok(session.clone());
@@ -310,60 +418,9 @@ pub(crate) fn append(
     Ok(session.clone())
 }
 
-/// Removes a rollout this plugin created, its thread row and the date folders it leaves empty.
-pub(crate) fn remove(root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
-    let path = session.check(root, TARGET)?;
-    let _lock = session_lock(root, session)?;
-    require_owned(path, read::read_header(path)?.marker, PLUGIN)?;
-    state_db::unregister(root, &session.id)?;
-    std::fs::remove_file(path).map_err(io_error(path))?;
-    layout::remove_empty_date_dirs(root, path);
-    Ok(())
-}
-
-/// Reads a resolved rollout.
-pub(crate) fn read(root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-    read::read_rollout(session.check(root, TARGET)?)
-}
-
-/// Reads a rollout file.
-pub(crate) fn read_path(path: &Path) -> Result<Transcript, PluginError> {
-    read::read_rollout(path)
-}
-
-/// Streams a rollout file to `sink`, as [`read_path`] reads it.
-pub(crate) fn read_path_each(
-    path: &Path,
-    sink: &mut dyn FnMut(Event) -> bool,
-) -> Result<(), PluginError> {
-    read::read_each_as_sent(path, sink).map(drop)
-}
-
-/// Streams a rollout its writer is still writing to `sink`, as [`read_path`] reads it.
-pub(crate) fn read_written_each(
-    file: &dyn WrittenFile,
-    sink: &mut dyn FnMut(Event) -> bool,
-) -> Result<(), PluginError> {
-    read::read_written_as_sent(file, sink)
-}
-
-/// A rollout's cwd as [`read_path`] gives it: its `session_meta` line's, the first line only.
-pub(crate) fn read_path_cwd(path: &Path) -> Result<Option<String>, PluginError> {
-    Ok(Some(read::read_header(path)?.cwd))
-}
-
-/// Streams a resolved rollout to `sink`.
-pub(crate) fn read_each(
-    root: &StoreRoot,
-    session: &SessionRef,
-    sink: &mut dyn FnMut(Event) -> bool,
-) -> Result<(), PluginError> {
-    read::read_each_as_sent(session.check(root, TARGET)?, sink).map(drop)
-}
-
 /// Every rollout in the store, newest first, with the cwd and title Codex's own list shows
 /// (see [`list`]); the `session_meta` line is read once for the marker and the cwd.
-pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
     let files = layout::all_rollouts(root)?;
     let names = list::thread_names(root);
     let mut sessions: Vec<SessionInfo> = files
@@ -387,10 +444,7 @@ pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
 /// The newest rollout of ours marked with `locator`: headers read newest first, stopping at the
 /// first match, so in a store of thousands of rollouts a continuation reads only those created
 /// after its own session.
-pub(crate) fn find_owned(
-    root: &StoreRoot,
-    locator: &str,
-) -> Result<Option<SessionRef>, PluginError> {
+fn find_owned(root: &StoreRoot, locator: &str) -> Result<Option<SessionRef>, PluginError> {
     for (id, path) in layout::rollouts_newest_first(root)? {
         let Ok(header) = read::read_header(&path) else {
             continue;
@@ -409,7 +463,7 @@ pub(crate) fn find_owned(
 }
 
 /// The rollout named exactly `id`, its `session_meta` agreeing.
-pub(crate) fn resolve(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+fn resolve(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
     let path = layout::resolve(root, id)?;
     let header = read::read_header(&path)?;
     if header.id != id {
@@ -428,14 +482,4 @@ pub(crate) fn resolve(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginEr
         id: id.to_owned(),
         path,
     })
-}
-
-/// `codex exec resume <id> PROMPT` in the session's cwd.
-pub(crate) fn plan(
-    root: &StoreRoot,
-    session: &SessionRef,
-    prompt: &str,
-) -> Result<ResumePlan, PluginError> {
-    let header = read::read_header(session.check(root, TARGET)?)?;
-    Ok(live::resume_plan(root, &session.id, &header.cwd, prompt))
 }

@@ -11,24 +11,10 @@ pub(crate) fn session_path(root: &StoreRoot, id: &str) -> Result<PathBuf, Plugin
     Ok(root.join(&[&format!("{id}.json")])?)
 }
 
-/// Every session file (`*.json` directly under the root), sorted.
+/// Every session file (`*.json` directly under the root, named by a valid id), sorted.
 pub(crate) fn session_files(root: &StoreRoot) -> Result<Vec<(String, PathBuf)>, PluginError> {
-    let mut files = Vec::new();
-    let entries = match std::fs::read_dir(root.path()) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(files),
-        Err(e) => return Err(PluginError::io(root.path(), &e)),
-    };
-    for entry in entries {
-        let entry = entry.map_err(|e| PluginError::io(root.path(), &e))?;
-        let name = entry.file_name();
-        let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
-            continue;
-        };
-        if entry.path().is_file() && validate_component("session id", id).is_ok() {
-            files.push((id.to_owned(), entry.path()));
-        }
-    }
-    files.sort();
-    Ok(files)
+    handoff_sdk::session_files(root.path(), 0, |name| {
+        name.strip_suffix(".json")
+            .filter(|id| validate_component("session id", id).is_ok())
+    })
 }

@@ -14,7 +14,7 @@ use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
     atomic, Body, CreateOptions, Event, Part, PluginError, ResumePlan, SessionInfo, SessionRef,
-    StoreRoot, Timestamp, Transcript,
+    StoreRoot, Target, TargetManifest, Timestamp, Transcript,
 };
 
 use crate::manifest::{target_manifest, GEMINI_API, PLUGIN_NAME};
@@ -38,45 +38,134 @@ fn load(path: &Path) -> Result<SessionFile, PluginError> {
     read::parse_file(path, &bytes)
 }
 
-fn checked(transcript: &Transcript) -> Result<(), PluginError> {
-    transcript.validate()?;
-    target_manifest(GEMINI_API).check_carried(transcript)
-}
+/// The `gemini-api` target.
+pub(crate) struct GeminiApi;
 
-/// Creates a new session holding `transcript`.
-pub(crate) fn create(
-    root: &StoreRoot,
-    transcript: &Transcript,
-    options: &CreateOptions,
-) -> Result<SessionRef, PluginError> {
-    checked(transcript)?;
-    let mut transcript = transcript.clone();
-    if options.cwd.is_some() {
-        transcript.cwd = options.cwd.clone();
+impl Target for GeminiApi {
+    fn name(&self) -> &'static str {
+        GEMINI_API
     }
-    let file = write::session_file(&transcript, Some(marker_value(options.locator.clone())))?;
-    let id = uuid::Uuid::new_v4().to_string();
-    let path = layout::session_path(root, &id)?;
-    let bytes = to_bytes(&file);
-    root.create_file(&path, |w| w.write_all(&bytes))?;
-    Ok(SessionRef {
-        target: GEMINI_API.to_owned(),
-        id,
-        path,
-    })
+
+    fn manifest(&self) -> TargetManifest {
+        target_manifest(GEMINI_API)
+    }
+
+    fn create(
+        &self,
+        root: &StoreRoot,
+        transcript: &Transcript,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        let mut transcript = transcript.clone();
+        if options.cwd.is_some() {
+            transcript.cwd = options.cwd.clone();
+        }
+        let file = write::session_file(&transcript, Some(marker_value(options.locator.clone())))?;
+        let id = uuid::Uuid::new_v4().to_string();
+        let path = layout::session_path(root, &id)?;
+        let bytes = to_bytes(&file);
+        root.create_file(&path, |w| w.write_all(&bytes))?;
+        Ok(SessionRef {
+            target: GEMINI_API.to_owned(),
+            id,
+            path,
+        })
+    }
+
+    /// The history's `x-handoff` member; a file that is not the one its id names is `NotFound`.
+    fn owner(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+    ) -> Result<Option<OwnershipMarker>, PluginError> {
+        let file = load(path_of(root, session)?)?;
+        Ok(file
+            .marker
+            .and_then(|m| serde_json::from_value::<OwnershipMarker>(m).ok()))
+    }
+
+    /// The whole history is rendered again and the file replaced whole.
+    fn append(
+        &self,
+        _root: &StoreRoot,
+        session: &SessionRef,
+        _marker: &OwnershipMarker,
+        events: &[Event],
+    ) -> Result<SessionRef, PluginError> {
+        let path = session.path.as_path();
+        let file = load(path)?;
+        let mut whole = read::transcript(path, &file)?;
+        whole.events.extend_from_slice(events);
+        whole.validate()?;
+        let updated = write::session_file(&whole, file.marker.clone())?;
+        let bytes = to_bytes(&updated);
+        atomic::replace(path, |w| w.write_all(&bytes)).map_err(|e| PluginError::io(path, &e))?;
+        Ok(session.clone())
+    }
+
+    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
+        self.read_path(path_of(root, session)?)
+    }
+
+    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
+        read::transcript(path, &load(path)?)
+    }
+
+    /// The history's `handoff.cwd` (the history not built).
+    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+        handoff_sdk::document_cwd(path)
+    }
+
+    /// Every history that parses (one that does not is no session of this target), newest first.
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+        let mut files = layout::session_files(root)?;
+        let mut markers = Vec::with_capacity(files.len());
+        files.retain(|(_, path)| match load(path) {
+            Ok(file) => {
+                markers.push(file.marker);
+                true
+            }
+            Err(_) => false,
+        });
+        let mut markers = markers.into_iter();
+        Ok(handoff_sdk::sessions_newest_first(
+            GEMINI_API,
+            PLUGIN_NAME,
+            files,
+            |_| {
+                markers
+                    .next()
+                    .flatten()
+                    .and_then(|m| serde_json::from_value::<OwnershipMarker>(m).ok())
+            },
+        ))
+    }
+
+    /// The file of exactly this id; a missing one is `NotFound`.
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+        let not_found = || PluginError::NotFound {
+            target: GEMINI_API.to_owned(),
+            id: id.to_owned(),
+            searched: root.path().to_owned(),
+        };
+        let path = layout::session_path(root, id).map_err(|_| not_found())?;
+        handoff_sdk::session_at(GEMINI_API, id, path, root.path())
+    }
+
+    fn plan(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        prompt: &str,
+    ) -> Result<ResumePlan, PluginError> {
+        plan(self.read(root, session)?, prompt)
+    }
 }
 
-fn owned(session: &SessionRef, file: &SessionFile) -> Result<(), PluginError> {
-    let marker = file
-        .marker
-        .as_ref()
-        .and_then(|m| serde_json::from_value::<OwnershipMarker>(m.clone()).ok());
-    handoff_sdk::require_owned(&session.path, marker, PLUGIN_NAME).map(drop)
-}
-
-/// The file of a session handed in: this target's, inside the root, named by its id.
+/// The file of a session handed in (already checked inside the root), when it is the one its id
+/// names.
 fn path_of<'a>(root: &StoreRoot, session: &'a SessionRef) -> Result<&'a Path, PluginError> {
-    let path = session.check(root, GEMINI_API)?;
+    let path = session.path.as_path();
     if layout::session_path(root, &session.id)? != path {
         return Err(PluginError::NotFound {
             target: GEMINI_API.to_owned(),
@@ -87,85 +176,8 @@ fn path_of<'a>(root: &StoreRoot, session: &'a SessionRef) -> Result<&'a Path, Pl
     Ok(path)
 }
 
-/// Appends `events`: the whole history is rendered again and the file replaced whole.
-pub(crate) fn append(
-    root: &StoreRoot,
-    session: &SessionRef,
-    events: &[Event],
-) -> Result<SessionRef, PluginError> {
-    let path = path_of(root, session)?;
-    owned(session, &load(path)?)?;
-    let _lock = handoff_sdk::session_lock(root, session)?;
-    let file = load(path)?;
-    owned(session, &file)?;
-    let mut whole = read::transcript(path, &file)?;
-    whole.events.extend_from_slice(events);
-    checked(&whole)?;
-    let updated = write::session_file(&whole, file.marker.clone())?;
-    let bytes = to_bytes(&updated);
-    atomic::replace(path, |w| w.write_all(&bytes)).map_err(|e| PluginError::io(path, &e))?;
-    Ok(session.clone())
-}
-
-/// Removes a session this plugin wrote.
-pub(crate) fn remove(root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
-    let path = path_of(root, session)?;
-    owned(session, &load(path)?)?;
-    let _lock = handoff_sdk::session_lock(root, session)?;
-    std::fs::remove_file(path).map_err(|e| PluginError::io(path, &e))
-}
-
-/// Reads `session`.
-pub(crate) fn read(root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-    let path = path_of(root, session)?;
-    read_path(path)
-}
-
-/// Reads a session file.
-pub(crate) fn read_path(path: &Path) -> Result<Transcript, PluginError> {
-    read::transcript(path, &load(path)?)
-}
-
-/// Every session file, newest first.
-pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
-    let mut sessions = Vec::new();
-    for (id, path) in layout::session_files(root)? {
-        let Ok(file) = load(&path) else { continue };
-        let marker = file
-            .marker
-            .and_then(|m| serde_json::from_value::<OwnershipMarker>(m).ok())
-            .filter(|m| m.plugin == PLUGIN_NAME);
-        sessions.push(SessionInfo::of_file(GEMINI_API, &id, &path, marker));
-    }
-    SessionInfo::sort_newest_first(&mut sessions);
-    Ok(sessions)
-}
-
-/// The file of exactly this id; a missing one is `NotFound`.
-pub(crate) fn resolve(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
-    let not_found = || PluginError::NotFound {
-        target: GEMINI_API.to_owned(),
-        id: id.to_owned(),
-        searched: root.path().to_owned(),
-    };
-    let path = layout::session_path(root, id).map_err(|_| not_found())?;
-    if !path.is_file() {
-        return Err(not_found());
-    }
-    Ok(SessionRef {
-        target: GEMINI_API.to_owned(),
-        id: id.to_owned(),
-        path,
-    })
-}
-
 /// The next `generateContent` request: the history plus the new user turn, checked against G1–G7.
-pub(crate) fn plan(
-    root: &StoreRoot,
-    session: &SessionRef,
-    prompt: &str,
-) -> Result<ResumePlan, PluginError> {
-    let mut transcript = read(root, session)?;
+fn plan(mut transcript: Transcript, prompt: &str) -> Result<ResumePlan, PluginError> {
     let id = format!("prompt-{}", transcript.events.len());
     transcript.events.push(Event::new(
         id,

@@ -52,15 +52,10 @@ pub(crate) struct EventMeta {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "present"
+        deserialize_with = "handoff_sdk::present"
     )]
     pub origin: Option<Option<Origin>>,
     /// The model on each signature the event carries, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub signature_models: Vec<Option<String>>,
-}
-
-/// A member that is present is `Some`, even when it is `null`.
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Origin>>, D::Error> {
-    Option::<Origin>::deserialize(d).map(Some)
 }

@@ -6,7 +6,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use handoff_sdk::{PluginError, StoreRoot, Timestamp};
+use handoff_sdk::{subdirs, PluginError, StoreRoot, Timestamp};
 use sha2::{Digest, Sha256};
 
 /// The folder of per-project runtime state (chats live in it).
@@ -121,48 +121,26 @@ pub(crate) fn chats_dir(root: &StoreRoot, short_id: &str) -> Result<PathBuf, Plu
     Ok(root.join(&[TMP, short_id, CHATS])?)
 }
 
-/// Every `<root>/tmp/*/chats` folder, sorted.
+/// Every `<root>/tmp/*/chats` folder, sorted (the SDK's [`subdirs`]: links are not followed).
 pub(crate) fn all_chats_dirs(root: &StoreRoot) -> Result<Vec<PathBuf>, PluginError> {
-    let tmp = root.path().join(TMP);
-    let mut dirs = Vec::new();
-    let entries = match std::fs::read_dir(&tmp) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(dirs),
-        Err(e) => return Err(PluginError::io(&tmp, &e)),
-    };
-    for entry in entries {
-        let entry = entry.map_err(|e| PluginError::io(&tmp, &e))?;
-        let chats = entry.path().join(CHATS);
-        if chats.is_dir() {
-            dirs.push(chats);
-        }
-    }
-    dirs.sort();
-    Ok(dirs)
+    let projects = subdirs(&root.path().join(TMP))?;
+    Ok(projects
+        .into_iter()
+        .map(|project| project.join(CHATS))
+        .filter(|chats| chats.is_dir())
+        .collect())
 }
 
 /// The session files (top level only: subagent chats sit in sub-folders) of one chats folder whose
-/// names pass `keep`, sorted by name.
+/// names pass `keep`, sorted by name (the SDK's [`handoff_sdk::session_files`] of the folder).
 pub(crate) fn session_files(
     chats: &Path,
     keep: impl Fn(&str) -> bool,
 ) -> Result<Vec<PathBuf>, PluginError> {
-    let mut files = Vec::new();
-    let entries = match std::fs::read_dir(chats) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(files),
-        Err(e) => return Err(PluginError::io(chats, &e)),
-    };
-    for entry in entries {
-        let entry = entry.map_err(|e| PluginError::io(chats, &e))?;
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if is_session_file(name) && keep(name) && entry.path().is_file() {
-            files.push(entry.path());
-        }
-    }
-    files.sort();
-    Ok(files)
+    let files = handoff_sdk::session_files(chats, 0, |name| {
+        (is_session_file(name) && keep(name)).then_some(name)
+    })?;
+    Ok(files.into_iter().map(|(_, path)| path).collect())
 }
 
 /// The project folder (`tmp/<short id>`) of a session file in its `chats` folder.

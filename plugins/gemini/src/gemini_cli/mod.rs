@@ -15,7 +15,7 @@ use handoff_sdk::marker::{OwnershipMarker, MARKER_KEY};
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
     atomic, AssistantPart, Body, CreateOptions, Event, PluginError, ResumePlan, SessionInfo,
-    SessionRef, StoreRoot, Timestamp, ToolCall, Transcript,
+    SessionRef, StoreRoot, Target, TargetManifest, Timestamp, ToolCall, Transcript,
 };
 
 pub(crate) use parts::is_google;
@@ -36,14 +36,89 @@ pub const THOUGHT_PARTS: &str = "thoughtParts";
 /// The CLI version whose store this target writes.
 pub const CLI_VERSION: &str = "0.61.0";
 
+/// The `gemini-cli` target.
+pub(crate) struct GeminiCli;
+
+impl Target for GeminiCli {
+    fn name(&self) -> &'static str {
+        GEMINI_CLI
+    }
+
+    fn manifest(&self) -> TargetManifest {
+        target_manifest(GEMINI_CLI)
+    }
+
+    fn create(
+        &self,
+        root: &StoreRoot,
+        transcript: &Transcript,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        create(root, transcript, options)
+    }
+
+    /// The first line's marker; a file whose first line names another session is `NotFound`.
+    fn owner(
+        &self,
+        _root: &StoreRoot,
+        session: &SessionRef,
+    ) -> Result<Option<OwnershipMarker>, PluginError> {
+        let (id, marker) = records::header(&session.path)?;
+        if id.as_deref() != Some(session.id.as_str()) {
+            return Err(not_this_session(session));
+        }
+        Ok(marker)
+    }
+
+    fn append(
+        &self,
+        _root: &StoreRoot,
+        session: &SessionRef,
+        _marker: &OwnershipMarker,
+        events: &[Event],
+    ) -> Result<SessionRef, PluginError> {
+        append(session, events)
+    }
+
+    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
+        let loaded = load_checked(session)?;
+        read::transcript(&session.path, loaded, cwd_of(Some(root), &session.path))
+    }
+
+    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
+        let loaded = records::load(path)?;
+        read::transcript(path, loaded, cwd_of(None, path))
+    }
+
+    /// The project folder's `.project_root`, as `read_path` finds it (no chat read).
+    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+        Ok(cwd_of(None, path))
+    }
+
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+        list(root)
+    }
+
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+        resolve(root, id)
+    }
+
+    fn plan(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        prompt: &str,
+    ) -> Result<ResumePlan, PluginError> {
+        plan(root, session, prompt)
+    }
+}
+
 /// Creates a new session holding `transcript`.
-pub(crate) fn create(
+fn create(
     root: &StoreRoot,
     transcript: &Transcript,
     options: &CreateOptions,
 ) -> Result<SessionRef, PluginError> {
-    transcript.validate()?;
-    target_manifest(GEMINI_CLI).check_carried(transcript)?;
     let cwd = options.cwd.as_deref().or(transcript.cwd.as_deref()).ok_or_else(|| {
         PluginError::InvalidTranscript(
             "no working directory (CreateOptions.cwd or the transcript's cwd): Gemini CLI keys sessions by project".into(),
@@ -123,43 +198,27 @@ fn fresh_id(chats: &Path) -> Result<String, PluginError> {
     }
 }
 
-/// Checks from its first line that `session` is this plugin's and carries its id.
-fn check_owned(root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
-    let path = session.check(root, GEMINI_CLI)?;
-    let (id, marker) = records::header(path)?;
-    if id.as_deref() != Some(session.id.as_str()) {
-        return Err(PluginError::NotFound {
-            target: GEMINI_CLI.to_owned(),
-            id: session.id.clone(),
-            searched: path.to_owned(),
-        });
+/// A session file whose records name another session than the one handed in.
+fn not_this_session(session: &SessionRef) -> PluginError {
+    PluginError::NotFound {
+        target: GEMINI_CLI.to_owned(),
+        id: session.id.clone(),
+        searched: session.path.clone(),
     }
-    handoff_sdk::require_owned(path, marker, PLUGIN_NAME).map(drop)
 }
 
-fn load_checked(root: &StoreRoot, session: &SessionRef) -> Result<Loaded, PluginError> {
-    let path = session.check(root, GEMINI_CLI)?;
-    let loaded = records::load(path)?;
+/// The session's file, loaded, when it is the file of that session.
+fn load_checked(session: &SessionRef) -> Result<Loaded, PluginError> {
+    let loaded = records::load(&session.path)?;
     if loaded.session_id() != Some(session.id.as_str()) {
-        return Err(PluginError::NotFound {
-            target: GEMINI_CLI.to_owned(),
-            id: session.id.clone(),
-            searched: path.to_owned(),
-        });
+        return Err(not_this_session(session));
     }
     Ok(loaded)
 }
 
 /// Appends `events` to a session this plugin wrote.
-pub(crate) fn append(
-    root: &StoreRoot,
-    session: &SessionRef,
-    events: &[Event],
-) -> Result<SessionRef, PluginError> {
-    check_owned(root, session)?;
-    let _lock = handoff_sdk::session_lock(root, session)?;
-    check_owned(root, session)?;
-    let loaded = load_checked(root, session)?;
+fn append(session: &SessionRef, events: &[Event]) -> Result<SessionRef, PluginError> {
+    let loaded = load_checked(session)?;
     let path = session.path.as_path();
     let last = loaded
         .messages
@@ -171,7 +230,6 @@ pub(crate) fn append(
     let mut whole = existing;
     whole.events.extend_from_slice(events);
     whole.validate()?;
-    target_manifest(GEMINI_CLI).check_carried(&Transcript::new(events.to_vec()))?;
     let open = match last {
         Some((line, id)) => open_message(path, line, &id, &whole.events[..offset])?,
         None => None,
@@ -233,13 +291,6 @@ fn open_message(
     }))
 }
 
-/// Removes a session this plugin wrote (the CLI's own stub files of it are left to the CLI).
-pub(crate) fn remove(root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
-    check_owned(root, session)?;
-    let _lock = handoff_sdk::session_lock(root, session)?;
-    std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
-}
-
 /// The project root of a session file: its project folder's `.project_root`, else the registry.
 fn cwd_of(root: Option<&StoreRoot>, path: &Path) -> Option<String> {
     let dir = layout::project_dir_of(path)?;
@@ -250,23 +301,6 @@ fn cwd_of(root: Option<&StoreRoot>, path: &Path) -> Option<String> {
     }
     let slug = dir.file_name()?.to_str()?;
     root.and_then(|r| registry::project_root_of(r, slug))
-}
-
-/// Reads `session`.
-pub(crate) fn read(root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-    let loaded = load_checked(root, session)?;
-    read::transcript(&session.path, loaded, cwd_of(Some(root), &session.path))
-}
-
-/// The cwd [`read_path`] gives a session file, without reading it.
-pub(crate) fn read_path_cwd(path: &Path) -> Option<String> {
-    cwd_of(None, path)
-}
-
-/// Reads a session file directly (a `.jsonl` chat or a legacy `.json` record).
-pub(crate) fn read_path(path: &Path) -> Result<Transcript, PluginError> {
-    let loaded = records::load(path)?;
-    read::transcript(path, loaded, cwd_of(None, path))
 }
 
 /// What the CLI counts as resumable content (`hasResumableConversationContent`).
@@ -300,7 +334,7 @@ fn last_updated(loaded: &Loaded) -> i64 {
 /// The sessions the CLI lists, in every project: a readable file with a session id, resumable
 /// content, not a subagent's; one per id (the newest `lastUpdated`), newest first; each with the
 /// title the CLI lists it under and its project root as cwd.
-pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
     let mut best: std::collections::HashMap<String, (i64, SessionInfo)> = Default::default();
     for chats in layout::all_chats_dirs(root)? {
         // One project, one cwd: read once per folder.
@@ -335,7 +369,7 @@ pub(crate) fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
 /// The file `gemini --resume <id>` resumes: among the session files of that short id whose
 /// session id is exactly `id` (resumable, not a subagent's), the newest `lastUpdated`, as the CLI
 /// picks it. A missing id is `NotFound`; the same id in two projects is an error.
-pub(crate) fn resolve(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+fn resolve(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
     let mut found: Option<(i64, std::path::PathBuf)> = None;
     let mut projects = Vec::new();
     if !id.is_empty() {
@@ -381,12 +415,8 @@ pub(crate) fn resolve(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginEr
 
 /// `gemini --resume <uuid> -p PROMPT` in the project root, with `GEMINI_CLI_HOME` pointing at the
 /// store root's parent when the root is a `.gemini` folder (the only name the CLI reads).
-pub(crate) fn plan(
-    root: &StoreRoot,
-    session: &SessionRef,
-    prompt: &str,
-) -> Result<ResumePlan, PluginError> {
-    load_checked(root, session)?;
+fn plan(root: &StoreRoot, session: &SessionRef, prompt: &str) -> Result<ResumePlan, PluginError> {
+    load_checked(session)?;
     let chosen = resolve(root, &session.id)?;
     if chosen.path != session.path {
         return Err(PluginError::Other(format!(

@@ -28,18 +28,7 @@ pub(crate) fn resolve(
     id: &str,
 ) -> Result<SessionRef, PluginError> {
     let path = session_path(root, target, id)?;
-    if !path.is_file() {
-        return Err(PluginError::NotFound {
-            target: target.name.to_owned(),
-            id: id.to_owned(),
-            searched: root.path().join(target.name),
-        });
-    }
-    Ok(SessionRef {
-        target: target.name.to_owned(),
-        id: id.to_owned(),
-        path,
-    })
+    handoff_sdk::session_at(target.name, id, path, &root.path().join(target.name))
 }
 
 /// Every session file of the target, newest first; owned when it carries this plugin's marker.
@@ -64,21 +53,10 @@ pub(crate) fn load(path: &Path) -> Result<Map<String, Value>, PluginError> {
     handoff_sdk::parse_document(path, &bytes)
 }
 
-/// The ownership marker of a loaded file, if it has one.
-fn marker(map: &Map<String, Value>) -> Option<OwnershipMarker> {
-    map.get(MARKER_KEY)
-        .and_then(|m| serde_json::from_value::<OwnershipMarker>(m.clone()).ok())
-}
-
-/// A session handed to a call that changes it (the caller holds its session lock): of this
-/// target, inside the root, and marked by this plugin. Returns the loaded file and its marker.
-pub(crate) fn owned(
-    root: &StoreRoot,
-    target: &ApiTarget,
-    session: &SessionRef,
-) -> Result<(Map<String, Value>, OwnershipMarker), PluginError> {
-    let path = session.check(root, target.name)?;
-    let map = load(path)?;
-    let marker = handoff_sdk::require_owned(path, marker(&map), PLUGIN_NAME)?;
-    Ok((map, marker))
+/// The ownership marker of a session file, if it has one; a file that is no JSON object is
+/// `Malformed`.
+pub(crate) fn marker(path: &Path) -> Result<Option<OwnershipMarker>, PluginError> {
+    Ok(load(path)?
+        .get(MARKER_KEY)
+        .and_then(|m| serde_json::from_value::<OwnershipMarker>(m.clone()).ok()))
 }

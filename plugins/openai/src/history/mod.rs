@@ -17,13 +17,14 @@ mod read;
 mod records;
 mod write;
 
-use handoff_sdk::dialect::Dialect;
-use handoff_sdk::{Body, TargetManifest, Transcript};
+use std::path::Path;
 
-pub(crate) use layout::{list, resolve};
-pub(crate) use plan::plan;
-pub(crate) use read::read;
-pub(crate) use write::{append, create, remove};
+use handoff_sdk::dialect::Dialect;
+use handoff_sdk::marker::OwnershipMarker;
+use handoff_sdk::{
+    Body, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot,
+    Target, TargetManifest, Transcript,
+};
 
 /// The model a body names when no turn of the transcript says which OpenAI model made it.
 pub const DEFAULT_MODEL: &str = "gpt-5";
@@ -36,9 +37,67 @@ pub(crate) struct ApiTarget {
     pub manifest: fn() -> TargetManifest,
 }
 
-impl ApiTarget {
-    pub(crate) fn manifest(&self) -> TargetManifest {
+/// Both targets are this one store, told apart by their dialect and manifest.
+impl Target for ApiTarget {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn manifest(&self) -> TargetManifest {
         (self.manifest)()
+    }
+
+    fn create(
+        &self,
+        root: &StoreRoot,
+        transcript: &Transcript,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        write::create(root, self, transcript, options)
+    }
+
+    fn owner(
+        &self,
+        _root: &StoreRoot,
+        session: &SessionRef,
+    ) -> Result<Option<OwnershipMarker>, PluginError> {
+        layout::marker(&session.path)
+    }
+
+    fn append(
+        &self,
+        _root: &StoreRoot,
+        session: &SessionRef,
+        marker: &OwnershipMarker,
+        events: &[Event],
+    ) -> Result<SessionRef, PluginError> {
+        write::append(self, session, marker, events)
+    }
+
+    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
+        read::read(self, path)
+    }
+
+    /// The history's `handoff.cwd`, the history not built.
+    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+        handoff_sdk::document_cwd(path)
+    }
+
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+        layout::list(root, self)
+    }
+
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+        layout::resolve(root, self, id)
+    }
+
+    fn plan(
+        &self,
+        _root: &StoreRoot,
+        session: &SessionRef,
+        prompt: &str,
+    ) -> Result<ResumePlan, PluginError> {
+        plan::plan(self, session, prompt)
     }
 }
 

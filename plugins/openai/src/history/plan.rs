@@ -8,7 +8,7 @@
 
 use handoff_sdk::dialect::RenderOptions;
 use handoff_sdk::serde_json::Value;
-use handoff_sdk::{PluginError, ResumePlan, SessionRef, StoreRoot};
+use handoff_sdk::{PluginError, ResumePlan, SessionRef};
 
 use super::layout::load;
 use super::read::from_map;
@@ -16,12 +16,11 @@ use super::{ApiTarget, DEFAULT_MODEL};
 
 /// How to resume exactly `session` with `prompt`.
 pub(crate) fn plan(
-    root: &StoreRoot,
     target: &ApiTarget,
     session: &SessionRef,
     prompt: &str,
 ) -> Result<ResumePlan, PluginError> {
-    let path = session.check(root, target.name)?;
+    let path = session.path.as_path();
     let map = load(path)?;
     let model = map
         .get("model")
@@ -30,7 +29,7 @@ pub(crate) fn plan(
         .to_owned();
     let transcript = from_map(target, path, map)?;
     let options = RenderOptions {
-        thinking_from: Some(target.manifest().thinking_from),
+        thinking_from: Some((target.manifest)().thinking_from),
         ..RenderOptions::default()
     };
     let rejected = |what: String| {

@@ -17,10 +17,10 @@
 //! model on a reasoning blob, empty texts the wire does not send (`empty`: their positions). The wire is the truth for content; `handoff` only places it.
 
 use handoff_sdk::{Author, Origin, Timestamp};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 
-/// The member that holds the extras.
-pub(crate) const EXTRAS_KEY: &str = "handoff";
+/// The member that holds the extras (the SDK's, shared by every plugin that keeps one).
+pub(crate) use handoff_sdk::EXTRAS_KEY;
 
 /// What kind of canonical event an entry of `handoff.events` is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,7 +56,7 @@ pub(crate) struct EventMeta {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "present"
+        deserialize_with = "handoff_sdk::present"
     )]
     pub origin: Option<Option<Origin>>,
     /// Per sent signature (in part order): what the wire does not say about it.
@@ -81,13 +81,6 @@ pub(crate) struct Meta {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
     pub events: Vec<EventMeta>,
-}
-
-/// A member that is present (even as `null`) is `Some`.
-fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    d: D,
-) -> Result<Option<Option<T>>, D::Error> {
-    Option::<T>::deserialize(d).map(Some)
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use handoff_sdk::serde_json::{self, Map, Value};
 use handoff_sdk::{CreateOptions, Event, PluginError, SessionRef, StoreRoot, Transcript};
 
 use super::entries::parse_entries;
-use super::layout::{owned, session_path};
+use super::layout::{load, session_path};
 use super::place::place;
 use super::read::{assemble, from_map};
 use super::records::{Meta, EXTRAS_KEY};
@@ -26,9 +26,7 @@ pub(crate) fn render_file(
     target: &ApiTarget,
     transcript: &Transcript,
 ) -> Result<Map<String, Value>, PluginError> {
-    transcript.validate()?;
-    let manifest = target.manifest();
-    manifest.check_carried(transcript)?;
+    let manifest = (target.manifest)();
     let dialect = target.dialect;
     let options = RenderOptions {
         thinking_from: Some(manifest.thinking_from.clone()),
@@ -123,32 +121,19 @@ pub(crate) fn create(
     })
 }
 
-/// Appends `events`: the whole history is rendered again and atomically replaces the file.
+/// Appends `events` to the session (marked `marker`): the whole history is rendered again and
+/// atomically replaces the file.
 pub(crate) fn append(
-    root: &StoreRoot,
     target: &ApiTarget,
     session: &SessionRef,
+    marker: &OwnershipMarker,
     events: &[Event],
 ) -> Result<SessionRef, PluginError> {
-    session.check(root, target.name)?;
-    let _lock = handoff_sdk::session_lock(root, session)?;
-    let (map, marker) = owned(root, target, session)?;
-    let mut whole = from_map(target, &session.path, map)?;
+    let mut whole = from_map(target, &session.path, load(&session.path)?)?;
     whole.events.extend_from_slice(events);
+    whole.validate()?;
     let body = render_file(target, &whole)?;
-    atomic::replace(&session.path, |out| write_file(out, &marker, body))
+    atomic::replace(&session.path, |out| write_file(out, marker, body))
         .map_err(|e| PluginError::io(&session.path, &e))?;
     Ok(session.clone())
-}
-
-/// Removes a session this plugin made; refuses any other.
-pub(crate) fn remove(
-    root: &StoreRoot,
-    target: &ApiTarget,
-    session: &SessionRef,
-) -> Result<(), PluginError> {
-    session.check(root, target.name)?;
-    let _lock = handoff_sdk::session_lock(root, session)?;
-    owned(root, target, session)?;
-    std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
 }

@@ -50,43 +50,16 @@ pub fn id_of_file_name(name: &str) -> Option<&str> {
     (!time.is_empty() && !id.is_empty()).then_some(id)
 }
 
-/// The session files of one folder (`*.jsonl`), sorted by name.
+/// The session files of one folder (`*.jsonl`), sorted by name (the SDK's listing).
 pub fn folder_files(dir: &Path) -> Result<Vec<PathBuf>, PluginError> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(PluginError::io(dir, &e)),
-    };
-    let mut files = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| PluginError::io(dir, &e))?;
-        let path = entry.path();
-        let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
-        if is_file && path.to_str().is_some_and(|p| p.ends_with(EXTENSION)) {
-            files.push(path);
-        }
-    }
-    files.sort();
-    Ok(files)
+    let files =
+        handoff_sdk::session_files(dir, 0, |name| name.ends_with(EXTENSION).then_some(name))?;
+    Ok(files.into_iter().map(|(_, path)| path).collect())
 }
 
 /// Every session folder under the root, sorted.
 pub fn folders(root: &StoreRoot) -> Result<Vec<PathBuf>, PluginError> {
-    let sessions = root.path().join(SESSIONS);
-    let entries = match std::fs::read_dir(&sessions) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(PluginError::io(&sessions, &e)),
-    };
-    let mut dirs = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| PluginError::io(&sessions, &e))?;
-        if entry.file_type().map(|t| t.is_dir()).unwrap_or(false) {
-            dirs.push(entry.path());
-        }
-    }
-    dirs.sort();
-    Ok(dirs)
+    handoff_sdk::subdirs(&root.path().join(SESSIONS))
 }
 
 /// Every session file of every folder.

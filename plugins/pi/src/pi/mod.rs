@@ -23,7 +23,7 @@ use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json;
 use handoff_sdk::{
     atomic, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot,
-    TargetManifest, Timestamp, Transcript,
+    Target, TargetManifest, Timestamp, Transcript,
 };
 
 pub use convert::OPAQUE_KEY;
@@ -36,6 +36,112 @@ pub const PLUGIN: &str = "pi";
 /// pi reads only this many bytes of a file to accept it as a session (`isValidSessionFile`,
 /// used by `--continue`): the header line must be whole JSON within them.
 pub const HEADER_LIMIT: usize = 512;
+
+/// The `pi` target.
+pub(crate) struct Pi;
+
+impl Target for Pi {
+    fn name(&self) -> &'static str {
+        TARGET
+    }
+
+    fn manifest(&self) -> TargetManifest {
+        crate::manifest::target()
+    }
+
+    fn create(
+        &self,
+        root: &StoreRoot,
+        transcript: &Transcript,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        create(root, transcript, options)
+    }
+
+    /// The header's marker; a header that names another session is `Malformed`.
+    fn owner(
+        &self,
+        _root: &StoreRoot,
+        session: &SessionRef,
+    ) -> Result<Option<OwnershipMarker>, PluginError> {
+        let path = session.path.as_path();
+        let header = read::read_header(path)?;
+        if header.id != session.id {
+            return Err(read::malformed(
+                path,
+                1,
+                Some("id"),
+                format!("the header says session {}, not {}", header.id, session.id),
+            ));
+        }
+        Ok(header.marker)
+    }
+
+    fn append(
+        &self,
+        _root: &StoreRoot,
+        session: &SessionRef,
+        _marker: &OwnershipMarker,
+        events: &[Event],
+    ) -> Result<SessionRef, PluginError> {
+        append(session, events)
+    }
+
+    /// The file, and its folder when that is left empty.
+    fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+        let path = session.path.as_path();
+        std::fs::remove_file(path).map_err(|e| PluginError::io(path, &e))?;
+        if let Some(dir) = path.parent() {
+            if root.check_inside(dir).is_ok() {
+                let _ = std::fs::remove_dir(dir);
+            }
+        }
+        Ok(())
+    }
+
+    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
+        read(path)
+    }
+
+    fn read_path_each(
+        &self,
+        path: &Path,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        read_each(path, sink).map(drop)
+    }
+
+    /// The session header's cwd (the first line), or the whole read's where the header alone
+    /// cannot be read.
+    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+        read_cwd(path)
+    }
+
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+        list(root)
+    }
+
+    fn find_owned(
+        &self,
+        root: &StoreRoot,
+        locator: &str,
+    ) -> Result<Option<SessionRef>, PluginError> {
+        find_owned(root, locator)
+    }
+
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+        resolve(root, id)
+    }
+
+    fn plan(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        prompt: &str,
+    ) -> Result<ResumePlan, PluginError> {
+        plan(root, session, prompt)
+    }
+}
 
 /// Creates a session holding `transcript` (already checked against the manifest).
 pub fn create(
@@ -104,32 +210,10 @@ pub fn create(
     })
 }
 
-/// Refuses a session this plugin did not mark, or one whose header is another session.
-fn require_owned(path: &Path, session: &SessionRef) -> Result<(), PluginError> {
-    let header = read::read_header(path)?;
-    if header.id != session.id {
-        return Err(read::malformed(
-            path,
-            1,
-            Some("id"),
-            format!("the header says session {}, not {}", header.id, session.id),
-        ));
-    }
-    handoff_sdk::require_owned(path, header.marker, PLUGIN).map(drop)
-}
-
 /// Appends `events` to a session this plugin owns, continuing the chain from the leaf (the last
 /// entry in file order, whoever wrote it).
-pub fn append(
-    root: &StoreRoot,
-    session: &SessionRef,
-    events: &[Event],
-    manifest: &TargetManifest,
-) -> Result<SessionRef, PluginError> {
-    let path = session.check(root, TARGET)?;
-    // The lock first: what the owner check read cannot change before the write.
-    let _lock = handoff_sdk::session_lock(root, session)?;
-    require_owned(path, session)?;
+fn append(session: &SessionRef, events: &[Event]) -> Result<SessionRef, PluginError> {
+    let path = session.path.as_path();
     let mut whole = Transcript::new(Vec::new());
     let found = assemble::stream(path, true, assemble::OpenCalls::AsWritten, &mut |e| {
         whole.events.push(e);
@@ -137,7 +221,6 @@ pub fn append(
     })?;
     whole.cwd = found.cwd.clone();
     let first = whole.events.len();
-    manifest.check_carried(&Transcript::new(events.to_vec()))?;
     whole.events.extend_from_slice(events);
     whole.validate()?;
     write::check_representable(&whole.events, first)?;
@@ -153,21 +236,6 @@ pub fn append(
         .map_err(|e| PluginError::io(path, &e))?;
     }
     Ok(session.clone())
-}
-
-/// Removes a session this plugin owns (and its folder, when that is left empty).
-pub fn remove(root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
-    let path = session.check(root, TARGET)?;
-    // The lock first: what the owner check read cannot change before the write.
-    let _lock = handoff_sdk::session_lock(root, session)?;
-    require_owned(path, session)?;
-    std::fs::remove_file(path).map_err(|e| PluginError::io(path, &e))?;
-    if let Some(dir) = path.parent() {
-        if root.check_inside(dir).is_ok() {
-            let _ = std::fs::remove_dir(dir);
-        }
-    }
-    Ok(())
 }
 
 /// Reads a session file, handing each event to `sink` until it returns `false`; returns the

@@ -22,7 +22,7 @@ use std::path::Path;
 
 use handoff_sdk::{PluginError, ResumePlan, SessionRef, StoreRoot};
 
-use super::{assemble, layout, read, write::UNKNOWN, TARGET};
+use super::{assemble, layout, read, write::UNKNOWN};
 
 /// The environment variable pi reads its agent directory (the store root) from.
 pub const AGENT_DIR_ENV: &str = "PI_CODING_AGENT_DIR";
@@ -33,7 +33,7 @@ pub fn plan(
     session: &SessionRef,
     prompt: &str,
 ) -> Result<ResumePlan, PluginError> {
-    let path = session.check(root, TARGET)?;
+    let path = session.path.as_path();
     if prompt.starts_with('@') || (prompt.starts_with('-') && !prompt.starts_with("---")) {
         return Err(PluginError::Other(format!(
             "pi 0.73.1 would read the prompt {prompt:?} as an option or a file (it starts with \

@@ -2,90 +2,41 @@
 //! interrupted turn: the session ended while the tool ran), and an assistant turn left with
 //! nothing; the reader does the same, so it reads what Claude Code sends.
 //!
-//! Events stream through [`DropUnresolvedCalls`]: an assistant turn with calls is held, with what
-//! follows it, until every call it (and any held turn) made has its result, then handed on
-//! unchanged; calls still open at the end are removed. In a well-formed session the results
-//! follow their turn at once, so at most one turn and its results are held.
+//! Events stream through [`DropUnresolvedCalls`], the SDK's [`HoldUntilAnswered`]: an assistant
+//! turn with calls is held, with what follows it, until every call it (and any held turn) made has
+//! its result, then handed on unchanged; calls still open at the end are removed.
 
-use handoff_sdk::ids::HashSetExt;
-use handoff_sdk::IdSet;
-use handoff_sdk::{AssistantPart, Body, Event};
+use handoff_sdk::{AssistantPart, Body, Event, HoldUntilAnswered};
 
-/// A sink that drops the calls no result answers (see the module docs).
-pub(super) struct DropUnresolvedCalls<'a> {
-    sink: &'a mut dyn FnMut(Event) -> bool,
-    held: Vec<Event>,
-    open: IdSet<String>,
-    stopped: bool,
-}
+/// A sink that drops the calls no result answers (see the module docs): the SDK's
+/// [`HoldUntilAnswered`], whose end drops the open calls and the turns they leave empty.
+pub(super) struct DropUnresolvedCalls<'a>(HoldUntilAnswered<'a>);
 
 impl<'a> DropUnresolvedCalls<'a> {
     pub(super) fn new(sink: &'a mut dyn FnMut(Event) -> bool) -> Self {
-        DropUnresolvedCalls {
-            sink,
-            held: Vec::new(),
-            open: IdSet::new(),
-            stopped: false,
-        }
+        DropUnresolvedCalls(HoldUntilAnswered::new(sink))
     }
 
     /// Takes the next event; `false` once the sink wants no more.
     pub(super) fn push(&mut self, event: Event) -> bool {
-        match &event.body {
-            Body::Assistant { content, .. } => {
-                let calls = content.iter().filter_map(|part| match part {
-                    AssistantPart::ToolCall(call) => Some(call.id.clone()),
-                    _ => None,
-                });
-                self.open.extend(calls);
-            }
-            Body::ToolResult { call_id, .. } => {
-                self.open.remove(call_id);
-            }
-            _ => {}
-        }
-        if self.open.is_empty() && self.held.is_empty() {
-            return self.hand_on(event);
-        }
-        self.held.push(event);
-        if self.open.is_empty() {
-            return self.release();
-        }
-        true
+        self.0.push(event)
     }
 
     /// The end of the conversation: what is held goes out without the calls still open.
-    pub(super) fn finish(mut self) {
-        if self.stopped || self.held.is_empty() {
-            return;
-        }
-        let open = std::mem::take(&mut self.open);
-        for event in &mut self.held {
-            if let Body::Assistant { content, .. } = &mut event.body {
-                content.retain(|part| {
-                    !matches!(part, AssistantPart::ToolCall(call) if open.contains(&call.id))
-                });
+    pub(super) fn finish(self) {
+        self.0.finish(|mut held, open| {
+            for event in &mut held {
+                if let Body::Assistant { content, .. } = &mut event.body {
+                    content.retain(|part| {
+                        !matches!(part, AssistantPart::ToolCall(call) if open.contains(&call.id))
+                    });
+                }
             }
-        }
-        self.held
-            .retain(|e| !matches!(&e.body, Body::Assistant { content, .. } if content.is_empty()));
-        self.release();
-    }
-
-    fn release(&mut self) -> bool {
-        for event in std::mem::take(&mut self.held) {
-            if !self.hand_on(event) {
-                return false;
-            }
-        }
-        true
-    }
-
-    fn hand_on(&mut self, event: Event) -> bool {
-        if !self.stopped && !(self.sink)(event) {
-            self.stopped = true;
-        }
-        !self.stopped
+            held.retain(
+                |e| !matches!(&e.body, Body::Assistant { content, .. } if content.is_empty()),
+            );
+            held
+        });
     }
 }
 

@@ -3,95 +3,41 @@
 //! an output "aborted" (no error flag: the Responses wire has none) right after the call. The
 //! reader does the same, so it reads what Codex sends.
 //!
-//! Events stream through [`AnswerOpenCalls`]: an assistant turn with calls is held, with what
-//! follows it, until every call held has its output, then handed on unchanged; at the end, each
-//! call still open gets its output right after it (a turn with more after that call is split
-//! there, as Codex's output item splits it on the wire). In a well-formed rollout the outputs
-//! follow their turn at once, so at most one turn and its outputs are held.
+//! Events stream through [`AnswerOpenCalls`], the SDK's [`HoldUntilAnswered`]: an assistant turn
+//! with calls is held, with what follows it, until every call held has its output, then handed on
+//! unchanged; at the end, each call still open gets its output right after it (a turn with more
+//! after that call is split there, as Codex's output item splits it on the wire).
 
-use handoff_sdk::ids::HashSetExt;
-use handoff_sdk::IdSet;
-use handoff_sdk::{AssistantPart, Body, Event, Part, Timestamp};
+use handoff_sdk::held::call_ids;
+use handoff_sdk::{AssistantPart, Body, Event, HoldUntilAnswered, IdSet, Part, Timestamp};
 
 /// The output Codex sends for a call with none.
 const ABORTED_OUTPUT: &str = "aborted";
 /// The event id of such an output: the call id and this.
 const ABORTED_ID_SUFFIX: &str = ":aborted";
 
-/// A sink that answers the calls no output answers (see the module docs).
-pub(super) struct AnswerOpenCalls<'a> {
-    sink: &'a mut dyn FnMut(Event) -> bool,
-    held: Vec<Event>,
-    open: IdSet<String>,
-    stopped: bool,
-}
+/// A sink that answers the calls no output answers (see the module docs): the SDK's
+/// [`HoldUntilAnswered`], whose end gives each open call Codex's output.
+pub(super) struct AnswerOpenCalls<'a>(HoldUntilAnswered<'a>);
 
 impl<'a> AnswerOpenCalls<'a> {
     pub(super) fn new(sink: &'a mut dyn FnMut(Event) -> bool) -> Self {
-        AnswerOpenCalls {
-            sink,
-            held: Vec::new(),
-            open: IdSet::new(),
-            stopped: false,
-        }
+        AnswerOpenCalls(HoldUntilAnswered::new(sink))
     }
 
     /// Takes the next event; `false` once the sink wants no more.
     pub(super) fn push(&mut self, event: Event) -> bool {
-        match &event.body {
-            Body::Assistant { content, .. } => self.open.extend(call_ids(content)),
-            Body::ToolResult { call_id, .. } => {
-                self.open.remove(call_id);
-            }
-            _ => {}
-        }
-        if self.open.is_empty() && self.held.is_empty() {
-            return self.hand_on(event);
-        }
-        self.held.push(event);
-        if self.open.is_empty() {
-            return self.release();
-        }
-        true
+        self.0.push(event)
     }
 
     /// The end of the history: each call still open gets Codex's output after its turn.
-    pub(super) fn finish(mut self) {
-        if self.stopped || self.held.is_empty() {
-            return;
-        }
-        let open = std::mem::take(&mut self.open);
-        for event in std::mem::take(&mut self.held) {
-            for event in answered(event, &open) {
-                if !self.hand_on(event) {
-                    return;
-                }
-            }
-        }
+    pub(super) fn finish(self) {
+        self.0.finish(|held, open| {
+            held.into_iter()
+                .flat_map(|event| answered(event, open))
+                .collect()
+        });
     }
-
-    fn release(&mut self) -> bool {
-        for event in std::mem::take(&mut self.held) {
-            if !self.hand_on(event) {
-                return false;
-            }
-        }
-        true
-    }
-
-    fn hand_on(&mut self, event: Event) -> bool {
-        if !self.stopped && !(self.sink)(event) {
-            self.stopped = true;
-        }
-        !self.stopped
-    }
-}
-
-fn call_ids(content: &[AssistantPart]) -> impl Iterator<Item = String> + '_ {
-    content.iter().filter_map(|part| match part {
-        AssistantPart::ToolCall(call) => Some(call.id.clone()),
-        _ => None,
-    })
 }
 
 /// `event` with Codex's output right after each of its calls in `open`: an assistant turn with

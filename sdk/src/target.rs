@@ -1,0 +1,710 @@
+//! One target's format behind one trait, and the plugin the SDK makes of a list of them.
+//!
+//! A target implements [`Target`]: how its store is written, read, listed, looked up by id and
+//! resumed, and how the ownership marker of one of its files is read. Everything every target
+//! does the same way is done once, here, by [`Targets`] (what [`targets!`](crate::targets)
+//! declares a plugin with):
+//!
+//! - dispatch by target name (an unknown name is [`PluginError::UnknownTarget`]);
+//! - [`SessionRef::check`] on every session handed in (its target, its file inside the root);
+//! - the input check before anything is written: [`Transcript::validate`] and the target's carried
+//!   parts for `create`, the carried parts of the new events for `append` (the whole session's
+//!   rules need the events already stored, which only the target reads);
+//! - for `append` and `remove`, the [session lock](crate::session_lock), then the owner check
+//!   ([`require_owned`](crate::require_owned) on the marker [`Target::owner`] reads), then the
+//!   target's code.
+
+use std::path::Path;
+
+use handoff_capability::{
+    CreateOptions, EventStream, Manifest, PluginError, Reader, ResumePlan, Resumer, SessionInfo,
+    SessionRef, TargetManifest, Writer, WrittenFile,
+};
+use handoff_store::marker::OwnershipMarker;
+use handoff_store::StoreRoot;
+use handoff_transcript::{Event, Transcript};
+
+use crate::{require_owned, session_lock};
+
+/// One target's format. Every session it is handed has been checked ([`SessionRef::check`]: its
+/// target is this one and its file, `session.path`, is inside `root`); every transcript it is asked
+/// to create has passed [`Transcript::validate`] and the target's carried parts; `append` and
+/// `remove` run with the session's writer lock held and the owner checked.
+pub trait Target: Send + Sync {
+    /// The target's name, as its manifest entry and every [`SessionRef`] of it spell it.
+    fn name(&self) -> &'static str;
+
+    /// The target's manifest entry (what it carries is what `create` and `append` are held to).
+    fn manifest(&self) -> TargetManifest;
+
+    /// Creates a new session holding `transcript`, marked with this plugin's marker and
+    /// `options.locator`.
+    fn create(
+        &self,
+        root: &StoreRoot,
+        transcript: &Transcript,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError>;
+
+    /// [`Writer::create_streamed`]: overridden by a target that writes as events arrive; by
+    /// default the whole transcript is taken and [`Target::create`] called.
+    fn create_streamed(
+        &self,
+        root: &StoreRoot,
+        events: &mut dyn EventStream,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        let transcript = events.whole()?;
+        self.create(root, transcript, options)
+    }
+
+    /// The ownership marker of the session file `session.path` (`None`: unmarked). A target whose
+    /// file must also name the session (a header's id) refuses one that does not here.
+    fn owner(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+    ) -> Result<Option<OwnershipMarker>, PluginError>;
+
+    /// Appends `events` (each a part the target carries) to a session this plugin owns; `marker`
+    /// is the session's own, as [`Target::owner`] read it.
+    fn append(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        marker: &OwnershipMarker,
+        events: &[Event],
+    ) -> Result<SessionRef, PluginError>;
+
+    /// Removes a session this plugin owns: by default its file.
+    fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+        let _ = root;
+        std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
+    }
+
+    /// Reads a session file.
+    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError>;
+
+    /// Reads a session file event by event until `sink` returns `false`; by default the whole
+    /// transcript is read first.
+    fn read_path_each(
+        &self,
+        path: &Path,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        each(self.read_path(path)?, sink)
+    }
+
+    /// The working directory [`Target::read_path`] gives a file; by default the whole read's.
+    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+        Ok(self.read_path(path)?.cwd)
+    }
+
+    /// [`Reader::read_written_each`]: `Ok(true)` when the target read the growing file; by
+    /// default `Ok(false)`, nothing read (the host reads the session once it is whole).
+    fn read_written_each(
+        &self,
+        file: &dyn WrittenFile,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<bool, PluginError> {
+        let _ = (file, sink);
+        Ok(false)
+    }
+
+    /// Reads a resolved session: by default its file, as [`Target::read_path`].
+    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
+        let _ = root;
+        self.read_path(&session.path)
+    }
+
+    /// Reads a resolved session event by event: by default its file, as
+    /// [`Target::read_path_each`].
+    fn read_each(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        let _ = root;
+        self.read_path_each(&session.path, sink)
+    }
+
+    /// The sessions of the store, newest first (see [`crate::session_files`] and
+    /// [`crate::sessions_newest_first`]).
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError>;
+
+    /// The newest session this plugin marked with `locator`: by default the first of
+    /// [`Target::list`]'s; a target with a faster way (newest files first) overrides it.
+    fn find_owned(
+        &self,
+        root: &StoreRoot,
+        locator: &str,
+    ) -> Result<Option<SessionRef>, PluginError> {
+        Ok(SessionInfo::newest_owned(self.list(root)?, locator))
+    }
+
+    /// The session file of exactly this id; a missing one is [`PluginError::NotFound`].
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError>;
+
+    /// How to resume exactly this session with `prompt`.
+    fn plan(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        prompt: &str,
+    ) -> Result<ResumePlan, PluginError>;
+}
+
+fn each(transcript: Transcript, sink: &mut dyn FnMut(Event) -> bool) -> Result<(), PluginError> {
+    for event in transcript.events {
+        if !sink(event) {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// A plugin's targets, and the capability traits made of them: what [`targets!`](crate::targets)
+/// hands a plugin's `writer`, `reader` and `resumer`. `plugin` is the plugin's manifest name, the
+/// one its ownership markers carry.
+pub struct Targets {
+    plugin: &'static str,
+    targets: &'static [&'static dyn Target],
+}
+
+impl Targets {
+    /// The targets of plugin `plugin`.
+    pub const fn new(plugin: &'static str, targets: &'static [&'static dyn Target]) -> Self {
+        Targets { plugin, targets }
+    }
+
+    /// The target named `name`, or [`PluginError::UnknownTarget`].
+    pub fn target(&self, name: &str) -> Result<&'static dyn Target, PluginError> {
+        self.targets
+            .iter()
+            .find(|t| t.name() == name)
+            .copied()
+            .ok_or_else(|| PluginError::UnknownTarget {
+                target: name.to_owned(),
+            })
+    }
+
+    /// The target of `session`, with the session checked against it and `root`.
+    fn checked(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+    ) -> Result<&'static dyn Target, PluginError> {
+        let target = self.target(&session.target)?;
+        session.check(root, target.name())?;
+        Ok(target)
+    }
+
+    /// Takes the lock of `session`, then checks that this plugin owns it: what `append` and
+    /// `remove` run under.
+    fn locked_and_owned(
+        &self,
+        root: &StoreRoot,
+        target: &dyn Target,
+        session: &SessionRef,
+    ) -> Result<(handoff_store::lock::Lock, OwnershipMarker), PluginError> {
+        let lock = session_lock(root, session)?;
+        let marker = require_owned(&session.path, target.owner(root, session)?, self.plugin)?;
+        Ok((lock, marker))
+    }
+
+    /// The manifest of a plugin made of these targets: its name, `version`, the SDK's API
+    /// requirement and each target's entry.
+    pub fn manifest(&self, version: &str) -> Manifest {
+        Manifest {
+            name: self.plugin.to_owned(),
+            version: version.to_owned(),
+            api_requirement: crate::API_REQUIREMENT.to_owned(),
+            targets: self.targets.iter().map(|t| t.manifest()).collect(),
+        }
+    }
+}
+
+fn check_carried(manifest: &TargetManifest, events: &[Event]) -> Result<(), PluginError> {
+    events
+        .iter()
+        .enumerate()
+        .try_for_each(|(index, event)| manifest.check_carried_event(index, event))
+}
+
+impl Writer for Targets {
+    fn create(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        transcript: &Transcript,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        let target = self.target(target)?;
+        transcript.validate()?;
+        check_carried(&target.manifest(), &transcript.events)?;
+        target.create(root, transcript, options)
+    }
+
+    fn append(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        events: &[Event],
+    ) -> Result<SessionRef, PluginError> {
+        let target = self.checked(root, session)?;
+        check_carried(&target.manifest(), events)?;
+        let (_lock, marker) = self.locked_and_owned(root, target, session)?;
+        target.append(root, session, &marker, events)
+    }
+
+    fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+        let target = self.checked(root, session)?;
+        let (_lock, _) = self.locked_and_owned(root, target, session)?;
+        target.remove(root, session)
+    }
+
+    fn create_streamed(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        events: &mut dyn EventStream,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        // The engine checks every event before it hands it out (see `Writer::create_streamed`).
+        self.target(target)?.create_streamed(root, events, options)
+    }
+}
+
+impl Reader for Targets {
+    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
+        self.checked(root, session)?.read(root, session)
+    }
+
+    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
+        self.target(target)?.read_path(path)
+    }
+
+    fn read_each(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        self.checked(root, session)?.read_each(root, session, sink)
+    }
+
+    fn read_path_cwd(&self, target: &str, path: &Path) -> Result<Option<String>, PluginError> {
+        self.target(target)?.read_path_cwd(path)
+    }
+
+    fn read_path_each(
+        &self,
+        target: &str,
+        path: &Path,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<(), PluginError> {
+        self.target(target)?.read_path_each(path, sink)
+    }
+
+    fn read_written_each(
+        &self,
+        target: &str,
+        file: &dyn WrittenFile,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<bool, PluginError> {
+        self.target(target)?.read_written_each(file, sink)
+    }
+
+    fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
+        self.target(target)?.list(root)
+    }
+
+    fn find_owned(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        locator: &str,
+    ) -> Result<Option<SessionRef>, PluginError> {
+        self.target(target)?.find_owned(root, locator)
+    }
+}
+
+impl Resumer for Targets {
+    fn resolve(&self, root: &StoreRoot, target: &str, id: &str) -> Result<SessionRef, PluginError> {
+        self.target(target)?.resolve(root, id)
+    }
+
+    fn plan(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        prompt: &str,
+    ) -> Result<ResumePlan, PluginError> {
+        self.checked(root, session)?.plan(root, session, prompt)
+    }
+}
+
+/// Makes a plugin of a list of [`Target`]s: implements [`Plugin`], [`Writer`], [`Reader`] and
+/// [`Resumer`] for `$plugin` (a type of the calling crate), each call handed to a static
+/// [`Targets`], so the plugin's own
+/// code is its targets' formats. `$name` is the plugin's name (its markers' `plugin`); the
+/// manifest is made of the targets' entries and the crate's version ([`Targets::manifest`]) unless
+/// `manifest = expr` gives it.
+///
+/// ```ignore
+/// #[derive(Clone, Copy, Debug, Default)]
+/// pub struct GeminiPlugin;
+/// handoff_sdk::targets!(GeminiPlugin, PLUGIN_NAME, manifest = manifest::manifest(), [GeminiCli, GeminiApi]);
+/// ```
+#[macro_export]
+macro_rules! targets {
+    ($plugin:ty, $name:expr, [$($target:expr),+ $(,)?]) => {
+        $crate::targets!(
+            $plugin,
+            $name,
+            manifest = <$plugin>::__handoff_targets().manifest(env!("CARGO_PKG_VERSION")),
+            [$($target),+]
+        );
+    };
+    ($plugin:ty, $name:expr, manifest = $manifest:expr, [$($target:expr),+ $(,)?]) => {
+        impl $crate::Plugin for $plugin {
+            fn manifest(&self) -> $crate::Manifest {
+                $manifest
+            }
+            fn writer(&self) -> &dyn $crate::Writer {
+                self
+            }
+            fn reader(&self) -> &dyn $crate::Reader {
+                self
+            }
+            fn resumer(&self) -> &dyn $crate::Resumer {
+                self
+            }
+        }
+        impl $plugin {
+            #[doc(hidden)]
+            fn __handoff_targets() -> &'static $crate::Targets {
+                static TARGETS: $crate::Targets = $crate::Targets::new($name, &[$(&$target),+]);
+                &TARGETS
+            }
+        }
+        $crate::__delegate_capabilities!($plugin);
+    };
+}
+
+/// The capability traits of a [`targets!`] plugin, each call handed to its [`Targets`].
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __delegate_capabilities {
+    ($plugin:ty) => {
+        impl $crate::Writer for $plugin {
+            fn create(
+                &self,
+                root: &$crate::StoreRoot,
+                target: &str,
+                transcript: &$crate::Transcript,
+                options: &$crate::CreateOptions,
+            ) -> ::std::result::Result<$crate::SessionRef, $crate::PluginError> {
+                $crate::Writer::create(
+                    <$plugin>::__handoff_targets(),
+                    root,
+                    target,
+                    transcript,
+                    options,
+                )
+            }
+            fn append(
+                &self,
+                root: &$crate::StoreRoot,
+                session: &$crate::SessionRef,
+                events: &[$crate::Event],
+            ) -> ::std::result::Result<$crate::SessionRef, $crate::PluginError> {
+                $crate::Writer::append(<$plugin>::__handoff_targets(), root, session, events)
+            }
+            fn remove(
+                &self,
+                root: &$crate::StoreRoot,
+                session: &$crate::SessionRef,
+            ) -> ::std::result::Result<(), $crate::PluginError> {
+                $crate::Writer::remove(<$plugin>::__handoff_targets(), root, session)
+            }
+            fn create_streamed(
+                &self,
+                root: &$crate::StoreRoot,
+                target: &str,
+                events: &mut dyn $crate::EventStream,
+                options: &$crate::CreateOptions,
+            ) -> ::std::result::Result<$crate::SessionRef, $crate::PluginError> {
+                $crate::Writer::create_streamed(
+                    <$plugin>::__handoff_targets(),
+                    root,
+                    target,
+                    events,
+                    options,
+                )
+            }
+        }
+        impl $crate::Reader for $plugin {
+            fn read(
+                &self,
+                root: &$crate::StoreRoot,
+                session: &$crate::SessionRef,
+            ) -> ::std::result::Result<$crate::Transcript, $crate::PluginError> {
+                $crate::Reader::read(<$plugin>::__handoff_targets(), root, session)
+            }
+            fn read_path(
+                &self,
+                target: &str,
+                path: &::std::path::Path,
+            ) -> ::std::result::Result<$crate::Transcript, $crate::PluginError> {
+                $crate::Reader::read_path(<$plugin>::__handoff_targets(), target, path)
+            }
+            fn read_each(
+                &self,
+                root: &$crate::StoreRoot,
+                session: &$crate::SessionRef,
+                sink: &mut dyn FnMut($crate::Event) -> bool,
+            ) -> ::std::result::Result<(), $crate::PluginError> {
+                $crate::Reader::read_each(<$plugin>::__handoff_targets(), root, session, sink)
+            }
+            fn read_path_cwd(
+                &self,
+                target: &str,
+                path: &::std::path::Path,
+            ) -> ::std::result::Result<Option<String>, $crate::PluginError> {
+                $crate::Reader::read_path_cwd(<$plugin>::__handoff_targets(), target, path)
+            }
+            fn read_path_each(
+                &self,
+                target: &str,
+                path: &::std::path::Path,
+                sink: &mut dyn FnMut($crate::Event) -> bool,
+            ) -> ::std::result::Result<(), $crate::PluginError> {
+                $crate::Reader::read_path_each(<$plugin>::__handoff_targets(), target, path, sink)
+            }
+            fn read_written_each(
+                &self,
+                target: &str,
+                file: &dyn $crate::WrittenFile,
+                sink: &mut dyn FnMut($crate::Event) -> bool,
+            ) -> ::std::result::Result<bool, $crate::PluginError> {
+                $crate::Reader::read_written_each(
+                    <$plugin>::__handoff_targets(),
+                    target,
+                    file,
+                    sink,
+                )
+            }
+            fn list(
+                &self,
+                root: &$crate::StoreRoot,
+                target: &str,
+            ) -> ::std::result::Result<Vec<$crate::SessionInfo>, $crate::PluginError> {
+                $crate::Reader::list(<$plugin>::__handoff_targets(), root, target)
+            }
+            fn find_owned(
+                &self,
+                root: &$crate::StoreRoot,
+                target: &str,
+                locator: &str,
+            ) -> ::std::result::Result<Option<$crate::SessionRef>, $crate::PluginError> {
+                $crate::Reader::find_owned(<$plugin>::__handoff_targets(), root, target, locator)
+            }
+        }
+        impl $crate::Resumer for $plugin {
+            fn resolve(
+                &self,
+                root: &$crate::StoreRoot,
+                target: &str,
+                id: &str,
+            ) -> ::std::result::Result<$crate::SessionRef, $crate::PluginError> {
+                $crate::Resumer::resolve(<$plugin>::__handoff_targets(), root, target, id)
+            }
+            fn plan(
+                &self,
+                root: &$crate::StoreRoot,
+                session: &$crate::SessionRef,
+                prompt: &str,
+            ) -> ::std::result::Result<$crate::ResumePlan, $crate::PluginError> {
+                $crate::Resumer::plan(<$plugin>::__handoff_targets(), root, session, prompt)
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use handoff_capability::{Plugin, TargetKind};
+    use handoff_transcript::{Body, Feature, Part, Timestamp};
+
+    use super::*;
+
+    /// A target whose file is its marker's plugin name, one line; it counts the calls that got
+    /// through the SDK's checks.
+    struct Notes;
+    static APPENDS: AtomicUsize = AtomicUsize::new(0);
+    static REMOVES: AtomicUsize = AtomicUsize::new(0);
+
+    impl Target for Notes {
+        fn name(&self) -> &'static str {
+            "notes"
+        }
+        fn manifest(&self) -> TargetManifest {
+            TargetManifest {
+                name: "notes".into(),
+                kind: TargetKind::Cli,
+                provider: "test".into(),
+                carries: vec![Feature::Text],
+                thinking_from: vec![],
+                notes: vec![],
+                live: None,
+                default_root: None,
+                dialect: None,
+            }
+        }
+        fn create(
+            &self,
+            root: &StoreRoot,
+            _: &Transcript,
+            _: &CreateOptions,
+        ) -> Result<SessionRef, PluginError> {
+            let path = root.join(&["notes", "s.txt"])?;
+            root.create_file(&path, |w| w.write_all(b"me"))?;
+            Ok(SessionRef {
+                target: "notes".into(),
+                id: "s".into(),
+                path,
+            })
+        }
+        fn owner(
+            &self,
+            _: &StoreRoot,
+            session: &SessionRef,
+        ) -> Result<Option<OwnershipMarker>, PluginError> {
+            let plugin = std::fs::read_to_string(&session.path)
+                .map_err(|e| PluginError::io(&session.path, &e))?;
+            Ok(Some(OwnershipMarker {
+                plugin,
+                locator: None,
+            }))
+        }
+        fn append(
+            &self,
+            root: &StoreRoot,
+            session: &SessionRef,
+            marker: &OwnershipMarker,
+            _: &[Event],
+        ) -> Result<SessionRef, PluginError> {
+            assert_eq!(marker.plugin, "me");
+            // The SDK holds the session's lock while the target writes.
+            let short = std::time::Duration::from_millis(20);
+            let name = format!("session\0{}\0{}", session.target, session.id);
+            assert!(handoff_store::lock::Lock::acquire(root, &name, short).is_err());
+            APPENDS.fetch_add(1, Ordering::SeqCst);
+            Ok(session.clone())
+        }
+        fn remove(&self, _: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+            REMOVES.fetch_add(1, Ordering::SeqCst);
+            std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
+        }
+        fn read_path(&self, _: &Path) -> Result<Transcript, PluginError> {
+            Ok(Transcript::new(vec![]))
+        }
+        fn list(&self, _: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+            Ok(vec![])
+        }
+        fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+            Ok(SessionRef {
+                target: "notes".into(),
+                id: id.into(),
+                path: root.join(&["notes", &format!("{id}.txt")])?,
+            })
+        }
+        fn plan(&self, _: &StoreRoot, _: &SessionRef, _: &str) -> Result<ResumePlan, PluginError> {
+            Err(PluginError::Other("no plan".into()))
+        }
+    }
+
+    #[derive(Default)]
+    struct NotesPlugin;
+    crate::targets!(NotesPlugin, "me", [Notes]);
+
+    fn user(id: &str, part: Part) -> Event {
+        Event::new(
+            id,
+            Timestamp::now(),
+            Body::User {
+                content: vec![part],
+            },
+        )
+    }
+
+    #[test]
+    fn the_sdk_dispatches_checks_locks_and_checks_the_owner_before_the_target() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = StoreRoot::new(tmp.path()).unwrap();
+        let plugin = NotesPlugin;
+        let manifest = plugin.manifest();
+        assert_eq!((manifest.name.as_str(), manifest.targets.len()), ("me", 1));
+        assert_eq!(manifest.version, env!("CARGO_PKG_VERSION"));
+
+        let text = Transcript::new(vec![user("u1", Part::text("hi"))]);
+        let options = CreateOptions::default();
+        match plugin.writer().create(&root, "other", &text, &options) {
+            Err(PluginError::UnknownTarget { target }) => assert_eq!(target, "other"),
+            other => panic!("expected UnknownTarget, got {other:?}"),
+        }
+        let session = plugin
+            .writer()
+            .create(&root, "notes", &text, &options)
+            .unwrap();
+
+        // Not carried: refused before the lock, the owner check or the target.
+        let image = [user(
+            "u2",
+            Part::ImageUrl {
+                url: "https://example.com/a.png".into(),
+            },
+        )];
+        assert!(matches!(
+            plugin.writer().append(&root, &session, &image),
+            Err(PluginError::NotCarried { index: 0, .. })
+        ));
+        // A session of another target, or outside the root, never reaches the target.
+        let mut foreign = session.clone();
+        foreign.target = "codex".into();
+        assert!(matches!(
+            plugin.writer().append(&root, &foreign, &[]),
+            Err(PluginError::UnknownTarget { .. })
+        ));
+        let mut outside = session.clone();
+        outside.path = tmp.path().parent().unwrap().join("s.txt");
+        assert!(plugin.reader().read(&root, &outside).is_err());
+        assert_eq!(APPENDS.load(Ordering::SeqCst), 0);
+
+        let more = [user("u2", Part::text("again"))];
+        plugin.writer().append(&root, &session, &more).unwrap();
+        assert_eq!(APPENDS.load(Ordering::SeqCst), 1);
+
+        // Another plugin's session: NotOwned naming the file, neither appended to nor removed.
+        std::fs::write(&session.path, "someone-else").unwrap();
+        match plugin.writer().remove(&root, &session) {
+            Err(PluginError::NotOwned { path }) => assert_eq!(path, session.path),
+            other => panic!("expected NotOwned, got {other:?}"),
+        }
+        assert!(plugin.writer().append(&root, &session, &more).is_err());
+        assert_eq!(
+            (
+                APPENDS.load(Ordering::SeqCst),
+                REMOVES.load(Ordering::SeqCst)
+            ),
+            (1, 0)
+        );
+        std::fs::write(&session.path, "me").unwrap();
+        plugin.writer().remove(&root, &session).unwrap();
+        assert!(!session.path.exists());
+    }
+}
