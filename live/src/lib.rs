@@ -23,7 +23,7 @@
 //!    the plan's variables, stdin closed when the plan says so, a timeout;
 //! 4. takes the first model request the fake provider received whose last user turn holds the new
 //!    prompt (side requests — token counts, titles — are skipped), parses its history with the
-//!    dialect parser of `handoff-core`, sets aside what the CLI injected (system prompt,
+//!    dialect parser of `handoff-dialects`, sets aside what the CLI injected (system prompt,
 //!    `<system-reminder>`, environment context), and requires semantic equality with the
 //!    transcript plus the new prompt (the target's comparison, on the wire view of
 //!    [`wire`]); the diff on failure;

@@ -12,7 +12,7 @@
 //! - Gemini: `POST …/models/<model>:generateContent`, `:streamGenerateContent` (SSE with
 //!   `alt=sse`, else a JSON array) and `:countTokens`.
 //!
-//! Every model request is checked with `handoff-core`'s validator of the endpoint's dialect
+//! Every model request is checked with `handoff-dialects`' validator of the endpoint's dialect
 //! first: one that breaks a provider rule (A1–A15, R1–R7, C1–C5, G1–G7) is answered with HTTP 400
 //! in the API's error shape, naming the rule, the history index and the field, as the real API
 //! would refuse it ([`FakeProviderOptions::validate`] turns this off).
