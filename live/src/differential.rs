@@ -16,13 +16,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use handoff_host::{Body, Event, Part, Plugin, PluginError, Timestamp, Transcript};
+use handoff_host::{Plugin, PluginError, Transcript};
 
 use crate::run::{installed, live_target, Live};
 use crate::wire::{
-    align_compaction_summaries, compaction_summaries, history_from_request,
-    leave_out_thinking_of_other_models, request_view, resume_turns, truncate_tool_outputs,
-    wire_view,
+    align_compaction_summaries, compaction_summaries, expected_request, history_from_request,
+    request_model, request_view, wire_view,
 };
 use crate::LiveOptions;
 
@@ -192,14 +191,15 @@ fn run_inner(
     ));
     let sent = live.first_turn(&requests);
     let compare = |ours: Transcript, history: &Transcript, model: Option<String>| {
-        // The recipe's rules, as the live tier applies them: the thinking the CLI does not send to
-        // this model left out, the turns it adds on resume added, then the prompt.
-        let mut ours = ours;
-        leave_out_thinking_of_other_models(&mut ours, model.as_deref(), &recipe.injected);
-        truncate_tool_outputs(&mut ours, &recipe.injected);
-        let view = wire_view(&ours, &target.thinking_from, recipe.dialect);
-        ours.events.extend(resume_turns(&view, &recipe.injected));
-        let whole = with_prompt(ours, &options.prompt);
+        // The recipe's rules, as the live tier applies them.
+        let (whole, _) = expected_request(
+            ours,
+            model.as_deref(),
+            &options.prompt,
+            &recipe.injected,
+            &target.thinking_from,
+            recipe.dialect,
+        );
         let expected = wire_view(&whole, &target.thinking_from, recipe.dialect);
         let mut actual = request_view(history, recipe.dialect);
         align_compaction_summaries(&compaction_summaries(&whole), &mut actual);
@@ -213,7 +213,11 @@ fn run_inner(
     let result = match (ours, sent) {
         (Ok(ours), Ok((request, history))) => {
             evidence.push(format!("request #{}", request.seq));
-            match compare(ours, &history, request_model(&request.body)) {
+            match compare(
+                ours,
+                &history,
+                request_model(&request.body).map(str::to_owned),
+            ) {
                 Ok(turns) => Outcome::Agree(turns),
                 Err(diff) => Outcome::Differ(diff),
             }
@@ -261,26 +265,9 @@ fn refused_turn(
             let refusal = r.refusal.clone()?;
             let history =
                 history_from_request(live.recipe.dialect, &r.body, &live.recipe.injected).ok()?;
-            let model = request_model(&r.body);
+            let model = request_model(&r.body).map(str::to_owned);
             Some((r.seq, refusal, history, model))
         })
-}
-
-/// The reader's transcript followed by the prompt as a user turn (what the request must carry).
-/// The model a request body names (its `model` member), if any.
-fn request_model(body: &serde_json::Value) -> Option<String> {
-    body.get("model")?.as_str().map(str::to_owned)
-}
-
-fn with_prompt(mut transcript: Transcript, prompt: &str) -> Transcript {
-    transcript.events.push(Event::new(
-        "live-prompt",
-        Timestamp::from_millis(0),
-        Body::User {
-            content: vec![Part::text(prompt.to_owned())],
-        },
-    ));
-    transcript
 }
 
 /// Whether a reader's error names `file` and a line.

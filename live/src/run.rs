@@ -6,15 +6,14 @@ use std::time::Instant;
 
 use handoff_capability::live::LiveRecipe;
 use handoff_host::{
-    Body, ById, CreateOptions, Event, Part, Plugin, ResumePlan, SessionRef, StoreRoot,
-    TargetManifest, Timestamp, Transcript,
+    Body, ById, CreateOptions, Part, Plugin, ResumePlan, SessionRef, StoreRoot, TargetManifest,
+    Transcript,
 };
 
 use super::cli::{find_cli, run, tail, FoundCli, Invocation, RunOutcome};
 use super::wire::{
-    align_compaction_summaries, compaction_summaries, history_from_request,
-    leave_out_thinking_of_other_models, request_view, resume_turns, truncate_tool_outputs,
-    wire_view,
+    align_compaction_summaries, compaction_summaries, expected_request, history_from_request,
+    request_model, request_view, wire_view,
 };
 use super::{check_id, LiveOptions, MISSING_ID};
 use crate::fake_provider::{FakeProvider, FakeProviderOptions, LoggedRequest};
@@ -485,44 +484,15 @@ impl Live<'_> {
             }
             Ok((request, history)) => {
                 let dialect = self.recipe.dialect;
-                let mut whole = entry.transcript.clone();
-                let request_model = request.body.get("model").and_then(|m| m.as_str());
-                let left_out = leave_out_thinking_of_other_models(
-                    &mut whole,
-                    request_model,
+                let (whole, notes) = expected_request(
+                    entry.transcript.clone(),
+                    request_model(&request.body),
+                    &self.options.prompt,
                     &self.recipe.injected,
+                    &self.target.thinking_from,
+                    dialect,
                 );
-                if left_out > 0 {
-                    evidence.push(format!(
-                        "{left_out} signed thinking parts of turns made by another model than the \
-                         request's ({}) are expected left out",
-                        request_model.unwrap_or("none")
-                    ));
-                }
-                let cut = truncate_tool_outputs(&mut whole, &self.recipe.injected);
-                if cut > 0 {
-                    evidence.push(format!(
-                        "{cut} tool outputs over the recipe's budget are expected cut in the middle"
-                    ));
-                }
-                // What the CLI adds on resume after a history that ends as this one does.
-                let history_view = wire_view(&whole, &self.target.thinking_from, dialect);
-                let added = resume_turns(&history_view, &self.recipe.injected);
-                if !added.is_empty() {
-                    evidence.push(format!(
-                        "the history ends on a {} turn: the recipe's resume turns ({}) are expected before the prompt",
-                        history_view.events.last().map_or("no", |e| e.body.kind()),
-                        added.len()
-                    ));
-                }
-                whole.events.extend(added);
-                whole.events.push(Event::new(
-                    "live-prompt",
-                    Timestamp::from_millis(0),
-                    Body::User {
-                        content: vec![Part::text(self.options.prompt.clone())],
-                    },
-                ));
+                evidence.extend(notes);
                 let expected = wire_view(&whole, &self.target.thinking_from, dialect);
                 let mut actual = request_view(&history, dialect);
                 align_compaction_summaries(&compaction_summaries(&whole), &mut actual);
@@ -807,6 +777,7 @@ fn relative_inside(path: &str) -> Result<PathBuf, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use handoff_host::{Event, Timestamp};
 
     #[test]
     fn recipe_paths_stay_inside_home() {

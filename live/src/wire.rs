@@ -177,6 +177,61 @@ pub fn leave_out_thinking_of_other_models(
     taken
 }
 
+/// What a CLI's first request must carry when it resumes `transcript` with `prompt`, by the
+/// recipe's rules, as the live tier and the differential harness both expect it: the thinking it
+/// does not send to `request_model` left out, the tool outputs it cuts cut, the turns it adds on
+/// resume added, then the prompt (before the wire view, which the caller takes). Also a line of
+/// evidence for each rule that changed something.
+pub fn expected_request(
+    mut transcript: Transcript,
+    request_model: Option<&str>,
+    prompt: &str,
+    injected: &[Injected],
+    thinking_from: &[String],
+    dialect: Dialect,
+) -> (Transcript, Vec<String>) {
+    let mut notes = Vec::new();
+    let left_out = leave_out_thinking_of_other_models(&mut transcript, request_model, injected);
+    if left_out > 0 {
+        notes.push(format!(
+            "{left_out} signed thinking parts of turns made by another model than the request's \
+             ({}) are expected left out",
+            request_model.unwrap_or("none")
+        ));
+    }
+    let cut = truncate_tool_outputs(&mut transcript, injected);
+    if cut > 0 {
+        notes.push(format!(
+            "{cut} tool outputs over the recipe's budget are expected cut in the middle"
+        ));
+    }
+    // What the CLI adds on resume after a history that ends as this one does.
+    let view = wire_view(&transcript, thinking_from, dialect);
+    let added = resume_turns(&view, injected);
+    if !added.is_empty() {
+        notes.push(format!(
+            "the history ends on a {} turn: the recipe's resume turns ({}) are expected before \
+             the prompt",
+            view.events.last().map_or("no", |e| e.body.kind()),
+            added.len()
+        ));
+    }
+    transcript.events.extend(added);
+    transcript.events.push(Event::new(
+        "live-prompt",
+        Timestamp::from_millis(0),
+        Body::User {
+            content: vec![Part::text(prompt.to_owned())],
+        },
+    ));
+    (transcript, notes)
+}
+
+/// The model a request body names (its `model` member), if any.
+pub fn request_model(body: &Value) -> Option<&str> {
+    body.get("model")?.as_str()
+}
+
 /// Cuts every tool output a CLI with [`Injected::ToolOutputMiddleTruncated`] would send cut:
 /// a tool result whose one part is a text longer than the budget becomes that text's head, the
 /// marker and its tail, as the CLI sends it. Returns how many outputs were cut; none without the

@@ -182,22 +182,29 @@ fn a_gemini_cli_session_continues_in_claude_code_and_codex() {
     across(&GEMINI, "codex");
 }
 
+/// The genuine Codex rollout's records, one JSON value a line.
+fn codex_records() -> Vec<serde_json::Value> {
+    std::fs::read_to_string(repo().join(CODEX.file))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Whether a rollout record is a message of `role`.
+fn is_message(record: &serde_json::Value, role: &str) -> bool {
+    record["type"] == "response_item"
+        && record["payload"]["type"] == "message"
+        && record["payload"]["role"] == role
+}
+
 /// The genuine Codex rollout with a `compacted` record after its first turn, as Codex 0.171's
 /// local compaction writes it (the summary, and the `replacement_history`: the first user
 /// message kept, then the summary): the Codex reader reads the kept message before the
 /// compaction (Codex's order), and Claude Code's writer carries that order.
 #[test]
 fn a_compacted_codex_session_continues_in_claude_code() {
-    let fixture = std::fs::read_to_string(repo().join(CODEX.file)).unwrap();
-    let mut lines: Vec<serde_json::Value> = fixture
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let is_message = |x: &serde_json::Value, role: &str| {
-        x["type"] == "response_item"
-            && x["payload"]["type"] == "message"
-            && x["payload"]["role"] == role
-    };
+    let mut lines = codex_records();
     let answer = lines
         .iter()
         .position(|x| is_message(x, "assistant"))
@@ -372,11 +379,7 @@ fn a_codex_session_with_a_freeform_call_continues_in_every_cli() {
 /// `web_search_call`), and is refused by a CLI that has no form of it, naming the event.
 #[test]
 fn a_codex_session_with_a_web_search_continues_in_codex_and_is_refused_elsewhere() {
-    let fixture = std::fs::read_to_string(repo().join(CODEX.file)).unwrap();
-    let mut lines: Vec<serde_json::Value> = fixture
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let mut lines = codex_records();
     let answer = lines
         .iter()
         .rposition(|x| {
@@ -431,16 +434,7 @@ fn a_codex_session_with_a_web_search_continues_in_codex_and_is_refused_elsewhere
 #[test]
 fn a_codex_session_with_an_image_url_continues_in_claude_code_with_it_dropped() {
     use handoff_host::{Body, Feature, Part, PluginError};
-    let fixture = std::fs::read_to_string(repo().join(CODEX.file)).unwrap();
-    let mut lines: Vec<serde_json::Value> = fixture
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let is_message = |x: &serde_json::Value, role: &str| {
-        x["type"] == "response_item"
-            && x["payload"]["type"] == "message"
-            && x["payload"]["role"] == role
-    };
+    let mut lines = codex_records();
     let answer = lines
         .iter()
         .rposition(|x| is_message(x, "assistant"))

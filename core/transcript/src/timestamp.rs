@@ -66,11 +66,16 @@ impl Timestamp {
 
     /// RFC 3339 in UTC with milliseconds, e.g. `2026-11-30T00:41:53.963Z`.
     pub fn to_rfc3339(self) -> String {
+        self.with_rfc3339(str::to_owned)
+    }
+
+    /// Hands [`Timestamp::to_rfc3339`]'s text to `f`, on the stack for years 0 to 9999.
+    fn with_rfc3339<R>(self, f: impl FnOnce(&str) -> R) -> R {
         match self.rfc3339_bytes() {
-            Some(bytes) => bytes.iter().map(|&b| char::from(b)).collect(),
-            None => self
+            Some(bytes) => f(std::str::from_utf8(&bytes).expect("ASCII digits and punctuation")),
+            None => f(&self
                 .to_datetime()
-                .to_rfc3339_opts(SecondsFormat::Millis, true),
+                .to_rfc3339_opts(SecondsFormat::Millis, true)),
         }
     }
 
@@ -102,10 +107,7 @@ impl Timestamp {
     /// Whether `text` is exactly how [`Timestamp::to_rfc3339`] spells this instant (a store that
     /// keeps another spelling of it must keep that text to round-trip byte for byte).
     pub fn is_spelled(self, text: &str) -> bool {
-        match self.rfc3339_bytes() {
-            Some(bytes) => bytes.as_slice() == text.as_bytes(),
-            None => self.to_rfc3339() == text,
-        }
+        self.with_rfc3339(|spelled| spelled == text)
     }
 }
 
@@ -170,20 +172,13 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.rfc3339_bytes() {
-            Some(bytes) => f.write_str(std::str::from_utf8(&bytes).map_err(|_| fmt::Error)?),
-            None => f.write_str(&self.to_rfc3339()),
-        }
+        self.with_rfc3339(|text| f.write_str(text))
     }
 }
 
 impl Serialize for Timestamp {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.rfc3339_bytes() {
-            Some(bytes) => serializer
-                .serialize_str(std::str::from_utf8(&bytes).map_err(serde::ser::Error::custom)?),
-            None => serializer.serialize_str(&self.to_rfc3339()),
-        }
+        self.with_rfc3339(|text| serializer.serialize_str(text))
     }
 }
 
