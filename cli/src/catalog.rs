@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use handoff_conformance::certificate::outcome;
 use handoff_conformance::{Options, SUITE_VERSION};
-use handoff_host::registry::{Registry, RegistryConfig, TargetListing};
+use handoff_host::registry::{PluginSource, Registry, RegistryConfig, TargetListing};
 use handoff_host::seal::Seal;
 use handoff_host::{Plugin, TargetManifest};
 use handoff_store::scratch::ScratchDir;
@@ -146,6 +146,32 @@ impl Catalog {
 
     pub fn listings(&self) -> Vec<TargetListing> {
         self.registry.borrow().targets()
+    }
+
+    /// One manifest per known target, from the plugin in use for it where one is (else the
+    /// first plugin that declares it), without certifying anything.
+    pub fn manifests_of_targets(&self) -> Vec<TargetManifest> {
+        let listings = self.listings();
+        let in_use = |source: &PluginSource, plugin: &str, target: &str| {
+            listings.iter().any(|l| {
+                l.in_use()
+                    && &l.source == source
+                    && l.plugin == plugin
+                    && l.target.as_deref() == Some(target)
+            })
+        };
+        let mut chosen: Vec<(TargetManifest, bool)> = Vec::new();
+        for (source, manifest) in self.registry.borrow().manifests() {
+            for target in manifest.targets {
+                let used = in_use(&source, &manifest.name, &target.name);
+                match chosen.iter_mut().find(|(t, _)| t.name == target.name) {
+                    Some(slot) if used && !slot.1 => *slot = (target, used),
+                    Some(_) => {}
+                    None => chosen.push((target, used)),
+                }
+            }
+        }
+        chosen.into_iter().map(|(t, _)| t).collect()
     }
 
     /// The listing of the plugin used for `target` (it says where the plugin came from).

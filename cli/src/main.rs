@@ -60,6 +60,13 @@ enum Command {
     /// Roll back what interrupted handoff writes left in a target's store root (every
     /// `continue` does this first).
     Recover(commands::recover::Args),
+    /// What this machine offers handoff: the target CLIs on PATH against the versions each
+    /// target verified, the store roots, the certificates and the plugin folders (read only).
+    Doctor(commands::doctor::Args),
+    /// A shell completion script (targets completed by name), on stdout.
+    Completions(commands::generate::CompletionsArgs),
+    /// The man page (roff), on stdout; `--out DIR` writes one per command.
+    Man(commands::generate::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -72,6 +79,9 @@ fn main() -> ExitCode {
         Command::Continue(args) => commands::continue_on::run(&config, args),
         Command::Certify(args) => commands::certify::run(&config, args),
         Command::Recover(args) => commands::recover::run(&config, args),
+        Command::Doctor(args) => commands::doctor::run(&config, args),
+        Command::Completions(args) => commands::generate::completions(&config, args),
+        Command::Man(args) => commands::generate::man(args),
     });
     match result {
         Ok(code) => code,

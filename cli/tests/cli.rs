@@ -41,14 +41,18 @@ fn config() -> &'static Path {
 }
 
 fn handoff_with(config: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_handoff"))
+    handoff_command(config, args).output().expect("run handoff")
+}
+
+fn handoff_command(config: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_handoff"));
+    command
         .arg("--config")
         .arg(config)
         .args(args)
         .current_dir(repo())
-        .env("HOME", "/nonexistent-home-handoff-tests")
-        .output()
-        .expect("run handoff")
+        .env("HOME", "/nonexistent-home-handoff-tests");
+    command
 }
 
 fn handoff(args: &[&str]) -> Output {
@@ -1251,4 +1255,127 @@ fn a_part_the_target_refuses_is_dropped_only_when_asked_and_listed() {
     // A kind that cannot be dropped is bad usage.
     let text = continue_args(&["--drop", "text"]);
     assert_fails(&text, 2, "text cannot be dropped");
+}
+
+/// A program named `name` in `dir` that prints `version` for `--version` (a native install:
+/// no npm package beside it, so it is asked).
+fn fake_cli(dir: &Path, name: &str, version: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\necho '{version}'\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn doctor_names_a_cli_outside_its_verified_range_and_continue_warns() {
+    let bin = tempfile::tempdir().unwrap();
+    fake_cli(bin.path(), "pi", "99.0.0");
+    fake_cli(bin.path(), "codex", "codex-cli 0.0.1");
+    let path = format!("{}:/usr/bin:/bin", bin.path().display());
+    let doctor = |args: &[&str]| {
+        handoff_command(config(), args)
+            .env("PATH", &path)
+            .output()
+            .unwrap()
+    };
+    let out = doctor(&["doctor", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = json(&out);
+    let cli = |target: &str| {
+        report["clis"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["target"] == target)
+            .unwrap_or_else(|| panic!("no {target} in {report}"))
+            .clone()
+    };
+    let pi = cli("pi");
+    assert_eq!(pi["version"], "99.0.0");
+    assert_eq!(pi["standing"], "newer");
+    assert_eq!(pi["found"], bin.path().join("pi").to_str().unwrap());
+    assert_eq!(cli("codex")["standing"], "older");
+    assert_eq!(cli("codex")["version"], "0.0.1");
+    assert!(cli("claude-code")["found"].is_null(), "{report}");
+    // The text names the CLI and what was verified.
+    let text = String::from_utf8(doctor(&["doctor"]).stdout).unwrap();
+    let verified = pi["verified"]["newest"].as_str().unwrap();
+    let pi_line = text.lines().find(|l| l.contains(" pi ")).unwrap();
+    assert!(
+        pi_line.contains("99.0.0")
+            && pi_line.contains(&format!("NEWER than verified ({verified})")),
+        "{text}"
+    );
+    assert!(text.contains("not on PATH"), "{text}");
+
+    // `continue` into pi writes the session, and says the installed pi is outside the range.
+    let root = tempfile::tempdir().unwrap();
+    let source = format!("claude-code:{SAMPLE}");
+    let continue_into_pi = |locator: &str| {
+        let out = handoff_command(
+            config(),
+            &[
+                "continue",
+                "--from",
+                &source,
+                "--to",
+                "pi",
+                "--locator",
+                locator,
+                "--cwd",
+                repo().to_str().unwrap(),
+                "--store-root",
+                root.path().to_str().unwrap(),
+            ],
+        )
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        stderr(&out)
+    };
+    let warning = continue_into_pi("doctor-newer");
+    assert!(
+        warning.contains("warning:")
+            && warning.contains("is 99.0.0, newer than the versions verified")
+            && warning.contains(verified),
+        "{warning}"
+    );
+    // Within the range nothing is said.
+    fake_cli(bin.path(), "pi", verified);
+    let quiet = continue_into_pi("doctor-within");
+    assert!(!quiet.contains("warning:"), "{quiet}");
+}
+
+#[test]
+fn completions_offer_the_known_targets_and_the_man_pages_cover_every_command() {
+    let out = handoff(&["completions", "bash"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let script = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(script.path(), &out.stdout).unwrap();
+    let syntax = Command::new("bash")
+        .arg("-n")
+        .arg(script.path())
+        .status()
+        .unwrap();
+    assert!(syntax.success(), "bash -n refused the completion script");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let targets = json(&handoff(&["targets", "--json"]));
+    for listing in targets.as_array().unwrap() {
+        let name = listing["target"].as_str().unwrap();
+        assert!(text.contains(name), "the completions do not offer {name}");
+    }
+    let out = handoff(&["completions", "nushell"]);
+    assert_eq!(out.status.code(), Some(2), "an unknown shell is bad usage");
+
+    let pages = tempfile::tempdir().unwrap();
+    let out = handoff(&["man", "--out", pages.path().to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for command in ["continue", "sessions", "doctor", "completions"] {
+        let page = std::fs::read_to_string(pages.path().join(format!("handoff-{command}.1")))
+            .unwrap_or_else(|e| panic!("no page for {command}: {e}"));
+        assert!(page.starts_with(".ie") && page.contains(".TH"), "{page}");
+    }
+    let out = handoff(&["man"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("handoff\\-continue"));
 }

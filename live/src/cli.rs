@@ -96,10 +96,10 @@ pub fn find_cli(program: &str, package: &str, cli_dir: Option<&Path>) -> Result<
     let dirs = search_dirs(cli_dir);
     for dir in &dirs {
         let candidate = dir.join(program);
-        if !is_executable(&candidate) {
+        if !handoff_host::installed::is_executable(&candidate) {
             continue;
         }
-        let version = installed_version(&candidate, package);
+        let version = handoff_host::installed::npm_package_version(&candidate, package);
         return Ok(FoundCli {
             how: format!("found {}", candidate.display()),
             path: candidate,
@@ -111,37 +111,6 @@ pub fn find_cli(program: &str, package: &str, cli_dir: Option<&Path>) -> Result<
          ({} folders); run scripts/install-clis.sh",
         dirs.len()
     ))
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt as _;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-/// The version of `package` that provides `program`: npm links `node_modules/.bin/<program>` to
-/// the package, whose `package.json` holds the version. A global install links `bin/<program>`
-/// into `lib/node_modules/<package>`.
-fn installed_version(program: &Path, package: &str) -> Option<String> {
-    let resolved = std::fs::canonicalize(program).ok()?;
-    let mut candidates: Vec<PathBuf> = resolved
-        .ancestors()
-        .filter(|a| a.file_name().is_some_and(|n| n == "node_modules"))
-        .map(|nm| nm.join(package).join("package.json"))
-        .collect();
-    if let Some(bin_dir) = program.parent() {
-        candidates.push(bin_dir.join("..").join(package).join("package.json"));
-        candidates.push(
-            bin_dir
-                .join("../lib/node_modules")
-                .join(package)
-                .join("package.json"),
-        );
-    }
-    candidates.into_iter().find_map(|manifest| {
-        let text = std::fs::read_to_string(manifest).ok()?;
-        let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-        value.get("version")?.as_str().map(str::to_owned)
-    })
 }
 
 /// How to run a CLI once.

@@ -88,7 +88,9 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     // Certify the two plugins it uses (in parallel, when neither is yet) before using either.
     catalog.certify_for(&[&args.to, from_target])?;
     let target_plugin = catalog.plugin(&args.to)?;
-    let root = config.store_root(&catalog.target(&args.to)?, args.store_root.as_deref())?;
+    let target_manifest = catalog.target(&args.to)?;
+    super::doctor::warn_if_unverified_cli(&target_manifest);
+    let root = config.store_root(&target_manifest, args.store_root.as_deref())?;
 
     let progress = Progress::start("reading the source session");
     let (path, source_id, listed_cwd) = match from_session {

@@ -2,6 +2,8 @@
 
 pub mod certify;
 pub mod continue_on;
+pub mod doctor;
+pub mod generate;
 pub mod read;
 pub mod recover;
 pub mod sessions;

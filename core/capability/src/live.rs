@@ -35,6 +35,31 @@ pub struct LiveRecipe {
     /// transcript plus the prompt.
     #[serde(default)]
     pub injected: Vec<Injected>,
+    /// The versions of the CLI the live tier has proven, both ends included (`handoff doctor`
+    /// and `continue` name an installed CLI outside it). Absent: the pinned [`version`] alone.
+    ///
+    /// [`version`]: LiveRecipe::version
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<VerifiedRange>,
+}
+
+/// The oldest and the newest version of a CLI that the live tier ran against, both proven.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifiedRange {
+    /// The oldest version proven, e.g. `2.1.197`.
+    pub oldest: String,
+    /// The newest version proven, e.g. `2.1.332`.
+    pub newest: String,
+}
+
+impl LiveRecipe {
+    /// The range proven: [`LiveRecipe::verified`], or the pinned version alone.
+    pub fn verified_range(&self) -> VerifiedRange {
+        self.verified.clone().unwrap_or_else(|| VerifiedRange {
+            oldest: self.version.clone(),
+            newest: self.version.clone(),
+        })
+    }
 }
 
 /// One kind of thing a CLI puts into its model requests by itself.

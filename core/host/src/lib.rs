@@ -11,11 +11,13 @@
 #![deny(missing_docs)]
 
 pub mod continuation;
+pub mod installed;
 pub mod journal;
 pub mod loader;
 pub mod registry;
 pub mod seal;
 
+pub use handoff_capability::live;
 pub use handoff_capability::{
     ById, CreateOptions, EventBatch, EventStream, HeldEvents, MakePlugin, Manifest, Plugin,
     PluginError, Reader, ResumePlan, Resumer, SessionInfo, SessionRef, TargetKind, TargetManifest,

@@ -98,6 +98,20 @@ impl Seal {
         }
     }
 
+    /// The key already in `dir`, if there is one, checked as [`Seal::open`] checks it; never
+    /// makes one (for a host that only reports, like `handoff doctor`).
+    pub fn existing(dir: &Path) -> Result<Option<Seal>, SealError> {
+        let path = dir.join(KEY_FILE);
+        match read_key(&path) {
+            Ok(key) => Ok(Some(Seal::with_key(key, &path))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(SealError {
+                path,
+                message: e.to_string(),
+            }),
+        }
+    }
+
     /// A key of this process alone: what it seals no other process can verify. For tests, and for
     /// a host that keeps nothing across runs.
     pub fn ephemeral() -> Seal {

@@ -146,6 +146,7 @@ fn live_recipe() -> LiveRecipe {
                 unless_answering: Vec::new(),
             }),
         ],
+        verified: None,
     }
 }
 

@@ -135,5 +135,6 @@ pub fn live_recipe() -> LiveRecipe {
                 unless_answering: Vec::new(),
             }),
         ],
+        verified: None,
     }
 }

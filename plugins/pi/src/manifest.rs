@@ -139,6 +139,7 @@ pub fn live_recipe() -> LiveRecipe {
             // What pi sends as the text of a tool result that has none.
             Injected::ToolResultText("(see attached image)".to_owned()),
         ],
+        verified: None,
     }
 }
 

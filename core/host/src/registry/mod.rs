@@ -29,7 +29,7 @@
 
 pub mod builtin;
 pub mod certificate;
-mod permissions;
+pub mod permissions;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -421,6 +421,21 @@ impl Registry {
             listings.extend(targets.into_iter().map(|t| listing(Some(t))));
         }
         listings
+    }
+
+    /// The manifest of every plugin this registry could ask (the built-ins, and the plugin files
+    /// it opened), with where it came from: what a target declares, certified or not yet.
+    pub fn manifests(&self) -> Vec<(PluginSource, handoff_capability::Manifest)> {
+        self.entries
+            .iter()
+            .filter_map(|entry| {
+                let plugin = match &entry.state {
+                    State::Verified { plugin, .. } => plugin,
+                    State::NotOffered { plugin, .. } => plugin.as_ref()?,
+                };
+                Some((entry.source.clone(), plugin.manifest()))
+            })
+            .collect()
     }
 
     /// The verified targets only.

@@ -11,7 +11,7 @@ use std::os::unix::fs::MetadataExt;
 use crate::seal::effective_uid;
 
 /// Why the plugin file or folder `what` that `meta` describes must not be used, if it must not.
-pub(super) fn refusal(meta: &std::fs::Metadata, what: &str) -> Option<String> {
+pub fn refusal(meta: &std::fs::Metadata, what: &str) -> Option<String> {
     let owner = meta.uid();
     let me = effective_uid();
     if owner != me && owner != 0 {

@@ -70,5 +70,6 @@ pub fn recipe() -> LiveRecipe {
             // truncated…" between.
             Injected::ToolOutputMiddleTruncated { max_bytes: 12_000 },
         ],
+        verified: None,
     }
 }

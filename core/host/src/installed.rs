@@ -1,0 +1,225 @@
+//! Which version of a target's CLI is installed, and where it stands against the range the live
+//! tier proved (`handoff doctor`, the warning of `continue`).
+//!
+//! The version is read from the npm package's `package.json` beside the program's
+//! `node_modules/.bin` link, which runs nothing. Only a program that is not an npm install (a
+//! native binary on PATH) is asked `--version`, under a timeout.
+
+use std::cmp::Ordering;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use handoff_capability::live::{LiveRecipe, VerifiedRange};
+
+/// A CLI found on the search path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstalledCli {
+    /// The program found.
+    pub path: PathBuf,
+    /// Its version, where it could be read.
+    pub version: Option<String>,
+}
+
+/// Where an installed version stands against a verified range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Standing {
+    /// Within the range, both ends included.
+    Verified,
+    /// Older than the oldest version proven.
+    Older,
+    /// Newer than the newest version proven.
+    Newer,
+    /// The installed version or the range is not a version number this can compare.
+    Unknown,
+}
+
+impl InstalledCli {
+    /// Where this CLI stands against `recipe`'s verified range.
+    pub fn standing(&self, recipe: &LiveRecipe) -> Standing {
+        match &self.version {
+            Some(version) => standing(version, &recipe.verified_range()),
+            None => Standing::Unknown,
+        }
+    }
+}
+
+/// Finds `recipe`'s program in `dirs`, in order (the first executable wins, as a shell would).
+pub fn find(recipe: &LiveRecipe, dirs: impl IntoIterator<Item = PathBuf>) -> Option<InstalledCli> {
+    let path = dirs
+        .into_iter()
+        .map(|dir| dir.join(&recipe.program))
+        .find(|candidate| is_executable(candidate))?;
+    let version = npm_package_version(&path, &recipe.npm_package).or_else(|| asked_version(&path));
+    Some(InstalledCli { path, version })
+}
+
+/// The folders of `PATH`.
+pub fn path_dirs() -> Vec<PathBuf> {
+    std::env::var_os("PATH")
+        .map(|path| std::env::split_paths(&path).collect())
+        .unwrap_or_default()
+}
+
+/// Where `version` stands against `range`.
+pub fn standing(version: &str, range: &VerifiedRange) -> Standing {
+    let (Some(version), Some(oldest), Some(newest)) =
+        (parse(version), parse(&range.oldest), parse(&range.newest))
+    else {
+        return Standing::Unknown;
+    };
+    match (version.cmp(&oldest), version.cmp(&newest)) {
+        (Ordering::Less, _) => Standing::Older,
+        (_, Ordering::Greater) => Standing::Newer,
+        _ => Standing::Verified,
+    }
+}
+
+fn parse(version: &str) -> Option<semver::Version> {
+    semver::Version::parse(version.trim().trim_start_matches('v')).ok()
+}
+
+/// Whether `path` is a file someone may execute.
+pub fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The version of npm package `package` that provides `program`: npm links
+/// `node_modules/.bin/<program>` to the package, whose `package.json` holds the version; a global
+/// install links `bin/<program>` into `lib/node_modules/<package>`.
+pub fn npm_package_version(program: &Path, package: &str) -> Option<String> {
+    let resolved = std::fs::canonicalize(program).ok()?;
+    let mut candidates: Vec<PathBuf> = resolved
+        .ancestors()
+        .filter(|a| a.file_name().is_some_and(|n| n == "node_modules"))
+        .map(|nm| nm.join(package).join("package.json"))
+        .collect();
+    if let Some(bin_dir) = program.parent() {
+        candidates.push(bin_dir.join("..").join(package).join("package.json"));
+        candidates.push(
+            bin_dir
+                .join("../lib/node_modules")
+                .join(package)
+                .join("package.json"),
+        );
+    }
+    candidates.into_iter().find_map(|manifest| {
+        let text = std::fs::read_to_string(manifest).ok()?;
+        let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+        value.get("version")?.as_str().map(str::to_owned)
+    })
+}
+
+/// How long `--version` may take: a Node CLI starts in about a second.
+const ASK_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The first `X.Y.Z` that `program --version` prints (`codex-cli 0.171.0`, `2.1.197 (Claude
+/// Code)`), or `None` if it prints none, fails or outlives [`ASK_TIMEOUT`] (then it is killed).
+fn asked_version(program: &Path) -> Option<String> {
+    let mut child = Command::new(program)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if started.elapsed() < ASK_TIMEOUT => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    let mut printed = String::new();
+    child.stdout.take()?.read_to_string(&mut printed).ok()?;
+    first_version(&printed)
+}
+
+/// The first whitespace-separated word of `text` that parses as a version.
+fn first_version(text: &str) -> Option<String> {
+    text.split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == ',')
+        .map(|word| word.trim_start_matches('v'))
+        .find(|word| semver::Version::parse(word).is_ok())
+        .map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn range(oldest: &str, newest: &str) -> VerifiedRange {
+        VerifiedRange {
+            oldest: oldest.to_owned(),
+            newest: newest.to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_version_is_placed_against_both_ends_numerically() {
+        let r = range("2.1.197", "2.1.332");
+        assert_eq!(standing("2.1.197", &r), Standing::Verified);
+        assert_eq!(standing("2.1.332", &r), Standing::Verified);
+        assert_eq!(standing("2.1.200", &r), Standing::Verified);
+        // Numeric, not textual: 2.1.1000 is newer than 2.1.332.
+        assert_eq!(standing("2.1.1000", &r), Standing::Newer);
+        assert_eq!(standing("2.1.99", &r), Standing::Older);
+        assert_eq!(standing("v2.1.333", &r), Standing::Newer);
+        assert_eq!(standing("latest", &r), Standing::Unknown);
+    }
+
+    #[test]
+    fn the_version_printed_by_a_cli_is_its_first_version_word() {
+        assert_eq!(
+            first_version("codex-cli 0.171.0\n").as_deref(),
+            Some("0.171.0")
+        );
+        assert_eq!(
+            first_version("2.1.197 (Claude Code)\n").as_deref(),
+            Some("2.1.197")
+        );
+        assert_eq!(first_version("no version here"), None);
+    }
+
+    #[test]
+    fn a_native_program_is_asked_and_an_npm_one_read_from_its_package() {
+        let dir = tempfile::tempdir().unwrap();
+        let recipe: LiveRecipe = serde_json::from_value(serde_json::json!({
+            "npm_package": "@x/tool", "version": "1.2.3", "program": "tool",
+            "dialect": "openai-responses", "store_root": ".tool"
+        }))
+        .unwrap();
+        // A native program on a PATH folder: asked.
+        let native = dir.path().join("native");
+        std::fs::create_dir(&native).unwrap();
+        write_program(&native.join("tool"), "echo 'tool v1.3.0 (native)'");
+        let found = find(&recipe, [dir.path().join("absent"), native.clone()]).unwrap();
+        assert_eq!(found.path, native.join("tool"));
+        assert_eq!(found.version.as_deref(), Some("1.3.0"));
+        assert_eq!(found.standing(&recipe), Standing::Newer);
+        // An npm install: its package.json wins over what the program would print.
+        let cache = dir.path().join("cache/node_modules");
+        std::fs::create_dir_all(cache.join(".bin")).unwrap();
+        std::fs::create_dir_all(cache.join("@x/tool")).unwrap();
+        std::fs::write(cache.join("@x/tool/package.json"), r#"{"version":"1.2.3"}"#).unwrap();
+        write_program(&cache.join("@x/tool/cli.sh"), "echo 9.9.9");
+        std::os::unix::fs::symlink(cache.join("@x/tool/cli.sh"), cache.join(".bin/tool")).unwrap();
+        let found = find(&recipe, [cache.join(".bin"), native]).unwrap();
+        assert_eq!(found.version.as_deref(), Some("1.2.3"));
+        assert_eq!(found.standing(&recipe), Standing::Verified);
+    }
+
+    fn write_program(path: &Path, body: &str) {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
