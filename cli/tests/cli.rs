@@ -1379,3 +1379,97 @@ fn completions_offer_the_known_targets_and_the_man_pages_cover_every_command() {
     let out = handoff(&["man"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("handoff\\-continue"));
 }
+
+/// `continue --exec`: without `--prompt`, handoff is replaced by the target CLI's interactive
+/// session on this terminal; with `--prompt`, the headless command runs; without a terminal, the
+/// interactive one is refused naming `--prompt`. The CLI is a stand-in `pi` that logs how it ran.
+#[test]
+fn exec_opens_the_interactive_session_in_place_of_handoff_or_runs_the_headless_one() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let bin = tempfile::tempdir().unwrap();
+    let log = bin.path().join("pi.log");
+    let pi = bin.path().join("pi");
+    std::fs::write(
+        &pi,
+        format!(
+            "#!/bin/sh\ntest \"$1\" = --version && exit 0\nif test -t 0; then tty=yes; else tty=no; fi\nprintf 'PID=%s TTY=%s ARGS=%s\\n' \"$$\" \"$tty\" \"$*\" > {log:?}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&pi, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin.path().display());
+    let root = tempfile::tempdir().unwrap();
+    let source = format!("claude-code:{}", repo().join(SAMPLE).display());
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut args: Vec<String> = [
+            "--config",
+            config().to_str().unwrap(),
+            "continue",
+            "--from",
+            &source,
+            "--to",
+            "pi",
+            "--cwd",
+            repo().to_str().unwrap(),
+            "--store-root",
+            root.path().to_str().unwrap(),
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        args.extend(extra.iter().map(|a| a.to_string()));
+        args
+    };
+    let logged = || std::fs::read_to_string(&log).unwrap_or_default();
+
+    // Headless, with a prompt: a child whose exit code is handoff's.
+    let out = Command::new(env!("CARGO_BIN_EXE_handoff"))
+        .args(args(&["--exec", "--prompt", "go on"]))
+        .env("PATH", &path)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let headless = logged();
+    assert!(
+        headless.contains("TTY=no") && headless.contains("-p go on"),
+        "{headless}"
+    );
+
+    // No terminal and no prompt: refused before anything runs, naming --prompt.
+    std::fs::remove_file(&log).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_handoff"))
+        .args(args(&["--exec"]))
+        .env("PATH", &path)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_fails(&out, 2, "needs a terminal; pass --prompt TEXT");
+    assert_eq!(logged(), "", "nothing ran");
+
+    // On a terminal: the interactive command, in handoff's own process.
+    let home = tempfile::tempdir().unwrap();
+    let terminal = handoff_live::pty::PtySession::start(&handoff_live::cli::Invocation {
+        program: env!("CARGO_BIN_EXE_handoff").into(),
+        args: args(&["--exec"]),
+        home: home.path().to_owned(),
+        env: vec![("PATH".to_owned(), path.clone())],
+        cwd: repo(),
+        close_stdin: false,
+        timeout: std::time::Duration::from_secs(60),
+    })
+    .unwrap();
+    let started = std::time::Instant::now();
+    while !logged().contains("ARGS=") && started.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let pid = terminal.pid();
+    let screen = terminal.end();
+    let interactive = logged();
+    assert!(
+        interactive.contains(&format!("PID={pid} ")),
+        "not run in handoff's place (handoff was {pid}): {interactive} {screen}"
+    );
+    assert!(interactive.contains("TTY=yes"), "{interactive}");
+    assert!(interactive.contains("--session"), "{interactive}");
+    assert!(!interactive.contains(" -p "), "{interactive}");
+}

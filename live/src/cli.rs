@@ -184,17 +184,10 @@ pub fn tail(text: &str, limit: usize) -> String {
 /// locale). Nothing else: a real key, proxy or config dir of the caller must not leak in.
 const PASSED_THROUGH: &[&str] = &["PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT"];
 
-/// Runs the CLI with a clean environment: only [`PASSED_THROUGH`], then HOME, the XDG folders and
-/// TMPDIR inside the temporary HOME, no proxies for loopback, then `env`.
+/// Runs the CLI with a clean environment ([`clean_command`]), its output on pipes.
 pub fn run(invocation: &Invocation) -> std::io::Result<RunOutcome> {
-    let home = &invocation.home;
-    let tmp = home.join("tmp");
-    std::fs::create_dir_all(&tmp)?;
-    let mut command = Command::new(&invocation.program);
+    let mut command = clean_command(invocation, &[("TERM", "dumb"), ("CI", "true")])?;
     command
-        .args(&invocation.args)
-        .current_dir(&invocation.cwd)
-        .env_clear()
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .stdin(if invocation.close_stdin {
@@ -202,27 +195,6 @@ pub fn run(invocation: &Invocation) -> std::io::Result<RunOutcome> {
         } else {
             Stdio::piped()
         });
-    for name in PASSED_THROUGH {
-        if let Some(value) = std::env::var_os(name) {
-            command.env(name, value);
-        }
-    }
-    command
-        .env("HOME", home)
-        .env("USERPROFILE", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_CACHE_HOME", home.join(".cache"))
-        .env("XDG_DATA_HOME", home.join(".local/share"))
-        .env("XDG_STATE_HOME", home.join(".local/state"))
-        .env("TMPDIR", &tmp)
-        .env("NO_PROXY", "127.0.0.1,localhost")
-        .env("no_proxy", "127.0.0.1,localhost")
-        .env("TERM", "dumb")
-        .env("NO_COLOR", "1")
-        .env("CI", "true");
-    for (name, value) in &invocation.env {
-        command.env(name, value);
-    }
     // Its own process group, so a timeout ends the CLI and everything it started (npm's `.bin`
     // entries are node wrappers that spawn the real binary).
     command.process_group(0);
@@ -260,7 +232,46 @@ pub fn run(invocation: &Invocation) -> std::io::Result<RunOutcome> {
 
 /// Sends SIGKILL to every process of the group `pgid` (which only the CLI we started and its
 /// children are in). Uses the `kill` program, so no libc binding is needed.
-fn kill_group(pgid: u32) {
+/// The invocation's command with a clean environment: only [`PASSED_THROUGH`], then HOME, the
+/// XDG folders and TMPDIR inside the temporary HOME, no proxies for loopback, no colour, then
+/// `terminal` (what the caller's kind of run needs, e.g. `TERM`), then the invocation's `env`. The
+/// caller sets the standard streams.
+pub(crate) fn clean_command(
+    invocation: &Invocation,
+    terminal: &[(&str, &str)],
+) -> std::io::Result<Command> {
+    let home = &invocation.home;
+    let tmp = home.join("tmp");
+    std::fs::create_dir_all(&tmp)?;
+    let mut command = Command::new(&invocation.program);
+    command
+        .args(&invocation.args)
+        .current_dir(&invocation.cwd)
+        .env_clear();
+    for name in PASSED_THROUGH {
+        if let Some(value) = std::env::var_os(name) {
+            command.env(name, value);
+        }
+    }
+    command
+        .env("HOME", home)
+        .env("USERPROFILE", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("TMPDIR", &tmp)
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .env("no_proxy", "127.0.0.1,localhost")
+        .env("NO_COLOR", "1")
+        .envs(terminal.iter().copied());
+    for (name, value) in &invocation.env {
+        command.env(name, value);
+    }
+    Ok(command)
+}
+
+pub(crate) fn kill_group(pgid: u32) {
     let _ = Command::new("kill")
         .args(["-KILL", "--", &format!("-{pgid}")])
         .stdin(Stdio::null())

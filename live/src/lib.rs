@@ -48,6 +48,8 @@ pub mod cli;
 pub mod differential;
 pub mod fake_provider;
 pub mod harness;
+pub mod interactive;
+pub mod pty;
 mod run;
 pub mod wire;
 

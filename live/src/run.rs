@@ -343,7 +343,7 @@ impl Live<'_> {
     }
 
     /// Writes `transcript` as a session of the target, in the scene's project folder.
-    fn write(
+    pub(crate) fn write(
         &self,
         scene: &Scene,
         transcript: &Transcript,
@@ -365,24 +365,37 @@ impl Live<'_> {
             .map_err(|e| vec![format!("the writer refused the transcript: {e}")])
     }
 
-    /// The plan's command as an invocation in this scene.
+    /// The plan's command as an invocation in this scene: its headless command, or with
+    /// `interactive` its interactive one (which the plan must offer).
     pub(crate) fn invocation(
         &self,
         scene: &Scene,
         plan: ResumePlan,
+        interactive: bool,
     ) -> Result<Invocation, Evidence> {
         let ResumePlan::Command {
             program,
-            mut args,
+            args,
             env,
             cwd,
             close_stdin,
+            interactive_args,
         } = plan
         else {
             return Err(vec![format!(
                 "the resume plan of CLI target {} is not a command: {plan:?}",
                 self.name()
             )]);
+        };
+        let (mut args, close_stdin) = match (interactive, interactive_args) {
+            (false, _) => (args, close_stdin),
+            (true, Some(interactive)) => (interactive, false),
+            (true, None) => {
+                return Err(vec![format!(
+                    "the resume plan of {} offers no interactive command",
+                    self.name()
+                )])
+            }
         };
         let program = if program == self.recipe.program {
             self.cli.path.clone()
@@ -455,7 +468,7 @@ impl Live<'_> {
             .map_err(|e| vec![format!("cannot read {}: {e}", session.path.display())])?;
         let listed_before = self.listed_ids(&scene).map_err(|e| vec![e])?;
         let plan = self.plan(&scene, &session)?;
-        let invocation = self.invocation(&scene, plan)?;
+        let invocation = self.invocation(&scene, plan, false)?;
         let outcome = self.launch(&invocation)?;
         let requests = scene.fake.requests();
 
@@ -468,53 +481,13 @@ impl Live<'_> {
             invocation.args,
             outcome.summary()
         )];
-        let mut failed = false;
+        let mut failed = !self.first_turn_carries(&entry.transcript, &requests, &mut evidence);
         let mut fail = |evidence: &mut Evidence, line: String| {
             failed = true;
             evidence.push(line);
         };
-
         if !outcome.succeeded() {
             fail(&mut evidence, "the CLI did not exit 0".into());
-        }
-        match self.first_turn(&requests) {
-            Err(why) => {
-                fail(&mut evidence, why);
-                evidence.push(format!("requests received: {}", describe(&requests)));
-            }
-            Ok((request, history)) => {
-                let dialect = self.recipe.dialect;
-                let (whole, notes) = expected_request(
-                    entry.transcript.clone(),
-                    request_model(&request.body),
-                    &self.options.prompt,
-                    &self.recipe.injected,
-                    &self.target.thinking_from,
-                    dialect,
-                );
-                evidence.extend(notes);
-                let expected = wire_view(&whole, &self.target.thinking_from, dialect);
-                let mut actual = request_view(&history, dialect);
-                align_compaction_summaries(&compaction_summaries(&whole), &mut actual);
-                evidence.extend(dialect.limit_notes());
-                match self.target.comparison().diff(&expected, &actual) {
-                    Ok(()) => evidence.push(format!(
-                        "request #{} ({} {}) carries the transcript plus the prompt: {} wire turns equal",
-                        request.seq,
-                        request.method,
-                        request.path,
-                        expected.events.len()
-                    )),
-                    Err(diff) => fail(
-                        &mut evidence,
-                        format!(
-                            "request #{} differs from the transcript plus the prompt (left: \
-                             transcript, right: request): {diff}",
-                            request.seq
-                        ),
-                    ),
-                }
-            }
         }
 
         // The CLI appended to our session: same file, our bytes first, no other session.
@@ -573,6 +546,62 @@ impl Live<'_> {
         } else {
             Ok(evidence)
         }
+    }
+
+    /// Whether the first model request among `requests` carries `transcript` plus the prompt,
+    /// as the recipe says the CLI sends it; the evidence says what was compared or what differs.
+    pub(crate) fn first_turn_carries(
+        &self,
+        transcript: &Transcript,
+        requests: &[LoggedRequest],
+        evidence: &mut Evidence,
+    ) -> bool {
+        let mut carried = true;
+        let mut fail = |evidence: &mut Evidence, line: String| {
+            carried = false;
+            evidence.push(line);
+        };
+        match self.first_turn(requests) {
+            Err(why) => {
+                fail(evidence, why);
+                evidence.push(format!("requests received: {}", describe(requests)));
+            }
+            Ok((request, history)) => {
+                let dialect = self.recipe.dialect;
+                let (whole, notes) = expected_request(
+                    transcript.clone(),
+                    request_model(&request.body),
+                    &self.options.prompt,
+                    &self.recipe.injected,
+                    &self.target.thinking_from,
+                    dialect,
+                );
+                evidence.extend(notes);
+                let expected = wire_view(&whole, &self.target.thinking_from, dialect);
+                let mut actual = request_view(&history, dialect);
+                align_compaction_summaries(&compaction_summaries(&whole), &mut actual);
+                evidence.extend(dialect.limit_notes());
+                match self.target.comparison().diff(&expected, &actual) {
+                    Ok(()) => evidence.push(format!(
+                        "request #{} ({} {}) carries the transcript plus the prompt: {} wire turns equal",
+                        request.seq,
+                        request.method,
+                        request.path,
+                        expected.events.len()
+                    )),
+                    Err(diff) => fail(
+                        evidence,
+                        format!(
+                            "request #{} differs from the transcript plus the prompt (left: \
+                             transcript, right: request): {diff}",
+                            request.seq
+                        ),
+                    ),
+                }
+            }
+        }
+
+        carried
     }
 
     /// Reads the resumed session back: `written` must be a prefix, followed by the prompt as a user
@@ -679,7 +708,7 @@ impl Live<'_> {
                 found.path.display()
             )]);
         }
-        let invocation = self.invocation(&scene, plan)?;
+        let invocation = self.invocation(&scene, plan, false)?;
         let outcome = self.launch(&invocation)?;
         let asked: Vec<_> = scene
             .fake

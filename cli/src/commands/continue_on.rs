@@ -34,9 +34,10 @@ pub struct Args {
     /// The source's store root, when the source is given by id.
     #[arg(long, value_name = "DIR")]
     from_store_root: Option<PathBuf>,
-    /// The prompt the resume command carries.
-    #[arg(long, default_value = "Continue where we left off.")]
-    prompt: String,
+    /// The prompt of the headless resume command (default: "Continue where we left off.");
+    /// with --exec, run that headless command instead of opening the interactive session.
+    #[arg(long)]
+    prompt: Option<String>,
     /// The stable conversation name; default: the source target and its first event id.
     #[arg(long)]
     locator: Option<String>,
@@ -46,7 +47,9 @@ pub struct Args {
     /// verify compares everything else. Nothing is dropped unless named here.
     #[arg(long = "drop", value_name = "KIND", value_parser = parse_drop_kind)]
     drop: Vec<Feature>,
-    /// Run the resume command instead of printing it.
+    /// Open the session in the target CLI's own interactive session instead of printing the
+    /// commands: handoff is replaced by it, attached to this terminal. With --prompt, run the
+    /// headless command instead.
     #[arg(long)]
     exec: bool,
     /// Print JSON.
@@ -148,7 +151,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
             root: &root,
             seal: &seal,
             cwd,
-            prompt: &args.prompt,
+            prompt: args.prompt.as_deref().unwrap_or(DEFAULT_PROMPT),
             drop: &args.drop,
             lock_wait: Duration::from_secs(30),
         },
@@ -162,7 +165,8 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
                 dropped_summary(&continued)
             ));
         }
-        return exec(&continued.plan);
+        let interactive = args.prompt.is_none();
+        return exec(&continued.plan, interactive);
     }
     let used = catalog.in_use(&args.to);
     if args.json {
@@ -177,7 +181,8 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
             "recovered": continued.recovered,
             "dropped": continued.dropped,
             "plan": continued.plan,
-            "command": command_line(&continued.plan),
+            "command": command_line(&continued.plan, Mode::Headless),
+            "interactive_command": command_line(&continued.plan, Mode::Interactive),
         }))?;
     } else {
         print_summary(&args.to, &continued, continued.events)?;
@@ -255,8 +260,19 @@ fn print_summary(target: &str, c: &Continued, events: usize) -> Result<(), CliEr
     }
     match &c.plan {
         ResumePlan::Command { .. } => {
-            outln!("resume with:")?;
-            outln!("  {}", command_line(&c.plan).unwrap_or_default())
+            let headless = command_line(&c.plan, Mode::Headless).unwrap_or_default();
+            match command_line(&c.plan, Mode::Interactive) {
+                Some(interactive) => {
+                    outln!("open it with (or run again with --exec):")?;
+                    outln!("  {interactive}")?;
+                    outln!("or resume headless, with a prompt:")?;
+                    outln!("  {headless}")
+                }
+                None => {
+                    outln!("resume with:")?;
+                    outln!("  {headless}")
+                }
+            }
         }
         ResumePlan::Request { dialect, body } => {
             outln!("next {dialect} request body:")?;
@@ -300,31 +316,68 @@ fn dropped_summary(c: &Continued) -> String {
         .join(", ")
 }
 
-/// The plan as one shell line (`cd DIR && ENV=… program args…`), for people to copy.
-fn command_line(plan: &ResumePlan) -> Option<String> {
+/// Which of a plan's two commands: the CLI's interactive session, or the headless run of a prompt.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Interactive,
+    Headless,
+}
+
+/// The prompt of the headless command when `--prompt` is not given.
+const DEFAULT_PROMPT: &str = "Continue where we left off.";
+
+/// A plan's command in `mode`: program, arguments, environment, cwd and whether stdin is closed.
+/// `None` for an API target, or for the interactive command of a plan that offers none.
+struct Runnable<'p> {
+    program: &'p str,
+    args: &'p [String],
+    env: &'p [(String, String)],
+    cwd: Option<&'p std::path::Path>,
+    close_stdin: bool,
+}
+
+fn runnable(plan: &ResumePlan, mode: Mode) -> Option<Runnable<'_>> {
     let ResumePlan::Command {
         program,
         args,
         env,
         cwd,
         close_stdin,
+        interactive_args,
     } = plan
     else {
         return None;
     };
+    let (args, close_stdin) = match mode {
+        Mode::Headless => (args, *close_stdin),
+        Mode::Interactive => (interactive_args.as_ref()?, false),
+    };
+    Some(Runnable {
+        program,
+        args,
+        env,
+        cwd: cwd.as_deref(),
+        close_stdin,
+    })
+}
+
+/// The plan's command in `mode` as one shell line (`cd DIR && ENV=… program args…`), for people
+/// to copy.
+fn command_line(plan: &ResumePlan, mode: Mode) -> Option<String> {
+    let run = runnable(plan, mode)?;
     let mut line = String::new();
-    if let Some(dir) = cwd {
+    if let Some(dir) = run.cwd {
         line += &format!("cd {} && ", quote(&dir.display().to_string()));
     }
-    for (k, v) in env {
+    for (k, v) in run.env {
         line += &format!("{k}={} ", quote(v));
     }
-    line += &quote(program);
-    for a in args {
+    line += &quote(run.program);
+    for a in run.args {
         line += " ";
         line += &quote(a);
     }
-    if *close_stdin {
+    if run.close_stdin {
         line += " </dev/null";
     }
     Some(line)
@@ -341,22 +394,35 @@ fn quote(s: &str) -> String {
     }
 }
 
-fn exec(plan: &ResumePlan) -> Result<ExitCode, CliError> {
-    let ResumePlan::Command {
-        program,
-        args,
-        env,
-        cwd,
-        close_stdin,
-    } = plan
-    else {
+/// Runs the plan: the interactive session replaces this process, attached to its terminal (a
+/// plan without one runs its headless command); the headless command runs as a child, whose exit
+/// code becomes handoff's.
+fn exec(plan: &ResumePlan, interactive: bool) -> Result<ExitCode, CliError> {
+    use std::io::IsTerminal as _;
+    use std::os::unix::process::CommandExt as _;
+    let mode = if interactive && runnable(plan, Mode::Interactive).is_some() {
+        Mode::Interactive
+    } else {
+        Mode::Headless
+    };
+    let Some(run) = runnable(plan, mode) else {
         return Err(CliError::Usage(
             "--exec runs a CLI target's resume command; an API target's plan is a request body (omit --exec to print it)".into(),
         ));
     };
-    let mut command = std::process::Command::new(program);
-    command.args(args).envs(env.iter().map(|(k, v)| (k, v)));
-    if let Some(dir) = cwd {
+    if mode == Mode::Interactive
+        && !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal())
+    {
+        return Err(CliError::Usage(format!(
+            "--exec opens {}'s interactive session, which needs a terminal; pass --prompt TEXT to run the headless command instead",
+            run.program
+        )));
+    }
+    let mut command = std::process::Command::new(run.program);
+    command
+        .args(run.args)
+        .envs(run.env.iter().map(|(k, v)| (k, v)));
+    if let Some(dir) = run.cwd {
         if !dir.is_dir() {
             return Err(CliError::Usage(format!(
                 "the session's working directory {} does not exist here; pass --cwd",
@@ -365,12 +431,17 @@ fn exec(plan: &ResumePlan) -> Result<ExitCode, CliError> {
         }
         command.current_dir(dir);
     }
-    if *close_stdin {
+    if run.close_stdin {
         command.stdin(Stdio::null());
+    }
+    if mode == Mode::Interactive {
+        // Only returns if the program could not be started.
+        let e = command.exec();
+        return Err(CliError::Failed(format!("cannot run {}: {e}", run.program)));
     }
     let status = command
         .status()
-        .map_err(|e| CliError::Failed(format!("cannot run {program}: {e}")))?;
+        .map_err(|e| CliError::Failed(format!("cannot run {}: {e}", run.program)))?;
     Ok(ExitCode::from(
         status.code().unwrap_or(1).clamp(0, 255) as u8
     ))
@@ -407,7 +478,7 @@ mod tests {
 
     #[test]
     fn command_line_quotes_what_needs_it() {
-        let plan = ResumePlan::Command {
+        let mut plan = ResumePlan::Command {
             program: "codex".into(),
             args: vec![
                 "exec".into(),
@@ -418,10 +489,24 @@ mod tests {
             env: vec![],
             cwd: Some("/home/me/my proj".into()),
             close_stdin: true,
+            interactive_args: Some(vec!["resume".into(), "0199-ab".into()]),
         };
         assert_eq!(
-            command_line(&plan).unwrap(),
+            command_line(&plan, Mode::Headless).unwrap(),
             r"cd '/home/me/my proj' && codex exec resume 0199-ab 'it'\''s done' </dev/null"
         );
+        // The interactive one: same place and environment, stdin left to the terminal.
+        assert_eq!(
+            command_line(&plan, Mode::Interactive).unwrap(),
+            r"cd '/home/me/my proj' && codex resume 0199-ab"
+        );
+        let ResumePlan::Command {
+            interactive_args, ..
+        } = &mut plan
+        else {
+            unreachable!()
+        };
+        *interactive_args = None;
+        assert_eq!(command_line(&plan, Mode::Interactive), None);
     }
 }

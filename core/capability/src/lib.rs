@@ -172,6 +172,12 @@ pub enum ResumePlan {
         cwd: Option<PathBuf>,
         /// Whether stdin must be closed (some CLIs wait on it otherwise).
         close_stdin: bool,
+        /// The arguments that open the same session in the CLI's own interactive session (its
+        /// terminal UI), with the same program, environment and cwd, and no prompt: where a
+        /// person continues the conversation. `None`: the plugin offers only the headless
+        /// command above (a plugin built before this field existed).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        interactive_args: Option<Vec<String>>,
     },
     /// Send this request (an API target).
     Request {

@@ -164,6 +164,8 @@ impl Target for Notes {
             env: vec![],
             cwd: self.read_path(&session.path)?.cwd.map(PathBuf::from),
             close_stdin: true,
+            // And the command that opens the session in your CLI's own interactive UI.
+            interactive_args: Some(vec!["--resume".into(), session.id.clone()]),
         })
     }
 }

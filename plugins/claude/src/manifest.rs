@@ -108,7 +108,14 @@ fn live_recipe() -> LiveRecipe {
             env("DISABLE_AUTOUPDATER", "1"),
             env("DISABLE_TELEMETRY", "1"),
         ],
-        files: Vec::new(),
+        // What a person's Claude Code has after its first run, so its terminal UI (the
+        // interactive resume) opens the session instead of onboarding, a connectivity check
+        // against api.anthropic.com, the folder-trust question and the API-key question. The
+        // headless `-p` run asks none of them.
+        files: vec![(
+            ".claude/.claude.json".to_owned(),
+            r#"{"hasCompletedOnboarding": true, "customApiKeyResponses": {"approved": ["dummy"], "rejected": []}, "projects": {"{home}/proj": {"hasTrustDialogAccepted": true}}}"#.to_owned(),
+        )],
         // Options go after the plan's arguments; the plan keeps them honoured (see resume_args).
         extra_args: ["--model", "claude-sonnet-4-5", "--output-format", "json"]
             .map(str::to_owned)

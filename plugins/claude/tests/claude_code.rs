@@ -567,6 +567,7 @@ fn resume_names_exactly_the_id_in_its_cwd() {
         args,
         cwd,
         close_stdin,
+        interactive_args,
         ..
     } = ClaudePlugin
         .plan_id(&root, CLAUDE_CODE, &s.id, "go on")
@@ -575,6 +576,7 @@ fn resume_names_exactly_the_id_in_its_cwd() {
         panic!("a CLI target resumes by command")
     };
     assert_eq!(program, "claude");
+    assert_eq!(interactive_args.unwrap(), ["--resume", s.id.as_str()]);
     assert_eq!(args, ["-p", "--resume", s.id.as_str(), "go on"]);
     assert_eq!(cwd.as_deref(), Some(Path::new(CWD)));
     assert!(close_stdin);

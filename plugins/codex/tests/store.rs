@@ -682,8 +682,10 @@ fn resume_plan_names_exactly_the_session() {
             env,
             cwd,
             close_stdin,
+            interactive_args,
         } => {
             assert_eq!(program, "codex");
+            assert_eq!(interactive_args.unwrap(), ["resume", session.id.as_str()]);
             assert_eq!(
                 args,
                 [

@@ -913,12 +913,14 @@ fn the_plan_resumes_by_full_id_in_the_project_root() {
         env,
         cwd,
         close_stdin,
+        interactive_args,
     } = plan
     else {
         panic!()
     };
     assert_eq!(program, "gemini");
     assert_eq!(args, ["--resume", session.id.as_str(), "--prompt=-go on"]);
+    assert_eq!(interactive_args.unwrap(), ["--resume", session.id.as_str()]);
     assert_eq!(
         env,
         [(

@@ -52,6 +52,7 @@ fn the_plan_names_the_session_its_folder_cwd_and_model() {
         env,
         cwd,
         close_stdin,
+        interactive_args,
     } = plan(&root, &session, "Go on.")
     else {
         panic!()
@@ -78,6 +79,8 @@ fn the_plan_names_the_session_its_folder_cwd_and_model() {
             "Go on."
         ]
     );
+    // The interactive session: the same, without `-p PROMPT`.
+    assert_eq!(interactive_args.as_deref(), Some(&args[..args.len() - 2]));
     assert_eq!(
         env,
         [(

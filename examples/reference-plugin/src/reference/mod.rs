@@ -141,5 +141,6 @@ pub(crate) fn plan(
         env: Vec::new(),
         cwd: header.cwd.map(PathBuf::from),
         close_stdin: true,
+        interactive_args: None,
     })
 }

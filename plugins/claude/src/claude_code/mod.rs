@@ -323,6 +323,8 @@ fn plan(root: &StoreRoot, session: &SessionRef, prompt: &str) -> Result<ResumePl
         env: config_dir_env(root, |var| std::env::var_os(var)),
         cwd: Some(PathBuf::from(cwd)),
         close_stdin: true,
+        // `claude --resume <id>`: the same session in Claude Code's own terminal UI.
+        interactive_args: Some(vec!["--resume".to_owned(), id.to_owned()]),
     })
 }
 

@@ -6,7 +6,7 @@ use handoff_sdk::{ResumePlan, StoreRoot};
 
 use crate::codex::records::CLI_VERSION;
 
-/// `codex exec resume <uuid> <prompt>` in the session's cwd, with `CODEX_HOME` set to the store
+/// `codex exec resume <uuid> <prompt>` (interactive: `codex resume <uuid>`) in the session's cwd, with `CODEX_HOME` set to the store
 /// root and stdin closed (Codex waits on an open stdin). A prompt that starts with `-` goes after
 /// `--` so it is never taken for an option.
 pub fn resume_plan(root: &StoreRoot, id: &str, cwd: &str, prompt: &str) -> ResumePlan {
@@ -27,6 +27,8 @@ pub fn resume_plan(root: &StoreRoot, id: &str, cwd: &str, prompt: &str) -> Resum
         )],
         cwd: Some(cwd.into()),
         close_stdin: true,
+        // `codex resume <uuid>`: the same session in Codex's own terminal UI.
+        interactive_args: Some(vec!["resume".to_owned(), id.to_owned()]),
     }
 }
 

@@ -447,6 +447,8 @@ fn plan(root: &StoreRoot, session: &SessionRef, prompt: &str) -> Result<ResumePl
         vec!["--prompt".to_owned(), prompt.to_owned()]
     };
     let mut args = vec!["--resume".to_owned(), session.id.clone()];
+    // Without `--prompt`: the same session in Gemini CLI's own terminal UI.
+    let interactive_args = args.clone();
     args.extend(prompt_arg);
     Ok(ResumePlan::Command {
         program: "gemini".to_owned(),
@@ -454,5 +456,6 @@ fn plan(root: &StoreRoot, session: &SessionRef, prompt: &str) -> Result<ResumePl
         env,
         cwd: Some(cwd.into()),
         close_stdin: true,
+        interactive_args: Some(interactive_args),
     })
 }

@@ -75,6 +75,8 @@ pub fn plan(
     if let Some((provider, model)) = found.model.filter(|(p, m)| p != UNKNOWN && m != UNKNOWN) {
         args.extend(["--provider".into(), provider, "--model".into(), model]);
     }
+    // Without `-p PROMPT`: the same session in pi's own terminal UI.
+    let interactive_args = args.clone();
     args.extend(["-p".into(), prompt.to_owned()]);
     Ok(ResumePlan::Command {
         program: "pi".to_owned(),
@@ -85,6 +87,7 @@ pub fn plan(
         )],
         cwd: Some(cwd.into()),
         close_stdin: true,
+        interactive_args: Some(interactive_args),
     })
 }
 
