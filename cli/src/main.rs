@@ -41,8 +41,9 @@ struct Cli {
     /// More logging (-v info, -vv debug, -vvv trace); RUST_LOG overrides.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     verbose: u8,
+    /// Without one, on a terminal: pick a session of this directory and the agent to continue it on.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
@@ -72,7 +73,10 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.verbose);
-    let result = config::Config::load(cli.config.as_deref()).and_then(|config| match cli.command {
+    let Some(command) = cli.command else {
+        return pick_or_usage(cli.config.as_deref());
+    };
+    let result = config::Config::load(cli.config.as_deref()).and_then(|config| match command {
         Command::Targets(args) => commands::targets::run(&config, args),
         Command::Read(args) => commands::read::run(&config, args),
         Command::Sessions(args) => commands::sessions::run(&config, args),
@@ -83,6 +87,25 @@ fn main() -> ExitCode {
         Command::Completions(args) => commands::generate::completions(&config, args),
         Command::Man(args) => commands::generate::man(args),
     });
+    finish(result)
+}
+
+/// `handoff` alone: the picker on a terminal; elsewhere the usage, as for any missing command.
+fn pick_or_usage(config: Option<&std::path::Path>) -> ExitCode {
+    use clap::CommandFactory as _;
+    use std::io::IsTerminal as _;
+    if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::MissingSubcommand,
+                "a command is required (run on a terminal without one to pick a session)",
+            )
+            .exit();
+    }
+    finish(config::Config::load(config).and_then(|config| commands::pick::run(&config)))
+}
+
+fn finish(result: Result<ExitCode, CliError>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(CliError::OutputClosed) => ExitCode::SUCCESS,

@@ -1473,3 +1473,119 @@ fn exec_opens_the_interactive_session_in_place_of_handoff_or_runs_the_headless_o
     assert!(interactive.contains("--session"), "{interactive}");
     assert!(!interactive.contains(" -p "), "{interactive}");
 }
+
+/// `handoff` alone on a terminal lists the sessions of the directory from every CLI store, newest
+/// first, and continues the one picked on the agent picked, opening it there. Keyboard only.
+#[test]
+fn handoff_alone_on_a_terminal_picks_a_session_and_an_agent_and_opens_it() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let home = tempfile::tempdir().unwrap();
+    let proj = home.path().join("proj");
+    std::fs::create_dir(&proj).unwrap();
+    let proj = std::fs::canonicalize(&proj).unwrap();
+    let source = format!("claude-code:{SAMPLE}");
+    // A Claude Code session, then (newer) a Codex one, both of this directory.
+    let mut made = Vec::new();
+    for (target, store) in [("claude-code", ".claude"), ("codex", ".codex")] {
+        let out = handoff(&[
+            "continue",
+            "--from",
+            &source,
+            "--to",
+            target,
+            "--cwd",
+            proj.to_str().unwrap(),
+            "--store-root",
+            home.path().join(store).to_str().unwrap(),
+            "--json",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        made.push(json(&out)["session"]["id"].as_str().unwrap().to_owned());
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+    }
+    let bin = tempfile::tempdir().unwrap();
+    let log = bin.path().join("agent.log");
+    for program in ["claude", "codex", "pi", "gemini"] {
+        let path = bin.path().join(program);
+        std::fs::write(
+            &path,
+            format!(
+                "#!/bin/sh\ntest \"$1\" = --version && exit 0\nprintf '{program} PID=%s ARGS=%s\\n' \"$$\" \"$*\" >> {log:?}\n"
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let mut terminal = handoff_live::pty::PtySession::start(&handoff_live::cli::Invocation {
+        program: env!("CARGO_BIN_EXE_handoff").into(),
+        args: vec!["--config".into(), config().to_str().unwrap().into()],
+        home: home.path().to_owned(),
+        env: vec![(
+            "PATH".to_owned(),
+            format!("{}:/usr/bin:/bin", bin.path().display()),
+        )],
+        cwd: proj.clone(),
+        close_stdin: false,
+        timeout: std::time::Duration::from_secs(60),
+    })
+    .unwrap();
+    let wait_for = |terminal: &handoff_live::pty::PtySession, what: &str| {
+        let started = std::time::Instant::now();
+        while !terminal.screen().contains(what)
+            && started.elapsed() < std::time::Duration::from_secs(60)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert!(
+            terminal.screen().contains(what),
+            "no {what:?} in {:?}",
+            terminal.screen()
+        );
+    };
+    wait_for(&terminal, "Continue which session");
+    terminal.settle(
+        std::time::Duration::from_millis(300),
+        std::time::Duration::from_secs(5),
+    );
+    let listed = terminal.screen();
+    // Both stores' sessions, the newer (Codex) first.
+    let (codex_row, claude_row) = (
+        listed.find("codex ").unwrap(),
+        listed.find("claude-code ").unwrap(),
+    );
+    assert!(codex_row < claude_row, "{listed:?}");
+    // Down to the Claude Code session, pick it; then the first agent offered (not Claude Code).
+    terminal.send(b"\x1b[B").unwrap();
+    terminal.settle(
+        std::time::Duration::from_millis(300),
+        std::time::Duration::from_secs(5),
+    );
+    terminal.send(b"\r").unwrap();
+    wait_for(&terminal, "Continue it on which agent?");
+    terminal.settle(
+        std::time::Duration::from_millis(300),
+        std::time::Duration::from_secs(5),
+    );
+    terminal.type_keys("\r").unwrap();
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("ARGS=")
+        && started.elapsed() < std::time::Duration::from_secs(60)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let pid = terminal.pid();
+    let screen = terminal.end();
+    let ran = std::fs::read_to_string(&log).unwrap_or_default();
+    // Codex, in handoff's own process, on the session of this conversation (its interactive
+    // command), which holds the Claude Code session picked.
+    assert!(
+        ran.starts_with(&format!("codex PID={pid} ARGS=resume ")),
+        "{ran} {screen:?}"
+    );
+    let resumed = ran.trim().rsplit(' ').next().unwrap();
+    let continued = read("codex", resumed, &home.path().join(".codex"));
+    let original = read("claude-code", &made[0], &home.path().join(".claude"));
+    assert_eq!(continued.events.len(), original.events.len());
+}

@@ -120,6 +120,12 @@ impl PtySession {
         self.child.id()
     }
 
+    /// Sends `bytes` in one write: a key whose sequence has several bytes (an arrow is
+    /// `ESC [ B`) must arrive whole, or a UI reads a lone Escape.
+    pub fn send(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.master.write_all(bytes)
+    }
+
     /// Whether the program is still running.
     pub fn running(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))

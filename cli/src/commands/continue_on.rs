@@ -57,6 +57,24 @@ pub struct Args {
     json: bool,
 }
 
+impl Args {
+    /// What the picker chose: continue `from` (`TARGET:PATH`) on `to` and open it there.
+    pub fn picked(from: String, to: String) -> Args {
+        Args {
+            from,
+            to,
+            cwd: None,
+            store_root: None,
+            from_store_root: None,
+            prompt: None,
+            locator: None,
+            drop: Vec::new(),
+            exec: true,
+            json: false,
+        }
+    }
+}
+
 pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     let (from_target, from_session) = match args.from.split_once(':') {
         Some((target, session)) => (target, Some(session)),

@@ -130,7 +130,7 @@ pub fn describe(s: &SessionInfo) -> String {
 
 /// Counts `session`'s events with the plugin's streaming reader; a session it cannot read keeps
 /// no count (the listing still shows it).
-fn count_events(plugin: &dyn Plugin, root: &StoreRoot, session: &mut SessionInfo) {
+pub(crate) fn count_events(plugin: &dyn Plugin, root: &StoreRoot, session: &mut SessionInfo) {
     let mut events = 0u64;
     let read = plugin.reader().read_each(root, &session.session, &mut |_| {
         events += 1;
@@ -144,13 +144,13 @@ fn count_events(plugin: &dyn Plugin, root: &StoreRoot, session: &mut SessionInfo
 
 /// A working directory as the CLIs record it: the absolute path as given, or its physical path
 /// (symbolic links resolved), whichever a session names.
-struct CwdFilter {
+pub(crate) struct CwdFilter {
     shown: String,
     physical: Option<String>,
 }
 
 impl CwdFilter {
-    fn new(dir: &Path) -> Result<CwdFilter, CliError> {
+    pub(crate) fn new(dir: &Path) -> Result<CwdFilter, CliError> {
         let absolute = crate::config::absolute(dir)?;
         let physical = std::fs::canonicalize(&absolute)
             .ok()
@@ -161,7 +161,7 @@ impl CwdFilter {
         })
     }
 
-    fn matches(&self, session: &SessionInfo) -> bool {
+    pub(crate) fn matches(&self, session: &SessionInfo) -> bool {
         let Some(cwd) = session.cwd.as_deref() else {
             return false;
         };
@@ -171,14 +171,14 @@ impl CwdFilter {
 }
 
 /// `YYYY-MM-DD HH:MM` (UTC) of a listing's modification time.
-fn updated(ms: i64) -> String {
+pub(crate) fn updated(ms: i64) -> String {
     chrono::DateTime::from_timestamp_millis(ms)
         .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
         .unwrap_or_else(|| "-".into())
 }
 
 /// A title on one line, at most 72 characters.
-fn one_line(title: &str) -> String {
+pub(crate) fn one_line(title: &str) -> String {
     let flat: String = title.split_whitespace().collect::<Vec<_>>().join(" ");
     match flat.char_indices().nth(72) {
         Some((cut, _)) => format!("{}…", &flat[..cut]),
