@@ -701,13 +701,22 @@ fn a_source_cwd_missing_here_needs_cwd_and_the_printed_command_runs_as_printed()
     );
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let id = session_id_in(stdout.lines().next().unwrap());
-    let printed = stdout
-        .lines()
-        .skip_while(|l| *l != "resume with:")
-        .nth(1)
-        .unwrap_or_else(|| panic!("no resume command: {stdout}"))
-        .trim()
-        .to_owned();
+    let printed_after = |heading: &str| {
+        stdout
+            .lines()
+            .skip_while(|l| *l != heading)
+            .nth(1)
+            .unwrap_or_else(|| panic!("no {heading:?} in {stdout}"))
+            .trim()
+            .to_owned()
+    };
+    // The interactive session first, then the headless command.
+    let interactive = printed_after("open it with (or run again with --exec):");
+    assert!(
+        interactive.ends_with(&format!("codex resume {id}")),
+        "{interactive}"
+    );
+    let printed = printed_after("or resume headless, with a prompt:");
 
     // Run the line as printed, from elsewhere, with a stand-in `codex` that records where it ran,
     // its arguments and the store it was pointed at.
