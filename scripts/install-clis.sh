@@ -4,19 +4,23 @@
 # scratch folder inside the cache (the npm download cache stays npm's default unless
 # npm_config_cache is set).
 #
-# usage: scripts/install-clis.sh [--dir DIR] [NAME...]
+# usage: scripts/install-clis.sh [--dir DIR] [--newest] [NAME...]
 #   NAME: a CLI named in scripts/cli-versions.env, lower case (default: every one it names)
 #   DIR:  default $HANDOFF_CLI_CACHE or <repo>/.live-cache
+#   --newest: the newest end of each verified range (<NAME>_NEWEST) instead, into DIR/newest;
+#             a CLI without one is its pin (already in DIR) and is skipped
 # Prints one line per CLI: NAME VERSION PATH-TO-BINARY. Exit 1 if an install failed.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="${HANDOFF_CLI_CACHE:-$repo/.live-cache}"
 names=()
+newest=false
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) dir="$2"; shift 2 ;;
     --dir=*) dir="${1#--dir=}"; shift ;;
+    --newest) newest=true; shift ;;
     -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) names+=("$1"); shift ;;
   esac
@@ -29,6 +33,7 @@ if [ ${#names[@]} -eq 0 ]; then
     sed -n 's/^\([A-Z0-9_]*\)_PACKAGE=.*/\1/p' "$repo/scripts/cli-versions.env" | tr '[:upper:]' '[:lower:]')
 fi
 
+if $newest; then dir="$dir/newest"; fi
 mkdir -p "$dir"
 dir="$(cd "$dir" && pwd)"
 # Keep npm (and any install script) away from the real HOME.
@@ -51,6 +56,12 @@ for name in "${names[@]}"; do
   upper="$(printf '%s' "$name" | tr '[:lower:]' '[:upper:]')"
   pkg_var="${upper}_PACKAGE"; ver_var="${upper}_VERSION"; bin_var="${upper}_PROGRAM"
   pkg="${!pkg_var:-}"; ver="${!ver_var:-}"; bin="${!bin_var:-}"
+  if $newest; then
+    newest_var="${upper}_NEWEST"
+    spec="${!newest_var:-}"
+    [ -n "$spec" ] || continue
+    pkg="${spec%@*}"; ver="${spec##*@}"
+  fi
   if [ -z "$pkg" ] || [ -z "$ver" ] || [ -z "$bin" ]; then
     echo "install-clis: unknown CLI '$name' (not in scripts/cli-versions.env)" >&2
     status=1; continue

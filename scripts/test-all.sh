@@ -15,6 +15,11 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 bash scripts/install-clis.sh
 HANDOFF_LIVE_REQUIRED=1 cargo test --workspace
+# The newest end of every verified range that is not its pin (docs/live.md, "Both ends of a
+# verified range"): installed into .live-cache/newest, the same live checks against it.
+bash scripts/install-clis.sh --newest
+HANDOFF_LIVE_END=newest HANDOFF_LIVE_REQUIRED=1 cargo test -p handoff-claude --test conformance
+HANDOFF_LIVE_END=newest HANDOFF_LIVE_REQUIRED=1 cargo test -p handoff-live --test interactive_resume
 bash scripts/check-plugin-template.sh
 # Fuzzing, bounded (docs/fuzzing.md): every native reader and dialect parser, 15 s each.
 bash scripts/fuzz.sh "${HANDOFF_FUZZ_SECONDS:-15}"

@@ -25,9 +25,16 @@ fn builtins() -> Vec<Box<dyn Plugin>> {
 /// `scripts/cli-versions.env` as NAME -> (package, version, program), read the way the live tier
 /// reads it; a pin missing its version or program is an error here.
 fn pins() -> BTreeMap<String, (String, String, String)> {
+    pinned()
+        .into_iter()
+        .map(|(name, p)| (name, (p.package, p.version, p.program)))
+        .collect()
+}
+
+fn pinned() -> BTreeMap<String, handoff_live::cli::PinnedCli> {
     let pins: BTreeMap<_, _> = handoff_live::cli::pinned_clis()
         .into_iter()
-        .map(|p| (p.name, (p.package, p.version, p.program)))
+        .map(|p| (p.name.clone(), p))
         .collect();
     let declared = handoff_live::cli::PINNED_VERSIONS_FILE
         .lines()
@@ -61,6 +68,16 @@ fn every_live_recipe_is_pinned_once_in_cli_versions_env() {
                 (&pin.0, &pin.1),
                 (&recipe.npm_package, &recipe.version),
                 "{}: the plugin's recipe and scripts/cli-versions.env ({name}) disagree",
+                target.name
+            );
+            // The verified range: from the pin to its newest end (the pin alone without one).
+            let pin = &pinned()[name];
+            let newest = pin.newest_version.as_ref().unwrap_or(&pin.version);
+            let range = recipe.verified_range();
+            assert_eq!(
+                (&range.oldest, &range.newest),
+                (&pin.version, newest),
+                "{}: the recipe's verified range and scripts/cli-versions.env ({name}) disagree",
                 target.name
             );
             used.push(name.clone());

@@ -22,6 +22,10 @@ pub struct PinnedCli {
     pub version: String,
     /// The program name.
     pub program: String,
+    /// The newest version proven, where it is not `version` (`<NAME>_NEWEST=<package>@<version>`).
+    pub newest_version: Option<String>,
+    /// The package of the newest version (a CLI may move to another package name).
+    pub newest_package: Option<String>,
 }
 
 /// Every CLI pinned in `scripts/cli-versions.env`.
@@ -39,14 +43,35 @@ pub fn pinned_clis() -> Vec<PinnedCli> {
     vars.iter()
         .filter_map(|(key, package)| {
             let name = key.strip_suffix("_PACKAGE")?;
+            let newest = vars
+                .get(&format!("{name}_NEWEST"))
+                .and_then(|spec| npm_spec(spec));
             Some(PinnedCli {
                 name: name.to_ascii_lowercase(),
                 package: package.clone(),
                 version: vars.get(&format!("{name}_VERSION"))?.clone(),
                 program: vars.get(&format!("{name}_PROGRAM"))?.clone(),
+                newest_version: newest.as_ref().map(|(_, v)| v.clone()),
+                newest_package: newest.map(|(p, _)| p),
             })
         })
         .collect()
+}
+
+/// `@scope/name@1.2.3` as (package, version).
+fn npm_spec(spec: &str) -> Option<(String, String)> {
+    let (package, version) = spec.rsplit_once('@')?;
+    (!package.is_empty() && !version.is_empty()).then(|| (package.to_owned(), version.to_owned()))
+}
+
+/// The install cache of the newest ends (`scripts/install-clis.sh --newest`):
+/// `$HANDOFF_CLI_CACHE/newest`, else `.live-cache/newest` in this source tree, if it exists.
+pub fn newest_cache() -> Option<PathBuf> {
+    let cache = std::env::var_os("HANDOFF_CLI_CACHE")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.live-cache"));
+    Some(cache.join("newest")).filter(|d| d.is_dir())
 }
 
 /// The pinned entry for an npm package.

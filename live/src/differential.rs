@@ -184,7 +184,7 @@ fn run_inner(
     evidence.push(format!(
         "{} {} resumed {} ({}): {}",
         recipe.program,
-        recipe.version,
+        live.cli_version(),
         case.id,
         case.mutation.name,
         outcome.summary()

@@ -70,7 +70,7 @@ fn interactive_check(live: &Live<'_>, entry: &Entry) -> Result<Evidence, Evidenc
     let mut evidence = vec![format!(
         "{} {} opened {} ({} events) with {:?} on a terminal",
         live.recipe.program,
-        live.recipe.version,
+        live.cli_version(),
         session.id,
         entry.transcript.events.len(),
         invocation.args

@@ -82,6 +82,32 @@ pub struct LiveOptions {
     /// `--model`: the session is then resumed as a person resumes it, with the model the CLI
     /// restores from the file).
     pub omitted_options: Vec<String>,
+    /// Which end of each target's verified range the checks run against (default from
+    /// `HANDOFF_LIVE_END`: `oldest`, the pinned version, unless it says `newest`).
+    pub end: CliEnd,
+}
+
+/// One end of a target's verified range (`LiveRecipe::verified_range`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CliEnd {
+    /// The pinned version (`LiveRecipe::version`), installed in `.live-cache`.
+    Oldest,
+    /// The newest version proven, installed in `.live-cache/newest` where it differs.
+    Newest,
+    /// Whatever version is installed in the newest cache (`scripts/newest-clis.sh`: a release
+    /// not yet proven, to find out whether it can be).
+    Candidate,
+}
+
+impl CliEnd {
+    /// `HANDOFF_LIVE_END=newest`, else the oldest.
+    pub fn from_env() -> CliEnd {
+        match std::env::var("HANDOFF_LIVE_END").as_deref() {
+            Ok("newest") => CliEnd::Newest,
+            Ok("candidate") => CliEnd::Candidate,
+            _ => CliEnd::Oldest,
+        }
+    }
 }
 
 impl Default for LiveOptions {
@@ -94,6 +120,7 @@ impl Default for LiveOptions {
             keep_homes: false,
             only: Vec::new(),
             omitted_options: Vec::new(),
+            end: CliEnd::from_env(),
         }
     }
 }

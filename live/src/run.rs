@@ -15,7 +15,7 @@ use super::wire::{
     align_compaction_summaries, compaction_summaries, expected_request, history_from_request,
     request_model, request_view, wire_view,
 };
-use super::{check_id, LiveOptions, MISSING_ID};
+use super::{check_id, CliEnd, LiveOptions, MISSING_ID};
 use crate::fake_provider::{FakeProvider, FakeProviderOptions, LoggedRequest};
 use handoff_conformance::corpus::Entry;
 use handoff_conformance::report::{CheckResult, Status};
@@ -190,23 +190,47 @@ pub fn run_live_target(
     )
 }
 
-/// The installed CLI at the recipe's version, or why there is none.
+/// The installed CLI at the version of `options.end` of the recipe's verified range, or why
+/// there is none. The newest end, where it is not the pinned version, is looked for first in the
+/// cache's `newest/` folder (`scripts/install-clis.sh --newest`), under the package the pins name
+/// for it.
 pub(crate) fn installed(recipe: &LiveRecipe, options: &LiveOptions) -> Result<FoundCli, String> {
-    let found = find_cli(
-        &recipe.program,
-        &recipe.npm_package,
-        options.cli_dir.as_deref(),
-    )?;
+    let range = recipe.verified_range();
+    // A CLI may have moved to another package by its newest version (the pins name it).
+    let newest_package = || {
+        crate::cli::pinned_for_package(&recipe.npm_package)
+            .and_then(|pin| pin.newest_package)
+            .unwrap_or_else(|| recipe.npm_package.clone())
+    };
+    let (version, package, install) = match options.end {
+        CliEnd::Candidate => (range.newest, newest_package(), "scripts/newest-clis.sh"),
+        CliEnd::Newest if range.newest != recipe.version => (
+            range.newest,
+            newest_package(),
+            "scripts/install-clis.sh --newest",
+        ),
+        _ => (
+            recipe.version.clone(),
+            recipe.npm_package.clone(),
+            "scripts/install-clis.sh",
+        ),
+    };
+    let cli_dir = match (options.end, &options.cli_dir) {
+        (_, Some(dir)) => Some(dir.clone()),
+        (CliEnd::Newest | CliEnd::Candidate, None) => crate::cli::newest_cache(),
+        (CliEnd::Oldest, None) => None,
+    };
+    let found = find_cli(&recipe.program, &package, cli_dir.as_deref())?;
     match &found.version {
-        Some(v) if v == &recipe.version => Ok(found),
+        Some(v) if v == &version || options.end == CliEnd::Candidate => Ok(found),
         Some(v) => Err(format!(
-            "{}: {} is version {v}, the recipe pins {}; run scripts/install-clis.sh",
-            recipe.program, found.how, recipe.version
+            "{}: {} is version {v}, the live check runs {version}; run {install}",
+            recipe.program, found.how
         )),
         None => Err(format!(
-            "{}: {} but its {} version cannot be read (the recipe pins {}); install it with \
-             scripts/install-clis.sh",
-            recipe.program, found.how, recipe.npm_package, recipe.version
+            "{}: {} but its {package} version cannot be read (the live check runs {version}); \
+             install it with {install}",
+            recipe.program, found.how
         )),
     }
 }
@@ -285,6 +309,11 @@ impl Live<'_> {
 
     fn name(&self) -> &str {
         &self.target.name
+    }
+
+    /// The version of the CLI the checks run (read from its package; the pin if unreadable).
+    pub(crate) fn cli_version(&self) -> &str {
+        self.cli.version.as_deref().unwrap_or(&self.recipe.version)
     }
 
     pub(crate) fn scene(&self) -> Result<Scene, Evidence> {
@@ -475,7 +504,7 @@ impl Live<'_> {
         let mut evidence = vec![format!(
             "{} {} resumed {} ({} events) with {:?}: {}",
             self.recipe.program,
-            self.recipe.version,
+            self.cli_version(),
             session.id,
             entry.transcript.events.len(),
             invocation.args,
@@ -719,7 +748,7 @@ impl Live<'_> {
         let mut evidence = vec![format!(
             "{} {} with missing id {}: {}",
             self.recipe.program,
-            self.recipe.version,
+            self.cli_version(),
             session.id,
             outcome.summary()
         )];

@@ -1,7 +1,7 @@
 //! What the plugin declares: its targets, what each carries, and how the live tier runs Claude Code.
 
 use handoff_sdk::dialect::Dialect;
-use handoff_sdk::live::{Injected, LiveRecipe, ResumeTurn, TrailingTurn, TurnRole};
+use handoff_sdk::live::{Injected, LiveRecipe, ResumeTurn, TrailingTurn, TurnRole, VerifiedRange};
 use handoff_sdk::{DefaultRoot, Feature, Manifest, TargetKind, TargetManifest};
 
 /// The plugin name written into ownership markers.
@@ -12,6 +12,9 @@ pub const CLAUDE_CODE: &str = "claude-code";
 pub const MESSAGES: &str = "anthropic-messages";
 /// The Claude Code version records are written as, and the live tier pins.
 pub const CLAUDE_CODE_VERSION: &str = "2.1.197";
+/// The newest Claude Code the live tier proves (`HANDOFF_LIVE_END=newest`): it resumes what
+/// this plugin writes as [`CLAUDE_CODE_VERSION`] writes it.
+pub const CLAUDE_CODE_NEWEST: &str = "2.1.332";
 
 /// The plugin's manifest.
 pub fn manifest() -> Manifest {
@@ -153,7 +156,10 @@ fn live_recipe() -> LiveRecipe {
                 unless_answering: Vec::new(),
             }),
         ],
-        verified: None,
+        verified: Some(VerifiedRange {
+            oldest: CLAUDE_CODE_VERSION.to_owned(),
+            newest: CLAUDE_CODE_NEWEST.to_owned(),
+        }),
     }
 }
 
