@@ -20,8 +20,7 @@ use handoff_host::{Plugin, PluginError, Transcript};
 
 use crate::run::{installed, live_target, Live};
 use crate::wire::{
-    align_compaction_summaries, compaction_summaries, expected_request, history_from_request,
-    request_model, request_view, wire_view,
+    aligned_request_view, expected_request, history_from_request, request_model, wire_view,
 };
 use crate::LiveOptions;
 
@@ -201,8 +200,7 @@ fn run_inner(
             recipe.dialect,
         );
         let expected = wire_view(&whole, &target.thinking_from, recipe.dialect);
-        let mut actual = request_view(history, recipe.dialect);
-        align_compaction_summaries(&compaction_summaries(&whole), &mut actual);
+        let actual = aligned_request_view(history, recipe.dialect, &whole, &recipe.injected);
         target
             .comparison()
             .diff(&expected, &actual)

@@ -12,8 +12,7 @@ use handoff_host::{
 
 use super::cli::{find_cli, run, tail, FoundCli, Invocation, RunOutcome};
 use super::wire::{
-    align_compaction_summaries, compaction_summaries, expected_request, history_from_request,
-    request_model, request_view, wire_view,
+    aligned_request_view, expected_request, history_from_request, request_model, wire_view,
 };
 use super::{check_id, CliEnd, LiveOptions, MISSING_ID};
 use crate::fake_provider::{FakeProvider, FakeProviderOptions, LoggedRequest};
@@ -607,8 +606,7 @@ impl Live<'_> {
                 );
                 evidence.extend(notes);
                 let expected = wire_view(&whole, &self.target.thinking_from, dialect);
-                let mut actual = request_view(&history, dialect);
-                align_compaction_summaries(&compaction_summaries(&whole), &mut actual);
+                let actual = aligned_request_view(&history, dialect, &whole, &self.recipe.injected);
                 evidence.extend(dialect.limit_notes());
                 match self.target.comparison().diff(&expected, &actual) {
                     Ok(()) => evidence.push(format!(

@@ -320,6 +320,179 @@ pub fn request_view(history: &Transcript, dialect: Dialect) -> Transcript {
     parsed_view(history, dialect)
 }
 
+/// The request's history as the comparison sees it: [`request_view`], with what the CLI may send
+/// in place of an event of `whole` (the expected transcript) aligned to it — a compaction summary
+/// in a preamble of the CLI's own, and, under [`Injected::ToolOutputMasked`], a masked tool output
+/// whose preview is the expected output's.
+pub fn aligned_request_view(
+    history: &Transcript,
+    dialect: Dialect,
+    whole: &Transcript,
+    injected: &[Injected],
+) -> Transcript {
+    let mut actual = request_view(history, dialect);
+    align_compaction_summaries(&compaction_summaries(whole), &mut actual);
+    if injected.contains(&Injected::ToolOutputMasked) {
+        align_masked_tool_outputs(whole, &mut actual);
+    }
+    actual
+}
+
+/// Gemini CLI's masked tool output (see [`Injected::ToolOutputMasked`]): a result of `actual`
+/// that is one is replaced by the result of `expected` whose preview it keeps (the same call's
+/// first; ids may be remapped between the two views).
+pub fn align_masked_tool_outputs(expected: &Transcript, actual: &mut Transcript) {
+    const OPEN: &str = "<tool_output_masked>\n";
+    const CLOSE: &str = "\n</tool_output_masked>";
+    let is_masked = |e: &Event| match &e.body {
+        Body::ToolResult { content, .. } => {
+            matches!(content.as_slice(), [Part::Text { text }] if text.starts_with(OPEN))
+        }
+        _ => false,
+    };
+    if !actual.events.iter().any(is_masked) {
+        return;
+    }
+    let tool_names: std::collections::HashMap<&str, &str> = expected
+        .events
+        .iter()
+        .filter_map(|e| match &e.body {
+            Body::Assistant { content, .. } => Some(content),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|p| match p {
+            AssistantPart::ToolCall(call) => Some((call.id.as_str(), call.name.as_str())),
+            _ => None,
+        })
+        .collect();
+    // Each expected text result with the masked form Gemini CLI would send of it, up to the path.
+    let masked_forms: Vec<(&str, String, &str, bool)> = expected
+        .events
+        .iter()
+        .filter_map(|e| match &e.body {
+            Body::ToolResult {
+                call_id,
+                content,
+                is_error,
+            } => match content.as_slice() {
+                [Part::Text { text }] => {
+                    let tool = tool_names.get(call_id.as_str()).copied().unwrap_or("");
+                    let preview = masking_preview(tool, text, *is_error);
+                    let head =
+                        format!("{OPEN}{preview}\n\nOutput too large. Full output available at: ");
+                    Some((call_id.as_str(), head, text.as_str(), *is_error))
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    for event in &mut actual.events {
+        let Body::ToolResult {
+            call_id,
+            content,
+            is_error,
+        } = &mut event.body
+        else {
+            continue;
+        };
+        let [Part::Text { text }] = content.as_mut_slice() else {
+            continue;
+        };
+        if !text.starts_with(OPEN) || !text.ends_with(CLOSE) {
+            continue;
+        }
+        let kept = |(_, head, _, _): &&(&str, String, &str, bool)| text.starts_with(head.as_str());
+        let found = masked_forms
+            .iter()
+            .filter(|(id, _, _, _)| id == call_id)
+            .find(kept)
+            .or_else(|| masked_forms.iter().find(kept));
+        // The masked response is `{output}` whatever the call's outcome: the flag goes with it.
+        if let Some((_, _, original, failed)) = found {
+            *text = (*original).to_owned();
+            *is_error = *failed;
+        }
+    }
+}
+
+/// The preview Gemini CLI 0.61 keeps of a masked output (`formatShellPreview` for its shell tool,
+/// else the first and last 250 UTF-16 units of the response's `JSON.stringify(…, null, 2)`: a
+/// failed call's response is `{error}`, any other `{output}`).
+fn masking_preview(tool: &str, output: &str, is_error: bool) -> String {
+    if tool == "run_shell_command" && !is_error {
+        return shell_preview(output);
+    }
+    let key = if is_error { "error" } else { "output" };
+    let json = serde_json::to_string_pretty(&serde_json::json!({ key: output }))
+        .expect("a string serialises");
+    let units: Vec<u16> = json.encode_utf16().collect();
+    if units.len() <= 500 {
+        return json;
+    }
+    format!(
+        "{}\n... [TRUNCATED] ...\n{}",
+        String::from_utf16_lossy(&units[..250]),
+        String::from_utf16_lossy(&units[units.len() - 250..])
+    )
+}
+
+/// `formatShellPreview`: the shell tool's output by its sections, the `Output:` one shortened.
+fn shell_preview(output: &str) -> String {
+    const SECTIONS: [&str; 6] = [
+        "Output",
+        "Error",
+        "Exit Code",
+        "Signal",
+        "Background PIDs",
+        "Process Group PGID",
+    ];
+    // Split at the start of each line that opens a section (`Name: `), as the CLI's regex does.
+    let mut pieces: Vec<(Option<&str>, String)> = vec![(None, String::new())];
+    for line in output.split_inclusive('\n') {
+        let opened = SECTIONS
+            .iter()
+            .find(|name| line.starts_with(&format!("{name}: ")));
+        match opened {
+            Some(name) => pieces.push((Some(name), line[name.len() + 2..].to_owned())),
+            None => pieces.last_mut().expect("one piece").1.push_str(line),
+        }
+    }
+    if pieces.len() < 2 {
+        return simple_preview(output);
+    }
+    let mut parts = Vec::new();
+    let first = pieces[0].1.trim();
+    if !first.is_empty() {
+        parts.push(simple_preview(first));
+    }
+    for (name, body) in &pieces[1..] {
+        let name = name.expect("a section");
+        let body = body.trim();
+        if name == "Output" {
+            parts.push(format!("Output: {}", simple_preview(body)));
+        } else {
+            parts.push(format!("{name}: {body}"));
+        }
+    }
+    parts.join("\n")
+}
+
+/// `formatSimplePreview`: up to 20 lines whole, else the first and last ten.
+fn simple_preview(content: &str) -> String {
+    let lines: Vec<&str> = content.split('\n').collect();
+    if lines.len() <= 20 {
+        return content.to_owned();
+    }
+    format!(
+        "{}\n\n... [{} lines omitted] ...\n\n{}",
+        lines[..10].join("\n"),
+        lines.len() - 20,
+        lines[lines.len() - 10..].join("\n")
+    )
+}
+
 /// The compaction summaries of a transcript: the texts its wire view shows in their place.
 pub fn compaction_summaries(transcript: &Transcript) -> Vec<String> {
     transcript
@@ -957,5 +1130,86 @@ mod tests {
         let mut other = request_view(&request, d);
         align_compaction_summaries(&["something else".into()], &mut other);
         assert!(exact.diff(&expected, &other).is_err());
+    }
+
+    #[test]
+    fn a_masked_output_stands_for_the_output_whose_preview_it_keeps() {
+        use handoff_host::ToolCall;
+        let long = format!("{}\n{}", "a".repeat(400), "z".repeat(400));
+        let shell: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+        let event = |id: &str, body: Body| {
+            Event::new(id, Timestamp::parse("2026-01-01T00:00:00Z").unwrap(), body)
+        };
+        let call = |id: &str, name: &str| {
+            AssistantPart::ToolCall(ToolCall::new(id, name, serde_json::json!({})))
+        };
+        let result = |id: &str, text: &str| Body::ToolResult {
+            call_id: id.to_owned(),
+            content: vec![Part::Text {
+                text: text.to_owned(),
+            }],
+            is_error: false,
+        };
+        let expected = Transcript::new(vec![
+            event(
+                "e1",
+                Body::Assistant {
+                    content: vec![call("c1", "read_file"), call("c2", "run_shell_command")],
+                    origin: None,
+                },
+            ),
+            event("e2", result("c1", &long)),
+            event("e3", result("c2", &format!("Output: {shell}Exit Code: 0"))),
+        ]);
+        let masked = |preview: &str| {
+            format!("<tool_output_masked>\n{preview}\n\nOutput too large. Full output available at: /t/x.txt\n</tool_output_masked>")
+        };
+        let json = serde_json::to_string_pretty(&serde_json::json!({ "output": long })).unwrap();
+        let file_preview = format!(
+            "{}\n... [TRUNCATED] ...\n{}",
+            &json[..250],
+            &json[json.len() - 250..]
+        );
+        // `formatSimplePreview` of the Output section's 30 lines: the first and last ten.
+        let lines = |range: std::ops::RangeInclusive<i32>| {
+            range
+                .map(|i| format!("line {i}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let shell_preview = format!(
+            "Output: {}\n\n... [10 lines omitted] ...\n\n{}\nExit Code: 0",
+            lines(1..=10),
+            lines(21..=30)
+        );
+        let mut actual = expected.clone();
+        for (event, text) in actual.events[1..]
+            .iter_mut()
+            .zip([masked(&file_preview), masked(&shell_preview)])
+        {
+            let Body::ToolResult { content, .. } = &mut event.body else {
+                unreachable!()
+            };
+            content[0] = Part::Text { text };
+        }
+        let mut aligned = actual.clone();
+        align_masked_tool_outputs(&expected, &mut aligned);
+        assert_eq!(aligned.events[1], expected.events[1]);
+        assert_eq!(
+            aligned.events[2], expected.events[2],
+            "{:?}",
+            actual.events[2]
+        );
+        // A preview of anything else is not the output: left for the comparison to report.
+        let mut other = actual.clone();
+        let Body::ToolResult { content, .. } = &mut other.events[1].body else {
+            unreachable!()
+        };
+        content[0] = Part::Text {
+            text: masked("something else"),
+        };
+        let before = other.clone();
+        align_masked_tool_outputs(&expected, &mut other);
+        assert_eq!(other.events[1], before.events[1]);
     }
 }

@@ -104,6 +104,15 @@ pub enum Injected {
         /// The budget, in bytes.
         max_bytes: usize,
     },
+    /// The CLI may send an older tool output masked: replaced by
+    /// `<tool_output_masked>\n{preview}\n\nOutput too large. Full output available at: {path}\n</tool_output_masked>`,
+    /// the whole output saved in a file of its own. Gemini CLI does this once a history's tool
+    /// outputs pass its context budget (`ToolOutputMaskingService`: 50,000 tokens kept whole, then
+    /// at least 30,000 more to mask, by its own token estimate). The live check accepts a masked
+    /// output exactly when its preview is the one the CLI makes of the expected output (the shell
+    /// tool's sections, or the first and last 250 UTF-16 units of the response's JSON); which
+    /// outputs the budget picks is not checked.
+    ToolOutputMasked,
 }
 
 /// A turn a CLI adds on resume after a history that ends a certain way (see

@@ -134,6 +134,9 @@ pub fn live_recipe() -> LiveRecipe {
                 text: "[The previous response was interrupted before it completed.]".to_owned(),
                 unless_answering: Vec::new(),
             }),
+            // A long history's older tool outputs go masked, each saved to a file of its own
+            // (`ToolOutputMaskingService`; seen on a real pi session of 0.7 MB).
+            Injected::ToolOutputMasked,
         ],
         verified: None,
     }
