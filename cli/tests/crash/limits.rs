@@ -313,6 +313,7 @@ fn request<'a>(transcript: &'a Transcript, root: &'a StoreRoot) -> ContinueReque
         prompt: "go on",
         drop: &[],
         lock_wait: Duration::from_secs(5),
+        into: None,
     }
 }
 

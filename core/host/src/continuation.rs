@@ -189,7 +189,9 @@ pub enum ContinueError {
     #[error(transparent)]
     NotDroppable(#[from] NotDroppable),
     /// `--into`: the named session is not a prefix of the source; nothing was written.
-    #[error("{target} session {id} is not a prefix of the source, so it cannot be extended: {diff}")]
+    #[error(
+        "{target} session {id} is not a prefix of the source, so it cannot be extended: {diff}"
+    )]
     NotAPrefix {
         /// The target.
         target: String,
@@ -394,7 +396,11 @@ impl<'a> Run<'a> {
         }
         let mut found = Candidates::default();
         for episode in self.recorded.iter().filter(|e| !e.into) {
-            let session = match self.plugin.resumer().resolve(root, target, &episode.session) {
+            let session = match self
+                .plugin
+                .resumer()
+                .resolve(root, target, &episode.session)
+            {
                 Ok(session) => session,
                 Err(e) => {
                     tracing::debug!(id = %episode.session, error = %e, "a recorded episode is gone");
@@ -643,9 +649,13 @@ impl<'a> Run<'a> {
             updated_ms: chrono::Utc::now().timestamp_millis(),
             into: request.into.is_some(),
         };
-        if let Err(e) =
-            episodes::record(request.root, request.seal, &self.locator, episode, &candidates.stale)
-        {
+        if let Err(e) = episodes::record(
+            request.root,
+            request.seal,
+            &self.locator,
+            episode,
+            &candidates.stale,
+        ) {
             tracing::warn!(root = %request.root.path().display(), error = %e, "cannot record the episode in the ledger");
         }
         hop

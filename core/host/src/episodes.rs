@@ -84,7 +84,10 @@ pub fn dir(root: &Path) -> PathBuf {
 
 /// The ledger file's name for `conversation`.
 fn file_name(conversation: &str) -> String {
-    format!("{}.json", hex::encode(Sha256::digest(conversation.as_bytes())))
+    format!(
+        "{}.json",
+        hex::encode(Sha256::digest(conversation.as_bytes()))
+    )
 }
 
 fn resolved(root: &StoreRoot) -> io::Result<PathBuf> {
@@ -242,7 +245,6 @@ pub fn record(
     handoff_store::atomic::replace(&file, |out| out.write_all(&json))
 }
 
-
 /// The marker of a session file, found by the host in the file's first lines (every CLI plugin
 /// marks the first record that tolerates an extra member): the second witness, read without the
 /// plugin.
@@ -266,8 +268,9 @@ pub fn marker_in_head(path: &Path) -> Option<OwnershipMarker> {
 
 fn find_marker(value: &serde_json::Value) -> Option<OwnershipMarker> {
     match value {
-        serde_json::Value::Object(map) => OwnershipMarker::find(value)
-            .or_else(|| map.values().find_map(find_marker)),
+        serde_json::Value::Object(map) => {
+            OwnershipMarker::find(value).or_else(|| map.values().find_map(find_marker))
+        }
         serde_json::Value::Array(items) => items.iter().find_map(find_marker),
         _ => None,
     }

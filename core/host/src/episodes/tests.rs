@@ -24,16 +24,46 @@ fn store() -> (tempfile::TempDir, StoreRoot) {
 fn a_recorded_episode_reads_back_and_a_rewrite_replaces_it() {
     let (_tmp, root) = store();
     let seal = Seal::ephemeral();
-    record(&root, &seal, "claude-code:e1", episode("codex", "A", "a.jsonl", 1), &[]).unwrap();
-    record(&root, &seal, "claude-code:e1", episode("codex", "A", "a.jsonl", 5), &[]).unwrap();
-    record(&root, &seal, "claude-code:e1", episode("codex", "B", "b.jsonl", 3), &[]).unwrap();
+    record(
+        &root,
+        &seal,
+        "claude-code:e1",
+        episode("codex", "A", "a.jsonl", 1),
+        &[],
+    )
+    .unwrap();
+    record(
+        &root,
+        &seal,
+        "claude-code:e1",
+        episode("codex", "A", "a.jsonl", 5),
+        &[],
+    )
+    .unwrap();
+    record(
+        &root,
+        &seal,
+        "claude-code:e1",
+        episode("codex", "B", "b.jsonl", 3),
+        &[],
+    )
+    .unwrap();
     let found = of_conversation(&root, &seal, "claude-code:e1");
     assert_eq!(
-        found.iter().map(|e| (&*e.session, e.hop)).collect::<Vec<_>>(),
+        found
+            .iter()
+            .map(|e| (&*e.session, e.hop))
+            .collect::<Vec<_>>(),
         [("A", 5), ("B", 3)]
     );
-    record(&root, &seal, "claude-code:e1", episode("codex", "C", "c.jsonl", 6), &["B".into()])
-        .unwrap();
+    record(
+        &root,
+        &seal,
+        "claude-code:e1",
+        episode("codex", "C", "c.jsonl", 6),
+        &["B".into()],
+    )
+    .unwrap();
     let sessions: Vec<String> = of_conversation(&root, &seal, "claude-code:e1")
         .into_iter()
         .map(|e| e.session)
@@ -87,36 +117,80 @@ fn a_source_is_known_by_ledger_then_marker_then_first_event_else_an_origin() {
         std::fs::write(&path, format!("{head}\n{{\"type\":\"x\"}}\n")).unwrap();
         path
     };
-    let recorded = write("a.jsonl", r#"{"payload":{"x-handoff":{"plugin":"codex","locator":"conv"}}}"#);
-    record(&root, &seal, "conv", episode("codex", "A", "a.jsonl", 4), &[]).unwrap();
+    let recorded = write(
+        "a.jsonl",
+        r#"{"payload":{"x-handoff":{"plugin":"codex","locator":"conv"}}}"#,
+    );
+    record(
+        &root,
+        &seal,
+        "conv",
+        episode("codex", "A", "a.jsonl", 4),
+        &[],
+    )
+    .unwrap();
     let known = identify_source(&seal, "codex", &recorded, "whatever");
-    assert_eq!((known.conversation.as_str(), known.hop, known.witness), ("conv", 4, Witness::Ledger));
+    assert_eq!(
+        (known.conversation.as_str(), known.hop, known.witness),
+        ("conv", 4, Witness::Ledger)
+    );
 
     // A native rewrite dropped the marker: the ledger still knows it.
     let rewritten = write("a.jsonl", r#"{"type":"session_meta"}"#);
-    assert_eq!(identify_source(&seal, "codex", &rewritten, "x").witness, Witness::Ledger);
+    assert_eq!(
+        identify_source(&seal, "codex", &rewritten, "x").witness,
+        Witness::Ledger
+    );
 
     // The marker names another conversation: the file is not the one recorded; the marker wins.
-    let replaced = write("a.jsonl", r#"{"x-handoff":{"plugin":"codex","locator":"other"}}"#);
+    let replaced = write(
+        "a.jsonl",
+        r#"{"x-handoff":{"plugin":"codex","locator":"other"}}"#,
+    );
     let known = identify_source(&seal, "codex", &replaced, "x");
-    assert_eq!((known.conversation.as_str(), known.witness), ("other", Witness::Marker));
+    assert_eq!(
+        (known.conversation.as_str(), known.witness),
+        ("other", Witness::Marker)
+    );
 
     // No ledger entry, a marker: the marker.
-    let marked = write("m.jsonl", r#"{"x-handoff":{"plugin":"codex","locator":"conv"}}"#);
+    let marked = write(
+        "m.jsonl",
+        r#"{"x-handoff":{"plugin":"codex","locator":"conv"}}"#,
+    );
     let known = identify_source(&seal, "codex", &marked, "y");
-    assert_eq!((known.conversation.as_str(), known.hop, known.witness), ("conv", 4, Witness::Marker));
+    assert_eq!(
+        (known.conversation.as_str(), known.hop, known.witness),
+        ("conv", 4, Witness::Marker)
+    );
 
     // A session a CLI continued natively into a new file with the episode's first record.
     let forked = write("f.jsonl", r#"{"type":"x"}"#);
     let known = identify_source(&seal, "codex", &forked, "first-of-A");
-    assert_eq!((known.conversation.as_str(), known.witness), ("conv", Witness::FirstEvent));
+    assert_eq!(
+        (known.conversation.as_str(), known.witness),
+        ("conv", Witness::FirstEvent)
+    );
 
     // Nothing: the source starts a conversation.
     let own = write("own.jsonl", r#"{"type":"x"}"#);
     let known = identify_source(&seal, "codex", &own, "e1");
-    assert_eq!((known.conversation.as_str(), known.hop, known.witness), ("codex:e1", 0, Witness::Origin));
+    assert_eq!(
+        (known.conversation.as_str(), known.hop, known.witness),
+        ("codex:e1", 0, Witness::Origin)
+    );
     // A planted ledger (another key) does not make it an episode.
     let planted = Seal::ephemeral();
-    record(&root, &planted, "planted", episode("codex", "own", "own.jsonl", 9), &[]).unwrap();
-    assert_eq!(identify_source(&seal, "codex", &own, "e1").witness, Witness::Origin);
+    record(
+        &root,
+        &planted,
+        "planted",
+        episode("codex", "own", "own.jsonl", 9),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(
+        identify_source(&seal, "codex", &own, "e1").witness,
+        Witness::Origin
+    );
 }
