@@ -48,6 +48,7 @@ pub mod cli;
 pub mod differential;
 pub mod fake_provider;
 pub mod harness;
+pub mod hop;
 mod run;
 pub mod wire;
 

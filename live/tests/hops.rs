@@ -1,0 +1,284 @@
+//! Issue 26's "done when", judged by the real CLIs: one conversation hops Claude Code → Codex →
+//! Claude Code → pi → Gemini CLI → Codex → Claude Code in one HOME, each hop a `continue` of the
+//! session the last CLI answered in (the engine finds the source's conversation itself), and
+//! the real CLI of each episode answers one turn in it before the next hop. At the end each store
+//! holds the origin (Claude Code's) plus exactly one episode per target; every hop back to a
+//! target appended to its episode under the same id; every episode's resume carried the whole
+//! conversation so far (the turn's judge: its first model request is the session plus the
+//! prompt, and the session is the whole source, verified by the engine).
+//!
+//! Skips (printing why) when a CLI is absent, unless HANDOFF_LIVE_REQUIRED=1.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use handoff_host::continuation::{
+    continue_conversation, Action, ContinueRequest, Continued, Source, SourceFile,
+};
+use handoff_host::episodes::Witness;
+use handoff_host::{Plugin, SessionRef};
+use handoff_live::hop::{Agent, AgentError, SharedHome};
+use handoff_live::{skips_are_failures, LiveOptions};
+
+const GENUINE: &str =
+    "plugins/claude/tests/samples/genuine-2.1.197/7ab6d42f-f51c-4eb0-8cba-032f2fa35adf.jsonl";
+const GENUINE_CWD: &str = "/home/dev/proj";
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+fn plugin_of(target: &str) -> Box<dyn Plugin> {
+    match target {
+        "claude-code" => Box::new(handoff_claude::ClaudePlugin),
+        "codex" => Box::new(handoff_codex::CodexPlugin),
+        "pi" => Box::new(handoff_pi::PiPlugin),
+        "gemini-cli" => Box::new(handoff_gemini::GeminiPlugin),
+        other => panic!("no plugin for {other}"),
+    }
+}
+
+/// Claude Code's project folder name for a cwd (every non-alphanumeric character a dash).
+fn claude_slug(cwd: &str) -> String {
+    cwd.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// The conversation in one shared HOME: each target's plugin, agent and the sessions so far.
+struct Chain<'p> {
+    home: &'p SharedHome,
+    agents: Vec<(&'static str, Agent<'p>)>,
+}
+
+impl Chain<'_> {
+    fn agent(&self, target: &str) -> &Agent<'_> {
+        &self.agents.iter().find(|(t, _)| *t == target).unwrap().1
+    }
+
+    /// `continue` from `source` (a session file of `from`) to `to`, as `handoff continue` does:
+    /// no locator, the engine finds the conversation.
+    fn hop(&self, plugins: &Plugins, from: &str, source: &Path, to: &str) -> Continued {
+        let reader = plugins.of(from);
+        let agent = self.agent(to);
+        continue_conversation(
+            plugins.of(to),
+            &ContinueRequest {
+                source: Source::File(SourceFile {
+                    reader: reader.reader(),
+                    target: from,
+                    path: source,
+                }),
+                locator: None,
+                target: to,
+                root: agent.root(),
+                seal: handoff_host::seal::Seal::of_this_process(),
+                cwd: Some(self.home.cwd().display().to_string()),
+                prompt: "go on",
+                drop: &[],
+                lock_wait: Duration::from_secs(10),
+                into: None,
+            },
+        )
+        .unwrap_or_else(|e| panic!("{from} -> {to}: {e}"))
+    }
+
+    /// The real CLI of `target` answers one turn in `session`.
+    fn turn(&self, target: &str, session: &SessionRef) {
+        match self.home.turn(self.agent(target), session) {
+            Ok(evidence) => eprintln!("{target}: {}", evidence.join("\n  ")),
+            Err(evidence) => panic!(
+                "{target} resuming {}:\n  {}\n(HOME {})",
+                session.id,
+                evidence.join("\n  "),
+                self.home.path().display()
+            ),
+        }
+    }
+
+    fn sessions(&self, plugins: &Plugins, target: &str) -> Vec<String> {
+        plugins
+            .of(target)
+            .reader()
+            .list(self.agent(target).root(), target)
+            .unwrap()
+            .into_iter()
+            .map(|s| s.session.id)
+            .collect()
+    }
+
+    fn events(&self, plugins: &Plugins, target: &str, session: &SessionRef) -> usize {
+        plugins
+            .of(target)
+            .reader()
+            .read(self.agent(target).root(), session)
+            .unwrap()
+            .events
+            .len()
+    }
+}
+
+struct Plugins(Vec<(&'static str, Box<dyn Plugin>)>);
+
+impl Plugins {
+    fn new() -> Plugins {
+        Plugins(
+            ["claude-code", "codex", "pi", "gemini-cli"]
+                .into_iter()
+                .map(|t| (t, plugin_of(t)))
+                .collect(),
+        )
+    }
+
+    fn of(&self, target: &str) -> &dyn Plugin {
+        self.0
+            .iter()
+            .find(|(t, _)| *t == target)
+            .unwrap()
+            .1
+            .as_ref()
+    }
+}
+
+/// The shared HOME with every CLI configured, or `None` (printing why) when one is absent and
+/// skips are allowed.
+fn chain<'p>(home: &'p SharedHome, plugins: &'p Plugins) -> Option<Chain<'p>> {
+    let mut agents = Vec::new();
+    for (target, plugin) in &plugins.0 {
+        match home.agent(plugin.as_ref(), target) {
+            Ok(agent) => agents.push((*target, agent)),
+            Err(AgentError::NotInstalled(why)) if !skips_are_failures() => {
+                eprintln!("SKIP: {why}");
+                return None;
+            }
+            Err(e) => panic!("{target}: {e:?}"),
+        }
+    }
+    Some(Chain { home, agents })
+}
+
+/// The genuine Claude Code session, moved to the shared HOME's project folder, in Claude Code's
+/// store as the user's own session (the origin: handoff did not write it).
+fn place_origin(chain: &Chain<'_>) -> PathBuf {
+    let cwd = chain.home.cwd().display().to_string();
+    let text = std::fs::read_to_string(repo().join(GENUINE))
+        .unwrap()
+        .replace(GENUINE_CWD, &cwd);
+    let folder = chain
+        .agent("claude-code")
+        .root()
+        .path()
+        .join("projects")
+        .join(claude_slug(&cwd));
+    std::fs::create_dir_all(&folder).unwrap();
+    let path = folder.join(Path::new(GENUINE).file_name().unwrap());
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// What one hop must have done.
+fn expect(continued: &Continued, action: &str, hop: u32, conversation: &str) {
+    let kind = match continued.action {
+        Action::Created => "created",
+        Action::Appended { .. } => "appended",
+        Action::Unchanged => "unchanged",
+    };
+    assert_eq!(
+        (kind, continued.hop, continued.locator.as_str()),
+        (action, hop, conversation),
+        "{continued:#?}"
+    );
+}
+
+/// Runs the chain; `between` runs after the hop of the given number (after the CLI's turn).
+fn run_chain(between: &dyn Fn(u32, &Chain<'_>, &SessionRef)) {
+    let plugins = Plugins::new();
+    let home = SharedHome::new(LiveOptions::default()).unwrap();
+    let Some(chain) = chain(&home, &plugins) else {
+        return;
+    };
+    let origin = place_origin(&chain);
+    let origin_bytes = std::fs::read(&origin).unwrap();
+
+    // Claude Code → Codex: the origin starts the conversation.
+    let a = chain.hop(&plugins, "claude-code", &origin, "codex");
+    assert_eq!(a.witness, Some(Witness::Origin));
+    let conversation = a.locator.clone();
+    expect(&a, "created", 1, &conversation);
+    let genuine = plugins
+        .of("claude-code")
+        .reader()
+        .read_path("claude-code", &origin)
+        .unwrap();
+    assert_eq!(
+        a.events,
+        genuine.events.len(),
+        "the genuine session's events"
+    );
+    chain.turn("codex", &a.session);
+    between(1, &chain, &a.session);
+
+    // Codex → Claude Code: a new episode (the user's own session is never modified).
+    let b = chain.hop(&plugins, "codex", &a.session.path, "claude-code");
+    expect(&b, "created", 2, &conversation);
+    assert_eq!(b.witness, Some(Witness::Ledger));
+    assert_eq!(b.events, chain.events(&plugins, "codex", &a.session));
+    chain.turn("claude-code", &b.session);
+    between(2, &chain, &b.session);
+
+    // Claude Code → pi → Gemini CLI: new episodes.
+    let p = chain.hop(&plugins, "claude-code", &b.session.path, "pi");
+    expect(&p, "created", 3, &conversation);
+    chain.turn("pi", &p.session);
+    let g = chain.hop(&plugins, "pi", &p.session.path, "gemini-cli");
+    expect(&g, "created", 4, &conversation);
+    chain.turn("gemini-cli", &g.session);
+    let whole = chain.events(&plugins, "gemini-cli", &g.session);
+
+    // Gemini CLI → Codex: Codex's episode is an exact prefix of the conversation (by content,
+    // its ids its own), so it gets the rest under the same id.
+    let a2 = chain.hop(&plugins, "gemini-cli", &g.session.path, "codex");
+    expect(&a2, "appended", 5, &conversation);
+    assert_eq!(a2.session.id, a.session.id, "the append kept Codex's id");
+    assert_eq!(a2.events, whole);
+    chain.turn("codex", &a2.session);
+
+    // Codex → Claude Code: the episode there gets the rest, the origin still untouched.
+    let b2 = chain.hop(&plugins, "codex", &a2.session.path, "claude-code");
+    expect(&b2, "appended", 6, &conversation);
+    assert_eq!(
+        b2.session.id, b.session.id,
+        "the append kept Claude Code's id"
+    );
+    assert_eq!(b2.events, chain.events(&plugins, "codex", &a2.session));
+    chain.turn("claude-code", &b2.session);
+
+    // Each store: the origin plus exactly one episode per target.
+    assert_eq!(std::fs::read(&origin).unwrap(), origin_bytes, "the origin");
+    let origin_id = origin.file_stem().unwrap().to_str().unwrap();
+    let mut claude = chain.sessions(&plugins, "claude-code");
+    claude.sort();
+    let mut expected = vec![origin_id.to_owned(), b.session.id.clone()];
+    expected.sort();
+    assert_eq!(claude, expected);
+    assert_eq!(chain.sessions(&plugins, "codex"), [a.session.id.clone()]);
+    assert_eq!(chain.sessions(&plugins, "pi"), [p.session.id.clone()]);
+    assert_eq!(
+        chain.sessions(&plugins, "gemini-cli"),
+        [g.session.id.clone()]
+    );
+    // The last episode holds the whole conversation: every turn of every CLI.
+    assert_eq!(
+        chain.events(&plugins, "claude-code", &b2.session),
+        b2.events + 2,
+        "the last turn's prompt and answer after the whole conversation"
+    );
+}
+
+#[test]
+fn one_conversation_hops_through_every_cli_and_each_target_keeps_one_episode() {
+    run_chain(&|_, _, _| {});
+}
