@@ -8,9 +8,9 @@
 use std::path::{Path, PathBuf};
 
 use handoff_capability::live::LiveRecipe;
-use handoff_host::{Plugin, SessionRef, StoreRoot, TargetManifest};
+use handoff_host::{Plugin, ResumePlan, SessionRef, StoreRoot, TargetManifest};
 
-use crate::cli::FoundCli;
+use crate::cli::{FoundCli, RunOutcome};
 use crate::fake_provider::FakeProvider;
 use crate::run::{installed, live_target, Evidence, Live, Place};
 use crate::LiveOptions;
@@ -129,6 +129,25 @@ impl SharedHome {
             root,
             base_url: self.fake.base_url(),
         }
+    }
+
+    /// Runs the agent's CLI with `args` in the project folder, with the recipe's environment
+    /// (e.g. `codex migrate-rollouts --apply` on its store).
+    pub fn run(&self, agent: &Agent<'_>, args: &[&str]) -> Result<RunOutcome, String> {
+        let live = agent.live(&self.options);
+        let plan = ResumePlan::Command {
+            program: agent.recipe.program.clone(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            env: Vec::new(),
+            cwd: Some(self.cwd.clone()),
+            close_stdin: true,
+        };
+        // The recipe's extra arguments are a resume's (a model, a provider): not these.
+        let mut invocation = live
+            .invocation(&self.place(&agent.root), plan)
+            .map_err(|e| e.join("; "))?;
+        invocation.args.truncate(args.len());
+        crate::cli::run(&invocation).map_err(|e| e.to_string())
     }
 
     /// The real CLI resumes `session` by its resume plan with the options' prompt and answers

@@ -282,3 +282,32 @@ fn run_chain(between: &dyn Fn(u32, &Chain<'_>, &SessionRef)) {
 fn one_conversation_hops_through_every_cli_and_each_target_keeps_one_episode() {
     run_chain(&|_, _, _| {});
 }
+
+/// The same chain with Codex 0.171's `codex migrate-rollouts --apply` after Codex's first turn:
+/// it rewrites the rollout in place (paginated thread history: an `ordinal` on every record,
+/// `history_mode` in `session_meta`, `item_completed` events) and drops every member it does not
+/// know, handoff's marker and its event extras (ids, error flags) with them. handoff still knows
+/// the episode (the sealed ledger names it by id and path), keeps the error flags it recorded,
+/// and appends to it later with the same id; the real Codex resumes it with the whole
+/// conversation.
+#[test]
+fn a_codex_migrate_rollouts_between_hops_keeps_the_episode() {
+    run_chain(&|hop, chain, session| {
+        if hop != 1 {
+            return;
+        }
+        let before = std::fs::read_to_string(&session.path).unwrap();
+        assert!(before.contains("x-handoff"), "handoff's marker is there before");
+        let outcome = chain
+            .home
+            .run(chain.agent("codex"), &["migrate-rollouts", "--apply"])
+            .unwrap();
+        assert!(outcome.succeeded(), "{}", outcome.summary());
+        let after = std::fs::read_to_string(&session.path).unwrap();
+        assert!(
+            after.contains("\"history_mode\":\"paginated\"") && !after.contains("x-handoff"),
+            "the migration rewrote the rollout and dropped handoff's members: {}",
+            outcome.summary()
+        );
+    });
+}

@@ -195,7 +195,9 @@ pub fn leftovers(root: &Path, tmp: &Path, certificates: &Path) -> Vec<String> {
         let under_handoff = p
             .strip_prefix(root)
             .is_ok_and(|r| r.starts_with(".handoff"));
-        let bookkeeping = under_handoff && p.strip_prefix(root.join(".handoff/locks")).is_ok();
+        let bookkeeping = under_handoff
+            && (p.strip_prefix(root.join(".handoff/locks")).is_ok()
+                || is_ledger_of_existing_sessions(root, p));
         if name.starts_with(".handoff-tmp-") || (under_handoff && !bookkeeping) {
             found.push(p.display().to_string());
         }
@@ -210,6 +212,31 @@ pub fn leftovers(root: &Path, tmp: &Path, certificates: &Path) -> Vec<String> {
     found.sort();
     found.dedup();
     found
+}
+
+/// Whether `path` is an episode ledger (`.handoff/episodes/<key>.json`, kept across runs like
+/// the locks) every entry of which names a session that exists: a killed run must never leave
+/// the ledger naming a session it did not commit.
+fn is_ledger_of_existing_sessions(root: &Path, path: &Path) -> bool {
+    if path.parent() != Some(&root.join(".handoff/episodes"))
+        || path.extension().is_none_or(|e| e != "json")
+    {
+        return false;
+    }
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    let Ok(ledger) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return false;
+    };
+    let resolved = std::fs::canonicalize(root).unwrap();
+    ledger["episodes"].as_array().is_some_and(|episodes| {
+        episodes.iter().all(|e| {
+            e["path"]
+                .as_str()
+                .is_some_and(|rel| resolved.join(rel).is_file())
+        })
+    })
 }
 
 /// What became of a run that was killed (or had finished first).

@@ -271,6 +271,7 @@ pub fn continue_conversation(
                                 &first.id,
                             );
                             tracing::debug!(conversation = %identity.conversation, witness = ?identity.witness, "the source's conversation");
+                            stream.restore_errors(identity.errors);
                             (identity.conversation, identity.hop, Some(identity.witness))
                         }
                         None => {
@@ -349,6 +350,7 @@ impl<'a> Run<'a> {
         // Before anything else: roll back what killed runs left in this store root.
         let recovered =
             recovery::recover_holding(request.root, request.seal, &[plugin], Some(&key))?;
+        episodes::remove_stale_temp(request.root, &locator);
         let recorded = episodes::of_conversation(request.root, request.seal, &locator)
             .into_iter()
             .filter(|e| e.target == request.target)
@@ -391,7 +393,7 @@ impl<'a> Run<'a> {
             let session = self.plugin.resumer().resolve(root, target, id)?;
             return Ok(Candidates {
                 sessions: vec![session],
-                stale: Vec::new(),
+                ..Candidates::default()
             });
         }
         let mut found = Candidates::default();
@@ -414,7 +416,14 @@ impl<'a> Run<'a> {
                         "the ledger and the session's marker name different conversations; the marker wins");
                     found.stale.push(episode.session.clone());
                 }
-                _ => found.sessions.push(session),
+                _ => {
+                    if !episode.errors.is_empty() {
+                        found
+                            .errors
+                            .insert(session.id.clone(), episode.errors.clone());
+                    }
+                    found.sessions.push(session)
+                }
             }
         }
         if let Some(session) = self
@@ -436,18 +445,43 @@ impl<'a> Run<'a> {
         let mut diverged: Option<(SessionRef, DivergedAt)> = None;
         let events = transcript.events.len();
         for session in candidates.sessions.iter().cloned() {
-            match self.plugin.reader().read(self.request.root, &session) {
+            let restored = candidates.errors_of(&session);
+            let read = self
+                .plugin
+                .reader()
+                .read(self.request.root, &session)
+                .map(|mut current| {
+                    for event in &mut current.events {
+                        episodes::restore_error_flag(event, restored);
+                    }
+                    current
+                });
+            match read {
                 Ok(current) => match self.comparison.prefix_of(&current, transcript) {
                     Ok(covered) if covered == events => {
-                        return self.finish(session, Action::Unchanged, None, events, &candidates);
+                        return self.finish(
+                            session,
+                            Action::Unchanged,
+                            None,
+                            events,
+                            &candidates,
+                            episodes::failed_calls(&transcript.events),
+                        );
                     }
                     Ok(covered) => {
                         let suffix = &transcript.events[covered..];
-                        self.append_verified(&session, transcript, suffix)?;
+                        self.append_verified(&session, transcript, suffix, restored)?;
                         let action = Action::Appended {
                             events: suffix.len(),
                         };
-                        return self.finish(session, action, None, events, &candidates);
+                        return self.finish(
+                            session,
+                            action,
+                            None,
+                            events,
+                            &candidates,
+                            episodes::failed_calls(&transcript.events),
+                        );
                     }
                     Err(diff) => {
                         if self.request.into.is_some() {
@@ -489,9 +523,16 @@ impl<'a> Run<'a> {
                     options,
                 )
             },
-            |session| self.verify_held(session, transcript, "the new session was removed"),
+            |session| self.verify_held(session, transcript, "the new session was removed", &[]),
         )?;
-        self.finish(session, Action::Created, diverged, events, &candidates)
+        self.finish(
+            session,
+            Action::Created,
+            diverged,
+            events,
+            &candidates,
+            episodes::failed_calls(&transcript.events),
+        )
     }
 
     /// Continues a streamed source: a new session is written as the source is read; an existing
@@ -523,7 +564,8 @@ impl<'a> Run<'a> {
         })?;
         let stream = stream.into_inner();
         let events = stream.events();
-        self.finish(session, Action::Created, None, events, &candidates)
+        let failed = stream.failed_calls();
+        self.finish(session, Action::Created, None, events, &candidates, failed)
     }
 
     /// The plugin's streamed create of a new session, its file watched (`written`).
@@ -561,7 +603,7 @@ impl<'a> Run<'a> {
     ) -> Result<(), ContinueError> {
         let undo = "the new session was removed";
         if let Some(transcript) = stream.held() {
-            return self.verify_held(session, transcript, undo);
+            return self.verify_held(session, transcript, undo, &[]);
         }
         match read {
             Ok(ReadWritten::Read(prints)) if prints == stream.fingerprints() => {
@@ -586,12 +628,13 @@ impl<'a> Run<'a> {
         diverged: Option<(SessionRef, DivergedAt)>,
         events: usize,
         candidates: &Candidates,
+        failed: Vec<String>,
     ) -> Result<Continued, ContinueError> {
         let plan = self
             .plugin
             .resumer()
             .plan(self.request.root, &session, self.request.prompt)?;
-        let hop = self.record(&session, &action, events, candidates);
+        let hop = self.record(&session, &action, events, candidates, failed);
         let (diverged_from, diverged_at) = diverged.unzip();
         Ok(Continued {
             session,
@@ -619,6 +662,7 @@ impl<'a> Run<'a> {
         action: &Action,
         events: usize,
         candidates: &Candidates,
+        failed: Vec<String>,
     ) -> u32 {
         let request = self.request;
         let previous = self.recorded.iter().find(|e| e.session == session.id);
@@ -648,6 +692,7 @@ impl<'a> Run<'a> {
             events,
             updated_ms: chrono::Utc::now().timestamp_millis(),
             into: request.into.is_some(),
+            errors: failed,
         };
         if let Err(e) = episodes::record(
             request.root,
@@ -723,6 +768,7 @@ impl<'a> Run<'a> {
         session: &SessionRef,
         transcript: &Transcript,
         suffix: &[handoff_transcript::Event],
+        restored: &[String],
     ) -> Result<(), ContinueError> {
         let request = self.request;
         let root = request.root;
@@ -740,6 +786,7 @@ impl<'a> Run<'a> {
                     session,
                     transcript,
                     "the session's previous bytes were restored",
+                    restored,
                 )
             });
         match outcome {
@@ -770,10 +817,12 @@ impl<'a> Run<'a> {
         session: &SessionRef,
         transcript: &Transcript,
         undo: &str,
+        restored: &[String],
     ) -> Result<(), ContinueError> {
         let request = self.request;
         let mut verifier = self.comparison.verifier(transcript);
-        read_back(self.plugin.reader(), request.root, session, |event| {
+        read_back(self.plugin.reader(), request.root, session, |mut event| {
+            episodes::restore_error_flag(&mut event, restored);
             verifier.push(&event)
         })?;
         tracing::debug!(phase = "verified", "read back");
@@ -813,7 +862,7 @@ impl<'a> Run<'a> {
             "the session read back differs from what was written; locating the difference"
         );
         let source = stream.read_again()?;
-        let located = self.verify_held(session, &source, undo);
+        let located = self.verify_held(session, &source, undo, &[]);
         Err(match located {
             Err(e) => e,
             // The source changed since it was streamed: say where the fingerprints differ.
@@ -847,8 +896,16 @@ impl<'a> Run<'a> {
 #[derive(Default)]
 struct Candidates {
     sessions: Vec<SessionRef>,
+    /// The failed calls the ledger recorded for each session (by id), put back as it is read.
+    errors: std::collections::HashMap<String, Vec<String>>,
     /// Recorded episodes that are gone or whose marker names another conversation.
     stale: Vec<String>,
+}
+
+impl Candidates {
+    fn errors_of(&self, session: &SessionRef) -> &[String] {
+        self.errors.get(&session.id).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// Abandons the watch when dropped: a verify thread waiting for bytes of a write that will

@@ -22,7 +22,7 @@
 //! decides: an episode is extended only when its transcript is an exact prefix of the source's.
 
 use std::collections::BTreeMap;
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -30,6 +30,7 @@ use sha2::{Digest, Sha256};
 
 use handoff_store::marker::{OwnershipMarker, MARKER_KEY};
 use handoff_store::StoreRoot;
+use handoff_transcript::{Body, Event};
 
 use crate::journal::resolve_inside;
 use crate::seal::{Purpose, Seal};
@@ -66,6 +67,39 @@ pub struct Episode {
     /// The user's own session, extended on request (`--into`): never reused by default.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub into: bool,
+    /// The call ids of the tool results it holds as failed, as handoff wrote them: a format
+    /// with no error flag of its own keeps it in handoff's event extras, which a native rewrite
+    /// (`codex migrate-rollouts`) drops; handoff reads the episode with these flags put back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+}
+
+/// The call ids of `events`' failed tool results.
+pub fn failed_calls<'e>(events: impl IntoIterator<Item = &'e Event>) -> Vec<String> {
+    events
+        .into_iter()
+        .filter_map(|e| match &e.body {
+            Body::ToolResult {
+                call_id,
+                is_error: true,
+                ..
+            } => Some(call_id.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Puts back the error flag of a tool result the ledger recorded as failed (`errors`): a native
+/// rewrite may have dropped it. Never clears one.
+pub fn restore_error_flag(event: &mut Event, errors: &[String]) {
+    if let Body::ToolResult {
+        call_id, is_error, ..
+    } = &mut event.body
+    {
+        if !*is_error && errors.iter().any(|c| c == call_id) {
+            *is_error = true;
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -242,7 +276,47 @@ pub fn record(
     let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
     record.seal = seal.sign(Purpose::Episodes, &parts);
     let json = serde_json::to_vec_pretty(&record).map_err(io::Error::other)?;
-    handoff_store::atomic::replace(&file, |out| out.write_all(&json))
+    // The temp file is the conversation's own (its lock is held), so a killed run's is found and
+    // removed by the next run of the conversation ([`remove_stale_temp`]), as its journal is.
+    let temp = temp_of(&file);
+    let written = (|| {
+        let mut out = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&temp)?;
+        out.write_all(&json)?;
+        out.sync_all()?;
+        std::fs::rename(&temp, &file)?;
+        handoff_store::atomic::sync_parent(&file)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
+}
+
+fn temp_of(file: &Path) -> PathBuf {
+    let mut name = file.as_os_str().to_owned();
+    name.push(".tmp");
+    PathBuf::from(name)
+}
+
+/// Removes the temp file a killed run left while it recorded `conversation`'s episode (the
+/// caller holds the conversation's lock, so no live run is writing it).
+pub fn remove_stale_temp(root: &StoreRoot, conversation: &str) {
+    let Ok(resolved) = resolved(root) else {
+        return;
+    };
+    let temp = temp_of(&dir(&resolved).join(file_name(conversation)));
+    if let Ok(temp) = resolve_inside(&resolved, &temp) {
+        if temp.is_file() {
+            match std::fs::remove_file(&temp) {
+                Ok(()) => tracing::debug!(path = %temp.display(), "removed a killed run's ledger temp file"),
+                Err(e) => tracing::warn!(path = %temp.display(), error = %e, "cannot remove a killed run's ledger temp file"),
+            }
+        }
+    }
 }
 
 /// The marker of a session file, found by the host in the file's first lines (every CLI plugin
@@ -300,6 +374,8 @@ pub struct SourceIdentity {
     pub hop: u32,
     /// How it was known.
     pub witness: Witness,
+    /// The failed calls the ledger recorded for it (see [`Episode::errors`]).
+    pub errors: Vec<String>,
 }
 
 /// The store roots a session file may belong to: each folder above it holding a ledger folder.
@@ -344,6 +420,7 @@ pub fn identify_source(
                         conversation: conversation.clone(),
                         hop: episode.hop,
                         witness: Witness::Ledger,
+                        errors: episode.errors.clone(),
                     }
                 }
             }
@@ -361,6 +438,7 @@ pub fn identify_source(
             conversation,
             hop,
             witness: Witness::Marker,
+            errors: Vec::new(),
         };
     }
     for ledger in &ledgers {
@@ -372,6 +450,7 @@ pub fn identify_source(
                     conversation: conversation.clone(),
                     hop: episode.hop,
                     witness: Witness::FirstEvent,
+                    errors: Vec::new(),
                 };
             }
         }
@@ -380,6 +459,7 @@ pub fn identify_source(
         conversation: origin(source_target, first_event),
         hop: 0,
         witness: Witness::Origin,
+        errors: Vec::new(),
     }
 }
 

@@ -10,6 +10,7 @@ fn episode(target: &str, session: &str, path: &str, hop: u32) -> Episode {
         events: 3,
         updated_ms: i64::from(hop),
         into: false,
+        errors: Vec::new(),
     }
 }
 
