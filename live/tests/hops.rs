@@ -297,7 +297,10 @@ fn a_codex_migrate_rollouts_between_hops_keeps_the_episode() {
             return;
         }
         let before = std::fs::read_to_string(&session.path).unwrap();
-        assert!(before.contains("x-handoff"), "handoff's marker is there before");
+        assert!(
+            before.contains("x-handoff"),
+            "handoff's marker is there before"
+        );
         let outcome = chain
             .home
             .run(chain.agent("codex"), &["migrate-rollouts", "--apply"])

@@ -104,6 +104,20 @@ pub fn continue_cmd(config: &Path, tmp: &Path, source: &Path, root: &Path) -> Co
     command
 }
 
+/// `continue --from claude-code:SOURCE --to codex` into `root` as a person runs it: no locator,
+/// so the engine finds the source's conversation (its origin's first event, or the episode
+/// ledger) and the conversation's Codex episode by content.
+pub fn continue_found_cmd(config: &Path, tmp: &Path, source: &Path, root: &Path) -> Command {
+    let mut command = handoff(config, tmp);
+    command
+        .args(["continue", "--to", "codex", "--json"])
+        .arg("--from")
+        .arg(format!("claude-code:{}", source.display()))
+        .arg("--store-root")
+        .arg(root);
+    command
+}
+
 /// The JSON a successful `continue --json` printed.
 pub fn continued(out: &Output) -> serde_json::Value {
     assert!(

@@ -312,8 +312,12 @@ pub fn remove_stale_temp(root: &StoreRoot, conversation: &str) {
     if let Ok(temp) = resolve_inside(&resolved, &temp) {
         if temp.is_file() {
             match std::fs::remove_file(&temp) {
-                Ok(()) => tracing::debug!(path = %temp.display(), "removed a killed run's ledger temp file"),
-                Err(e) => tracing::warn!(path = %temp.display(), error = %e, "cannot remove a killed run's ledger temp file"),
+                Ok(()) => {
+                    tracing::debug!(path = %temp.display(), "removed a killed run's ledger temp file")
+                }
+                Err(e) => {
+                    tracing::warn!(path = %temp.display(), error = %e, "cannot remove a killed run's ledger temp file")
+                }
             }
         }
     }

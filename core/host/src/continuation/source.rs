@@ -17,8 +17,7 @@ use super::batches::{Batches, ReaderName};
 use handoff_capability::manifest::TargetManifest;
 use handoff_capability::{EventStream, PluginError, Reader};
 use handoff_transcript::{
-    Body,
-    Comparison, DropFilter, Dropped, Event, Fingerprinter, Transcript, Validator,
+    Body, Comparison, DropFilter, Dropped, Event, Fingerprinter, Transcript, Validator,
 };
 
 /// A session file to continue from, read by its own plugin's reader.
@@ -172,7 +171,10 @@ impl<'a> SourceStream<'a> {
 
     /// The source read whole again, as it is.
     fn read_source_again(&self) -> Result<Transcript, PluginError> {
-        let mut transcript = self.file.reader.read_path(self.file.target, self.file.path)?;
+        let mut transcript = self
+            .file
+            .reader
+            .read_path(self.file.target, self.file.path)?;
         for event in &mut transcript.events {
             crate::episodes::restore_error_flag(event, &self.restored_errors);
         }
