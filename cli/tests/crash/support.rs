@@ -211,7 +211,8 @@ pub fn leftovers(root: &Path, tmp: &Path, certificates: &Path) -> Vec<String> {
             .is_ok_and(|r| r.starts_with(".handoff"));
         let bookkeeping = under_handoff
             && (p.strip_prefix(root.join(".handoff/locks")).is_ok()
-                || is_ledger_of_existing_sessions(root, p));
+                || is_ledger_of_existing_sessions(root, p)
+                || is_owned_copy_of_an_existing_rollout(root, p));
         if name.starts_with(".handoff-tmp-") || (under_handoff && !bookkeeping) {
             found.push(p.display().to_string());
         }
@@ -251,6 +252,24 @@ fn is_ledger_of_existing_sessions(root: &Path, path: &Path) -> bool {
                 .is_some_and(|rel| resolved.join(rel).is_file())
         })
     })
+}
+
+/// Whether `path` is the Codex plugin's copy of a rollout's marker
+/// (`.handoff/owned/codex/<thread id>.json`) whose rollout exists: it goes with its rollout.
+fn is_owned_copy_of_an_existing_rollout(root: &Path, path: &Path) -> bool {
+    if path.parent() != Some(&root.join(".handoff/owned/codex")) {
+        return false;
+    }
+    let Some(id) = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_suffix(".json"))
+    else {
+        return false;
+    };
+    rollouts(root)
+        .iter()
+        .any(|r| r.to_string_lossy().ends_with(&format!("-{id}.jsonl")))
 }
 
 /// What became of a run that was killed (or had finished first).

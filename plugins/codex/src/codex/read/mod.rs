@@ -43,6 +43,21 @@ pub struct Header {
     pub model_provider: String,
     /// The ownership marker, if there is one.
     pub marker: Option<OwnershipMarker>,
+    /// Codex rewrote the rollout for its paginated thread history (`codex migrate-rollouts
+    /// --apply`), which drops every member it does not know: the marker is gone.
+    pub rewritten_by_codex: bool,
+}
+
+impl Header {
+    /// The marker in the file; for a rollout Codex rewrote (the marker gone), the copy this
+    /// plugin kept beside the store when it created it (`owned`).
+    pub fn marker_or_kept(self, root: &handoff_sdk::StoreRoot) -> Option<OwnershipMarker> {
+        match self.marker {
+            Some(marker) => Some(marker),
+            None if self.rewritten_by_codex => crate::codex::owned::find(root, &self.id),
+            None => None,
+        }
+    }
 }
 
 /// Reads the `session_meta` line of `path` only.
