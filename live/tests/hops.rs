@@ -22,6 +22,9 @@ use handoff_live::{skips_are_failures, LiveOptions};
 
 const GENUINE: &str =
     "plugins/claude/tests/samples/genuine-2.1.197/7ab6d42f-f51c-4eb0-8cba-032f2fa35adf.jsonl";
+/// A Claude Code session with a failed tool call (its result's `is_error`), in the same folder.
+const WITH_A_FAILED_CALL: &str =
+    "examples/sessions/claude-code/4f6c2a8e-1b7d-4c3a-9e55-2d0f8a6b7c11.jsonl";
 const GENUINE_CWD: &str = "/home/dev/proj";
 
 fn repo() -> PathBuf {
@@ -162,9 +165,9 @@ fn chain<'p>(home: &'p SharedHome, plugins: &'p Plugins) -> Option<Chain<'p>> {
 
 /// The genuine Claude Code session, moved to the shared HOME's project folder, in Claude Code's
 /// store as the user's own session (the origin: handoff did not write it).
-fn place_origin(chain: &Chain<'_>) -> PathBuf {
+fn place_origin(chain: &Chain<'_>, origin: &str) -> PathBuf {
     let cwd = chain.home.cwd().display().to_string();
-    let text = std::fs::read_to_string(repo().join(GENUINE))
+    let text = std::fs::read_to_string(repo().join(origin))
         .unwrap()
         .replace(GENUINE_CWD, &cwd);
     let folder = chain
@@ -174,7 +177,7 @@ fn place_origin(chain: &Chain<'_>) -> PathBuf {
         .join("projects")
         .join(claude_slug(&cwd));
     std::fs::create_dir_all(&folder).unwrap();
-    let path = folder.join(Path::new(GENUINE).file_name().unwrap());
+    let path = folder.join(Path::new(origin).file_name().unwrap());
     std::fs::write(&path, text).unwrap();
     path
 }
@@ -193,14 +196,25 @@ fn expect(continued: &Continued, action: &str, hop: u32, conversation: &str) {
     );
 }
 
-/// Runs the chain; `between` runs after the hop of the given number (after the CLI's turn).
-fn run_chain(between: &dyn Fn(u32, &Chain<'_>, &SessionRef)) {
+/// Whether `transcript` has a failed tool result.
+fn has_a_failed_call(transcript: &handoff_host::Transcript) -> bool {
+    transcript.events.iter().any(|e| {
+        matches!(
+            e.body,
+            handoff_host::Body::ToolResult { is_error: true, .. }
+        )
+    })
+}
+
+/// Runs the chain from `origin`; `between` runs after the hop of the given number (after the
+/// CLI's turn).
+fn run_chain(origin: &str, between: &dyn Fn(u32, &Chain<'_>, &SessionRef)) {
     let plugins = Plugins::new();
     let home = SharedHome::new(LiveOptions::default()).unwrap();
     let Some(chain) = chain(&home, &plugins) else {
         return;
     };
-    let origin = place_origin(&chain);
+    let origin = place_origin(&chain, origin);
     let origin_bytes = std::fs::read(&origin).unwrap();
 
     // Claude Code → Codex: the origin starts the conversation.
@@ -213,11 +227,8 @@ fn run_chain(between: &dyn Fn(u32, &Chain<'_>, &SessionRef)) {
         .reader()
         .read_path("claude-code", &origin)
         .unwrap();
-    assert_eq!(
-        a.events,
-        genuine.events.len(),
-        "the genuine session's events"
-    );
+    assert_eq!(a.events, genuine.events.len(), "the origin's events");
+    let failed_call = has_a_failed_call(&genuine);
     chain.turn("codex", &a.session);
     between(1, &chain, &a.session);
 
@@ -226,6 +237,16 @@ fn run_chain(between: &dyn Fn(u32, &Chain<'_>, &SessionRef)) {
     expect(&b, "created", 2, &conversation);
     assert_eq!(b.witness, Some(Witness::Ledger));
     assert_eq!(b.events, chain.events(&plugins, "codex", &a.session));
+    let on_claude = plugins
+        .of("claude-code")
+        .reader()
+        .read(chain.agent("claude-code").root(), &b.session)
+        .unwrap();
+    assert_eq!(
+        has_a_failed_call(&on_claude),
+        failed_call,
+        "the failed call is still failed after the hop"
+    );
     chain.turn("claude-code", &b.session);
     between(2, &chain, &b.session);
 
@@ -280,7 +301,7 @@ fn run_chain(between: &dyn Fn(u32, &Chain<'_>, &SessionRef)) {
 
 #[test]
 fn one_conversation_hops_through_every_cli_and_each_target_keeps_one_episode() {
-    run_chain(&|_, _, _| {});
+    run_chain(GENUINE, &|_, _, _| {});
 }
 
 /// The same chain with Codex 0.171's `codex migrate-rollouts --apply` after Codex's first turn:
@@ -292,7 +313,7 @@ fn one_conversation_hops_through_every_cli_and_each_target_keeps_one_episode() {
 /// conversation.
 #[test]
 fn a_codex_migrate_rollouts_between_hops_keeps_the_episode() {
-    run_chain(&|hop, chain, session| {
+    run_chain(WITH_A_FAILED_CALL, &|hop, chain, session| {
         if hop != 1 {
             return;
         }

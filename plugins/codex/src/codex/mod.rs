@@ -8,8 +8,8 @@
 mod config;
 mod layout;
 mod list;
-pub(crate) mod owned;
 pub(crate) mod live;
+pub(crate) mod owned;
 mod read;
 mod records;
 mod state_db;
@@ -401,8 +401,17 @@ fn append(
     if events.is_empty() {
         return Ok(session.clone());
     }
+    // A rollout Codex rewrote numbers its records; ours go on from its last.
+    let next_ordinal = if header.rewritten_by_codex {
+        Some(read::last_ordinal(path)?.map_or(0, |n| n + 1))
+    } else {
+        None
+    };
     let previous_len = atomic::append(path, |out| {
-        let mut lines = write::Lines::new(out);
+        let mut lines = match next_ordinal {
+            Some(next) => write::Lines::numbered_from(out, next),
+            None => write::Lines::new(out),
+        };
         write::Renderer::new(&header.cwd, &header.model_provider)
             .events(&mut lines, &whole, first)?;
         lines.finish()
@@ -459,7 +468,8 @@ fn find_owned(root: &StoreRoot, locator: &str) -> Result<Option<SessionRef>, Plu
             continue;
         };
         let marker = header.marker_or_kept(root);
-        let ours = own_marker(marker, PLUGIN).is_some_and(|m| m.locator.as_deref() == Some(locator));
+        let ours =
+            own_marker(marker, PLUGIN).is_some_and(|m| m.locator.as_deref() == Some(locator));
         if ours {
             return Ok(Some(SessionRef {
                 target: TARGET.to_owned(),

@@ -22,7 +22,11 @@ fn path(root: &StoreRoot, id: &str) -> Result<PathBuf, PluginError> {
 }
 
 /// Writes the copy of `marker` for thread `id` (atomically).
-pub(crate) fn record(root: &StoreRoot, id: &str, marker: &OwnershipMarker) -> Result<(), PluginError> {
+pub(crate) fn record(
+    root: &StoreRoot,
+    id: &str,
+    marker: &OwnershipMarker,
+) -> Result<(), PluginError> {
     let file = path(root, id)?;
     let dir = file.parent().expect("a file in a folder").to_owned();
     let io = |e: std::io::Error| PluginError::Io {
