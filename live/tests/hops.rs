@@ -335,3 +335,126 @@ fn a_codex_migrate_rollouts_between_hops_keeps_the_episode() {
         );
     });
 }
+
+/// A session that continued an episode natively: Claude Code's `--resume ID --fork-session`
+/// writes a new session with the episode's history. Continued to Codex, it is known as the same
+/// conversation, and Codex's episode (a prefix of it) is extended under its id.
+#[test]
+fn a_claude_code_fork_of_an_episode_extends_the_codex_episode() {
+    let plugins = Plugins::new();
+    let home = SharedHome::new(LiveOptions::default()).unwrap();
+    let Some(chain) = chain(&home, &plugins) else {
+        return;
+    };
+    let origin = place_origin(&chain, GENUINE);
+    let a = chain.hop(&plugins, "claude-code", &origin, "codex");
+    let conversation = a.locator.clone();
+    chain.turn("codex", &a.session);
+    let b = chain.hop(&plugins, "codex", &a.session.path, "claude-code");
+    expect(&b, "created", 2, &conversation);
+
+    let before = chain.sessions(&plugins, "claude-code");
+    let fork = home
+        .run(
+            chain.agent("claude-code"),
+            &[
+                "-p",
+                "--resume",
+                &b.session.id,
+                "--fork-session",
+                "--model",
+                "claude-sonnet-4-5",
+                "--output-format",
+                "json",
+                "handoff live check: reply with ok",
+            ],
+        )
+        .unwrap();
+    assert!(fork.succeeded(), "{}", fork.summary());
+    let forked: Vec<String> = chain
+        .sessions(&plugins, "claude-code")
+        .into_iter()
+        .filter(|id| !before.contains(id))
+        .collect();
+    assert_eq!(
+        forked.len(),
+        1,
+        "one new session: {forked:?}; {}",
+        fork.summary()
+    );
+    let fork_session = plugins
+        .of("claude-code")
+        .resumer()
+        .resolve(chain.agent("claude-code").root(), "claude-code", &forked[0])
+        .unwrap();
+
+    let a2 = chain.hop(&plugins, "claude-code", &fork_session.path, "codex");
+    eprintln!("the fork was known by {:?}", a2.witness);
+    expect(&a2, "appended", 3, &conversation);
+    assert_eq!(a2.session.id, a.session.id);
+    chain.turn("codex", &a2.session);
+    assert_eq!(chain.sessions(&plugins, "codex"), [a.session.id.clone()]);
+}
+
+/// Codex compacting its episode by itself (its automatic compaction, made to trigger at once with
+/// `-c model_auto_compact_token_limit=1`; Codex 0.171.0 appends a `compacted` record whose
+/// replacement history keeps the user messages and ends on its summary, marked as the
+/// harness's): the events before it stay, so Claude Code's episode is still a prefix and the
+/// next hop extends it with the compaction (Claude Code's compact boundary and summary), which
+/// the real Claude Code then resumes with the summary in place of what it replaces.
+#[test]
+fn a_codex_compaction_of_its_episode_is_carried_to_the_next_episode() {
+    let plugins = Plugins::new();
+    let home = SharedHome::new(LiveOptions::default()).unwrap();
+    let Some(chain) = chain(&home, &plugins) else {
+        return;
+    };
+    let origin = place_origin(&chain, GENUINE);
+    let a = chain.hop(&plugins, "claude-code", &origin, "codex");
+    let conversation = a.locator.clone();
+    chain.turn("codex", &a.session);
+    let b = chain.hop(&plugins, "codex", &a.session.path, "claude-code");
+    expect(&b, "created", 2, &conversation);
+    chain.turn("claude-code", &b.session);
+    let a2 = chain.hop(&plugins, "claude-code", &b.session.path, "codex");
+    expect(&a2, "appended", 3, &conversation);
+
+    let compacted = home
+        .run(
+            chain.agent("codex"),
+            &[
+                "exec",
+                "--skip-git-repo-check",
+                "-c",
+                "model_auto_compact_token_limit=1",
+                "resume",
+                &a.session.id,
+                "handoff live check: reply with ok",
+            ],
+        )
+        .unwrap();
+    assert!(compacted.succeeded(), "{}", compacted.summary());
+    let rollout = std::fs::read_to_string(&a.session.path).unwrap();
+    assert_eq!(
+        rollout.matches("\"type\":\"compacted\"").count(),
+        1,
+        "Codex compacted: {}",
+        compacted.summary()
+    );
+    let b2 = chain.hop(&plugins, "codex", &a.session.path, "claude-code");
+    expect(&b2, "appended", 4, &conversation);
+    assert_eq!(b2.session.id, b.session.id);
+    let on_claude = plugins
+        .of("claude-code")
+        .reader()
+        .read(chain.agent("claude-code").root(), &b2.session)
+        .unwrap();
+    assert!(
+        on_claude
+            .events
+            .iter()
+            .any(|e| matches!(e.body, handoff_host::Body::Compaction { .. })),
+        "the compaction is in Claude Code's episode"
+    );
+    chain.turn("claude-code", &b2.session);
+}

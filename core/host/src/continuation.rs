@@ -384,8 +384,8 @@ impl<'a> Run<'a> {
     /// The sessions this run may extend, newest first: with `into`, that session alone; else
     /// the conversation's episodes on the target — those the sealed ledger records (unless the
     /// file's marker names another conversation: then the marker wins, and the entry is
-    /// forgotten) and the newest the plugin finds by its marker. The user's own sessions are never
-    /// among them.
+    /// forgotten), else the newest the plugin finds by its marker. The user's own sessions are
+    /// never among them.
     fn episodes(&self) -> Result<Candidates, ContinueError> {
         let request = self.request;
         let (root, target) = (request.root, request.target);
@@ -426,12 +426,14 @@ impl<'a> Run<'a> {
                 }
             }
         }
-        if let Some(session) = self
-            .plugin
-            .reader()
-            .find_owned(root, target, &self.locator)?
-        {
-            if !found.sessions.iter().any(|s| s.id == session.id) {
+        // The marker alone only when the ledger knows no episode here: a CLI that copies a
+        // session natively (a fork) copies the marker too, and that copy is the person's session.
+        if found.sessions.is_empty() {
+            if let Some(session) = self
+                .plugin
+                .reader()
+                .find_owned(root, target, &self.locator)?
+            {
                 found.sessions.push(session);
             }
         }
