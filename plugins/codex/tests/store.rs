@@ -984,3 +984,39 @@ fn a_spawned_thread_without_its_depth_is_refused_as_codex_refuses_it() {
     let read = CodexPlugin.reader().read_path(TARGET, &path).unwrap();
     assert_eq!(read.events.len(), 1);
 }
+
+/// Codex 0.171.0's own compaction marks its summary item as the harness's (measured: an
+/// automatic compaction, `live/tests/hops.rs`): it is still the summary, and the rollout reads as
+/// it did without the mark.
+#[test]
+fn a_summary_marked_as_the_harness_s_is_the_summary() {
+    let (_dir, root) = root();
+    let session = CodexPlugin
+        .writer()
+        .create(&root, TARGET, &rich(), &CreateOptions::default())
+        .unwrap();
+    let before = CodexPlugin.reader().read(&root, &session).unwrap();
+    let text = std::fs::read_to_string(&session.path).unwrap();
+    let mut marked = 0;
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let mut record: Value = serde_json::from_str(line).unwrap();
+            if record["type"] == "compacted" {
+                let history = record["payload"]["replacement_history"]
+                    .as_array_mut()
+                    .unwrap();
+                history.last_mut().unwrap()["internal_chat_message_metadata_passthrough"] = json!({
+                    "content_item_kinds": ["compaction.summary"],
+                    "content_item_metadata": [{"provenance": {"type": "harness", "hook": false}}]
+                });
+                marked += 1;
+            }
+            record.to_string()
+        })
+        .collect();
+    assert_eq!(marked, 1);
+    std::fs::write(&session.path, lines.join("\n") + "\n").unwrap();
+    let after = CodexPlugin.reader().read(&root, &session).unwrap();
+    assert_eq!(after, before);
+}
