@@ -285,11 +285,11 @@ fn run_chain(origin: &str, between: &dyn Fn(u32, &Chain<'_>, &SessionRef)) {
     let mut expected = vec![origin_id.to_owned(), b.session.id.clone()];
     expected.sort();
     assert_eq!(claude, expected);
-    assert_eq!(chain.sessions(&plugins, "codex"), [a.session.id.clone()]);
-    assert_eq!(chain.sessions(&plugins, "pi"), [p.session.id.clone()]);
+    assert_eq!(chain.sessions(&plugins, "codex"), [a.session.id.as_str()]);
+    assert_eq!(chain.sessions(&plugins, "pi"), [p.session.id.as_str()]);
     assert_eq!(
         chain.sessions(&plugins, "gemini-cli"),
-        [g.session.id.clone()]
+        [g.session.id.as_str()]
     );
     // The last episode holds the whole conversation: every turn of every CLI.
     assert_eq!(
@@ -393,7 +393,7 @@ fn a_claude_code_fork_of_an_episode_extends_the_codex_episode() {
     expect(&a2, "appended", 3, &conversation);
     assert_eq!(a2.session.id, a.session.id);
     chain.turn("codex", &a2.session);
-    assert_eq!(chain.sessions(&plugins, "codex"), [a.session.id.clone()]);
+    assert_eq!(chain.sessions(&plugins, "codex"), [a.session.id.as_str()]);
 }
 
 /// Codex compacting its episode by itself (its automatic compaction, made to trigger at once with

@@ -196,7 +196,7 @@ pub fn of_conversation(root: &StoreRoot, seal: &Seal, conversation: &str) -> Vec
 }
 
 fn newest_first(mut episodes: Vec<Episode>) -> Vec<Episode> {
-    episodes.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms));
+    episodes.sort_by_key(|e| std::cmp::Reverse(e.updated_ms));
     episodes
 }
 
@@ -261,10 +261,8 @@ pub fn record(
     } else {
         Vec::new()
     };
-    episodes.retain(|e| {
-        !(e.target == episode.target && e.session == episode.session)
-            && !forget.contains(&e.session)
-    });
+    let replaced = |e: &Episode| e.target == episode.target && e.session == episode.session;
+    episodes.retain(|e| !replaced(e) && !forget.contains(&e.session));
     episodes.push(episode);
     let mut record = Record {
         schema: EPISODES_SCHEMA.into(),
