@@ -316,6 +316,9 @@ struct Run<'a> {
     witness: Option<Witness>,
     /// The conversation's episodes on this target the ledger records (newest first).
     recorded: Vec<Episode>,
+    /// The id of the session's first event as its reader read it (the verify's read, or the
+    /// episode found whole), for the ledger: never read again for it.
+    first_read: std::cell::RefCell<Option<String>>,
 }
 
 impl<'a> Run<'a> {
@@ -367,6 +370,7 @@ impl<'a> Run<'a> {
             source_hop,
             witness,
             recorded,
+            first_read: std::cell::RefCell::new(None),
         })
     }
 
@@ -461,6 +465,8 @@ impl<'a> Run<'a> {
             match read {
                 Ok(current) => match self.comparison.prefix_of(&current, transcript) {
                     Ok(covered) if covered == events => {
+                        *self.first_read.borrow_mut() =
+                            current.events.first().map(|e| e.id.clone());
                         return self.finish(
                             session,
                             Action::Unchanged,
@@ -608,11 +614,12 @@ impl<'a> Run<'a> {
             return self.verify_held(session, transcript, undo, &[]);
         }
         match read {
-            Ok(ReadWritten::Read(prints)) if prints == stream.fingerprints() => {
+            Ok(ReadWritten::Read(prints, first)) if prints == stream.fingerprints() => {
                 tracing::debug!(phase = "verified", "read back as it was written");
+                *self.first_read.borrow_mut() = first;
                 return Ok(());
             }
-            Ok(ReadWritten::Read(_)) => {
+            Ok(ReadWritten::Read(..)) => {
                 tracing::warn!("the session read as it was written differs; reading it again whole")
             }
             Ok(ReadWritten::NotRead(why)) => {
@@ -677,14 +684,7 @@ impl<'a> Run<'a> {
             tracing::warn!(path = %session.path.display(), "the session is not inside the store root; not recorded as an episode");
             return hop;
         };
-        let mut first_event = None;
-        let _ = self
-            .plugin
-            .reader()
-            .read_each(request.root, session, &mut |event| {
-                first_event = Some(event.id);
-                false
-            });
+        let first_event = self.first_read.borrow_mut().take();
         let episode = Episode {
             target: request.target.to_owned(),
             session: session.id.clone(),
@@ -823,10 +823,15 @@ impl<'a> Run<'a> {
     ) -> Result<(), ContinueError> {
         let request = self.request;
         let mut verifier = self.comparison.verifier(transcript);
+        let mut first = None;
         read_back(self.plugin.reader(), request.root, session, |mut event| {
+            if first.is_none() {
+                first = Some(event.id.clone());
+            }
             episodes::restore_error_flag(&mut event, restored);
             verifier.push(&event)
         })?;
+        *self.first_read.borrow_mut() = first;
         tracing::debug!(phase = "verified", "read back");
         verifier
             .finish()
@@ -847,7 +852,11 @@ impl<'a> Run<'a> {
         let mut fingerprinter = Fingerprinter::new(self.comparison);
         let mut compared = 0;
         let mut differs = false;
+        let mut first = None;
         read_back(self.plugin.reader(), request.root, session, |event| {
+            if first.is_none() {
+                first = Some(event.id.clone());
+            }
             if let Some(fingerprint) = fingerprinter.push(&event) {
                 differs = expected.get(compared) != Some(&fingerprint);
                 compared += 1;
@@ -856,6 +865,7 @@ impl<'a> Run<'a> {
         })?;
         tracing::debug!(phase = "verified", "read back");
         if !differs && compared == expected.len() {
+            *self.first_read.borrow_mut() = first;
             return Ok(());
         }
         let at = if differs { compared - 1 } else { compared };
