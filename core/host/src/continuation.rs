@@ -353,7 +353,6 @@ impl<'a> Run<'a> {
         // Before anything else: roll back what killed runs left in this store root.
         let recovered =
             recovery::recover_holding(request.root, request.seal, &[plugin], Some(&key))?;
-        episodes::remove_stale_temp(request.root, &locator);
         let recorded = episodes::of_conversation(request.root, request.seal, &locator)
             .into_iter()
             .filter(|e| e.target == request.target)
@@ -700,6 +699,7 @@ impl<'a> Run<'a> {
             request.root,
             request.seal,
             &self.locator,
+            &self.key,
             episode,
             &candidates.stale,
         ) {

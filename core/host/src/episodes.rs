@@ -237,11 +237,13 @@ pub fn relative_path(root: &StoreRoot, session: &Path) -> Option<String> {
 
 /// Records `episode` of `conversation` in the ledger of `root` (replacing the entry of the same
 /// target and session, and dropping `forget`'s), sealed, written atomically. The caller holds the
-/// conversation's lock.
+/// conversation's lock, whose key is `lock_key`: the temp file is named after it, so a killed
+/// run's is removed by the next recovery once that lock is free ([`remove_stale_temps`]).
 pub fn record(
     root: &StoreRoot,
     seal: &Seal,
     conversation: &str,
+    lock_key: &str,
     episode: Episode,
     forget: &[String],
 ) -> io::Result<()> {
@@ -274,9 +276,7 @@ pub fn record(
     let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
     record.seal = seal.sign(Purpose::Episodes, &parts);
     let json = serde_json::to_vec_pretty(&record).map_err(io::Error::other)?;
-    // The temp file is the conversation's own (its lock is held), so a killed run's is found and
-    // removed by the next run of the conversation ([`remove_stale_temp`]), as its journal is.
-    let temp = temp_of(&file);
+    let temp = folder.join(format!("{name}.{lock_key}.tmp"));
     let written = (|| {
         let mut out = std::fs::OpenOptions::new()
             .write(true)
@@ -294,28 +294,42 @@ pub fn record(
     written
 }
 
-fn temp_of(file: &Path) -> PathBuf {
-    let mut name = file.as_os_str().to_owned();
-    name.push(".tmp");
-    PathBuf::from(name)
-}
-
-/// Removes the temp file a killed run left while it recorded `conversation`'s episode (the
-/// caller holds the conversation's lock, so no live run is writing it).
-pub fn remove_stale_temp(root: &StoreRoot, conversation: &str) {
+/// Removes the ledger temp files killed runs left in `root`: `<ledger>.<lock key>.tmp` whose
+/// conversation lock is free (its run is gone) or is `held` (the caller's own, so no live run
+/// writes it). Only inside the root; anything else in the folder is left alone.
+pub fn remove_stale_temps(root: &StoreRoot, held: Option<&str>) {
     let Ok(resolved) = resolved(root) else {
         return;
     };
-    let temp = temp_of(&dir(&resolved).join(file_name(conversation)));
-    if let Ok(temp) = resolve_inside(&resolved, &temp) {
-        if temp.is_file() {
-            match std::fs::remove_file(&temp) {
-                Ok(()) => {
-                    tracing::debug!(path = %temp.display(), "removed a killed run's ledger temp file")
-                }
-                Err(e) => {
-                    tracing::warn!(path = %temp.display(), error = %e, "cannot remove a killed run's ledger temp file")
-                }
+    let Ok(entries) = std::fs::read_dir(dir(&resolved)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(key) = name
+            .strip_suffix(".tmp")
+            .and_then(|rest| rest.rsplit_once('.'))
+            .map(|(_, key)| key)
+            .filter(|key| key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit()))
+        else {
+            continue;
+        };
+        use handoff_store::lock::Lock;
+        let gone = held == Some(key)
+            || !Lock::path_of(root, key).exists()
+            || matches!(Lock::try_key(root, key), Ok(Some(_)));
+        if !gone {
+            continue;
+        }
+        let Ok(temp) = resolve_inside(&resolved, &entry.path()) else {
+            continue;
+        };
+        match std::fs::remove_file(&temp) {
+            Ok(()) => {
+                tracing::debug!(path = %temp.display(), "removed a killed run's ledger temp file")
+            }
+            Err(e) => {
+                tracing::warn!(path = %temp.display(), error = %e, "cannot remove a killed run's ledger temp file")
             }
         }
     }

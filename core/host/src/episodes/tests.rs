@@ -1,5 +1,7 @@
 use super::*;
 
+const KEY: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
 fn episode(target: &str, session: &str, path: &str, hop: u32) -> Episode {
     Episode {
         target: target.into(),
@@ -29,6 +31,7 @@ fn a_recorded_episode_reads_back_and_a_rewrite_replaces_it() {
         &root,
         &seal,
         "claude-code:e1",
+        KEY,
         episode("codex", "A", "a.jsonl", 1),
         &[],
     )
@@ -37,6 +40,7 @@ fn a_recorded_episode_reads_back_and_a_rewrite_replaces_it() {
         &root,
         &seal,
         "claude-code:e1",
+        KEY,
         episode("codex", "A", "a.jsonl", 5),
         &[],
     )
@@ -45,6 +49,7 @@ fn a_recorded_episode_reads_back_and_a_rewrite_replaces_it() {
         &root,
         &seal,
         "claude-code:e1",
+        KEY,
         episode("codex", "B", "b.jsonl", 3),
         &[],
     )
@@ -61,6 +66,7 @@ fn a_recorded_episode_reads_back_and_a_rewrite_replaces_it() {
         &root,
         &seal,
         "claude-code:e1",
+        KEY,
         episode("codex", "C", "c.jsonl", 6),
         &["B".into()],
     )
@@ -78,7 +84,15 @@ fn a_recorded_episode_reads_back_and_a_rewrite_replaces_it() {
 fn a_ledger_sealed_with_another_key_edited_or_moved_is_not_trusted() {
     let (tmp, root) = store();
     let seal = Seal::ephemeral();
-    record(&root, &seal, "c", episode("codex", "A", "a.jsonl", 1), &[]).unwrap();
+    record(
+        &root,
+        &seal,
+        "c",
+        KEY,
+        episode("codex", "A", "a.jsonl", 1),
+        &[],
+    )
+    .unwrap();
     // Another key (a planted ledger).
     assert!(of_conversation(&root, &Seal::ephemeral(), "c").is_empty());
     // Edited: the session swapped for a user's own.
@@ -103,7 +117,15 @@ fn a_ledger_folder_that_leads_out_of_the_root_is_not_read() {
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::create_dir_all(root.path().join(".handoff")).unwrap();
     std::os::unix::fs::symlink(&outside, dir(root.path())).unwrap();
-    assert!(record(&root, &seal, "c", episode("codex", "A", "a.jsonl", 1), &[]).is_err());
+    assert!(record(
+        &root,
+        &seal,
+        "c",
+        KEY,
+        episode("codex", "A", "a.jsonl", 1),
+        &[]
+    )
+    .is_err());
     assert!(std::fs::read_dir(&outside).unwrap().next().is_none());
     assert!(of_conversation(&root, &seal, "c").is_empty());
 }
@@ -126,6 +148,7 @@ fn a_source_is_known_by_ledger_then_marker_then_first_event_else_an_origin() {
         &root,
         &seal,
         "conv",
+        KEY,
         episode("codex", "A", "a.jsonl", 4),
         &[],
     )
@@ -186,6 +209,7 @@ fn a_source_is_known_by_ledger_then_marker_then_first_event_else_an_origin() {
         &root,
         &planted,
         "planted",
+        KEY,
         episode("codex", "own", "own.jsonl", 9),
         &[],
     )
@@ -194,4 +218,39 @@ fn a_source_is_known_by_ledger_then_marker_then_first_event_else_an_origin() {
         identify_source(&seal, "codex", &own, "e1").witness,
         Witness::Origin
     );
+}
+
+#[test]
+fn a_killed_runs_ledger_temp_goes_once_its_lock_is_free() {
+    let (_tmp, root) = store();
+    let seal = Seal::ephemeral();
+    record(
+        &root,
+        &seal,
+        "c",
+        KEY,
+        episode("codex", "A", "a.jsonl", 1),
+        &[],
+    )
+    .unwrap();
+    let folder = dir(&std::fs::canonicalize(root.path()).unwrap());
+    let name = |key: &str| folder.join(format!("{}.{key}.tmp", file_name("c")));
+    let held_key = handoff_store::lock::Lock::key("a run still going");
+    let _held = handoff_store::lock::Lock::acquire(
+        &root,
+        "a run still going",
+        std::time::Duration::from_secs(1),
+    )
+    .unwrap();
+    for key in [KEY, held_key.as_str()] {
+        std::fs::write(name(key), b"half a ledger").unwrap();
+    }
+    std::fs::write(folder.join("not-ours.tmp"), b"x").unwrap();
+    remove_stale_temps(&root, None);
+    assert!(!name(KEY).exists(), "its run is gone");
+    assert!(name(&held_key).exists(), "its run still holds the lock");
+    assert!(folder.join("not-ours.tmp").exists());
+    remove_stale_temps(&root, Some(&held_key));
+    assert!(!name(&held_key).exists(), "the caller's own");
+    assert_eq!(of_conversation(&root, &seal, "c").len(), 1);
 }
