@@ -389,7 +389,8 @@ fn a_claude_code_fork_of_an_episode_extends_the_codex_episode() {
         .unwrap();
 
     let a2 = chain.hop(&plugins, "claude-code", &fork_session.path, "codex");
-    eprintln!("the fork was known by {:?}", a2.witness);
+    // Claude Code 2.1.197 copies the episode's records, the marker with them.
+    assert_eq!(a2.witness, Some(Witness::Marker));
     expect(&a2, "appended", 3, &conversation);
     assert_eq!(a2.session.id, a.session.id);
     chain.turn("codex", &a2.session);
@@ -457,4 +458,63 @@ fn a_codex_compaction_of_its_episode_is_carried_to_the_next_episode() {
         "the compaction is in Claude Code's episode"
     );
     chain.turn("claude-code", &b2.session);
+}
+
+/// pi's `--fork <path>` of an episode (a new session with the episode's entries): known as the
+/// same conversation by its first event, it extends Codex's episode, a prefix of it.
+#[test]
+fn a_pi_fork_of_an_episode_extends_the_codex_episode() {
+    let plugins = Plugins::new();
+    let home = SharedHome::new(LiveOptions::default()).unwrap();
+    let Some(chain) = chain(&home, &plugins) else {
+        return;
+    };
+    let origin = place_origin(&chain, GENUINE);
+    let a = chain.hop(&plugins, "claude-code", &origin, "codex");
+    let conversation = a.locator.clone();
+    chain.turn("codex", &a.session);
+    let p = chain.hop(&plugins, "codex", &a.session.path, "pi");
+    expect(&p, "created", 2, &conversation);
+
+    let before = chain.sessions(&plugins, "pi");
+    let path = p.session.path.display().to_string();
+    let fork = home
+        .run(
+            chain.agent("pi"),
+            &[
+                "--fork",
+                &path,
+                "--provider",
+                "fake",
+                "--model",
+                "fake-model",
+                "-p",
+                "handoff live check: reply with ok",
+            ],
+        )
+        .unwrap();
+    assert!(fork.succeeded(), "{}", fork.summary());
+    let forked: Vec<String> = chain
+        .sessions(&plugins, "pi")
+        .into_iter()
+        .filter(|id| !before.contains(id))
+        .collect();
+    assert_eq!(
+        forked.len(),
+        1,
+        "one new session: {forked:?}; {}",
+        fork.summary()
+    );
+    let fork_session = plugins
+        .of("pi")
+        .resumer()
+        .resolve(chain.agent("pi").root(), "pi", &forked[0])
+        .unwrap();
+    let a2 = chain.hop(&plugins, "pi", &fork_session.path, "codex");
+    // pi 0.73.1 writes the fork a header of its own (no marker) and copies the entries with
+    // their ids: the fork is known by its first event, the episode's.
+    assert_eq!(a2.witness, Some(Witness::FirstEvent));
+    expect(&a2, "appended", 3, &conversation);
+    assert_eq!(a2.session.id, a.session.id);
+    chain.turn("codex", &a2.session);
 }
