@@ -612,6 +612,7 @@ fn one_pass(
             prompt: "go on",
             drop: &[],
             lock_wait: Duration::from_secs(5),
+            into: None,
         },
     )
     .expect("continue");

@@ -57,6 +57,9 @@ impl CliError {
             })) if feature.droppable() => Some(format!(
                 "to continue without it, pass --drop {feature} (every dropped item is listed in the report)"
             )),
+            CliError::Continue(ContinueError::NotAPrefix { .. }) => Some(
+                "nothing was written; without --into the conversation continues in its own episode on the target (or a new one)".into(),
+            ),
             CliError::Continue(ContinueError::Recovery { .. }) => Some(
                 "a killed run's write could not be undone automatically; the journal and the old bytes beside it are kept for you to inspect".into(),
             ),

@@ -1598,3 +1598,208 @@ fn handoff_alone_on_a_terminal_picks_a_session_and_an_agent_and_opens_it() {
     let original = read("claude-code", &made[0], &home.path().join(".claude"));
     assert_eq!(continued.events.len(), original.events.len());
 }
+
+/// `continue` into `root` with `--json` and `extra` arguments.
+fn continue_json_with(from: &str, to: &str, root: &Path, extra: &[&str]) -> Output {
+    let here = repo();
+    let mut args = vec![
+        "continue",
+        "--from",
+        from,
+        "--to",
+        to,
+        "--store-root",
+        root.to_str().unwrap(),
+        "--cwd",
+        here.to_str().unwrap(),
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    handoff(&args)
+}
+
+/// Issue 26: one conversation hops Claude Code → Codex → Claude Code → Codex, each side growing
+/// between hops (the plugin's append stands in for the CLI's turn). Each hop carries the
+/// conversation on; the user's own session is never touched; the Codex episode is found by
+/// content and extended with the same id; `sessions` shows one conversation; `--into` extends
+/// the user's session only when asked, and refuses one that is not a prefix; a divergence makes a
+/// new episode naming the old one and the first differing event.
+#[test]
+fn every_hop_of_one_conversation_reuses_its_episode() {
+    let scratch = tempfile::tempdir().unwrap();
+    let claude_root = scratch.path().join("claude");
+    let codex_root = scratch.path().join("codex");
+    let source = read("claude-code", SAMPLE, &claude_root);
+    let claude = StoreRoot::new(&claude_root).unwrap();
+    let codex = StoreRoot::new(&codex_root).unwrap();
+    // The user's own session (a plugin-written copy stands in for it: it carries no conversation).
+    let origin = ClaudePlugin
+        .writer()
+        .create(&claude, "claude-code", &source, &Default::default())
+        .unwrap();
+    let origin_bytes = std::fs::read(&origin.path).unwrap();
+    let origin_from = format!("claude-code:{}", origin.path.display());
+
+    let hop1 = json(&continue_json_with(&origin_from, "codex", &codex_root, &[]));
+    assert_eq!(hop1["action"]["kind"], "created");
+    assert_eq!(hop1["hop"], 1);
+    assert_eq!(hop1["source_known_by"], "origin");
+    let conversation = hop1["conversation"].as_str().unwrap().to_owned();
+    let origin_first = read("claude-code", &origin.id, &claude_root).events[0]
+        .id
+        .clone();
+    assert_eq!(conversation, format!("claude-code:{origin_first}"));
+    let codex_id = hop1["session"]["id"].as_str().unwrap().to_owned();
+    let codex_path = hop1["session"]["path"].as_str().unwrap().to_owned();
+
+    // A turn in Codex, then back to Claude Code: a new episode there, the origin untouched.
+    let on_codex = read("codex", &codex_id, &codex_root);
+    CodexPlugin
+        .append_id(&codex, "codex", &codex_id, &two_more(&on_codex))
+        .unwrap();
+    let hop2 = json(&continue_json_with(
+        &format!("codex:{codex_path}"),
+        "claude-code",
+        &claude_root,
+        &[],
+    ));
+    assert_eq!(hop2["action"]["kind"], "created");
+    assert_eq!(
+        (hop2["hop"].as_u64(), hop2["source_known_by"].as_str()),
+        (Some(2), Some("ledger"))
+    );
+    assert_eq!(hop2["conversation"], conversation.as_str());
+    let episode_id = hop2["session"]["id"].as_str().unwrap().to_owned();
+    assert_ne!(episode_id, origin.id);
+    assert_eq!(std::fs::read(&origin.path).unwrap(), origin_bytes);
+
+    // A turn in that Claude Code episode, then to Codex again: the Codex episode is a prefix of
+    // it (by content; every id differs per target), so the same id gets the suffix.
+    let on_claude = read("claude-code", &episode_id, &claude_root);
+    ClaudePlugin
+        .append_id(&claude, "claude-code", &episode_id, &two_more(&on_claude))
+        .unwrap();
+    let episode_from = format!("claude-code:{}", hop2["session"]["path"].as_str().unwrap());
+    let hop3 = json(&continue_json_with(
+        &episode_from,
+        "codex",
+        &codex_root,
+        &[],
+    ));
+    assert_eq!(
+        hop3["action"],
+        serde_json::json!({"kind": "appended", "events": 2})
+    );
+    assert_eq!(hop3["session"]["id"], codex_id.as_str());
+    assert_eq!(hop3["hop"], 3);
+    assert_eq!(hop3["conversation"], conversation.as_str());
+    assert_eq!(
+        read("codex", &codex_id, &codex_root).events.len(),
+        source.events.len() + 4
+    );
+    // Again, nothing new: unchanged, the same hop.
+    let again = json(&continue_json_with(
+        &episode_from,
+        "codex",
+        &codex_root,
+        &[],
+    ));
+    assert_eq!(again["action"]["kind"], "unchanged");
+    assert_eq!(again["hop"], 3);
+
+    // `sessions` shows which sessions belong to the conversation.
+    let listed = json(&handoff(&[
+        "sessions",
+        "claude-code",
+        "--store-root",
+        claude_root.to_str().unwrap(),
+        "--json",
+    ]));
+    let of = |id: &str| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["session"]["id"] == id)
+            .unwrap_or_else(|| panic!("{id} listed: {listed:#}"))
+            .clone()
+    };
+    assert_eq!(of(&episode_id)["conversation"], conversation.as_str());
+    assert_eq!(of(&episode_id)["hop"], 2);
+    // The origin starts the conversation: the same id, hop 0.
+    assert_eq!(of(&origin.id)["conversation"], conversation.as_str());
+    assert_eq!(of(&origin.id)["hop"], 0);
+    let text = handoff(&[
+        "sessions",
+        "claude-code",
+        "--store-root",
+        claude_root.to_str().unwrap(),
+    ]);
+    let label = handoff_host::episodes::short_label(&conversation);
+    let lines = String::from_utf8(text.stdout).unwrap();
+    assert_eq!(lines.matches(&label).count(), 2, "{lines}");
+    assert!(
+        lines.contains("hop 2") && lines.contains("origin"),
+        "{lines}"
+    );
+
+    // `--into` the user's own session: asked for by name, it is extended (a prefix).
+    let into = json(&continue_json_with(
+        &format!("codex:{codex_path}"),
+        "claude-code",
+        &claude_root,
+        &["--into", &origin.id],
+    ));
+    assert_eq!(into["action"]["kind"], "appended");
+    assert_eq!(into["session"]["id"], origin.id.as_str());
+    let into_bytes = std::fs::read(&origin.path).unwrap();
+    assert!(into_bytes.starts_with(&origin_bytes));
+    // Later hops still use the episode, not the user's session.
+    let later = json(&continue_json_with(
+        &format!("codex:{codex_path}"),
+        "claude-code",
+        &claude_root,
+        &[],
+    ));
+    assert_eq!(later["session"]["id"], episode_id.as_str());
+    assert_eq!(std::fs::read(&origin.path).unwrap(), into_bytes);
+
+    // Both sides grow apart: the Claude Code episode's new turn is not in Codex, and Codex's
+    // new turn not in the episode. `--into` the episode is refused with the first difference,
+    // nothing written; the default makes a new Codex episode naming where the old one diverged.
+    let on_codex = read("codex", &codex_id, &codex_root);
+    let mut codex_turn = two_more(&on_codex);
+    if let Body::User { content } = &mut codex_turn[0].body {
+        content[0] = Part::text("Only in Codex.");
+    }
+    for (n, event) in codex_turn.iter_mut().enumerate() {
+        event.id = format!("only-in-codex-{n}");
+    }
+    CodexPlugin
+        .append_id(&codex, "codex", &codex_id, &codex_turn)
+        .unwrap();
+    let on_claude = read("claude-code", &episode_id, &claude_root);
+    ClaudePlugin
+        .append_id(&claude, "claude-code", &episode_id, &two_more(&on_claude))
+        .unwrap();
+    let codex_bytes = std::fs::read(&codex_path).unwrap();
+    let refused = continue_json_with(&episode_from, "codex", &codex_root, &["--into", &codex_id]);
+    assert_fails(&refused, 1, "is not a prefix of the source");
+    assert_eq!(std::fs::read(&codex_path).unwrap(), codex_bytes);
+    let diverged = json(&continue_json_with(
+        &episode_from,
+        "codex",
+        &codex_root,
+        &[],
+    ));
+    assert_eq!(diverged["action"]["kind"], "created");
+    assert_ne!(diverged["session"]["id"], codex_id.as_str());
+    assert_eq!(diverged["diverged_from"]["id"], codex_id.as_str());
+    assert_eq!(
+        diverged["diverged_at"]["index"].as_u64(),
+        Some(on_codex.events.len() as u64),
+        "{diverged:#}"
+    );
+    assert_eq!(std::fs::read(&codex_path).unwrap(), codex_bytes);
+    assert_eq!(diverged["conversation"], conversation.as_str());
+}

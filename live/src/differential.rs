@@ -177,7 +177,9 @@ fn run_inner(
     write_file(&file, &mutated)?;
     let ours = plugin.reader().read_path(case.target, &file);
 
-    let invocation = live.invocation(&scene, plan, false).map_err(joined)?;
+    let invocation = live
+        .invocation(&scene.place(), plan, false)
+        .map_err(joined)?;
     let outcome = live.launch(&invocation).map_err(joined)?;
     let requests = scene.fake.requests();
     evidence.push(format!(

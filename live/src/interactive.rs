@@ -66,7 +66,7 @@ fn interactive_check(live: &Live<'_>, entry: &Entry) -> Result<Evidence, Evidenc
     let scene = live.scene()?;
     let session = live.write(&scene, &entry.transcript)?;
     let plan = live.plan(&scene, &session)?;
-    let invocation = live.invocation(&scene, plan, true)?;
+    let invocation = live.invocation(&scene.place(), plan, true)?;
     let mut evidence = vec![format!(
         "{} {} opened {} ({} events) with {:?} on a terminal",
         live.recipe.program,
@@ -96,7 +96,7 @@ fn interactive_check(live: &Live<'_>, entry: &Entry) -> Result<Evidence, Evidenc
         failed = true;
         evidence.push("the interactive session ended by itself".into());
     }
-    if !live.first_turn_carries(&entry.transcript, &requests, &mut evidence) {
+    if !live.judge_request(&requests, &entry.transcript, &mut evidence) {
         failed = true;
     }
     if failed {

@@ -48,6 +48,7 @@ pub mod cli;
 pub mod differential;
 pub mod fake_provider;
 pub mod harness;
+pub mod hop;
 pub mod interactive;
 pub mod pty;
 mod run;

@@ -280,9 +280,22 @@ pub(crate) struct Scene {
     pub(crate) fake: FakeProvider,
 }
 
+/// Where a CLI runs: its HOME, project folder, store root and the fake provider's address.
+pub(crate) struct Place<'s> {
+    pub(crate) home: &'s Path,
+    pub(crate) cwd: &'s Path,
+    pub(crate) root: &'s StoreRoot,
+    pub(crate) base_url: String,
+}
+
 impl Scene {
-    fn path(&self) -> &Path {
-        self.home.path()
+    pub(crate) fn place(&self) -> Place<'_> {
+        Place {
+            home: self.home.path(),
+            cwd: &self.cwd,
+            root: &self.root,
+            base_url: self.fake.base_url(),
+        }
     }
 
     /// Keeps the HOME on disk when asked, saying where.
@@ -349,25 +362,42 @@ impl Live<'_> {
             root,
             fake,
         };
+        self.write_recipe_files(&scene.place())?;
+        Ok(scene)
+    }
+
+    /// The store root the recipe names, under `home`.
+    pub(crate) fn store_root_in(&self, home: &Path) -> Result<StoreRoot, Evidence> {
+        let store_rel = relative_inside(&self.recipe.store_root)
+            .map_err(|why| vec![format!("recipe store_root: {why}")])?;
+        let store = home.join(store_rel);
+        std::fs::create_dir_all(&store)
+            .map_err(|e| vec![format!("cannot make the store root: {e}")])?;
+        StoreRoot::new(&store).map_err(|e| vec![e.to_string()])
+    }
+
+    /// Writes the recipe's files (the CLI's configuration) into the place's HOME.
+    pub(crate) fn write_recipe_files(&self, place: &Place<'_>) -> Result<(), Evidence> {
+        let io = |what: &str, e: std::io::Error| vec![format!("{what}: {e}")];
         for (path, contents) in &self.recipe.files {
             let rel = relative_inside(path)
                 .map_err(|why| vec![format!("recipe file {path:?}: {why}")])?;
-            let file = scene.path().join(rel);
+            let file = place.home.join(rel);
             if let Some(parent) = file.parent() {
                 std::fs::create_dir_all(parent)
                     .map_err(|e| io(&format!("cannot make {}", parent.display()), e))?;
             }
-            std::fs::write(&file, self.fill(contents, &scene))
+            std::fs::write(&file, self.fill(contents, place))
                 .map_err(|e| io(&format!("cannot write {}", file.display()), e))?;
         }
-        Ok(scene)
+        Ok(())
     }
 
     /// The recipe string with its placeholders filled in.
-    fn fill(&self, text: &str, scene: &Scene) -> String {
-        text.replace("{base_url}", &scene.fake.base_url())
-            .replace("{home}", &scene.path().to_string_lossy())
-            .replace("{store_root}", &scene.root.path().to_string_lossy())
+    fn fill(&self, text: &str, place: &Place<'_>) -> String {
+        text.replace("{base_url}", &place.base_url)
+            .replace("{home}", &place.home.to_string_lossy())
+            .replace("{store_root}", &place.root.path().to_string_lossy())
     }
 
     /// Writes `transcript` as a session of the target, in the scene's project folder.
@@ -397,7 +427,7 @@ impl Live<'_> {
     /// `interactive` its interactive one (which the plan must offer).
     pub(crate) fn invocation(
         &self,
-        scene: &Scene,
+        scene: &Place<'_>,
         plan: ResumePlan,
         interactive: bool,
     ) -> Result<Invocation, Evidence> {
@@ -454,9 +484,9 @@ impl Live<'_> {
         Ok(Invocation {
             program,
             args,
-            home: scene.path().to_owned(),
+            home: scene.home.to_owned(),
             env: all_env,
-            cwd: cwd.unwrap_or_else(|| scene.cwd.clone()),
+            cwd: cwd.unwrap_or_else(|| scene.cwd.to_owned()),
             close_stdin,
             timeout: self.options.timeout,
         })
@@ -496,7 +526,7 @@ impl Live<'_> {
             .map_err(|e| vec![format!("cannot read {}: {e}", session.path.display())])?;
         let listed_before = self.listed_ids(&scene).map_err(|e| vec![e])?;
         let plan = self.plan(&scene, &session)?;
-        let invocation = self.invocation(&scene, plan, false)?;
+        let invocation = self.invocation(&scene.place(), plan, false)?;
         let outcome = self.launch(&invocation)?;
         let requests = scene.fake.requests();
 
@@ -509,13 +539,19 @@ impl Live<'_> {
             invocation.args,
             outcome.summary()
         )];
-        let mut failed = !self.first_turn_carries(&entry.transcript, &requests, &mut evidence);
+        let mut failed = false;
         let mut fail = |evidence: &mut Evidence, line: String| {
             failed = true;
             evidence.push(line);
         };
         if !outcome.succeeded() {
             fail(&mut evidence, "the CLI did not exit 0".into());
+        }
+        if !self.judge_request(&requests, &entry.transcript, &mut evidence) {
+            fail(
+                &mut evidence,
+                "the resumed request does not carry the transcript (above)".into(),
+            );
         }
 
         // The CLI appended to our session: same file, our bytes first, no other session.
@@ -559,7 +595,7 @@ impl Live<'_> {
         }
         // The continuation engine reads sessions a person went on with in the real CLI: our reader
         // must read what the CLI appended, our events first, then the prompt and the answer.
-        match self.reread(&scene, &session.id, &entry.transcript) {
+        match self.reread(&scene.root, &session.id, &entry.transcript) {
             Ok(line) => evidence.push(line),
             Err(line) => fail(&mut evidence, line),
         }
@@ -576,23 +612,19 @@ impl Live<'_> {
         }
     }
 
-    /// Whether the first model request among `requests` carries `transcript` plus the prompt,
-    /// as the recipe says the CLI sends it; the evidence says what was compared or what differs.
-    pub(crate) fn first_turn_carries(
+    /// Whether the first model request with the prompt carries `transcript` plus the prompt, as
+    /// the recipe expects the CLI to send it; the evidence says so either way.
+    pub(crate) fn judge_request(
         &self,
-        transcript: &Transcript,
         requests: &[LoggedRequest],
+        transcript: &Transcript,
         evidence: &mut Evidence,
     ) -> bool {
-        let mut carried = true;
-        let mut fail = |evidence: &mut Evidence, line: String| {
-            carried = false;
-            evidence.push(line);
-        };
         match self.first_turn(requests) {
             Err(why) => {
-                fail(evidence, why);
+                evidence.push(why);
                 evidence.push(format!("requests received: {}", describe(requests)));
+                false
             }
             Ok((request, history)) => {
                 let dialect = self.recipe.dialect;
@@ -609,34 +641,40 @@ impl Live<'_> {
                 let actual = aligned_request_view(&history, dialect, &whole, &self.recipe.injected);
                 evidence.extend(dialect.limit_notes());
                 match self.target.comparison().diff(&expected, &actual) {
-                    Ok(()) => evidence.push(format!(
-                        "request #{} ({} {}) carries the transcript plus the prompt: {} wire turns equal",
-                        request.seq,
-                        request.method,
-                        request.path,
-                        expected.events.len()
-                    )),
-                    Err(diff) => fail(
-                        evidence,
-                        format!(
+                    Ok(()) => {
+                        evidence.push(format!(
+                            "request #{} ({} {}) carries the transcript plus the prompt: {} wire turns equal",
+                            request.seq,
+                            request.method,
+                            request.path,
+                            expected.events.len()
+                        ));
+                        true
+                    }
+                    Err(diff) => {
+                        evidence.push(format!(
                             "request #{} differs from the transcript plus the prompt (left: \
                              transcript, right: request): {diff}",
                             request.seq
-                        ),
-                    ),
+                        ));
+                        false
+                    }
                 }
             }
         }
-
-        carried
     }
 
     /// Reads the resumed session back: `written` must be a prefix, followed by the prompt as a user
     /// turn and an assistant turn holding the fake provider's answer.
-    fn reread(&self, scene: &Scene, id: &str, written: &Transcript) -> Result<String, String> {
+    pub(crate) fn reread(
+        &self,
+        root: &StoreRoot,
+        id: &str,
+        written: &Transcript,
+    ) -> Result<String, String> {
         let read = self
             .plugin
-            .read_id(&scene.root, self.name(), id)
+            .read_id(root, self.name(), id)
             .map_err(|e| format!("the reader cannot read the session the CLI resumed: {e}"))?;
         let comparison = self.target.comparison();
         let covered = comparison.prefix_of(written, &read).map_err(|diff| {
@@ -735,7 +773,7 @@ impl Live<'_> {
                 found.path.display()
             )]);
         }
-        let invocation = self.invocation(&scene, plan, false)?;
+        let invocation = self.invocation(&scene.place(), plan, false)?;
         let outcome = self.launch(&invocation)?;
         let asked: Vec<_> = scene
             .fake

@@ -143,6 +143,7 @@ fn across_transcript_with(
                 prompt: "go on",
                 drop: &[],
                 lock_wait: Duration::from_secs(10),
+                into: None,
             },
         )
         .unwrap_or_else(|e| panic!("{} -> {target}: {e}", name));
@@ -483,6 +484,7 @@ fn a_codex_session_with_an_image_url_continues_in_claude_code_with_it_dropped() 
                 prompt: "go on",
                 drop,
                 lock_wait: Duration::from_secs(10),
+                into: None,
             },
         )
     };

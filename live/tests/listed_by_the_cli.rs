@@ -100,6 +100,7 @@ fn continued(
             prompt: "Continue.",
             drop: &[],
             lock_wait: Duration::from_secs(5),
+            into: None,
         },
     )
     .unwrap_or_else(|e| panic!("{target}: {e}"));

@@ -198,6 +198,7 @@ fn cell(source: &str, file: &Path, target: &str) -> Outcome {
                     prompt: "go on",
                     drop: &drop,
                     lock_wait: Duration::from_secs(10),
+                    into: None,
                 },
             );
             match continued {

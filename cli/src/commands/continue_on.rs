@@ -38,9 +38,16 @@ pub struct Args {
     /// with --exec, run that headless command instead of opening the interactive session.
     #[arg(long)]
     prompt: Option<String>,
-    /// The stable conversation name; default: the source target and its first event id.
+    /// The conversation's name; default: the one the source carries when handoff wrote it (an
+    /// episode of a conversation), else the source target and its first event id.
     #[arg(long)]
     locator: Option<String>,
+    /// Extend this session of the target (its native id), e.g. your own session the
+    /// conversation started in, instead of the conversation's episode there. Refused, with the
+    /// first difference, when it is not a prefix of the source. Without it your own sessions are
+    /// never modified.
+    #[arg(long, value_name = "ID")]
+    into: Option<String>,
     /// Continue without this kind of event or part, which the target would refuse (repeatable):
     /// image, image_url, thinking, thinking_signature, tool_call (takes its result with it),
     /// tool_result_image, compaction, author. Each dropped item is listed in the report; the
@@ -69,6 +76,7 @@ impl Args {
             prompt: None,
             locator: None,
             drop: Vec::new(),
+            into: None,
             exec: true,
             json: false,
         }
@@ -172,6 +180,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
             prompt: args.prompt.as_deref().unwrap_or(DEFAULT_PROMPT),
             drop: &args.drop,
             lock_wait: Duration::from_secs(30),
+            into: args.into.as_deref(),
         },
     )?;
     drop(progress);
@@ -193,9 +202,13 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
             "target": args.to,
             "plugin": used.as_ref().map(|l| json!({ "name": l.plugin, "source": l.source })),
             "locator": continued.locator,
+            "conversation": continued.locator,
+            "hop": continued.hop,
+            "source_known_by": continued.witness,
             "session": continued.session,
             "action": continued.action,
             "diverged_from": continued.diverged_from,
+            "diverged_at": continued.diverged_at,
             "recovered": continued.recovered,
             "dropped": continued.dropped,
             "plan": continued.plan,
@@ -254,6 +267,12 @@ fn print_summary(target: &str, c: &Continued, events: usize) -> Result<(), CliEr
         ),
     };
     outln!("{what} (read back and verified)")?;
+    outln!(
+        "  hop {} of conversation {} [{}]",
+        c.hop,
+        c.locator,
+        handoff_host::episodes::short_label(&c.locator)
+    )?;
     outln!("  {}", c.session.path.display())?;
     if !c.dropped.is_empty() {
         outln!(
@@ -271,8 +290,23 @@ fn print_summary(target: &str, c: &Continued, events: usize) -> Result<(), CliEr
         }
     }
     if let Some(old) = &c.diverged_from {
+        let at = c
+            .diverged_at
+            .as_ref()
+            .map(|d| {
+                format!(
+                    " at its event {}{} ({})",
+                    d.index,
+                    d.event_id
+                        .as_deref()
+                        .map(|id| format!(" {id}"))
+                        .unwrap_or_default(),
+                    d.field
+                )
+            })
+            .unwrap_or_default();
         outln!(
-            "  (session {} of this conversation had diverged and was left as it was)",
+            "  (episode {} of this conversation had diverged{at} and was left as it was)",
             old.id
         )?;
     }

@@ -6,10 +6,17 @@
 //! time); the event count needs a full read, so it is counted here, exactly (the plugin's reader
 //! streams the session), for the sessions shown only: `--limit` (default 20) keeps a store of
 //! thousands of sessions fast to list.
+//!
+//! Each session shows the conversation it belongs to (issue 26): an episode handoff wrote
+//! carries its conversation (the store root's sealed ledger, else the session's marker); any
+//! other session starts its own (`<target>:<first event id>`). The column is a short label of
+//! the conversation (the same on every target's listing) and the episode's hop; `--json` gives
+//! the conversation whole.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use handoff_host::episodes::{self, Episode};
 use handoff_host::{Plugin, SessionInfo, StoreRoot};
 
 use crate::catalog::Catalog;
@@ -48,20 +55,29 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     } else {
         args.limit
     };
-    let mut sessions: Vec<SessionInfo> = plugin
+    let sessions: Vec<SessionInfo> = plugin
         .reader()
         .list(&root, &args.target)?
         .into_iter()
         .filter(|s| cwd.as_ref().is_none_or(|c| c.matches(s)))
         .take(limit)
         .collect();
-    for session in &mut sessions {
-        count_events(plugin.as_ref(), &root, session);
+    let ledger = episodes::all(&root, &catalog.seal()?);
+    let mut listed = Vec::with_capacity(sessions.len());
+    for mut session in sessions {
+        let first = count_events(plugin.as_ref(), &root, &mut session);
+        let (conversation, hop) = conversation_of(&ledger, &session, first.as_deref());
+        listed.push(Listed {
+            session,
+            conversation,
+            hop,
+        });
     }
     if args.json {
-        output::json(&sessions)?;
+        output::json(&listed)?;
         return Ok(ExitCode::SUCCESS);
     }
+    let sessions: Vec<SessionInfo> = listed.iter().map(|l| l.session.clone()).collect();
     if sessions.is_empty() {
         output::note(format_args!(
             "no {} sessions under {}{}",
@@ -71,12 +87,13 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
                 .unwrap_or_default()
         ));
     }
-    for s in &sessions {
+    for (s, l) in sessions.iter().zip(&listed) {
         outln!(
-            "{}  {}  {:>6}  {}  {}",
+            "{}  {}  {:>6}  {}  {}  {}",
             s.session.id,
             updated(s.updated_ms),
             s.events.map_or("?".to_owned(), |n| n.to_string()),
+            conversation_column(l),
             s.cwd.as_deref().unwrap_or("-"),
             one_line(s.title.as_deref().unwrap_or("")),
         )?;
@@ -106,7 +123,7 @@ pub fn newest_of_dir(
                 root.path().display()
             ))
         })?;
-    count_events(plugin, root, &mut newest);
+    let _ = count_events(plugin, root, &mut newest);
     Ok(newest)
 }
 
@@ -128,18 +145,76 @@ pub fn describe(s: &SessionInfo) -> String {
     line
 }
 
-/// Counts `session`'s events with the plugin's streaming reader; a session it cannot read keeps
-/// no count (the listing still shows it).
-pub(crate) fn count_events(plugin: &dyn Plugin, root: &StoreRoot, session: &mut SessionInfo) {
-    let mut events = 0u64;
-    let read = plugin.reader().read_each(root, &session.session, &mut |_| {
-        events += 1;
-        true
+/// A listed session with its conversation.
+#[derive(serde::Serialize)]
+struct Listed {
+    #[serde(flatten)]
+    session: SessionInfo,
+    /// The conversation it belongs to (`None`: it could not be read, and handoff did not write it).
+    conversation: Option<String>,
+    /// The hop that last wrote it (0: the conversation's origin, a session handoff did not write).
+    hop: u32,
+}
+
+/// The conversation of a listed session: the ledger's, else its marker's, else the one it starts.
+fn conversation_of(
+    ledger: &std::collections::BTreeMap<String, Vec<Episode>>,
+    session: &SessionInfo,
+    first_event: Option<&str>,
+) -> (Option<String>, u32) {
+    let recorded = ledger.iter().find_map(|(conversation, episodes)| {
+        episodes
+            .iter()
+            .find(|e| e.target == session.session.target && e.session == session.session.id)
+            .map(|e| (conversation, e.hop))
     });
+    match (recorded, &session.locator) {
+        // The ledger and the marker disagree: the marker wins (see `handoff_host::episodes`).
+        (Some((conversation, hop)), marker)
+            if marker.as_ref().is_none_or(|m| m == conversation) =>
+        {
+            (Some(conversation.clone()), hop)
+        }
+        (_, Some(marker)) => (Some(marker.clone()), 0),
+        _ => (
+            first_event.map(|id| episodes::origin(&session.session.target, id)),
+            0,
+        ),
+    }
+}
+
+/// The conversation column: its short label, and the hop of an episode (`origin` otherwise).
+fn conversation_column(listed: &Listed) -> String {
+    match &listed.conversation {
+        None => format!("{:<17}", "-"),
+        Some(c) if listed.hop == 0 => format!("{} origin  ", episodes::short_label(c)),
+        Some(c) => format!("{} hop {:<3}", episodes::short_label(c), listed.hop),
+    }
+}
+
+/// Counts `session`'s events with the plugin's streaming reader, and returns the id of its first;
+/// a session it cannot read keeps no count (the listing still shows it).
+pub(crate) fn count_events(
+    plugin: &dyn Plugin,
+    root: &StoreRoot,
+    session: &mut SessionInfo,
+) -> Option<String> {
+    let mut events = 0u64;
+    let mut first = None;
+    let read = plugin
+        .reader()
+        .read_each(root, &session.session, &mut |event| {
+            if first.is_none() {
+                first = Some(event.id);
+            }
+            events += 1;
+            true
+        });
     match read {
         Ok(()) => session.events = Some(events),
         Err(e) => tracing::warn!("cannot count the events of {}: {e}", session.session.id),
     }
+    first
 }
 
 /// A working directory as the CLIs record it: the absolute path as given, or its physical path

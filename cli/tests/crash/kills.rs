@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use handoff_host::Transcript;
+use handoff_host::{Plugin, Transcript};
 
 use crate::support::*;
 
@@ -19,6 +19,9 @@ struct Large {
     whole: Transcript,
     prefix_source: PathBuf,
     whole_source: PathBuf,
+    /// The prefix's session, grown in place to the whole conversation (as Claude Code grows a
+    /// session the person goes on with): one conversation with the prefix, by its first event.
+    grown_source: PathBuf,
 }
 
 fn large() -> Large {
@@ -28,12 +31,34 @@ fn large() -> Large {
     prefix.events.truncate(whole.events.len() * 6 / 10);
     let prefix_source = claude_source(&scratch.path("claude-prefix"), &prefix);
     let whole_source = claude_source(&scratch.path("claude-whole"), &whole);
+    let grown_root = scratch.path("claude-grown");
+    copy_tree(&scratch.path("claude-prefix"), &grown_root);
+    let grown_source = grown_root.join(
+        prefix_source
+            .strip_prefix(scratch.path("claude-prefix"))
+            .unwrap(),
+    );
+    let root = handoff_host::StoreRoot::new(&grown_root).unwrap();
+    let session = handoff_host::SessionRef {
+        target: "claude-code".into(),
+        id: grown_source
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned(),
+        path: grown_source.clone(),
+    };
+    handoff_claude::ClaudePlugin
+        .writer()
+        .append(&root, &session, &whole.events[prefix.events.len()..])
+        .expect("grow the prefix's session");
     let whole = read_source(&whole_source);
     Large {
         scratch,
         whole,
         prefix_source,
         whole_source,
+        grown_source,
     }
 }
 
@@ -100,6 +125,8 @@ fn assert_clean(root: &Path, scratch: &Scratch, context: &str) {
     assert!(left.is_empty(), "{context}: left behind: {left:#?}");
 }
 
+/// The append goes into the conversation's reused Codex episode, found as `handoff continue`
+/// finds it (no locator: the source's conversation, then the episode by content).
 #[test]
 fn killed_appends_leave_the_old_or_the_complete_bytes_and_a_rerun_keeps_the_id() {
     let shared = shared();
@@ -107,7 +134,7 @@ fn killed_appends_leave_the_old_or_the_complete_bytes_and_a_rerun_keeps_the_id()
     let s = &large.scratch;
     let base = s.path("base");
     let first = continued(
-        &continue_cmd(&shared.config, &s.tmp(), &large.prefix_source, &base)
+        &continue_found_cmd(&shared.config, &s.tmp(), &large.prefix_source, &base)
             .output()
             .unwrap(),
     );
@@ -118,10 +145,10 @@ fn killed_appends_leave_the_old_or_the_complete_bytes_and_a_rerun_keeps_the_id()
 
     let reference = s.path("reference");
     copy_tree(&base, &reference);
-    let (phases, total, out) = phase_times(continue_cmd(
+    let (phases, total, out) = phase_times(continue_found_cmd(
         &shared.config,
         &s.tmp(),
-        &large.whole_source,
+        &large.grown_source,
         &reference,
     ));
     let done = continued(&out);
@@ -137,7 +164,7 @@ fn killed_appends_leave_the_old_or_the_complete_bytes_and_a_rerun_keeps_the_id()
         let root = s.path(&format!("append-{i}"));
         copy_tree(&base, &root);
         let killed = kill_at(
-            continue_cmd(&shared.config, &s.tmp(), &large.whole_source, &root),
+            continue_found_cmd(&shared.config, &s.tmp(), &large.grown_source, &root),
             &phase,
             after,
         );
@@ -175,7 +202,7 @@ fn killed_appends_leave_the_old_or_the_complete_bytes_and_a_rerun_keeps_the_id()
             rolled_back_after_journal += 1;
         }
         let again = continued(
-            &continue_cmd(&shared.config, &s.tmp(), &large.whole_source, &root)
+            &continue_found_cmd(&shared.config, &s.tmp(), &large.grown_source, &root)
                 .output()
                 .unwrap(),
         );

@@ -195,7 +195,10 @@ fn a_full_disk_fails_naming_the_path_and_leaves_session_and_space_as_they_were()
     assert!(left.is_empty(), "{left:#?}");
     let mut files = Vec::new();
     walk(&fresh, &mut |p| {
-        if p.is_file() && p.strip_prefix(fresh.join(".handoff/locks")).is_err() {
+        if p.is_file()
+            && p.strip_prefix(fresh.join(".handoff/locks")).is_err()
+            && p.strip_prefix(fresh.join(".handoff/episodes")).is_err()
+        {
             files.push(p.to_owned());
         }
     });
@@ -313,6 +316,7 @@ fn request<'a>(transcript: &'a Transcript, root: &'a StoreRoot) -> ContinueReque
         prompt: "go on",
         drop: &[],
         lock_wait: Duration::from_secs(5),
+        into: None,
     }
 }
 

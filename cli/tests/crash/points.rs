@@ -228,6 +228,7 @@ fn crash_child() {
             prompt: "go on",
             drop: &[],
             lock_wait: Duration::from_secs(10),
+            into: None,
         },
     );
     panic!("the crash point {point} was never reached: {result:?}");

@@ -104,6 +104,20 @@ pub fn continue_cmd(config: &Path, tmp: &Path, source: &Path, root: &Path) -> Co
     command
 }
 
+/// `continue --from claude-code:SOURCE --to codex` into `root` as a person runs it: no locator,
+/// so the engine finds the source's conversation (its origin's first event, or the episode
+/// ledger) and the conversation's Codex episode by content.
+pub fn continue_found_cmd(config: &Path, tmp: &Path, source: &Path, root: &Path) -> Command {
+    let mut command = handoff(config, tmp);
+    command
+        .args(["continue", "--to", "codex", "--json"])
+        .arg("--from")
+        .arg(format!("claude-code:{}", source.display()))
+        .arg("--store-root")
+        .arg(root);
+    command
+}
+
 /// The JSON a successful `continue --json` printed.
 pub fn continued(out: &Output) -> serde_json::Value {
     assert!(
@@ -195,7 +209,10 @@ pub fn leftovers(root: &Path, tmp: &Path, certificates: &Path) -> Vec<String> {
         let under_handoff = p
             .strip_prefix(root)
             .is_ok_and(|r| r.starts_with(".handoff"));
-        let bookkeeping = under_handoff && p.strip_prefix(root.join(".handoff/locks")).is_ok();
+        let bookkeeping = under_handoff
+            && (p.strip_prefix(root.join(".handoff/locks")).is_ok()
+                || is_ledger_of_existing_sessions(root, p)
+                || is_owned_copy_of_an_existing_rollout(root, p));
         if name.starts_with(".handoff-tmp-") || (under_handoff && !bookkeeping) {
             found.push(p.display().to_string());
         }
@@ -210,6 +227,49 @@ pub fn leftovers(root: &Path, tmp: &Path, certificates: &Path) -> Vec<String> {
     found.sort();
     found.dedup();
     found
+}
+
+/// Whether `path` is an episode ledger (`.handoff/episodes/<key>.json`, kept across runs like
+/// the locks) every entry of which names a session that exists: a killed run must never leave
+/// the ledger naming a session it did not commit.
+fn is_ledger_of_existing_sessions(root: &Path, path: &Path) -> bool {
+    if path.parent() != Some(&root.join(".handoff/episodes"))
+        || path.extension().is_none_or(|e| e != "json")
+    {
+        return false;
+    }
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    let Ok(ledger) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return false;
+    };
+    let resolved = std::fs::canonicalize(root).unwrap();
+    ledger["episodes"].as_array().is_some_and(|episodes| {
+        episodes.iter().all(|e| {
+            e["path"]
+                .as_str()
+                .is_some_and(|rel| resolved.join(rel).is_file())
+        })
+    })
+}
+
+/// Whether `path` is the Codex plugin's copy of a rollout's marker
+/// (`.handoff/owned/codex/<thread id>.json`) whose rollout exists: it goes with its rollout.
+fn is_owned_copy_of_an_existing_rollout(root: &Path, path: &Path) -> bool {
+    if path.parent() != Some(&root.join(".handoff/owned/codex")) {
+        return false;
+    }
+    let Some(id) = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_suffix(".json"))
+    else {
+        return false;
+    };
+    rollouts(root)
+        .iter()
+        .any(|r| r.to_string_lossy().ends_with(&format!("-{id}.jsonl")))
 }
 
 /// What became of a run that was killed (or had finished first).

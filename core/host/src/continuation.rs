@@ -26,6 +26,7 @@ use batches::read_back;
 use source::{drop_and_check, SourceStream};
 use written::{ReadWritten, WriteWatch};
 
+use crate::episodes::{self, Episode, Witness};
 use crate::journal::{Conversation, Journal};
 use crate::seal::Seal;
 use handoff_capability::{CreateOptions, EventStream, Plugin, PluginError, ResumePlan, SessionRef};
@@ -57,8 +58,10 @@ impl<'a> From<&'a Transcript> for Source<'a> {
 pub struct ContinueRequest<'a> {
     /// The whole conversation.
     pub source: Source<'a>,
-    /// A stable name for the conversation (the same on every continuation of it). `None`, for a
-    /// [`Source::File`]: `<source target>:<its first event's id>`.
+    /// A stable name for the conversation (the same on every continuation of it, on every
+    /// target). `None`, for a [`Source::File`]: the source's own conversation
+    /// ([`crate::episodes::identify_source`]: an episode handoff wrote carries its
+    /// conversation on), else the source starts one: `<source target>:<its first event's id>`.
     pub locator: Option<&'a str>,
     /// The target name.
     pub target: &'a str,
@@ -77,6 +80,10 @@ pub struct ContinueRequest<'a> {
     pub drop: &'a [Feature],
     /// How long to wait for another continuation of the same conversation to finish.
     pub lock_wait: Duration,
+    /// Extend this session of the target (by its native id) instead of the conversation's
+    /// episode: the user's own session, which is never touched otherwise. Refused, with the
+    /// first difference, when it is not a prefix of the source.
+    pub into: Option<&'a str>,
 }
 
 /// What the engine did.
@@ -103,11 +110,17 @@ pub struct Continued {
     pub action: Action,
     /// A session of this conversation that had diverged and was left as it was, if any.
     pub diverged_from: Option<SessionRef>,
+    /// Where it diverged: the first event of it that differs from the source.
+    pub diverged_at: Option<DivergedAt>,
+    /// Which hop of the conversation this is (the origin is hop 0; the first continuation 1).
+    pub hop: u32,
+    /// How the source's conversation was known (`None`: the request named it).
+    pub witness: Option<Witness>,
     /// How to resume it.
     pub plan: ResumePlan,
     /// What this run rolled back first: writes of killed runs it found in the store root.
     pub recovered: Vec<Recovered>,
-    /// The conversation's locator (given, or made from the source's first event).
+    /// The conversation (given, carried by the source episode, or the source's origin).
     pub locator: String,
     /// How many events the session holds (the source's, less those dropped whole).
     pub events: usize,
@@ -115,6 +128,27 @@ pub struct Continued {
     /// the session holds the source minus these (a later continuation of the conversation
     /// reuses it only when asked to drop the same).
     pub dropped: Vec<Dropped>,
+}
+
+/// The first event of an episode that differs from the source.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct DivergedAt {
+    /// Its index (in the episode, as the comparison counts).
+    pub index: usize,
+    /// The episode's event there, if it has one.
+    pub event_id: Option<String>,
+    /// What differs.
+    pub field: String,
+}
+
+impl From<&Difference> for DivergedAt {
+    fn from(diff: &Difference) -> Self {
+        DivergedAt {
+            index: diff.index,
+            event_id: diff.left_id.clone(),
+            field: diff.field.clone(),
+        }
+    }
 }
 
 /// Why a continuation failed. Nothing it wrote is left behind.
@@ -154,6 +188,18 @@ pub enum ContinueError {
     /// A kind was asked to be dropped that cannot be.
     #[error(transparent)]
     NotDroppable(#[from] NotDroppable),
+    /// `--into`: the named session is not a prefix of the source; nothing was written.
+    #[error(
+        "{target} session {id} is not a prefix of the source, so it cannot be extended: {diff}"
+    )]
+    NotAPrefix {
+        /// The target.
+        target: String,
+        /// The session asked for.
+        id: String,
+        /// The first difference (left: the session, right: the source).
+        diff: Box<Difference>,
+    },
     /// Another continuation of the same conversation holds the lock.
     #[error("another continuation of {locator} is running on {target}; try again when it ends ({detail})")]
     Busy {
@@ -201,7 +247,7 @@ pub fn continue_conversation(
                 )
             })?;
             let cwd = request.cwd.clone().or_else(|| transcript.cwd.clone());
-            let run = Run::new(plugin, request, &comparison, locator, cwd)?;
+            let run = Run::new(plugin, request, &comparison, locator, cwd, 0, None)?;
             let mut continued = run.continue_held(transcript)?;
             continued.dropped = filter.take_dropped();
             Ok(continued)
@@ -214,10 +260,20 @@ pub fn continue_conversation(
             std::thread::scope(|scope| {
                 let mut stream =
                     SourceStream::start(scope, file, target, &comparison, cwd.clone(), filter);
-                let locator = match request.locator {
-                    Some(locator) => locator.to_owned(),
+                let (locator, source_hop, witness) = match request.locator {
+                    Some(locator) => (locator.to_owned(), 0, None),
                     None => match stream.first()? {
-                        Some(first) => format!("{}:{}", file.target, first.id),
+                        Some(first) => {
+                            let identity = episodes::identify_source(
+                                request.seal,
+                                file.target,
+                                file.path,
+                                &first.id,
+                            );
+                            tracing::debug!(conversation = %identity.conversation, witness = ?identity.witness, "the source's conversation");
+                            stream.restore_errors(identity.errors);
+                            (identity.conversation, identity.hop, Some(identity.witness))
+                        }
                         None => {
                             return Err(PluginError::InvalidTranscript(format!(
                                 "{}: the source session has no events",
@@ -227,7 +283,15 @@ pub fn continue_conversation(
                         }
                     },
                 };
-                let run = Run::new(plugin, request, &comparison, locator, cwd)?;
+                let run = Run::new(
+                    plugin,
+                    request,
+                    &comparison,
+                    locator,
+                    cwd,
+                    source_hop,
+                    witness,
+                )?;
                 let mut continued = run.continue_streamed(&mut stream)?;
                 continued.dropped = stream.take_dropped();
                 Ok(continued)
@@ -247,6 +311,14 @@ struct Run<'a> {
     key: String,
     _lock: Lock,
     recovered: Vec<Recovered>,
+    /// The hop that last wrote the source (0: an origin).
+    source_hop: u32,
+    witness: Option<Witness>,
+    /// The conversation's episodes on this target the ledger records (newest first).
+    recorded: Vec<Episode>,
+    /// The id of the session's first event as its reader read it (the verify's read, or the
+    /// episode found whole), for the ledger: never read again for it.
+    first_read: std::cell::RefCell<Option<String>>,
 }
 
 impl<'a> Run<'a> {
@@ -257,6 +329,8 @@ impl<'a> Run<'a> {
         comparison: &'a Comparison,
         locator: String,
         cwd: Option<String>,
+        source_hop: u32,
+        witness: Option<Witness>,
     ) -> Result<Self, ContinueError> {
         // The one check of the cwd, the request's or the source's, before anything is locked.
         if let Some(cwd) = &cwd {
@@ -279,6 +353,10 @@ impl<'a> Run<'a> {
         // Before anything else: roll back what killed runs left in this store root.
         let recovered =
             recovery::recover_holding(request.root, request.seal, &[plugin], Some(&key))?;
+        let recorded = episodes::of_conversation(request.root, request.seal, &locator)
+            .into_iter()
+            .filter(|e| e.target == request.target)
+            .collect();
         Ok(Run {
             plugin,
             request,
@@ -288,6 +366,10 @@ impl<'a> Run<'a> {
             key,
             _lock: lock,
             recovered,
+            source_hop,
+            witness,
+            recorded,
+            first_read: std::cell::RefCell::new(None),
         })
     }
 
@@ -302,51 +384,144 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// The newest session of this conversation on the target, if any.
-    fn existing(&self) -> Result<Option<SessionRef>, ContinueError> {
+    /// The sessions this run may extend, newest first: with `into`, that session alone; else
+    /// the conversation's episodes on the target — those the sealed ledger records (unless the
+    /// file's marker names another conversation: then the marker wins, and the entry is
+    /// forgotten), else the newest the plugin finds by its marker. The user's own sessions are
+    /// never among them.
+    fn episodes(&self) -> Result<Candidates, ContinueError> {
         let request = self.request;
-        Ok(self
-            .plugin
-            .reader()
-            .find_owned(request.root, request.target, &self.locator)?)
+        let (root, target) = (request.root, request.target);
+        if let Some(id) = request.into {
+            let session = self.plugin.resumer().resolve(root, target, id)?;
+            return Ok(Candidates {
+                sessions: vec![session],
+                ..Candidates::default()
+            });
+        }
+        let mut found = Candidates::default();
+        for episode in self.recorded.iter().filter(|e| !e.into) {
+            let session = match self
+                .plugin
+                .resumer()
+                .resolve(root, target, &episode.session)
+            {
+                Ok(session) => session,
+                Err(e) => {
+                    tracing::debug!(id = %episode.session, error = %e, "a recorded episode is gone");
+                    found.stale.push(episode.session.clone());
+                    continue;
+                }
+            };
+            match episodes::marker_in_head(&session.path).and_then(|m| m.locator) {
+                Some(other) if other != self.locator => {
+                    tracing::warn!(id = %session.id, ledger = %self.locator, marker = %other,
+                        "the ledger and the session's marker name different conversations; the marker wins");
+                    found.stale.push(episode.session.clone());
+                }
+                _ => {
+                    if !episode.errors.is_empty() {
+                        found
+                            .errors
+                            .insert(session.id.clone(), episode.errors.clone());
+                    }
+                    found.sessions.push(session)
+                }
+            }
+        }
+        // The marker alone only when the ledger knows no episode here: a CLI that copies a
+        // session natively (a fork) copies the marker too, and that copy is the person's session.
+        if found.sessions.is_empty() {
+            if let Some(session) = self
+                .plugin
+                .reader()
+                .find_owned(root, target, &self.locator)?
+            {
+                found.sessions.push(session);
+            }
+        }
+        Ok(found)
     }
 
-    /// Continues a held transcript: appends to the existing session when it is a prefix, else
-    /// creates one.
+    /// Continues a held transcript: appends to the first episode that is a prefix of it (or
+    /// finds one whole), else creates one, naming the newest that diverged.
     fn continue_held(self, transcript: &Transcript) -> Result<Continued, ContinueError> {
-        let mut diverged_from = None;
-        if let Some(session) = self.existing()? {
-            match self.plugin.reader().read(self.request.root, &session) {
+        let candidates = self.episodes()?;
+        let mut diverged: Option<(SessionRef, DivergedAt)> = None;
+        let events = transcript.events.len();
+        for session in candidates.sessions.iter().cloned() {
+            let restored = candidates.errors_of(&session);
+            let read = self
+                .plugin
+                .reader()
+                .read(self.request.root, &session)
+                .map(|mut current| {
+                    for event in &mut current.events {
+                        episodes::restore_error_flag(event, restored);
+                    }
+                    current
+                });
+            match read {
                 Ok(current) => match self.comparison.prefix_of(&current, transcript) {
-                    Ok(covered) if covered == transcript.events.len() => {
+                    Ok(covered) if covered == events => {
+                        *self.first_read.borrow_mut() =
+                            current.events.first().map(|e| e.id.clone());
                         return self.finish(
                             session,
                             Action::Unchanged,
                             None,
-                            transcript.events.len(),
+                            events,
+                            &candidates,
+                            episodes::failed_calls(&transcript.events),
                         );
                     }
                     Ok(covered) => {
                         let suffix = &transcript.events[covered..];
-                        self.append_verified(&session, transcript, suffix)?;
+                        self.append_verified(&session, transcript, suffix, restored)?;
                         let action = Action::Appended {
                             events: suffix.len(),
                         };
-                        return self.finish(session, action, None, transcript.events.len());
+                        return self.finish(
+                            session,
+                            action,
+                            None,
+                            events,
+                            &candidates,
+                            episodes::failed_calls(&transcript.events),
+                        );
                     }
                     Err(diff) => {
-                        tracing::info!(id = %session.id, %diff, "the existing session diverged; creating a new one");
-                        diverged_from = Some(session);
+                        if self.request.into.is_some() {
+                            return Err(ContinueError::NotAPrefix {
+                                target: self.request.target.to_owned(),
+                                id: session.id.clone(),
+                                diff,
+                            });
+                        }
+                        tracing::info!(id = %session.id, %diff, "the episode diverged");
+                        if diverged.is_none() {
+                            diverged = Some((session, DivergedAt::from(&*diff)));
+                        }
                     }
                 },
                 Err(e) => {
-                    tracing::warn!(id = %session.id, error = %e, "the existing session cannot be read; creating a new one");
-                    diverged_from = Some(session);
+                    if self.request.into.is_some() {
+                        return Err(e.into());
+                    }
+                    tracing::warn!(id = %session.id, error = %e, "the episode cannot be read; it counts as diverged");
+                    if diverged.is_none() {
+                        let at = DivergedAt {
+                            index: 0,
+                            event_id: None,
+                            field: format!("(it cannot be read: {e})"),
+                        };
+                        diverged = Some((session, at));
+                    }
                 }
             }
         }
         let session = self.create_verified(
-            diverged_from.as_ref(),
+            diverged.as_ref().map(|(s, _)| s),
             |options| {
                 self.plugin.writer().create(
                     self.request.root,
@@ -355,20 +530,23 @@ impl<'a> Run<'a> {
                     options,
                 )
             },
-            |session| self.verify_held(session, transcript, "the new session was removed"),
+            |session| self.verify_held(session, transcript, "the new session was removed", &[]),
         )?;
         self.finish(
             session,
             Action::Created,
-            diverged_from,
-            transcript.events.len(),
+            diverged,
+            events,
+            &candidates,
+            episodes::failed_calls(&transcript.events),
         )
     }
 
     /// Continues a streamed source: a new session is written as the source is read; an existing
     /// session of the conversation needs the source whole (to compare, then append).
     fn continue_streamed(self, stream: &mut SourceStream<'_>) -> Result<Continued, ContinueError> {
-        if self.existing()?.is_some() {
+        let candidates = self.episodes()?;
+        if !candidates.sessions.is_empty() {
             let transcript = stream.whole()?;
             return self.continue_held(transcript);
         }
@@ -393,7 +571,8 @@ impl<'a> Run<'a> {
         })?;
         let stream = stream.into_inner();
         let events = stream.events();
-        self.finish(session, Action::Created, None, events)
+        let failed = stream.failed_calls();
+        self.finish(session, Action::Created, None, events, &candidates, failed)
     }
 
     /// The plugin's streamed create of a new session, its file watched (`written`).
@@ -431,14 +610,15 @@ impl<'a> Run<'a> {
     ) -> Result<(), ContinueError> {
         let undo = "the new session was removed";
         if let Some(transcript) = stream.held() {
-            return self.verify_held(session, transcript, undo);
+            return self.verify_held(session, transcript, undo, &[]);
         }
         match read {
-            Ok(ReadWritten::Read(prints)) if prints == stream.fingerprints() => {
+            Ok(ReadWritten::Read(prints, first)) if prints == stream.fingerprints() => {
                 tracing::debug!(phase = "verified", "read back as it was written");
+                *self.first_read.borrow_mut() = first;
                 return Ok(());
             }
-            Ok(ReadWritten::Read(_)) => {
+            Ok(ReadWritten::Read(..)) => {
                 tracing::warn!("the session read as it was written differs; reading it again whole")
             }
             Ok(ReadWritten::NotRead(why)) => {
@@ -453,23 +633,79 @@ impl<'a> Run<'a> {
         self,
         session: SessionRef,
         action: Action,
-        diverged_from: Option<SessionRef>,
+        diverged: Option<(SessionRef, DivergedAt)>,
         events: usize,
+        candidates: &Candidates,
+        failed: Vec<String>,
     ) -> Result<Continued, ContinueError> {
         let plan = self
             .plugin
             .resumer()
             .plan(self.request.root, &session, self.request.prompt)?;
+        let hop = self.record(&session, &action, events, candidates, failed);
+        let (diverged_from, diverged_at) = diverged.unzip();
         Ok(Continued {
             session,
             action,
             diverged_from,
+            diverged_at,
+            hop,
+            witness: self.witness,
             plan,
             recovered: self.recovered,
             locator: self.locator,
             events,
             dropped: Vec::new(),
         })
+    }
+
+    /// Records the session as the conversation's episode on this target in the ledger, and
+    /// returns this hop's number: one more than any hop the source or the target's episodes
+    /// recorded (an unchanged episode keeps its own). A ledger that cannot be written is named in
+    /// a warning: the session is verified and committed, and its marker still names the
+    /// conversation.
+    fn record(
+        &self,
+        session: &SessionRef,
+        action: &Action,
+        events: usize,
+        candidates: &Candidates,
+        failed: Vec<String>,
+    ) -> u32 {
+        let request = self.request;
+        let previous = self.recorded.iter().find(|e| e.session == session.id);
+        let newest = self.recorded.iter().map(|e| e.hop).max().unwrap_or(0);
+        let hop = match (action, previous) {
+            (Action::Unchanged, Some(episode)) => episode.hop,
+            _ => self.source_hop.max(newest) + 1,
+        };
+        let Some(path) = episodes::relative_path(request.root, &session.path) else {
+            tracing::warn!(path = %session.path.display(), "the session is not inside the store root; not recorded as an episode");
+            return hop;
+        };
+        let first_event = self.first_read.borrow_mut().take();
+        let episode = Episode {
+            target: request.target.to_owned(),
+            session: session.id.clone(),
+            path,
+            first_event,
+            hop,
+            events,
+            updated_ms: chrono::Utc::now().timestamp_millis(),
+            into: request.into.is_some(),
+            errors: failed,
+        };
+        if let Err(e) = episodes::record(
+            request.root,
+            request.seal,
+            &self.locator,
+            &self.key,
+            episode,
+            &candidates.stale,
+        ) {
+            tracing::warn!(root = %request.root.path().display(), error = %e, "cannot record the episode in the ledger");
+        }
+        hop
     }
 
     /// Creates the session under a journal with `write`, checks it with `verify`, and removes it
@@ -534,6 +770,7 @@ impl<'a> Run<'a> {
         session: &SessionRef,
         transcript: &Transcript,
         suffix: &[handoff_transcript::Event],
+        restored: &[String],
     ) -> Result<(), ContinueError> {
         let request = self.request;
         let root = request.root;
@@ -551,6 +788,7 @@ impl<'a> Run<'a> {
                     session,
                     transcript,
                     "the session's previous bytes were restored",
+                    restored,
                 )
             });
         match outcome {
@@ -581,12 +819,19 @@ impl<'a> Run<'a> {
         session: &SessionRef,
         transcript: &Transcript,
         undo: &str,
+        restored: &[String],
     ) -> Result<(), ContinueError> {
         let request = self.request;
         let mut verifier = self.comparison.verifier(transcript);
-        read_back(self.plugin.reader(), request.root, session, |event| {
+        let mut first = None;
+        read_back(self.plugin.reader(), request.root, session, |mut event| {
+            if first.is_none() {
+                first = Some(event.id.clone());
+            }
+            episodes::restore_error_flag(&mut event, restored);
             verifier.push(&event)
         })?;
+        *self.first_read.borrow_mut() = first;
         tracing::debug!(phase = "verified", "read back");
         verifier
             .finish()
@@ -607,7 +852,11 @@ impl<'a> Run<'a> {
         let mut fingerprinter = Fingerprinter::new(self.comparison);
         let mut compared = 0;
         let mut differs = false;
+        let mut first = None;
         read_back(self.plugin.reader(), request.root, session, |event| {
+            if first.is_none() {
+                first = Some(event.id.clone());
+            }
             if let Some(fingerprint) = fingerprinter.push(&event) {
                 differs = expected.get(compared) != Some(&fingerprint);
                 compared += 1;
@@ -616,6 +865,7 @@ impl<'a> Run<'a> {
         })?;
         tracing::debug!(phase = "verified", "read back");
         if !differs && compared == expected.len() {
+            *self.first_read.borrow_mut() = first;
             return Ok(());
         }
         let at = if differs { compared - 1 } else { compared };
@@ -624,7 +874,7 @@ impl<'a> Run<'a> {
             "the session read back differs from what was written; locating the difference"
         );
         let source = stream.read_again()?;
-        let located = self.verify_held(session, &source, undo);
+        let located = self.verify_held(session, &source, undo, &[]);
         Err(match located {
             Err(e) => e,
             // The source changed since it was streamed: say where the fingerprints differ.
@@ -651,6 +901,22 @@ impl<'a> Run<'a> {
             diff,
             undo: undo.to_owned(),
         }
+    }
+}
+
+/// The sessions a run may extend, and the ledger's entries found stale.
+#[derive(Default)]
+struct Candidates {
+    sessions: Vec<SessionRef>,
+    /// The failed calls the ledger recorded for each session (by id), put back as it is read.
+    errors: std::collections::HashMap<String, Vec<String>>,
+    /// Recorded episodes that are gone or whose marker names another conversation.
+    stale: Vec<String>,
+}
+
+impl Candidates {
+    fn errors_of(&self, session: &SessionRef) -> &[String] {
+        self.errors.get(&session.id).map_or(&[], Vec::as_slice)
     }
 }
 

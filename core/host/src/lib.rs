@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 pub mod continuation;
+pub mod episodes;
 pub mod installed;
 pub mod journal;
 pub mod loader;

@@ -31,6 +31,8 @@ pub enum Purpose {
     Journal,
     /// A conformance certificate.
     Certificate,
+    /// A store root's record of the episodes handoff wrote there ([`crate::episodes`]).
+    Episodes,
 }
 
 impl Purpose {
@@ -38,6 +40,7 @@ impl Purpose {
         match self {
             Purpose::Journal => b"handoff.journal",
             Purpose::Certificate => b"handoff.certificate",
+            Purpose::Episodes => b"handoff.episodes",
         }
     }
 }

@@ -138,6 +138,7 @@ fn continue_on(registry: &Registry, c: &Continuation) -> Result<String, (u8, Str
             prompt: &c.prompt,
             drop: &[],
             lock_wait: Duration::from_secs(10),
+            into: None,
         },
     )
     .map_err(|e| (1, e.to_string()))?;

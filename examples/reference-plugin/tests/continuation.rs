@@ -26,6 +26,7 @@ fn request<'a>(t: &'a Transcript, root: &'a StoreRoot) -> ContinueRequest<'a> {
         prompt: "go on",
         drop: &[],
         lock_wait: Duration::from_secs(10),
+        into: None,
     }
 }
 

@@ -42,6 +42,7 @@ fn request<'a>(reader: &'a dyn Reader, path: &'a Path, root: &'a StoreRoot) -> C
         prompt: "go on",
         drop: &[],
         lock_wait: Duration::from_secs(10),
+        into: None,
     }
 }
 

@@ -986,3 +986,152 @@ fn a_spawned_thread_without_its_depth_is_refused_as_codex_refuses_it() {
     let read = CodexPlugin.reader().read_path(TARGET, &path).unwrap();
     assert_eq!(read.events.len(), 1);
 }
+
+/// Codex 0.171.0's own compaction marks its summary item as the harness's (measured: an
+/// automatic compaction, `live/tests/hops.rs`): it is still the summary, and the rollout reads as
+/// it did without the mark.
+#[test]
+fn a_summary_marked_as_the_harness_s_is_the_summary() {
+    let (_dir, root) = root();
+    let session = CodexPlugin
+        .writer()
+        .create(&root, TARGET, &rich(), &CreateOptions::default())
+        .unwrap();
+    let before = CodexPlugin.reader().read(&root, &session).unwrap();
+    let text = std::fs::read_to_string(&session.path).unwrap();
+    let mut marked = 0;
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let mut record: Value = serde_json::from_str(line).unwrap();
+            if record["type"] == "compacted" {
+                let history = record["payload"]["replacement_history"]
+                    .as_array_mut()
+                    .unwrap();
+                history.last_mut().unwrap()["internal_chat_message_metadata_passthrough"] = json!({
+                    "content_item_kinds": ["compaction.summary"],
+                    "content_item_metadata": [{"provenance": {"type": "harness", "hook": false}}]
+                });
+                marked += 1;
+            }
+            record.to_string()
+        })
+        .collect();
+    assert_eq!(marked, 1);
+    std::fs::write(&session.path, lines.join("\n") + "\n").unwrap();
+    let after = CodexPlugin.reader().read(&root, &session).unwrap();
+    assert_eq!(after, before);
+}
+
+/// A rollout as `codex migrate-rollouts --apply` (Codex 0.171.0) leaves it: rewritten in place,
+/// every record numbered (`ordinal`), `history_mode: "paginated"`, every member Codex does not
+/// know dropped (the marker, the event extras). It is still this plugin's (the copy of its marker
+/// kept at its create), listed as owned with its locator, and an append numbers its records on
+/// from the last; the same rollout without its marker but not rewritten stays foreign.
+#[test]
+fn a_rollout_codex_rewrote_is_still_ours_and_appends_number_their_records() {
+    let (_dir, root) = root();
+    let options = CreateOptions {
+        locator: Some("conv-1".into()),
+        ..CreateOptions::default()
+    };
+    // A conversation whose every event reads without handoff's extras (a richer one loses what
+    // only the extras held: that is the migration's doing, and the episode ledger's to restore).
+    let mut transcript = Transcript::new(vec![
+        user("u1", 1_000, "list the files"),
+        ev(
+            "a1",
+            2_000,
+            Body::Assistant {
+                content: vec![AssistantPart::text("Listing."), call("call_1", "ls")],
+                origin: origin("openai", "gpt-5"),
+            },
+        ),
+        result("r1", 3_000, "call_1", vec![Part::text("exit 1")], true),
+        ev(
+            "a2",
+            4_000,
+            Body::Assistant {
+                content: vec![AssistantPart::text("It failed.")],
+                origin: origin("openai", "gpt-5"),
+            },
+        ),
+    ]);
+    transcript.cwd = rich().cwd;
+    let session = CodexPlugin
+        .writer()
+        .create(&root, TARGET, &transcript, &options)
+        .unwrap();
+    let migrate = |paginated: bool| {
+        let text = std::fs::read_to_string(&session.path).unwrap();
+        let lines: Vec<String> = text
+            .lines()
+            .enumerate()
+            .map(|(i, line)| {
+                let mut record: Value = serde_json::from_str(line).unwrap();
+                handoff_sdk::marker::strip(&mut record);
+                if let Some(payload) = record["payload"].as_object_mut() {
+                    payload.shift_remove("x-handoff-event");
+                }
+                if paginated {
+                    record["ordinal"] = json!(i);
+                    if i == 0 {
+                        record["payload"]["history_mode"] = json!("paginated");
+                    }
+                }
+                record.to_string()
+            })
+            .collect();
+        std::fs::write(&session.path, lines.join("\n") + "\n").unwrap();
+        lines.len()
+    };
+    let original = std::fs::read(&session.path).unwrap();
+
+    // Stripped but not rewritten by Codex: foreign, as before.
+    migrate(false);
+    let err = CodexPlugin
+        .append_id(&root, TARGET, &session.id, &[user("z", 9_999, "hi")])
+        .unwrap_err();
+    assert!(matches!(err, PluginError::NotOwned { .. }), "{err}");
+
+    std::fs::write(&session.path, &original).unwrap();
+    let records = migrate(true);
+    let listed = CodexPlugin.reader().list(&root, TARGET).unwrap();
+    assert!(listed[0].owned);
+    assert_eq!(listed[0].locator.as_deref(), Some("conv-1"));
+    let found = CodexPlugin
+        .reader()
+        .find_owned(&root, TARGET, "conv-1")
+        .unwrap();
+    assert_eq!(found.map(|s| s.id), Some(session.id.clone()));
+    let before = CodexPlugin.reader().read(&root, &session).unwrap();
+    let more = vec![
+        user("more-1", 9_999_000, "and then?"),
+        user("more-2", 9_999_001, "and again?"),
+    ];
+    CodexPlugin
+        .append_id(&root, TARGET, &session.id, &more)
+        .unwrap();
+    let text = std::fs::read_to_string(&session.path).unwrap();
+    let ordinals: Vec<u64> = text
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["ordinal"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    let expected: Vec<u64> = (0..ordinals.len() as u64).collect();
+    assert_eq!(ordinals, expected, "numbered on from the last");
+    assert!(ordinals.len() > records);
+    let after = CodexPlugin.reader().read(&root, &session).unwrap();
+    assert_eq!(after.events.len(), before.events.len() + 2);
+
+    // Removed with its rollout.
+    CodexPlugin.remove_id(&root, TARGET, &session.id).unwrap();
+    assert!(!root
+        .path()
+        .join(".handoff/owned/codex")
+        .join(format!("{}.json", session.id))
+        .exists());
+}

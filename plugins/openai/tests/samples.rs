@@ -28,6 +28,7 @@ fn continued(root: &StoreRoot, target: &str, locator: &str, t: &Transcript) -> C
             prompt: PROMPT,
             drop: &[],
             lock_wait: Duration::from_secs(5),
+            into: None,
         },
     )
     .unwrap_or_else(|e| panic!("{locator} into {target}: {e}"))

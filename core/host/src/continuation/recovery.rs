@@ -55,6 +55,7 @@ pub(super) fn recover_holding(
             ignored.reason
         );
     }
+    crate::episodes::remove_stale_temps(root, held);
     let mut recovered = Vec::new();
     for journal in hot.journals {
         let path = journal.path();

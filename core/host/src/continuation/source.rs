@@ -17,7 +17,7 @@ use super::batches::{Batches, ReaderName};
 use handoff_capability::manifest::TargetManifest;
 use handoff_capability::{EventStream, PluginError, Reader};
 use handoff_transcript::{
-    Comparison, DropFilter, Dropped, Event, Fingerprinter, Transcript, Validator,
+    Body, Comparison, DropFilter, Dropped, Event, Fingerprinter, Transcript, Validator,
 };
 
 /// A session file to continue from, read by its own plugin's reader.
@@ -52,6 +52,11 @@ pub(super) struct SourceStream<'a> {
     cwd: Option<String>,
     /// The whole transcript, once a writer asked for it.
     held: Option<Transcript>,
+    /// The failed calls the ledger recorded for the source episode, whose file may have lost
+    /// their flags (a native rewrite): put back as events are read.
+    restored_errors: Vec<String>,
+    /// The call ids of the failed tool results handed out.
+    failed: Vec<String>,
 }
 
 impl<'a> SourceStream<'a> {
@@ -88,6 +93,25 @@ impl<'a> SourceStream<'a> {
             fingerprints: Vec::new(),
             cwd,
             held: None,
+            restored_errors: Vec::new(),
+            failed: Vec::new(),
+        }
+    }
+
+    /// Puts back the error flags the ledger recorded for the source (see `episodes`).
+    pub(super) fn restore_errors(&mut self, errors: Vec<String>) {
+        if let Some(event) = &mut self.peeked {
+            crate::episodes::restore_error_flag(event, &errors);
+        }
+        self.restored_errors = errors;
+    }
+
+    /// The call ids of the failed tool results written (all of them, once every event was
+    /// taken).
+    pub(super) fn failed_calls(&self) -> Vec<String> {
+        match &self.held {
+            Some(t) => crate::episodes::failed_calls(&t.events),
+            None => self.failed.clone(),
         }
     }
 
@@ -101,7 +125,11 @@ impl<'a> SourceStream<'a> {
 
     /// The next event from the reader thread, unchecked.
     fn pull(&mut self) -> Result<Option<Event>, PluginError> {
-        self.events.next()
+        let mut next = self.events.next()?;
+        if let Some(event) = &mut next {
+            crate::episodes::restore_error_flag(event, &self.restored_errors);
+        }
+        Ok(next)
     }
 
     /// Whether the writer took every event (or the whole transcript): a writer that returns
@@ -143,7 +171,14 @@ impl<'a> SourceStream<'a> {
 
     /// The source read whole again, as it is.
     fn read_source_again(&self) -> Result<Transcript, PluginError> {
-        self.file.reader.read_path(self.file.target, self.file.path)
+        let mut transcript = self
+            .file
+            .reader
+            .read_path(self.file.target, self.file.path)?;
+        for event in &mut transcript.events {
+            crate::episodes::restore_error_flag(event, &self.restored_errors);
+        }
+        Ok(transcript)
     }
 }
 
@@ -172,6 +207,14 @@ impl EventStream for SourceStream<'_> {
             self.target.check_carried_event(index, &event)?;
             self.fingerprints.extend(self.fingerprinter.push(&event));
             self.passed += 1;
+            if let Body::ToolResult {
+                call_id,
+                is_error: true,
+                ..
+            } = &event.body
+            {
+                self.failed.push(call_id.clone());
+            }
             return Ok(Some(event));
         }
     }

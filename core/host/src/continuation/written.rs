@@ -58,8 +58,8 @@ enum End {
 
 /// What the verify's thread read of the written file.
 pub(super) enum ReadWritten {
-    /// The fingerprints of every event read.
-    Read(Vec<u128>),
+    /// The fingerprints of every event read, and the first event's id.
+    Read(Vec<u128>, Option<String>),
     /// Nothing to trust (the reason, for the log): the verify reads the session whole.
     NotRead(String),
 }
@@ -149,6 +149,7 @@ impl WriteWatch {
         };
         let mut fingerprinter = Fingerprinter::new(comparison);
         let mut prints = Vec::new();
+        let mut first = None;
         let mut whole = false;
         let read = read_beside(
             "handoff-verify-read",
@@ -158,6 +159,9 @@ impl WriteWatch {
                 Ok(())
             },
             |event| {
+                if first.is_none() {
+                    first = Some(event.id.clone());
+                }
                 prints.extend(fingerprinter.push(&event));
                 true
             },
@@ -165,7 +169,7 @@ impl WriteWatch {
         match read {
             Err(e) => ReadWritten::NotRead(e.to_string()),
             Ok(()) if !whole => ReadWritten::NotRead("the reader reads whole files only".into()),
-            Ok(()) if self.settled() => ReadWritten::Read(prints),
+            Ok(()) if self.settled() => ReadWritten::Read(prints, first),
             Ok(()) => ReadWritten::NotRead("the file read is not the session".into()),
         }
     }

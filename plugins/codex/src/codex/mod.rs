@@ -9,6 +9,7 @@ mod config;
 mod layout;
 mod list;
 pub(crate) mod live;
+pub(crate) mod owned;
 mod read;
 mod records;
 mod state_db;
@@ -160,7 +161,10 @@ impl NewRollout {
     ) -> Result<SessionRef, PluginError> {
         let registered = written.and_then(|()| {
             let row = facts.row(&self.id, &self.file, self.started, cwd, &self.provider);
-            state_db::register(root, &row)
+            state_db::register(root, &row)?;
+            owned::record(root, &self.id, &self.marker).inspect_err(|_| {
+                let _ = state_db::unregister(root, &self.id);
+            })
         });
         if let Err(e) = registered {
             let _ = std::fs::remove_file(&self.file);
@@ -206,13 +210,14 @@ impl Target for Codex {
         create_streamed(root, events, options)
     }
 
-    /// The `session_meta` line's marker.
+    /// The `session_meta` line's marker, else, for a rollout Codex rewrote (which dropped it),
+    /// the copy kept beside the store ([`owned`]).
     fn owner(
         &self,
-        _root: &StoreRoot,
+        root: &StoreRoot,
         session: &SessionRef,
     ) -> Result<Option<OwnershipMarker>, PluginError> {
-        Ok(read::read_header(&session.path)?.marker)
+        Ok(read::read_header(&session.path)?.marker_or_kept(root))
     }
 
     fn append(
@@ -230,6 +235,7 @@ impl Target for Codex {
         let path = session.path.as_path();
         state_db::unregister(root, &session.id)?;
         std::fs::remove_file(path).map_err(io_error(path))?;
+        owned::remove(root, &session.id)?;
         layout::remove_empty_date_dirs(root, path);
         Ok(())
     }
@@ -395,8 +401,17 @@ fn append(
     if events.is_empty() {
         return Ok(session.clone());
     }
+    // A rollout Codex rewrote numbers its records; ours go on from its last.
+    let next_ordinal = if header.rewritten_by_codex {
+        Some(read::last_ordinal(path)?.map_or(0, |n| n + 1))
+    } else {
+        None
+    };
     let previous_len = atomic::append(path, |out| {
-        let mut lines = write::Lines::new(out);
+        let mut lines = match next_ordinal {
+            Some(next) => write::Lines::numbered_from(out, next),
+            None => write::Lines::new(out),
+        };
         write::Renderer::new(&header.cwd, &header.model_provider)
             .events(&mut lines, &whole, first)?;
         lines.finish()
@@ -427,7 +442,10 @@ fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
         .into_iter()
         .map(|(id, path)| {
             let (marker, cwd) = match read::read_header(&path) {
-                Ok(header) => (own_marker(header.marker, PLUGIN), Some(header.cwd)),
+                Ok(header) => {
+                    let cwd = header.cwd.clone();
+                    (own_marker(header.marker_or_kept(root), PLUGIN), Some(cwd))
+                }
                 Err(_) => (None, None),
             };
             let title = names
@@ -449,8 +467,9 @@ fn find_owned(root: &StoreRoot, locator: &str) -> Result<Option<SessionRef>, Plu
         let Ok(header) = read::read_header(&path) else {
             continue;
         };
-        let ours = own_marker(header.marker, PLUGIN)
-            .is_some_and(|m| m.locator.as_deref() == Some(locator));
+        let marker = header.marker_or_kept(root);
+        let ours =
+            own_marker(marker, PLUGIN).is_some_and(|m| m.locator.as_deref() == Some(locator));
         if ours {
             return Ok(Some(SessionRef {
                 target: TARGET.to_owned(),

@@ -431,6 +431,9 @@ pub struct SessionMetaIn {
     pub marker: Option<serde_json::Value>,
     /// Where the session came from (`"cli"`, `{"subagent": …}`, …); only checked.
     pub source: Option<serde_json::Value>,
+    /// `"paginated"` once `codex migrate-rollouts --apply` rewrote the rollout (Codex 0.171).
+    #[serde(default)]
+    pub history_mode: Option<String>,
 }
 
 /// The fields of `turn_context` this plugin reads.

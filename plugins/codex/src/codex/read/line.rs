@@ -72,6 +72,7 @@ pub(super) fn parse_session_meta(
         id,
         cwd,
         marker,
+        rewritten_by_codex: meta.history_mode.as_deref() == Some("paginated"),
         model_provider: meta
             .model_provider
             .clone()

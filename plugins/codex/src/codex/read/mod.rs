@@ -43,6 +43,21 @@ pub struct Header {
     pub model_provider: String,
     /// The ownership marker, if there is one.
     pub marker: Option<OwnershipMarker>,
+    /// Codex rewrote the rollout for its paginated thread history (`codex migrate-rollouts
+    /// --apply`), which drops every member it does not know: the marker is gone.
+    pub rewritten_by_codex: bool,
+}
+
+impl Header {
+    /// The marker in the file; for a rollout Codex rewrote (the marker gone), the copy this
+    /// plugin kept beside the store when it created it (`owned`).
+    pub fn marker_or_kept(self, root: &handoff_sdk::StoreRoot) -> Option<OwnershipMarker> {
+        match self.marker {
+            Some(marker) => Some(marker),
+            None if self.rewritten_by_codex => crate::codex::owned::find(root, &self.id),
+            None => None,
+        }
+    }
 }
 
 /// Reads the `session_meta` line of `path` only.
@@ -66,6 +81,38 @@ pub fn read_header(path: &Path) -> Result<Header, PluginError> {
     }
     let (_, meta) = parse_session_meta(path, 1, &buf)?;
     Ok(meta.0)
+}
+
+/// The `ordinal` of the last record that has one (a rollout Codex rewrote for its paginated
+/// thread history numbers every record).
+pub fn last_ordinal(path: &Path) -> Result<Option<u64>, PluginError> {
+    #[derive(serde::Deserialize)]
+    struct Numbered {
+        ordinal: Option<u64>,
+    }
+    let file = std::fs::File::open(path).map_err(|e| PluginError::io(path, &e))?;
+    let mut reader = std::io::BufReader::new(file);
+    let mut line = Vec::new();
+    let mut last = None;
+    let mut n = 0;
+    loop {
+        line.clear();
+        let read = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| PluginError::io(path, &e))?;
+        if read == 0 {
+            return Ok(last);
+        }
+        n += 1;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let numbered: Numbered = serde_json::from_slice(&line)
+            .map_err(|e| PluginError::malformed_line(path, n, Some("ordinal"), e.to_string()))?;
+        if let Some(ordinal) = numbered.ordinal {
+            last = Some(ordinal);
+        }
+    }
 }
 
 /// Reads a whole rollout into the transcript Codex sends (see [`read_each_as_sent`]).

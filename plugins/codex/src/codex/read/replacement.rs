@@ -119,6 +119,11 @@ pub(super) fn rebuilt_user_messages(
     Ok(kept)
 }
 
+/// Whether `item`'s content is exactly one text, `text`.
+fn holds_only(item: &ItemIn<'_>, text: &str) -> bool {
+    matches!(item.content.as_deref(), Some([only]) if only.text.as_deref() == Some(text))
+}
+
 /// The user messages a replacement history keeps before its summary.
 pub(super) fn kept_user_messages(
     path: &Path,
@@ -133,7 +138,9 @@ pub(super) fn kept_user_messages(
         let is_message = item.kind.as_deref() == Some("message");
         match (is_message, item.role.as_deref()) {
             (true, Some("developer" | "system")) => continue,
-            (true, Some("user")) if is_injected(&item) => continue,
+            // Codex 0.171.0's own summary item is marked as the harness's (provenance
+            // `harness`, kind `compaction.summary`): it is the summary, not an injection.
+            (true, Some("user")) if is_injected(&item) && !holds_only(&item, summary) => continue,
             (true, Some("user")) => {
                 let content = item.content.ok_or_else(|| {
                     PluginError::malformed_line(path, n, Some(&field(k, ".content")), "missing")

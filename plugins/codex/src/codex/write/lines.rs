@@ -90,6 +90,20 @@ const FLUSH_AT: usize = 1 << 20;
 pub struct Lines<'o> {
     out: &'o mut dyn Write,
     buf: Vec<u8>,
+    /// The next record's `ordinal`, in a rollout Codex rewrote for its paginated thread history:
+    /// Codex 0.171 refuses to resume one whose last record has none ("final paginated rollout
+    /// record … is missing an ordinal").
+    ordinal: Option<u64>,
+}
+
+/// A record with its `ordinal`, as a paginated rollout's records are.
+#[derive(Serialize)]
+struct NumberedLineOut<'a, P> {
+    timestamp: &'a str,
+    ordinal: u64,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    payload: P,
 }
 
 impl<'o> Lines<'o> {
@@ -98,7 +112,15 @@ impl<'o> Lines<'o> {
         Lines {
             out,
             buf: Vec::with_capacity(FLUSH_AT + (1 << 16)),
+            ordinal: None,
         }
+    }
+
+    /// Lines that carry `ordinal`s from `next` on (appended to a paginated rollout).
+    pub fn numbered_from(out: &'o mut dyn Write, next: u64) -> Self {
+        let mut lines = Lines::new(out);
+        lines.ordinal = Some(next);
+        lines
     }
 
     /// Writes one record as one line.
@@ -109,7 +131,16 @@ impl<'o> Lines<'o> {
         kind: &'static str,
         payload: P,
     ) -> io::Result<()> {
-        if needs_no_escape(timestamp) && needs_no_escape(kind) {
+        if let Some(ordinal) = self.ordinal {
+            self.ordinal = Some(ordinal + 1);
+            let line = NumberedLineOut {
+                timestamp,
+                ordinal,
+                kind,
+                payload,
+            };
+            serde_json::to_writer(&mut self.buf, &line).map_err(io::Error::other)?;
+        } else if needs_no_escape(timestamp) && needs_no_escape(kind) {
             // What serialising a `LineOut` writes, with the envelope's fixed keys spelled out:
             // every line has one, so this saves three key and two value escapes per line.
             self.buf.extend_from_slice(b"{\"timestamp\":\"");
