@@ -1,0 +1,132 @@
+//! The history Qwen Code sends → canonical events: the contents are parsed by core's Gemini
+//! dialect; each event takes its record's uuid, timestamp and what the record keeps for handoff.
+
+use std::path::Path;
+
+use handoff_sdk::dialect::gemini;
+use handoff_sdk::serde_json::{self, json, Value};
+use handoff_sdk::{Body, Origin, PluginError, Timestamp, Transcript};
+
+use crate::chain::{self, Entry, Loaded};
+use crate::manifest::{API, PROVIDER};
+
+/// The `handoff` member's origin of an assistant record (present, even as null, when the
+/// canonical origin is not what the record reads as by default).
+pub(crate) const ORIGIN: &str = "origin";
+/// The `handoff` member's author of a record.
+pub(crate) const AUTHOR: &str = "author";
+
+/// The transcript of a loaded chat file.
+pub(crate) fn transcript(path: &Path, loaded: &Loaded) -> Result<Transcript, PluginError> {
+    let entries = chain::history(path, loaded)?;
+    let contents: Vec<&Value> = entries.iter().map(|e| &e.content).collect();
+    let parsed = gemini::parse(&json!({ "contents": contents })).map_err(|e| {
+        let entry = content_index(&e.path).and_then(|c| entries.get(c));
+        PluginError::Malformed {
+            file: path.to_owned(),
+            line: entry.map(|e| e.line),
+            field: Some(format!("message{}", after_index(&e.path))),
+            message: e.message,
+        }
+    })?;
+    let mut events = parsed.transcript.events;
+    for event in &mut events {
+        let (c, k) = event_origin(&event.id).ok_or_else(|| {
+            PluginError::Other(format!("the Gemini parser named an event {:?}", event.id))
+        })?;
+        let entry = &entries[c];
+        event.id = match k {
+            0 => entry.id.clone(),
+            k => format!("{}#{k}", entry.id),
+        };
+        event.timestamp = timestamp(path, entry)?;
+        event.author = member(path, entry, AUTHOR)?.flatten();
+        if let Body::Assistant { origin, .. } = &mut event.body {
+            *origin = match member(path, entry, ORIGIN)? {
+                Some(kept) => kept,
+                None => Some(Origin {
+                    provider: PROVIDER.to_owned(),
+                    model: entry.model.clone(),
+                    api: Some(API.to_owned()),
+                }),
+            };
+        }
+    }
+    let mut transcript = Transcript::new(events);
+    transcript.cwd = loaded.cwd().map(str::to_owned);
+    Ok(transcript)
+}
+
+/// `contents[c]` or `contents[c]#k` → `(c, k)`.
+fn event_origin(id: &str) -> Option<(usize, usize)> {
+    let rest = id.strip_prefix("contents[")?;
+    let (c, tail) = rest.split_once(']')?;
+    let k = match tail.strip_prefix('#') {
+        Some(k) => k.parse().ok()?,
+        None if tail.is_empty() => 0,
+        None => return None,
+    };
+    Some((c.parse().ok()?, k))
+}
+
+/// The content index a parse error's path starts with.
+fn content_index(path: &str) -> Option<usize> {
+    event_origin(path.split('.').next()?)
+        .map(|(c, _)| c)
+        .or_else(|| {
+            let rest = path.strip_prefix("contents[")?;
+            rest.split_once(']')?.0.parse().ok()
+        })
+}
+
+/// The part of a parse error's path after `contents[c]`.
+fn after_index(path: &str) -> &str {
+    path.find(']').map_or("", |i| &path[i + 1..])
+}
+
+fn timestamp(path: &Path, entry: &Entry) -> Result<Timestamp, PluginError> {
+    let malformed = |message: String| PluginError::Malformed {
+        file: path.to_owned(),
+        line: Some(entry.line),
+        field: Some("timestamp".into()),
+        message,
+    };
+    let text = entry
+        .timestamp
+        .as_deref()
+        .ok_or_else(|| malformed("missing".into()))?;
+    Timestamp::parse(text).map_err(malformed)
+}
+
+/// A member of the record's `handoff` object: `None` when absent, `Some(None)` when null.
+fn member<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    entry: &Entry,
+    key: &str,
+) -> Result<Option<Option<T>>, PluginError> {
+    let Some(value) = entry.extras.as_ref().and_then(|x| x.get(key)) else {
+        return Ok(None);
+    };
+    serde_json::from_value::<Option<T>>(value.clone())
+        .map(Some)
+        .map_err(|e| PluginError::Malformed {
+            file: path.to_owned(),
+            line: Some(entry.line),
+            field: Some(format!("{}.{key}", handoff_sdk::EXTRAS_KEY)),
+            message: e.to_string(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_ids_of_the_parser_map_back_to_contents() {
+        assert_eq!(event_origin("contents[3]"), Some((3, 0)));
+        assert_eq!(event_origin("contents[12]#2"), Some((12, 2)));
+        assert_eq!(event_origin("messages[1]"), None);
+        assert_eq!(content_index("contents[4].parts[1].functionCall"), Some(4));
+        assert_eq!(after_index("contents[4].parts[1]"), ".parts[1]");
+    }
+}
