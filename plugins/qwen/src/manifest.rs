@@ -58,7 +58,10 @@ pub fn target_manifest() -> TargetManifest {
 
 /// Qwen Code 0.24.4 against a fake OpenAI Chat Completions endpoint at `{base_url}/v1`.
 pub fn live_recipe() -> LiveRecipe {
+    // The fake model's context window is large enough for any session of the corpus: Qwen Code
+    // refuses to send a history beyond the window it assumes for a model it does not know.
     let settings = r#"{ "security": { "auth": { "selectedType": "openai" } },
+  "model": { "generationConfig": { "contextWindowSize": 100000000 } },
   "general": { "disableAutoUpdate": true },
   "telemetry": { "enabled": false }, "privacy": { "usageStatisticsEnabled": false } }
 "#;

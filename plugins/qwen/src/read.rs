@@ -18,6 +18,15 @@ pub(crate) const AUTHOR: &str = "author";
 
 /// The transcript of a loaded chat file.
 pub(crate) fn transcript(path: &Path, loaded: &Loaded) -> Result<Transcript, PluginError> {
+    if loaded.leaf().is_none() {
+        // `loadSession` finds no session in a file without a conversation record.
+        return Err(PluginError::Malformed {
+            file: path.to_owned(),
+            line: None,
+            field: None,
+            message: "no conversation record (Qwen Code finds no session in this file)".into(),
+        });
+    }
     let entries = chain::history(path, loaded)?;
     let contents: Vec<&Value> = entries.iter().map(|e| &e.content).collect();
     let parsed = gemini::parse(&json!({ "contents": contents })).map_err(|e| {
