@@ -50,7 +50,9 @@ impl Record {
 
     fn on_chain(&self) -> bool {
         !(self.str("type") == Some("system")
-            && self.subtype().is_some_and(|s| OFF_CHAIN_SUBTYPES.contains(&s)))
+            && self
+                .subtype()
+                .is_some_and(|s| OFF_CHAIN_SUBTYPES.contains(&s)))
     }
 }
 
@@ -124,7 +126,11 @@ pub(crate) fn load(path: &Path) -> Result<Loaded, PluginError> {
                 Some(Value::String(_) | Value::Null)
             )
             && record.str("sessionId").is_some_and(|s| !s.is_empty());
-        if !identity || !record.str("type").is_some_and(|t| RECORD_TYPES.contains(&t)) {
+        if !identity
+            || !record
+                .str("type")
+                .is_some_and(|t| RECORD_TYPES.contains(&t))
+        {
             continue;
         }
         if let Some(first) = records.first().and_then(|r: &Record| r.str("sessionId")) {
@@ -313,7 +319,9 @@ fn takes_back_prompt(record: &Record, last_material: Option<&Record>) -> bool {
         && payload["sentToModel"] != Value::Bool(true)
         && payload["outputHistoryItems"]
             .as_array()
-            .is_some_and(|items| !items.is_empty() && items.iter().all(|i| i["type"] == "assistant"));
+            .is_some_and(|items| {
+                !items.is_empty() && items.iter().all(|i| i["type"] == "assistant")
+            });
     let parts = previous
         .value
         .get("message")

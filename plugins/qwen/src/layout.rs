@@ -62,8 +62,8 @@ pub(crate) fn session_path(root: &StoreRoot, cwd: &str, id: &str) -> Result<Path
 /// `^[0-9a-fA-F-]{32,36}\.jsonl$`.
 pub(crate) fn id_of(name: &str) -> Option<&str> {
     let id = name.strip_suffix(EXTENSION)?;
-    let fits = (32..=36).contains(&id.len())
-        && id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
+    let fits =
+        (32..=36).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
     fits.then_some(id)
 }
 

@@ -118,7 +118,8 @@ impl Target for QwenCode {
     }
 
     fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
-        Ok(first_record(path)?.and_then(|r| r.get("cwd").and_then(Value::as_str).map(str::to_owned)))
+        Ok(first_record(path)?
+            .and_then(|r| r.get("cwd").and_then(Value::as_str).map(str::to_owned)))
     }
 
     /// Every chat file of every project, newest first, with its working directory; owned when

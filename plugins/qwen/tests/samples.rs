@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+use handoff_qwen::QwenPlugin;
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{AssistantPart, Body, Comparison, CreateOptions, Part, Plugin, StoreRoot};
-use handoff_qwen::QwenPlugin;
 
 const TARGET: &str = "qwen-code";
 const GENUINE: &str = "tests/samples/7da3d710-5632-46df-bb43-bead8f22b422.jsonl";
@@ -67,15 +67,27 @@ fn the_genuine_session_reads_as_the_cli_sends_it() {
             "assistant:ok"
         ]
     );
-    assert_eq!(transcript.cwd.as_deref(), Some("/tmp/qwen-scratch/home/proj"));
+    assert_eq!(
+        transcript.cwd.as_deref(),
+        Some("/tmp/qwen-scratch/home/proj")
+    );
     let Body::Assistant { origin, .. } = &transcript.events[1].body else {
         panic!("an assistant turn")
     };
     let origin = origin.as_ref().unwrap();
-    assert_eq!((origin.provider.as_str(), origin.model.as_deref()), ("openai", Some("fake-model")));
+    assert_eq!(
+        (origin.provider.as_str(), origin.model.as_deref()),
+        ("openai", Some("fake-model"))
+    );
     // The record's uuid and timestamp.
-    assert_eq!(transcript.events[0].id, "20aebe4b-dd68-4533-866e-1a963f0d9157");
-    assert_eq!(transcript.events[0].timestamp.to_rfc3339(), "2026-12-02T06:13:03.989Z");
+    assert_eq!(
+        transcript.events[0].id,
+        "20aebe4b-dd68-4533-866e-1a963f0d9157"
+    );
+    assert_eq!(
+        transcript.events[0].timestamp.to_rfc3339(),
+        "2026-12-02T06:13:03.989Z"
+    );
 }
 
 #[test]
@@ -84,7 +96,10 @@ fn the_chain_runs_from_the_last_conversation_record() {
     let mut r = records();
     // A branch: the second user turn re-parented onto the first answer is abandoned when the
     // last record continues the first turn's tool result instead.
-    let first_answer = r.iter().position(|x| x["type"] == "assistant" && x["message"]["parts"][0]["text"] == "ok").unwrap();
+    let first_answer = r
+        .iter()
+        .position(|x| x["type"] == "assistant" && x["message"]["parts"][0]["text"] == "ok")
+        .unwrap();
     let mut other = r[first_answer].clone();
     other["uuid"] = json!("branch-answer");
     other["parentUuid"] = r[first_answer]["parentUuid"].clone();
@@ -93,7 +108,12 @@ fn the_chain_runs_from_the_last_conversation_record() {
     let transcript = read(&write_records(scratch.path(), &r)).unwrap();
     assert_eq!(
         texts(&transcript),
-        ["user:TOOLME please", "call:run_shell_command", "result:false", "assistant:another answer"]
+        [
+            "user:TOOLME please",
+            "call:run_shell_command",
+            "result:false",
+            "assistant:another answer"
+        ]
     );
 }
 
@@ -106,20 +126,29 @@ fn records_of_one_uuid_are_one_message_and_unknown_records_are_skipped() {
     let mut more = r[last].clone();
     more["message"]["parts"] = json!([{"text": " and more"}]);
     r.push(more);
-    r.insert(1, json!({"type": "nonsense", "uuid": "x", "parentUuid": null, "sessionId": "s"}));
+    r.insert(
+        1,
+        json!({"type": "nonsense", "uuid": "x", "parentUuid": null, "sessionId": "s"}),
+    );
     r.insert(1, json!([1, 2]));
     let transcript = read(&write_records(scratch.path(), &r)).unwrap();
     let Body::Assistant { content, .. } = &transcript.events.last().unwrap().body else {
         panic!("an assistant turn last")
     };
-    assert_eq!(content, &[AssistantPart::text("ok"), AssistantPart::text(" and more")]);
+    assert_eq!(
+        content,
+        &[AssistantPart::text("ok"), AssistantPart::text(" and more")]
+    );
 }
 
 #[test]
 fn a_compression_replaces_the_history_before_it() {
     let scratch = tempfile::tempdir().unwrap();
     let mut r = records();
-    let at = r.iter().position(|x| x["message"]["parts"][0]["text"] == "continue").unwrap();
+    let at = r
+        .iter()
+        .position(|x| x["message"]["parts"][0]["text"] == "continue")
+        .unwrap();
     let compression = json!({"uuid": "comp", "parentUuid": r[at - 1]["uuid"], "sessionId": r[0]["sessionId"],
         "timestamp": "2026-12-02T06:14:00.000Z", "type": "system", "subtype": "chat_compression",
         "systemPayload": {"compressedHistory": [{"role": "user", "parts": [{"text": "summary"}]},
@@ -129,7 +158,12 @@ fn a_compression_replaces_the_history_before_it() {
     let transcript = read(&write_records(scratch.path(), &r)).unwrap();
     assert_eq!(
         texts(&transcript),
-        ["user:summary", "assistant:Got it.", "user:continue", "assistant:ok"]
+        [
+            "user:summary",
+            "assistant:Got it.",
+            "user:continue",
+            "assistant:ok"
+        ]
     );
 }
 
@@ -165,20 +199,36 @@ fn what_the_writer_writes_reads_back_equal_and_resumes_by_its_id() {
         .unwrap();
     let back = read(&session.path).unwrap();
     Comparison::exact().diff(&transcript, &back).unwrap();
-    let slug = cwd.display().to_string().replace(|c: char| !c.is_ascii_alphanumeric(), "-");
+    let slug = cwd
+        .display()
+        .to_string()
+        .replace(|c: char| !c.is_ascii_alphanumeric(), "-");
     assert_eq!(
         session.path,
-        root.path().join("projects").join(slug).join("chats").join(format!("{}.jsonl", session.id))
+        root.path()
+            .join("projects")
+            .join(slug)
+            .join("chats")
+            .join(format!("{}.jsonl", session.id))
     );
     let listed = QwenPlugin.reader().list(&root, TARGET).unwrap();
     assert_eq!(listed.len(), 1);
     assert!(listed[0].owned);
     assert_eq!(listed[0].locator.as_deref(), Some("conv-1"));
     let plan = QwenPlugin.resumer().plan(&root, &session, "go on").unwrap();
-    let handoff_sdk::ResumePlan::Command { program, args, env, .. } = plan else {
+    let handoff_sdk::ResumePlan::Command {
+        program, args, env, ..
+    } = plan
+    else {
         panic!("a command")
     };
     assert_eq!(program, "qwen");
     assert_eq!(args, ["--resume", session.id.as_str(), "-p", "go on"]);
-    assert_eq!(env, [("QWEN_RUNTIME_DIR".to_owned(), root.path().display().to_string())]);
+    assert_eq!(
+        env,
+        [(
+            "QWEN_RUNTIME_DIR".to_owned(),
+            root.path().display().to_string()
+        )]
+    );
 }
