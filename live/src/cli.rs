@@ -339,10 +339,8 @@ pub fn run(invocation: &Invocation) -> std::io::Result<RunOutcome> {
         .map_err(|why| std::io::Error::new(std::io::ErrorKind::NotFound, why))?;
     if let Some(bin) = runtime {
         let rest = std::env::var_os("PATH").unwrap_or_default();
-        let path = std::env::join_paths(
-            std::iter::once(bin).chain(std::env::split_paths(&rest)),
-        )
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+        let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&rest)))
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
         command.env("PATH", path);
     }
     command
