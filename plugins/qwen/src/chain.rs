@@ -108,6 +108,11 @@ pub(crate) fn load(path: &Path) -> Result<Loaded, PluginError> {
     for (index, line) in BufReader::new(file).lines().enumerate() {
         let line_no = index + 1;
         let line = line.map_err(|e| PluginError::io(path, &e))?;
+        // A byte order mark before the first record: the CLI's reader reads past it.
+        let line = match (index, line.strip_prefix('\u{feff}')) {
+            (0, Some(rest)) => rest.to_owned(),
+            _ => line,
+        };
         if line.trim().is_empty() {
             continue;
         }
