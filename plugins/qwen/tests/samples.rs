@@ -232,3 +232,70 @@ fn what_the_writer_writes_reads_back_equal_and_resumes_by_its_id() {
         )]
     );
 }
+
+/// Creates `transcript` in a store inside `scratch`.
+fn create_in(
+    scratch: &tempfile::TempDir,
+    transcript: &handoff_sdk::Transcript,
+) -> Result<handoff_sdk::SessionRef, handoff_sdk::PluginError> {
+    let root = StoreRoot::new(scratch.path().join("store")).unwrap();
+    QwenPlugin.writer().create(
+        &root,
+        TARGET,
+        transcript,
+        &CreateOptions {
+            cwd: Some(scratch.path().display().to_string()),
+            locator: None,
+        },
+    )
+}
+
+#[test]
+fn what_qwen_code_cannot_carry_fails_the_write_naming_the_event() {
+    let mut transcript = read(&sample()).unwrap();
+    let Body::Assistant { content, .. } = &mut transcript.events[3].body else {
+        panic!("the answer")
+    };
+    content.insert(
+        0,
+        AssistantPart::Thinking(handoff_sdk::Thinking {
+            text: "hmm".into(),
+            signature: None,
+        }),
+    );
+    let err = create_in(&tempfile::tempdir().unwrap(), &transcript)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(&transcript.events[3].id), "{err}");
+
+    let mut transcript = read(&sample()).unwrap();
+    transcript.events[3].body = Body::Assistant {
+        content: vec![AssistantPart::text("")],
+        origin: None,
+    };
+    let err = create_in(&tempfile::tempdir().unwrap(), &transcript)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(&transcript.events[3].id), "{err}");
+}
+
+#[test]
+fn another_origin_and_an_author_are_kept_beside_what_qwen_code_reads() {
+    let mut transcript = read(&sample()).unwrap();
+    let Body::Assistant { origin, .. } = &mut transcript.events[3].body else {
+        panic!("the answer")
+    };
+    *origin = Some(handoff_sdk::Origin {
+        provider: "anthropic".into(),
+        model: Some("claude-sonnet-4-5".into()),
+        api: Some("anthropic-messages".into()),
+    });
+    transcript.events[4].author = Some(handoff_sdk::Author {
+        kind: handoff_sdk::AuthorKind::Human,
+        name: "ada".into(),
+    });
+    let scratch = tempfile::tempdir().unwrap();
+    let session = create_in(&scratch, &transcript).unwrap();
+    let back = read(&session.path).unwrap();
+    Comparison::exact().diff(&transcript, &back).unwrap();
+}

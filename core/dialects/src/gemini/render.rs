@@ -342,6 +342,37 @@ mod tests {
     }
 
     #[test]
+    fn render_each_gives_every_event_its_own_content_and_render_merges_them() {
+        let mut t = sample();
+        // Two user turns in a row: one content each here, one merged content in `render`.
+        t.events.push(user("u3", "and then"));
+        let each = render_each(&t, &RenderOptions::default()).unwrap();
+        assert_eq!(
+            each.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
+            [0, 1, 2, 3, 4, 5]
+        );
+        assert_eq!(
+            each[4].1,
+            json!({"role": "user", "parts": [{"text": "continue"}]})
+        );
+        assert_eq!(
+            each[5].1,
+            json!({"role": "user", "parts": [{"text": "and then"}]})
+        );
+        assert!(
+            each.iter()
+                .all(|(_, c)| !c.to_string().contains(SKIP_SIGNATURE)),
+            "a store's contents carry no G4 placeholder"
+        );
+        let merged = render(&t, &RenderOptions::default()).unwrap();
+        assert_eq!(merged.len(), 5);
+        assert_eq!(
+            merged[4]["parts"],
+            json!([{"text": "continue"}, {"text": "and then"}])
+        );
+    }
+
+    #[test]
     fn foreign_thinking_and_other_models_signatures_stay_home() {
         let t = sample();
         let other = RenderOptions {
