@@ -162,6 +162,38 @@ const UNKNOWN_KINDS: Mutation = Mutation {
     },
 };
 
+/// An interrupted turn: the file ends on the call (the CLI answers it with a failed result of its
+/// own on resume).
+const INTERRUPTED_CALL: Mutation = Mutation {
+    name: "interrupted-call",
+    apply: |b| {
+        let mut r = records(b);
+        let call = of_type(&r, "assistant")[0];
+        r.truncate(call + 1);
+        to_bytes(&r)
+    },
+};
+
+/// A user message between the call and its result (typed while the tool ran): the CLI moves the
+/// result up, before that message.
+const RESULT_AFTER_A_MESSAGE: Mutation = Mutation {
+    name: "result-after-a-message",
+    apply: |b| {
+        let mut r = records(b);
+        let call = of_type(&r, "assistant")[0];
+        let result = of_type(&r, "tool_result")[0];
+        let message = fork(
+            &r[0],
+            "ffff0000-0000-4000-8000-000000000001",
+            &r[call]["uuid"],
+            "meanwhile, a question",
+        );
+        r[call + 1]["parentUuid"] = message["uuid"].clone();
+        r.insert(result, message);
+        to_bytes(&r)
+    },
+};
+
 /// A record of another session in the middle: the CLI refuses the file.
 const TWO_SESSIONS: Mutation = Mutation {
     name: "two-sessions",
@@ -203,6 +235,8 @@ fn qwen_cases<'a>(
         (generic::SWAP_LAST_TWO, Expect::Agree),
         (REPEAT_LAST_ANSWER, Expect::Agree),
         (UNKNOWN_KINDS, Expect::Agree),
+        (INTERRUPTED_CALL, Expect::Agree),
+        (RESULT_AFTER_A_MESSAGE, Expect::Agree),
     ];
     cases_of_samples(
         "qwen-code",

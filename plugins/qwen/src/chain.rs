@@ -170,6 +170,58 @@ pub(crate) struct Entry {
     pub extras: Option<Value>,
     /// The Gemini `Content`: `{role, parts}`.
     pub content: Value,
+    /// Per part, where a part came from when it is not this record's (a result the CLI moved up
+    /// into this content, or one it made up); shorter than the parts (or empty) where the rest
+    /// are the record's own.
+    pub part_origins: Vec<Option<PartOrigin>>,
+}
+
+/// The record a part of another content came from (see [`repair_unanswered`]).
+#[derive(Clone)]
+pub(crate) struct PartOrigin {
+    /// The id of its event.
+    pub id: String,
+    /// Its record's `timestamp`.
+    pub timestamp: Option<String>,
+    /// Its record's `handoff` member.
+    pub extras: Option<Value>,
+}
+
+impl Entry {
+    /// Where part `k` came from: `None` for the record's own.
+    pub fn part_origin(&self, k: usize) -> Option<&PartOrigin> {
+        self.part_origins.get(k).and_then(Option::as_ref)
+    }
+
+    /// Part `k`'s origin, the record's own (its id, `#part<k>` after the first) when it has
+    /// none of another.
+    fn origin_of(&self, k: usize) -> PartOrigin {
+        self.part_origin(k).cloned().unwrap_or_else(|| PartOrigin {
+            id: match k {
+                0 => self.id.clone(),
+                k => format!("{}#part{k}", self.id),
+            },
+            timestamp: self.timestamp.clone(),
+            extras: self.extras.clone(),
+        })
+    }
+
+    /// `part_origins`, as long as the parts.
+    fn origins_mut(&mut self) -> &mut Vec<Option<PartOrigin>> {
+        let len = parts_of(self).len();
+        if self.part_origins.len() < len {
+            self.part_origins.resize(len, None);
+        }
+        &mut self.part_origins
+    }
+
+    /// Takes part `k` out, with its origin.
+    fn remove_part(&mut self, k: usize) {
+        self.origins_mut().remove(k);
+        if let Some(parts) = self.content["parts"].as_array_mut() {
+            parts.remove(k);
+        }
+    }
 }
 
 /// The history Qwen Code sends when it resumes the file: the chain from the last conversation
@@ -236,10 +288,138 @@ pub(crate) fn history(path: &Path, loaded: &Loaded) -> Result<Vec<Entry>, Plugin
                 .map(str::to_owned),
             extras: record.value.get(handoff_sdk::EXTRAS_KEY).cloned(),
             content,
+            part_origins: Vec::new(),
         });
         last_material = Some(record);
     }
     Ok(history)
+}
+
+/// What Qwen Code answers a call with when its result was never recorded
+/// (`ORPHAN_TOOL_USE_REPAIR_REASON`), as a failed `functionResponse`.
+pub(crate) const UNRECORDED_RESULT: &str = "Tool execution result was not recorded \u{2014} likely interrupted by network failure, abort, or process exit. Treat as failure and retry if needed.";
+
+/// `repairOrphanedToolUseTurns`, which the CLI runs on the history it resumes: after each model
+/// content with calls, the user contents that follow it are its results. A call without a
+/// result gets a failed one ([`UNRECORDED_RESULT`]); a result that came later than the adjacent
+/// user content moves into it; a second result of one call is dropped; a user content left
+/// empty goes. The new results go into the adjacent user content before its first part that is
+/// no result, or, without one, in a user content of their own (which takes the model record's
+/// id and time).
+pub(crate) fn repair_unanswered(history: &mut Vec<Entry>) {
+    let mut i = 0;
+    while i < history.len() {
+        if history[i].content["role"] != "model" {
+            i += 1;
+            continue;
+        }
+        let expected: Vec<(String, Value)> = parts_of(&history[i])
+            .iter()
+            .filter_map(|p| {
+                let call = p.get("functionCall")?;
+                let id = call.get("id")?.as_str().filter(|id| !id.is_empty())?;
+                let name = call.get("name").cloned().unwrap_or(Value::from("unknown"));
+                Some((id.to_owned(), name))
+            })
+            .collect();
+        if expected.is_empty() {
+            i += 1;
+            continue;
+        }
+        let adjacent = i + 1;
+        let mut end = adjacent;
+        // (call id, content, part) of every result of an expected call, in order.
+        let mut found: Vec<(String, usize, usize)> = Vec::new();
+        while end < history.len() && history[end].content["role"] == "user" {
+            for (k, part) in parts_of(&history[end]).iter().enumerate() {
+                let id = part
+                    .get("functionResponse")
+                    .and_then(|r| r.get("id"))
+                    .and_then(Value::as_str);
+                if let Some(id) = id.filter(|id| expected.iter().any(|(e, _)| e == id)) {
+                    found.push((id.to_owned(), end, k));
+                }
+            }
+            end += 1;
+        }
+        let model = &history[i];
+        let mut inject: Vec<(Value, PartOrigin)> = Vec::new();
+        let mut hoisted = Vec::new();
+        let mut removals = Vec::new();
+        for (id, name) in &expected {
+            let mut at = found.iter().filter(|(f, _, _)| f == id);
+            match at.next() {
+                None => inject.push((
+                    serde_json::json!({"functionResponse":
+                        {"id": id, "name": name, "response": {"error": UNRECORDED_RESULT}}}),
+                    PartOrigin {
+                        id: format!("{}/unrecorded-result/{id}", model.id),
+                        timestamp: model.timestamp.clone(),
+                        extras: None,
+                    },
+                )),
+                Some((_, c, k)) if *c != adjacent => {
+                    let from = &history[*c];
+                    hoisted.push((parts_of(from)[*k].clone(), from.origin_of(*k)));
+                    removals.push((*c, *k));
+                }
+                Some(_) => {}
+            }
+            removals.extend(at.map(|(_, c, k)| (*c, *k)));
+        }
+        inject.extend(hoisted);
+        if inject.is_empty() && removals.is_empty() {
+            i += 1;
+            continue;
+        }
+        removals.sort_unstable_by(|a, b| b.cmp(a));
+        removals.dedup();
+        for (c, k) in removals {
+            history[c].remove_part(k);
+        }
+        for c in (adjacent + 1..end).rev() {
+            if parts_of(&history[c]).is_empty() {
+                history.remove(c);
+            }
+        }
+        if !inject.is_empty() {
+            let (parts, origins): (Vec<Value>, Vec<Option<PartOrigin>>) =
+                inject.into_iter().map(|(p, o)| (p, Some(o))).unzip();
+            match history
+                .get_mut(adjacent)
+                .filter(|e| e.content["role"] == "user")
+            {
+                Some(next) => {
+                    let at = parts_of(next)
+                        .iter()
+                        .position(|p| p.get("functionResponse").is_none())
+                        .unwrap_or(parts_of(next).len());
+                    next.origins_mut().splice(at..at, origins);
+                    if let Some(own) = next.content["parts"].as_array_mut() {
+                        own.splice(at..at, parts);
+                    }
+                }
+                None => {
+                    let model = &history[i];
+                    let entry = Entry {
+                        id: format!("{}/unrecorded-results", model.id),
+                        line: model.line,
+                        timestamp: model.timestamp.clone(),
+                        model: None,
+                        extras: None,
+                        content: serde_json::json!({"role": "user", "parts": parts}),
+                        part_origins: origins,
+                    };
+                    history.insert(adjacent, entry);
+                }
+            }
+        }
+        i += 1;
+    }
+}
+
+fn parts_of(entry: &Entry) -> &[Value] {
+    entry.content["parts"].as_array().map_or(&[], Vec::as_slice)
 }
 
 /// The chain, leaf last: each link's records (the first of its uuid first).
@@ -379,6 +559,7 @@ fn compressed_history(path: &Path, record: &Record) -> Result<Option<Vec<Entry>>
                 model: None,
                 extras: None,
                 content: content.clone(),
+                part_origins: Vec::new(),
             })
             .collect(),
     ))

@@ -7,7 +7,7 @@ use handoff_sdk::dialect::gemini;
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{Body, Origin, PluginError, Timestamp, Transcript};
 
-use crate::chain::{self, Entry, Loaded};
+use crate::chain::{self, Loaded};
 use crate::manifest::{API, PROVIDER};
 
 /// The `handoff` member's origin of an assistant record (present, even as null, when the
@@ -16,8 +16,21 @@ pub(crate) const ORIGIN: &str = "origin";
 /// The `handoff` member's author of a record.
 pub(crate) const AUTHOR: &str = "author";
 
-/// The transcript of a loaded chat file.
+/// The transcript of a loaded chat file, as the CLI sends it.
 pub(crate) fn transcript(path: &Path, loaded: &Loaded) -> Result<Transcript, PluginError> {
+    read(path, loaded, true)
+}
+
+/// The transcript of the records as they are, without the results the CLI makes up for calls
+/// that have none: what an append goes on from (a result appended answers the call itself).
+pub(crate) fn transcript_as_written(
+    path: &Path,
+    loaded: &Loaded,
+) -> Result<Transcript, PluginError> {
+    read(path, loaded, false)
+}
+
+fn read(path: &Path, loaded: &Loaded, as_sent: bool) -> Result<Transcript, PluginError> {
     if loaded.leaf().is_none() {
         // `loadSession` finds no session in a file without a conversation record.
         return Err(PluginError::Malformed {
@@ -27,7 +40,10 @@ pub(crate) fn transcript(path: &Path, loaded: &Loaded) -> Result<Transcript, Plu
             message: "no conversation record (Qwen Code finds no session in this file)".into(),
         });
     }
-    let entries = chain::history(path, loaded)?;
+    let mut entries = chain::history(path, loaded)?;
+    if as_sent {
+        chain::repair_unanswered(&mut entries);
+    }
     let contents: Vec<&Value> = entries.iter().map(|e| &e.content).collect();
     let parsed = gemini::parse(&json!({ "contents": contents })).map_err(|e| {
         let entry = content_index(&e.path).and_then(|c| entries.get(c));
@@ -44,14 +60,24 @@ pub(crate) fn transcript(path: &Path, loaded: &Loaded) -> Result<Transcript, Plu
             PluginError::Other(format!("the Gemini parser named an event {:?}", event.id))
         })?;
         let entry = &entries[c];
-        event.id = match k {
-            0 => entry.id.clone(),
-            k => format!("{}#{k}", entry.id),
+        // A result the CLI moved into this content, or made up, keeps its own identity.
+        let moved = first_part_of_event(&entry.content, k).and_then(|p| entry.part_origin(p));
+        let (id, stamp, extras) = match moved {
+            Some(o) => (o.id.clone(), o.timestamp.as_deref(), o.extras.as_ref()),
+            None => (
+                match k {
+                    0 => entry.id.clone(),
+                    k => format!("{}#{k}", entry.id),
+                },
+                entry.timestamp.as_deref(),
+                entry.extras.as_ref(),
+            ),
         };
-        event.timestamp = timestamp(path, entry)?;
-        event.author = member(path, entry, AUTHOR)?.flatten();
+        event.id = id;
+        event.timestamp = timestamp(path, entry.line, stamp)?;
+        event.author = member(path, entry.line, extras, AUTHOR)?.flatten();
         if let Body::Assistant { origin, .. } = &mut event.body {
-            *origin = match member(path, entry, ORIGIN)? {
+            *origin = match member(path, entry.line, extras, ORIGIN)? {
                 Some(kept) => kept,
                 None => Some(Origin {
                     provider: PROVIDER.to_owned(),
@@ -93,34 +119,42 @@ fn after_index(path: &str) -> &str {
     path.find(']').map_or("", |i| &path[i + 1..])
 }
 
-fn timestamp(path: &Path, entry: &Entry) -> Result<Timestamp, PluginError> {
+/// The part a user content's `k`-th event starts at, as the Gemini parser splits it: each
+/// `functionResponse` one event, each run of other parts one.
+fn first_part_of_event(content: &Value, k: usize) -> Option<usize> {
+    let parts = content["parts"].as_array()?;
+    let is_result = |p: &Value| p.get("functionResponse").is_some();
+    let mut starts =
+        (0..parts.len()).filter(|&p| is_result(&parts[p]) || p == 0 || is_result(&parts[p - 1]));
+    starts.nth(k)
+}
+
+fn timestamp(path: &Path, line: usize, stamp: Option<&str>) -> Result<Timestamp, PluginError> {
     let malformed = |message: String| PluginError::Malformed {
         file: path.to_owned(),
-        line: Some(entry.line),
+        line: Some(line),
         field: Some("timestamp".into()),
         message,
     };
-    let text = entry
-        .timestamp
-        .as_deref()
-        .ok_or_else(|| malformed("missing".into()))?;
+    let text = stamp.ok_or_else(|| malformed("missing".into()))?;
     Timestamp::parse(text).map_err(malformed)
 }
 
 /// A member of the record's `handoff` object: `None` when absent, `Some(None)` when null.
 fn member<T: serde::de::DeserializeOwned>(
     path: &Path,
-    entry: &Entry,
+    line: usize,
+    extras: Option<&Value>,
     key: &str,
 ) -> Result<Option<Option<T>>, PluginError> {
-    let Some(value) = entry.extras.as_ref().and_then(|x| x.get(key)) else {
+    let Some(value) = extras.and_then(|x| x.get(key)) else {
         return Ok(None);
     };
     serde_json::from_value::<Option<T>>(value.clone())
         .map(Some)
         .map_err(|e| PluginError::Malformed {
             file: path.to_owned(),
-            line: Some(entry.line),
+            line: Some(line),
             field: Some(format!("{}.{key}", handoff_sdk::EXTRAS_KEY)),
             message: e.to_string(),
         })

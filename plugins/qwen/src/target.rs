@@ -85,7 +85,7 @@ impl Target for QwenCode {
         events: &[Event],
     ) -> Result<SessionRef, PluginError> {
         let loaded = load_checked(session)?;
-        let mut whole = read::transcript(&session.path, &loaded)?;
+        let mut whole = read::transcript_as_written(&session.path, &loaded)?;
         let offset = whole.events.len();
         whole.events.extend_from_slice(events);
         whole.validate()?;
