@@ -1,6 +1,6 @@
 //! Where Qwen Code 0.24.4 keeps a session: `<root>/projects/<cwd slug>/chats/<session id>.jsonl`.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::PathBuf;
 
 use handoff_sdk::{subdirs, PluginError, StoreRoot};
 
@@ -25,32 +25,10 @@ pub(crate) fn slug(cwd: &str) -> String {
     out
 }
 
-/// The working directory as Qwen Code records it: `process.cwd()`, the physical directory. An
-/// existing directory is canonicalised; one that does not exist here is normalised lexically. It
-/// must be absolute (the project folder is named after it).
+/// The working directory as Qwen Code records it (`process.cwd()`, see
+/// [`handoff_sdk::physical_cwd`]).
 pub(crate) fn project_root(cwd: &str) -> Result<String, PluginError> {
-    let path = Path::new(cwd);
-    if !path.is_absolute() {
-        return Err(PluginError::InvalidTranscript(format!(
-            "the working directory {cwd:?} is not absolute; Qwen Code keys sessions by it"
-        )));
-    }
-    let real = std::fs::canonicalize(path).unwrap_or_else(|_| {
-        let mut out = PathBuf::from("/");
-        for c in path.components() {
-            match c {
-                Component::Normal(n) => out.push(n),
-                Component::ParentDir => {
-                    out.pop();
-                }
-                Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
-            }
-        }
-        out
-    });
-    real.to_str().map(str::to_owned).ok_or_else(|| {
-        PluginError::InvalidTranscript(format!("the working directory {cwd:?} is not UTF-8"))
-    })
+    handoff_sdk::physical_cwd(cwd, "Qwen Code")
 }
 
 /// The session file of `id` in the project of `cwd`.
