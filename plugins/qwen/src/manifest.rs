@@ -37,18 +37,24 @@ pub fn target_manifest() -> TargetManifest {
         provider: "qwen".to_owned(),
         carries: vec![
             Feature::Text,
+            Feature::Thinking,
+            Feature::ThinkingSignature,
             Feature::ToolCall,
             Feature::ToolResult,
             Feature::ToolError,
             Feature::Author,
         ],
+        // Qwen Code sends thought parts as Chat Completions' `reasoning_content`, which the
+        // openai-chat dialect does not model: thinking is kept, written and read back, but no
+        // thinking counts as reaching the model through this target.
         thinking_from: Vec::new(),
         notes: vec![
             "Store: <root>/projects/<cwd, every character but ASCII letters and digits as '-'>/chats/<uuid>.jsonl, one record a line: {uuid, parentUuid, sessionId, timestamp, type (user, assistant, tool_result, system), cwd, version, message: a Gemini Content}. The first record carries the ownership marker.".into(),
             "Read as Qwen Code 0.24.4 resumes: the chain of parentUuid from the last conversation record; records sharing a uuid are one (parts joined); a chat_compression's compressedHistory replaces what came before; system records otherwise add nothing; a mid_turn_user_message joins the user turn before it.".into(),
             "Default root ~/.qwen; a plan for another root sets QWEN_RUNTIME_DIR to it (where Qwen Code keeps its projects), settings stay in ~/.qwen.".into(),
             "Origin: an assistant record is read as OpenAI Chat Completions' (the openai auth type) with its `model`; another origin or an author is kept in the record's `handoff` member, which Qwen Code keeps and ignores.".into(),
-            "Not carried: thinking (Qwen Code sends thought parts as reasoning_content), images (sent only to models it knows take them), text after a tool call in one turn (Chat Completions sends the text before the calls), compaction, web searches, freeform calls, non-object call arguments, precise numbers.".into(),
+            "Thinking is written as the thought parts Qwen Code keeps (it sends them as reasoning_content), each exactly (signature and all) in the record's `handoff` member; it is display-only here (the openai-chat wire has no reasoning field).".into(),
+            "Not carried: images (sent only to models it knows take them), text after a tool call in one turn (Chat Completions sends the text before the calls), compaction, web searches, freeform calls, non-object call arguments, precise numbers.".into(),
         ],
         live: Some(live_recipe()),
         default_root: Some(DefaultRoot::home(None, ".qwen")),

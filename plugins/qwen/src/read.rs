@@ -5,7 +5,7 @@ use std::path::Path;
 
 use handoff_sdk::dialect::gemini;
 use handoff_sdk::serde_json::{self, json, Value};
-use handoff_sdk::{Body, Origin, PluginError, Timestamp, Transcript};
+use handoff_sdk::{AssistantPart, Body, Origin, PluginError, Thinking, Timestamp, Transcript};
 
 use crate::chain::{self, Loaded};
 use crate::manifest::{API, PROVIDER};
@@ -15,6 +15,10 @@ use crate::manifest::{API, PROVIDER};
 pub(crate) const ORIGIN: &str = "origin";
 /// The `handoff` member's author of a record.
 pub(crate) const AUTHOR: &str = "author";
+/// The `handoff` member's thinking of an assistant record: `[{at, part}]`, each thinking part
+/// exactly (its signature and maker, which a thought part does not keep) with its index in the
+/// turn. Present, they replace the thought parts the message holds.
+pub(crate) const THINKING: &str = "thinking";
 
 /// The transcript of a loaded chat file, as the CLI sends it.
 pub(crate) fn transcript(path: &Path, loaded: &Loaded) -> Result<Transcript, PluginError> {
@@ -76,7 +80,16 @@ fn read(path: &Path, loaded: &Loaded, as_sent: bool) -> Result<Transcript, Plugi
         event.id = id;
         event.timestamp = timestamp(path, entry.line, stamp)?;
         event.author = member(path, entry.line, extras, AUTHOR)?.flatten();
-        if let Body::Assistant { origin, .. } = &mut event.body {
+        if let Body::Assistant { origin, content } = &mut event.body {
+            if let Some(Some(kept)) =
+                member::<Vec<KeptThinking>>(path, entry.line, extras, THINKING)?
+            {
+                content.retain(|p| !matches!(p, AssistantPart::Thinking(_)));
+                for k in kept {
+                    let at = k.at.min(content.len());
+                    content.insert(at, AssistantPart::Thinking(k.part));
+                }
+            }
             *origin = match member(path, entry.line, extras, ORIGIN)? {
                 Some(kept) => kept,
                 None => Some(Origin {
@@ -90,6 +103,13 @@ fn read(path: &Path, loaded: &Loaded, as_sent: bool) -> Result<Transcript, Plugi
     let mut transcript = Transcript::new(events);
     transcript.cwd = loaded.cwd().map(str::to_owned);
     Ok(transcript)
+}
+
+/// A thinking part kept in a record's `handoff` member, with its index in the turn.
+#[derive(serde::Deserialize)]
+struct KeptThinking {
+    at: usize,
+    part: Thinking,
 }
 
 /// `contents[c]` or `contents[c]#k` → `(c, k)`.

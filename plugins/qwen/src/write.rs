@@ -4,11 +4,11 @@
 use handoff_sdk::dialect::{gemini, RenderOptions};
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{json, Map, Value};
-use handoff_sdk::{Body, Event, Origin, PluginError, Transcript, EXTRAS_KEY};
+use handoff_sdk::{AssistantPart, Body, Event, Origin, PluginError, Transcript, EXTRAS_KEY};
 
 use crate::chain::marker_member;
 use crate::manifest::{API, CLI_VERSION, PROVIDER};
-use crate::read::{AUTHOR, ORIGIN};
+use crate::read::{AUTHOR, ORIGIN, THINKING};
 
 /// What every record of a session says about where it belongs.
 pub(crate) struct Session<'a> {
@@ -30,7 +30,13 @@ pub(crate) fn records(
     from: usize,
     session: Session<'_>,
 ) -> Result<Vec<Value>, PluginError> {
-    let rendered = gemini::render_each(transcript, &RenderOptions::default())
+    // Every thinking goes into the file as the thought part Qwen Code keeps for its own (it sends
+    // them as `reasoning_content`); its exact form rides in the record's `handoff` member.
+    let options = RenderOptions {
+        thinking_from: Some(makers(transcript)),
+        ..RenderOptions::default()
+    };
+    let rendered = gemini::render_each(transcript, &options)
         .map_err(|e| PluginError::InvalidTranscript(e.to_string()))?;
     let mut contents = rendered.into_iter().filter(|(i, _)| *i >= from).peekable();
     let mut parent = session.parent.clone();
@@ -59,6 +65,26 @@ pub(crate) fn records(
         parent = Some(uuid);
     }
     Ok(out)
+}
+
+/// Every provider that made a thinking or an assistant turn of `transcript`.
+fn makers(transcript: &Transcript) -> Vec<String> {
+    let mut makers: Vec<String> = Vec::new();
+    for event in &transcript.events {
+        let Body::Assistant { content, origin } = &event.body else {
+            continue;
+        };
+        let signed = content.iter().filter_map(|p| match p {
+            AssistantPart::Thinking(t) => t.signature.as_ref().map(|s| s.provider.clone()),
+            _ => None,
+        });
+        for maker in origin.iter().map(|o| o.provider.clone()).chain(signed) {
+            if !makers.contains(&maker) {
+                makers.push(maker);
+            }
+        }
+    }
+    makers
 }
 
 /// The record of one event.
@@ -97,6 +123,17 @@ fn record(
         if origin.as_ref() != Some(&read_as) {
             extras.insert(ORIGIN.into(), json!(origin));
         }
+        let thinking: Vec<Value> = content_of(&event.body)
+            .iter()
+            .enumerate()
+            .filter_map(|(at, p)| match p {
+                AssistantPart::Thinking(t) => Some(json!({"at": at, "part": t})),
+                _ => None,
+            })
+            .collect();
+        if !thinking.is_empty() {
+            extras.insert(THINKING.into(), Value::Array(thinking));
+        }
     }
     record.insert("message".into(), message);
     if let Body::ToolResult {
@@ -117,4 +154,12 @@ fn record(
         record.insert(EXTRAS_KEY.into(), Value::Object(extras));
     }
     Value::Object(record)
+}
+
+/// An assistant turn's parts (none for another event).
+fn content_of(body: &Body) -> &[AssistantPart] {
+    match body {
+        Body::Assistant { content, .. } => content,
+        _ => &[],
+    }
 }

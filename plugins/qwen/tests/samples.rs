@@ -253,20 +253,17 @@ fn create_in(
 #[test]
 fn what_qwen_code_cannot_carry_fails_the_write_naming_the_event() {
     let mut transcript = read(&sample()).unwrap();
-    let Body::Assistant { content, .. } = &mut transcript.events[3].body else {
-        panic!("the answer")
+    let Body::User { content } = &mut transcript.events[0].body else {
+        panic!("the prompt")
     };
-    content.insert(
-        0,
-        AssistantPart::Thinking(handoff_sdk::Thinking {
-            text: "hmm".into(),
-            signature: None,
-        }),
-    );
+    content.push(Part::Image {
+        media_type: "image/png".into(),
+        data: vec![0x89, b'P', b'N', b'G'],
+    });
     let err = create_in(&tempfile::tempdir().unwrap(), &transcript)
         .unwrap_err()
         .to_string();
-    assert!(err.contains(&transcript.events[3].id), "{err}");
+    assert!(err.contains(&transcript.events[0].id), "{err}");
 
     let mut transcript = read(&sample()).unwrap();
     transcript.events[3].body = Body::Assistant {
@@ -298,4 +295,35 @@ fn another_origin_and_an_author_are_kept_beside_what_qwen_code_reads() {
     let session = create_in(&scratch, &transcript).unwrap();
     let back = read(&session.path).unwrap();
     Comparison::exact().diff(&transcript, &back).unwrap();
+}
+
+#[test]
+fn thinking_is_written_as_thought_parts_and_read_back_exactly() {
+    let mut transcript = read(&sample()).unwrap();
+    let Body::Assistant { content, .. } = &mut transcript.events[3].body else {
+        panic!("the answer")
+    };
+    let signed = |text: &str, value: &str| {
+        AssistantPart::Thinking(handoff_sdk::Thinking {
+            text: text.into(),
+            signature: Some(handoff_sdk::Signature {
+                provider: "anthropic".into(),
+                model: Some("claude-sonnet-4-5".into()),
+                value: value.into(),
+                redacted: text.is_empty(),
+            }),
+        })
+    };
+    content.insert(0, signed("Let me think.", "sig-1"));
+    content.push(signed("", "sig-2"));
+    let scratch = tempfile::tempdir().unwrap();
+    let session = create_in(&scratch, &transcript).unwrap();
+    let back = read(&session.path).unwrap();
+    Comparison::exact().diff(&transcript, &back).unwrap();
+    // In the file, the thought part Qwen Code keeps (and sends as reasoning_content).
+    let text = std::fs::read_to_string(&session.path).unwrap();
+    assert!(
+        text.contains(r#"{"text":"Let me think.","thought":true}"#),
+        "{text}"
+    );
 }
