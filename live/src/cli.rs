@@ -187,7 +187,8 @@ pub fn search_dirs(cli_dir: Option<&Path>) -> Vec<PathBuf> {
 }
 
 /// Finds `program` (an installed copy of npm package `package`) and reads its version from the
-/// package's `package.json` beside the `node_modules/.bin` link. `Err` says where it looked.
+/// package's `package.json` beside the `node_modules/.bin` link. `Err` says where it looked, or
+/// that the Node.js runtime it needs is missing (see [`node_runtime_for`]).
 pub fn find_cli(program: &str, package: &str, cli_dir: Option<&Path>) -> Result<FoundCli, String> {
     let dirs = search_dirs(cli_dir);
     for dir in &dirs {
@@ -195,6 +196,8 @@ pub fn find_cli(program: &str, package: &str, cli_dir: Option<&Path>) -> Result<
         if !is_executable(&candidate) {
             continue;
         }
+        // A CLI that needs a newer Node.js than the machine's is usable only with its runtime.
+        node_runtime_for(&candidate)?;
         let version = installed_version(&candidate, package);
         return Ok(FoundCli {
             how: format!("found {}", candidate.display()),
