@@ -215,9 +215,18 @@ impl Entry {
         &mut self.part_origins
     }
 
-    /// Takes part `k` out, with its origin.
+    /// Takes part `k` out, with its origin; the record's own parts after it keep the identity
+    /// they had (so no two events of the history share an id).
     fn remove_part(&mut self, k: usize) {
-        self.origins_mut().remove(k);
+        let len = parts_of(self).len();
+        let kept: Vec<Option<PartOrigin>> = (0..len)
+            .map(|p| match p > k {
+                true => Some(self.origin_of(p)),
+                false => self.part_origin(p).cloned(),
+            })
+            .collect();
+        self.part_origins = kept;
+        self.part_origins.remove(k);
         if let Some(parts) = self.content["parts"].as_array_mut() {
             parts.remove(k);
         }

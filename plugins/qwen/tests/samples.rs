@@ -327,3 +327,40 @@ fn thinking_is_written_as_thought_parts_and_read_back_exactly() {
         "{text}"
     );
 }
+
+/// A result that came after a user message, in a record that also holds a text: the CLI moves
+/// the result up and leaves the text; every event read keeps an id of its own.
+#[test]
+fn a_moved_result_and_what_it_left_behind_keep_ids_of_their_own() {
+    let scratch = tempfile::tempdir().unwrap();
+    let mut r = records();
+    let call = r.iter().position(|x| x["type"] == "assistant").unwrap();
+    let result = r.iter().position(|x| x["type"] == "tool_result").unwrap();
+    r[result]["message"]["parts"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"text": "left behind"}));
+    // A user message between the call and its result.
+    let mut message = r[0].clone();
+    message["uuid"] = json!("ffff0000-0000-4000-8000-000000000001");
+    message["parentUuid"] = r[call]["uuid"].clone();
+    message["message"]["parts"] = json!([{"text": "meanwhile"}]);
+    r[call + 1]["parentUuid"] = message["uuid"].clone();
+    r.insert(call + 1, message);
+    let transcript = read(&write_records(scratch.path(), &r)).unwrap();
+    assert_eq!(
+        texts(&transcript)[..5],
+        [
+            "user:TOOLME please",
+            "call:run_shell_command",
+            "result:false",
+            "user:meanwhile",
+            "user:left behind"
+        ]
+    );
+    let mut ids: Vec<&str> = transcript.events.iter().map(|e| e.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), transcript.events.len(), "{ids:?}");
+    transcript.validate().unwrap();
+}
