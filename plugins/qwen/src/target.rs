@@ -122,19 +122,19 @@ impl Target for QwenCode {
             .and_then(|r| r.get("cwd").and_then(Value::as_str).map(str::to_owned)))
     }
 
-    /// Every chat file of every project, newest first, with its working directory; owned when
-    /// its first record carries this plugin's marker.
+    /// Every chat file of every project, newest first, with its working directory and its first
+    /// prompt as title; owned when its first record carries this plugin's marker.
     fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
         let mut sessions: Vec<SessionInfo> = layout::all_sessions(root)?
             .into_iter()
             .map(|(id, path)| {
-                let first = first_record(&path).ok().flatten();
+                let (first, title) = head(&path).unwrap_or_default();
                 let marker = first.as_ref().and_then(OwnershipMarker::find);
                 let marker = handoff_sdk::own_marker(marker, PLUGIN_NAME);
                 let cwd = first
                     .as_ref()
                     .and_then(|r| r.get("cwd").and_then(Value::as_str).map(str::to_owned));
-                SessionInfo::of_file(QWEN_CODE, &id, &path, marker).with_details(None, cwd)
+                SessionInfo::of_file(QWEN_CODE, &id, &path, marker).with_details(title, cwd)
             })
             .collect();
         SessionInfo::sort_newest_first(&mut sessions);
@@ -231,6 +231,34 @@ fn load_checked(session: &SessionRef) -> Result<Loaded, PluginError> {
         });
     }
     Ok(loaded)
+}
+
+/// The first record of a chat file and the first line of its first prompt's text (read up to
+/// that prompt only).
+fn head(path: &Path) -> Result<(Option<Value>, Option<String>), PluginError> {
+    use std::io::BufRead as _;
+    let file = std::fs::File::open(path).map_err(|e| PluginError::io(path, &e))?;
+    let mut first = None;
+    for line in std::io::BufReader::new(file).lines() {
+        let line = line.map_err(|e| PluginError::io(path, &e))?;
+        let Ok(record) = serde_json::from_str::<Value>(line.trim_start_matches('\u{feff}')) else {
+            continue;
+        };
+        if !record.is_object() {
+            continue;
+        }
+        let text = (record["type"] == "user")
+            .then(|| record["message"]["parts"].as_array())
+            .flatten()
+            .and_then(|parts| parts.iter().find_map(|p| p["text"].as_str()))
+            .and_then(|t| t.lines().find(|l| !l.trim().is_empty()))
+            .map(|t| t.trim().to_owned());
+        first.get_or_insert_with(|| record.clone());
+        if text.is_some() {
+            return Ok((first, text));
+        }
+    }
+    Ok((first, None))
 }
 
 /// The first line of a chat file, as JSON (`None`: an empty file or a first line that is no

@@ -215,6 +215,11 @@ fn what_the_writer_writes_reads_back_equal_and_resumes_by_its_id() {
     assert_eq!(listed.len(), 1);
     assert!(listed[0].owned);
     assert_eq!(listed[0].locator.as_deref(), Some("conv-1"));
+    assert_eq!(listed[0].title.as_deref(), Some("TOOLME please"));
+    assert_eq!(
+        listed[0].cwd.as_deref(),
+        Some(cwd.canonicalize().unwrap().to_str().unwrap())
+    );
     let plan = QwenPlugin.resumer().plan(&root, &session, "go on").unwrap();
     let handoff_sdk::ResumePlan::Command {
         program, args, env, ..
