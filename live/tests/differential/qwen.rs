@@ -15,6 +15,12 @@ const QWEN_TWO: &str = "qwen-code/6ea846e1-9004-4260-a571-79a629de940e.jsonl";
 const QWEN_TWO_ID: &str = "6ea846e1-9004-4260-a571-79a629de940e";
 const QWEN_TOOL: &str = "qwen-code/7da3d710-5632-46df-bb43-bead8f22b422.jsonl";
 const QWEN_TOOL_ID: &str = "7da3d710-5632-46df-bb43-bead8f22b422";
+/// Two parallel shell calls, each result in a record of its own.
+const QWEN_PARALLEL: &str = "qwen-code/b441854e-94e1-4402-911b-f15a48a9dbc2.jsonl";
+const QWEN_PARALLEL_ID: &str = "b441854e-94e1-4402-911b-f15a48a9dbc2";
+/// A shell call that failed (exit 3): its result is `response.error`.
+const QWEN_FAILED: &str = "qwen-code/0ff9bdbd-357b-4e34-906a-79823671e09f.jsonl";
+const QWEN_FAILED_ID: &str = "0ff9bdbd-357b-4e34-906a-79823671e09f";
 
 /// `<store>/projects/<cwd, every character but ASCII letters and digits as '-'>/chats/<file>`.
 fn qwen_place(file: &'static str) -> impl Fn(&str) -> PathBuf {
@@ -209,12 +215,33 @@ const TWO_SESSIONS: Mutation = Mutation {
 const TORN: &str = "a torn last line is what a killed writer leaves; Qwen Code skips a line it \
                     cannot parse, our reader names it rather than guess that nothing was lost";
 
-fn qwen_cases<'a>(
-    two: &'a [u8],
-    tool: &'a [u8],
-    two_place: &'a dyn Fn(&str) -> PathBuf,
-    tool_place: &'a dyn Fn(&str) -> PathBuf,
-) -> Vec<(super::Case<'a>, Expect)> {
+/// The second result of a parallel turn dropped (the CLI answers that call with its failed "not
+/// recorded" result).
+const SECOND_RESULT_LOST: Mutation = Mutation {
+    name: "second-result-lost",
+    apply: |b| {
+        let mut r = records(b);
+        let results = of_type(&r, "tool_result");
+        let second = results[1];
+        let after = r[second]["uuid"].clone();
+        let parent = r[second]["parentUuid"].clone();
+        r.remove(second);
+        for x in r.iter_mut().filter(|x| x["parentUuid"] == after) {
+            x["parentUuid"] = parent.clone();
+        }
+        to_bytes(&r)
+    },
+};
+
+/// The genuine samples of Qwen Code, by name: bytes and where each goes.
+struct Samples<'a> {
+    two: (&'a [u8], &'a dyn Fn(&str) -> PathBuf),
+    tool: (&'a [u8], &'a dyn Fn(&str) -> PathBuf),
+    parallel: (&'a [u8], &'a dyn Fn(&str) -> PathBuf),
+    failed: (&'a [u8], &'a dyn Fn(&str) -> PathBuf),
+}
+
+fn qwen_cases<'a>(s: &Samples<'a>) -> Vec<(super::Case<'a>, Expect)> {
     let on_two = [
         (GENUINE, Expect::Agree),
         (generic::SWAP_LAST_TWO, Expect::Agree),
@@ -238,24 +265,53 @@ fn qwen_cases<'a>(
         (INTERRUPTED_CALL, Expect::Agree),
         (RESULT_AFTER_A_MESSAGE, Expect::Agree),
     ];
+    let on_parallel = [
+        (GENUINE, Expect::Agree),
+        (generic::SWAP_LAST_TWO, Expect::Agree),
+        (SECOND_RESULT_LOST, Expect::Agree),
+    ];
+    let on_failed = [(GENUINE, Expect::Agree)];
     cases_of_samples(
         "qwen-code",
         &no_side_files,
         vec![
-            ("two-turns", QWEN_TWO_ID, two, two_place, on_two.into()),
-            ("tool-call", QWEN_TOOL_ID, tool, tool_place, on_tool.into()),
+            ("two-turns", QWEN_TWO_ID, s.two.0, s.two.1, on_two.into()),
+            (
+                "tool-call",
+                QWEN_TOOL_ID,
+                s.tool.0,
+                s.tool.1,
+                on_tool.into(),
+            ),
+            (
+                "parallel-calls",
+                QWEN_PARALLEL_ID,
+                s.parallel.0,
+                s.parallel.1,
+                on_parallel.into(),
+            ),
+            (
+                "failed-call",
+                QWEN_FAILED_ID,
+                s.failed.0,
+                s.failed.1,
+                on_failed.into(),
+            ),
         ],
     )
 }
 
 #[test]
 fn qwen_code_reader_agrees_with_qwen_code() {
-    let two = sample(QWEN_TWO);
-    let tool = sample(QWEN_TOOL);
-    let two_place = qwen_place(QWEN_TWO);
-    let tool_place = qwen_place(QWEN_TOOL);
-    check(
-        &handoff_qwen::QwenPlugin,
-        qwen_cases(&two, &tool, &two_place, &tool_place),
-    );
+    let (two, tool) = (sample(QWEN_TWO), sample(QWEN_TOOL));
+    let (parallel, failed) = (sample(QWEN_PARALLEL), sample(QWEN_FAILED));
+    let (two_place, tool_place) = (qwen_place(QWEN_TWO), qwen_place(QWEN_TOOL));
+    let (parallel_place, failed_place) = (qwen_place(QWEN_PARALLEL), qwen_place(QWEN_FAILED));
+    let samples = Samples {
+        two: (&two, &two_place),
+        tool: (&tool, &tool_place),
+        parallel: (&parallel, &parallel_place),
+        failed: (&failed, &failed_place),
+    };
+    check(&handoff_qwen::QwenPlugin, qwen_cases(&samples));
 }
