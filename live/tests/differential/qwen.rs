@@ -233,12 +233,15 @@ const SECOND_RESULT_LOST: Mutation = Mutation {
     },
 };
 
-/// The genuine samples of Qwen Code, by name: bytes and where each goes.
+/// A genuine sample's bytes and where the CLI finds it.
+type Placed<'a> = (&'a [u8], &'a dyn Fn(&str) -> PathBuf);
+
+/// The genuine samples of Qwen Code, by name.
 struct Samples<'a> {
-    two: (&'a [u8], &'a dyn Fn(&str) -> PathBuf),
-    tool: (&'a [u8], &'a dyn Fn(&str) -> PathBuf),
-    parallel: (&'a [u8], &'a dyn Fn(&str) -> PathBuf),
-    failed: (&'a [u8], &'a dyn Fn(&str) -> PathBuf),
+    two: Placed<'a>,
+    tool: Placed<'a>,
+    parallel: Placed<'a>,
+    failed: Placed<'a>,
 }
 
 fn qwen_cases<'a>(s: &Samples<'a>) -> Vec<(super::Case<'a>, Expect)> {
