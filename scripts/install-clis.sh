@@ -9,7 +9,10 @@
 #   DIR:  default $HANDOFF_CLI_CACHE or <repo>/.live-cache
 #   --newest: the newest end of each verified range (<NAME>_NEWEST) instead, into DIR/newest;
 #             a CLI without one is its pin (already in DIR) and is skipped
-# Prints one line per CLI: NAME VERSION PATH-TO-BINARY. Exit 1 if an install failed.
+# Prints one line per CLI: NAME VERSION PATH-TO-BINARY, and `node VERSION PATH` for the Node.js
+# runtime when a CLI's <NAME>_NODE_MIN is newer than the machine's node (installed from npm into
+# DIR/node-runtimes/<release>/, its own npm prefix, never onto the system). Exit 1 if an install
+# failed.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -49,6 +52,20 @@ installed_version() {
   [ -f "$manifest" ] && node -p "require(process.argv[1]).version" "$manifest" 2>/dev/null || true
 }
 
+# "a.b.c" >= "x.y.z", numerically.
+version_at_least() {
+  local IFS=.
+  local -a have=($1) want=($2)
+  for i in 0 1 2; do
+    local h="${have[$i]:-0}" w="${want[$i]:-0}"
+    if [ "$h" -gt "$w" ]; then return 0; fi
+    if [ "$h" -lt "$w" ]; then return 1; fi
+  done
+  return 0
+}
+system_node="$(node --version 2>/dev/null | sed 's/^v//' || true)"
+runtime_needed=""  # the highest NODE_MIN the machine's node does not meet
+
 status=0
 wanted=()   # "name pkg ver bin" of every CLI asked for
 missing=()  # pkg@ver specs to install
@@ -67,6 +84,12 @@ for name in "${names[@]}"; do
     status=1; continue
   fi
   wanted+=("$name $pkg $ver $bin")
+  node_var="${upper}_NODE_MIN"; node_min="${!node_var:-}"
+  if [ -n "$node_min" ] && ! version_at_least "${system_node:-0}" "$node_min"; then
+    if [ -z "$runtime_needed" ] || version_at_least "$node_min" "$runtime_needed"; then
+      runtime_needed="$node_min"
+    fi
+  fi
   if [ "$(installed_version "$pkg")" != "$ver" ] || [ ! -x "$dir/node_modules/.bin/$bin" ]; then
     missing+=("$pkg@$ver")
   fi
@@ -80,6 +103,28 @@ if [ ${#missing[@]} -gt 0 ]; then
   if ! (cd "$dir" && npm install --save-exact --loglevel=error "${missing[@]}" >&2); then
     echo "install-clis: npm install failed" >&2
     status=1
+  fi
+fi
+
+# The Node.js runtime, in a folder of its own (its own package.json: the CLIs' npm calls never
+# prune it), when a CLI asked for a newer node than the machine's.
+if [ -n "$runtime_needed" ]; then
+  runtime_dir="$dir/node-runtimes/$NODE_RUNTIME_RELEASE"
+  runtime_node="$runtime_dir/node_modules/$NODE_RUNTIME_NPM/bin/node"
+  if ! version_at_least "$NODE_RUNTIME_RELEASE" "$runtime_needed"; then
+    echo "install-clis: NODE_RUNTIME_RELEASE $NODE_RUNTIME_RELEASE is older than the $runtime_needed a CLI needs" >&2
+    status=1
+  elif [ ! -x "$runtime_node" ]; then
+    mkdir -p "$runtime_dir"
+    [ -f "$runtime_dir/package.json" ] || printf '{ "name": "handoff-node-runtime", "private": true }\n' > "$runtime_dir/package.json"
+    echo "install-clis: the machine's node is ${system_node:-absent}, older than $runtime_needed: installing $NODE_RUNTIME_NPM@$NODE_RUNTIME_RELEASE into $runtime_dir" >&2
+    if ! (cd "$runtime_dir" && npm install --save-exact --loglevel=error "$NODE_RUNTIME_NPM@$NODE_RUNTIME_RELEASE" >&2); then
+      echo "install-clis: npm install of the Node.js runtime failed" >&2
+      status=1
+    fi
+  fi
+  if [ -x "$runtime_node" ]; then
+    echo "node $("$runtime_node" --version | sed 's/^v//') $runtime_node"
   fi
 fi
 

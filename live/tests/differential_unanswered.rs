@@ -112,3 +112,15 @@ fn gemini_cli_reads_back_the_call_as_it_stands() {
         .diff(&interrupted(), &back)
         .unwrap_or_else(|d| panic!("gemini-cli sends the call as it is: {d}"));
 }
+
+#[test]
+fn qwen_code_reads_back_its_unrecorded_result_error() {
+    let back = round_trip(&handoff_qwen::QwenPlugin, "qwen-code");
+    let (call, content, is_error) = result_of(&back).expect("Qwen Code's result");
+    assert_eq!(call, "call_1");
+    assert!(
+        content.contains("Tool execution result was not recorded") && is_error,
+        "{content}"
+    );
+    verify_names_the_difference("qwen-code", &back);
+}

@@ -38,3 +38,8 @@ fn pi_opens_the_session_in_its_terminal_ui() {
 fn gemini_cli_opens_the_session_in_its_terminal_ui() {
     interactive(&handoff_gemini::GeminiPlugin, "gemini-cli");
 }
+
+#[test]
+fn qwen_code_opens_the_session_in_its_terminal_ui() {
+    interactive(&handoff_qwen::QwenPlugin, "qwen-code");
+}

@@ -241,3 +241,51 @@ fn gemini_cli_answers_from_the_fake_gemini_stream() {
         "{turns:#?}"
     );
 }
+
+/// Qwen Code runs on the Node.js runtime the pin asks for (22; `run` puts it first on PATH when
+/// the machine's node is older) and speaks Chat Completions to the fake.
+#[test]
+fn qwen_code_answers_from_the_fake_chat_completions_stream() {
+    let Some(qwen) = cli("qwen") else { return };
+    let fake = FakeProvider::start().unwrap();
+    let home = home();
+    let dot = home.path().join(".qwen");
+    std::fs::create_dir_all(&dot).unwrap();
+    std::fs::write(
+        dot.join("settings.json"),
+        serde_json::json!({
+            "security": {"auth": {"selectedType": "openai"}},
+            "general": {"disableAutoUpdate": true},
+            "telemetry": {"enabled": false},
+            "privacy": {"usageStatisticsEnabled": false}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let outcome = run(&Invocation {
+        program: qwen.path.clone(),
+        args: ["-p", "hi"].map(String::from).to_vec(),
+        home: home.path().to_owned(),
+        env: vec![
+            ("OPENAI_BASE_URL".into(), format!("{}/v1", fake.base_url())),
+            ("OPENAI_API_KEY".into(), "dummy".into()),
+            ("OPENAI_MODEL".into(), "fake-model".into()),
+        ],
+        cwd: project(home.path()),
+        close_stdin: true,
+        timeout: Duration::from_secs(120),
+    })
+    .unwrap();
+    let requests = fake.requests();
+    let turns = model_turns(&outcome, &requests);
+    assert_eq!(outcome.stdout.trim(), "ok", "{}", outcome.summary());
+    assert!(!turns.is_empty(), "no model request reached the fake");
+    assert!(turns
+        .iter()
+        .all(|r| r.endpoint == Endpoint::OpenaiChatCompletions && r.streamed));
+    let chats = dot.join("projects");
+    assert!(
+        chats.is_dir(),
+        "Qwen Code recorded no session under ~/.qwen/projects"
+    );
+}

@@ -35,6 +35,7 @@ pub use handoff_store::{self as store, atomic, lock, marker, StoreRoot};
 pub use handoff_transcript::{self as transcript, *};
 pub use serde_json;
 
+mod cwd;
 mod document;
 #[doc(hidden)]
 pub mod export;
@@ -49,6 +50,7 @@ mod session_lock;
 pub mod stream_stop;
 mod target;
 
+pub use cwd::physical_cwd;
 pub use document::{
     document_cwd, document_error, document_marker, parse_document, present, DOCUMENT_DEPTH_LIMIT,
     EXTRAS_KEY,

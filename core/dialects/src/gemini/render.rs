@@ -19,10 +19,45 @@ use handoff_transcript::{AssistantPart, Body, Part, Signature, Thinking, Transcr
 /// each model content without a signature gets [`SKIP_SIGNATURE`] (G4). Fails on arguments that
 /// are not an object (G3) and on a result whose call is unknown (Gemini needs the tool name).
 pub fn render(transcript: &Transcript, options: &RenderOptions) -> Result<Vec<Value>, RenderError> {
+    let mut contents: Vec<(bool, Vec<Value>)> = Vec::new();
+    for (_, content) in render_each(transcript, options)? {
+        let is_model = content["role"] == "model";
+        let Value::Array(parts) = content["parts"].clone() else {
+            unreachable!("render_each gives parts")
+        };
+        match contents.last_mut() {
+            Some((last_is_model, last)) if *last_is_model == is_model => last.extend(parts),
+            _ => contents.push((is_model, parts)),
+        }
+    }
+    for (is_model, parts) in &mut contents {
+        if !*is_model {
+            // A stable sort keeps the order among responses and among the rest.
+            parts.sort_by_key(|p| p.get("functionResponse").is_none());
+        }
+    }
+    sign_current_turn(&mut contents);
+    Ok(contents
+        .into_iter()
+        .map(|(is_model, parts)| {
+            json!({"role": if is_model { "model" } else { "user" }, "parts": parts})
+        })
+        .collect())
+}
+
+/// Each visible event of `transcript` as a content of its own, `(event index, {role, parts})`,
+/// in order and unmerged: what a store that keeps one Gemini content per record writes (Qwen
+/// Code's chats). The parts are [`render`]'s (a compaction's summary is a user text); events
+/// that render to no part are left out. No G4 signature is added: that is a request's, not a
+/// store's.
+pub fn render_each(
+    transcript: &Transcript,
+    options: &RenderOptions,
+) -> Result<Vec<(usize, Value)>, RenderError> {
     let names = call_names(transcript);
     let keeps = options.thinking_from(Dialect::Gemini);
     let model = options.model.as_deref();
-    let mut contents: Vec<(bool, Vec<Value>)> = Vec::new();
+    let mut contents = Vec::new();
     for (index, summary) in visible::checked(transcript)? {
         let (is_model, parts) = match (summary, &transcript.events[index].body) {
             (Some(summary), _) => (false, user_parts(&[Part::text(summary)])),
@@ -59,24 +94,10 @@ pub fn render(transcript: &Transcript, options: &RenderOptions) -> Result<Vec<Va
         if parts.is_empty() {
             continue;
         }
-        match contents.last_mut() {
-            Some((last_is_model, last)) if *last_is_model == is_model => last.extend(parts),
-            _ => contents.push((is_model, parts)),
-        }
+        let role = if is_model { "model" } else { "user" };
+        contents.push((index, json!({"role": role, "parts": parts})));
     }
-    for (is_model, parts) in &mut contents {
-        if !*is_model {
-            // A stable sort keeps the order among responses and among the rest.
-            parts.sort_by_key(|p| p.get("functionResponse").is_none());
-        }
-    }
-    sign_current_turn(&mut contents);
-    Ok(contents
-        .into_iter()
-        .map(|(is_model, parts)| {
-            json!({"role": if is_model { "model" } else { "user" }, "parts": parts})
-        })
-        .collect())
+    Ok(contents)
 }
 
 /// The name of every tool call, by id.
@@ -318,6 +339,37 @@ mod tests {
         validate(&json!({ "contents": contents })).unwrap();
         let back = parse(&json!(contents)).unwrap().transcript;
         Comparison::exact().diff(&t, &back).unwrap();
+    }
+
+    #[test]
+    fn render_each_gives_every_event_its_own_content_and_render_merges_them() {
+        let mut t = sample();
+        // Two user turns in a row: one content each here, one merged content in `render`.
+        t.events.push(user("u3", "and then"));
+        let each = render_each(&t, &RenderOptions::default()).unwrap();
+        assert_eq!(
+            each.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
+            [0, 1, 2, 3, 4, 5]
+        );
+        assert_eq!(
+            each[4].1,
+            json!({"role": "user", "parts": [{"text": "continue"}]})
+        );
+        assert_eq!(
+            each[5].1,
+            json!({"role": "user", "parts": [{"text": "and then"}]})
+        );
+        assert!(
+            each.iter()
+                .all(|(_, c)| !c.to_string().contains(SKIP_SIGNATURE)),
+            "a store's contents carry no G4 placeholder"
+        );
+        let merged = render(&t, &RenderOptions::default()).unwrap();
+        assert_eq!(merged.len(), 5);
+        assert_eq!(
+            merged[4]["parts"],
+            json!([{"text": "continue"}, {"text": "and then"}])
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! the short id is the project's entry in `<root>/projects.json` (see `registry`). The file name
 //! holds only 8 characters of the id, so finding a session means reading the candidates' ids.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use handoff_sdk::{subdirs, PluginError, StoreRoot, Timestamp};
 use sha2::{Digest, Sha256};
@@ -22,34 +22,10 @@ pub(crate) const REGISTRY: &str = "projects.json";
 /// Every session file name starts with this.
 pub(crate) const PREFIX: &str = "session-";
 
-/// The project root as the CLI sees it: `path.resolve(process.cwd())`, and `process.cwd()` is the
-/// physical directory. An existing directory is canonicalised (symlinks resolved); one that does
-/// not exist here is normalised lexically. It must be absolute.
+/// The project root as the CLI sees it: `path.resolve(process.cwd())`, the physical directory
+/// ([`handoff_sdk::physical_cwd`]).
 pub(crate) fn project_root(cwd: &str) -> Result<String, PluginError> {
-    let path = Path::new(cwd);
-    if !path.is_absolute() {
-        return Err(PluginError::InvalidTranscript(format!(
-            "the working directory {cwd:?} is not absolute; Gemini CLI keys sessions by the absolute project root"
-        )));
-    }
-    if let Ok(real) = std::fs::canonicalize(path) {
-        if let Some(s) = real.to_str() {
-            return Ok(s.to_owned());
-        }
-    }
-    let mut out = PathBuf::from("/");
-    for c in path.components() {
-        match c {
-            Component::Normal(n) => out.push(n),
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
-        }
-    }
-    out.to_str().map(str::to_owned).ok_or_else(|| {
-        PluginError::InvalidTranscript(format!("the working directory {cwd:?} is not UTF-8"))
-    })
+    handoff_sdk::physical_cwd(cwd, "Gemini CLI")
 }
 
 /// `projectHash`: sha256 of the project root, lower-case hex.

@@ -1,0 +1,279 @@
+//! The `qwen-code` target: create, append, read, list, resolve and the resume plan.
+
+use std::path::{Path, PathBuf};
+
+use handoff_sdk::marker::OwnershipMarker;
+use handoff_sdk::serde_json::{self, Value};
+use handoff_sdk::{
+    atomic, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot,
+    Target, TargetManifest, Transcript,
+};
+
+use crate::chain::{self, Loaded};
+use crate::layout;
+use crate::manifest::{target_manifest, PLUGIN_NAME, QWEN_CODE};
+use crate::read;
+use crate::write::{self, Session};
+
+/// The `qwen-code` target.
+pub(crate) struct QwenCode;
+
+impl Target for QwenCode {
+    fn name(&self) -> &'static str {
+        QWEN_CODE
+    }
+
+    fn manifest(&self) -> TargetManifest {
+        target_manifest()
+    }
+
+    fn create(
+        &self,
+        root: &StoreRoot,
+        transcript: &Transcript,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        let cwd = options.cwd.as_deref().or(transcript.cwd.as_deref()).ok_or_else(|| {
+            PluginError::InvalidTranscript(
+                "no working directory (CreateOptions.cwd or the transcript's cwd): Qwen Code keys sessions by it".into(),
+            )
+        })?;
+        let cwd = layout::project_root(cwd)?;
+        let id = uuid::Uuid::new_v4().to_string();
+        let marker = OwnershipMarker {
+            plugin: PLUGIN_NAME.to_owned(),
+            locator: options.locator.clone(),
+        };
+        let records = write::records(
+            transcript,
+            0,
+            Session {
+                id: &id,
+                cwd: &cwd,
+                parent: None,
+                marker: Some(&marker),
+            },
+        )?;
+        if records.is_empty() {
+            return Err(PluginError::InvalidTranscript(
+                "no event: Qwen Code resumes no session without a conversation record".into(),
+            ));
+        }
+        let path = layout::session_path(root, &cwd, &id)?;
+        root.create_file(&path, |w| records.iter().try_for_each(|r| write_line(w, r)))?;
+        Ok(SessionRef {
+            target: QWEN_CODE.to_owned(),
+            id,
+            path,
+        })
+    }
+
+    /// The first record's marker; a file whose records name another session is `NotFound`.
+    fn owner(
+        &self,
+        _root: &StoreRoot,
+        session: &SessionRef,
+    ) -> Result<Option<OwnershipMarker>, PluginError> {
+        Ok(load_checked(session)?.marker())
+    }
+
+    fn append(
+        &self,
+        _root: &StoreRoot,
+        session: &SessionRef,
+        _marker: &OwnershipMarker,
+        events: &[Event],
+    ) -> Result<SessionRef, PluginError> {
+        let loaded = load_checked(session)?;
+        let mut whole = read::transcript_as_written(&session.path, &loaded)?;
+        let offset = whole.events.len();
+        whole.events.extend_from_slice(events);
+        whole.validate()?;
+        let cwd = loaded.cwd().unwrap_or_default().to_owned();
+        let records = write::records(
+            &whole,
+            offset,
+            Session {
+                id: &session.id,
+                cwd: &cwd,
+                parent: loaded.leaf().map(str::to_owned),
+                marker: None,
+            },
+        )?;
+        if !records.is_empty() {
+            atomic::append(&session.path, |w| {
+                records.iter().try_for_each(|r| write_line(w, r))
+            })
+            .map_err(|e| PluginError::io(&session.path, &e))?;
+        }
+        Ok(session.clone())
+    }
+
+    fn read(&self, _root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
+        read::transcript(&session.path, &load_checked(session)?)
+    }
+
+    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
+        read::transcript(path, &chain::load(path)?)
+    }
+
+    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+        Ok(first_record(path)?
+            .and_then(|r| r.get("cwd").and_then(Value::as_str).map(str::to_owned)))
+    }
+
+    /// Every chat file of every project, newest first, with its working directory and its first
+    /// prompt as title; owned when its first record carries this plugin's marker.
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+        let mut sessions: Vec<SessionInfo> = layout::all_sessions(root)?
+            .into_iter()
+            .map(|(id, path)| {
+                let (first, title) = head(&path).unwrap_or_default();
+                let marker = first.as_ref().and_then(OwnershipMarker::find);
+                let marker = handoff_sdk::own_marker(marker, PLUGIN_NAME);
+                let cwd = first
+                    .as_ref()
+                    .and_then(|r| r.get("cwd").and_then(Value::as_str).map(str::to_owned));
+                SessionInfo::of_file(QWEN_CODE, &id, &path, marker).with_details(title, cwd)
+            })
+            .collect();
+        SessionInfo::sort_newest_first(&mut sessions);
+        Ok(sessions)
+    }
+
+    /// The chat file named by `id`; the same id in two projects is an error (the CLI would
+    /// resume the one of the directory it runs in).
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+        let found: Vec<PathBuf> = layout::all_sessions(root)?
+            .into_iter()
+            .filter(|(i, _)| i == id)
+            .map(|(_, p)| p)
+            .collect();
+        match found.as_slice() {
+            [path] => Ok(SessionRef {
+                target: QWEN_CODE.to_owned(),
+                id: id.to_owned(),
+                path: path.clone(),
+            }),
+            [] => Err(PluginError::NotFound {
+                target: QWEN_CODE.to_owned(),
+                id: id.to_owned(),
+                searched: root.path().join(layout::PROJECTS),
+            }),
+            several => Err(PluginError::Other(format!(
+                "session {id} is in more than one project ({}); refusing to guess",
+                several
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        }
+    }
+
+    /// `qwen --resume <id> -p PROMPT` in the session's working directory, with
+    /// `QWEN_RUNTIME_DIR` set to the store root (where Qwen Code looks for projects).
+    fn plan(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        prompt: &str,
+    ) -> Result<ResumePlan, PluginError> {
+        let loaded = load_checked(session)?;
+        let cwd = loaded.cwd().ok_or_else(|| PluginError::Malformed {
+            file: session.path.clone(),
+            line: loaded.records.first().map(|r| r.line),
+            field: Some("cwd".into()),
+            message: "missing: Qwen Code resumes a session only in its working directory".into(),
+        })?;
+        let expected = layout::session_path(root, cwd, &session.id)?;
+        if expected != session.path {
+            return Err(PluginError::Other(format!(
+                "qwen --resume {} in {cwd} would look for {}, not {}",
+                session.id,
+                expected.display(),
+                session.path.display()
+            )));
+        }
+        let prompt_arg = if prompt.starts_with('-') {
+            vec![format!("--prompt={prompt}")]
+        } else {
+            vec!["-p".to_owned(), prompt.to_owned()]
+        };
+        let mut args = vec!["--resume".to_owned(), session.id.clone()];
+        // Without the prompt: the same session in Qwen Code's own terminal UI.
+        let interactive_args = args.clone();
+        args.extend(prompt_arg);
+        Ok(ResumePlan::Command {
+            program: "qwen".to_owned(),
+            args,
+            env: vec![(
+                "QWEN_RUNTIME_DIR".to_owned(),
+                root.path().to_string_lossy().into_owned(),
+            )],
+            cwd: Some(cwd.into()),
+            close_stdin: true,
+            interactive_args: Some(interactive_args),
+        })
+    }
+}
+
+fn write_line(w: &mut dyn std::io::Write, value: &Value) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *w, value)?;
+    w.write_all(b"\n")
+}
+
+/// The session's file, loaded, when its records are that session's.
+fn load_checked(session: &SessionRef) -> Result<Loaded, PluginError> {
+    let loaded = chain::load(&session.path)?;
+    if loaded.session_id() != Some(session.id.as_str()) {
+        return Err(PluginError::NotFound {
+            target: QWEN_CODE.to_owned(),
+            id: session.id.clone(),
+            searched: session.path.clone(),
+        });
+    }
+    Ok(loaded)
+}
+
+/// The first record of a chat file and the first line of its first prompt's text (read up to
+/// that prompt only).
+fn head(path: &Path) -> Result<(Option<Value>, Option<String>), PluginError> {
+    use std::io::BufRead as _;
+    let file = std::fs::File::open(path).map_err(|e| PluginError::io(path, &e))?;
+    let mut first = None;
+    for line in std::io::BufReader::new(file).lines() {
+        let line = line.map_err(|e| PluginError::io(path, &e))?;
+        let Ok(record) = serde_json::from_str::<Value>(line.trim_start_matches('\u{feff}')) else {
+            continue;
+        };
+        if !record.is_object() {
+            continue;
+        }
+        let text = (record["type"] == "user")
+            .then(|| record["message"]["parts"].as_array())
+            .flatten()
+            .and_then(|parts| parts.iter().find_map(|p| p["text"].as_str()))
+            .and_then(|t| t.lines().find(|l| !l.trim().is_empty()))
+            .map(|t| t.trim().to_owned());
+        first.get_or_insert_with(|| record.clone());
+        if text.is_some() {
+            return Ok((first, text));
+        }
+    }
+    Ok((first, None))
+}
+
+/// The first line of a chat file, as JSON (`None`: an empty file or a first line that is no
+/// JSON object).
+fn first_record(path: &Path) -> Result<Option<Value>, PluginError> {
+    use std::io::BufRead as _;
+    let file = std::fs::File::open(path).map_err(|e| PluginError::io(path, &e))?;
+    let mut line = String::new();
+    std::io::BufReader::new(file)
+        .read_line(&mut line)
+        .map_err(|e| PluginError::io(path, &e))?;
+    Ok(serde_json::from_str::<Value>(&line)
+        .ok()
+        .filter(Value::is_object))
+}
