@@ -14,6 +14,7 @@ fn plugin_for(target: &str) -> Box<dyn Plugin> {
         Box::new(handoff_gemini::GeminiPlugin),
         Box::new(handoff_openai::OpenaiPlugin),
         Box::new(handoff_pi::PiPlugin),
+        Box::new(handoff_opencode::OpencodePlugin),
     ];
     plugins
         .into_iter()
