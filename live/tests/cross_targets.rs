@@ -3,8 +3,8 @@
 //! back, verified), and the same transcript is then resumed by the real target CLI in the live
 //! tier, whose first model request must carry the whole history (the live check's comparison).
 //!
-//! Every CLI target is a target here, and every CLI's genuine samples are a source: pi and Gemini
-//! CLI both ways, Claude Code and Codex into them.
+//! Every CLI target is a target here, and every CLI's genuine samples are a source: pi, Gemini
+//! CLI and OpenCode both ways, Claude Code and Codex into them.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -66,6 +66,7 @@ fn plugin_of(target: &str) -> Box<dyn Plugin> {
         "codex" => Box::new(handoff_codex::CodexPlugin),
         "pi" => Box::new(handoff_pi::PiPlugin),
         "gemini-cli" => Box::new(handoff_gemini::GeminiPlugin),
+        "opencode" => Box::new(handoff_opencode::OpencodePlugin),
         other => panic!("no plugin for {other}"),
     }
 }
@@ -180,6 +181,43 @@ fn claude_code_and_codex_sessions_continue_in_gemini_cli() {
 fn a_gemini_cli_session_continues_in_claude_code_and_codex() {
     across(&GEMINI, "claude-code");
     across(&GEMINI, "codex");
+}
+
+#[test]
+fn claude_code_codex_pi_and_gemini_cli_sessions_continue_in_opencode() {
+    across(&CLAUDE, "opencode");
+    across(&CODEX, "opencode");
+    across(&PI, "opencode");
+    across(&GEMINI, "opencode");
+}
+
+/// The genuine OpenCode 1.18.33 session of the differential samples (a SQL dump: two turns of
+/// parallel `bash` calls), loaded into `<dir>/opencode.db`, the only session there.
+fn opencode_database(dir: &std::path::Path) -> PathBuf {
+    let dump = std::fs::read_to_string(
+        repo().join("live/tests/differential/opencode/ses_dca8eb152ffee0Ft97U5ceGAFI.sql"),
+    )
+    .unwrap();
+    let db = dir.join("opencode.db");
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch(&dump)
+        .unwrap();
+    db
+}
+
+#[test]
+fn an_opencode_session_continues_in_claude_code_codex_pi_and_gemini_cli() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = opencode_database(scratch.path());
+    for target in ["claude-code", "codex", "pi", "gemini-cli"] {
+        judge_live(&across_transcript(
+            "opencode-genuine",
+            read_path("opencode", &db),
+            Some(("opencode", db.as_path())),
+            target,
+        ));
+    }
 }
 
 /// The genuine Codex rollout's records, one JSON value a line.
