@@ -52,6 +52,9 @@ const HANDLE: Mutation = Mutation {
     apply: <[u8]>::to_vec,
 };
 
+/// The files a case puts beside the handle (the database, with its mutation applied).
+type DatabaseOf = Box<dyn Fn(&str) -> Vec<SideFile>>;
+
 /// A named SQL change of the recorded database.
 struct SqlMutation {
     name: &'static str,
@@ -105,13 +108,13 @@ fn opencode_reader_agrees_with_opencode() {
     let dump = sample(OPENCODE_TOOL);
     let handle = handle_bytes();
     let mutations = mutations();
-    let side_files: Vec<Box<dyn Fn(&str) -> Vec<SideFile>>> = mutations
+    let side_files: Vec<DatabaseOf> = mutations
         .iter()
         .map(|m| {
             let (dump, sql) = (dump.clone(), m.sql);
             Box::new(move |cwd: &str| {
                 vec![(PathBuf::from("opencode.db"), database(&dump, cwd, sql))]
-            }) as Box<dyn Fn(&str) -> Vec<SideFile>>
+            }) as DatabaseOf
         })
         .collect();
     let cases = mutations
