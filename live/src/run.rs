@@ -534,7 +534,7 @@ impl Live<'_> {
                     written.len()
                 ),
             ),
-            // A session whose rows live in a database the store shares (OpenCode's) is named by
+            // A session whose rows live in a database the store shares is named by
             // a handle file the CLI never writes: the read-back below is what shows the turn.
             Ok(after) if after.len() == written.len() && self.shares_a_database(&scene) => {
                 evidence.push(format!(

@@ -11,7 +11,7 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
     let transcript = &corpus::entry("plain-chat").expect("in corpus").transcript;
     let owned = ctx.create("owned session", transcript)?;
     let kept = ctx.create("another owned session", transcript)?;
-    // In a store whose sessions share one SQLite database (OpenCode's), removing a session
+    // In a store whose sessions share one SQLite database, removing a session
     // rewrites that database: there, the other session must read back as before instead.
     let kept_before = ctx.plugin.read_id(ctx.root(), ctx.name(), &kept.id).ok();
     // A foreign session: the same native content, without the marker, under a new id.

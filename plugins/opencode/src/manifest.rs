@@ -32,11 +32,19 @@ pub fn target() -> TargetManifest {
         carries: vec![
             Feature::Text,
             Feature::Image,
+            Feature::Thinking,
+            Feature::ThinkingSignature,
             Feature::ToolCall,
             Feature::ToolResult,
             Feature::ToolError,
         ],
-        thinking_from: vec![],
+        // OpenCode sends a reasoning part to another model than the one that made it as plain
+        // text, and to its own model as reasoning, with its signature.
+        thinking_from: vec![
+            "anthropic".to_owned(),
+            "openai".to_owned(),
+            "google".to_owned(),
+        ],
         notes: notes(),
         live: Some(live_recipe()),
         default_root: Some(DefaultRoot::home(None, ".local/share/opencode")),
@@ -54,17 +62,23 @@ fn notes() -> Vec<String> {
          the result (completed or error), so a result must follow its call's turn, in the calls' \
          order, and a call without a result is refused. A result is one text (OpenCode's tool output \
          is a string).",
-        "Thinking is not written: OpenCode sends a reasoning part only to the model that made it and \
-         as plain text to any other. It is read as thinking.",
+        "Thinking is a reasoning part; OpenCode sends it to the model that made it as reasoning \
+         and to any other as plain text. A signature is kept where OpenCode's provider of its maker \
+         keeps it in the part's metadata (Anthropic `signature` / `redactedData`, OpenAI \
+         `reasoningEncryptedContent`, Google `thoughtSignature`); another provider's is refused.",
         "Images are file parts with a data URL. Images by URL, images in tool results, compactions \
          and authors are refused.",
         "The reader follows OpenCode's own history: reverted messages (session.revert) and assistant \
          turns that failed are left out, a compaction's summary replaces what it summarised, and a \
          tool call left pending or running reads as the error OpenCode sends for it.",
-        "The ownership marker is in the session row's `metadata` JSON (a row handoff made); a user's \
-         rows are never changed. Removing a session deletes exactly its rows.",
-        "Resume runs `opencode run --session <id> PROMPT` in the session's directory with \
-         OPENCODE_DB naming the database.",
+        "A session's handle, <root>/handoff-sessions/<id>.json, is the file the host's journal and \
+         lock act on; one handoff created holds the ownership marker (no row of OpenCode's carries \
+         handoff's data, and a user's session, which has no handle, is never owned). Removing a \
+         session deletes exactly its rows and its handle.",
+        "Resume runs `opencode run --session <id> WORDS…` in the session's directory with \
+         OPENCODE_DB naming the database; the prompt goes as its space-separated words, since \
+         `run` quotes an argument that holds a space (a prompt with a double, leading or trailing \
+         space, or a word starting with '-', is refused).",
     ]
     .into_iter()
     .map(str::to_owned)

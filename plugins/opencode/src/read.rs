@@ -20,8 +20,8 @@ use std::path::Path;
 use base64::Engine as _;
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{
-    AssistantPart, Body, Event, Origin, Part, PluginError, Thinking, Timestamp, ToolCall,
-    Transcript, EXTRAS_KEY,
+    AssistantPart, Body, Event, Origin, Part, PluginError, Signature, Thinking, Timestamp,
+    ToolCall, Transcript, EXTRAS_KEY,
 };
 use rusqlite::{Connection, OptionalExtension};
 
@@ -351,6 +351,38 @@ fn file_part(path: &Path, part_id: &str, part: &Value, mime: &str) -> Result<Par
     })
 }
 
+/// The signature of a reasoning part, where OpenCode's provider of its maker keeps it
+/// (`write::signature_metadata`); its model and redaction as the writer recorded them, else the
+/// message's model.
+fn signature_of(message: &Stored, part: &Value) -> Option<Signature> {
+    let (provider, value, redacted) = [
+        ("anthropic", "signature", false),
+        ("anthropic", "redactedData", true),
+        ("openai", "reasoningEncryptedContent", false),
+        ("google", "thoughtSignature", false),
+    ]
+    .into_iter()
+    .find_map(|(provider, member, redacted)| {
+        let value = part.get("metadata")?.get(provider)?.get(member)?.as_str()?;
+        Some((provider, value, redacted))
+    })?;
+    let recorded = extras(part);
+    let model = match recorded.and_then(|x| x.get("signature_model")) {
+        Some(model) => model.as_str().map(str::to_owned),
+        None => text_of(&message.data, "modelID"),
+    };
+    let redacted = recorded
+        .and_then(|x| x.get("redacted"))
+        .and_then(Value::as_bool)
+        .unwrap_or(redacted);
+    Some(Signature {
+        provider: provider.into(),
+        model,
+        value: value.to_owned(),
+        redacted,
+    })
+}
+
 fn origin_of(message: &Stored) -> Option<Origin> {
     if let Some(origin) = extras(&message.data).and_then(|x| x.get("origin")) {
         return serde_json::from_value(origin.clone()).ok().flatten();
@@ -390,7 +422,7 @@ fn assistant_events(
             }),
             "reasoning" => content.push(AssistantPart::Thinking(Thinking {
                 text: text_of(part, "text").unwrap_or_default(),
-                signature: None,
+                signature: signature_of(message, part),
             })),
             "tool" => {
                 let field = |f: &str| format!("part {part_id}.{f}");

@@ -264,12 +264,19 @@ impl<'a> Rows<'a> {
                         data,
                     });
                 }
-                AssistantPart::Thinking(_) => {
-                    return Err(refuse(
-                        self.index,
-                        event,
-                        "thinking (OpenCode sends it as text to any other model)",
-                    ))
+                AssistantPart::Thinking(thinking) => {
+                    let mut part = json!({"type": "reasoning", "text": thinking.text, "time": {"start": time, "end": time}});
+                    if let Some(signature) = &thinking.signature {
+                        let Some(metadata) = signature_metadata(signature) else {
+                            return Err(refuse(self.index, event, format!(
+                                "a thinking signature of {} (OpenCode keeps Anthropic's, OpenAI's and Google's)",
+                                signature.provider
+                            )));
+                        };
+                        part["metadata"] = metadata;
+                        part[EXTRAS_KEY] = json!({"signature_model": signature.model, "redacted": signature.redacted});
+                    }
+                    self.insert_part(tx, &id, time, &part)?;
                 }
                 AssistantPart::WebSearch(_) => {
                     return Err(refuse(self.index, event, "a web search"))
@@ -360,6 +367,20 @@ impl<'a> Rows<'a> {
         }
         Ok(())
     }
+}
+
+/// A signature where OpenCode's provider of its maker keeps it in a reasoning part's
+/// `metadata` (and sends it back from): Anthropic's `signature` (`redactedData` for redacted
+/// thinking), OpenAI's `reasoningEncryptedContent`, Google's `thoughtSignature`.
+fn signature_metadata(signature: &handoff_sdk::Signature) -> Option<Value> {
+    let member = match (signature.provider.as_str(), signature.redacted) {
+        ("anthropic", false) => "signature",
+        ("anthropic", true) => "redactedData",
+        ("openai", _) => "reasoningEncryptedContent",
+        ("google", _) => "thoughtSignature",
+        _ => return None,
+    };
+    Some(json!({ signature.provider.clone(): { member: signature.value } }))
 }
 
 /// Begins the write transaction: `IMMEDIATE` takes the write lock at once (waiting up to the
