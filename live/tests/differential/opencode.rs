@@ -78,6 +78,31 @@ const CALL_LEFT_RUNNING: &str = "UPDATE part SET data = json_set(data, '$.state'
      'time', json_object('start', json_extract(data, '$.state.time.start')))) \
      WHERE id = (SELECT id FROM part WHERE json_extract(data, '$.type') = 'tool' ORDER BY id DESC LIMIT 1)";
 
+/// A compaction after the first turn, as OpenCode's `/compact` writes it: a user message with a
+/// `compaction` part, then an assistant message with `summary: true` holding the summary.
+const COMPACTION_AFTER_FIRST_TURN: &str = "
+    INSERT INTO message (id, session_id, time_created, time_updated, data)
+      SELECT 'msg_2357170000001compactUser01', session_id, time_created + 1, time_created + 1,
+             json_object('role', 'user', 'time', json_object('created', time_created + 1), 'agent', 'build',
+                         'model', json_object('providerID', 'fake', 'modelID', 'fake-model'))
+      FROM message WHERE json_extract(data, '$.finish') = 'stop' ORDER BY time_created LIMIT 1;
+    INSERT INTO part (id, message_id, session_id, time_created, time_updated, data)
+      SELECT 'prt_2357170000001compactPart01', id, session_id, time_created, time_created,
+             json_object('type', 'compaction', 'auto', json('false'))
+      FROM message WHERE id = 'msg_2357170000001compactUser01';
+    INSERT INTO message (id, session_id, time_created, time_updated, data)
+      SELECT 'msg_2357170000002compactSumm01', session_id, time_created + 1, time_created + 1,
+             json_object('role', 'assistant', 'parentID', id, 'summary', json('true'), 'finish', 'stop',
+                         'mode', 'compaction', 'agent', 'compaction', 'modelID', 'fake-model', 'providerID', 'fake',
+                         'path', json_object('cwd', '/', 'root', '/'), 'cost', 0,
+                         'tokens', json_object('input', 0, 'output', 0, 'reasoning', 0, 'cache', json_object('read', 0, 'write', 0)),
+                         'time', json_object('created', time_created + 1, 'completed', time_created + 1))
+      FROM message WHERE id = 'msg_2357170000001compactUser01';
+    INSERT INTO part (id, message_id, session_id, time_created, time_updated, data)
+      SELECT 'prt_2357170000002compactText01', id, session_id, time_created, time_created,
+             json_object('type', 'text', 'text', 'We ran two commands; one failed.')
+      FROM message WHERE id = 'msg_2357170000002compactSumm01';";
+
 fn mutations() -> Vec<SqlMutation> {
     vec![
         SqlMutation {
@@ -98,6 +123,11 @@ fn mutations() -> Vec<SqlMutation> {
         SqlMutation {
             name: "call-left-running",
             sql: CALL_LEFT_RUNNING,
+            expect: Expect::Agree,
+        },
+        SqlMutation {
+            name: "compaction-after-first-turn",
+            sql: COMPACTION_AFTER_FIRST_TURN,
             expect: Expect::Agree,
         },
     ]

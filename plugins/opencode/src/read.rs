@@ -12,8 +12,10 @@
 //!   something); it sends its text, reasoning and tool parts in order; a completed tool part is a
 //!   call and its output, an error part a call and its error, a pending or running one a call and
 //!   the error "[Tool execution was interrupted]";
-//! - the newest finished compaction summary replaces everything before the user message that
-//!   asked for it.
+//! - the newest finished compaction replaces everything before the user message that asked for
+//!   it: OpenCode sends that message as "What did we do so far?" and the summary as the
+//!   assistant's answer, so the reader makes the question the compaction's summary and the
+//!   summary an assistant turn after it.
 
 use std::path::Path;
 
@@ -221,8 +223,8 @@ pub fn read_session(
 
 /// The canonical events of `stored` (revert applied).
 pub fn events(path: &Path, stored: &[Stored]) -> Result<Vec<Event>, PluginError> {
-    // The newest finished summary and the user message that asked for it.
-    let compaction = stored.iter().enumerate().rev().find_map(|(at, message)| {
+    // The user message that asked for the newest finished summary.
+    let compaction = stored.iter().rev().find_map(|message| {
         if !is_summary(message) {
             return None;
         }
@@ -230,11 +232,11 @@ pub fn events(path: &Path, stored: &[Stored]) -> Result<Vec<Event>, PluginError>
         let user = stored.iter().position(|m| {
             m.id == parent && m.parts.iter().any(|(_, p)| part_type(p) == "compaction")
         })?;
-        Some((user, at))
+        Some(user)
     });
     let mut out = Vec::new();
     for (at, message) in stored.iter().enumerate() {
-        if let Some((user, summary)) = compaction {
+        if let Some(user) = compaction {
             if at == user {
                 if let Some((part_id, part)) = message
                     .parts
@@ -250,27 +252,27 @@ pub fn events(path: &Path, stored: &[Stored]) -> Result<Vec<Event>, PluginError>
                         ));
                     }
                 }
-                let Some(last) = out.last().map(|e: &Event| e.id.clone()) else {
-                    continue;
-                };
-                let summary_text = stored[summary]
-                    .parts
-                    .iter()
-                    .filter(|(_, p)| part_type(p) == "text")
-                    .filter_map(|(_, p)| text_of(p, "text"))
-                    .collect::<Vec<_>>()
-                    .join("");
-                out.push(Event::new(
-                    message.id.clone(),
-                    timestamp_of(message),
-                    Body::Compaction {
-                        summary: summary_text,
-                        replaces_through: last,
-                    },
-                ));
-                continue;
-            }
-            if at == summary {
+                // OpenCode sends, in place of everything before it, the compaction's question
+                // as a user turn, then the summary as the assistant's answer (an ordinary
+                // assistant message, read below). The question is what the summary replaces
+                // the earlier turns with; with no earlier turn it is a plain user turn.
+                match out.last().map(|e: &Event| e.id.clone()) {
+                    Some(last) => out.push(Event::new(
+                        message.id.clone(),
+                        timestamp_of(message),
+                        Body::Compaction {
+                            summary: COMPACTION_QUESTION.to_owned(),
+                            replaces_through: last,
+                        },
+                    )),
+                    None => out.push(Event::new(
+                        message.id.clone(),
+                        timestamp_of(message),
+                        Body::User {
+                            content: vec![Part::text(COMPACTION_QUESTION)],
+                        },
+                    )),
+                }
                 continue;
             }
         }
