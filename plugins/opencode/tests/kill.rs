@@ -1,7 +1,8 @@
-//! SIGKILL of a write into OpenCode's database at points spread over the write, while another
-//! connection holds the database open and reads it as a running OpenCode does: afterwards the
-//! database passes SQLite's integrity check and holds the old session or the complete new one,
-//! never part of one.
+//! SIGKILL of a write into OpenCode's database at points spread over the write, while a running
+//! OpenCode holds the database open (`opencode serve` with `OPENCODE_DB` naming it, when the
+//! pinned OpenCode is installed; its connections are checked in `/proc`) and another connection
+//! reads it every few milliseconds: afterwards the database passes SQLite's integrity check and
+//! holds the old session or the complete new one, never part of one.
 //!
 //! The writer is this test binary run again as a child (`HANDOFF_OPENCODE_KILL_CHILD`), so the
 //! kill lands in the plugin's own code. Sizes: `HANDOFF_KILL_TURNS` turns (5 events each),
@@ -17,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use handoff_opencode::{OpencodePlugin, DB_FILE, TARGET};
-use handoff_sdk::{Comparison, Plugin, SessionRef, StoreRoot};
+use handoff_sdk::{Comparison, Plugin, StoreRoot};
 use rusqlite::Connection;
 
 const CHILD: &str = "HANDOFF_OPENCODE_KILL_CHILD";
@@ -131,6 +132,88 @@ impl Drop for RunningReader {
     }
 }
 
+/// `opencode serve` (the pinned OpenCode, when installed) on `db`, in a scratch HOME, running
+/// until dropped; `None` when OpenCode is not installed at the pinned version.
+struct Serve {
+    child: std::process::Child,
+    _home: tempfile::TempDir,
+}
+
+impl Serve {
+    fn start(db: &Path) -> Option<Serve> {
+        let found =
+            handoff_live::cli::find_cli("opencode", handoff_opencode::OPENCODE_PACKAGE, None)
+                .ok()?;
+        if found.version.as_deref() != Some(handoff_opencode::OPENCODE_VERSION) {
+            return None;
+        }
+        let home = tempfile::tempdir().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(&found.path)
+            .args([
+                "serve",
+                "--hostname",
+                "127.0.0.1",
+                "--port",
+                &port.to_string(),
+            ])
+            .current_dir(home.path())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join(".config"))
+            .env("XDG_DATA_HOME", home.path().join(".local/share"))
+            .env("XDG_STATE_HOME", home.path().join(".local/state"))
+            .env("XDG_CACHE_HOME", home.path().join(".cache"))
+            .env("OPENCODE_DB", db)
+            .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+            .env("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1")
+            .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+            .env("OPENCODE_DISABLE_LSP_DOWNLOAD", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let mut serve = Serve { child, _home: home };
+        // Running means holding the database: wait for its descriptor.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !serve.holds(db) {
+            assert!(
+                Instant::now() < deadline,
+                "opencode serve did not open {}",
+                db.display()
+            );
+            assert!(
+                serve.child.try_wait().unwrap().is_none(),
+                "opencode serve exited"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Some(serve)
+    }
+
+    /// Whether the server process has `db` open.
+    fn holds(&self, db: &Path) -> bool {
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{}/fd", self.child.id())) else {
+            return false;
+        };
+        fds.flatten()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target == db))
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 fn integrity(db: &Path) {
     let conn = Connection::open(db).unwrap();
     let ok: String = conn
@@ -148,11 +231,15 @@ fn sessions(db: &Path) -> Vec<String> {
         .collect()
 }
 
-/// A store holding one small session OpenCode's "user" made earlier (the old content).
-fn base(dir: &Path) -> (StoreRoot, SessionRef) {
-    let root = StoreRoot::new(dir.join("opencode")).unwrap();
-    let earlier = create(&root, &conversation(2));
-    (root, earlier)
+/// What holds the database open while the kills happen.
+fn running_opencode(db: &Path) -> (Option<Serve>, RunningReader, &'static str) {
+    let serve = Serve::start(db);
+    let what = if serve.is_some() {
+        "opencode serve and a reading connection"
+    } else {
+        "a reading connection (OpenCode is not installed at the pinned version)"
+    };
+    (serve, RunningReader::open(db), what)
 }
 
 #[test]
@@ -162,40 +249,47 @@ fn killed_creates_leave_the_old_store_or_the_complete_session() {
     }
     let whole = conversation(turns());
     let dir = tempfile::tempdir().unwrap();
-    let (reference, _) = base(&dir.path().join("reference"));
-    let total = timed(&format!("create\t{}", reference.path().display()));
+    let root = StoreRoot::new(dir.path().join("opencode")).unwrap();
+    let earlier = create(&root, &conversation(2));
+    let db = root.path().join(DB_FILE);
+    let (serve, reader, holder) = running_opencode(&db);
+    let job = format!("create\t{}", root.path().display());
+    let total = timed(&job);
     let kills = number("HANDOFF_KILLS", 10);
     let (mut old, mut complete) = (0, 0);
     for k in 0..kills {
-        let (root, earlier) = base(&dir.path().join(format!("create-{k}")));
-        let db = root.path().join(DB_FILE);
-        let reader = RunningReader::open(&db);
-        let after = total.mul_f64((k as f64 + 0.5) / kills as f64);
-        let finished = killed(&format!("create\t{}", root.path().display()), after);
-        drop(reader);
+        let before = sessions(&db);
+        let finished = killed(&job, total.mul_f64((k as f64 + 0.5) / kills as f64));
         integrity(&db);
-        let ids = sessions(&db);
-        // The earlier session is whole, whatever happened.
-        assert_eq!(
-            read(&root, &earlier.id).events.len(),
-            conversation(2).events.len()
+        let after = sessions(&db);
+        let new: Vec<&String> = after.iter().filter(|id| !before.contains(id)).collect();
+        assert!(
+            before.iter().all(|id| after.contains(id)),
+            "kill {k}: a session went"
         );
-        match ids.iter().find(|id| **id != earlier.id) {
-            None => {
+        match new.as_slice() {
+            [] => {
                 assert!(!finished, "kill {k}: a finished create left no session");
                 old += 1;
             }
-            Some(id) => {
+            [id] => {
                 Comparison::default()
                     .diff(&whole, &read(&root, id))
                     .unwrap();
                 complete += 1;
             }
+            more => panic!("kill {k}: {} new sessions", more.len()),
         }
-        assert!(ids.len() <= 2, "kill {k}: {ids:?}");
+        // The session that was there is whole, whatever happened.
+        assert_eq!(
+            read(&root, &earlier.id).events.len(),
+            conversation(2).events.len()
+        );
     }
+    drop((reader, serve));
+    integrity(&db);
     eprintln!(
-        "create of {} events ({total:?}): {old} killed before the commit, {complete} after",
+        "create of {} events ({total:?}), held open by {holder}: {old} killed before the commit, {complete} after",
         whole.events.len()
     );
     assert!(
@@ -214,29 +308,21 @@ fn killed_appends_leave_the_old_or_the_complete_session() {
     let mut first = whole.clone();
     first.events.truncate(half);
     let dir = tempfile::tempdir().unwrap();
-    let prepare = |name: &str| {
-        let root = StoreRoot::new(dir.path().join(name).join("opencode")).unwrap();
-        let session = create(&root, &first);
-        (root, session)
-    };
-    let (reference, session) = prepare("reference");
+    let root = StoreRoot::new(dir.path().join("opencode")).unwrap();
+    let db = root.path().join(DB_FILE);
+    let reference = create(&root, &first);
+    let (serve, reader, holder) = running_opencode(&db);
     let total = timed(&format!(
         "append\t{}\t{}",
-        reference.path().display(),
-        session.id
+        root.path().display(),
+        reference.id
     ));
     let kills = number("HANDOFF_KILLS", 10);
     let (mut old, mut complete) = (0, 0);
     for k in 0..kills {
-        let (root, session) = prepare(&format!("append-{k}"));
-        let db = root.path().join(DB_FILE);
-        let reader = RunningReader::open(&db);
-        let after = total.mul_f64((k as f64 + 0.5) / kills as f64);
-        let finished = killed(
-            &format!("append\t{}\t{}", root.path().display(), session.id),
-            after,
-        );
-        drop(reader);
+        let session = create(&root, &first);
+        let job = format!("append\t{}\t{}", root.path().display(), session.id);
+        let finished = killed(&job, total.mul_f64((k as f64 + 0.5) / kills as f64));
         integrity(&db);
         let back = read(&root, &session.id);
         if back.events.len() == first.events.len() {
@@ -251,8 +337,10 @@ fn killed_appends_leave_the_old_or_the_complete_session() {
             complete += 1;
         }
     }
+    drop((reader, serve));
+    integrity(&db);
     eprintln!(
-        "append of {} events ({total:?}): {old} killed before the commit, {complete} after",
+        "append of {} events ({total:?}), held open by {holder}: {old} killed before the commit, {complete} after",
         whole.events.len() - half
     );
     assert!(
