@@ -68,9 +68,12 @@ impl<'a> Rows<'a> {
         }
     }
 
+    /// The `time_created` of an event's message, and its own timestamp when that differs:
+    /// never before the previous message (OpenCode orders by it) and never in the future (the
+    /// prompt OpenCode adds on resume must be its newest user message, or it answers nothing).
     fn time_for(&mut self, event: &Event) -> (i64, Option<i64>) {
         let ms = event.timestamp.millis();
-        let at = ms.max(self.last_time);
+        let at = ms.min(now_ms()).max(self.last_time);
         self.last_time = at;
         (at, (at != ms).then_some(ms))
     }

@@ -170,3 +170,30 @@ fn a_write_waits_for_a_running_opencodes_write_lock() {
     let back: Transcript = read(&root, &session.id);
     assert_eq!(back.events.len(), conversation(2).events.len());
 }
+
+#[test]
+fn timestamps_out_of_order_or_in_the_future_read_back_as_written() {
+    let (_dir, root) = store();
+    let mut transcript = conversation(2);
+    // A clock that went back between turns, and one ahead of this machine's.
+    let second = transcript.events[5].timestamp.millis();
+    transcript.events[5].timestamp = handoff_sdk::Timestamp::from_millis(second - 3_600_000);
+    let last = transcript.events.len() - 1;
+    transcript.events[last].timestamp = handoff_sdk::Timestamp::from_millis(4_000_000_000_000);
+    let session = create(&root, &transcript);
+    handoff_sdk::Comparison::default()
+        .diff(&transcript, &read(&root, &session.id))
+        .unwrap();
+    // The rows themselves are in order and not in the future.
+    let conn = db(&root);
+    let mut st = conn
+        .prepare("SELECT time_created FROM message ORDER BY time_created, id")
+        .unwrap();
+    let times: Vec<i64> = st
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]));
+    assert!(*times.last().unwrap() < 4_000_000_000_000);
+}
