@@ -402,7 +402,7 @@ fn a_codex_session_with_a_freeform_call_continues_in_every_cli() {
                     if matches!(c.input, handoff_host::ToolInput::Freeform(_)))))),
         "the Codex reader reads the freeform call"
     );
-    for target in ["codex", "claude-code", "pi", "gemini-cli"] {
+    for target in ["codex", "claude-code", "pi", "gemini-cli", "opencode"] {
         let results = across_transcript(
             "codex-custom-tool",
             transcript.clone(),
@@ -443,7 +443,7 @@ fn a_codex_session_with_a_web_search_continues_in_codex_and_is_refused_elsewhere
         "codex",
     );
     judge_live(&results);
-    for target in ["claude-code", "pi", "gemini-cli"] {
+    for target in ["claude-code", "pi", "gemini-cli", "opencode"] {
         let root = StoreRoot::new(scratch.path().join(target)).unwrap();
         let err = plugin_of(target)
             .writer()

@@ -37,6 +37,7 @@ pub fn target() -> TargetManifest {
             Feature::ToolCall,
             Feature::ToolResult,
             Feature::ToolError,
+            Feature::FreeformToolCall,
         ],
         // OpenCode sends a reasoning part to another model than the one that made it as plain
         // text, and to its own model as reasoning, with its signature.
@@ -66,6 +67,9 @@ fn notes() -> Vec<String> {
          and to any other as plain text. A signature is kept where OpenCode's provider of its maker \
          keeps it in the part's metadata (Anthropic `signature` / `redactedData`, OpenAI \
          `reasoningEncryptedContent`, Google `thoughtSignature`); another provider's is refused.",
+        "A freeform tool call (Codex's apply_patch) is a tool part whose input is {\"input\": \
+         <its text>}, marked in the part's `handoff` member, and reads back as the freeform call; \
+         OpenCode sends it as that call.",
         "Images are file parts with a data URL. Images by URL, images in tool results, compactions \
          and authors are refused.",
         "The reader follows OpenCode's own history: reverted messages (session.revert) and assistant \

@@ -23,7 +23,7 @@ use base64::Engine as _;
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{
     AssistantPart, Body, Event, Origin, Part, PluginError, Signature, Thinking, Timestamp,
-    ToolCall, Transcript, EXTRAS_KEY,
+    ToolCall, ToolInput, Transcript, EXTRAS_KEY,
 };
 use rusqlite::{Connection, OptionalExtension};
 
@@ -440,11 +440,19 @@ fn assistant_events(
                     .get("input")
                     .cloned()
                     .unwrap_or(Value::Object(Default::default()));
-                content.push(AssistantPart::ToolCall(ToolCall::new(
-                    call_id.clone(),
-                    name,
-                    input,
-                )));
+                let freeform = extras(part)
+                    .and_then(|x| x.get("freeform"))
+                    .and_then(Value::as_bool)
+                    == Some(true);
+                let call = match ToolInput::freeform_from_structured(&input) {
+                    Some(text) if freeform => ToolCall {
+                        id: call_id.clone(),
+                        name,
+                        input: ToolInput::Freeform(text),
+                    },
+                    _ => ToolCall::new(call_id.clone(), name, input),
+                };
+                content.push(AssistantPart::ToolCall(call));
                 let (text, is_error) = tool_outcome(path, part_id, state)?;
                 let ended = state
                     .pointer("/time/end")

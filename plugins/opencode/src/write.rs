@@ -11,7 +11,7 @@ use std::path::Path;
 
 use base64::Engine as _;
 use handoff_sdk::serde_json::{json, Value};
-use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError, EXTRAS_KEY};
+use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError, ToolInput, EXTRAS_KEY};
 use rusqlite::{params, Connection, Transaction, TransactionBehavior};
 
 use crate::ids::{now_ms, Ids};
@@ -254,12 +254,17 @@ impl<'a> Rows<'a> {
                             call.id
                         )));
                     }
-                    let data = json!({
+                    let mut data = json!({
                         "type": "tool",
                         "callID": call.id,
                         "tool": call.name,
                         "state": {"status": "running", "input": input, "time": {"start": time}},
                     });
+                    // A freeform call goes as its structured form, `{"input": <text>}` (what
+                    // OpenCode sends), marked so it reads back as the freeform call.
+                    if matches!(call.input, ToolInput::Freeform(_)) {
+                        data[EXTRAS_KEY] = json!({"freeform": true});
+                    }
                     let part_id = self.insert_part(tx, &id, time, &data)?;
                     self.open.push(OpenCall {
                         part_id,
@@ -352,7 +357,10 @@ impl<'a> Rows<'a> {
             json!({"status": "completed", "input": input, "output": text, "title": "", "metadata": {}, "time": {"start": start, "end": end}})
         };
         if text.is_empty() && !content.is_empty() {
-            call.data[EXTRAS_KEY] = json!({"empty_text": true});
+            if !call.data[EXTRAS_KEY].is_object() {
+                call.data[EXTRAS_KEY] = json!({});
+            }
+            call.data[EXTRAS_KEY]["empty_text"] = json!(true);
         }
         let updated = tx
             .execute(
