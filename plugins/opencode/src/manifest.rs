@@ -90,8 +90,11 @@ fn notes() -> Vec<String> {
 }
 
 /// OpenCode 1.18.33 against a fake OpenAI Chat Completions provider at `{base_url}/v1`.
+///
+/// The fake model declares image input: for a model without it, OpenCode sends a user image as
+/// the text `[Attached image/png: <file>]` (`stripMedia`).
 pub fn live_recipe() -> LiveRecipe {
-    let config = r#"{"autoupdate":false,"share":"disabled","provider":{"fake":{"npm":"@ai-sdk/openai-compatible","name":"fake","options":{"baseURL":"{base_url}/v1","apiKey":"dummy"},"models":{"fake-model":{"name":"fake"}}}}}
+    let config = r#"{"autoupdate":false,"share":"disabled","provider":{"fake":{"npm":"@ai-sdk/openai-compatible","name":"fake","options":{"baseURL":"{base_url}/v1","apiKey":"dummy"},"models":{"fake-model":{"name":"fake","attachment":true,"modalities":{"input":["text","image"],"output":["text"]}}}}}}
 "#;
     let pair = |k: &str, v: &str| (k.to_owned(), v.to_owned());
     LiveRecipe {
