@@ -22,6 +22,7 @@ pub fn plugin_for(target: &str) -> Box<dyn Plugin> {
         Box::new(handoff_openai::OpenaiPlugin),
         Box::new(handoff_pi::PiPlugin),
         Box::new(handoff_qwen::QwenPlugin),
+        Box::new(handoff_opencode::OpencodePlugin),
     ];
     plugins
         .into_iter()

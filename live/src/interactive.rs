@@ -16,7 +16,7 @@ use crate::LiveOptions;
 /// How long a terminal UI may take to start and draw before keys are typed.
 const START_LIMIT: Duration = Duration::from_secs(40);
 /// Output that stops for this long means the UI is drawn and waiting for keys.
-const QUIET: Duration = Duration::from_millis(1500);
+const QUIET: Duration = Duration::from_millis(2500);
 
 /// Opens `entry`, written as a session of `target`, in the CLI's interactive session and checks
 /// the request it sends for a typed prompt. The CLI absent or at another version: a skip.
@@ -82,6 +82,12 @@ fn interactive_check(live: &Live<'_>, entry: &Entry) -> Result<Evidence, Evidenc
     let requests = scene.fake.requests();
     let running = terminal.running();
     let screen = terminal.end();
+    let left = crate::pty::kill_processes_under(scene.home.path());
+    if left > 0 {
+        evidence.push(format!(
+            "{left} process(es) the CLI left running from its HOME were ended"
+        ));
+    }
     let mut failed = match typed {
         Ok(line) => {
             evidence.push(line);

@@ -8,6 +8,7 @@
 use std::fs::File;
 use std::io::{Read as _, Write as _};
 use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd};
+use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::process::CommandExt as _;
 use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
@@ -110,7 +111,7 @@ impl PtySession {
         for c in text.chars() {
             let mut utf8 = [0u8; 4];
             self.master.write_all(c.encode_utf8(&mut utf8).as_bytes())?;
-            std::thread::sleep(Duration::from_millis(5));
+            std::thread::sleep(Duration::from_millis(25));
         }
         Ok(())
     }
@@ -162,6 +163,37 @@ impl Drop for PtySession {
         }
         let _ = self.child.wait();
     }
+}
+
+/// Kills every process whose program lies under `dir`: what a terminal UI started outside its
+/// session (Codex 0.171's TUI leaves an `app-server` daemon, run from the temporary HOME, that
+/// outlives the UI). Returns how many it signalled.
+pub fn kill_processes_under(dir: &std::path::Path) -> usize {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    let mut killed = 0;
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<libc::pid_t>().ok())
+        else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let program = cmdline.split(|b| *b == 0).next().unwrap_or_default();
+        if std::path::Path::new(std::ffi::OsStr::from_bytes(program)).starts_with(dir) {
+            // SAFETY: signals a process this run's CLI started from its temporary HOME.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+            killed += 1;
+        }
+    }
+    killed
 }
 
 /// A new pseudo-terminal of `columns` × `rows`: (master, slave).

@@ -3,8 +3,8 @@
 //! back, verified), and the same transcript is then resumed by the real target CLI in the live
 //! tier, whose first model request must carry the whole history (the live check's comparison).
 //!
-//! Every CLI target is a target here, and every CLI's genuine samples are a source: pi and Gemini
-//! CLI both ways, Claude Code and Codex into them.
+//! Every CLI target is a target here, and every CLI's genuine samples are a source: pi, Gemini
+//! CLI and OpenCode both ways, Claude Code and Codex into them.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -74,6 +74,7 @@ fn plugin_of(target: &str) -> Box<dyn Plugin> {
         "pi" => Box::new(handoff_pi::PiPlugin),
         "gemini-cli" => Box::new(handoff_gemini::GeminiPlugin),
         "qwen-code" => Box::new(handoff_qwen::QwenPlugin),
+        "opencode" => Box::new(handoff_opencode::OpencodePlugin),
         other => panic!("no plugin for {other}"),
     }
 }
@@ -202,6 +203,43 @@ fn claude_code_codex_pi_and_gemini_cli_sessions_continue_in_qwen_code() {
 fn a_qwen_code_session_continues_in_claude_code_codex_pi_and_gemini_cli() {
     for target in ["claude-code", "codex", "pi", "gemini-cli"] {
         across(&QWEN, target);
+    }
+}
+
+#[test]
+fn claude_code_codex_pi_and_gemini_cli_sessions_continue_in_opencode() {
+    across(&CLAUDE, "opencode");
+    across(&CODEX, "opencode");
+    across(&PI, "opencode");
+    across(&GEMINI, "opencode");
+}
+
+/// The genuine OpenCode 1.18.33 session of the differential samples (a SQL dump: two turns of
+/// parallel `bash` calls), loaded into `<dir>/opencode.db`, the only session there.
+fn opencode_database(dir: &std::path::Path) -> PathBuf {
+    let dump = std::fs::read_to_string(
+        repo().join("live/tests/differential/opencode/ses_dca8eb152ffee0Ft97U5ceGAFI.sql"),
+    )
+    .unwrap();
+    let db = dir.join("opencode.db");
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch(&dump)
+        .unwrap();
+    db
+}
+
+#[test]
+fn an_opencode_session_continues_in_claude_code_codex_pi_and_gemini_cli() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = opencode_database(scratch.path());
+    for target in ["claude-code", "codex", "pi", "gemini-cli"] {
+        judge_live(&across_transcript(
+            "opencode-genuine",
+            read_path("opencode", &db),
+            Some(("opencode", db.as_path())),
+            target,
+        ));
     }
 }
 
@@ -387,7 +425,7 @@ fn a_codex_session_with_a_freeform_call_continues_in_every_cli() {
                     if matches!(c.input, handoff_host::ToolInput::Freeform(_)))))),
         "the Codex reader reads the freeform call"
     );
-    for target in ["codex", "claude-code", "pi", "gemini-cli"] {
+    for target in ["codex", "claude-code", "pi", "gemini-cli", "opencode"] {
         let results = across_transcript(
             "codex-custom-tool",
             transcript.clone(),
@@ -428,7 +466,7 @@ fn a_codex_session_with_a_web_search_continues_in_codex_and_is_refused_elsewhere
         "codex",
     );
     judge_live(&results);
-    for target in ["claude-code", "pi", "gemini-cli"] {
+    for target in ["claude-code", "pi", "gemini-cli", "opencode"] {
         let root = StoreRoot::new(scratch.path().join(target)).unwrap();
         let err = plugin_of(target)
             .writer()

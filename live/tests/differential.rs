@@ -18,6 +18,8 @@ use serde_json::{json, Value};
 
 #[path = "differential/gemini.rs"]
 mod gemini;
+#[path = "differential/opencode.rs"]
+mod opencode;
 #[path = "differential/pi.rs"]
 mod pi;
 #[path = "differential/qwen.rs"]

@@ -43,3 +43,8 @@ fn gemini_cli_opens_the_session_in_its_terminal_ui() {
 fn qwen_code_opens_the_session_in_its_terminal_ui() {
     interactive(&handoff_qwen::QwenPlugin, "qwen-code");
 }
+
+#[test]
+fn opencode_opens_the_session_in_its_terminal_ui() {
+    interactive(&handoff_opencode::OpencodePlugin, "opencode");
+}

@@ -1,7 +1,8 @@
 //! Continued sessions show up in the target CLI's own listing, with our id and the title our
 //! listing (`handoff sessions`) gives them: a conversation continued into Gemini CLI is listed by
 //! `gemini --list-sessions`, run in its project with the temp HOME; one continued into pi by pi's
-//! own `SessionManager.list` (what its `--resume` picker lists; pi has no listing flag). Claude
+//! own `SessionManager.list` (what its `--resume` picker lists; pi has no listing flag); one
+//! continued into OpenCode by `opencode session list --format json`. Claude
 //! Code and Codex list sessions only in interactive pickers.
 //!
 //! The conversation has one user message: Gemini CLI asks the model for a summary of a session
@@ -184,6 +185,39 @@ fn pi_session_manager_lists_a_continued_session_with_our_id_and_title() {
             format!("file://{}", library.display()),
             project.display().to_string(),
         ],
+        home,
+        env: offline_env(&recipe),
+        cwd: project,
+        close_stdin: true,
+        timeout: Duration::from_secs(60),
+    })
+    .unwrap();
+    assert!(out.succeeded(), "{}", out.summary());
+    let listed: serde_json::Value =
+        serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
+    let entry = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == ours.session.id.as_str())
+        .unwrap_or_else(|| panic!("our id is not listed: {listed}"));
+    assert_eq!(entry["title"], ours.title.as_deref().unwrap(), "{listed}");
+}
+
+#[test]
+fn opencode_session_list_lists_a_continued_session_with_our_id_and_title() {
+    let plugin = handoff_opencode::OpencodePlugin;
+    let Some((cli, recipe)) = pinned(&plugin, "opencode") else {
+        return;
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let (home, project, ours) = continued(&plugin, "opencode", &recipe, scratch.path());
+    let out = run(&Invocation {
+        program: cli.path.clone(),
+        args: ["session", "list", "--format", "json"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
         home,
         env: offline_env(&recipe),
         cwd: project,

@@ -11,6 +11,9 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
     let transcript = &corpus::entry("plain-chat").expect("in corpus").transcript;
     let owned = ctx.create("owned session", transcript)?;
     let kept = ctx.create("another owned session", transcript)?;
+    // In a store whose sessions share one SQLite database, removing a session
+    // rewrites that database: there, the other session must read back as before instead.
+    let kept_before = ctx.plugin.read_id(ctx.root(), ctx.name(), &kept.id).ok();
     // A foreign session: the same native content, without the marker, under a new id.
     let foreign = copy_with_new_id(&owned, strip_markers).map_err(|e| vec![e])?;
     let mut evidence = vec![format!("foreign copy {}", foreign.path.display())];
@@ -46,11 +49,15 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
         )),
         Ok(()) => {
             let after = snapshot(ctx.root().path());
-            let changed: Vec<String> =
-                changes(&after_refusal, &after, |p| is_bookkeeping(ctx.root(), p))
-                    .into_iter()
-                    .filter(|c| c != &format!("removed {}", owned.path.display()))
-                    .collect();
+            let changed: Vec<String> = changes(&after_refusal, &after, |p| {
+                is_bookkeeping(ctx.root(), p)
+                    || (is_shared_database(p)
+                        && kept_before.is_some()
+                        && ctx.plugin.read_id(ctx.root(), ctx.name(), &kept.id).ok() == kept_before)
+            })
+            .into_iter()
+            .filter(|c| c != &format!("removed {}", owned.path.display()))
+            .collect();
             if owned.path.exists() {
                 failures.push(format!(
                     "{} still exists after remove",
@@ -84,6 +91,21 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
     } else {
         Err(failures)
     }
+}
+
+/// Whether `path` is a SQLite database, or its `-wal` / `-shm` file: a store file every session
+/// of the store lives in, not one session's.
+fn is_shared_database(path: &std::path::Path) -> bool {
+    use std::io::Read as _;
+    let name = path.to_string_lossy();
+    let database = ["-wal", "-shm"]
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .map_or_else(|| path.to_owned(), std::path::PathBuf::from);
+    let mut header = [0u8; 16];
+    std::fs::File::open(&database)
+        .and_then(|mut f| f.read_exact(&mut header))
+        .is_ok_and(|()| &header == b"SQLite format 3\0")
 }
 
 /// `removed <dir>` where dir is an (emptied) parent directory of the removed session.

@@ -49,6 +49,11 @@ pub struct FakeProviderOptions {
     /// with HTTP 400 naming the rule, as the real API refuses it. On by default; the pinned CLIs'
     /// requests pass (see `docs/formats/wire-dialects.md`).
     pub validate: bool,
+    /// Tool calls (name, JSON arguments) to answer a Chat Completions request with, in parallel,
+    /// when its last message is the user's and it offers tools; a request that ends on tool
+    /// results is answered with `reply_text`. Empty (the default): always `reply_text`. How
+    /// genuine tool sessions of a CLI that speaks Chat Completions are recorded.
+    pub tool_calls: Vec<(String, Value)>,
 }
 
 impl Default for FakeProviderOptions {
@@ -57,6 +62,7 @@ impl Default for FakeProviderOptions {
             reply_text: "ok".into(),
             log_file: None,
             validate: true,
+            tool_calls: Vec::new(),
         }
     }
 }
@@ -210,6 +216,7 @@ impl FakeProvider {
         let state = Arc::new(server::State {
             log: Arc::clone(&log),
             reply_text: options.reply_text,
+            tool_calls: options.tool_calls,
             validate: options.validate,
             next_id: std::sync::atomic::AtomicUsize::new(0),
         });

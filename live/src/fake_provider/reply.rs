@@ -119,6 +119,9 @@ pub(crate) struct Context<'a> {
     pub now_secs: i64,
     /// The text to answer with.
     pub text: &'a str,
+    /// Tool calls to answer a Chat Completions user turn with (see
+    /// [`super::FakeProviderOptions::tool_calls`]).
+    pub tool_calls: &'a [(String, Value)],
 }
 
 /// The answer to a request that hit `endpoint` with this body and query.
@@ -138,6 +141,9 @@ pub(crate) fn answer(
         }
         Endpoint::OpenaiResponses if streamed => Reply::sse(responses_stream(body, cx)),
         Endpoint::OpenaiResponses => Reply::json(200, &responses_object(body, cx, "completed")),
+        Endpoint::OpenaiChatCompletions if streamed && calls_tools(body, cx) => {
+            Reply::sse(chat_tool_call_stream(body, cx))
+        }
         Endpoint::OpenaiChatCompletions if streamed => Reply::sse(chat_stream(body, cx)),
         Endpoint::OpenaiChatCompletions => Reply::json(200, &chat_completion(body, cx)),
         Endpoint::GeminiGenerateContent => Reply::json(200, &gemini_response(path, body, cx)),
@@ -476,6 +482,53 @@ fn chat_stream(body: &Value, cx: &Context<'_>) -> Vec<String> {
     if include_usage {
         events.push(chunk(json!([]), chat_usage(body, cx.text)));
     }
+    events.push("data: [DONE]\n\n".into());
+    events
+}
+
+/// Whether a Chat Completions request is answered with the configured tool calls: it offers
+/// tools and its last message is the user's.
+fn calls_tools(body: &Value, cx: &Context<'_>) -> bool {
+    let offers_tools = body
+        .get("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|t| !t.is_empty());
+    let last_is_user = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .and_then(|m| m.last())
+        .and_then(|m| m.get("role"))
+        .and_then(Value::as_str)
+        == Some("user");
+    !cx.tool_calls.is_empty() && offers_tools && last_is_user
+}
+
+/// chat.completion.chunk events calling every configured tool at once (one delta per call,
+/// its arguments whole), `finish_reason: "tool_calls"`, then `data: [DONE]`.
+fn chat_tool_call_stream(body: &Value, cx: &Context<'_>) -> Vec<String> {
+    let chunk = |choices: Value| {
+        sse_data(&json!({
+            "id": format!("chatcmpl-fake{:06}", cx.seq),
+            "object": "chat.completion.chunk",
+            "created": cx.now_secs,
+            "model": model_of(body, "gpt-fake"),
+            "choices": choices,
+        }))
+    };
+    let mut events = vec![chunk(
+        json!([{"index": 0, "delta": {"role": "assistant", "content": null}, "logprobs": null, "finish_reason": null}]),
+    )];
+    for (index, (name, arguments)) in cx.tool_calls.iter().enumerate() {
+        events.push(chunk(json!([{"index": 0, "delta": {"tool_calls": [{
+            "index": index,
+            "id": format!("call_fake{:06}_{index}", cx.seq),
+            "type": "function",
+            "function": {"name": name, "arguments": arguments.to_string()},
+        }]}, "logprobs": null, "finish_reason": null}])));
+    }
+    events.push(chunk(
+        json!([{"index": 0, "delta": {}, "logprobs": null, "finish_reason": "tool_calls"}]),
+    ));
     events.push("data: [DONE]\n\n".into());
     events
 }

@@ -29,6 +29,8 @@ const CREDENTIAL_HEADERS: &[&str] = &["authorization", "x-api-key", "x-goog-api-
 pub(crate) struct State {
     pub log: Arc<RequestLog>,
     pub reply_text: String,
+    /// See [`super::FakeProviderOptions::tool_calls`].
+    pub tool_calls: Vec<(String, serde_json::Value)>,
     pub validate: bool,
     pub next_id: AtomicUsize,
 }
@@ -119,6 +121,7 @@ async fn handle(
                 seq,
                 now_secs: now.as_secs() as i64,
                 text: &state.reply_text,
+                tool_calls: &state.tool_calls,
             },
         ),
     };
