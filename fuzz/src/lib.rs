@@ -21,6 +21,7 @@ pub fn plugin_for(target: &str) -> Box<dyn Plugin> {
         Box::new(handoff_gemini::GeminiPlugin),
         Box::new(handoff_openai::OpenaiPlugin),
         Box::new(handoff_pi::PiPlugin),
+        Box::new(handoff_copilot::CopilotPlugin),
     ];
     plugins
         .into_iter()
@@ -214,6 +215,7 @@ fn samples(target: &str) -> Vec<Vec<u8>> {
         "codex" => &["plugins/codex/tests/fixtures"],
         "pi" => &["plugins/pi/tests/samples"],
         "gemini-cli" => &["plugins/gemini/tests/samples"],
+        "copilot-cli" => &["plugins/copilot/tests/samples"],
         _ => &[],
     };
     let mut files = Vec::new();
