@@ -215,7 +215,7 @@ fn samples(target: &str) -> Vec<Vec<u8>> {
         "codex" => &["plugins/codex/tests/fixtures"],
         "pi" => &["plugins/pi/tests/samples"],
         "gemini-cli" => &["plugins/gemini/tests/samples"],
-        "copilot-cli" => &["plugins/copilot/tests/samples"],
+        "copilot-cli" => &["live/tests/differential/copilot-cli"],
         _ => &[],
     };
     let mut files = Vec::new();

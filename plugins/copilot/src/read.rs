@@ -111,6 +111,8 @@ pub fn start(path: &Path) -> Result<Start, PluginError> {
     BufReader::new(file)
         .read_line(&mut first)
         .map_err(|e| PluginError::io(path, &e))?;
+    // The CLI reads a log that starts with a byte order mark (measured); so does this reader.
+    let first = first.strip_prefix('\u{feff}').unwrap_or(&first);
     if first.trim().is_empty() {
         return Err(PluginError::malformed_line(
             path,
@@ -168,6 +170,7 @@ impl OpenCalls {
 /// Reads a whole log.
 pub fn read(path: &Path) -> Result<Transcript, PluginError> {
     let text = std::fs::read_to_string(path).map_err(|e| PluginError::io(path, &e))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let mut events: Vec<Event> = Vec::new();
     let mut start: Option<Start> = None;
     let mut open = OpenCalls::default();
