@@ -3,8 +3,8 @@
 //! back, verified), and the same transcript is then resumed by the real target CLI in the live
 //! tier, whose first model request must carry the whole history (the live check's comparison).
 //!
-//! Every CLI target is a target here, and every CLI's genuine samples are a source: pi and Gemini
-//! CLI both ways, Claude Code and Codex into them.
+//! Every CLI target is a target here, and every CLI's genuine samples are a source: pi, Gemini
+//! CLI and Copilot CLI both ways, Claude Code and Codex into them.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -60,8 +60,17 @@ const GEMINI: Sample = Sample {
     file: "plugins/gemini/tests/samples/session-2026-11-30T00-42-d0a744dc.jsonl",
 };
 
+/// A genuine Copilot CLI 1.0.102 session: a turn with two bash calls (one exits 3), resumed once.
+const COPILOT: Sample = Sample {
+    name: "copilot-cli-genuine",
+    target: "copilot-cli",
+    file:
+        "live/tests/differential/copilot-cli/tool-call-47b96759-ac88-45c7-9a85-535ffc1687d5.jsonl",
+};
+
 fn plugin_of(target: &str) -> Box<dyn Plugin> {
     match target {
+        "copilot-cli" => Box::new(handoff_copilot::CopilotPlugin),
         "claude-code" => Box::new(handoff_claude::ClaudePlugin),
         "codex" => Box::new(handoff_codex::CodexPlugin),
         "pi" => Box::new(handoff_pi::PiPlugin),
@@ -180,6 +189,21 @@ fn claude_code_and_codex_sessions_continue_in_gemini_cli() {
 fn a_gemini_cli_session_continues_in_claude_code_and_codex() {
     across(&GEMINI, "claude-code");
     across(&GEMINI, "codex");
+}
+
+#[test]
+fn claude_code_codex_pi_and_gemini_cli_sessions_continue_in_copilot_cli() {
+    across(&CLAUDE, "copilot-cli");
+    across(&CODEX, "copilot-cli");
+    across(&PI, "copilot-cli");
+    across(&GEMINI, "copilot-cli");
+}
+
+#[test]
+fn a_copilot_cli_session_continues_in_every_cli() {
+    for target in ["claude-code", "codex", "pi", "gemini-cli"] {
+        across(&COPILOT, target);
+    }
 }
 
 /// The genuine Codex rollout's records, one JSON value a line.
