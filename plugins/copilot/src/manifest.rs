@@ -5,7 +5,7 @@ use handoff_sdk::dialect::Dialect;
 use handoff_sdk::live::{Injected, LiveRecipe};
 use handoff_sdk::{DefaultRoot, Feature, Manifest, TargetKind, TargetManifest};
 
-use crate::{HOME_ENV, PLUGIN, TARGET};
+use crate::copilot_cli::{HOME_ENV, PLUGIN, TARGET};
 
 /// The Copilot CLI version the writer follows and the live tier pins.
 pub const COPILOT_VERSION: &str = "1.0.102";

@@ -11,7 +11,7 @@ use handoff_sdk::{
     AssistantPart, Body, Event, Part, PluginError, Thinking, Timestamp, ToolCall, Transcript,
 };
 
-use crate::events::*;
+use super::records::*;
 
 /// What `session.start` says.
 pub struct Start {

@@ -7,9 +7,9 @@ use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, json, Map, Value};
 use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError, Timestamp, ToolCall};
 
-use crate::events::*;
+use super::records::*;
+use super::TARGET;
 use crate::manifest::COPILOT_VERSION;
-use crate::TARGET;
 
 /// The lines of a new log: `session.start` (with the marker), then the events.
 pub fn session(
@@ -36,13 +36,62 @@ pub fn session(
     let start = line(SESSION_START, data, started, None);
     let parent = start["id"].as_str().map(str::to_owned);
     let mut lines = vec![start];
-    lines.extend(continuation(parent, events)?);
+    lines.extend(continuation(parent, &mut CallOrder::default(), events)?);
     Ok(lines)
 }
 
-/// The lines of `events`, the first a child of `parent`.
+/// Where the results of the latest assistant turn's calls stand: the CLI sends results right
+/// after their turn, in the order of the calls, whatever order the log has them in.
+#[derive(Default)]
+pub struct CallOrder {
+    calls: Vec<String>,
+    /// The position (in `calls`) of the last call answered.
+    answered: Option<usize>,
+}
+
+impl CallOrder {
+    /// Takes `body` in; why the CLI would send it elsewhere than here, if it would.
+    pub fn see(&mut self, body: &Body) -> Result<(), String> {
+        match body {
+            Body::Assistant { content, .. } => {
+                self.calls = content
+                    .iter()
+                    .filter_map(|p| match p {
+                        AssistantPart::ToolCall(call) => Some(call.id.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                self.answered = None;
+            }
+            Body::ToolResult { call_id, .. } => {
+                let Some(at) = self.calls.iter().position(|c| c == call_id) else {
+                    return Err(format!(
+                        "a result of call {call_id}, which is not a call of the assistant turn \
+                         just before it (the CLI sends results only right after their turn)"
+                    ));
+                };
+                if self.answered.is_some_and(|done| at <= done) {
+                    return Err(format!(
+                        "the result of call {call_id} after the result of a later call of its \
+                         turn (the CLI sends results in the order of the calls)"
+                    ));
+                }
+                self.answered = Some(at);
+            }
+            Body::User { .. } | Body::Compaction { .. } => {
+                self.calls.clear();
+                self.answered = None;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The lines of `events`, the first a child of `parent`; `order` is where the session's calls
+/// stand before them.
 pub fn continuation(
     mut parent: Option<String>,
+    order: &mut CallOrder,
     events: &[Event],
 ) -> Result<Vec<Value>, PluginError> {
     let mut lines = Vec::with_capacity(events.len());
@@ -53,6 +102,7 @@ pub fn continuation(
                 event.id
             ))
         };
+        order.see(&event.body).map_err(|why| refuse(&why))?;
         let (kind, data) = match &event.body {
             Body::User { content } => (USER_MESSAGE, user(content).map_err(|w| refuse(&w))?),
             Body::Assistant { content, origin } => {
