@@ -37,6 +37,7 @@ pub fn target() -> TargetManifest {
             Feature::ToolCall,
             Feature::ToolResult,
             Feature::ToolError,
+            Feature::FreeformToolCall,
         ],
         // Copilot CLI keeps reasoning text in the session but sends none of it back to an
         // OpenAI-compatible provider (measured: `reasoningText` never reaches the request).
@@ -57,6 +58,9 @@ fn notes() -> Vec<String> {
         "An assistant turn is one `assistant.message`: its thinking (`reasoningText`, kept but never \
          sent to the model), its one text (`content`), then its tool calls (`toolRequests`); text \
          after a tool call, or several texts, is refused.",
+        "A freeform tool call (Codex's apply_patch) is a toolRequest whose arguments are \
+         {\"input\": <its text>}, marked `x-handoff-freeform`, and reads back as the freeform call; \
+         the CLI sends it as that function call.",
         "A tool result is `tool.execution_complete`: `result.content` when it succeeded, \
          `error.message` when it failed (`success: false`). The CLI sends results in the order of \
          the calls; a call without a result is sent with the CLI's own \"interrupted\" text, which the \

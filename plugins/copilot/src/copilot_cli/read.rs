@@ -8,7 +8,8 @@ use base64::Engine as _;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, Map, Value};
 use handoff_sdk::{
-    AssistantPart, Body, Event, Part, PluginError, Thinking, Timestamp, ToolCall, Transcript,
+    AssistantPart, Body, Event, Part, PluginError, Thinking, Timestamp, ToolCall, ToolInput,
+    Transcript,
 };
 
 use super::records::*;
@@ -390,8 +391,23 @@ fn assistant_message(
                 .get("arguments")
                 .cloned()
                 .unwrap_or_else(|| Value::Object(Map::new()));
-            calls.push(id.clone());
-            content.push(AssistantPart::ToolCall(ToolCall::new(id, name, arguments)));
+            let mut call = ToolCall::new(id.clone(), name, arguments);
+            if request.get(FREEFORM_KEY) == Some(&Value::Bool(true)) {
+                let text = call
+                    .arguments()
+                    .and_then(ToolInput::freeform_from_structured)
+                    .ok_or_else(|| {
+                        malformed(
+                            path,
+                            number,
+                            &format!("data.toolRequests[{i}].arguments"),
+                            format!("a call marked {FREEFORM_KEY} must have arguments {{\"input\": <text>}}"),
+                        )
+                    })?;
+                call.input = ToolInput::Freeform(text);
+            }
+            calls.push(id);
+            content.push(AssistantPart::ToolCall(call));
         }
     }
     if content.is_empty() {

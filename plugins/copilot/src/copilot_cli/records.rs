@@ -20,6 +20,10 @@ pub const MARKER_KEY: &str = "x-handoff";
 /// which the CLI's own members cannot spell; the CLI ignores it.
 pub const ORIGIN_KEY: &str = "x-handoff-origin";
 
+/// The member of a `toolRequests` item that marks a freeform call (Codex's `apply_patch`), written
+/// in its structured form `{"input": <text>}`, which the CLI sends as it is; the CLI ignores it.
+pub const FREEFORM_KEY: &str = "x-handoff-freeform";
+
 /// What the CLI sends as the result of a call that has none when another turn follows it.
 pub const INTERRUPTED_BEFORE_NEXT_TURN: &str =
     "The execution of this tool, or a previous tool was interrupted.";

@@ -5,7 +5,7 @@
 use base64::Engine as _;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, json, Map, Value};
-use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError, Timestamp, ToolCall};
+use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError, Timestamp, ToolCall, ToolInput};
 
 use super::records::*;
 use super::TARGET;
@@ -206,8 +206,9 @@ fn assistant(content: &[AssistantPart]) -> Result<Value, String> {
                 text = Some(t);
             }
             AssistantPart::ToolCall(call) => {
-                // The CLI sends `JSON.stringify(arguments)`: an object, as every tool takes.
-                if !call.arguments().is_some_and(Value::is_object) {
+                // The CLI sends `JSON.stringify(arguments)`: an object, as every tool takes (a
+                // freeform call's structured form is one).
+                if !call.structured_arguments().is_object() {
                     return Err(format!(
                         "tool call {} has arguments that are not a JSON object",
                         call.id
@@ -221,12 +222,16 @@ fn assistant(content: &[AssistantPart]) -> Result<Value, String> {
     let requests: Vec<Value> = calls
         .iter()
         .map(|call| {
-            json!({
+            let mut request = json!({
                 "toolCallId": call.id,
                 "name": call.name,
-                "arguments": call.arguments(),
+                "arguments": call.structured_arguments(),
                 "type": "function",
-            })
+            });
+            if matches!(call.input, ToolInput::Freeform(_)) {
+                request[FREEFORM_KEY] = Value::Bool(true);
+            }
+            request
         })
         .collect();
     let mut data = Map::new();
