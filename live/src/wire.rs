@@ -577,6 +577,35 @@ mod tests {
     }
 
     #[test]
+    fn a_prompt_leading_tag_comes_off_the_new_prompt_only() {
+        let tagged =
+            |text: &str| format!("<current_datetime>2026-12-02T06:30</current_datetime>\n\n{text}");
+        let chat = json!({"messages": [
+            {"role": "user", "content": tagged("from the session")},
+            {"role": "assistant", "content": "ok"},
+            {"role": "user", "content": tagged("next")}
+        ]});
+        let texts = |rules: &[Injected]| -> Vec<String> {
+            history_from_request(Dialect::OpenaiChat, &chat, rules)
+                .unwrap()
+                .events
+                .iter()
+                .filter_map(|e| match &e.body {
+                    Body::User { content } => match &content[0] {
+                        Part::Text { text } => Some(text.clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                })
+                .collect()
+        };
+        let rule = Injected::PromptLeadingTag("current_datetime".into());
+        assert_eq!(texts(&[rule]), [tagged("from the session"), "next".into()]);
+        // Without the rule the prompt keeps its tag, and the check would fail on it.
+        assert_eq!(texts(&[]), [tagged("from the session"), tagged("next")]);
+    }
+
+    #[test]
     fn chat_and_gemini_requests_are_read_too() {
         let chat = json!({"messages": [
             {"role": "system", "content": "You are pi."},
