@@ -58,6 +58,23 @@ const COMPACTION: Mutation = Mutation {
     },
 };
 
+/// The compaction above, then a second one at the end: only the last is sent, naming every user
+/// message before it (those before the first compaction too).
+const TWO_COMPACTIONS: Mutation = Mutation {
+    name: "two-compactions",
+    apply: |b| {
+        let mut r = records(&(COMPACTION.apply)(b));
+        let last = r[r.len() - 1].clone();
+        r.push(event(
+            "session.compaction_complete",
+            "d0000000-0000-4000-8000-000000000004",
+            &last,
+            json!({"success": true, "summaryContent": "Everything, summarised again."}),
+        ));
+        to_bytes(&r)
+    },
+};
+
 /// A compaction that failed: nothing is replaced.
 const FAILED_COMPACTION: Mutation = Mutation {
     name: "failed-compaction",
@@ -175,6 +192,7 @@ pub(super) fn copilot_cases<'a>(
     let on_two = [
         (GENUINE, Expect::Agree),
         (COMPACTION, Expect::Agree),
+        (TWO_COMPACTIONS, Expect::Agree),
         (FAILED_COMPACTION, Expect::Agree),
         (UNSENT_RECORDS, Expect::Agree),
         (generic::BLANK_LINE, Expect::Agree),
