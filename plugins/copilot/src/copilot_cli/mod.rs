@@ -104,8 +104,16 @@ impl Target for CopilotCli {
     }
 
     fn remove(&self, _root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
-        // The session is its folder (the CLI adds workspace.yaml, checkpoints/ … beside the log).
+        // The session is its folder (the CLI adds workspace.yaml, checkpoints/ … beside the log),
+        // and only a folder named by the session is one.
         let dir = session_dir(&session.path)?;
+        if dir.file_name().and_then(|n| n.to_str()) != Some(session.id.as_str()) {
+            return Err(PluginError::Other(format!(
+                "{} is not the folder of session {}; refusing to remove it",
+                dir.display(),
+                session.id
+            )));
+        }
         std::fs::remove_dir_all(dir).map_err(|e| PluginError::io(dir, &e))
     }
 
@@ -140,9 +148,9 @@ impl Target for CopilotCli {
     ) -> Result<ResumePlan, PluginError> {
         // Read whole first: a plan is made only for a session this reader accepts.
         let transcript = read::read(&session.path)?;
-        // `--resume <full id>` names the exact session (an id prefix of 7+ characters or a
-        // session name would match too, never a full id of another); `--prompt=` runs the prompt
-        // and exits, and keeps a prompt that starts with `-` a prompt (`-p -x` is refused).
+        // `--resume <full id>` names the exact session (the CLI also matches an id prefix of 7+
+        // characters or a session name); `--prompt=` runs the prompt and exits, and keeps a
+        // prompt that starts with `-` a prompt (`-p -x` is refused as an unquoted prompt).
         Ok(ResumePlan::Command {
             program: "copilot".into(),
             args: vec![
