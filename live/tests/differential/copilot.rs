@@ -130,6 +130,35 @@ const UNSENT_RECORDS: Mutation = Mutation {
     },
 };
 
+/// A sub-agent's own turn mid-log (`agentId`, and `parentToolCallId` naming the call that
+/// started it), as the `task` tool writes one: not the session's conversation.
+const SUB_AGENT_TURN: Mutation = Mutation {
+    name: "sub-agent-turn",
+    apply: |b| {
+        let mut r = records(b);
+        let second = of(&r, "user.message")[1];
+        let at = r[second - 1].clone();
+        let mut user = event(
+            "user.message",
+            "f0000000-0000-4000-8000-000000000001",
+            &at,
+            json!({"content": "a sub-agent's task"}),
+        );
+        user["agentId"] = json!("sub-agent-1");
+        let mut answer = event(
+            "assistant.message",
+            "f0000000-0000-4000-8000-000000000002",
+            &user,
+            json!({"messageId": "f1", "content": "the sub-agent's answer",
+                "parentToolCallId": "call_task_1"}),
+        );
+        answer["agentId"] = json!("sub-agent-1");
+        r.insert(second, answer);
+        r.insert(second, user);
+        to_bytes(&r)
+    },
+};
+
 /// The two results written in the other order (the second call finished first): the CLI sends
 /// them in the order of the calls.
 const RESULTS_REVERSED: Mutation = Mutation {
@@ -195,6 +224,7 @@ pub(super) fn copilot_cases<'a>(
         (TWO_COMPACTIONS, Expect::Agree),
         (FAILED_COMPACTION, Expect::Agree),
         (UNSENT_RECORDS, Expect::Agree),
+        (SUB_AGENT_TURN, Expect::Agree),
         (generic::BLANK_LINE, Expect::Agree),
         (generic::CRLF, Expect::Agree),
         (generic::BOM, Expect::Agree),

@@ -34,6 +34,9 @@ struct Line {
     id: String,
     timestamp: Timestamp,
     data: Map<String, Value>,
+    /// Whether a sub-agent wrote it (`agentId`: "absent for events from the root/main agent"):
+    /// a sub-agent's conversation is its own, not the session's.
+    sub_agent: bool,
 }
 
 fn parse_line(path: &Path, number: usize, text: &str) -> Result<Line, PluginError> {
@@ -62,11 +65,14 @@ fn parse_line(path: &Path, number: usize, text: &str) -> Result<Line, PluginErro
         Some(Value::Object(data)) => data,
         _ => return Err(malformed(path, number, "data", "missing or not an object")),
     };
+    let sub_agent = object.get("agentId").is_some_and(|a| !a.is_null())
+        || data.get("parentToolCallId").is_some_and(|p| !p.is_null());
     Ok(Line {
         kind,
         id,
         timestamp,
         data,
+        sub_agent,
     })
 }
 
@@ -187,6 +193,9 @@ pub fn read(path: &Path) -> Result<Transcript, PluginError> {
         last_timestamp = line.timestamp;
         if start.is_none() {
             start = Some(start_of(path, &line)?);
+            continue;
+        }
+        if line.sub_agent {
             continue;
         }
         match line.kind.as_str() {
