@@ -23,6 +23,7 @@ pub fn plugin_for(target: &str) -> Box<dyn Plugin> {
         Box::new(handoff_pi::PiPlugin),
         Box::new(handoff_qwen::QwenPlugin),
         Box::new(handoff_opencode::OpencodePlugin),
+        Box::new(handoff_copilot::CopilotPlugin),
     ];
     plugins
         .into_iter()
@@ -217,6 +218,7 @@ fn samples(target: &str) -> Vec<Vec<u8>> {
         "pi" => &["plugins/pi/tests/samples"],
         "gemini-cli" => &["plugins/gemini/tests/samples"],
         "qwen-code" => &["plugins/qwen/tests/samples"],
+        "copilot-cli" => &["live/tests/differential/copilot-cli"],
         _ => &[],
     };
     let mut files = Vec::new();

@@ -704,9 +704,20 @@ impl Live<'_> {
             format!("read back after the resume, the session no longer starts with the transcript: {diff}")
         })?;
         let rest = &read.events[covered..];
+        // The prompt as the CLI stored it: a tag the recipe says it puts before the prompt
+        // (`Injected::PromptLeadingTag`) may lead it.
+        let is_prompt = |text: &str| {
+            let untagged = self
+                .recipe
+                .injected
+                .iter()
+                .find_map(|rule| rule.strip_prompt_tag(text))
+                .unwrap_or(text);
+            untagged.trim() == self.options.prompt.trim()
+        };
         let prompt_at = rest.iter().position(|e| {
             matches!(&e.body, Body::User { content }
-                if content.iter().any(|p| matches!(p, Part::Text { text } if text.trim() == self.options.prompt.trim())))
+                if content.iter().any(|p| matches!(p, Part::Text { text } if is_prompt(text))))
         });
         let Some(prompt_at) = prompt_at else {
             return Err(format!(

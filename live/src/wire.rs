@@ -51,6 +51,7 @@ pub fn history_from_request(
 /// Drops the user and tool-result text parts an injected rule covers and user events left empty;
 /// takes a merge's suffix off a user turn's text parts but the last.
 fn set_aside_injected(mut transcript: Transcript, injected: &[Injected]) -> Transcript {
+    strip_prompt_tag(&mut transcript, injected);
     let merge_suffixes: Vec<&str> = injected
         .iter()
         .filter_map(Injected::merged_user_text_suffix)
@@ -72,6 +73,27 @@ fn set_aside_injected(mut transcript: Transcript, injected: &[Injected]) -> Tran
         _ => true,
     });
     transcript
+}
+
+/// Takes a [`Injected::PromptLeadingTag`] off the first text of the last user turn (the new
+/// prompt), where the recipe declares one and the text starts with it.
+fn strip_prompt_tag(transcript: &mut Transcript, injected: &[Injected]) {
+    let Some(Body::User { content }) = transcript
+        .events
+        .iter_mut()
+        .rev()
+        .map(|e| &mut e.body)
+        .find(|b| matches!(b, Body::User { .. }))
+    else {
+        return;
+    };
+    let Some(Part::Text { text }) = content.iter_mut().find(|p| matches!(p, Part::Text { .. }))
+    else {
+        return;
+    };
+    if let Some(rest) = injected.iter().find_map(|rule| rule.strip_prompt_tag(text)) {
+        *text = rest.to_owned();
+    }
 }
 
 /// Takes one of `suffixes` off the end of every text part but the last: what a CLI that merges
@@ -725,6 +747,35 @@ mod tests {
         assert_eq!(kinds(&history), ["user", "assistant", "user"]);
         let kept = history_from_request(Dialect::OpenaiResponses, &body, &rules[..1]).unwrap();
         assert_eq!(kinds(&kept), ["user", "assistant", "user", "user"]);
+    }
+
+    #[test]
+    fn a_prompt_leading_tag_comes_off_the_new_prompt_only() {
+        let tagged =
+            |text: &str| format!("<current_datetime>2026-12-02T06:30</current_datetime>\n\n{text}");
+        let chat = json!({"messages": [
+            {"role": "user", "content": tagged("from the session")},
+            {"role": "assistant", "content": "ok"},
+            {"role": "user", "content": tagged("next")}
+        ]});
+        let texts = |rules: &[Injected]| -> Vec<String> {
+            history_from_request(Dialect::OpenaiChat, &chat, rules)
+                .unwrap()
+                .events
+                .iter()
+                .filter_map(|e| match &e.body {
+                    Body::User { content } => match &content[0] {
+                        Part::Text { text } => Some(text.clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                })
+                .collect()
+        };
+        let rule = Injected::PromptLeadingTag("current_datetime".into());
+        assert_eq!(texts(&[rule]), [tagged("from the session"), "next".into()]);
+        // Without the rule the prompt keeps its tag, and the check would fail on it.
+        assert_eq!(texts(&[]), [tagged("from the session"), tagged("next")]);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! tier, whose first model request must carry the whole history (the live check's comparison).
 //!
 //! Every CLI target is a target here, and every CLI's genuine samples are a source: pi, Gemini
-//! CLI and OpenCode both ways, Claude Code and Codex into them.
+//! CLI, OpenCode and Copilot CLI both ways, Claude Code and Codex into them.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -67,8 +67,17 @@ const QWEN: Sample = Sample {
     file: "plugins/qwen/tests/samples/7da3d710-5632-46df-bb43-bead8f22b422.jsonl",
 };
 
+/// A genuine Copilot CLI 1.0.102 session: a turn with two bash calls (one exits 3), resumed once.
+const COPILOT: Sample = Sample {
+    name: "copilot-cli-genuine",
+    target: "copilot-cli",
+    file:
+        "live/tests/differential/copilot-cli/tool-call-47b96759-ac88-45c7-9a85-535ffc1687d5.jsonl",
+};
+
 fn plugin_of(target: &str) -> Box<dyn Plugin> {
     match target {
+        "copilot-cli" => Box::new(handoff_copilot::CopilotPlugin),
         "claude-code" => Box::new(handoff_claude::ClaudePlugin),
         "codex" => Box::new(handoff_codex::CodexPlugin),
         "pi" => Box::new(handoff_pi::PiPlugin),
@@ -240,6 +249,21 @@ fn an_opencode_session_continues_in_claude_code_codex_pi_and_gemini_cli() {
             Some(("opencode", db.as_path())),
             target,
         ));
+    }
+}
+
+#[test]
+fn claude_code_codex_pi_and_gemini_cli_sessions_continue_in_copilot_cli() {
+    across(&CLAUDE, "copilot-cli");
+    across(&CODEX, "copilot-cli");
+    across(&PI, "copilot-cli");
+    across(&GEMINI, "copilot-cli");
+}
+
+#[test]
+fn a_copilot_cli_session_continues_in_every_cli() {
+    for target in ["claude-code", "codex", "pi", "gemini-cli"] {
+        across(&COPILOT, target);
     }
 }
 

@@ -16,6 +16,8 @@ use handoff_live::differential::{
 use handoff_live::{skips_are_failures, LiveOptions};
 use serde_json::{json, Value};
 
+#[path = "differential/copilot.rs"]
+mod copilot;
 #[path = "differential/gemini.rs"]
 mod gemini;
 #[path = "differential/opencode.rs"]

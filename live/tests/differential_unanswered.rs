@@ -96,6 +96,19 @@ fn pi_reads_back_its_no_result_error() {
 }
 
 #[test]
+fn copilot_cli_reads_back_its_interrupted_result() {
+    let back = round_trip(&handoff_copilot::CopilotPlugin, "copilot-cli");
+    let (call, content, is_error) = result_of(&back).expect("Copilot CLI's result");
+    assert_eq!(call, "call_1");
+    assert!(
+        content.contains("Tool execution was interrupted before a result was recorded.")
+            && is_error,
+        "{content}"
+    );
+    verify_names_the_difference("copilot-cli", &back);
+}
+
+#[test]
 fn claude_code_reads_back_without_the_call() {
     let back = round_trip(&handoff_claude::ClaudePlugin, "claude-code");
     assert_eq!(back.events.len(), 1, "{:?}", back.events);

@@ -48,3 +48,8 @@ fn qwen_code_opens_the_session_in_its_terminal_ui() {
 fn opencode_opens_the_session_in_its_terminal_ui() {
     interactive(&handoff_opencode::OpencodePlugin, "opencode");
 }
+
+#[test]
+fn copilot_cli_opens_the_session_in_its_terminal_ui() {
+    interactive(&handoff_copilot::CopilotPlugin, "copilot-cli");
+}

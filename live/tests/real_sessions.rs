@@ -11,7 +11,7 @@
 //! that carried and now refuses (or fails) fails the test; so does a refused cell that now
 //! carries (update the table: `HANDOFF_CORPUS_BLESS=1` rewrites it from the run).
 //!
-//! By default one small file per CLI runs (the CI subset, 24 cells); `HANDOFF_CORPUS_FULL=1`
+//! By default one small file per CLI runs (the CI subset, 28 cells); `HANDOFF_CORPUS_FULL=1`
 //! runs every file. `HANDOFF_CORPUS_ONLY=FILE[:TARGET]` runs only the cells whose file name
 //! contains FILE (and whose target is TARGET), whether or not they are in the CI subset: for
 //! working on one cell; `HANDOFF_CORPUS_KEEP=1` keeps every temporary HOME of the live checks
@@ -33,13 +33,14 @@ use serde_json::{json, Value};
 /// The corpus folders, by the CLI (the source target) whose sessions they hold.
 const SOURCES: [&str; 4] = ["claude-code", "codex", "pi", "gemini-cli"];
 
-/// Every target a corpus session is continued into: the four CLIs and a stateless API history.
-const TARGETS: [&str; 5] = [
+/// Every target a corpus session is continued into: the five CLIs and a stateless API history.
+const TARGETS: [&str; 6] = [
     "claude-code",
     "codex",
     "pi",
     "gemini-cli",
     "openai-responses",
+    "copilot-cli",
 ];
 
 /// The CI subset: one small file per CLI, each with a tool call where the CLI has one.
@@ -61,6 +62,7 @@ fn plugin_of(target: &str) -> Box<dyn Plugin> {
         "pi" => Box::new(handoff_pi::PiPlugin),
         "gemini-cli" => Box::new(handoff_gemini::GeminiPlugin),
         "openai-responses" => Box::new(handoff_openai::OpenaiPlugin),
+        "copilot-cli" => Box::new(handoff_copilot::CopilotPlugin),
         other => panic!("no plugin for {other}"),
     }
 }

@@ -16,6 +16,7 @@ fn plugin_for(target: &str) -> Box<dyn Plugin> {
         Box::new(handoff_pi::PiPlugin),
         Box::new(handoff_qwen::QwenPlugin),
         Box::new(handoff_opencode::OpencodePlugin),
+        Box::new(handoff_copilot::CopilotPlugin),
     ];
     plugins
         .into_iter()
@@ -30,6 +31,7 @@ fn file_name(target: &str) -> &'static str {
         "codex" => "rollout-2026-11-30T00-41-43-01a229e6-854b-7501-91aa-ee582218765e.jsonl",
         "pi" => "2026-11-30T00-41-56-911Z_01a229e6-bba6-74e0-b59d-5af60023ff26.jsonl",
         "gemini-cli" => "session-2026-11-30T00-42-d0a744dc.jsonl",
+        "copilot-cli" => "events.jsonl",
         _ => "01a229e6-854b-7501-91aa-ee582218765e.json",
     }
 }

@@ -1,6 +1,7 @@
 //! Copies of a written session under a new id, made without knowing the native format: the id is
-//! replaced in the file name and the bytes. The file name must contain the session id (every
-//! native store of the design does).
+//! replaced in the bytes and in the deepest component of the path that contains it (the file name,
+//! or the session's own folder). Some component must contain the session id (every native store
+//! of the design does).
 
 use std::path::PathBuf;
 
@@ -45,19 +46,31 @@ pub(crate) fn copy_with_id(
     id: &str,
     edit: impl FnOnce(Vec<u8>) -> Vec<u8>,
 ) -> Result<SessionRef, String> {
-    let name = session
-        .path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .ok_or("the session file has no name")?;
-    if !name.contains(&session.id) {
+    // The deepest component of the path that names the session: the file, or a session's own
+    // folder (Copilot CLI's `session-state/<id>/events.jsonl`).
+    let components: Vec<&std::ffi::OsStr> = session.path.iter().collect();
+    let Some(named) = components
+        .iter()
+        .rposition(|c| c.to_str().is_some_and(|c| c.contains(&session.id)))
+    else {
         return Err(format!(
-            "the session file name {name:?} does not contain its id {:?}; the suite cannot copy it",
+            "no component of the session's path {} contains its id {:?}; the suite cannot copy it",
+            session.path.display(),
             session.id
         ));
-    }
+    };
     let id = id.to_owned();
-    let path: PathBuf = session.path.with_file_name(name.replace(&session.id, &id));
+    let path: PathBuf = components
+        .iter()
+        .enumerate()
+        .map(|(i, c)| match c.to_str() {
+            Some(c) if i == named => std::ffi::OsString::from(c.replace(&session.id, &id)),
+            _ => c.to_os_string(),
+        })
+        .collect();
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+    }
     let bytes =
         std::fs::read(&session.path).map_err(|e| format!("cannot read the session: {e}"))?;
     let text = String::from_utf8_lossy(&bytes).replace(&session.id, &id);

@@ -113,6 +113,11 @@ pub enum Injected {
     /// tool's sections, or the first and last 250 UTF-16 units of the response's JSON); which
     /// outputs the budget picks is not checked.
     ToolOutputMasked,
+    /// The CLI puts `<tag>…</tag>` and a blank line before the text of the new prompt (GitHub
+    /// Copilot CLI's `<current_datetime>…</current_datetime>`): the live check takes that off
+    /// the first text of the request's last user turn, and nowhere else (a history's own user
+    /// texts are the session's, tags and all).
+    PromptLeadingTag(String),
 }
 
 /// A turn a CLI adds on resume after a history that ends a certain way (see
@@ -165,6 +170,18 @@ impl Injected {
         matches!(self, Injected::ToolResultText(placeholder) if placeholder == text)
     }
 
+    /// `text` without the leading `<tag>…</tag>` and blank line this rule sets aside from the
+    /// new prompt; `None` when the rule is another or `text` does not start so.
+    pub fn strip_prompt_tag<'t>(&self, text: &'t str) -> Option<&'t str> {
+        let Injected::PromptLeadingTag(tag) = self else {
+            return None;
+        };
+        let rest = text.strip_prefix(&format!("<{tag}>"))?;
+        let close = format!("</{tag}>\n\n");
+        let end = rest.find(&close)?;
+        Some(&rest[end + close.len()..])
+    }
+
     /// The suffix this rule sets aside from a merged user turn's text parts but the last.
     pub fn merged_user_text_suffix(&self) -> Option<&str> {
         match self {
@@ -214,6 +231,20 @@ mod tests {
 
     #[test]
     fn a_prefix_rule_covers_user_texts_that_start_with_it() {
+        let tag = Injected::PromptLeadingTag("current_datetime".into());
+        assert_eq!(
+            tag.strip_prompt_tag("<current_datetime>2026-12-02T06:22</current_datetime>\n\nnext"),
+            Some("next")
+        );
+        assert_eq!(
+            tag.strip_prompt_tag("next <current_datetime>x</current_datetime>\n\n"),
+            None
+        );
+        assert_eq!(tag.strip_prompt_tag("<current_datetime>unclosed"), None);
+        assert_eq!(
+            Injected::SystemPrompt.strip_prompt_tag("<x>y</x>\n\nz"),
+            None
+        );
         let rule = Injected::UserTextPrefix("<environment_context>".into());
         assert!(
             rule.covers_user_text("\n  <environment_context><cwd>/p</cwd></environment_context>")

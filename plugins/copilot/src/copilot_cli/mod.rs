@@ -1,0 +1,168 @@
+//! The `copilot-cli` target: GitHub Copilot CLI's session-state event logs.
+
+mod layout;
+mod read;
+mod records;
+mod write;
+
+use std::path::{Path, PathBuf};
+
+use handoff_sdk::marker::OwnershipMarker;
+use handoff_sdk::{
+    CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot, Target,
+    TargetManifest, Transcript,
+};
+
+use layout::{events_path, session_dir};
+
+/// The plugin's name (also the `plugin` of its ownership marker).
+pub const PLUGIN: &str = "copilot";
+/// Its one target.
+pub const TARGET: &str = "copilot-cli";
+/// The environment variable Copilot CLI reads its home (the store root) from.
+pub const HOME_ENV: &str = "COPILOT_HOME";
+/// The folder of the store root that holds one folder per session.
+pub const SESSIONS_DIR: &str = "session-state";
+/// The event log of a session, in its folder.
+pub const EVENTS_FILE: &str = "events.jsonl";
+
+/// The `copilot-cli` target.
+pub struct CopilotCli;
+
+impl Target for CopilotCli {
+    fn name(&self) -> &'static str {
+        TARGET
+    }
+
+    fn manifest(&self) -> TargetManifest {
+        crate::manifest::target()
+    }
+
+    fn create(
+        &self,
+        root: &StoreRoot,
+        transcript: &Transcript,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        let id = uuid::Uuid::new_v4().to_string();
+        let path = events_path(root, &id)?;
+        let marker = OwnershipMarker {
+            plugin: PLUGIN.into(),
+            locator: options.locator.clone(),
+        };
+        let cwd = options.cwd.clone().or_else(|| transcript.cwd.clone());
+        let lines = write::session(&id, cwd.as_deref(), &marker, &transcript.events)?;
+        root.create_file(&path, |out| write::lines(out, &lines))?;
+        Ok(SessionRef {
+            target: TARGET.into(),
+            id,
+            path,
+        })
+    }
+
+    fn owner(
+        &self,
+        _root: &StoreRoot,
+        session: &SessionRef,
+    ) -> Result<Option<OwnershipMarker>, PluginError> {
+        let start = read::start(&session.path)?;
+        if start.session_id != session.id {
+            return Err(PluginError::malformed_line(
+                &session.path,
+                1,
+                Some("data.sessionId"),
+                format!(
+                    "the log is of session {}, not {}",
+                    start.session_id, session.id
+                ),
+            ));
+        }
+        Ok(start.marker)
+    }
+
+    fn append(
+        &self,
+        _root: &StoreRoot,
+        session: &SessionRef,
+        _marker: &OwnershipMarker,
+        events: &[Event],
+    ) -> Result<SessionRef, PluginError> {
+        // The new events must fit the ones stored (a result answers a call of the session).
+        let mut whole = read::read(&session.path)?;
+        let mut order = write::CallOrder::default();
+        for stored in &whole.events {
+            // What the reader gives is in the CLI's order already.
+            let _ = order.see(&stored.body);
+        }
+        whole.events.extend_from_slice(events);
+        whole.validate()?;
+        let last = read::last_event_id(&session.path)?;
+        let lines = write::continuation(Some(last), &mut order, events)?;
+        handoff_sdk::atomic::append(&session.path, |out| write::lines(out, &lines))
+            .map_err(|e| PluginError::io(&session.path, &e))?;
+        Ok(session.clone())
+    }
+
+    fn remove(&self, _root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+        // The session is its folder (the CLI adds workspace.yaml, checkpoints/ … beside the log),
+        // and only a folder named by the session is one.
+        let dir = session_dir(&session.path)?;
+        if dir.file_name().and_then(|n| n.to_str()) != Some(session.id.as_str()) {
+            return Err(PluginError::Other(format!(
+                "{} is not the folder of session {}; refusing to remove it",
+                dir.display(),
+                session.id
+            )));
+        }
+        std::fs::remove_dir_all(dir).map_err(|e| PluginError::io(dir, &e))
+    }
+
+    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
+        read::read(path)
+    }
+
+    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+        Ok(read::start(path)?.cwd)
+    }
+
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+        let files = layout::session_logs(root)?;
+        Ok(handoff_sdk::sessions_newest_first(
+            TARGET,
+            PLUGIN,
+            files,
+            |path| read::start(path).ok().and_then(|s| s.marker),
+        ))
+    }
+
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+        let path = events_path(root, id)?;
+        handoff_sdk::session_at(TARGET, id, path, &root.path().join(SESSIONS_DIR))
+    }
+
+    fn plan(
+        &self,
+        root: &StoreRoot,
+        session: &SessionRef,
+        prompt: &str,
+    ) -> Result<ResumePlan, PluginError> {
+        // Read whole first: a plan is made only for a session this reader accepts.
+        let transcript = read::read(&session.path)?;
+        // `--resume <full id>` names the exact session (the CLI also matches an id prefix of 7+
+        // characters or a session name); `--prompt=` runs the prompt and exits, and keeps a
+        // prompt that starts with `-` a prompt (`-p -x` is refused as an unquoted prompt).
+        Ok(ResumePlan::Command {
+            program: "copilot".into(),
+            args: vec![
+                "--resume".into(),
+                session.id.clone(),
+                format!("--prompt={prompt}"),
+            ],
+            env: vec![(HOME_ENV.into(), root.path().to_string_lossy().into_owned())],
+            cwd: transcript.cwd.map(PathBuf::from),
+            close_stdin: true,
+            // `copilot --resume <id>`: the same session in Copilot CLI's own terminal UI.
+            interactive_args: Some(vec!["--resume".into(), session.id.clone()]),
+        })
+    }
+}
