@@ -84,7 +84,8 @@ for name in "${names[@]}"; do
     status=1; continue
   fi
   wanted+=("$name $pkg $ver $bin")
-  node_var="${upper}_NODE_MIN"; node_min="${!node_var:-}"
+  node_var="${upper}_NODE_MIN"; $newest && node_var="${upper}_NEWEST_NODE_MIN"
+  node_min="${!node_var:-}"
   if [ -n "$node_min" ] && ! version_at_least "${system_node:-0}" "$node_min"; then
     if [ -z "$runtime_needed" ] || version_at_least "$node_min" "$runtime_needed"; then
       runtime_needed="$node_min"

@@ -1563,6 +1563,14 @@ fn handoff_alone_on_a_terminal_picks_a_session_and_an_agent_and_opens_it() {
         listed.find("claude-code ").unwrap(),
     );
     assert!(codex_row < claude_row, "{listed:?}");
+    // Both continue one conversation (the bundled session's): one label in the conversation column.
+    let labels: Vec<&str> = listed
+        .split(['\r', '\n'])
+        .filter_map(|line| line.split(" events  ").nth(1)?.split_whitespace().next())
+        .collect();
+    assert_eq!(labels.len(), 2, "{listed:?}");
+    assert_eq!(labels[0], labels[1], "{listed:?}");
+    assert!(labels[0].len() == 8 && labels[0].chars().all(|c| c.is_ascii_hexdigit()));
     // Down to the Claude Code session, pick it; then the first agent offered (not Claude Code).
     terminal.send(b"\x1b[B").unwrap();
     terminal.settle(

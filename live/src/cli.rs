@@ -28,6 +28,8 @@ pub struct PinnedCli {
     pub newest_package: Option<String>,
     /// The lowest Node.js it runs on (`<NAME>_NODE_MIN`), where the pin names one.
     pub node_min: Option<String>,
+    /// The lowest Node.js the newest end runs on (`<NAME>_NEWEST_NODE_MIN`), where it names one.
+    pub newest_node_min: Option<String>,
 }
 
 /// Every CLI pinned in `scripts/cli-versions.env`.
@@ -56,6 +58,7 @@ pub fn pinned_clis() -> Vec<PinnedCli> {
                 newest_version: newest.as_ref().map(|(_, v)| v.clone()),
                 newest_package: newest.map(|(p, _)| p),
                 node_min: vars.get(&format!("{name}_NODE_MIN")).cloned(),
+                newest_node_min: vars.get(&format!("{name}_NEWEST_NODE_MIN")).cloned(),
             })
         })
         .collect()
@@ -122,17 +125,26 @@ fn system_node_version() -> Option<String> {
 /// bin folder holding `node`) when set. `Err` says what is missing.
 pub fn node_runtime_for(program: &Path) -> Result<Option<PathBuf>, String> {
     let resolved = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_owned());
-    let Some((pin, cache)) = pinned_clis().into_iter().find_map(|pin| {
-        pin.node_min.as_ref()?;
-        let cache = resolved.ancestors().find(|a| {
-            a.join("node_modules").join(&pin.package).is_dir()
-                && resolved.starts_with(a.join("node_modules").join(&pin.package))
-        })?;
-        Some((pin.clone(), cache.to_owned()))
+    // Each pin's package with its minimum, and its newest end's (which may be another package).
+    let Some((pin, min, cache)) = pinned_clis().into_iter().find_map(|pin| {
+        let newest_package = pin.newest_package.clone().unwrap_or(pin.package.clone());
+        [
+            (pin.package.clone(), pin.node_min.clone()),
+            (newest_package, pin.newest_node_min.clone()),
+        ]
+        .into_iter()
+        .find_map(|(package, min)| {
+            let min = min?;
+            let cache = resolved.ancestors().find(|a| {
+                a.join("node_modules").join(&package).is_dir()
+                    && resolved.starts_with(a.join("node_modules").join(&package))
+            })?;
+            Some((pin.clone(), min, cache.to_owned()))
+        })
     }) else {
         return Ok(None);
     };
-    let min = pin.node_min.as_deref().unwrap_or_default();
+    let min = min.as_str();
     let system = system_node_version();
     if system
         .as_deref()

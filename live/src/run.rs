@@ -223,11 +223,11 @@ pub(crate) fn installed(recipe: &LiveRecipe, options: &LiveOptions) -> Result<Fo
     match &found.version {
         Some(v) if v == &version || options.end == CliEnd::Candidate => Ok(found),
         Some(v) => Err(format!(
-            "{}: {} is version {v}, the live check runs {version}; run {install}",
+            "{}: {} is version {v}, the recipe pins {version} for this run; run {install}",
             recipe.program, found.how
         )),
         None => Err(format!(
-            "{}: {} but its {package} version cannot be read (the live check runs {version}); \
+            "{}: {} but its {package} version cannot be read (the recipe pins {version} for this run); \
              install it with {install}",
             recipe.program, found.how
         )),

@@ -15,15 +15,17 @@ use crate::error::CliError;
 use crate::output;
 use crate::progress::Progress;
 
-use super::sessions::{count_events, one_line, updated, CwdFilter};
+use super::sessions::{
+    conversation_column, conversation_of, count_events, one_line, updated, CwdFilter, Listed,
+};
 
 /// How many sessions the list shows (their events are counted, which reads each one).
 const SHOWN: usize = 30;
 
-/// One row of the list: a session and the CLI target whose store holds it.
+/// One row of the list: a session (with its conversation) and the CLI target whose store holds it.
 struct Found {
     target: String,
-    session: SessionInfo,
+    listed: Listed,
 }
 
 pub fn run(config: &Config) -> Result<ExitCode, CliError> {
@@ -59,6 +61,7 @@ pub fn run(config: &Config) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::SUCCESS);
     };
     let from = &found[picked];
+    let from_id = &from.listed.session.session;
     let others: Vec<&TargetManifest> = targets.iter().filter(|t| t.name != from.target).collect();
     let names: Vec<&str> = others.iter().map(|t| t.name.as_str()).collect();
     let Some(to) = Select::with_theme(&theme)
@@ -75,12 +78,12 @@ pub fn run(config: &Config) -> Result<ExitCode, CliError> {
     };
     output::note(format_args!(
         "handoff continue --from {}:{} --to {} --exec",
-        from.target, from.session.session.id, names[to]
+        from.target, from_id.id, names[to]
     ));
     super::continue_on::run(
         config,
         super::continue_on::Args::picked(
-            format!("{}:{}", from.target, from.session.session.path.display()),
+            format!("{}:{}", from.target, from_id.path.display()),
             names[to].to_owned(),
         ),
     )
@@ -102,7 +105,8 @@ fn cli_targets(catalog: &Catalog) -> Vec<TargetManifest> {
 }
 
 /// The sessions of `dir` in every target's store (its configured or default root; a store that
-/// is not there holds none), newest first, at most [`SHOWN`], their events counted.
+/// is not there holds none), newest first, at most [`SHOWN`], their events counted and their
+/// conversation found as `handoff sessions` finds it.
 fn sessions_of(
     catalog: &Catalog,
     config: &Config,
@@ -110,7 +114,7 @@ fn sessions_of(
     dir: &std::path::Path,
 ) -> Result<Vec<Found>, CliError> {
     let filter = CwdFilter::new(dir)?;
-    let mut found = Vec::new();
+    let mut found: Vec<(String, SessionInfo)> = Vec::new();
     for target in targets {
         let Ok(root) = config.store_root(target, None) else {
             continue;
@@ -120,12 +124,11 @@ fn sessions_of(
         }
         let plugin = catalog.plugin(&target.name)?;
         match plugin.reader().list(&root, &target.name) {
-            Ok(list) => found.extend(list.into_iter().filter(|s| filter.matches(s)).map(
-                |session| Found {
-                    target: target.name.clone(),
-                    session,
-                },
-            )),
+            Ok(list) => found.extend(
+                list.into_iter()
+                    .filter(|s| filter.matches(s))
+                    .map(|session| (target.name.clone(), session)),
+            ),
             Err(e) => output::note(format_args!(
                 "cannot list the {} sessions under {}: {e}",
                 target.name,
@@ -133,24 +136,39 @@ fn sessions_of(
             )),
         }
     }
-    found.sort_by_key(|f| std::cmp::Reverse(f.session.updated_ms));
+    found.sort_by_key(|(_, s)| std::cmp::Reverse(s.updated_ms));
     found.truncate(SHOWN);
-    for f in &mut found {
-        let plugin = catalog.plugin(&f.target)?;
-        let root = config.store_root(&catalog.target(&f.target)?, None)?;
-        count_events(plugin.as_ref(), &root, &mut f.session);
+    let seal = catalog.seal()?;
+    let mut rows = Vec::with_capacity(found.len());
+    for (target, mut session) in found {
+        let plugin = catalog.plugin(&target)?;
+        let root = config.store_root(&catalog.target(&target)?, None)?;
+        let first = count_events(plugin.as_ref(), &root, &mut session);
+        let ledger = handoff_host::episodes::all(&root, &seal);
+        let (conversation, hop) = conversation_of(&ledger, &session, first.as_deref());
+        rows.push(Found {
+            target,
+            listed: Listed {
+                session,
+                conversation,
+                hop,
+            },
+        });
     }
-    Ok(found)
+    Ok(rows)
 }
 
-/// `codex  2026-12-02 06:40  15 events  fix the flaky test`
+/// `codex        2026-12-02 06:40    15 events  3f2a9c1e hop 1    fix the flaky test`: the
+/// conversation column marks the sessions of one conversation with one label.
 fn row(f: &Found) -> String {
+    let session = &f.listed.session;
     format!(
-        "{:<12} {}  {:>4} events  {}",
+        "{:<12} {}  {:>4} events  {}  {}",
         f.target,
-        updated(f.session.updated_ms),
-        f.session.events.map_or("?".to_owned(), |n| n.to_string()),
-        one_line(f.session.title.as_deref().unwrap_or("(untitled)"))
+        updated(session.updated_ms),
+        session.events.map_or("?".to_owned(), |n| n.to_string()),
+        conversation_column(&f.listed),
+        one_line(session.title.as_deref().unwrap_or("(untitled)"))
     )
 }
 

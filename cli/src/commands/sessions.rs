@@ -147,17 +147,17 @@ pub fn describe(s: &SessionInfo) -> String {
 
 /// A listed session with its conversation.
 #[derive(serde::Serialize)]
-struct Listed {
+pub(crate) struct Listed {
     #[serde(flatten)]
-    session: SessionInfo,
+    pub(crate) session: SessionInfo,
     /// The conversation it belongs to (`None`: it could not be read, and handoff did not write it).
-    conversation: Option<String>,
+    pub(crate) conversation: Option<String>,
     /// The hop that last wrote it (0: the conversation's origin, a session handoff did not write).
-    hop: u32,
+    pub(crate) hop: u32,
 }
 
 /// The conversation of a listed session: the ledger's, else its marker's, else the one it starts.
-fn conversation_of(
+pub(crate) fn conversation_of(
     ledger: &std::collections::BTreeMap<String, Vec<Episode>>,
     session: &SessionInfo,
     first_event: Option<&str>,
@@ -184,7 +184,7 @@ fn conversation_of(
 }
 
 /// The conversation column: its short label, and the hop of an episode (`origin` otherwise).
-fn conversation_column(listed: &Listed) -> String {
+pub(crate) fn conversation_column(listed: &Listed) -> String {
     match &listed.conversation {
         None => format!("{:<17}", "-"),
         Some(c) if listed.hop == 0 => format!("{} origin  ", episodes::short_label(c)),
