@@ -1266,6 +1266,14 @@ fn a_part_the_target_refuses_is_dropped_only_when_asked_and_listed() {
     assert_fails(&text, 2, "text cannot be dropped");
 }
 
+/// Polls `done` until it holds or a minute has passed (the caller asserts what it waited for).
+fn wait_until(mut done: impl FnMut() -> bool) {
+    let started = std::time::Instant::now();
+    while !done() && started.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// A program named `name` in `dir` that prints `version` for `--version` (a native install:
 /// no npm package beside it, so it is asked).
 fn fake_cli(dir: &Path, name: &str, version: &str) {
@@ -1467,10 +1475,7 @@ fn exec_opens_the_interactive_session_in_place_of_handoff_or_runs_the_headless_o
         timeout: std::time::Duration::from_secs(60),
     })
     .unwrap();
-    let started = std::time::Instant::now();
-    while !logged().contains("ARGS=") && started.elapsed() < std::time::Duration::from_secs(60) {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    wait_until(|| logged().contains("ARGS="));
     let pid = terminal.pid();
     let screen = terminal.end();
     let interactive = logged();
@@ -1539,12 +1544,7 @@ fn handoff_alone_on_a_terminal_picks_a_session_and_an_agent_and_opens_it() {
     })
     .unwrap();
     let wait_for = |terminal: &handoff_live::pty::PtySession, what: &str| {
-        let started = std::time::Instant::now();
-        while !terminal.screen().contains(what)
-            && started.elapsed() < std::time::Duration::from_secs(60)
-        {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+        wait_until(|| terminal.screen().contains(what));
         assert!(
             terminal.screen().contains(what),
             "no {what:?} in {:?}",
@@ -1584,14 +1584,11 @@ fn handoff_alone_on_a_terminal_picks_a_session_and_an_agent_and_opens_it() {
         std::time::Duration::from_secs(5),
     );
     terminal.type_keys("\r").unwrap();
-    let started = std::time::Instant::now();
-    while !std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .contains("ARGS=")
-        && started.elapsed() < std::time::Duration::from_secs(60)
-    {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    wait_until(|| {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("ARGS=")
+    });
     let pid = terminal.pid();
     let screen = terminal.end();
     let ran = std::fs::read_to_string(&log).unwrap_or_default();

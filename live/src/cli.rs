@@ -91,16 +91,6 @@ fn pinned_node_runtime() -> Option<(String, String)> {
     Some((value("NODE_RUNTIME_NPM")?, value("NODE_RUNTIME_RELEASE")?))
 }
 
-/// `"22.1.0"` (or `"v22.1.0"`) as numbers, for comparing versions.
-fn version_numbers(version: &str) -> Vec<u64> {
-    version
-        .trim()
-        .trim_start_matches('v')
-        .split('.')
-        .map(|n| n.parse().unwrap_or(0))
-        .collect()
-}
-
 /// The version of the `node` on `PATH` (`None`: none runs).
 fn system_node_version() -> Option<String> {
     static VERSION: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
@@ -148,7 +138,7 @@ pub fn node_runtime_for(program: &Path) -> Result<Option<PathBuf>, String> {
     let system = system_node_version();
     if system
         .as_deref()
-        .is_some_and(|v| version_numbers(v) >= version_numbers(min))
+        .is_some_and(|v| handoff_host::installed::at_least(v, min))
     {
         return Ok(None);
     }
@@ -484,9 +474,10 @@ mod tests {
 
     #[test]
     fn versions_compare_by_their_numbers() {
-        assert!(version_numbers("v22.23.5") >= version_numbers("22.19.0"));
-        assert!(version_numbers("v20.20.2") < version_numbers("22.0.0"));
-        assert!(version_numbers("22.10.0") > version_numbers("22.9.1"));
+        use handoff_host::installed::at_least;
+        assert!(at_least("v22.23.5", "22.19.0"));
+        assert!(!at_least("v20.20.2", "22.0.0"));
+        assert!(at_least("22.10.0", "22.9.1") && !at_least("22.9.1", "22.10.0"));
     }
 
     #[test]

@@ -139,13 +139,7 @@ impl PtySession {
 
     /// Ends the program and everything it started, and returns what it wrote.
     pub fn end(mut self) -> String {
-        let group = self.child.id() as libc::pid_t;
-        // SAFETY: signals the session's own process group, made by `setsid` in `start`.
-        unsafe {
-            libc::kill(-group, libc::SIGKILL);
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.kill();
         // The reader ends when the last holder of the terminal is gone.
         if let Some(reader) = self.reader.take() {
             let _ = reader.join();
@@ -154,14 +148,22 @@ impl PtySession {
     }
 }
 
-impl Drop for PtySession {
-    fn drop(&mut self) {
+impl PtySession {
+    /// Kills the program's session (its process group, made by `setsid` in `start`) and reaps it.
+    fn kill(&mut self) {
         let group = self.child.id() as libc::pid_t;
-        // SAFETY: as in `end`.
+        // SAFETY: signals the session's own process group.
         unsafe {
             libc::kill(-group, libc::SIGKILL);
         }
+        let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+impl Drop for PtySession {
+    fn drop(&mut self) {
+        self.kill();
     }
 }
 

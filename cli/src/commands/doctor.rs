@@ -113,8 +113,7 @@ pub fn warn_if_unverified_cli(target: &TargetManifest) {
 /// "is 2.1.332, newer than the versions verified for claude-code (2.1.197)", or `None` within.
 fn outside_range(found: &InstalledCli, recipe: &LiveRecipe) -> Option<String> {
     let side = match found.standing(recipe) {
-        Standing::Newer => "newer",
-        Standing::Older => "older",
+        side @ (Standing::Newer | Standing::Older) => side.name(),
         Standing::Verified | Standing::Unknown => return None,
     };
     Some(format!(
@@ -134,12 +133,7 @@ fn range_text(range: &handoff_host::live::VerifiedRange) -> String {
 
 fn cli_report(target: &TargetManifest, recipe: &LiveRecipe, path: &[PathBuf]) -> CliReport {
     let found = installed::find(recipe, path.iter().cloned());
-    let standing = found.as_ref().map(|f| match f.standing(recipe) {
-        Standing::Verified => "verified",
-        Standing::Newer => "newer",
-        Standing::Older => "older",
-        Standing::Unknown => "unknown",
-    });
+    let standing = found.as_ref().map(|f| f.standing(recipe).name());
     CliReport {
         target: target.name.clone(),
         program: recipe.program.clone(),

@@ -15,9 +15,7 @@ use crate::error::CliError;
 use crate::output;
 use crate::progress::Progress;
 
-use super::sessions::{
-    conversation_column, conversation_of, count_events, one_line, updated, CwdFilter, Listed,
-};
+use super::sessions::{conversation_column, listed, one_line, updated, CwdFilter, Listed};
 
 /// How many sessions the list shows (their events are counted, which reads each one).
 const SHOWN: usize = 30;
@@ -114,7 +112,10 @@ fn sessions_of(
     dir: &std::path::Path,
 ) -> Result<Vec<Found>, CliError> {
     let filter = CwdFilter::new(dir)?;
-    let mut found: Vec<(String, SessionInfo)> = Vec::new();
+    // Each store read once: its plugin, root and episodes, then its sessions of `dir`.
+    let mut stores = Vec::new();
+    let mut found: Vec<(usize, SessionInfo)> = Vec::new();
+    let seal = catalog.seal()?;
     for target in targets {
         let Ok(root) = config.store_root(target, None) else {
             continue;
@@ -124,11 +125,16 @@ fn sessions_of(
         }
         let plugin = catalog.plugin(&target.name)?;
         match plugin.reader().list(&root, &target.name) {
-            Ok(list) => found.extend(
-                list.into_iter()
-                    .filter(|s| filter.matches(s))
-                    .map(|session| (target.name.clone(), session)),
-            ),
+            Ok(list) => {
+                let store = stores.len();
+                found.extend(
+                    list.into_iter()
+                        .filter(|s| filter.matches(s))
+                        .map(|session| (store, session)),
+                );
+                let ledger = handoff_host::episodes::all(&root, &seal);
+                stores.push((target.name.clone(), plugin, root, ledger));
+            }
             Err(e) => output::note(format_args!(
                 "cannot list the {} sessions under {}: {e}",
                 target.name,
@@ -138,24 +144,16 @@ fn sessions_of(
     }
     found.sort_by_key(|(_, s)| std::cmp::Reverse(s.updated_ms));
     found.truncate(SHOWN);
-    let seal = catalog.seal()?;
-    let mut rows = Vec::with_capacity(found.len());
-    for (target, mut session) in found {
-        let plugin = catalog.plugin(&target)?;
-        let root = config.store_root(&catalog.target(&target)?, None)?;
-        let first = count_events(plugin.as_ref(), &root, &mut session);
-        let ledger = handoff_host::episodes::all(&root, &seal);
-        let (conversation, hop) = conversation_of(&ledger, &session, first.as_deref());
-        rows.push(Found {
-            target,
-            listed: Listed {
-                session,
-                conversation,
-                hop,
-            },
-        });
-    }
-    Ok(rows)
+    Ok(found
+        .into_iter()
+        .map(|(store, session)| {
+            let (target, plugin, root, ledger) = &stores[store];
+            Found {
+                target: target.clone(),
+                listed: listed(plugin.as_ref(), root, ledger, session),
+            }
+        })
+        .collect())
 }
 
 /// `codex        2026-12-02 06:40    15 events  3f2a9c1e hop 1    fix the flaky test`: the

@@ -63,16 +63,10 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
         .take(limit)
         .collect();
     let ledger = episodes::all(&root, &catalog.seal()?);
-    let mut listed = Vec::with_capacity(sessions.len());
-    for mut session in sessions {
-        let first = count_events(plugin.as_ref(), &root, &mut session);
-        let (conversation, hop) = conversation_of(&ledger, &session, first.as_deref());
-        listed.push(Listed {
-            session,
-            conversation,
-            hop,
-        });
-    }
+    let listed: Vec<Listed> = sessions
+        .into_iter()
+        .map(|session| listed(plugin.as_ref(), &root, &ledger, session))
+        .collect();
     if args.json {
         output::json(&listed)?;
         return Ok(ExitCode::SUCCESS);
@@ -156,8 +150,25 @@ pub(crate) struct Listed {
     pub(crate) hop: u32,
 }
 
+/// `session` as a listing shows it: its events counted, its conversation found in `ledger` (the
+/// store's episodes) or by its marker or first event.
+pub(crate) fn listed(
+    plugin: &dyn Plugin,
+    root: &StoreRoot,
+    ledger: &std::collections::BTreeMap<String, Vec<Episode>>,
+    mut session: SessionInfo,
+) -> Listed {
+    let first = count_events(plugin, root, &mut session);
+    let (conversation, hop) = conversation_of(ledger, &session, first.as_deref());
+    Listed {
+        session,
+        conversation,
+        hop,
+    }
+}
+
 /// The conversation of a listed session: the ledger's, else its marker's, else the one it starts.
-pub(crate) fn conversation_of(
+fn conversation_of(
     ledger: &std::collections::BTreeMap<String, Vec<Episode>>,
     session: &SessionInfo,
     first_event: Option<&str>,
@@ -194,7 +205,7 @@ pub(crate) fn conversation_column(listed: &Listed) -> String {
 
 /// Counts `session`'s events with the plugin's streaming reader, and returns the id of its first;
 /// a session it cannot read keeps no count (the listing still shows it).
-pub(crate) fn count_events(
+fn count_events(
     plugin: &dyn Plugin,
     root: &StoreRoot,
     session: &mut SessionInfo,

@@ -35,6 +35,18 @@ pub enum Standing {
     Unknown,
 }
 
+impl Standing {
+    /// `verified`, `older`, `newer` or `unknown`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Standing::Verified => "verified",
+            Standing::Older => "older",
+            Standing::Newer => "newer",
+            Standing::Unknown => "unknown",
+        }
+    }
+}
+
 impl InstalledCli {
     /// Where this CLI stands against `recipe`'s verified range.
     pub fn standing(&self, recipe: &LiveRecipe) -> Standing {
@@ -74,6 +86,11 @@ pub fn standing(version: &str, range: &VerifiedRange) -> Standing {
         (_, Ordering::Greater) => Standing::Newer,
         _ => Standing::Verified,
     }
+}
+
+/// Whether `version` (`22.23.5`, `v22.23.5`) is `min` or newer; `false` when either is no version.
+pub fn at_least(version: &str, min: &str) -> bool {
+    matches!((parse(version), parse(min)), (Some(v), Some(m)) if v >= m)
 }
 
 fn parse(version: &str) -> Option<semver::Version> {
