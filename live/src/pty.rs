@@ -140,9 +140,14 @@ impl PtySession {
     /// Ends the program and everything it started, and returns what it wrote.
     pub fn end(mut self) -> String {
         self.kill();
-        // The reader ends when the last holder of the terminal is gone.
-        if let Some(reader) = self.reader.take() {
-            let _ = reader.join();
+        // The reader ends when the last holder of the terminal is gone, which a daemon the
+        // program started may not be (Codex's `app-server`): wait for it a little, never forever.
+        let reader = self.reader.take();
+        let started = Instant::now();
+        while reader.as_ref().is_some_and(|r| !r.is_finished())
+            && started.elapsed() < Duration::from_secs(2)
+        {
+            std::thread::sleep(Duration::from_millis(20));
         }
         self.screen()
     }
