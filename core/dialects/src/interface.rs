@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::{Dialect, WireLimit};
+use super::Dialect;
 use handoff_transcript::Transcript;
 
 /// How to render a transcript for a dialect.
@@ -194,18 +194,9 @@ impl fmt::Display for Violation {
     }
 }
 
-/// One dialect's implementation; [`Dialect`]'s methods dispatch to it.
+/// One dialect's implementation; [`Dialect`]'s methods dispatch to it (its facts, such as the
+/// history member and the limits, are matches on [`Dialect`] in the crate root).
 pub(crate) trait Wire: Sync {
-    /// The dialect it implements.
-    fn dialect(&self) -> Dialect;
-    /// The member of a request body that holds the history.
-    fn history_field(&self) -> &'static str;
-    /// The provider whose signed thinking this wire replays (`anthropic`, `openai`, `google`).
-    fn provider(&self) -> &'static str;
-    /// The providers whose thinking goes back by default.
-    fn default_thinking_from(&self) -> &'static [&'static str];
-    /// What the wire cannot carry.
-    fn limits(&self) -> &'static [WireLimit];
     /// A body (or bare history array) into canonical form.
     fn parse(&self, body: &Value) -> Result<Parsed, ParseError>;
     /// A transcript as a body: the history plus `model`, `system` and the like where set.

@@ -78,40 +78,62 @@ impl Dialect {
 
     /// The one place a dialect is tied to its module.
     fn wire(self) -> &'static dyn Wire {
-        let wire: &'static dyn Wire = match self {
+        match self {
             Dialect::AnthropicMessages => &anthropic::Messages,
             Dialect::OpenaiResponses => &openai_responses::Responses,
             Dialect::OpenaiChat => &openai_chat::Chat,
             Dialect::Gemini => &gemini::GenerateContent,
-        };
-        debug_assert_eq!(
-            wire.dialect(),
-            self,
-            "the list ties a dialect to another's module"
-        );
-        wire
+        }
     }
 
     /// The provider whose signed thinking this wire replays, and the origin of the assistant
     /// turns it parses: `anthropic`, `openai` or `google`.
     pub fn provider(self) -> &'static str {
-        self.wire().provider()
+        match self {
+            Dialect::AnthropicMessages => anthropic::PROVIDER,
+            Dialect::OpenaiResponses => openai_responses::PROVIDER,
+            Dialect::OpenaiChat => openai_chat::PROVIDER,
+            Dialect::Gemini => gemini::PROVIDER,
+        }
     }
 
     /// The member of a request body that holds the history: `messages`, `input` or `contents`.
     pub fn history_field(self) -> &'static str {
-        self.wire().history_field()
+        match self {
+            Dialect::AnthropicMessages | Dialect::OpenaiChat => "messages",
+            Dialect::OpenaiResponses => "input",
+            Dialect::Gemini => "contents",
+        }
     }
 
     /// The providers whose thinking goes back when [`RenderOptions::thinking_from`] is `None`:
     /// the dialect's own provider, or nobody for Chat Completions (it carries no thinking).
     pub fn default_thinking_from(self) -> &'static [&'static str] {
-        self.wire().default_thinking_from()
+        match self {
+            Dialect::AnthropicMessages => &[anthropic::PROVIDER],
+            Dialect::OpenaiResponses => &[openai_responses::PROVIDER],
+            Dialect::OpenaiChat => &[],
+            Dialect::Gemini => &[gemini::PROVIDER],
+        }
     }
 
-    /// What this wire cannot carry.
+    /// What this wire cannot carry, in the order the renderer works around it.
     pub fn limits(self) -> &'static [WireLimit] {
-        self.wire().limits()
+        match self {
+            Dialect::AnthropicMessages => &[WireLimit::NoBlankText],
+            Dialect::OpenaiResponses => &[WireLimit::NoToolErrorFlag],
+            // Thinking becomes text, empty texts go, then texts move before the calls and join
+            // into one string.
+            Dialect::OpenaiChat => &[
+                WireLimit::NoToolErrorFlag,
+                WireLimit::ThinkingAsText,
+                WireLimit::NoEmptyText,
+                WireLimit::ToolResultImagesInUserTurn,
+                WireLimit::TextBeforeToolCalls,
+                WireLimit::AssistantTextJoined,
+            ],
+            Dialect::Gemini => &[WireLimit::ToolResultTextsFirst, WireLimit::NoEmptyText],
+        }
     }
 
     /// One line per limit, for evidence.

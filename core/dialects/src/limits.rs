@@ -197,12 +197,10 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::tests::ev;
     use crate::Dialect;
-    use handoff_transcript::{Event, Thinking, Timestamp, ToolCall};
+    use handoff_transcript::{Thinking, ToolCall};
 
-    fn ev(id: &str, body: Body) -> Event {
-        Event::new(id, Timestamp::from_millis(0), body)
-    }
     fn image() -> Part {
         Part::Image {
             media_type: "image/png".into(),

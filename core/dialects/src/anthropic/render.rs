@@ -318,19 +318,9 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use handoff_transcript::{Event, Origin, Signature, Timestamp, ToolCall};
+    use crate::tests::{ev, user};
+    use handoff_transcript::{Event, Origin, Signature, ToolCall};
 
-    fn ev(id: &str, body: Body) -> Event {
-        Event::new(id, Timestamp::from_millis(0), body)
-    }
-    fn user(id: &str, text: &str) -> Event {
-        ev(
-            id,
-            Body::User {
-                content: vec![Part::text(text)],
-            },
-        )
-    }
     fn call(id: &str) -> AssistantPart {
         AssistantPart::ToolCall(ToolCall::new(id, "ls", json!({})))
     }

@@ -4,8 +4,7 @@ use serde_json::Value;
 
 use super::{parse, render, validate, validate_history, RenderOptions as MessagesOptions};
 use crate::{
-    Dialect, ParseError, Parsed, RenderError, RenderOptions, Violation, WireLimit,
-    DEFAULT_MAX_TOKENS,
+    Dialect, ParseError, Parsed, RenderError, RenderOptions, Violation, DEFAULT_MAX_TOKENS,
 };
 use handoff_transcript::{Event, Timestamp, Transcript};
 
@@ -13,26 +12,6 @@ use handoff_transcript::{Event, Timestamp, Transcript};
 pub(crate) struct Messages;
 
 impl crate::Wire for Messages {
-    fn dialect(&self) -> Dialect {
-        Dialect::AnthropicMessages
-    }
-
-    fn history_field(&self) -> &'static str {
-        "messages"
-    }
-
-    fn provider(&self) -> &'static str {
-        super::PROVIDER
-    }
-
-    fn default_thinking_from(&self) -> &'static [&'static str] {
-        &[super::PROVIDER]
-    }
-
-    fn limits(&self) -> &'static [WireLimit] {
-        &[WireLimit::NoBlankText]
-    }
-
     /// Messages of roles other than user and assistant (Claude Code sends a `role: "system"`
     /// agent listing) join the system prompt.
     fn parse(&self, body: &Value) -> Result<Parsed, ParseError> {

@@ -242,19 +242,9 @@ mod tests {
 
     use super::*;
     use crate::gemini::{parse, validate, validate_history};
-    use handoff_transcript::{Comparison, Event, Origin, Timestamp, ToolCall};
+    use crate::tests::{ev, user};
+    use handoff_transcript::{Comparison, Event, Origin, ToolCall};
 
-    fn ev(id: &str, body: Body) -> Event {
-        Event::new(id, Timestamp::from_millis(0), body)
-    }
-    fn user(id: &str, text: &str) -> Event {
-        ev(
-            id,
-            Body::User {
-                content: vec![Part::text(text)],
-            },
-        )
-    }
     fn call(id: &str) -> AssistantPart {
         AssistantPart::ToolCall(ToolCall::new(
             id,

@@ -2,34 +2,14 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{parse, render, validate, validate_history, PROVIDER};
-use crate::{Dialect, ParseError, Parsed, RenderError, RenderOptions, Violation, WireLimit};
+use super::{parse, render, validate, validate_history};
+use crate::{ParseError, Parsed, RenderError, RenderOptions, Violation};
 use handoff_transcript::Transcript;
 
 /// Gemini generateContent.
 pub(crate) struct GenerateContent;
 
 impl crate::Wire for GenerateContent {
-    fn dialect(&self) -> Dialect {
-        Dialect::Gemini
-    }
-
-    fn history_field(&self) -> &'static str {
-        "contents"
-    }
-
-    fn provider(&self) -> &'static str {
-        PROVIDER
-    }
-
-    fn default_thinking_from(&self) -> &'static [&'static str] {
-        &[PROVIDER]
-    }
-
-    fn limits(&self) -> &'static [WireLimit] {
-        &[WireLimit::ToolResultTextsFirst, WireLimit::NoEmptyText]
-    }
-
     fn parse(&self, body: &Value) -> Result<Parsed, ParseError> {
         parse(body)
     }

@@ -196,19 +196,9 @@ mod tests {
 
     use super::*;
     use crate::openai_chat::{parse, validate};
-    use handoff_transcript::{Event, Origin, Signature, Thinking, Timestamp, ToolCall};
+    use crate::tests::{ev, user};
+    use handoff_transcript::{Event, Origin, Signature, Thinking, ToolCall};
 
-    fn ev(id: &str, body: Body) -> Event {
-        Event::new(id, Timestamp::from_millis(0), body)
-    }
-    fn user(id: &str, text: &str) -> Event {
-        ev(
-            id,
-            Body::User {
-                content: vec![Part::text(text)],
-            },
-        )
-    }
     fn call(id: &str) -> AssistantPart {
         AssistantPart::ToolCall(ToolCall::new(
             id,

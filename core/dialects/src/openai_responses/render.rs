@@ -166,8 +166,9 @@ fn replayable(signature: &Signature, thinking_from: &[String], model: Option<&st
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{ev, sample};
+    use super::super::tests::sample;
     use super::*;
+    use crate::tests::ev;
     use handoff_transcript::Part;
 
     #[test]

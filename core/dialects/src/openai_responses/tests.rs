@@ -3,14 +3,11 @@
 use serde_json::{json, Value};
 
 use super::*;
+use crate::tests::ev;
 use handoff_transcript::{
-    AssistantPart, Body, Comparison, Event, Part, Signature, Thinking, Timestamp, ToolCall,
-    ToolInput, Transcript, WebSearch,
+    AssistantPart, Body, Comparison, Part, Signature, Thinking, ToolCall, ToolInput, Transcript,
+    WebSearch,
 };
-
-pub(super) fn ev(id: &str, body: Body) -> Event {
-    Event::new(id, Timestamp::from_millis(0), body)
-}
 
 pub(super) fn sample() -> Transcript {
     let call = |id: &str, cmd: &str| {

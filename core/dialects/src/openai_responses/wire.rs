@@ -2,36 +2,14 @@
 
 use serde_json::{Map, Value};
 
-use super::{parse_input, render_with, validate_input, PROVIDER};
-use crate::{
-    history_of, Dialect, ParseError, Parsed, RenderError, RenderOptions, Violation, WireLimit,
-};
+use super::{parse_input, render_with, validate_input};
+use crate::{history_of, ParseError, Parsed, RenderError, RenderOptions, Violation};
 use handoff_transcript::Transcript;
 
 /// OpenAI Responses.
 pub(crate) struct Responses;
 
 impl crate::Wire for Responses {
-    fn dialect(&self) -> Dialect {
-        Dialect::OpenaiResponses
-    }
-
-    fn history_field(&self) -> &'static str {
-        "input"
-    }
-
-    fn provider(&self) -> &'static str {
-        PROVIDER
-    }
-
-    fn default_thinking_from(&self) -> &'static [&'static str] {
-        &[PROVIDER]
-    }
-
-    fn limits(&self) -> &'static [WireLimit] {
-        &[WireLimit::NoToolErrorFlag]
-    }
-
     /// `instructions` and developer / system messages become the system prompt; a string
     /// `input` is one user message.
     fn parse(&self, body: &Value) -> Result<Parsed, ParseError> {
