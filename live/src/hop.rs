@@ -8,10 +8,12 @@
 use std::path::{Path, PathBuf};
 
 use handoff_capability::live::LiveRecipe;
-use handoff_host::{Plugin, ResumePlan, SessionRef, StoreRoot, TargetManifest};
+use handoff_host::{Plugin, ResumePlan, SessionRef, StoreRoot, TargetManifest, Transcript};
 
-use crate::cli::{FoundCli, RunOutcome};
+use crate::cli::{FoundCli, Invocation, RunOutcome};
 use crate::fake_provider::FakeProvider;
+use crate::interactive::type_until_sent;
+use crate::pty::PtySession;
 use crate::run::{installed, live_target, Evidence, Live, Place};
 use crate::LiveOptions;
 
@@ -149,6 +151,84 @@ impl SharedHome {
             .map_err(|e| e.join("; "))?;
         invocation.args.truncate(args.len());
         crate::cli::run(&invocation).map_err(|e| e.to_string())
+    }
+
+    /// An invocation of `program` (not a CLI of the recipes: e.g. `handoff` itself, run as a
+    /// person runs it) in the project folder, with what each of `agents` needs to run in this
+    /// HOME: its recipe's environment, and its CLI's folder first on `PATH` so that a program
+    /// that starts the CLI by name (a plan's `codex`) starts the installed one.
+    pub fn invocation_for(
+        &self,
+        program: &Path,
+        args: &[&str],
+        agents: &[&Agent<'_>],
+    ) -> Result<Invocation, String> {
+        let mut env = Vec::new();
+        let mut path: Vec<PathBuf> = Vec::new();
+        for agent in agents {
+            let live = agent.live(&self.options);
+            let place = self.place(&agent.root);
+            env.extend(
+                agent
+                    .recipe
+                    .env
+                    .iter()
+                    .map(|(k, v)| (k.clone(), live.fill(v, &place))),
+            );
+            path.extend(agent.cli.path.parent().map(Path::to_owned));
+        }
+        path.extend(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        ));
+        let path = std::env::join_paths(path).map_err(|e| format!("PATH: {e}"))?;
+        env.push(("PATH".to_owned(), path.to_string_lossy().into_owned()));
+        Ok(Invocation {
+            program: program.to_owned(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            home: self.home.path().to_owned(),
+            env,
+            cwd: self.cwd.clone(),
+            close_stdin: false,
+            timeout: self.options.timeout,
+        })
+    }
+
+    /// With `agent`'s terminal UI open on `terminal` (whoever opened it), types the options'
+    /// prompt as a person would and judges the model request the CLI sends: it must carry
+    /// `expected` plus the prompt. The evidence either way.
+    pub fn judge_typed_turn(
+        &self,
+        agent: &Agent<'_>,
+        terminal: &mut PtySession,
+        expected: &Transcript,
+    ) -> Result<Evidence, Evidence> {
+        let live = agent.live(&self.options);
+        let seen = self.fake.requests().len();
+        let prompt = format!("{}\r", self.options.prompt);
+        let typed = type_until_sent(terminal, &self.fake, &prompt, self.options.timeout);
+        let requests = self.fake.requests().split_off(seen);
+        let mut evidence = vec![format!(
+            "{} {} on a terminal, {} events expected",
+            agent.recipe.program,
+            agent.recipe.version,
+            expected.events.len()
+        )];
+        let mut ok = match typed {
+            Ok(line) => {
+                evidence.push(line);
+                true
+            }
+            Err(line) => {
+                evidence.push(line);
+                false
+            }
+        };
+        ok &= live.judge_request(&requests, expected, &mut evidence);
+        if ok {
+            Ok(evidence)
+        } else {
+            Err(evidence)
+        }
     }
 
     /// The real CLI resumes `session` by its resume plan with the options' prompt and answers

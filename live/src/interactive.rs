@@ -121,7 +121,7 @@ fn interactive_check(live: &Live<'_>, entry: &Entry) -> Result<Evidence, Evidenc
 
 /// Waits for the UI to be drawn, types `prompt`, and waits for a model request; a UI that shows a
 /// question first (trust this folder?) gets Enter, its default, and the prompt again.
-fn type_until_sent(
+pub(crate) fn type_until_sent(
     terminal: &mut PtySession,
     fake: &crate::fake_provider::FakeProvider,
     prompt: &str,

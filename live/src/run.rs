@@ -394,7 +394,7 @@ impl Live<'_> {
     }
 
     /// The recipe string with its placeholders filled in.
-    fn fill(&self, text: &str, place: &Place<'_>) -> String {
+    pub(crate) fn fill(&self, text: &str, place: &Place<'_>) -> String {
         text.replace("{base_url}", &place.base_url)
             .replace("{home}", &place.home.to_string_lossy())
             .replace("{store_root}", &place.root.path().to_string_lossy())
