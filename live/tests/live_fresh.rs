@@ -4,23 +4,12 @@
 //! Skips (with the reason printed) when a CLI is not installed, unless HANDOFF_LIVE_REQUIRED=1,
 //! where an absent CLI fails the test. Install with `scripts/install-clis.sh`.
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use handoff_live::cli::{find_cli, pinned_clis, run, FoundCli, Invocation, RunOutcome};
 use handoff_live::fake_provider::{Endpoint, FakeProvider, LoggedRequest};
 use handoff_live::skips_are_failures;
-
-/// The run exited 0 (else the message shows the requests the fake saw); its model requests.
-fn model_turns<'a>(outcome: &RunOutcome, requests: &'a [LoggedRequest]) -> Vec<&'a LoggedRequest> {
-    eprintln!("fresh run: {}", outcome.summary());
-    assert!(
-        outcome.succeeded(),
-        "{}\nrequests: {requests:#?}",
-        outcome.summary()
-    );
-    requests.iter().filter(|r| r.is_model_turn()).collect()
-}
 
 /// The pinned CLI, or `None` (printing why) when it is absent and not required.
 fn cli(name: &str) -> Option<FoundCli> {
@@ -43,59 +32,112 @@ fn cli(name: &str) -> Option<FoundCli> {
     }
 }
 
-fn home() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("handoff-live-home-")
-        .tempdir()
-        .unwrap()
+/// A fresh HOME with a project folder, and the fake provider the CLI is pointed at.
+struct Fresh {
+    fake: FakeProvider,
+    home: tempfile::TempDir,
 }
 
-fn project(home: &Path) -> std::path::PathBuf {
-    let cwd = home.join("proj");
-    std::fs::create_dir_all(&cwd).unwrap();
-    cwd
+impl Fresh {
+    fn start() -> Fresh {
+        Fresh {
+            fake: FakeProvider::start().unwrap(),
+            home: tempfile::Builder::new()
+                .prefix("handoff-live-home-")
+                .tempdir()
+                .unwrap(),
+        }
+    }
+
+    fn base_url(&self) -> String {
+        self.fake.base_url()
+    }
+
+    /// Writes a configuration file at `relative` in the HOME; its full path.
+    fn write(&self, relative: &str, contents: &str) -> PathBuf {
+        let path = self.home.path().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, contents).unwrap();
+        path
+    }
+
+    /// Runs `cli` with `args` and `env` in the project folder: what it printed, once it exited
+    /// 0 with "ok" on stdout (else the message shows the requests the fake saw), and its model
+    /// requests.
+    fn run(
+        &self,
+        cli: &FoundCli,
+        args: &[&str],
+        env: &[(&str, String)],
+    ) -> (RunOutcome, Vec<LoggedRequest>) {
+        let cwd = self.home.path().join("proj");
+        std::fs::create_dir_all(&cwd).unwrap();
+        let outcome = run(&Invocation {
+            program: cli.path.clone(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            home: self.home.path().to_owned(),
+            env: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+            cwd,
+            close_stdin: true,
+            timeout: Duration::from_secs(120),
+        })
+        .unwrap();
+        let requests = self.fake.requests();
+        eprintln!("fresh run: {}", outcome.summary());
+        assert!(
+            outcome.succeeded(),
+            "{}\nrequests: {requests:#?}",
+            outcome.summary()
+        );
+        let turns: Vec<LoggedRequest> =
+            requests.into_iter().filter(|r| r.is_model_turn()).collect();
+        assert!(!turns.is_empty(), "no model request reached the fake");
+        (outcome, turns)
+    }
+}
+
+/// Every model request went to `endpoint`, streamed.
+fn all_streamed_to(turns: &[LoggedRequest], endpoint: Endpoint) {
+    assert!(
+        turns.iter().all(|r| r.endpoint == endpoint && r.streamed),
+        "{turns:#?}"
+    );
+}
+
+/// What the CLI printed is the fake's answer.
+fn printed_ok(outcome: &RunOutcome) {
+    assert_eq!(outcome.stdout.trim(), "ok", "{}", outcome.summary());
 }
 
 #[test]
 fn claude_code_answers_from_the_fake_anthropic_stream() {
     let Some(claude) = cli("claude") else { return };
-    let fake = FakeProvider::start().unwrap();
-    let home = home();
-    let outcome = run(&Invocation {
-        program: claude.path.clone(),
-        args: [
+    let fresh = Fresh::start();
+    let (outcome, turns) = fresh.run(
+        &claude,
+        &[
             "-p",
             "hi",
             "--output-format",
             "json",
             "--model",
             "claude-sonnet-4-5",
-        ]
-        .map(String::from)
-        .to_vec(),
-        home: home.path().to_owned(),
-        env: vec![
-            ("ANTHROPIC_BASE_URL".into(), fake.base_url()),
-            ("ANTHROPIC_API_KEY".into(), "dummy".into()),
-            (
-                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
-                "1".into(),
-            ),
-            ("DISABLE_AUTOUPDATER".into(), "1".into()),
-            ("DISABLE_TELEMETRY".into(), "1".into()),
         ],
-        cwd: project(home.path()),
-        close_stdin: true,
-        timeout: Duration::from_secs(120),
-    })
-    .unwrap();
-    let requests = fake.requests();
-    let turns = model_turns(&outcome, &requests);
+        &[
+            ("ANTHROPIC_BASE_URL", fresh.base_url()),
+            ("ANTHROPIC_API_KEY", "dummy".into()),
+            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+            ("DISABLE_AUTOUPDATER", "1".into()),
+            ("DISABLE_TELEMETRY", "1".into()),
+        ],
+    );
     let result: serde_json::Value = serde_json::from_str(outcome.stdout.trim())
         .unwrap_or_else(|e| panic!("claude printed no JSON ({e}): {}", outcome.stdout));
     assert_eq!(result["result"], "ok", "{result}");
     assert_eq!(result["is_error"], false, "{result}");
-    assert!(!turns.is_empty(), "no model request reached the fake");
     assert!(turns
         .iter()
         .all(|r| r.endpoint == Endpoint::AnthropicMessages));
@@ -105,70 +147,50 @@ fn claude_code_answers_from_the_fake_anthropic_stream() {
 #[test]
 fn codex_answers_from_the_fake_responses_stream() {
     let Some(codex) = cli("codex") else { return };
-    let fake = FakeProvider::start().unwrap();
-    let home = home();
-    let codex_home = home.path().join(".codex");
-    std::fs::create_dir_all(&codex_home).unwrap();
-    std::fs::write(
-        codex_home.join("config.toml"),
-        format!(
+    let fresh = Fresh::start();
+    let config = fresh.write(
+        ".codex/config.toml",
+        &format!(
             "model = \"fake-model\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"fake\"\n\
              base_url = \"{}/v1\"\nenv_key = \"FAKE_API_KEY\"\nwire_api = \"responses\"\n\n[analytics]\nenabled = false\n",
-            fake.base_url()
+            fresh.base_url()
         ),
-    )
-    .unwrap();
-    let outcome = run(&Invocation {
-        program: codex.path.clone(),
-        args: ["exec", "--skip-git-repo-check", "hi"]
-            .map(String::from)
-            .to_vec(),
-        home: home.path().to_owned(),
-        env: vec![
-            ("CODEX_HOME".into(), codex_home.display().to_string()),
-            ("FAKE_API_KEY".into(), "dummy".into()),
+    );
+    let (outcome, turns) = fresh.run(
+        &codex,
+        &["exec", "--skip-git-repo-check", "hi"],
+        &[
+            ("CODEX_HOME", config.parent().unwrap().display().to_string()),
+            ("FAKE_API_KEY", "dummy".into()),
         ],
-        cwd: project(home.path()),
-        close_stdin: true,
-        timeout: Duration::from_secs(120),
-    })
-    .unwrap();
-    let requests = fake.requests();
-    let turns = model_turns(&outcome, &requests);
-    assert_eq!(outcome.stdout.trim(), "ok", "{}", outcome.summary());
+    );
+    printed_ok(&outcome);
     assert!(
         outcome.stderr.contains("session id: "),
         "codex names its session: {}",
         outcome.summary()
     );
-    assert!(!turns.is_empty(), "no model request reached the fake");
-    assert!(turns
-        .iter()
-        .all(|r| r.endpoint == Endpoint::OpenaiResponses && r.streamed));
+    all_streamed_to(&turns, Endpoint::OpenaiResponses);
 }
 
 #[test]
 fn pi_answers_from_the_fake_chat_completions_stream() {
     let Some(pi) = cli("pi") else { return };
-    let fake = FakeProvider::start().unwrap();
-    let home = home();
-    let agent = home.path().join(".pi/agent");
-    std::fs::create_dir_all(&agent).unwrap();
-    std::fs::write(
-        agent.join("models.json"),
-        serde_json::json!({"providers": {"fake": {
-            "baseUrl": format!("{}/v1", fake.base_url()),
+    let fresh = Fresh::start();
+    fresh.write(
+        ".pi/agent/models.json",
+        &serde_json::json!({"providers": {"fake": {
+            "baseUrl": format!("{}/v1", fresh.base_url()),
             "api": "openai-completions",
             "apiKey": "dummy",
             "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
             "models": [{"id": "fake-model", "reasoning": false}]
         }}})
         .to_string(),
-    )
-    .unwrap();
-    let outcome = run(&Invocation {
-        program: pi.path.clone(),
-        args: [
+    );
+    let (outcome, turns) = fresh.run(
+        &pi,
+        &[
             "--offline",
             "--provider",
             "fake",
@@ -176,36 +198,21 @@ fn pi_answers_from_the_fake_chat_completions_stream() {
             "fake-model",
             "-p",
             "hi",
-        ]
-        .map(String::from)
-        .to_vec(),
-        home: home.path().to_owned(),
-        env: vec![("PI_OFFLINE".into(), "1".into())],
-        cwd: project(home.path()),
-        close_stdin: true,
-        timeout: Duration::from_secs(120),
-    })
-    .unwrap();
-    let requests = fake.requests();
-    let turns = model_turns(&outcome, &requests);
-    assert_eq!(outcome.stdout.trim(), "ok", "{}", outcome.summary());
-    assert!(!turns.is_empty(), "no model request reached the fake");
-    assert!(turns
-        .iter()
-        .all(|r| r.endpoint == Endpoint::OpenaiChatCompletions && r.streamed));
+        ],
+        &[("PI_OFFLINE", "1".into())],
+    );
+    printed_ok(&outcome);
+    all_streamed_to(&turns, Endpoint::OpenaiChatCompletions);
 }
 
 #[test]
 fn gemini_cli_answers_from_the_fake_gemini_stream() {
     let Some(gemini) = cli("gemini") else { return };
-    let fake = FakeProvider::start().unwrap();
-    let home = home();
-    let dot = home.path().join(".gemini");
-    std::fs::create_dir_all(&dot).unwrap();
+    let fresh = Fresh::start();
     // Retention off: its startup cleanup deletes session files it cannot parse (live-oracles.md).
-    std::fs::write(
-        dot.join("settings.json"),
-        serde_json::json!({
+    fresh.write(
+        ".gemini/settings.json",
+        &serde_json::json!({
             "security": {"auth": {"selectedType": "gemini-api-key"}},
             "telemetry": {"enabled": false},
             "privacy": {"usageStatisticsEnabled": false},
@@ -213,27 +220,17 @@ fn gemini_cli_answers_from_the_fake_gemini_stream() {
                         "sessionRetention": {"enabled": false}}
         })
         .to_string(),
-    )
-    .unwrap();
-    let outcome = run(&Invocation {
-        program: gemini.path.clone(),
-        args: ["-m", "gemini-2.5-flash", "-p", "hi"]
-            .map(String::from)
-            .to_vec(),
-        home: home.path().to_owned(),
-        env: vec![
-            ("GEMINI_API_KEY".into(), "dummy".into()),
-            ("GOOGLE_GEMINI_BASE_URL".into(), fake.base_url()),
-            ("GEMINI_CLI_TRUST_WORKSPACE".into(), "true".into()),
+    );
+    let (outcome, turns) = fresh.run(
+        &gemini,
+        &["-m", "gemini-2.5-flash", "-p", "hi"],
+        &[
+            ("GEMINI_API_KEY", "dummy".into()),
+            ("GOOGLE_GEMINI_BASE_URL", fresh.base_url()),
+            ("GEMINI_CLI_TRUST_WORKSPACE", "true".into()),
         ],
-        cwd: project(home.path()),
-        close_stdin: true,
-        timeout: Duration::from_secs(120),
-    })
-    .unwrap();
-    let requests = fake.requests();
-    let turns = model_turns(&outcome, &requests);
-    assert_eq!(outcome.stdout.trim(), "ok", "{}", outcome.summary());
+    );
+    printed_ok(&outcome);
     assert!(
         turns
             .iter()
@@ -247,43 +244,29 @@ fn gemini_cli_answers_from_the_fake_gemini_stream() {
 #[test]
 fn qwen_code_answers_from_the_fake_chat_completions_stream() {
     let Some(qwen) = cli("qwen") else { return };
-    let fake = FakeProvider::start().unwrap();
-    let home = home();
-    let dot = home.path().join(".qwen");
-    std::fs::create_dir_all(&dot).unwrap();
-    std::fs::write(
-        dot.join("settings.json"),
-        serde_json::json!({
+    let fresh = Fresh::start();
+    let settings = fresh.write(
+        ".qwen/settings.json",
+        &serde_json::json!({
             "security": {"auth": {"selectedType": "openai"}},
             "general": {"disableAutoUpdate": true},
             "telemetry": {"enabled": false},
             "privacy": {"usageStatisticsEnabled": false}
         })
         .to_string(),
-    )
-    .unwrap();
-    let outcome = run(&Invocation {
-        program: qwen.path.clone(),
-        args: ["-p", "hi"].map(String::from).to_vec(),
-        home: home.path().to_owned(),
-        env: vec![
-            ("OPENAI_BASE_URL".into(), format!("{}/v1", fake.base_url())),
-            ("OPENAI_API_KEY".into(), "dummy".into()),
-            ("OPENAI_MODEL".into(), "fake-model".into()),
+    );
+    let (outcome, turns) = fresh.run(
+        &qwen,
+        &["-p", "hi"],
+        &[
+            ("OPENAI_BASE_URL", format!("{}/v1", fresh.base_url())),
+            ("OPENAI_API_KEY", "dummy".into()),
+            ("OPENAI_MODEL", "fake-model".into()),
         ],
-        cwd: project(home.path()),
-        close_stdin: true,
-        timeout: Duration::from_secs(120),
-    })
-    .unwrap();
-    let requests = fake.requests();
-    let turns = model_turns(&outcome, &requests);
-    assert_eq!(outcome.stdout.trim(), "ok", "{}", outcome.summary());
-    assert!(!turns.is_empty(), "no model request reached the fake");
-    assert!(turns
-        .iter()
-        .all(|r| r.endpoint == Endpoint::OpenaiChatCompletions && r.streamed));
-    let chats = dot.join("projects");
+    );
+    printed_ok(&outcome);
+    all_streamed_to(&turns, Endpoint::OpenaiChatCompletions);
+    let chats = settings.parent().unwrap().join("projects");
     assert!(
         chats.is_dir(),
         "Qwen Code recorded no session under ~/.qwen/projects"
