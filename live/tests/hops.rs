@@ -102,6 +102,30 @@ impl Chain<'_> {
         }
     }
 
+    /// Runs `target`'s CLI with `args` (a fork of a session, made by the CLI itself): it must
+    /// succeed and leave exactly one new session in the store, which is returned.
+    fn forked(&self, plugins: &Plugins, target: &str, args: &[&str]) -> SessionRef {
+        let before = self.sessions(plugins, target);
+        let fork = self.home.run(self.agent(target), args).unwrap();
+        assert!(fork.succeeded(), "{}", fork.summary());
+        let forked: Vec<String> = self
+            .sessions(plugins, target)
+            .into_iter()
+            .filter(|id| !before.contains(id))
+            .collect();
+        assert_eq!(
+            forked.len(),
+            1,
+            "one new session: {forked:?}; {}",
+            fork.summary()
+        );
+        plugins
+            .of(target)
+            .resumer()
+            .resolve(self.agent(target).root(), target, &forked[0])
+            .unwrap()
+    }
+
     fn sessions(&self, plugins: &Plugins, target: &str) -> Vec<String> {
         plugins
             .of(target)
@@ -180,6 +204,21 @@ fn place_origin(chain: &Chain<'_>, origin: &str) -> PathBuf {
     let path = folder.join(Path::new(origin).file_name().unwrap());
     std::fs::write(&path, text).unwrap();
     path
+}
+
+/// The genuine Claude Code session continued on Codex (the conversation's first episode), whose
+/// real CLI has answered a turn in it; then `test`. Nothing when a CLI is absent and skips are
+/// allowed.
+fn with_a_codex_episode(test: impl FnOnce(&Chain<'_>, &Plugins, &Continued)) {
+    let plugins = Plugins::new();
+    let home = SharedHome::new(LiveOptions::default()).unwrap();
+    let Some(chain) = chain(&home, &plugins) else {
+        return;
+    };
+    let origin = place_origin(&chain, GENUINE);
+    let a = chain.hop(&plugins, "claude-code", &origin, "codex");
+    chain.turn("codex", &a.session);
+    test(&chain, &plugins, &a);
 }
 
 /// What one hop must have done.
@@ -341,22 +380,14 @@ fn a_codex_migrate_rollouts_between_hops_keeps_the_episode() {
 /// conversation, and Codex's episode (a prefix of it) is extended under its id.
 #[test]
 fn a_claude_code_fork_of_an_episode_extends_the_codex_episode() {
-    let plugins = Plugins::new();
-    let home = SharedHome::new(LiveOptions::default()).unwrap();
-    let Some(chain) = chain(&home, &plugins) else {
-        return;
-    };
-    let origin = place_origin(&chain, GENUINE);
-    let a = chain.hop(&plugins, "claude-code", &origin, "codex");
-    let conversation = a.locator.clone();
-    chain.turn("codex", &a.session);
-    let b = chain.hop(&plugins, "codex", &a.session.path, "claude-code");
-    expect(&b, "created", 2, &conversation);
+    with_a_codex_episode(|chain, plugins, a| {
+        let conversation = a.locator.clone();
+        let b = chain.hop(plugins, "codex", &a.session.path, "claude-code");
+        expect(&b, "created", 2, &conversation);
 
-    let before = chain.sessions(&plugins, "claude-code");
-    let fork = home
-        .run(
-            chain.agent("claude-code"),
+        let fork_session = chain.forked(
+            plugins,
+            "claude-code",
             &[
                 "-p",
                 "--resume",
@@ -368,33 +399,16 @@ fn a_claude_code_fork_of_an_episode_extends_the_codex_episode() {
                 "json",
                 "handoff live check: reply with ok",
             ],
-        )
-        .unwrap();
-    assert!(fork.succeeded(), "{}", fork.summary());
-    let forked: Vec<String> = chain
-        .sessions(&plugins, "claude-code")
-        .into_iter()
-        .filter(|id| !before.contains(id))
-        .collect();
-    assert_eq!(
-        forked.len(),
-        1,
-        "one new session: {forked:?}; {}",
-        fork.summary()
-    );
-    let fork_session = plugins
-        .of("claude-code")
-        .resumer()
-        .resolve(chain.agent("claude-code").root(), "claude-code", &forked[0])
-        .unwrap();
+        );
 
-    let a2 = chain.hop(&plugins, "claude-code", &fork_session.path, "codex");
-    // Claude Code 2.1.197 copies the episode's records, the marker with them.
-    assert_eq!(a2.witness, Some(Witness::Marker));
-    expect(&a2, "appended", 3, &conversation);
-    assert_eq!(a2.session.id, a.session.id);
-    chain.turn("codex", &a2.session);
-    assert_eq!(chain.sessions(&plugins, "codex"), [a.session.id.as_str()]);
+        let a2 = chain.hop(plugins, "claude-code", &fork_session.path, "codex");
+        // Claude Code 2.1.197 copies the episode's records, the marker with them.
+        assert_eq!(a2.witness, Some(Witness::Marker));
+        expect(&a2, "appended", 3, &conversation);
+        assert_eq!(a2.session.id, a.session.id);
+        chain.turn("codex", &a2.session);
+        assert_eq!(chain.sessions(plugins, "codex"), [a.session.id.as_str()]);
+    });
 }
 
 /// Codex compacting its episode by itself (its automatic compaction, made to trigger at once with
@@ -405,82 +419,69 @@ fn a_claude_code_fork_of_an_episode_extends_the_codex_episode() {
 /// the real Claude Code then resumes with the summary in place of what it replaces.
 #[test]
 fn a_codex_compaction_of_its_episode_is_carried_to_the_next_episode() {
-    let plugins = Plugins::new();
-    let home = SharedHome::new(LiveOptions::default()).unwrap();
-    let Some(chain) = chain(&home, &plugins) else {
-        return;
-    };
-    let origin = place_origin(&chain, GENUINE);
-    let a = chain.hop(&plugins, "claude-code", &origin, "codex");
-    let conversation = a.locator.clone();
-    chain.turn("codex", &a.session);
-    let b = chain.hop(&plugins, "codex", &a.session.path, "claude-code");
-    expect(&b, "created", 2, &conversation);
-    chain.turn("claude-code", &b.session);
-    let a2 = chain.hop(&plugins, "claude-code", &b.session.path, "codex");
-    expect(&a2, "appended", 3, &conversation);
+    with_a_codex_episode(|chain, plugins, a| {
+        let conversation = a.locator.clone();
+        let b = chain.hop(plugins, "codex", &a.session.path, "claude-code");
+        expect(&b, "created", 2, &conversation);
+        chain.turn("claude-code", &b.session);
+        let a2 = chain.hop(plugins, "claude-code", &b.session.path, "codex");
+        expect(&a2, "appended", 3, &conversation);
 
-    let compacted = home
-        .run(
-            chain.agent("codex"),
-            &[
-                "exec",
-                "--skip-git-repo-check",
-                "-c",
-                "model_auto_compact_token_limit=1",
-                "resume",
-                &a.session.id,
-                "handoff live check: reply with ok",
-            ],
-        )
-        .unwrap();
-    assert!(compacted.succeeded(), "{}", compacted.summary());
-    let rollout = std::fs::read_to_string(&a.session.path).unwrap();
-    assert_eq!(
-        rollout.matches("\"type\":\"compacted\"").count(),
-        1,
-        "Codex compacted: {}",
-        compacted.summary()
-    );
-    let b2 = chain.hop(&plugins, "codex", &a.session.path, "claude-code");
-    expect(&b2, "appended", 4, &conversation);
-    assert_eq!(b2.session.id, b.session.id);
-    let on_claude = plugins
-        .of("claude-code")
-        .reader()
-        .read(chain.agent("claude-code").root(), &b2.session)
-        .unwrap();
-    assert!(
-        on_claude
-            .events
-            .iter()
-            .any(|e| matches!(e.body, handoff_host::Body::Compaction { .. })),
-        "the compaction is in Claude Code's episode"
-    );
-    chain.turn("claude-code", &b2.session);
+        let compacted = chain
+            .home
+            .run(
+                chain.agent("codex"),
+                &[
+                    "exec",
+                    "--skip-git-repo-check",
+                    "-c",
+                    "model_auto_compact_token_limit=1",
+                    "resume",
+                    &a.session.id,
+                    "handoff live check: reply with ok",
+                ],
+            )
+            .unwrap();
+        assert!(compacted.succeeded(), "{}", compacted.summary());
+        let rollout = std::fs::read_to_string(&a.session.path).unwrap();
+        assert_eq!(
+            rollout.matches("\"type\":\"compacted\"").count(),
+            1,
+            "Codex compacted: {}",
+            compacted.summary()
+        );
+        let b2 = chain.hop(plugins, "codex", &a.session.path, "claude-code");
+        expect(&b2, "appended", 4, &conversation);
+        assert_eq!(b2.session.id, b.session.id);
+        let on_claude = plugins
+            .of("claude-code")
+            .reader()
+            .read(chain.agent("claude-code").root(), &b2.session)
+            .unwrap();
+        assert!(
+            on_claude
+                .events
+                .iter()
+                .any(|e| matches!(e.body, handoff_host::Body::Compaction { .. })),
+            "the compaction is in Claude Code's episode"
+        );
+        chain.turn("claude-code", &b2.session);
+    });
 }
 
 /// pi's `--fork <path>` of an episode (a new session with the episode's entries): known as the
 /// same conversation by its first event, it extends Codex's episode, a prefix of it.
 #[test]
 fn a_pi_fork_of_an_episode_extends_the_codex_episode() {
-    let plugins = Plugins::new();
-    let home = SharedHome::new(LiveOptions::default()).unwrap();
-    let Some(chain) = chain(&home, &plugins) else {
-        return;
-    };
-    let origin = place_origin(&chain, GENUINE);
-    let a = chain.hop(&plugins, "claude-code", &origin, "codex");
-    let conversation = a.locator.clone();
-    chain.turn("codex", &a.session);
-    let p = chain.hop(&plugins, "codex", &a.session.path, "pi");
-    expect(&p, "created", 2, &conversation);
+    with_a_codex_episode(|chain, plugins, a| {
+        let conversation = a.locator.clone();
+        let p = chain.hop(plugins, "codex", &a.session.path, "pi");
+        expect(&p, "created", 2, &conversation);
 
-    let before = chain.sessions(&plugins, "pi");
-    let path = p.session.path.display().to_string();
-    let fork = home
-        .run(
-            chain.agent("pi"),
+        let path = p.session.path.display().to_string();
+        let fork_session = chain.forked(
+            plugins,
+            "pi",
             &[
                 "--fork",
                 &path,
@@ -491,30 +492,13 @@ fn a_pi_fork_of_an_episode_extends_the_codex_episode() {
                 "-p",
                 "handoff live check: reply with ok",
             ],
-        )
-        .unwrap();
-    assert!(fork.succeeded(), "{}", fork.summary());
-    let forked: Vec<String> = chain
-        .sessions(&plugins, "pi")
-        .into_iter()
-        .filter(|id| !before.contains(id))
-        .collect();
-    assert_eq!(
-        forked.len(),
-        1,
-        "one new session: {forked:?}; {}",
-        fork.summary()
-    );
-    let fork_session = plugins
-        .of("pi")
-        .resumer()
-        .resolve(chain.agent("pi").root(), "pi", &forked[0])
-        .unwrap();
-    let a2 = chain.hop(&plugins, "pi", &fork_session.path, "codex");
-    // pi 0.73.1 writes the fork a header of its own (no marker) and copies the entries with
-    // their ids: the fork is known by its first event, the episode's.
-    assert_eq!(a2.witness, Some(Witness::FirstEvent));
-    expect(&a2, "appended", 3, &conversation);
-    assert_eq!(a2.session.id, a.session.id);
-    chain.turn("codex", &a2.session);
+        );
+        let a2 = chain.hop(plugins, "pi", &fork_session.path, "codex");
+        // pi 0.73.1 writes the fork a header of its own (no marker) and copies the entries with
+        // their ids: the fork is known by its first event, the episode's.
+        assert_eq!(a2.witness, Some(Witness::FirstEvent));
+        expect(&a2, "appended", 3, &conversation);
+        assert_eq!(a2.session.id, a.session.id);
+        chain.turn("codex", &a2.session);
+    });
 }
