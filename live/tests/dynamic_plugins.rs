@@ -6,7 +6,7 @@
 mod support;
 
 use handoff_host::ById;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
@@ -23,6 +23,15 @@ fn load_error(path: &Path) -> LoadError {
     }
 }
 
+/// Loading `path` is refused with the error `is`, whose one line says `why`.
+fn refused(path: &Path, is: fn(&LoadError) -> bool, why: &str) -> LoadError {
+    let e = load_error(path);
+    assert!(is(&e), "{e:?}");
+    assert!(e.to_string().contains(why), "{e}");
+    assert_one_line(&e);
+    e
+}
+
 /// A refusal is one line: never a layout dump.
 fn assert_one_line(e: &LoadError) {
     let text = e.to_string();
@@ -31,10 +40,11 @@ fn assert_one_line(e: &LoadError) {
 
 #[test]
 fn a_missing_file_is_refused() {
-    let e = load_error(Path::new("/nonexistent/handoff/plugin.so"));
-    assert!(matches!(e, LoadError::Unreadable { .. }), "{e}");
-    assert!(e.to_string().contains("cannot read the plugin file"), "{e}");
-    assert_one_line(&e);
+    refused(
+        Path::new("/nonexistent/handoff/plugin.so"),
+        |e| matches!(e, LoadError::Unreadable { .. }),
+        "cannot read the plugin file",
+    );
 }
 
 #[test]
@@ -42,10 +52,11 @@ fn a_file_that_is_not_elf_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("plugin.so");
     std::fs::write(&path, "#!/bin/sh\necho not a library\n").unwrap();
-    let e = load_error(&path);
-    assert!(matches!(e, LoadError::NotElf { .. }), "{e}");
-    assert!(e.to_string().contains("not a shared library"), "{e}");
-    assert_one_line(&e);
+    refused(
+        &path,
+        |e| matches!(e, LoadError::NotElf { .. }),
+        "not a shared library",
+    );
 }
 
 /// The dynamic loader maps segments past the end of a truncated file and the host dies of
@@ -57,19 +68,17 @@ fn a_truncated_library_is_refused_before_the_dynamic_loader_sees_it() {
     let path = dir.path().join("truncated.so");
     for cut in [40, 4096, original.len() / 2, original.len() - 1] {
         std::fs::write(&path, &original[..cut]).unwrap();
-        let e = load_error(&path);
-        assert!(matches!(e, LoadError::Open { .. }), "{cut}: {e}");
-        assert!(e.to_string().contains("truncated"), "{cut}: {e}");
-        assert_one_line(&e);
+        refused(&path, |e| matches!(e, LoadError::Open { .. }), "truncated");
     }
 }
 
 #[test]
 fn a_plain_cdylib_is_not_a_plugin() {
-    let e = load_error(&support::plugin("handoff-fixture-not-a-plugin"));
-    assert!(matches!(e, LoadError::NotAPlugin { .. }), "{e}");
-    assert!(e.to_string().contains("not a handoff plugin"), "{e}");
-    assert_one_line(&e);
+    refused(
+        &support::plugin("handoff-fixture-not-a-plugin"),
+        |e| matches!(e, LoadError::NotAPlugin { .. }),
+        "not a handoff plugin",
+    );
 }
 
 #[test]
@@ -86,23 +95,20 @@ fn a_plugin_for_another_api_major_is_refused_before_it_runs() {
 
 #[test]
 fn a_plugin_built_with_panic_abort_is_refused() {
-    let e = load_error(&support::panic_abort_plugin());
-    assert!(matches!(e, LoadError::PanicAbort { .. }), "{e}");
-    assert!(e.to_string().contains("built with panic=abort"), "{e}");
-    assert_one_line(&e);
+    refused(
+        &support::panic_abort_plugin(),
+        |e| matches!(e, LoadError::PanicAbort { .. }),
+        "built with panic=abort",
+    );
 }
 
 #[test]
 fn a_root_module_of_another_layout_is_summarised_in_one_line() {
-    let e = load_error(&support::plugin("handoff-fixture-abi-mismatch"));
-    assert!(matches!(e, LoadError::Abi { .. }), "{e}");
-    assert!(
-        e.to_string().contains(
-            "incompatible plugin ABI: mismatched package (expected handoff-core, found handoff-fixture-abi-mismatch)"
-        ),
-        "{e}"
+    let e = refused(
+        &support::plugin("handoff-fixture-abi-mismatch"),
+        |e| matches!(e, LoadError::Abi { .. }),
+        "incompatible plugin ABI: mismatched package (expected handoff-core, found handoff-fixture-abi-mismatch)",
     );
-    assert_one_line(&e);
     assert!(
         e.to_string().len() < 600,
         "a layout dump, not a summary: {e}"
@@ -260,6 +266,13 @@ fn certificates_in(dir: &Path) -> usize {
     std::fs::read_dir(dir).map(|d| d.count()).unwrap_or(0)
 }
 
+/// Check `id` of `run` failed, its evidence naming `why`.
+fn failed_with(run: &Run, id: &str, why: &str) {
+    let check = check(run, id);
+    assert_eq!(check["status"], "fail", "{check}");
+    assert!(check["evidence"].to_string().contains(why), "{check}");
+}
+
 fn check<'a>(run: &'a Run, id: &str) -> &'a serde_json::Value {
     run.json["checks"]
         .as_array()
@@ -311,14 +324,7 @@ fn conformance_fails_a_panicking_plugin_and_survives_an_abort() {
     assert_eq!(run.json["outcome"], "fail");
     assert_eq!(check(&run, "probe")["status"], "pass");
     assert_eq!(check(&run, "load")["status"], "pass");
-    let round_trip = check(&run, "round_trip/panicky");
-    assert_eq!(round_trip["status"], "fail");
-    assert!(
-        round_trip["evidence"]
-            .to_string()
-            .contains("panicked in create"),
-        "{round_trip}"
-    );
+    failed_with(&run, "round_trip/panicky", "panicked in create");
 
     // An abort inside the plugin kills only the check's process.
     let run = run_conformance(
@@ -328,14 +334,7 @@ fn conformance_fails_a_panicking_plugin_and_survives_an_abort() {
         certs.path(),
     );
     assert_eq!(run.code, 1, "{}", run.stderr);
-    let round_trip = check(&run, "round_trip/panicky");
-    assert_eq!(round_trip["status"], "fail");
-    assert!(
-        round_trip["evidence"]
-            .to_string()
-            .contains("signal 6 (SIGABRT)"),
-        "{round_trip}"
-    );
+    failed_with(&run, "round_trip/panicky", "signal 6 (SIGABRT)");
     assert_eq!(certificates_in(certs.path()), 0);
 }
 
@@ -349,14 +348,7 @@ fn conformance_kills_a_check_that_hangs() {
         certs.path(),
     );
     assert_eq!(run.code, 1, "{}", run.stderr);
-    let round_trip = check(&run, "round_trip/panicky");
-    assert_eq!(round_trip["status"], "fail");
-    assert!(
-        round_trip["evidence"]
-            .to_string()
-            .contains("timed out after 3.0 s"),
-        "{round_trip}"
-    );
+    failed_with(&run, "round_trip/panicky", "timed out after 3.0 s");
 }
 
 fn registry(dir: &Path, certs: &Path) -> Registry {
@@ -375,16 +367,22 @@ fn reason(registry: &Registry) -> String {
     }
 }
 
-#[test]
-fn the_reference_plugin_certifies_and_a_rebuilt_file_is_not_offered_until_certified_again() {
-    let scratch = tempfile::tempdir().unwrap();
-    let plugins = scratch.path().join("plugins");
-    let certs = scratch.path().join("certs");
+/// The reference plugin's file copied into `<scratch>/plugins`, and a certificate folder
+/// `<scratch>/certs`: (plugin folder, certificate folder, the file).
+fn reference_in_a_plugin_folder(scratch: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let plugins = scratch.join("plugins");
     let library = support::copy_to(
         &support::plugin("handoff-plugin-reference"),
         &plugins,
         "libreference.so",
     );
+    (plugins, scratch.join("certs"), library)
+}
+
+#[test]
+fn the_reference_plugin_certifies_and_a_rebuilt_file_is_not_offered_until_certified_again() {
+    let scratch = tempfile::tempdir().unwrap();
+    let (plugins, certs, library) = reference_in_a_plugin_folder(scratch.path());
 
     // Before certification: known, not offered, never opened.
     let before = registry(&plugins, &certs);
@@ -453,13 +451,7 @@ fn a_partial_run_writes_no_certificate() {
 #[test]
 fn a_plugin_file_shadows_a_builtin_offering_the_same_target() {
     let scratch = tempfile::tempdir().unwrap();
-    let plugins = scratch.path().join("plugins");
-    let certs = scratch.path().join("certs");
-    let library = support::copy_to(
-        &support::plugin("handoff-plugin-reference"),
-        &plugins,
-        "libreference.so",
-    );
+    let (plugins, certs, library) = reference_in_a_plugin_folder(scratch.path());
     let run = run_conformance(&library, &[], &[], &certs);
     assert_eq!(run.code, 0, "{}", run.stderr);
 
