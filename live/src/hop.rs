@@ -12,7 +12,7 @@ use handoff_host::{Plugin, ResumePlan, SessionRef, StoreRoot, TargetManifest};
 
 use crate::cli::{FoundCli, RunOutcome};
 use crate::fake_provider::FakeProvider;
-use crate::run::{installed, live_target, Evidence, Live, Place};
+use crate::run::{installed, live_target, recipe_at, Evidence, Live, Place};
 use crate::LiveOptions;
 
 /// A temporary HOME shared by every CLI, with its project folder and one fake provider.
@@ -104,6 +104,7 @@ impl SharedHome {
         let (target, recipe) = live_target(plugin, target)
             .map_err(|failed| AgentError::Failed(failed.evidence.join("; ")))?;
         let cli = installed(&recipe, &self.options).map_err(AgentError::NotInstalled)?;
+        let recipe = recipe_at(&recipe, &cli);
         let mut agent = Agent {
             plugin,
             target,
@@ -181,7 +182,7 @@ impl SharedHome {
         let mut evidence = vec![format!(
             "{} {} resumed {} ({} events): {}",
             agent.recipe.program,
-            agent.recipe.version,
+            live.cli_version(),
             session.id,
             before.events.len(),
             outcome.summary()

@@ -105,6 +105,7 @@ pub fn run_live(
         Ok(cli) => cli,
         Err(reason) => return jobs.into_iter().map(|(id, _)| skip(id, &reason)).collect(),
     };
+    let recipe = recipe_at(&recipe, &cli);
     let live = Live {
         plugin,
         target: &target_manifest,
@@ -158,7 +159,7 @@ pub fn run_live_check(
         Ok(cli) => Live {
             plugin,
             target: &target_manifest,
-            recipe: &recipe,
+            recipe: &recipe_at(&recipe, &cli),
             cli: &cli,
             options,
         }
@@ -232,6 +233,12 @@ pub(crate) fn installed(recipe: &LiveRecipe, options: &LiveOptions) -> Result<Fo
             recipe.program, found.how
         )),
     }
+}
+
+/// `recipe` as it holds for the CLI found: the rules of the version it runs
+/// ([`LiveRecipe::at_version`]; the pinned version's when its version cannot be read).
+pub(crate) fn recipe_at(recipe: &LiveRecipe, cli: &FoundCli) -> LiveRecipe {
+    recipe.at_version(cli.version.as_deref().unwrap_or(&recipe.version))
 }
 
 fn fail_now(id: String, why: String) -> CheckResult {

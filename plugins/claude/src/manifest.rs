@@ -156,6 +156,7 @@ fn live_recipe() -> LiveRecipe {
                 unless_answering: Vec::new(),
             }),
         ],
+        injected_in: Vec::new(),
         verified: Some(VerifiedRange {
             oldest: CLAUDE_CODE_VERSION.to_owned(),
             newest: CLAUDE_CODE_NEWEST.to_owned(),
