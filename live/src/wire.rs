@@ -247,8 +247,13 @@ pub fn expected_request(
     let mut notes = Vec::new();
     let left_out = leave_out_thinking_of_other_models(&mut transcript, request_model, injected);
     if left_out > 0 {
+        let which = if injected.contains(&Injected::AllThinkingOfOtherModelsLeftOut) {
+            "thinking parts (signed or not)"
+        } else {
+            "signed thinking parts"
+        };
         notes.push(format!(
-            "{left_out} thinking parts of turns made by another model than the request's \
+            "{left_out} {which} of turns made by another model than the request's \
              ({}) are expected left out",
             request_model.unwrap_or("none")
         ));
