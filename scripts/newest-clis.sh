@@ -53,6 +53,19 @@ for name in "${names[@]}"; do
   if [ -z "$crate" ]; then
     rows+=("| $name | \`$pkg\` | $pinned | $verified | $latest | no plugin names program $bin |"); continue
   fi
+  # A CLI that needs a newer Node.js than the machine's runs on the pinned runtime beside it, where
+  # the live tier looks for it (<cache>/node-runtimes/<release>), as install-clis.sh puts it.
+  node_min_var="${upper}_NODE_MIN"; [ -n "$newest_spec" ] && node_min_var="${upper}_NEWEST_NODE_MIN"
+  node_min="${!node_min_var:-}"
+  system_node="$(node --version 2>/dev/null | sed 's/^v//' || true)"
+  if [ -n "$node_min" ] && [ "$(printf '%s\n%s\n' "$node_min" "${system_node:-0}" | sort -V | head -1)" != "$node_min" ]; then
+    runtime_dir="$cache/newest/node-runtimes/$NODE_RUNTIME_RELEASE"
+    mkdir -p "$runtime_dir"
+    printf '{ "name": "handoff-node-runtime", "private": true }\n' > "$runtime_dir/package.json"
+    if ! (cd "$runtime_dir" && HOME="$scratch/.home" npm install --save-exact --loglevel=error "$NODE_RUNTIME_NPM@$NODE_RUNTIME_RELEASE" >&2); then
+      rows+=("| $name | \`$pkg\` | $pinned | $verified | $latest | npm install of Node.js $NODE_RUNTIME_RELEASE failed |"); continue
+    fi
+  fi
   log="$scratch/$name.log"
   if (cd "$repo" && HANDOFF_CLI_CACHE="$cache" HANDOFF_LIVE_END=candidate HANDOFF_LIVE_REQUIRED=1 \
       cargo test -q -p "$crate" --test conformance -- --nocapture >"$log" 2>&1); then

@@ -19,7 +19,8 @@ HANDOFF_LIVE_REQUIRED=1 cargo test --workspace
 # verified range"): installed into .live-cache/newest, the same live checks against it.
 bash scripts/install-clis.sh --newest
 HANDOFF_LIVE_END=newest HANDOFF_LIVE_REQUIRED=1 cargo test -p handoff-claude --test conformance
-HANDOFF_LIVE_END=newest HANDOFF_LIVE_REQUIRED=1 cargo test -p handoff-live --test interactive_resume claude_code
+HANDOFF_LIVE_END=newest HANDOFF_LIVE_REQUIRED=1 cargo test -p handoff-pi --test conformance
+HANDOFF_LIVE_END=newest HANDOFF_LIVE_REQUIRED=1 cargo test -p handoff-live --test interactive_resume -- claude_code pi_opens
 bash scripts/check-plugin-template.sh
 # Fuzzing, bounded (docs/fuzzing.md): every native reader and dialect parser, 15 s each.
 bash scripts/fuzz.sh "${HANDOFF_FUZZ_SECONDS:-15}"

@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use handoff_host::{Plugin, PluginError, Transcript};
 
-use crate::run::{installed, live_target, Live};
+use crate::run::{installed, live_target, recipe_at, Live};
 use crate::wire::{
     aligned_request_view, expected_request, history_from_request, request_model, wire_view,
 };
@@ -152,6 +152,7 @@ fn run_inner(
     let (target, recipe) =
         live_target(plugin, case.target).map_err(|failed| failed.evidence.join("; "))?;
     let cli = installed(&recipe, options).inspect_err(|_| *skipped = true)?;
+    let recipe = recipe_at(&recipe, &cli);
     let live = Live {
         plugin,
         target: &target,

@@ -14,7 +14,7 @@ use crate::cli::{FoundCli, Invocation, RunOutcome};
 use crate::fake_provider::FakeProvider;
 use crate::interactive::type_until_sent;
 use crate::pty::PtySession;
-use crate::run::{installed, live_target, Evidence, Live, Place};
+use crate::run::{installed, live_target, recipe_at, Evidence, Live, Place};
 use crate::LiveOptions;
 
 /// A temporary HOME shared by every CLI, with its project folder and one fake provider.
@@ -106,6 +106,7 @@ impl SharedHome {
         let (target, recipe) = live_target(plugin, target)
             .map_err(|failed| AgentError::Failed(failed.evidence.join("; ")))?;
         let cli = installed(&recipe, &self.options).map_err(AgentError::NotInstalled)?;
+        let recipe = recipe_at(&recipe, &cli);
         let mut agent = Agent {
             plugin,
             target,
@@ -261,7 +262,7 @@ impl SharedHome {
         let mut evidence = vec![format!(
             "{} {} resumed {} ({} events): {}",
             agent.recipe.program,
-            agent.recipe.version,
+            live.cli_version(),
             session.id,
             before.events.len(),
             outcome.summary()

@@ -10,7 +10,7 @@ use handoff_conformance::corpus::Entry;
 use handoff_conformance::{CheckResult, Status};
 
 use crate::pty::PtySession;
-use crate::run::{installed, live_target, Evidence, Live};
+use crate::run::{installed, live_target, recipe_at, Evidence, Live};
 use crate::LiveOptions;
 
 /// How long a terminal UI may take to start and draw before keys are typed.
@@ -42,6 +42,7 @@ pub fn run_interactive(
             }
         }
     };
+    let recipe = recipe_at(&recipe, &cli);
     let live = Live {
         plugin,
         target: &target_manifest,

@@ -105,6 +105,7 @@ pub fn run_live(
         Ok(cli) => cli,
         Err(reason) => return jobs.into_iter().map(|(id, _)| skip(id, &reason)).collect(),
     };
+    let recipe = recipe_at(&recipe, &cli);
     let live = Live {
         plugin,
         target: &target_manifest,
@@ -158,7 +159,7 @@ pub fn run_live_check(
         Ok(cli) => Live {
             plugin,
             target: &target_manifest,
-            recipe: &recipe,
+            recipe: &recipe_at(&recipe, &cli),
             cli: &cli,
             options,
         }
@@ -232,6 +233,12 @@ pub(crate) fn installed(recipe: &LiveRecipe, options: &LiveOptions) -> Result<Fo
             recipe.program, found.how
         )),
     }
+}
+
+/// `recipe` as it holds for the CLI found: the rules of the version it runs
+/// ([`LiveRecipe::at_version`]; the pinned version's when its version cannot be read).
+pub(crate) fn recipe_at(recipe: &LiveRecipe, cli: &FoundCli) -> LiveRecipe {
+    recipe.at_version(cli.version.as_deref().unwrap_or(&recipe.version))
 }
 
 fn fail_now(id: String, why: String) -> CheckResult {
@@ -605,7 +612,20 @@ impl Live<'_> {
         // must read what the CLI appended, our events first, then the prompt and the answer.
         match self.reread(&scene.root, &session.id, &entry.transcript) {
             Ok(line) => evidence.push(line),
-            Err(line) => fail(&mut evidence, line),
+            // A CLI that writes the history back as it sent it (Gemini CLI, once it masks
+            // outputs) is judged by its own next resume of the file instead.
+            Err(line) => match self.judge_rewritten(&scene, &session, &entry.transcript) {
+                None => fail(&mut evidence, line),
+                Some(Ok(lines)) => evidence.extend(lines),
+                Some(Err(lines)) => {
+                    evidence.push(line);
+                    evidence.extend(lines);
+                    fail(
+                        &mut evidence,
+                        "the rewritten session does not read as the CLI sends it".into(),
+                    );
+                }
+            },
         }
         let named = outcome.stdout.contains(&session.id) || outcome.stderr.contains(&session.id);
         evidence.push(format!(
@@ -669,6 +689,126 @@ impl Live<'_> {
                     }
                 }
             }
+        }
+    }
+
+    /// The read-back of a session the CLI rewrote, under [`Injected::ToolOutputMasked`]: Gemini
+    /// CLI, once it masks tool outputs, records the history as it sends it (a `$set` of every
+    /// message: masked outputs, consecutive turns of a role merged, its own `<session_context>`
+    /// turn merged with the first user turn, new ids and times), so the file no longer starts with
+    /// what we wrote. Then the judge is the CLI itself: the reader's read-back must end with the
+    /// prompt and the answer, and a second resume of the file must send the read-back plus the
+    /// prompt. `None` when this is no such rewrite (the recipe has no masking, or the read-back
+    /// holds no masked output): the prefix check's failure stands. The evidence says what the
+    /// rewrite changed from the transcript we wrote.
+    ///
+    /// [`Injected::ToolOutputMasked`]: handoff_capability::live::Injected::ToolOutputMasked
+    fn judge_rewritten(
+        &self,
+        scene: &Scene,
+        session: &SessionRef,
+        written: &Transcript,
+    ) -> Option<Result<Evidence, Evidence>> {
+        use handoff_capability::live::Injected;
+        if !self.recipe.injected.contains(&Injected::ToolOutputMasked) {
+            return None;
+        }
+        let read = self
+            .plugin
+            .read_id(&scene.root, self.name(), &session.id)
+            .ok()?;
+        let masked = read.events.iter().filter(|e| is_masked_output(e)).count();
+        if masked == 0 {
+            return None;
+        }
+        let mut evidence = vec![format!(
+            "the CLI rewrote the session's history as it sent it ({masked} tool outputs masked; \
+             read back: {} events, we wrote {}): its next resume judges the read-back",
+            read.events.len(),
+            written.events.len()
+        )];
+        // What the rewrite changed, in the wire view (said, not judged: the CLI chose it).
+        let prompt_at = read.events.iter().rposition(|e| {
+            matches!(&e.body, Body::User { content }
+                if content.iter().any(|p| matches!(p, Part::Text { text } if text.trim() == self.options.prompt.trim())))
+        });
+        let Some(prompt_at) = prompt_at else {
+            evidence.push("read back after the resume, no user turn holds the prompt".into());
+            return Some(Err(evidence));
+        };
+        let answered = read.events[prompt_at + 1..].iter().any(|e| {
+            matches!(&e.body, Body::Assistant { content, .. }
+                if content.iter().any(|p| matches!(p, handoff_host::AssistantPart::Text { text } if text.contains("ok"))))
+        });
+        if !answered {
+            evidence
+                .push("read back after the resume, no assistant turn follows the prompt".into());
+            return Some(Err(evidence));
+        }
+        let dialect = self.recipe.dialect;
+        let thinking_from = &self.target.thinking_from;
+        let history = Transcript::new(read.events[..prompt_at].to_vec());
+        let mut rewritten = wire_view(&history, thinking_from, dialect);
+        crate::wire::align_masked_tool_outputs(written, &mut rewritten);
+        let comparison = self.target.comparison();
+        let as_written = |from: usize| {
+            let rest = Transcript::new(written.events[from..].to_vec());
+            comparison.diff(&wire_view(&rest, thinking_from, dialect), &rewritten)
+        };
+        // Gemini CLI merges its `<session_context>` turn with the first user turn, and drops
+        // that merged message on resume: the rewrite is what we wrote without it.
+        let first_turn_end = written
+            .events
+            .iter()
+            .position(|e| !matches!(e.body, Body::User { .. }))
+            .unwrap_or(written.events.len());
+        match as_written(0) {
+            Ok(()) => evidence.push(
+                "the rewritten history, masked outputs aligned, is the transcript we wrote as the \
+                 wire shows it"
+                    .into(),
+            ),
+            Err(_) if first_turn_end > 0 && as_written(first_turn_end).is_ok() => {
+                evidence.push(format!(
+                    "the rewritten history, masked outputs aligned, is the transcript we wrote \
+                     without its first user turn ({first_turn_end} events): the CLI merged it into \
+                     its own context turn, which it does not send on resume (its own choice; the \
+                     request of this resume carried it)"
+                ))
+            }
+            Err(diff) => evidence.push(format!(
+                "the rewritten history differs from the transcript we wrote as the wire shows it \
+                 (left: written, right: read back; the CLI's own rewrite): {diff}"
+            )),
+        }
+        // The CLI's next resume of the rewritten file.
+        let second = (|| {
+            let plan = self.plan(scene, session)?;
+            let invocation = self.invocation(&scene.place(), plan, false)?;
+            let seen = scene.fake.requests().len();
+            let outcome = self.launch(&invocation)?;
+            let mut requests = scene.fake.requests();
+            Ok::<_, Evidence>((outcome, requests.split_off(seen.min(requests.len()))))
+        })();
+        let (outcome, requests) = match second {
+            Ok(ran) => ran,
+            Err(lines) => {
+                evidence.extend(lines);
+                return Some(Err(evidence));
+            }
+        };
+        evidence.push(format!(
+            "resumed again, the rewritten file: {}",
+            outcome.summary()
+        ));
+        if self.judge_request(&requests, &read, &mut evidence) {
+            evidence.push(format!(
+                "read back: the CLI's rewritten history ({prompt_at} events), then the prompt and \
+                 the answer; its next resume sends exactly that"
+            ));
+            Some(Ok(evidence))
+        } else {
+            Some(Err(evidence))
         }
     }
 
@@ -844,6 +984,14 @@ impl Live<'_> {
 }
 
 /// Whether the last user turn of `history` holds `prompt` as a text part.
+/// A tool result whose one text is Gemini CLI's masked form of an output
+/// (`<tool_output_masked>\n…\n</tool_output_masked>`).
+fn is_masked_output(event: &handoff_host::Event) -> bool {
+    matches!(&event.body, Body::ToolResult { content, .. }
+        if matches!(content.as_slice(), [Part::Text { text }]
+            if text.starts_with("<tool_output_masked>\n") && text.ends_with("\n</tool_output_masked>")))
+}
+
 fn ends_with_prompt(history: &Transcript, prompt: &str) -> bool {
     history
         .events

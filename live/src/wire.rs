@@ -159,24 +159,26 @@ pub fn resume_turns(history: &Transcript, injected: &[Injected]) -> Vec<Event> {
 /// Claude Code 2.1.197 sends such blocks back only to the model that made them, comparing names
 /// without a `[1m]` / `[2m]` suffix, and keeps those of `<synthetic>` turns (`Flm` in its bundle),
 /// as the Anthropic API needs. The maker is the signature's model, else the turn's; thinking of
-/// no known maker stays, and so does everything when the request names no model. Returns how many
-/// thinking parts were taken out; none without the rule.
+/// no known maker stays, and so does everything when the request names no model. With
+/// [`Injected::AllThinkingOfOtherModelsLeftOut`] (pi from 1.3.0 on) every thinking part of a turn
+/// whose model is not the request's goes, signed or not. Returns how many thinking parts were
+/// taken out; none without either rule.
 pub fn leave_out_thinking_of_other_models(
     transcript: &mut Transcript,
     request_model: Option<&str>,
     injected: &[Injected],
 ) -> usize {
+    if injected.contains(&Injected::AllThinkingOfOtherModelsLeftOut) {
+        if let Some(wanted) = request_model {
+            return leave_out_all_thinking_of_other_models(transcript, wanted);
+        }
+    }
     let Some(wanted) =
         request_model.filter(|_| injected.contains(&Injected::ThinkingOfOtherModelsLeftOut))
     else {
         return 0;
     };
-    let plain = |m: &str| {
-        ["[1m]", "[2m]", "[1M]", "[2M]"]
-            .iter()
-            .fold(m.to_owned(), |m, suffix| m.replace(suffix, ""))
-    };
-    let wanted = plain(wanted);
+    let wanted = plain_model(wanted);
     let mut taken = 0;
     for event in &mut transcript.events {
         let Body::Assistant { content, origin } = &mut event.body else {
@@ -191,9 +193,39 @@ pub fn leave_out_thinking_of_other_models(
                 .model
                 .as_deref()
                 .or(turn_model.as_deref())
-                .is_none_or(|made| made == "<synthetic>" || plain(made) == wanted),
+                .is_none_or(|made| made == "<synthetic>" || plain_model(made) == wanted),
             _ => true,
         });
+        taken += before - content.len();
+    }
+    taken
+}
+
+/// A model's name without the `[1m]` / `[2m]` context suffix Claude Code adds.
+fn plain_model(model: &str) -> String {
+    ["[1m]", "[2m]", "[1M]", "[2M]"]
+        .iter()
+        .fold(model.to_owned(), |m, suffix| m.replace(suffix, ""))
+}
+
+/// [`Injected::AllThinkingOfOtherModelsLeftOut`]: every thinking part of an assistant turn whose
+/// model (its origin's) is not `wanted` taken out; a turn of no known model is another model's.
+fn leave_out_all_thinking_of_other_models(transcript: &mut Transcript, wanted: &str) -> usize {
+    let wanted = plain_model(wanted);
+    let mut taken = 0;
+    for event in &mut transcript.events {
+        let Body::Assistant { content, origin } = &mut event.body else {
+            continue;
+        };
+        let same_model = origin
+            .as_ref()
+            .and_then(|o| o.model.as_deref())
+            .is_some_and(|made| plain_model(made) == wanted);
+        if same_model {
+            continue;
+        }
+        let before = content.len();
+        content.retain(|part| !matches!(part, AssistantPart::Thinking(_)));
         taken += before - content.len();
     }
     taken
@@ -215,8 +247,13 @@ pub fn expected_request(
     let mut notes = Vec::new();
     let left_out = leave_out_thinking_of_other_models(&mut transcript, request_model, injected);
     if left_out > 0 {
+        let which = if injected.contains(&Injected::AllThinkingOfOtherModelsLeftOut) {
+            "thinking parts (signed or not)"
+        } else {
+            "signed thinking parts"
+        };
         notes.push(format!(
-            "{left_out} signed thinking parts of turns made by another model than the request's \
+            "{left_out} {which} of turns made by another model than the request's \
              ({}) are expected left out",
             request_model.unwrap_or("none")
         ));
@@ -423,6 +460,14 @@ pub fn align_masked_tool_outputs(expected: &Transcript, actual: &mut Transcript)
             continue;
         };
         if !text.starts_with(OPEN) || !text.ends_with(CLOSE) {
+            continue;
+        }
+        // Masked in the session itself (Gemini CLI wrote the masked form back into its file):
+        // the expected output is that masked text, and another call's equal output is no match.
+        if masked_forms
+            .iter()
+            .any(|(id, _, original, _)| id == call_id && original == text)
+        {
             continue;
         }
         let kept = |(_, head, _, _): &&(&str, String, &str, bool)| text.starts_with(head.as_str());
@@ -1129,6 +1174,83 @@ mod tests {
             0
         );
         assert_eq!(untouched, transcript);
+
+        // pi from 1.3.0 on: every thinking part of another model's turn goes, signed or not,
+        // and a turn of no known model is another model's.
+        let all = [Injected::AllThinkingOfOtherModelsLeftOut];
+        let mut left = transcript.clone();
+        let taken = leave_out_thinking_of_other_models(&mut left, Some("claude-sonnet-4-5"), &all);
+        assert_eq!(taken, 4);
+        let kept: Vec<Vec<&AssistantPart>> = left
+            .events
+            .iter()
+            .map(|e| match &e.body {
+                Body::Assistant { content, .. } => content.iter().collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        let ok = AssistantPart::text("ok");
+        assert_eq!(kept[0], [&ok]);
+        assert_eq!(
+            kept[1].len(),
+            3,
+            "the request model's turn keeps its thinking"
+        );
+        assert_eq!(kept[2], [&ok]);
+        // No model named by the request: nothing is known to be another's.
+        let mut unnamed = transcript.clone();
+        assert_eq!(
+            leave_out_thinking_of_other_models(&mut unnamed, None, &all),
+            0
+        );
+    }
+
+    #[test]
+    fn a_masked_output_the_session_itself_holds_is_left_as_it_is() {
+        // Gemini CLI writes masked outputs back into its file; read back, the expected output
+        // of that call is the masked text, and another call's equal output must not replace it.
+        let original = "x\n".repeat(400);
+        let preview = masking_preview("read", &original, false);
+        let masked = format!(
+            "<tool_output_masked>\n{preview}\n\nOutput too large. Full output available at: /t/a.txt\n</tool_output_masked>"
+        );
+        let call = |id: &str| Body::Assistant {
+            content: vec![AssistantPart::ToolCall(ToolCall::new(
+                id,
+                "read",
+                json!({}),
+            ))],
+            origin: None,
+        };
+        let result = |id: &str, text: &str| Body::ToolResult {
+            call_id: id.into(),
+            content: vec![Part::text(text)],
+            is_error: false,
+        };
+        let expected = Transcript::new(vec![
+            ev("a", 1, call("c1")),
+            ev("b", 2, result("c1", &masked)),
+            ev("c", 3, call("c2")),
+            ev("d", 4, result("c2", &original)),
+        ]);
+        let mut actual = Transcript::new(vec![
+            ev("b", 2, result("c1", &masked)),
+            ev("d", 4, result("c2", &masked)),
+        ]);
+        align_masked_tool_outputs(&expected, &mut actual);
+        let texts: Vec<&str> = actual
+            .events
+            .iter()
+            .map(|e| match &e.body {
+                Body::ToolResult { content, .. } => match content.as_slice() {
+                    [Part::Text { text }] => text.as_str(),
+                    _ => "",
+                },
+                _ => "",
+            })
+            .collect();
+        // c1's masked output is the session's own; c2's is the CLI's masking of its output.
+        assert_eq!(texts, [masked.as_str(), original.as_str()]);
     }
 
     #[test]

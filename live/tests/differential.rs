@@ -42,6 +42,9 @@ enum Expect {
     /// The CLI sends a history the provider refuses (an API rule it breaks), the one the reader
     /// reads (`same`) or another; why is in docs/live.md.
     ProviderRefuses { same: bool, why: &'static str },
+    /// The CLI finds or resumes nothing; the reader reads the conversation, on purpose (an end
+    /// of the verified range that stopped resuming such a file; the reason is in docs/live.md).
+    DeliberateCliFails(&'static str),
 }
 
 /// The working directory every genuine sample was recorded in.
@@ -80,6 +83,7 @@ fn check(plugin: &dyn Plugin, cases: Vec<(Case<'_>, Expect)>) {
         );
         if let Expect::DeliberateReaderFails(why)
         | Expect::Differs(why)
+        | Expect::DeliberateCliFails(why)
         | Expect::ProviderRefuses { why, .. } = expect
         {
             println!("    why: {why}");
@@ -195,7 +199,8 @@ fn judge(result: &CaseResult, expect: Expect) -> &'static str {
         (Ok(Outcome::Agree(_)), Expect::Agree)
         | (Ok(Outcome::BothFail(_)), Expect::BothFail)
         | (Ok(Outcome::ReaderFails(_)), Expect::DeliberateReaderFails(_))
-        | (Ok(Outcome::Differ(_)), Expect::Differs(_)) => "as expected",
+        | (Ok(Outcome::Differ(_)), Expect::Differs(_))
+        | (Ok(Outcome::CliFails(_)), Expect::DeliberateCliFails(_)) => "as expected",
         (Ok(Outcome::ProviderRefuses { diff, .. }), Expect::ProviderRefuses { same, .. })
             if diff.is_none() == same =>
         {

@@ -35,6 +35,13 @@ pub struct LiveRecipe {
     /// transcript plus the prompt.
     #[serde(default)]
     pub injected: Vec<Injected>,
+    /// Rules that hold for part of the verified range only (a CLI that changed what it sends
+    /// between releases): the live tier applies each to the versions it names, by the version
+    /// of the CLI it runs ([`LiveRecipe::at_version`]), beside every rule of [`injected`].
+    ///
+    /// [`injected`]: LiveRecipe::injected
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub injected_in: Vec<VersionedInjected>,
     /// The versions of the CLI the live tier has proven, both ends included (`handoff doctor`
     /// and `continue` name an installed CLI outside it). Absent: the pinned [`version`] alone.
     ///
@@ -60,6 +67,84 @@ impl LiveRecipe {
             newest: self.version.clone(),
         })
     }
+
+    /// The rules that hold for `version` of the CLI: every rule of [`LiveRecipe::injected`],
+    /// then each of [`LiveRecipe::injected_in`] whose versions take in `version`.
+    pub fn injected_for(&self, version: &str) -> Vec<Injected> {
+        let mut rules = self.injected.clone();
+        rules.extend(
+            self.injected_in
+                .iter()
+                .filter(|versioned| versioned.holds_for(version))
+                .map(|versioned| versioned.rule.clone()),
+        );
+        rules
+    }
+
+    /// This recipe as it holds for `version` of the CLI: its `injected` rules are
+    /// [`LiveRecipe::injected_for`] that version, and no rule is left to a version.
+    pub fn at_version(&self, version: &str) -> LiveRecipe {
+        LiveRecipe {
+            injected: self.injected_for(version),
+            injected_in: Vec::new(),
+            ..self.clone()
+        }
+    }
+}
+
+/// An [`Injected`] rule that holds for some versions of the CLI only, e.g. pi's placeholder for
+/// an empty tool output since 0.80.4.
+///
+/// In JSON: `{"since": "0.80.4", "rule": {"tool_result_text": "(no tool output)"}}`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct VersionedInjected {
+    /// The first version the rule holds for (absent: every version before [`before`]).
+    ///
+    /// [`before`]: VersionedInjected::before
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// The first version it no longer holds for (absent: every version from [`since`] on).
+    ///
+    /// [`since`]: VersionedInjected::since
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
+    /// The rule.
+    pub rule: Injected,
+}
+
+impl VersionedInjected {
+    /// `rule` from version `since` on.
+    pub fn since(since: &str, rule: Injected) -> VersionedInjected {
+        VersionedInjected {
+            since: Some(since.to_owned()),
+            before: None,
+            rule,
+        }
+    }
+
+    /// Whether the rule holds for `version` (`1.6.0`, `v1.6.0`): at or after `since`, before
+    /// `before`. A version that is no version (unreadable) is in no bounded range.
+    pub fn holds_for(&self, version: &str) -> bool {
+        let from = self
+            .since
+            .as_deref()
+            .is_none_or(|since| version_at_least(version, since));
+        let until = self.before.as_deref().is_none_or(|before| {
+            parse_version(version).is_some() && !version_at_least(version, before)
+        });
+        from && until
+    }
+}
+
+/// Whether `version` (`22.23.5`, `v22.23.5`) is `min` or newer, as semantic versions; `false`
+/// when either is no version. The one comparison of CLI and Node.js versions (the host's
+/// `installed::at_least` is this).
+pub fn version_at_least(version: &str, min: &str) -> bool {
+    matches!((parse_version(version), parse_version(min)), (Some(v), Some(m)) if v >= m)
+}
+
+fn parse_version(version: &str) -> Option<semver::Version> {
+    semver::Version::parse(version.trim().trim_start_matches('v')).ok()
 }
 
 /// One kind of thing a CLI puts into its model requests by itself.
@@ -104,6 +189,13 @@ pub enum Injected {
         /// The budget, in bytes.
         max_bytes: usize,
     },
+    /// The CLI sends no thinking of an assistant turn made by another model than the request's,
+    /// signed or not (pi since 1.3.0: a signature holds only for the model that made it, and
+    /// readable thinking sent as text would read as part of the other model's reply). The maker
+    /// is the turn's model (its origin; a turn without one is another model's); names compare
+    /// as [`Injected::ThinkingOfOtherModelsLeftOut`] compares them. The live check expects
+    /// that thinking left out, given the model the request names.
+    AllThinkingOfOtherModelsLeftOut,
     /// The CLI may send an older tool output masked: replaced by
     /// `<tool_output_masked>\n{preview}\n\nOutput too large. Full output available at: {path}\n</tool_output_masked>`,
     /// the whole output saved in a file of its own. Gemini CLI does this once a history's tool
@@ -211,6 +303,75 @@ mod tests {
             serde_json::from_value::<Vec<Injected>>(json).unwrap(),
             rules
         );
+    }
+
+    #[test]
+    fn a_versioned_rule_holds_for_its_versions_only() {
+        let placeholder = Injected::ToolResultText("(no tool output)".into());
+        let since = VersionedInjected::since("0.80.4", placeholder.clone());
+        assert!(!since.holds_for("0.73.1"));
+        assert!(!since.holds_for("0.80.3"));
+        assert!(since.holds_for("0.80.4") && since.holds_for("v1.6.0"));
+        let until = VersionedInjected {
+            since: Some("1.0.0".into()),
+            before: Some("1.3.0".into()),
+            rule: Injected::AllThinkingOfOtherModelsLeftOut,
+        };
+        assert!(!until.holds_for("0.99.2") && until.holds_for("1.2.9"));
+        assert!(!until.holds_for("1.3.0") && !until.holds_for("2.0.0"));
+        // An unreadable version is in no bounded range.
+        assert!(!since.holds_for("unknown") && !until.holds_for(""));
+        let open = VersionedInjected {
+            since: None,
+            before: None,
+            rule: Injected::SystemPrompt,
+        };
+        assert!(open.holds_for("0.0.1") && open.holds_for("garbage"));
+
+        let recipe = LiveRecipe {
+            npm_package: "@x/cli".into(),
+            version: "0.73.1".into(),
+            program: "cli".into(),
+            dialect: handoff_dialects::Dialect::OpenaiChat,
+            store_root: ".cli".into(),
+            env: Vec::new(),
+            files: Vec::new(),
+            extra_args: Vec::new(),
+            injected: vec![Injected::SystemPrompt],
+            injected_in: vec![since, until],
+            verified: None,
+        };
+        assert_eq!(recipe.injected_for("0.73.1"), vec![Injected::SystemPrompt]);
+        assert_eq!(
+            recipe.injected_for("1.1.0"),
+            vec![
+                Injected::SystemPrompt,
+                placeholder.clone(),
+                Injected::AllThinkingOfOtherModelsLeftOut
+            ]
+        );
+        let newest = recipe.at_version("1.6.0");
+        assert_eq!(newest.injected, vec![Injected::SystemPrompt, placeholder]);
+        assert!(newest.injected_in.is_empty());
+
+        // The JSON form, and a recipe of a plugin built before versioned rules reads as none.
+        let json = serde_json::to_value(&recipe.injected_in[0]).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"since": "0.80.4", "rule": {"tool_result_text": "(no tool output)"}})
+        );
+        let mut older = serde_json::to_value(&recipe).unwrap();
+        older.as_object_mut().unwrap().remove("injected_in");
+        let read: LiveRecipe = serde_json::from_value(older).unwrap();
+        assert!(read.injected_in.is_empty());
+    }
+
+    #[test]
+    fn versions_compare_as_semantic_versions() {
+        assert!(version_at_least("v22.23.5", "22.19.0"));
+        assert!(!version_at_least("20.20.2", "22.0.0"));
+        assert!(version_at_least("1.10.0", "1.9.9"));
+        assert!(!version_at_least("not a version", "0.0.0"));
     }
 
     #[test]

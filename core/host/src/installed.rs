@@ -90,7 +90,7 @@ pub fn standing(version: &str, range: &VerifiedRange) -> Standing {
 
 /// Whether `version` (`22.23.5`, `v22.23.5`) is `min` or newer; `false` when either is no version.
 pub fn at_least(version: &str, min: &str) -> bool {
-    matches!((parse(version), parse(min)), (Some(v), Some(m)) if v >= m)
+    handoff_capability::live::version_at_least(version, min)
 }
 
 fn parse(version: &str) -> Option<semver::Version> {

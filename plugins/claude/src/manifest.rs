@@ -1,7 +1,9 @@
 //! What the plugin declares: its targets, what each carries, and how the live tier runs Claude Code.
 
 use handoff_sdk::dialect::Dialect;
-use handoff_sdk::live::{Injected, LiveRecipe, ResumeTurn, TrailingTurn, TurnRole, VerifiedRange};
+use handoff_sdk::live::{
+    Injected, LiveRecipe, ResumeTurn, TrailingTurn, TurnRole, VerifiedRange, VersionedInjected,
+};
 use handoff_sdk::{DefaultRoot, Feature, Manifest, TargetKind, TargetManifest};
 
 /// The plugin name written into ownership markers.
@@ -132,29 +134,44 @@ fn live_recipe() -> LiveRecipe {
             // Consecutive user messages go as one, each text but the last ending in a newline
             // (seen with a compaction that keeps messages: kept messages, then the summary).
             Injected::MergedUserTextSuffix("\n".to_owned()),
-            // On resume (`deserializeMessages`), a history that ends on tool results is an
-            // interrupted turn: Claude Code adds its resume prompt as a user message
-            // (`CLAUDE_CODE_RESUME_PROMPT` replaces it), except after a result of the tools that
-            // end a turn by design. Then, whatever the user turn it ends on, it adds an assistant
-            // "No response requested." (and writes it into the session) before the new prompt.
-            Injected::ResumeTurn(ResumeTurn {
-                after: TrailingTurn::ToolResult,
-                role: TurnRole::User,
-                text: "Continue from where you left off.".to_owned(),
-                unless_answering: ["SendUserMessage", "Brief", "SendUserFile"]
-                    .map(str::to_owned)
-                    .to_vec(),
-            }),
             // The request builder strips the signed thinking of every assistant message whose
             // `message.model` is neither the request's model nor `<synthetic>` (2.1.197), so
             // thinking goes back only when the session resumes with the model that made it.
             Injected::ThinkingOfOtherModelsLeftOut,
-            Injected::ResumeTurn(ResumeTurn {
-                after: TrailingTurn::UserOrToolResult,
-                role: TurnRole::Assistant,
-                text: "No response requested.".to_owned(),
-                unless_answering: Vec::new(),
-            }),
+        ],
+        // The turns added on resume, in the order they apply (rules of some versions go after
+        // every unversioned rule, so both are here).
+        injected_in: vec![
+            // On resume (`deserializeMessages`), a history that ends on tool results is an
+            // interrupted turn: Claude Code 2.1.197 adds its resume prompt as a user message
+            // (`CLAUDE_CODE_RESUME_PROMPT` replaces it), except after a result of the tools that
+            // end a turn by design. 2.1.332 no longer adds it (measured: after the tool result it
+            // writes and sends only the turn below); no version between was measured, so the
+            // rule ends at the newest end.
+            VersionedInjected {
+                since: None,
+                before: Some(CLAUDE_CODE_NEWEST.to_owned()),
+                rule: Injected::ResumeTurn(ResumeTurn {
+                    after: TrailingTurn::ToolResult,
+                    role: TurnRole::User,
+                    text: "Continue from where you left off.".to_owned(),
+                    unless_answering: ["SendUserMessage", "Brief", "SendUserFile"]
+                        .map(str::to_owned)
+                        .to_vec(),
+                }),
+            },
+            // Then, whatever the user turn the history ends on, an assistant "No response
+            // requested." (written into the session too) before the new prompt: every version.
+            VersionedInjected {
+                since: None,
+                before: None,
+                rule: Injected::ResumeTurn(ResumeTurn {
+                    after: TrailingTurn::UserOrToolResult,
+                    role: TurnRole::Assistant,
+                    text: "No response requested.".to_owned(),
+                    unless_answering: Vec::new(),
+                }),
+            },
         ],
         verified: Some(VerifiedRange {
             oldest: CLAUDE_CODE_VERSION.to_owned(),
@@ -166,6 +183,29 @@ fn live_recipe() -> LiveRecipe {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_resume_prompt_turn_holds_before_the_newest_end_only() {
+        let recipe = live_recipe();
+        let turns = |version: &str| -> Vec<String> {
+            recipe
+                .injected_for(version)
+                .into_iter()
+                .filter_map(|rule| match rule {
+                    Injected::ResumeTurn(turn) => Some(turn.text),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(
+            turns(CLAUDE_CODE_VERSION),
+            [
+                "Continue from where you left off.",
+                "No response requested."
+            ]
+        );
+        assert_eq!(turns(CLAUDE_CODE_NEWEST), ["No response requested."]);
+    }
 
     #[test]
     fn claude_code_declares_its_live_recipe() {

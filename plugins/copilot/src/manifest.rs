@@ -115,6 +115,7 @@ pub fn live_recipe() -> LiveRecipe {
             // `<current_datetime>…</current_datetime>` and a blank line before the new prompt.
             Injected::PromptLeadingTag("current_datetime".to_owned()),
         ],
+        injected_in: Vec::new(),
         verified: None,
     }
 }

@@ -138,6 +138,7 @@ pub fn live_recipe() -> LiveRecipe {
             // (`ToolOutputMaskingService`; seen on a real pi session of 0.7 MB).
             Injected::ToolOutputMasked,
         ],
+        injected_in: Vec::new(),
         verified: None,
     }
 }

@@ -122,6 +122,7 @@ pub fn live_recipe() -> LiveRecipe {
             // bash, edit, glob, grep, read, skill, task, todowrite, webfetch, write.
             Injected::ToolDefinitions,
         ],
+        injected_in: Vec::new(),
         verified: None,
     }
 }

@@ -1,8 +1,8 @@
 //! What the plugin declares: the `pi` target, what it carries, where its store lives, and how the
-//! live tier runs pi 0.73.1 against a fake provider.
+//! live tier runs pi (0.73.1 to 1.6.0) against a fake provider.
 
 use handoff_sdk::dialect::Dialect;
-use handoff_sdk::live::{Injected, LiveRecipe};
+use handoff_sdk::live::{Injected, LiveRecipe, VerifiedRange, VersionedInjected};
 use handoff_sdk::{DefaultRoot, Feature, Manifest, TargetKind, TargetManifest};
 
 use crate::pi::{AGENT_DIR_ENV, PLUGIN, TARGET};
@@ -11,6 +11,8 @@ use crate::pi::{AGENT_DIR_ENV, PLUGIN, TARGET};
 pub const PI_VERSION: &str = "0.73.1";
 /// The npm package of pi.
 pub const PI_PACKAGE: &str = "@mariozechner/pi-coding-agent";
+/// The newest pi the live tier proved (its package moved to `@earendil-works/pi-coding-agent`).
+pub const PI_NEWEST: &str = "1.6.0";
 
 /// The plugin's manifest.
 pub fn manifest() -> Manifest {
@@ -62,7 +64,8 @@ fn notes() -> Vec<String> {
          here is the one of the live recipe (an OpenAI Chat Completions provider).",
         "Thinking of any provider is kept with its turn. Its signature is written only when the turn's \
          own provider (and model, where the signature names one) made it; pi replays a signature only to \
-         that model and sends thinking to any other model as plain text.",
+         that model. Thinking made by another model than the one resuming is sent as plain text up to \
+         pi 1.2 and not sent at all from pi 1.3.0 on (the file keeps it either way).",
         "Images by URL are refused: pi keeps images as base64 data with a MIME type.",
         "Tool arguments with numbers JavaScript would change (integers beyond 2^53, `1.0`, `1e5`) are \
          refused: pi parses the session with JSON.parse and re-serialises the arguments. Tool arguments \
@@ -93,7 +96,7 @@ fn notes() -> Vec<String> {
     .collect()
 }
 
-/// pi 0.73.1 against a fake OpenAI Chat Completions provider at `{base_url}/v1`.
+/// pi (0.73.1 to 1.6.0) against a fake OpenAI Chat Completions provider at `{base_url}/v1`.
 pub fn live_recipe() -> LiveRecipe {
     let models = r#"{
   "providers": {
@@ -136,10 +139,25 @@ pub fn live_recipe() -> LiveRecipe {
             // pi's Chat Completions form of tool-result images: after the tool messages, a user
             // message with this text and the images.
             Injected::UserTextPrefix("Attached image(s) from tool result:".to_owned()),
-            // What pi sends as the text of a tool result that has none.
+            // What pi sends as the text of a tool result that has none (from 0.80.4 on, of one
+            // that has images only).
             Injected::ToolResultText("(see attached image)".to_owned()),
         ],
-        verified: None,
+        // What later releases send differently (pi-ai's `openai-completions.js` and
+        // `transform-messages.js` of each version; docs/live.md, "Both ends of a verified range").
+        injected_in: vec![
+            // From 0.80.4 on, a tool result with no text and no image is sent as this text.
+            VersionedInjected::since(
+                "0.80.4",
+                Injected::ToolResultText("(no tool output)".to_owned()),
+            ),
+            // From 1.3.0 on, thinking of a turn another model made is not sent at all.
+            VersionedInjected::since("1.3.0", Injected::AllThinkingOfOtherModelsLeftOut),
+        ],
+        verified: Some(VerifiedRange {
+            oldest: PI_VERSION.to_owned(),
+            newest: PI_NEWEST.to_owned(),
+        }),
     }
 }
 
@@ -159,5 +177,27 @@ mod tests {
         let live = t.live.unwrap();
         assert_eq!(live.version, PI_VERSION);
         assert!(live.files[0].1.contains("{base_url}/v1"));
+    }
+
+    #[test]
+    fn the_rules_of_later_releases_hold_from_their_versions_on() {
+        let recipe = live_recipe();
+        let range = recipe.verified_range();
+        assert_eq!(
+            (range.oldest.as_str(), range.newest.as_str()),
+            ("0.73.1", "1.6.0")
+        );
+        let no_output = Injected::ToolResultText("(no tool output)".to_owned());
+        let oldest = recipe.injected_for(&range.oldest);
+        assert_eq!(oldest, recipe.injected);
+        assert!(!oldest.contains(&no_output));
+        assert!(!oldest.contains(&Injected::AllThinkingOfOtherModelsLeftOut));
+        // 0.80.4 sends the placeholder, and still the thinking of other models as text.
+        let middle = recipe.injected_for("0.87.1");
+        assert!(middle.contains(&no_output));
+        assert!(!middle.contains(&Injected::AllThinkingOfOtherModelsLeftOut));
+        let newest = recipe.injected_for(&range.newest);
+        assert!(newest.contains(&no_output));
+        assert!(newest.contains(&Injected::AllThinkingOfOtherModelsLeftOut));
     }
 }

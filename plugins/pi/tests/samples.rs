@@ -1,6 +1,7 @@
 //! Every sample session reads, one test per file, with what it must contain: the two sessions the
-//! real pi 0.73.1 wrote (shared/samples/genuine), pi-mono's public v1 session, and a session the
-//! real pi 0.73.1 auto-compacted twice (tests/samples/README.md says how it was made).
+//! real pi 0.73.1 wrote (shared/samples/genuine), one the real pi 1.6.0 wrote, pi-mono's public
+//! v1 session, and a session the real pi 0.73.1 auto-compacted twice (tests/samples/README.md
+//! says how each was made).
 
 use std::path::PathBuf;
 
@@ -247,4 +248,49 @@ fn session_the_real_pi_compacted_twice() {
         pi(&t.events[6], "line").unwrap()["tokensBefore"].as_u64(),
         Some(4478)
     );
+}
+
+#[test]
+fn genuine_pi_1_6_0_tool_turns_then_continue() {
+    // Written by the real pi 1.6.0 (tests/samples/README.md): three parallel calls (one fails),
+    // then `pi -c` with one more prompt; pi 1.6.0 records its system prompt as a `system`
+    // message, which it never sends from the file (it sends its own instructions of the run).
+    let t = read(
+        "genuine-pi-1.6.0",
+        "2026-12-02T09-44-44-052Z_01a23624-6314-742d-90c2-6b714c37d16f.jsonl",
+    );
+    assert_eq!(t.cwd.as_deref(), Some("/home/dev/proj"));
+    assert_eq!(shape(&t), "UARREAUARREA");
+    assert_eq!(text_of(&t.events[0]), "run the tools please");
+    assert_eq!(text_of(&t.events[2]), "hi\nünïcode ✓\n");
+    assert_eq!(text_of(&t.events[3]), "line one\nline two\n");
+    assert!(
+        text_of(&t.events[4]).contains("exited with code 3"),
+        "{}",
+        text_of(&t.events[4])
+    );
+    assert_eq!(text_of(&t.events[6]), "and once more");
+    let Body::Assistant { content, origin } = &t.events[1].body else {
+        panic!()
+    };
+    assert_eq!(origin, &fake_origin());
+    let names: Vec<&str> = content
+        .iter()
+        .filter_map(|p| match p {
+            AssistantPart::ToolCall(call) => Some(call.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(names, ["bash", "read", "bash"]);
+    // The system message rides with pi's model and thinking-level entries before the first event.
+    let before = pi(&t.events[0], "before").unwrap().as_array().unwrap();
+    let kinds: Vec<&str> = before
+        .iter()
+        .map(|e| {
+            e["message"]["role"]
+                .as_str()
+                .unwrap_or(e["type"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(kinds, ["model_change", "thinking_level_change", "system"]);
 }

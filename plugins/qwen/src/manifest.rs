@@ -94,6 +94,7 @@ pub fn live_recipe() -> LiveRecipe {
             // and the current date before the new prompt.
             Injected::UserTextPrefix("<system-reminder>".to_owned()),
         ],
+        injected_in: Vec::new(),
         verified: None,
     }
 }

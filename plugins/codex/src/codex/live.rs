@@ -72,6 +72,7 @@ pub fn recipe() -> LiveRecipe {
             // truncated…" between.
             Injected::ToolOutputMiddleTruncated { max_bytes: 12_000 },
         ],
+        injected_in: Vec::new(),
         verified: None,
     }
 }
