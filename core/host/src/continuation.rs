@@ -11,6 +11,7 @@
 //! does anything else, so a session always has its old bytes or its complete new ones.
 
 mod batches;
+mod progress;
 mod recovery;
 mod source;
 mod written;
@@ -19,6 +20,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use progress::{with_progress, Progress};
 pub use recovery::{recover, Recovered};
 pub use source::SourceFile;
 

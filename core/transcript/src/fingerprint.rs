@@ -47,9 +47,7 @@ impl<'a> Fingerprinter<'a> {
     /// whose id hashes to `id` (the latest such event), if any.
     fn position_of(&self, id: u64) -> Option<usize> {
         let index = self.ids.iter().rposition(|&i| i == id)?;
-        let aside = self
-            .set_aside
-            .partition_point(|&a| (a as usize) <= index);
+        let aside = self.set_aside.partition_point(|&a| (a as usize) <= index);
         // Compared events at or before `index`, less one; none when every one was set aside.
         (index + 1 - aside).checked_sub(1)
     }
@@ -547,7 +545,10 @@ mod tests {
             changed[at as usize] ^= 1;
             let other = chain(changed);
             let from = whole.first_difference(&other).expect("a difference");
-            assert!(from <= at && at < from + PrintChain::CHECKPOINT_EVERY, "{at}: {from}");
+            assert!(
+                from <= at && at < from + PrintChain::CHECKPOINT_EVERY,
+                "{at}: {from}"
+            );
         }
         // Two swapped, one missing, one more: all differ.
         let mut swapped = prints.clone();
@@ -575,21 +576,9 @@ mod tests {
             )
         };
         let comparison = Comparison::default();
-        let left = Transcript::new(vec![
-            user("a", "1"),
-            user("b", "2"),
-            compaction("c", "b"),
-        ]);
-        let right = Transcript::new(vec![
-            user("x", "1"),
-            user("y", "2"),
-            compaction("z", "y"),
-        ]);
-        let wrong = Transcript::new(vec![
-            user("x", "1"),
-            user("y", "2"),
-            compaction("z", "x"),
-        ]);
+        let left = Transcript::new(vec![user("a", "1"), user("b", "2"), compaction("c", "b")]);
+        let right = Transcript::new(vec![user("x", "1"), user("y", "2"), compaction("z", "y")]);
+        let wrong = Transcript::new(vec![user("x", "1"), user("y", "2"), compaction("z", "x")]);
         assert_eq!(all(&comparison, &left), all(&comparison, &right));
         assert_ne!(all(&comparison, &left), all(&comparison, &wrong));
     }

@@ -44,7 +44,16 @@ pub struct Validator<K> {
 
 /// The random seeds of one validator's id digests: a file cannot choose ids whose digests
 /// collide, since it cannot know them.
+#[derive(Default)]
 pub struct IdSeeds([foldhash::quality::RandomState; 2]);
+
+impl IdSeeds {
+    /// The digest of `id` under these seeds.
+    pub fn digest(&self, id: &str) -> IdDigest {
+        use std::hash::BuildHasher as _;
+        IdDigest([self.0[0].hash_one(id), self.0[1].hash_one(id)])
+    }
+}
 
 /// A 128-bit digest of an id: two independently, randomly seeded 64-bit hashes. Two different
 /// ids of one session share one with a likelihood of about n² / 2¹²⁹.
@@ -65,8 +74,7 @@ impl<'e> SeenId<'e> for &'e str {
 
 impl SeenId<'_> for IdDigest {
     fn of(id: &str, seeds: &IdSeeds) -> Self {
-        use std::hash::BuildHasher as _;
-        IdDigest([seeds.0[0].hash_one(id), seeds.0[1].hash_one(id)])
+        seeds.digest(id)
     }
 }
 
@@ -77,7 +85,7 @@ impl<K: Eq + Hash> Validator<K> {
             index: 0,
             event_ids: IdSet::with_capacity(events),
             calls: IdMap::new(),
-            seeds: IdSeeds(Default::default()),
+            seeds: IdSeeds::default(),
         }
     }
 
@@ -140,21 +148,23 @@ impl<K: Eq + Hash> Validator<K> {
                     }
                 }
             }
-            Body::ToolResult { call_id, .. } => match self.calls.get_mut(&K::of(call_id.as_str(), &self.seeds)) {
-                None => {
-                    return Err(fail(
-                        "body.call_id",
-                        format_args!("{call_id:?} answers no earlier tool call"),
-                    ))
+            Body::ToolResult { call_id, .. } => {
+                match self.calls.get_mut(&K::of(call_id.as_str(), &self.seeds)) {
+                    None => {
+                        return Err(fail(
+                            "body.call_id",
+                            format_args!("{call_id:?} answers no earlier tool call"),
+                        ))
+                    }
+                    Some(answered) if *answered => {
+                        return Err(fail(
+                            "body.call_id",
+                            format_args!("tool call {call_id:?} already has a result"),
+                        ))
+                    }
+                    Some(answered) => *answered = true,
                 }
-                Some(answered) if *answered => {
-                    return Err(fail(
-                        "body.call_id",
-                        format_args!("tool call {call_id:?} already has a result"),
-                    ))
-                }
-                Some(answered) => *answered = true,
-            },
+            }
             Body::Compaction {
                 replaces_through, ..
             } => {
@@ -324,7 +334,11 @@ mod tests {
             vec![ev("b", result("c1")), ev("a", call("c1"))],
             vec![ev("a", call("c1")), ev("b", call("c1"))],
             vec![ev("a", call("c1")), ev("a", call("c2"))],
-            vec![ev("a", call("c1")), ev("b", result("c1")), ev("c", result("c1"))],
+            vec![
+                ev("a", call("c1")),
+                ev("b", result("c1")),
+                ev("c", result("c1")),
+            ],
             vec![ev("a", call("c1")), compaction("b", "a")],
             vec![ev("a", call("c1")), compaction("b", "z")],
         ];

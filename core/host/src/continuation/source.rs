@@ -211,6 +211,7 @@ impl EventStream for SourceStream<'_> {
                 self.fingerprints.push(print);
             }
             self.passed += 1;
+            super::progress::events(self.passed as u64);
             if let Body::ToolResult {
                 call_id,
                 is_error: true,

@@ -226,6 +226,7 @@ impl WriteTap for Tap {
     }
 
     fn written(&mut self, len: u64) {
+        super::progress::written(len);
         let watch = &self.0;
         let mut state = watch.state.lock().unwrap_or_else(|e| e.into_inner());
         state.len = len;

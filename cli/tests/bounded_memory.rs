@@ -1,0 +1,171 @@
+//! `handoff continue` of a generated session of hundreds of MB, in both directions (Codex →
+//! Claude Code and Claude Code → Codex), with the peak resident memory of the `handoff` process
+//! checked (its `ru_maxrss`, from `wait4`) and the continuation verified (the engine's read-back
+//! verify, and `--json` saying what it created).
+//!
+//! The session's size: `HANDOFF_MEMORY_TEST_MB` (default 400 in an optimised build, 40 in a debug
+//! one, where 400 MB takes minutes; the CI script runs it at 400 MB in release, see
+//! `docs/continuation.md`). The generated sessions are written into a temp dir and removed.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use handoff_capability::{EventStream, PluginError};
+use handoff_claude::ClaudePlugin;
+use handoff_codex::CodexPlugin;
+use handoff_host::{CreateOptions, Event, Origin, Plugin, StoreRoot, Transcript};
+use handoff_transcript::synthetic::LongSession;
+
+/// The limit the issue sets for the process (its bench aims at half of it).
+const PEAK_LIMIT: u64 = 128 << 20;
+
+fn size_mb() -> u64 {
+    std::env::var("HANDOFF_MEMORY_TEST_MB")
+        .ok()
+        .map(|v| v.parse().expect("HANDOFF_MEMORY_TEST_MB is a number of MB"))
+        .unwrap_or(if cfg!(debug_assertions) { 40 } else { 400 })
+}
+
+/// A generated session as a writer's stream (never held).
+struct Generated(LongSession);
+
+impl EventStream for Generated {
+    fn next_event(&mut self) -> Result<Option<Event>, PluginError> {
+        Ok(self.0.next())
+    }
+
+    fn whole(&mut self) -> Result<&Transcript, PluginError> {
+        Err(PluginError::Other(
+            "the generated session is streamed, never held".into(),
+        ))
+    }
+}
+
+/// About this many bytes a turn in either format (measured: 3.6 KB of text, and a 64 KiB image
+/// every 20th turn, base64 in both).
+const BYTES_A_TURN: u64 = 3_700 + (64 << 10) * 4 / 3 / 20;
+
+/// Writes a session of about `mb` MB with `plugin`'s own writer; returns its path.
+fn generate(plugin: &dyn Plugin, target: &str, root: &Path, origin: &Origin, mb: u64) -> PathBuf {
+    let turns = (mb << 20) / BYTES_A_TURN;
+    let session = LongSession::new(turns as usize, origin, (20, 64 << 10), 500);
+    let options = CreateOptions {
+        cwd: Some("/home/dev/proj".into()),
+        ..CreateOptions::default()
+    };
+    let root = StoreRoot::new(root).expect("root");
+    plugin
+        .writer()
+        .create_streamed(&root, target, &mut Generated(session), &options)
+        .expect("write the generated session")
+        .path
+}
+
+/// Runs `handoff` and returns its exit, output and peak resident memory in bytes.
+fn run_measured(mut command: Command) -> (i32, String, String, u64) {
+    let child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run handoff");
+    let pid = child.id() as libc::pid_t;
+    // Read the pipes on threads so a full pipe never blocks the child.
+    let mut child = child;
+    let mut out = child.stdout.take().expect("stdout");
+    let mut err = child.stderr.take().expect("stderr");
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut out, &mut s).ok();
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut err, &mut s).ok();
+        s
+    });
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for the child spawned above, which nothing else waits for.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4: {}", std::io::Error::last_os_error());
+    std::mem::forget(child);
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    // ru_maxrss is in KiB on Linux.
+    let peak = usage.ru_maxrss as u64 * 1024;
+    (code, out.join().unwrap(), err.join().unwrap(), peak)
+}
+
+fn continue_in_bounded_memory(
+    (source, source_target): (&dyn Plugin, &str),
+    to: &str,
+    provider: &str,
+) {
+    let mb = size_mb();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let origin = Origin {
+        provider: provider.into(),
+        model: Some("model-1".into()),
+        api: None,
+    };
+    let path = generate(source, source_target, &dir.path().join("source"), &origin, mb);
+    let len = std::fs::metadata(&path).expect("source").len();
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "certificate_dir = {:?}\n",
+            dir.path().join("certificates")
+        ),
+    )
+    .unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_handoff"));
+    command
+        .arg("--config")
+        .arg(&config)
+        .args(["continue", "--json", "--from"])
+        .arg(format!("{source_target}:{}", path.display()))
+        .args(["--to", to, "--store-root"])
+        .arg(dir.path().join("target"))
+        .env("HOME", dir.path().join("home"));
+    let started = std::time::Instant::now();
+    let (code, out, err, peak) = run_measured(command);
+    eprintln!(
+        "{source_target} → {to}: {:.1} MB continued in {:.1} s, peak {:.1} MiB",
+        len as f64 / 1e6,
+        started.elapsed().as_secs_f64(),
+        peak as f64 / (1024.0 * 1024.0)
+    );
+    assert_eq!(code, 0, "handoff continue failed:\n{err}");
+    let answer: serde_json::Value = serde_json::from_str(&out).expect("--json output");
+    assert_eq!(answer["action"], "created", "{answer}");
+    let written = answer["session"]["path"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no session path in {answer}"));
+    assert!(
+        std::fs::metadata(written).expect("the new session").len() > len / 2,
+        "the new session is much smaller than its source"
+    );
+    assert!(
+        len >= (mb << 20) * 9 / 10,
+        "the source is {len} bytes, not about {mb} MB"
+    );
+    assert!(
+        peak < PEAK_LIMIT,
+        "{source_target} → {to}: peak {peak} bytes for a {len}-byte session (limit {PEAK_LIMIT})"
+    );
+}
+
+#[test]
+fn codex_to_claude_code_in_bounded_memory() {
+    continue_in_bounded_memory((&CodexPlugin, "codex"), "claude-code", "openai");
+}
+
+#[test]
+fn claude_code_to_codex_in_bounded_memory() {
+    continue_in_bounded_memory((&ClaudePlugin, "claude-code"), "codex", "anthropic");
+}
