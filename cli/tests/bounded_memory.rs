@@ -10,10 +10,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use handoff_capability::{EventStream, PluginError};
 use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
-use handoff_host::{CreateOptions, Event, Origin, Plugin, StoreRoot, Transcript};
+use handoff_host::{
+    CreateOptions, Event, EventStream, Origin, Plugin, PluginError, StoreRoot, Transcript,
+};
 use handoff_transcript::synthetic::LongSession;
 
 /// The limit the issue sets for the process (its bench aims at half of it).
@@ -112,26 +113,41 @@ fn continue_in_bounded_memory(
         model: Some("model-1".into()),
         api: None,
     };
-    let path = generate(source, source_target, &dir.path().join("source"), &origin, mb);
+    let path = generate(
+        source,
+        source_target,
+        &dir.path().join("source"),
+        &origin,
+        mb,
+    );
     let len = std::fs::metadata(&path).expect("source").len();
     let config = dir.path().join("config.toml");
     std::fs::write(
         &config,
-        format!(
-            "certificate_dir = {:?}\n",
-            dir.path().join("certificates")
-        ),
+        format!("certificate_dir = {:?}\n", dir.path().join("certificates")),
     )
     .unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_handoff"));
+    let handoff = |args: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_handoff"));
+        command
+            .arg("--config")
+            .arg(&config)
+            .args(args)
+            .env("HOME", dir.path().join("home"));
+        command
+    };
+    // The built-ins are certified on first use: that first, so the peak measured is the
+    // continuation's alone.
+    let certified = handoff(&["targets"]).output().expect("run handoff targets");
+    assert!(certified.status.success(), "{certified:?}");
+    let source_arg = format!("{source_target}:{}", path.display());
+    let (root, cwd) = (dir.path().join("target"), dir.path().to_owned());
+    let mut command = handoff(&["continue", "--json", "--from", &source_arg, "--to", to]);
     command
-        .arg("--config")
-        .arg(&config)
-        .args(["continue", "--json", "--from"])
-        .arg(format!("{source_target}:{}", path.display()))
-        .args(["--to", to, "--store-root"])
-        .arg(dir.path().join("target"))
-        .env("HOME", dir.path().join("home"));
+        .arg("--store-root")
+        .arg(&root)
+        .arg("--cwd")
+        .arg(&cwd);
     let started = std::time::Instant::now();
     let (code, out, err, peak) = run_measured(command);
     eprintln!(
@@ -141,8 +157,9 @@ fn continue_in_bounded_memory(
         peak as f64 / (1024.0 * 1024.0)
     );
     assert_eq!(code, 0, "handoff continue failed:\n{err}");
+    assert_quiet(&err);
     let answer: serde_json::Value = serde_json::from_str(&out).expect("--json output");
-    assert_eq!(answer["action"], "created", "{answer}");
+    assert_eq!(answer["action"]["kind"], "created", "{answer}");
     let written = answer["session"]["path"]
         .as_str()
         .unwrap_or_else(|| panic!("no session path in {answer}"));
@@ -168,4 +185,59 @@ fn codex_to_claude_code_in_bounded_memory() {
 #[test]
 fn claude_code_to_codex_in_bounded_memory() {
     continue_in_bounded_memory((&ClaudePlugin, "claude-code"), "codex", "anthropic");
+}
+
+/// Nothing of a progress bar (carriage returns, escapes, its counts) in what went to a pipe.
+fn assert_quiet(stderr: &str) {
+    assert!(
+        !stderr.contains('\r') && !stderr.contains('\u{1b}') && !stderr.contains(" events, "),
+        "progress shown on a pipe: {stderr:?}"
+    );
+}
+
+/// Without `--json`, a continuation whose stderr is a pipe shows no progress either.
+#[test]
+fn a_continuation_into_a_pipe_shows_no_progress() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let origin = Origin {
+        provider: "openai".into(),
+        model: None,
+        api: None,
+    };
+    let root = StoreRoot::new(dir.path().join("source")).expect("root");
+    let options = CreateOptions {
+        cwd: Some("/home/dev/proj".into()),
+        ..CreateOptions::default()
+    };
+    let session = LongSession::new(600, &origin, (0, 0), 0);
+    let path = CodexPlugin
+        .writer()
+        .create_streamed(&root, "codex", &mut Generated(session), &options)
+        .expect("write the source")
+        .path;
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!("certificate_dir = {:?}\n", dir.path().join("certificates")),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_handoff"))
+        .arg("--config")
+        .arg(&config)
+        .args(["continue", "--from"])
+        .arg(format!("codex:{}", path.display()))
+        .args(["--to", "claude-code", "--store-root"])
+        .arg(dir.path().join("target"))
+        .arg("--cwd")
+        .arg(dir.path())
+        .env("HOME", dir.path().join("home"))
+        .output()
+        .expect("run handoff");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("created"),
+        "{out:?}"
+    );
+    assert_quiet(&stderr);
 }
