@@ -258,10 +258,10 @@ fn large(sizes: &[u64]) {
         "floor peak",
         "continue peak"
     );
-    for &mb in sizes {
+    for &size in sizes {
         for direction in Direction::ALL {
             let dir = tempfile::tempdir().expect("temp dir");
-            let (source, events) = write_large_source(dir.path(), direction, mb);
+            let (source, events) = write_large_source(dir.path(), direction, size);
             let input = std::fs::metadata(&source).expect("source").len();
             let (mut floors, mut conts) = (Vec::new(), Vec::new());
             let (mut floor_cpus, mut cont_cpus) = (Vec::new(), Vec::new());

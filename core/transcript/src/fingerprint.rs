@@ -113,7 +113,7 @@ impl PrintChain {
         const MULTIPLIER: u128 = 0x2360_ed05_1fc6_5da4_4385_df64_9fcc_f645;
         self.digest = ((self.digest ^ fingerprint).wrapping_mul(MULTIPLIER)).rotate_left(41);
         self.count += 1;
-        if self.count % Self::CHECKPOINT_EVERY == 0 {
+        if self.count.is_multiple_of(Self::CHECKPOINT_EVERY) {
             self.checkpoints.push(self.digest);
         }
     }

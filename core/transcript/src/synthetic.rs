@@ -115,7 +115,7 @@ impl LongSession {
         let mut prompt = vec![Part::text(format!(
             "Turn {i}: list the files under src and tell me which changed."
         ))];
-        if self.image_every > 0 && i % self.image_every == 0 && !self.image.is_empty() {
+        if self.image_every > 0 && i.is_multiple_of(self.image_every) && !self.image.is_empty() {
             prompt.push(Part::Image {
                 media_type: "image/png".into(),
                 data: self.image.clone(),
@@ -144,7 +144,7 @@ impl LongSession {
             ))],
             origin: Some(self.origin.clone()),
         });
-        if self.compact_every > 0 && self.turn % self.compact_every == 0 {
+        if self.compact_every > 0 && self.turn.is_multiple_of(self.compact_every) {
             let through = format!("e{}", self.events - 1);
             self.push(Body::Compaction {
                 summary: format!("The user listed the files of src {} times.", self.turn),

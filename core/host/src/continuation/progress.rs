@@ -43,7 +43,7 @@ pub fn with_progress<R>(hook: impl FnMut(&Progress) + 'static, f: impl FnOnce() 
 
 /// `events` events were handed to the writer.
 pub(super) fn events(events: u64) {
-    if events % EVENTS_EVERY == 0 {
+    if events.is_multiple_of(EVENTS_EVERY) {
         report(|p| {
             p.events = events;
             true

@@ -95,7 +95,10 @@ pub(super) fn load_from(
             up: Vec::with_capacity(expected),
             unresolved: Vec::new(),
             groups: Vec::new(),
-            index: UuidIndex::with_capacity(expected),
+            // A hash table's slots are touched wherever its entries land, so one sized far past
+            // the records (a length hint of 512 bytes a record is far past them in a session
+            // of images) would be resident whole: past 2^18 records it grows as they come.
+            index: UuidIndex::with_capacity(expected.min(1 << 18)),
         },
         messages: MessageGroups::default(),
         cwd: None,

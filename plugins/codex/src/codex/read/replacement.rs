@@ -260,10 +260,12 @@ mod tests {
         let users = || (0..1000).map(|line| seen(line, &text));
         let kept_all = {
             // What a history that forgot nothing rebuilds: the newest within the budget.
-            let mut all = UserHistory::default();
-            all.users = users()
-                .map(|u| (u, token_bounds(&u_texts(&text)).0))
-                .collect();
+            let all = UserHistory {
+                users: users()
+                    .map(|u| (u, token_bounds(&u_texts(&text)).0))
+                    .collect(),
+                fewest_total: 0,
+            };
             rebuilt_user_messages(path, 2000, &all).unwrap()
         };
         let trimmed = history(users());
