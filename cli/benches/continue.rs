@@ -8,7 +8,8 @@
 //! work.
 //!
 //! Run: `cargo bench -p handoff-cli --bench continue` (add `-- --quick` for the 5,000-turn size
-//! only). Figures are printed as a table and as ratios to the floor and to the input size; the
+//! only; `-- --large 400,2000` for generated sessions of about those many MB each, with images
+//! and compactions, written into a temp dir and removed after). Figures are printed as a table and as ratios to the floor and to the input size; the
 //! phases of one continuation (read the source, write the target, verify) go to stderr.
 
 use std::io::{BufRead as _, Write as _};
