@@ -15,9 +15,6 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 bash scripts/install-clis.sh
 HANDOFF_LIVE_REQUIRED=1 cargo test --workspace
-# A generated session of 400 MB continued in each direction under 128 MiB of peak memory
-# (docs/continuation.md, "Memory"): in an optimised build, where the debug run above takes 40 MB.
-HANDOFF_MEMORY_TEST_MB=400 cargo test --release -p handoff-cli --test bounded_memory
 # The newest end of every verified range that is not its pin (docs/live.md, "Both ends of a
 # verified range"): installed into .live-cache/newest, the same live checks against it.
 bash scripts/install-clis.sh --newest
