@@ -17,8 +17,8 @@ pub fn host_sha256() -> Result<String, String> {
     HASH.get_or_init(|| {
         let exe =
             std::env::current_exe().map_err(|e| format!("cannot find the host executable: {e}"))?;
-        // Streamed through the hash, never read whole: the executable (17 MB in release, 140 MB
-        // in a debug build) would otherwise be most of a continuation's peak memory.
+        // Streamed through the hash, never read whole: a debug build's executable (140 MB) was
+        // most of a continuation's peak memory.
         let cannot =
             |e: std::io::Error| format!("cannot read the host executable {}: {e}", exe.display());
         let mut file = std::fs::File::open(&exe).map_err(cannot)?;
