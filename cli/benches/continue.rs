@@ -8,7 +8,8 @@
 //! work.
 //!
 //! Run: `cargo bench -p handoff-cli --bench continue` (add `-- --quick` for the 5,000-turn size
-//! only). Figures are printed as a table and as ratios to the floor and to the input size; the
+//! only; `-- --large 400,2000` for generated sessions of about those many MB each, with images
+//! and compactions, written into a temp dir and removed after). Figures are printed as a table and as ratios to the floor and to the input size; the
 //! phases of one continuation (read the source, write the target, verify) go to stderr.
 
 use std::io::{BufRead as _, Write as _};
@@ -101,6 +102,15 @@ fn main() {
             args[i + 3].parse().expect("a number of turns"),
         );
         println!("{}", path.display());
+        return;
+    }
+    // Generated sessions of about MB megabytes each (images and compactions), both directions.
+    if let Some(i) = args.iter().position(|a| a == "--large") {
+        let sizes: Vec<u64> = args[i + 1]
+            .split(',')
+            .map(|mb| mb.parse().expect("--large MB[,MB…]"))
+            .collect();
+        large(&sizes);
         return;
     }
     let quick = args.iter().any(|a| a == "--quick");
@@ -224,6 +234,102 @@ fn write_source(dir: &Path, direction: Direction, turns: usize) -> PathBuf {
     session.path
 }
 
+/// Runs of each of the floor and the continuation at a large size (alternated, medians).
+const LARGE_RUNS: usize = 3;
+
+/// Bytes a generated turn takes in either format, about (3.6 KB of text; a 64 KiB image every
+/// 20th turn, base64).
+const LARGE_BYTES_A_TURN: u64 = 3_700 + (64 << 10) * 4 / 3 / 20;
+
+/// The large sizes: a generated session of about `mb` MB in each direction's source format
+/// (`synthetic::LongSession`: the tool turns, a 64 KiB image every 20th turn, a compaction every
+/// 500th), written into a temp dir and removed after; the floor and the continuation alternated
+/// [`LARGE_RUNS`] times, medians of wall and CPU time as ratios to the floor's, and each one's
+/// peak (VmHWM, the whole process).
+fn large(sizes: &[u64]) {
+    println!(
+        "{:>17} {:>9} {:>8} {:>10} {:>12} {:>6} {:>10} {:>11} {:>14}",
+        "direction",
+        "input MB",
+        "events",
+        "floor ms",
+        "continue ms",
+        "ratio",
+        "CPU ratio",
+        "floor peak",
+        "continue peak"
+    );
+    for &size in sizes {
+        for direction in Direction::ALL {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let (source, events) = write_large_source(dir.path(), direction, size);
+            let input = std::fs::metadata(&source).expect("source").len();
+            let (mut floors, mut conts) = (Vec::new(), Vec::new());
+            let (mut floor_cpus, mut cont_cpus) = (Vec::new(), Vec::new());
+            let (mut floor_peak, mut cont_peak) = (0, 0);
+            for _ in 0..LARGE_RUNS {
+                let (peak, wall, cpu) = run_child("floor-whole", direction, &source);
+                floor_peak = floor_peak.max(peak);
+                floors.push(wall);
+                floor_cpus.push(cpu);
+                let (peak, wall, cpu) = run_child("continue-whole", direction, &source);
+                cont_peak = cont_peak.max(peak);
+                conts.push(wall);
+                cont_cpus.push(cpu);
+            }
+            let (floor, cont) = (median(floors), median(conts));
+            let (floor_cpu, cont_cpu) = (median(floor_cpus), median(cont_cpus));
+            println!(
+                "{:>17} {:>9.1} {:>8} {:>10.0} {:>12.0} {:>5.2}× {:>9.2}× {:>8.1} MB {:>11.1} MB",
+                direction.name(),
+                input as f64 / 1e6,
+                events,
+                ms(floor),
+                ms(cont),
+                cont.as_secs_f64() / floor.as_secs_f64(),
+                cont_cpu.as_secs_f64() / floor_cpu.as_secs_f64(),
+                mb(floor_peak),
+                mb(cont_peak),
+            );
+        }
+    }
+}
+
+/// Writes a generated session of about `mb` MB in the direction's source format with its own
+/// plugin's streamed writer (never held); returns its path and its number of events.
+fn write_large_source(dir: &Path, direction: Direction, mb: u64) -> (PathBuf, usize) {
+    struct Generated(handoff_transcript::synthetic::LongSession, usize);
+    impl handoff_host::EventStream for Generated {
+        fn next_event(&mut self) -> Result<Option<handoff_host::Event>, handoff_host::PluginError> {
+            let next = self.0.next();
+            self.1 += usize::from(next.is_some());
+            Ok(next)
+        }
+        fn whole(&mut self) -> Result<&handoff_host::Transcript, handoff_host::PluginError> {
+            Err(handoff_host::PluginError::Other(
+                "the generated session is streamed, never held".into(),
+            ))
+        }
+    }
+    let turns = ((mb << 20) / LARGE_BYTES_A_TURN) as usize;
+    let origin = direction.origin();
+    let mut events = Generated(
+        handoff_transcript::synthetic::LongSession::new(turns, &origin, (20, 64 << 10), 500),
+        0,
+    );
+    let (plugin, target) = direction.source();
+    let root = StoreRoot::new(dir.join("source")).expect("root");
+    let options = CreateOptions {
+        cwd: Some("/home/dev/proj".into()),
+        ..CreateOptions::default()
+    };
+    let session = plugin
+        .writer()
+        .create_streamed(&root, target, &mut events, &options)
+        .expect("write the source session");
+    (session.path, events.1)
+}
+
 /// The floor: read the source line by line, parse each line into a JSON value and serialise it
 /// again through a buffered writer into `out` (constant memory).
 fn floor_pass(source: &Path, out: &Path) {
@@ -342,7 +448,12 @@ fn timed_phases(
 /// before), its wall time and its CPU time (all its threads) in nanoseconds, the work only (not
 /// the process's start, nor the removal of what it wrote).
 fn child(phase: &str, direction: Direction, source: &Path) {
-    let before = vm("VmRSS");
+    // The large sizes report the whole process's peak, as the limit is the process's.
+    let (phase, whole) = match phase.strip_suffix("-whole") {
+        Some(phase) => (phase, true),
+        None => (phase, false),
+    };
+    let before = if whole { 0 } else { vm("VmRSS") };
     let scratch = tempfile::tempdir().expect("temp dir");
     if phase == "phases" {
         // For A/B comparisons by hand: the continuation's phases, in ms.

@@ -121,7 +121,11 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     super::doctor::warn_if_unverified_cli(&target_manifest);
     let root = config.store_root(&target_manifest, args.store_root.as_deref())?;
 
-    let progress = Progress::start("reading the source session");
+    let progress = if args.json {
+        Progress::none()
+    } else {
+        Progress::start("reading the source session")
+    };
     let (path, source_id, listed_cwd) = match from_session {
         Some(session) => {
             let path = super::read::session_file(
@@ -159,30 +163,30 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     let cwd =
         resume_dir(cwd, source_cwd.as_deref(), catalog.target(&args.to)?.kind)?.or(source_cwd);
 
-    progress.step(&format!(
-        "writing and verifying the conversation on {}",
-        args.to
-    ));
     let seal = catalog.seal()?;
-    let continued = continue_conversation(
-        target_plugin.as_ref(),
-        &ContinueRequest {
-            source: Source::File(SourceFile {
-                reader: source_plugin.reader(),
-                target: from_target,
-                path: &path,
-            }),
-            locator: args.locator.as_deref(),
-            target: &args.to,
-            root: &root,
-            seal: &seal,
-            cwd,
-            prompt: args.prompt.as_deref().unwrap_or(DEFAULT_PROMPT),
-            drop: &args.drop,
-            lock_wait: Duration::from_secs(30),
-            into: args.into.as_deref(),
-        },
-    )?;
+    let source_len = std::fs::metadata(&path).ok().map(|m| m.len());
+    let writing = format!("writing and verifying the conversation on {}", args.to);
+    let continued = progress.continuation(&writing, source_len, || {
+        continue_conversation(
+            target_plugin.as_ref(),
+            &ContinueRequest {
+                source: Source::File(SourceFile {
+                    reader: source_plugin.reader(),
+                    target: from_target,
+                    path: &path,
+                }),
+                locator: args.locator.as_deref(),
+                target: &args.to,
+                root: &root,
+                seal: &seal,
+                cwd,
+                prompt: args.prompt.as_deref().unwrap_or(DEFAULT_PROMPT),
+                drop: &args.drop,
+                lock_wait: Duration::from_secs(30),
+                into: args.into.as_deref(),
+            },
+        )
+    })?;
     drop(progress);
 
     if args.exec {

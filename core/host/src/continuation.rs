@@ -11,6 +11,7 @@
 //! does anything else, so a session always has its old bytes or its complete new ones.
 
 mod batches;
+mod progress;
 mod recovery;
 mod source;
 mod written;
@@ -19,6 +20,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use progress::{with_progress, Progress};
 pub use recovery::{recover, Recovered};
 pub use source::SourceFile;
 
@@ -34,7 +36,8 @@ use handoff_store::lock::Lock;
 use handoff_store::tap;
 use handoff_store::{validate_cwd, StoreRoot};
 use handoff_transcript::{
-    Comparison, Difference, DropFilter, Dropped, Feature, Fingerprinter, NotDroppable, Transcript,
+    Comparison, Difference, DropFilter, Dropped, Feature, Fingerprinter, NotDroppable, PrintChain,
+    Transcript,
 };
 
 /// The conversation to continue.
@@ -613,7 +616,7 @@ impl<'a> Run<'a> {
             return self.verify_held(session, transcript, undo, &[]);
         }
         match read {
-            Ok(ReadWritten::Read(prints, first)) if prints == stream.fingerprints() => {
+            Ok(ReadWritten::Read(prints, first)) if prints == *stream.fingerprints() => {
                 tracing::debug!(phase = "verified", "read back as it was written");
                 *self.first_read.borrow_mut() = first;
                 return Ok(());
@@ -850,27 +853,25 @@ impl<'a> Run<'a> {
         let request = self.request;
         let expected = stream.fingerprints();
         let mut fingerprinter = Fingerprinter::new(self.comparison);
-        let mut compared = 0;
-        let mut differs = false;
+        let mut read = PrintChain::default();
         let mut first = None;
         read_back(self.plugin.reader(), request.root, session, |event| {
             if first.is_none() {
                 first = Some(event.id.clone());
             }
             if let Some(fingerprint) = fingerprinter.push(&event) {
-                differs = expected.get(compared) != Some(&fingerprint);
-                compared += 1;
+                read.push(fingerprint);
             }
-            !differs
+            true
         })?;
         tracing::debug!(phase = "verified", "read back");
-        if !differs && compared == expected.len() {
+        let Some(at) = expected.first_difference(&read) else {
             *self.first_read.borrow_mut() = first;
             return Ok(());
-        }
-        let at = if differs { compared - 1 } else { compared };
+        };
+        let at = usize::try_from(at).unwrap_or(usize::MAX);
         tracing::warn!(
-            event = at,
+            from_event = at,
             "the session read back differs from what was written; locating the difference"
         );
         let source = stream.read_again()?;
@@ -885,7 +886,9 @@ impl<'a> Run<'a> {
                     left_id: None,
                     right_id: None,
                     field: "(event)".into(),
-                    left: "the event as it was written".into(),
+                    left: format!(
+                        "the events as they were written (a difference at or after event {at})"
+                    ),
                     right: "another event (the source has changed since, so the fields cannot be named)"
                         .into(),
                 }),

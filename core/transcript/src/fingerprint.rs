@@ -13,18 +13,22 @@ use serde_json::Value;
 
 use super::equality::Comparison;
 use super::{AssistantPart, Body, Event, Part};
-use crate::ids::{HashMapExt, IdMap};
 
 /// Fixed seeds: fingerprints are compared within one run only, but both sides of a comparison
 /// must hash alike.
 const SEEDS: [u64; 2] = [0x9e37_79b9_7f4a_7c15, 0xc2b2_ae3d_27d4_eb4f];
 
 /// The fingerprints of a stream of events, one per compared event (set-aside events have none).
+///
+/// It remembers 8 bytes an event (its id's 64-bit hash, in order) and 4 a set-aside event, so
+/// that a compaction hashes by the position it replaces through; the position is found by
+/// scanning back, which only a compaction does.
 pub struct Fingerprinter<'a> {
     comparison: &'a Comparison,
-    /// Event id (hashed) → position among compared events of the last compared event at or
-    /// before it, so a compaction hashes by the position it replaces through.
-    positions: IdMap<u64, usize>,
+    /// Every event's id, hashed, in order.
+    ids: Vec<u64>,
+    /// The indexes (into `ids`) of the events the comparison set aside, ascending.
+    set_aside: Vec<u32>,
     compared: usize,
 }
 
@@ -33,29 +37,40 @@ impl<'a> Fingerprinter<'a> {
     pub fn new(comparison: &'a Comparison) -> Self {
         Fingerprinter {
             comparison,
-            positions: IdMap::new(),
+            ids: Vec::new(),
+            set_aside: Vec::new(),
             compared: 0,
         }
     }
 
+    /// The position among compared events of the last compared event at or before the event
+    /// whose id hashes to `id` (the latest such event), if any.
+    fn position_of(&self, id: u64) -> Option<usize> {
+        let index = self.ids.iter().rposition(|&i| i == id)?;
+        let aside = self.set_aside.partition_point(|&a| (a as usize) <= index);
+        // Compared events at or before `index`, less one; none when every one was set aside.
+        (index + 1 - aside).checked_sub(1)
+    }
+
     /// The next event's fingerprint, or `None` when the comparison sets it aside.
     pub fn push(&mut self, event: &Event) -> Option<u128> {
+        let index = self.ids.len();
         let id = id_key(&event.id);
         let Some(body) = self.comparison.normalise_body(&event.body) else {
-            if let Some(last) = self.compared.checked_sub(1) {
-                self.positions.insert(id, last);
-            }
+            self.ids.push(id);
+            self.set_aside
+                .push(u32::try_from(index).unwrap_or(u32::MAX));
             return None;
         };
+        // Looked up among the events before this one.
         let replaces = match body.as_ref() {
             Body::Compaction {
                 replaces_through, ..
-            } => Some(self.positions.get(&id_key(replaces_through)).copied()),
+            } => Some(self.position_of(id_key(replaces_through))),
             _ => None,
         };
-        let position = self.compared;
+        self.ids.push(id);
         self.compared += 1;
-        self.positions.insert(id, position);
         let mut h = Fingerprint::new();
         h.write_i64(event.timestamp.millis());
         match &event.author {
@@ -71,6 +86,61 @@ impl<'a> Fingerprinter<'a> {
         }
         h.body(&body);
         Some(h.finish128())
+    }
+}
+
+/// The fingerprints of a stream, in 16 bytes however long it is: an order-sensitive digest of
+/// them all and their count, and the digest at every [`PrintChain::CHECKPOINT_EVERY`]th one, so
+/// two chains that differ say from which stretch of events on (16 bytes per 4,096 events).
+///
+/// Each step is a bijection of the digest for a given fingerprint, so two streams that differ
+/// in one fingerprint always end with different digests; streams that differ in several
+/// collide with the likelihood of a 128-bit hash.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PrintChain {
+    count: u64,
+    digest: u128,
+    checkpoints: Vec<u128>,
+}
+
+impl PrintChain {
+    /// Events between two checkpoints.
+    pub const CHECKPOINT_EVERY: u64 = 4096;
+
+    /// Folds in the next fingerprint.
+    pub fn push(&mut self, fingerprint: u128) {
+        // An odd multiplier and a rotation: both invertible modulo 2^128.
+        const MULTIPLIER: u128 = 0x2360_ed05_1fc6_5da4_4385_df64_9fcc_f645;
+        self.digest = ((self.digest ^ fingerprint).wrapping_mul(MULTIPLIER)).rotate_left(41);
+        self.count += 1;
+        if self.count.is_multiple_of(Self::CHECKPOINT_EVERY) {
+            self.checkpoints.push(self.digest);
+        }
+    }
+
+    /// How many fingerprints were folded in.
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
+    /// Whether none was.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// `None` when both chains hold the same fingerprints; else the index of the first event of
+    /// the stretch where they begin to differ (its first difference is at or after it).
+    pub fn first_difference(&self, other: &PrintChain) -> Option<u64> {
+        if self == other {
+            return None;
+        }
+        let same_stretches = self
+            .checkpoints
+            .iter()
+            .zip(&other.checkpoints)
+            .take_while(|(a, b)| a == b)
+            .count() as u64;
+        Some(same_stretches * Self::CHECKPOINT_EVERY)
     }
 }
 
@@ -455,5 +525,61 @@ mod tests {
         assert!(!comparison.equal(&left, &elsewhere));
         assert_ne!(all(&comparison, &left), all(&comparison, &elsewhere));
         assert_eq!(all(&comparison, &left).len(), 3);
+    }
+
+    fn chain(prints: impl IntoIterator<Item = u128>) -> PrintChain {
+        let mut chain = PrintChain::default();
+        prints.into_iter().for_each(|p| chain.push(p));
+        chain
+    }
+
+    #[test]
+    fn a_chain_finds_any_one_difference_and_its_stretch() {
+        let n = 3 * PrintChain::CHECKPOINT_EVERY + 5;
+        let prints: Vec<u128> = (0..n).map(|i| u128::from(i) * 0x9e37_79b9).collect();
+        let whole = chain(prints.iter().copied());
+        assert_eq!(whole.first_difference(&chain(prints.iter().copied())), None);
+        assert_eq!(whole.len(), n);
+        for at in [0, 1, PrintChain::CHECKPOINT_EVERY + 7, n - 1] {
+            let mut changed = prints.clone();
+            changed[at as usize] ^= 1;
+            let other = chain(changed);
+            let from = whole.first_difference(&other).expect("a difference");
+            assert!(
+                from <= at && at < from + PrintChain::CHECKPOINT_EVERY,
+                "{at}: {from}"
+            );
+        }
+        // Two swapped, one missing, one more: all differ.
+        let mut swapped = prints.clone();
+        swapped.swap(10, 11);
+        assert!(whole.first_difference(&chain(swapped)).is_some());
+        assert!(whole
+            .first_difference(&chain(prints[..prints.len() - 1].iter().copied()))
+            .is_some());
+        assert!(whole
+            .first_difference(&chain(prints.iter().copied().chain([7])))
+            .is_some());
+    }
+
+    #[test]
+    fn a_compaction_hashes_by_the_position_it_replaces_through_past_set_aside_events() {
+        // Ids differ between the two sides; positions (among compared events) do not.
+        let compaction = |id: &str, through: &str| {
+            Event::new(
+                id,
+                Timestamp::from_millis(9),
+                Body::Compaction {
+                    summary: "s".into(),
+                    replaces_through: through.into(),
+                },
+            )
+        };
+        let comparison = Comparison::default();
+        let left = Transcript::new(vec![user("a", "1"), user("b", "2"), compaction("c", "b")]);
+        let right = Transcript::new(vec![user("x", "1"), user("y", "2"), compaction("z", "y")]);
+        let wrong = Transcript::new(vec![user("x", "1"), user("y", "2"), compaction("z", "x")]);
+        assert_eq!(all(&comparison, &left), all(&comparison, &right));
+        assert_ne!(all(&comparison, &left), all(&comparison, &wrong));
     }
 }

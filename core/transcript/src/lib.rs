@@ -20,10 +20,10 @@ mod validate;
 pub use drop::{DropFilter, Dropped, NotDroppable};
 pub use equality::{Comparison, Difference, Verifier};
 pub use features::Feature;
-pub use fingerprint::Fingerprinter;
+pub use fingerprint::{Fingerprinter, PrintChain};
 pub use model::{
     AssistantPart, Author, AuthorKind, Body, Event, Origin, Part, Signature, Thinking, ToolCall,
     ToolInput, Transcript, WebSearch, FREEFORM_MEMBER, SCHEMA,
 };
 pub use timestamp::{Timestamp, RFC3339_MILLIS_LEN};
-pub use validate::{ValidationError, Validator};
+pub use validate::{IdDigest, IdSeeds, SeenId, ValidationError, Validator};

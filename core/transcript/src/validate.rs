@@ -1,4 +1,3 @@
-use std::borrow::Borrow;
 use std::fmt;
 use std::hash::Hash;
 
@@ -32,28 +31,68 @@ impl Transcript {
 
 /// The rules of [`Transcript::validate`], checked one event at a time, for a transcript that is
 /// streamed rather than held: `Validator<&str>` borrows the ids of a held transcript,
-/// `Validator<Box<str>>` keeps its own copies of them.
+/// `Validator<IdDigest>` keeps a 128-bit digest of each (16 bytes an event id and 16 a call id,
+/// plus the hash table's slack), never the id itself, so a streamed session of any length costs
+/// a few dozen bytes an event.
 pub struct Validator<K> {
     index: usize,
     event_ids: IdSet<K>,
     /// Call id → answered yet?
     calls: IdMap<K, bool>,
+    seeds: IdSeeds,
 }
 
-impl<K: Eq + Hash + Borrow<str>> Validator<K> {
+/// The random seeds of one validator's id digests: a file cannot choose ids whose digests
+/// collide, since it cannot know them.
+#[derive(Default)]
+pub struct IdSeeds([foldhash::quality::RandomState; 2]);
+
+impl IdSeeds {
+    /// The digest of `id` under these seeds.
+    pub fn digest(&self, id: &str) -> IdDigest {
+        use std::hash::BuildHasher as _;
+        IdDigest([self.0[0].hash_one(id), self.0[1].hash_one(id)])
+    }
+}
+
+/// A 128-bit digest of an id: two independently, randomly seeded 64-bit hashes. Two different
+/// ids of one session share one with a likelihood of about n² / 2¹²⁹.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IdDigest([u64; 2]);
+
+/// How a [`Validator`] remembers an id it has seen.
+pub trait SeenId<'e>: Eq + Hash {
+    /// The key of `id`.
+    fn of(id: &'e str, seeds: &IdSeeds) -> Self;
+}
+
+impl<'e> SeenId<'e> for &'e str {
+    fn of(id: &'e str, _: &IdSeeds) -> Self {
+        id
+    }
+}
+
+impl SeenId<'_> for IdDigest {
+    fn of(id: &str, seeds: &IdSeeds) -> Self {
+        seeds.digest(id)
+    }
+}
+
+impl<K: Eq + Hash> Validator<K> {
     /// A validator expecting about `events` events.
     pub fn with_capacity(events: usize) -> Self {
         Validator {
             index: 0,
             event_ids: IdSet::with_capacity(events),
             calls: IdMap::new(),
+            seeds: IdSeeds::default(),
         }
     }
 
     /// Checks the next event against the events before it.
     pub fn push<'e>(&mut self, event: &'e Event) -> Result<(), ValidationError>
     where
-        K: From<&'e str>,
+        K: SeenId<'e>,
     {
         let index = self.index;
         self.index += 1;
@@ -66,7 +105,8 @@ impl<K: Eq + Hash + Borrow<str>> Validator<K> {
         if event.id.is_empty() {
             return Err(fail("id", format_args!("event id is empty")));
         }
-        if self.event_ids.contains(event.id.as_str()) {
+        let key = K::of(event.id.as_str(), &self.seeds);
+        if self.event_ids.contains(&key) {
             return Err(fail(
                 "id",
                 format_args!("event id {:?} is used twice", event.id),
@@ -97,7 +137,7 @@ impl<K: Eq + Hash + Borrow<str>> Validator<K> {
                         }
                         if self
                             .calls
-                            .insert(K::from(call.id.as_str()), false)
+                            .insert(K::of(call.id.as_str(), &self.seeds), false)
                             .is_some()
                         {
                             return Err(fail(
@@ -108,25 +148,30 @@ impl<K: Eq + Hash + Borrow<str>> Validator<K> {
                     }
                 }
             }
-            Body::ToolResult { call_id, .. } => match self.calls.get_mut(call_id.as_str()) {
-                None => {
-                    return Err(fail(
-                        "body.call_id",
-                        format_args!("{call_id:?} answers no earlier tool call"),
-                    ))
+            Body::ToolResult { call_id, .. } => {
+                match self.calls.get_mut(&K::of(call_id.as_str(), &self.seeds)) {
+                    None => {
+                        return Err(fail(
+                            "body.call_id",
+                            format_args!("{call_id:?} answers no earlier tool call"),
+                        ))
+                    }
+                    Some(answered) if *answered => {
+                        return Err(fail(
+                            "body.call_id",
+                            format_args!("tool call {call_id:?} already has a result"),
+                        ))
+                    }
+                    Some(answered) => *answered = true,
                 }
-                Some(answered) if *answered => {
-                    return Err(fail(
-                        "body.call_id",
-                        format_args!("tool call {call_id:?} already has a result"),
-                    ))
-                }
-                Some(answered) => *answered = true,
-            },
+            }
             Body::Compaction {
                 replaces_through, ..
             } => {
-                if !self.event_ids.contains(replaces_through.as_str()) {
+                if !self
+                    .event_ids
+                    .contains(&K::of(replaces_through.as_str(), &self.seeds))
+                {
                     return Err(fail(
                         "body.replaces_through",
                         format_args!("{replaces_through:?} is not an earlier event"),
@@ -135,7 +180,7 @@ impl<K: Eq + Hash + Borrow<str>> Validator<K> {
             }
             Body::User { .. } => {}
         }
-        self.event_ids.insert(K::from(event.id.as_str()));
+        self.event_ids.insert(key);
         Ok(())
     }
 }
@@ -270,5 +315,38 @@ mod tests {
         assert!(serde_json::from_value::<AssistantPart>(both).is_err());
         let neither = json!({"type": "tool_call", "id": "c", "name": "f"});
         assert!(serde_json::from_value::<AssistantPart>(neither).is_err());
+    }
+
+    #[test]
+    fn the_digest_validator_judges_as_the_borrowing_one() {
+        let compaction = |id: &str, through: &str| {
+            ev(
+                id,
+                Body::Compaction {
+                    summary: "s".into(),
+                    replaces_through: through.into(),
+                },
+            )
+        };
+        let cases = [
+            vec![ev("a", call("c1")), ev("b", result("c1"))],
+            vec![ev("a", call("c1")), ev("b", result("c2"))],
+            vec![ev("b", result("c1")), ev("a", call("c1"))],
+            vec![ev("a", call("c1")), ev("b", call("c1"))],
+            vec![ev("a", call("c1")), ev("a", call("c2"))],
+            vec![
+                ev("a", call("c1")),
+                ev("b", result("c1")),
+                ev("c", result("c1")),
+            ],
+            vec![ev("a", call("c1")), compaction("b", "a")],
+            vec![ev("a", call("c1")), compaction("b", "z")],
+        ];
+        for events in cases {
+            let t = Transcript::new(events);
+            let mut streamed = Validator::<IdDigest>::with_capacity(0);
+            let by_digest = t.events.iter().try_for_each(|e| streamed.push(e));
+            assert_eq!(by_digest, t.validate());
+        }
     }
 }

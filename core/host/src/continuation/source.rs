@@ -17,7 +17,8 @@ use super::batches::{Batches, ReaderName};
 use handoff_capability::manifest::TargetManifest;
 use handoff_capability::{EventStream, PluginError, Reader};
 use handoff_transcript::{
-    Body, Comparison, DropFilter, Dropped, Event, Fingerprinter, Transcript, Validator,
+    Body, Comparison, DropFilter, Dropped, Event, Fingerprinter, IdDigest, PrintChain, Transcript,
+    Validator,
 };
 
 /// A session file to continue from, read by its own plugin's reader.
@@ -45,9 +46,10 @@ pub(super) struct SourceStream<'a> {
     /// What the continuation was asked to drop, and what it dropped so far.
     filter: DropFilter,
     target: &'a TargetManifest,
-    validator: Validator<Box<str>>,
+    validator: Validator<IdDigest>,
     fingerprinter: Fingerprinter<'a>,
-    fingerprints: Vec<u128>,
+    /// What went in, folded (16 bytes, and 16 per 4,096 events).
+    fingerprints: PrintChain,
     /// The source's cwd, for a transcript built whole.
     cwd: Option<String>,
     /// The whole transcript, once a writer asked for it.
@@ -90,7 +92,7 @@ impl<'a> SourceStream<'a> {
             target,
             validator: Validator::with_capacity(0),
             fingerprinter: Fingerprinter::new(comparison),
-            fingerprints: Vec::new(),
+            fingerprints: PrintChain::default(),
             cwd,
             held: None,
             restored_errors: Vec::new(),
@@ -142,7 +144,7 @@ impl<'a> SourceStream<'a> {
     }
 
     /// The fingerprints of the events handed out, in order (see [`Fingerprinter`]).
-    pub(super) fn fingerprints(&self) -> &[u128] {
+    pub(super) fn fingerprints(&self) -> &PrintChain {
         &self.fingerprints
     }
 
@@ -205,8 +207,11 @@ impl EventStream for SourceStream<'_> {
                 continue;
             };
             self.target.check_carried_event(index, &event)?;
-            self.fingerprints.extend(self.fingerprinter.push(&event));
+            if let Some(print) = self.fingerprinter.push(&event) {
+                self.fingerprints.push(print);
+            }
             self.passed += 1;
+            super::progress::events(self.passed as u64);
             if let Body::ToolResult {
                 call_id,
                 is_error: true,

@@ -18,7 +18,7 @@ use super::batches::{read_beside, ReaderName};
 
 use handoff_capability::{fd_path, Growth, Reader, SessionRef, WrittenFile};
 use handoff_store::tap::WriteTap;
-use handoff_transcript::{Comparison, Fingerprinter};
+use handoff_transcript::{Comparison, Fingerprinter, PrintChain};
 
 /// The writer's file as the verify's thread follows it.
 #[derive(Default)]
@@ -59,7 +59,7 @@ enum End {
 /// What the verify's thread read of the written file.
 pub(super) enum ReadWritten {
     /// The fingerprints of every event read, and the first event's id.
-    Read(Vec<u128>, Option<String>),
+    Read(PrintChain, Option<String>),
     /// Nothing to trust (the reason, for the log): the verify reads the session whole.
     NotRead(String),
 }
@@ -148,7 +148,7 @@ impl WriteWatch {
             what: self.name().display().to_string(),
         };
         let mut fingerprinter = Fingerprinter::new(comparison);
-        let mut prints = Vec::new();
+        let mut prints = PrintChain::default();
         let mut first = None;
         let mut whole = false;
         let read = read_beside(
@@ -162,7 +162,9 @@ impl WriteWatch {
                 if first.is_none() {
                     first = Some(event.id.clone());
                 }
-                prints.extend(fingerprinter.push(&event));
+                if let Some(print) = fingerprinter.push(&event) {
+                    prints.push(print);
+                }
                 true
             },
         );
@@ -224,6 +226,7 @@ impl WriteTap for Tap {
     }
 
     fn written(&mut self, len: u64) {
+        super::progress::written(len);
         let watch = &self.0;
         let mut state = watch.state.lock().unwrap_or_else(|e| e.into_inner());
         state.len = len;

@@ -17,9 +17,14 @@ pub fn host_sha256() -> Result<String, String> {
     HASH.get_or_init(|| {
         let exe =
             std::env::current_exe().map_err(|e| format!("cannot find the host executable: {e}"))?;
-        let bytes = std::fs::read(&exe)
-            .map_err(|e| format!("cannot read the host executable {}: {e}", exe.display()))?;
-        Ok(hex::encode(Sha256::digest(&bytes)))
+        // Streamed through the hash, never read whole: a debug build's executable (140 MB) was
+        // most of a continuation's peak memory.
+        let cannot =
+            |e: std::io::Error| format!("cannot read the host executable {}: {e}", exe.display());
+        let mut file = std::fs::File::open(&exe).map_err(cannot)?;
+        let mut hash = Sha256::new();
+        std::io::copy(&mut file, &mut hash).map_err(cannot)?;
+        Ok(hex::encode(hash.finalize()))
     })
     .clone()
 }

@@ -29,7 +29,8 @@ const THINKING_FROM: &[&str] = &["anthropic"];
 pub(crate) struct ChainState {
     /// The uuid of the last record on the chain.
     pub prev: Option<String>,
-    /// Canonical call id → uuid of the record holding its `tool_use`.
+    /// Canonical call id → uuid of the record holding its `tool_use`, until its result is
+    /// written (so it holds the calls still unanswered, not every call of the session).
     pub call_records: IdMap<String, String>,
     /// The calls of the last assistant turn, while nothing but their results followed it.
     pub open_calls: IdSet<String>,
@@ -573,7 +574,8 @@ impl Records<'_, '_> {
         meta: bool,
     ) -> io::Result<()> {
         let uuid = self.ids.record();
-        let call_record = self.state.call_records.get(call_id).cloned();
+        // A call has one result: once it is written, the call's record is not needed again.
+        let call_record = self.state.call_records.remove(call_id);
         // Claude Code 2.1.197 sends the results off its chain (all but the last, on their calls)
         // by timestamp, before the ones on it: a result earlier than the one before it, and every
         // result after it, are chained instead, so they are sent in the order written.

@@ -6,7 +6,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use handoff_sdk::serde_json::{self, Value};
-use handoff_sdk::{IdMap, PluginError};
+use handoff_sdk::{IdDigest, IdMap, IdSeeds, PluginError};
 
 use super::decode::{index_node_of, node_of};
 use super::errors::{diagnose, malformed};
@@ -20,15 +20,19 @@ use crate::claude_code::records::{FastContent, Record};
 
 /// Assistant records that share a message id (streamed parts of one turn), gathered while
 /// loading: an id's first record, and its group once a second record shares it.
+/// An id is kept as its 128-bit digest (24 bytes an assistant message with its first record and
+/// group, never the id itself).
 #[derive(Default)]
 pub(super) struct MessageGroups {
-    pub(super) first: IdMap<Box<str>, (u32, u32)>,
+    pub(super) first: IdMap<IdDigest, (u32, u32)>,
     pub(super) groups: Vec<Vec<u32>>,
+    seeds: IdSeeds,
 }
 
 impl MessageGroups {
-    fn add(&mut self, id: Box<str>, record: u32) {
-        let (first, group) = self.first.entry(id).or_insert((record, u32::MAX));
+    fn add(&mut self, id: &str, record: u32) {
+        let key = self.seeds.digest(id);
+        let (first, group) = self.first.entry(key).or_insert((record, u32::MAX));
         if *first == record {
             return;
         }
@@ -91,7 +95,10 @@ pub(super) fn load_from(
             up: Vec::with_capacity(expected),
             unresolved: Vec::new(),
             groups: Vec::new(),
-            index: UuidIndex::with_capacity(expected),
+            // A hash table's slots are touched wherever its entries land, so one sized far past
+            // the records (a length hint of 512 bytes a record is far past them in a session
+            // of images) would be resident whole: past 2^18 records it grows as they come.
+            index: UuidIndex::with_capacity(expected.min(1 << 18)),
         },
         messages: MessageGroups::default(),
         cwd: None,
@@ -257,7 +264,7 @@ fn keep(
         return;
     }
     if let Some(id) = record.message_id {
-        loaded.messages.add(id, next);
+        loaded.messages.add(&id, next);
     }
     records.up.push(up);
     records.nodes.push(node);

@@ -253,7 +253,7 @@ impl ReadState<'_, '_> {
             .as_ref()
             .and_then(|t| t.replaces_through.clone())
         {
-            Some(id) if self.ids.contains(&id) => id,
+            Some(id) if self.ids.contains(&self.seeds.digest(&id)) => id,
             Some(id) => {
                 return Err(PluginError::malformed_line(
                     path,
@@ -288,7 +288,8 @@ impl ReadState<'_, '_> {
                 }
             }
         };
-        self.history_users = kept.iter().map(|content| seen_user(n, content)).collect();
+        self.history_users
+            .replace(kept.iter().map(|content| seen_user(n, content)));
         if !is_summary_message(&summary) {
             // Codex's history holds the summary as a user message, and only a summary with its
             // own prefix is left out of the next rebuild.

@@ -15,6 +15,7 @@
 //! texts whose count is not known to fit), the reader refuses, naming the lines: it does not
 //! guess Codex's truncation marker.
 
+use std::collections::VecDeque;
 use std::path::Path;
 
 use handoff_sdk::{Part, PluginError};
@@ -78,7 +79,7 @@ fn token_bounds(texts: &[String]) -> (usize, usize) {
 pub(super) fn rebuilt_user_messages(
     path: &Path,
     n: usize,
-    seen: &[SeenUser],
+    seen: &UserHistory,
 ) -> Result<Vec<Vec<Part>>, PluginError> {
     let refuse = |line: usize, why: &str| {
         PluginError::malformed_line(
@@ -96,7 +97,7 @@ pub(super) fn rebuilt_user_messages(
     // the fewest (`high`) tokens it can; they differ only after a message of several texts.
     let (mut low, mut high) = (KEPT_USER_TOKENS, KEPT_USER_TOKENS);
     let mut kept = Vec::new();
-    for user in seen.iter().rev() {
+    for (user, _) in seen.users.iter().rev() {
         if high == 0 {
             break;
         }
@@ -117,6 +118,40 @@ pub(super) fn rebuilt_user_messages(
     }
     kept.reverse();
     Ok(kept)
+}
+
+/// The user messages in Codex's history now (since its last compaction), which a `compacted`
+/// record without `replacement_history` rebuilds the history from: only as far back as a
+/// rebuild can reach (it stops once the messages after one hold at least [`KEPT_USER_TOKENS`]
+/// by the fewest count), so a long session keeps about that many tokens of text here, not all
+/// of its user messages.
+#[derive(Default)]
+pub(super) struct UserHistory {
+    /// Each message and the fewest tokens Codex may count it as.
+    users: VecDeque<(SeenUser, usize)>,
+    fewest_total: usize,
+}
+
+impl UserHistory {
+    pub(super) fn push(&mut self, user: SeenUser) {
+        let (fewest, _) = token_bounds(&user.texts);
+        self.fewest_total += fewest;
+        self.users.push_back((user, fewest));
+        // The oldest is out of reach once the messages after it fill the budget.
+        while let Some(&(_, oldest)) = self.users.front() {
+            if self.fewest_total - oldest < KEPT_USER_TOKENS {
+                break;
+            }
+            self.fewest_total -= oldest;
+            self.users.pop_front();
+        }
+    }
+
+    /// The history after a compaction: these messages alone.
+    pub(super) fn replace(&mut self, users: impl IntoIterator<Item = SeenUser>) {
+        *self = UserHistory::default();
+        users.into_iter().for_each(|user| self.push(user));
+    }
 }
 
 /// Whether `item`'s content is exactly one text, `text`.
@@ -210,13 +245,51 @@ mod tests {
         }
     }
 
+    fn history(users: impl IntoIterator<Item = SeenUser>) -> UserHistory {
+        let mut history = UserHistory::default();
+        users.into_iter().for_each(|u| history.push(u));
+        history
+    }
+
+    /// The history keeps only what a rebuild can reach, and rebuilds the same from it.
+    #[test]
+    fn messages_out_of_a_rebuilds_reach_are_forgotten_without_changing_it() {
+        let path = Path::new("rollout.jsonl");
+        // 1,000 messages of about 400 tokens: a rebuild reaches the last 50.
+        let text = "word ".repeat(320);
+        let users = || (0..1000).map(|line| seen(line, &text));
+        let kept_all = {
+            // What a history that forgot nothing rebuilds: the newest within the budget.
+            let all = UserHistory {
+                users: users()
+                    .map(|u| (u, token_bounds(&u_texts(&text)).0))
+                    .collect(),
+                fewest_total: 0,
+            };
+            rebuilt_user_messages(path, 2000, &all).unwrap()
+        };
+        let trimmed = history(users());
+        assert!(trimmed.users.len() <= 51, "{}", trimmed.users.len());
+        assert_eq!(
+            rebuilt_user_messages(path, 2000, &trimmed).unwrap(),
+            kept_all
+        );
+    }
+
+    fn u_texts(text: &str) -> Vec<String> {
+        vec![text.to_owned()]
+    }
+
     /// Differential case codex/two-turns/compacted-no-replacement: every user message fits.
     #[test]
     fn without_a_replacement_history_the_user_messages_before_are_kept_in_order() {
         let path = Path::new("rollout.jsonl");
-        let kept = rebuilt_user_messages(path, 9, &[seen(3, "one"), seen(5, "two")]).unwrap();
+        let kept =
+            rebuilt_user_messages(path, 9, &history([seen(3, "one"), seen(5, "two")])).unwrap();
         assert_eq!(kept, vec![vec![Part::text("one")], vec![Part::text("two")]]);
-        assert!(rebuilt_user_messages(path, 9, &[]).unwrap().is_empty());
+        assert!(rebuilt_user_messages(path, 9, &UserHistory::default())
+            .unwrap()
+            .is_empty());
     }
 
     /// The budget is spent from the most recent message back; a message it leaves out whole
@@ -226,17 +299,25 @@ mod tests {
         let path = Path::new("rollout.jsonl");
         // 79,996 bytes = 19,999 tokens; 1 byte = 1 token: the budget is spent exactly.
         let big = "x".repeat(79_996);
-        let kept =
-            rebuilt_user_messages(path, 9, &[seen(1, "old"), seen(3, &big), seen(5, "y")]).unwrap();
+        let kept = rebuilt_user_messages(
+            path,
+            9,
+            &history([seen(1, "old"), seen(3, &big), seen(5, "y")]),
+        )
+        .unwrap();
         assert_eq!(
             kept,
             vec![vec![Part::text(big.as_str())], vec![Part::text("y")]]
         );
         // 79,997 bytes = 20,000 tokens: the 1-token message after it would need a cut.
         let bigger = "x".repeat(79_997);
-        let e = rebuilt_user_messages(path, 9, &[seen(3, "z"), seen(4, &bigger), seen(5, "y")])
-            .unwrap_err()
-            .to_string();
+        let e = rebuilt_user_messages(
+            path,
+            9,
+            &history([seen(3, "z"), seen(4, &bigger), seen(5, "y")]),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("rollout.jsonl:9") && e.contains("line 4"), "{e}");
     }
 
@@ -251,7 +332,7 @@ mod tests {
         };
         let mixed = seen_user(2, &[Part::text("look"), png.clone(), Part::text("and")]);
         let image = seen_user(4, &[png]);
-        let kept = rebuilt_user_messages(path, 9, &[mixed, image]).unwrap();
+        let kept = rebuilt_user_messages(path, 9, &history([mixed, image])).unwrap();
         assert_eq!(
             kept,
             vec![
@@ -272,14 +353,14 @@ mod tests {
             line: 3,
             texts: vec![half.clone(), half.clone()],
         };
-        let kept = rebuilt_user_messages(path, 9, std::slice::from_ref(&two)).unwrap();
+        let kept = rebuilt_user_messages(path, 9, &history([two])).unwrap();
         assert_eq!(kept[0].len(), 2);
         // Two texts of 40,000 bytes: 20,000 tokens apart but 20,001 joined (80,001 bytes).
         let over = SeenUser {
             line: 3,
             texts: vec!["x".repeat(40_000), "x".repeat(40_000)],
         };
-        let e = rebuilt_user_messages(path, 9, &[over])
+        let e = rebuilt_user_messages(path, 9, &history([over]))
             .unwrap_err()
             .to_string();
         assert!(e.contains("line 3"), "{e}");

@@ -5,9 +5,12 @@ use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::path::Path;
 
-use handoff_sdk::{AssistantPart, Body, Event, IdMap, IdSet, Origin, PluginError, Timestamp};
+use handoff_sdk::{
+    AssistantPart, Body, Event, IdDigest, IdMap, IdSeeds, IdSet, Origin, PluginError, Timestamp,
+};
 
 use super::line::{parse_line, parse_session_meta, Meta};
+use super::replacement::UserHistory;
 use super::structure::StructureCheck;
 use super::Header;
 use crate::codex::records::*;
@@ -47,15 +50,18 @@ pub(super) struct ReadState<'p, 's> {
     /// may still mark failed; nothing from it on is handed out before the turn ends.
     pub(super) hold_from: Option<usize>,
     pub(super) group: Group,
-    pub(super) ids: IdSet<String>,
+    /// The digests of the event ids met (16 bytes an event, never the id itself).
+    pub(super) ids: IdSet<IdDigest>,
+    pub(super) seeds: IdSeeds,
     /// Calls an `item_completed` said failed.
     pub(super) failed_calls: IdSet<String>,
     /// Results of this turn by call id (their index), while they may still be marked failed.
     pub(super) open_results: IdMap<String, usize>,
     pub(super) rules: StructureCheck,
     /// The user messages in Codex's history now (since its last compaction), which a
-    /// `compacted` record without `replacement_history` rebuilds the history from.
-    pub(super) history_users: Vec<SeenUser>,
+    /// `compacted` record without `replacement_history` rebuilds the history from (as far back
+    /// as a rebuild reaches).
+    pub(super) history_users: UserHistory,
 }
 
 /// A user message in Codex's history: its line, and its texts in order (what Codex's compaction
@@ -83,10 +89,11 @@ impl<'p, 's> ReadState<'p, 's> {
             hold_from: None,
             group: Group::Closed,
             ids: IdSet::with_capacity_and_hasher(expected_events, Default::default()),
+            seeds: IdSeeds::default(),
             failed_calls: IdSet::default(),
             open_results: IdMap::default(),
             rules: StructureCheck::default(),
-            history_users: Vec::new(),
+            history_users: UserHistory::default(),
         }
     }
 
@@ -265,7 +272,7 @@ impl<'p, 's> ReadState<'p, 's> {
         let (id, author, group) = match tag {
             Some(tag) => {
                 let tag = *tag;
-                if !self.ids.insert(tag.id.clone()) {
+                if !self.ids.insert(self.seeds.digest(&tag.id)) {
                     return Err(PluginError::malformed_line(
                         self.path,
                         n,
@@ -280,10 +287,10 @@ impl<'p, 's> ReadState<'p, 's> {
             }
             None => {
                 let id = match item_id {
-                    Some(id) if !self.ids.contains(id.as_ref()) => id.into_owned(),
+                    Some(id) if !self.ids.contains(&self.seeds.digest(&id)) => id.into_owned(),
                     _ => format!("line-{n}"),
                 };
-                self.ids.insert(id.clone());
+                self.ids.insert(self.seeds.digest(&id));
                 (id, None, Group::Closed)
             }
         };

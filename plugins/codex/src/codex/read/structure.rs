@@ -1,14 +1,15 @@
 //! The structural rules of a transcript, checked one event at a time.
 
-use handoff_sdk::{AssistantPart, Body, Event, IdMap, ValidationError};
+use handoff_sdk::{AssistantPart, Body, Event, IdDigest, IdMap, IdSeeds, ValidationError};
 
 /// The structural rules of [`Transcript::validate`], checked one event at a time, so a streamed
 /// read refuses exactly what a whole read refuses. (Event ids are unique by construction here:
 /// the reader refuses a reused tagged id and gives untagged items unused ones.)
 #[derive(Default)]
 pub(super) struct StructureCheck {
-    /// Call id → answered yet?
-    calls: IdMap<String, bool>,
+    /// Call id (its digest: 16 bytes, never the id) → answered yet?
+    calls: IdMap<IdDigest, bool>,
+    seeds: IdSeeds,
 }
 
 impl StructureCheck {
@@ -38,7 +39,11 @@ impl StructureCheck {
                                 "tool name is empty".into(),
                             ));
                         }
-                        if self.calls.insert(call.id.clone(), false).is_some() {
+                        if self
+                            .calls
+                            .insert(self.seeds.digest(&call.id), false)
+                            .is_some()
+                        {
                             return Err(fail(
                                 format!("body.content[{i}].id"),
                                 format!("tool call id {:?} is used twice", call.id),
@@ -47,21 +52,23 @@ impl StructureCheck {
                     }
                 }
             }
-            Body::ToolResult { call_id, .. } => match self.calls.get_mut(call_id.as_str()) {
-                None => {
-                    return Err(fail(
-                        "body.call_id".into(),
-                        format!("{call_id:?} answers no earlier tool call"),
-                    ))
+            Body::ToolResult { call_id, .. } => {
+                match self.calls.get_mut(&self.seeds.digest(call_id)) {
+                    None => {
+                        return Err(fail(
+                            "body.call_id".into(),
+                            format!("{call_id:?} answers no earlier tool call"),
+                        ))
+                    }
+                    Some(true) => {
+                        return Err(fail(
+                            "body.call_id".into(),
+                            format!("tool call {call_id:?} already has a result"),
+                        ))
+                    }
+                    Some(answered) => *answered = true,
                 }
-                Some(true) => {
-                    return Err(fail(
-                        "body.call_id".into(),
-                        format!("tool call {call_id:?} already has a result"),
-                    ))
-                }
-                Some(answered) => *answered = true,
-            },
+            }
             Body::User { .. } | Body::Compaction { .. } => {}
         }
         Ok(())
