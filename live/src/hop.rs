@@ -206,7 +206,13 @@ impl SharedHome {
         let live = agent.live(&self.options);
         let seen = self.fake.requests().len();
         let prompt = format!("{}\r", self.options.prompt);
-        let typed = type_until_sent(terminal, &self.fake, &prompt, self.options.timeout);
+        let typed = type_until_sent(
+            terminal,
+            &self.fake,
+            &prompt,
+            self.options.timeout,
+            &|requests| live.first_turn(requests).is_ok(),
+        );
         let requests = self.fake.requests().split_off(seen);
         let mut evidence = vec![format!(
             "{} {} on a terminal, {} events expected",

@@ -9,6 +9,7 @@ use handoff_capability::Plugin;
 use handoff_conformance::corpus::Entry;
 use handoff_conformance::{CheckResult, Status};
 
+use crate::fake_provider::{FakeProvider, LoggedRequest};
 use crate::pty::PtySession;
 use crate::run::{installed, live_target, recipe_at, Evidence, Live};
 use crate::LiveOptions;
@@ -79,7 +80,13 @@ fn interactive_check(live: &Live<'_>, entry: &Entry) -> Result<Evidence, Evidenc
     let mut terminal = PtySession::start(&invocation)
         .map_err(|e| vec![format!("cannot start {:?}: {e}", invocation.program)])?;
     let prompt = format!("{}\r", live.options.prompt);
-    let typed = type_until_sent(&mut terminal, &scene.fake, &prompt, live.options.timeout);
+    let typed = type_until_sent(
+        &mut terminal,
+        &scene.fake,
+        &prompt,
+        live.options.timeout,
+        &|requests| live.first_turn(requests).is_ok(),
+    );
     let requests = scene.fake.requests();
     let running = terminal.running();
     let screen = terminal.end();
@@ -120,28 +127,44 @@ fn interactive_check(live: &Live<'_>, entry: &Entry) -> Result<Evidence, Evidenc
     }
 }
 
-/// Waits for the UI to be drawn, types `prompt`, and waits for a model request; a UI that shows a
-/// question first (trust this folder?) gets Enter, its default, and the prompt again.
+/// Waits for the UI to be drawn, types `prompt`, and waits for the model request that carries
+/// it (`carries_prompt` of the requests since the call); a UI that shows a question first (trust
+/// this folder?) gets Enter, its default, and the prompt again. A side request (a title, a
+/// summary) shows the keys were read: then it waits a round for the prompt's own request before
+/// typing again (a loaded machine delays it).
 pub(crate) fn type_until_sent(
     terminal: &mut PtySession,
-    fake: &crate::fake_provider::FakeProvider,
+    fake: &FakeProvider,
     prompt: &str,
     timeout: Duration,
+    carries_prompt: &dyn Fn(&[LoggedRequest]) -> bool,
 ) -> Result<String, String> {
     let started = Instant::now();
+    let before = fake.requests().len();
+    let since = || {
+        let mut all = fake.requests();
+        all.split_off(before.min(all.len()))
+    };
     terminal.settle(QUIET, START_LIMIT);
     let mut attempts = 0;
+    let mut side_requests_seen = 0;
     while started.elapsed() < timeout {
-        if !fake.model_requests().is_empty() {
+        let requests = since();
+        if carries_prompt(&requests) {
             return Ok(format!(
                 "the typed prompt was sent after {:.1} s ({attempts} attempt(s))",
                 started.elapsed().as_secs_f64()
             ));
         }
         if !terminal.running() {
-            return Err("the CLI ended before it sent a request".into());
+            return Err("the CLI ended before it sent the prompt".into());
         }
-        if attempts < 4 {
+        // A new side request: the keys were read; wait one more round for the prompt's own
+        // request before typing again (Gemini CLI sends one for a prompt it then drops).
+        let side_requests = requests.iter().filter(|r| r.is_model_turn()).count();
+        let new_side_request = side_requests > side_requests_seen;
+        side_requests_seen = side_requests;
+        if attempts < 4 && !new_side_request {
             attempts += 1;
             if attempts > 1 {
                 // Whatever question the UI asked instead: its default.
@@ -150,14 +173,14 @@ pub(crate) fn type_until_sent(
             }
             terminal.type_keys(prompt).map_err(|e| e.to_string())?;
         }
-        // The UI sends the request once it has read the keys; give it time before typing again.
+        // The UI sends a request once it has read the keys; give it time before looking again.
         let waited = Instant::now();
-        while waited.elapsed() < Duration::from_secs(15) && fake.model_requests().is_empty() {
+        while waited.elapsed() < Duration::from_secs(15) && since().len() == requests.len() {
             std::thread::sleep(Duration::from_millis(100));
         }
     }
     Err(format!(
-        "no model request {:.0} s after typing the prompt ({attempts} attempt(s))",
+        "no model request carried the prompt {:.0} s after typing it ({attempts} attempt(s))",
         started.elapsed().as_secs_f64()
     ))
 }
