@@ -17,8 +17,8 @@
 use std::path::Path;
 
 use handoff_capability::{
-    CreateOptions, EventStream, Manifest, PluginError, Reader, ResumePlan, Resumer, SessionInfo,
-    SessionRef, TargetManifest, Writer, WrittenFile,
+    not_whole, CreateOptions, EventStream, Manifest, PluginError, ReadFrom, ReadOutcome, Reader,
+    ResumePlan, Resumer, SessionInfo, SessionRef, TargetManifest, Writer, WrittenFile,
 };
 use handoff_store::marker::OwnershipMarker;
 use handoff_store::StoreRoot;
@@ -82,51 +82,32 @@ pub trait Target: Send + Sync {
         std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
     }
 
-    /// Reads a session file.
-    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError>;
-
-    /// Reads a session file event by event until `sink` returns `false`; by default the whole
-    /// transcript is read first.
-    fn read_path_each(
+    /// The read primitive: reads a session of this target event by event, in order, until
+    /// `sink` returns `false`, and returns its working directory (what a whole read's transcript
+    /// carries). Whole reads and batches are made of it by the SDK.
+    fn read_each(
         &self,
-        path: &Path,
+        from: Stored<'_>,
         sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        each(self.read_path(path)?, sink)
+    ) -> Result<Option<String>, PluginError>;
+
+    /// The working directory [`Target::read_each`] gives the file at `path`: overridden by a
+    /// target that finds it without reading every event (a header line); by default every event
+    /// is read and dropped.
+    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+        self.read_each(Stored::File(path), &mut |_| true)
     }
 
-    /// The working directory [`Target::read_path`] gives a file; by default the whole read's.
-    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
-        Ok(self.read_path(path)?.cwd)
-    }
-
-    /// [`Reader::read_written_each`]: `Ok(true)` when the target read the growing file; by
-    /// default `Ok(false)`, nothing read (the host reads the session once it is whole).
-    fn read_written_each(
+    /// Reads a session file its writer still writes ([`ReadFrom::Written`]): overridden by a
+    /// target that reads through [`GrowingRead`](crate::GrowingRead); by default
+    /// [`ReadOutcome::NotSupported`], nothing read (the host reads the session once it is whole).
+    fn read_written(
         &self,
         file: &dyn WrittenFile,
         sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<bool, PluginError> {
+    ) -> Result<ReadOutcome, PluginError> {
         let _ = (file, sink);
-        Ok(false)
-    }
-
-    /// Reads a resolved session: by default its file, as [`Target::read_path`].
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        let _ = root;
-        self.read_path(&session.path)
-    }
-
-    /// Reads a resolved session event by event: by default its file, as
-    /// [`Target::read_path_each`].
-    fn read_each(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        let _ = root;
-        self.read_path_each(&session.path, sink)
+        Ok(ReadOutcome::NotSupported)
     }
 
     /// The sessions of the store, newest first (see [`crate::session_files`] and
@@ -155,13 +136,23 @@ pub trait Target: Send + Sync {
     ) -> Result<ResumePlan, PluginError>;
 }
 
-fn each(transcript: Transcript, sink: &mut dyn FnMut(Event) -> bool) -> Result<(), PluginError> {
-    for event in transcript.events {
-        if !sink(event) {
-            break;
+/// Where a [`Target`] reads one of its sessions from.
+#[derive(Clone, Copy)]
+pub enum Stored<'a> {
+    /// A session of its store, checked ([`SessionRef::check`]).
+    Session(&'a StoreRoot, &'a SessionRef),
+    /// A session file, read directly.
+    File(&'a Path),
+}
+
+impl<'a> Stored<'a> {
+    /// The session file.
+    pub fn path(&self) -> &'a Path {
+        match self {
+            Stored::Session(_, session) => &session.path,
+            Stored::File(path) => path,
         }
     }
-    Ok(())
 }
 
 /// A plugin's targets, and the capability traits made of them: what [`targets!`](crate::targets)
@@ -276,44 +267,53 @@ impl Writer for Targets {
     }
 }
 
+impl Targets {
+    /// The target `from` names, with the session checked, and the source as the target reads it;
+    /// a file still being written is read only by [`Target::read_written`].
+    fn stored<'a>(
+        &self,
+        from: ReadFrom<'a>,
+    ) -> Result<(&'static dyn Target, Stored<'a>), PluginError> {
+        match from {
+            ReadFrom::Session(root, session) => {
+                Ok((self.checked(root, session)?, Stored::Session(root, session)))
+            }
+            ReadFrom::File(target, path) => Ok((self.target(target)?, Stored::File(path))),
+            ReadFrom::Written(..) => Err(not_whole(from)),
+        }
+    }
+}
+
 impl Reader for Targets {
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        self.checked(root, session)?.read(root, session)
-    }
-
-    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
-        self.target(target)?.read_path(path)
-    }
-
     fn read_each(
         &self,
-        root: &StoreRoot,
-        session: &SessionRef,
+        from: ReadFrom<'_>,
         sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        self.checked(root, session)?.read_each(root, session, sink)
+    ) -> Result<ReadOutcome, PluginError> {
+        if let ReadFrom::Written(target, file) = from {
+            return self.target(target)?.read_written(file, sink);
+        }
+        let (target, stored) = self.stored(from)?;
+        target.read_each(stored, sink)?;
+        Ok(ReadOutcome::Read)
     }
 
-    fn read_path_cwd(&self, target: &str, path: &Path) -> Result<Option<String>, PluginError> {
-        self.target(target)?.read_path_cwd(path)
+    fn cwd(&self, from: ReadFrom<'_>) -> Result<Option<String>, PluginError> {
+        let (target, stored) = self.stored(from)?;
+        target.cwd(stored.path())
     }
 
-    fn read_path_each(
-        &self,
-        target: &str,
-        path: &Path,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        self.target(target)?.read_path_each(path, sink)
-    }
-
-    fn read_written_each(
-        &self,
-        target: &str,
-        file: &dyn WrittenFile,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<bool, PluginError> {
-        self.target(target)?.read_written_each(file, sink)
+    /// One read: the cwd is the one [`Target::read_each`] returns.
+    fn read(&self, from: ReadFrom<'_>) -> Result<Transcript, PluginError> {
+        let (target, stored) = self.stored(from)?;
+        let mut events = Vec::new();
+        let cwd = target.read_each(stored, &mut |event| {
+            events.push(event);
+            true
+        })?;
+        let mut transcript = Transcript::new(events);
+        transcript.cwd = cwd;
+        Ok(transcript)
     }
 
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
@@ -345,12 +345,11 @@ impl Resumer for Targets {
     }
 }
 
-/// Makes a plugin of a list of [`Target`]s: implements [`Plugin`], [`Writer`], [`Reader`] and
-/// [`Resumer`] for `$plugin` (a type of the calling crate), each call handed to a static
-/// [`Targets`], so the plugin's own
-/// code is its targets' formats. `$name` is the plugin's name (its markers' `plugin`); the
-/// manifest is made of the targets' entries and the crate's version ([`Targets::manifest`]) unless
-/// `manifest = expr` gives it.
+/// Makes a plugin of a list of [`Target`]s: implements [`Plugin`](crate::Plugin) for `$plugin`
+/// (a type of the calling crate), its writer, reader and resumer a static [`Targets`], so the
+/// plugin's own code is its targets' formats. `$name` is the plugin's name (its markers'
+/// `plugin`); the manifest is made of the targets' entries and the crate's version
+/// ([`Targets::manifest`]) unless `manifest = expr` gives it.
 ///
 /// ```ignore
 /// #[derive(Clone, Copy, Debug, Default)]
@@ -373,13 +372,13 @@ macro_rules! targets {
                 $manifest
             }
             fn writer(&self) -> &dyn $crate::Writer {
-                self
+                <$plugin>::__handoff_targets()
             }
             fn reader(&self) -> &dyn $crate::Reader {
-                self
+                <$plugin>::__handoff_targets()
             }
             fn resumer(&self) -> &dyn $crate::Resumer {
-                self
+                <$plugin>::__handoff_targets()
             }
         }
         impl $plugin {
@@ -387,147 +386,6 @@ macro_rules! targets {
             fn __handoff_targets() -> &'static $crate::Targets {
                 static TARGETS: $crate::Targets = $crate::Targets::new($name, &[$(&$target),+]);
                 &TARGETS
-            }
-        }
-        $crate::__delegate_capabilities!($plugin);
-    };
-}
-
-/// The capability traits of a [`targets!`] plugin, each call handed to its [`Targets`].
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __delegate_capabilities {
-    ($plugin:ty) => {
-        impl $crate::Writer for $plugin {
-            fn create(
-                &self,
-                root: &$crate::StoreRoot,
-                target: &str,
-                transcript: &$crate::Transcript,
-                options: &$crate::CreateOptions,
-            ) -> ::std::result::Result<$crate::SessionRef, $crate::PluginError> {
-                $crate::Writer::create(
-                    <$plugin>::__handoff_targets(),
-                    root,
-                    target,
-                    transcript,
-                    options,
-                )
-            }
-            fn append(
-                &self,
-                root: &$crate::StoreRoot,
-                session: &$crate::SessionRef,
-                events: &[$crate::Event],
-            ) -> ::std::result::Result<$crate::SessionRef, $crate::PluginError> {
-                $crate::Writer::append(<$plugin>::__handoff_targets(), root, session, events)
-            }
-            fn remove(
-                &self,
-                root: &$crate::StoreRoot,
-                session: &$crate::SessionRef,
-            ) -> ::std::result::Result<(), $crate::PluginError> {
-                $crate::Writer::remove(<$plugin>::__handoff_targets(), root, session)
-            }
-            fn create_streamed(
-                &self,
-                root: &$crate::StoreRoot,
-                target: &str,
-                events: &mut dyn $crate::EventStream,
-                options: &$crate::CreateOptions,
-            ) -> ::std::result::Result<$crate::SessionRef, $crate::PluginError> {
-                $crate::Writer::create_streamed(
-                    <$plugin>::__handoff_targets(),
-                    root,
-                    target,
-                    events,
-                    options,
-                )
-            }
-        }
-        impl $crate::Reader for $plugin {
-            fn read(
-                &self,
-                root: &$crate::StoreRoot,
-                session: &$crate::SessionRef,
-            ) -> ::std::result::Result<$crate::Transcript, $crate::PluginError> {
-                $crate::Reader::read(<$plugin>::__handoff_targets(), root, session)
-            }
-            fn read_path(
-                &self,
-                target: &str,
-                path: &::std::path::Path,
-            ) -> ::std::result::Result<$crate::Transcript, $crate::PluginError> {
-                $crate::Reader::read_path(<$plugin>::__handoff_targets(), target, path)
-            }
-            fn read_each(
-                &self,
-                root: &$crate::StoreRoot,
-                session: &$crate::SessionRef,
-                sink: &mut dyn FnMut($crate::Event) -> bool,
-            ) -> ::std::result::Result<(), $crate::PluginError> {
-                $crate::Reader::read_each(<$plugin>::__handoff_targets(), root, session, sink)
-            }
-            fn read_path_cwd(
-                &self,
-                target: &str,
-                path: &::std::path::Path,
-            ) -> ::std::result::Result<Option<String>, $crate::PluginError> {
-                $crate::Reader::read_path_cwd(<$plugin>::__handoff_targets(), target, path)
-            }
-            fn read_path_each(
-                &self,
-                target: &str,
-                path: &::std::path::Path,
-                sink: &mut dyn FnMut($crate::Event) -> bool,
-            ) -> ::std::result::Result<(), $crate::PluginError> {
-                $crate::Reader::read_path_each(<$plugin>::__handoff_targets(), target, path, sink)
-            }
-            fn read_written_each(
-                &self,
-                target: &str,
-                file: &dyn $crate::WrittenFile,
-                sink: &mut dyn FnMut($crate::Event) -> bool,
-            ) -> ::std::result::Result<bool, $crate::PluginError> {
-                $crate::Reader::read_written_each(
-                    <$plugin>::__handoff_targets(),
-                    target,
-                    file,
-                    sink,
-                )
-            }
-            fn list(
-                &self,
-                root: &$crate::StoreRoot,
-                target: &str,
-            ) -> ::std::result::Result<Vec<$crate::SessionInfo>, $crate::PluginError> {
-                $crate::Reader::list(<$plugin>::__handoff_targets(), root, target)
-            }
-            fn find_owned(
-                &self,
-                root: &$crate::StoreRoot,
-                target: &str,
-                locator: &str,
-            ) -> ::std::result::Result<Option<$crate::SessionRef>, $crate::PluginError> {
-                $crate::Reader::find_owned(<$plugin>::__handoff_targets(), root, target, locator)
-            }
-        }
-        impl $crate::Resumer for $plugin {
-            fn resolve(
-                &self,
-                root: &$crate::StoreRoot,
-                target: &str,
-                id: &str,
-            ) -> ::std::result::Result<$crate::SessionRef, $crate::PluginError> {
-                $crate::Resumer::resolve(<$plugin>::__handoff_targets(), root, target, id)
-            }
-            fn plan(
-                &self,
-                root: &$crate::StoreRoot,
-                session: &$crate::SessionRef,
-                prompt: &str,
-            ) -> ::std::result::Result<$crate::ResumePlan, $crate::PluginError> {
-                $crate::Resumer::plan(<$plugin>::__handoff_targets(), root, session, prompt)
             }
         }
     };
@@ -610,8 +468,12 @@ mod tests {
             REMOVES.fetch_add(1, Ordering::SeqCst);
             std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
         }
-        fn read_path(&self, _: &Path) -> Result<Transcript, PluginError> {
-            Ok(Transcript::new(vec![]))
+        fn read_each(
+            &self,
+            _: Stored<'_>,
+            _: &mut dyn FnMut(Event) -> bool,
+        ) -> Result<Option<String>, PluginError> {
+            Ok(None)
         }
         fn list(&self, _: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
             Ok(vec![])
@@ -682,7 +544,10 @@ mod tests {
         ));
         let mut outside = session.clone();
         outside.path = tmp.path().parent().unwrap().join("s.txt");
-        assert!(plugin.reader().read(&root, &outside).is_err());
+        assert!(plugin
+            .reader()
+            .read(ReadFrom::Session(&root, &outside))
+            .is_err());
         assert_eq!(APPENDS.load(Ordering::SeqCst), 0);
 
         let more = [user("u2", Part::text("again"))];
