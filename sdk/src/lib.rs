@@ -60,7 +60,7 @@ pub use ids::{IdMap, IdSet};
 pub use listing::{session_at, session_files, sessions_newest_first, subdirs};
 pub use ownership::{own_marker, require_owned};
 pub use session_lock::{session_lock, SESSION_LOCK_WAIT};
-pub use target::{Target, Targets};
+pub use target::{each_event, Stored, Target, Targets};
 
 /// The plugin-API requirement a plugin built against this SDK declares.
 pub const API_REQUIREMENT: &str = "^1";

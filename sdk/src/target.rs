@@ -136,6 +136,17 @@ pub trait Target: Send + Sync {
     ) -> Result<ResumePlan, PluginError>;
 }
 
+/// Hands the events of a transcript read whole to `sink` until it returns `false`, and returns
+/// its cwd: [`Target::read_each`] of a target whose format is read whole (one JSON document).
+pub fn each_event(transcript: Transcript, sink: &mut dyn FnMut(Event) -> bool) -> Option<String> {
+    for event in transcript.events {
+        if !sink(event) {
+            break;
+        }
+    }
+    transcript.cwd
+}
+
 /// Where a [`Target`] reads one of its sessions from.
 #[derive(Clone, Copy)]
 pub enum Stored<'a> {

@@ -78,20 +78,6 @@ pub(crate) struct Session {
     pub chain: ChainState,
 }
 
-/// Reads the transcript of the session file at `path`.
-pub(crate) fn read(path: &Path) -> Result<Transcript, PluginError> {
-    let mut loaded = load(path, Passes::One)?;
-    let cwd = loaded.cwd.take();
-    let mut events = Vec::with_capacity(loaded.records.nodes.len());
-    hand_on(path, loaded, &mut |e| {
-        events.push(e);
-        true
-    })?;
-    let mut transcript = Transcript::new(events);
-    transcript.cwd = cwd;
-    Ok(transcript)
-}
-
 /// Reads a session file and where its chain stands, for an append: calls no result answers yet
 /// stay (the append may answer them).
 pub(crate) fn read_session(path: &Path) -> Result<Session, PluginError> {
@@ -114,12 +100,15 @@ pub(crate) fn read_session(path: &Path) -> Result<Session, PluginError> {
 }
 
 /// Reads a session file event by event, handing each to `sink` as soon as it is assembled (only
-/// the index of the records is held, never their content).
+/// the index of the records is held, never their content); returns the session's cwd.
 pub(crate) fn read_each(
     path: &Path,
     sink: &mut dyn FnMut(Event) -> bool,
-) -> Result<(), PluginError> {
-    hand_on(path, load(path, Passes::Two)?, sink)
+) -> Result<Option<String>, PluginError> {
+    let mut loaded = load(path, Passes::Two)?;
+    let cwd = loaded.cwd.take();
+    hand_on(path, loaded, sink)?;
+    Ok(cwd)
 }
 
 /// [`read_each`] of a session file its writer is still writing: the index is loaded as the
@@ -153,7 +142,7 @@ fn hand_on(
     Ok(())
 }
 
-/// The session's cwd as [`read`] gives it (that of the first main-thread conversation record that
+/// The session's cwd as [`read_each`] gives it (that of the first main-thread conversation record that
 /// names one), found by decoding records only until it appears: a resume plan needs no more than
 /// that, and the session was verified whole when it was written. A line that does not decode
 /// sends the question to [`read_session`], which names the line and field at fault.
