@@ -11,6 +11,7 @@
 //! only). Figures are printed as a table and as ratios to the floor and to the input size; the
 //! phases of one continuation (read the source, write the target, verify) go to stderr.
 
+use handoff_host::ReadFrom;
 use std::io::{BufRead as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -244,7 +245,7 @@ fn read_pass(direction: Direction, source: &Path) {
     let (plugin, target) = direction.source();
     plugin
         .reader()
-        .read_path_each(target, source, &mut |event| {
+        .read_each(ReadFrom::File(target, source), &mut |event| {
             std::hint::black_box(event);
             true
         })

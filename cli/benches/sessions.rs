@@ -11,6 +11,7 @@
 //! Run: `cargo bench -p handoff-cli --bench sessions` (`-- --sessions N` for another store size,
 //! `-- TARGET…` for some targets only). Wall time is the median of several runs.
 
+use handoff_host::ReadFrom;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -93,7 +94,7 @@ fn main() {
                 let mut n = 0u64;
                 plugin
                     .reader()
-                    .read_each(&root, &s.session, &mut |_| {
+                    .read_each(ReadFrom::Session(&root, &s.session), &mut |_| {
                         n += 1;
                         true
                     })

@@ -2,6 +2,7 @@
 //! and Claude Code → Codex → Claude Code continuations that reuse the same native ids.
 
 use handoff_host::ById;
+use handoff_host::ReadFrom;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
@@ -629,7 +630,7 @@ fn sessions_lists_newest_first_with_the_title_the_cli_shows_and_filters_by_cwd()
     );
     let first_user_text = ClaudePlugin
         .reader()
-        .read_path("claude-code", &repo().join(SAMPLE))
+        .read(ReadFrom::File("claude-code", &repo().join(SAMPLE)))
         .unwrap()
         .events
         .iter()

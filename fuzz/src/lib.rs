@@ -6,6 +6,7 @@
 //! transcript of the conformance corpus written by the target's own writer; for a dialect, every
 //! corpus transcript rendered as a request body. `scripts/fuzz.sh` does this before each run.
 
+use handoff_host::ReadFrom;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -91,13 +92,13 @@ impl Native {
     pub fn read(&self, data: &[u8]) {
         std::fs::write(&self.session.path, data).expect("write the input");
         let reader = self.plugin.reader();
-        let whole = reader.read_path(&self.target, &self.session.path);
+        let whole = reader.read(ReadFrom::File(&self.target, &self.session.path));
         let mut streamed = Vec::new();
-        let each = reader.read_path_each(&self.target, &self.session.path, &mut |e| {
+        let each = reader.read_each(ReadFrom::File(&self.target, &self.session.path), &mut |e| {
             streamed.push(e);
             true
         });
-        let _ = reader.read_each(&self.root, &self.session, &mut |_| true);
+        let _ = reader.read_each(ReadFrom::Session(&self.root, &self.session), &mut |_| true);
         if let Ok(whole) = whole {
             if let Err(e) = each {
                 panic!("the whole read passes, the streamed one fails: {e}");

@@ -13,6 +13,7 @@
 //! the reader erred naming the file and line); or one of the two disagreements. This module knows
 //! no provider: where a session file lives comes with the case ([`Case::place`]).
 
+use handoff_host::ReadFrom;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -175,7 +176,7 @@ fn run_inner(
     let plan = live.plan(&scene, &session).map_err(joined)?;
     let mutated = (case.mutation.apply)(&genuine);
     write_file(&file, &mutated)?;
-    let ours = plugin.reader().read_path(case.target, &file);
+    let ours = plugin.reader().read(ReadFrom::File(case.target, &file));
 
     let invocation = live
         .invocation(&scene.place(), plan, false)

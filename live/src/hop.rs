@@ -5,6 +5,7 @@
 //! session plus the prompt, it appended to the same file (our bytes first), and the plugin reads
 //! the session back with the prompt and the fake's answer after what was there.
 
+use handoff_host::ReadFrom;
 use std::path::{Path, PathBuf};
 
 use handoff_capability::live::LiveRecipe;
@@ -160,7 +161,7 @@ impl SharedHome {
         let before = agent
             .plugin
             .reader()
-            .read(&agent.root, session)
+            .read(ReadFrom::Session(&agent.root, session))
             .map_err(|e| {
                 vec![format!(
                     "{name}: cannot read {} before the turn: {e}",

@@ -6,6 +6,7 @@
 //! Every CLI target is a target here, and every CLI's genuine samples are a source: pi, Gemini
 //! CLI, OpenCode and Copilot CLI both ways, Claude Code and Codex into them.
 
+use handoff_host::ReadFrom;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -95,7 +96,7 @@ fn read(source: &Sample) -> Transcript {
 fn read_path(target: &str, path: &std::path::Path) -> Transcript {
     plugin_of(target)
         .reader()
-        .read_path(target, path)
+        .read(ReadFrom::File(target, path))
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -594,7 +595,7 @@ fn a_codex_session_with_an_image_url_continues_in_claude_code_with_it_dropped() 
     );
     let written = claude
         .reader()
-        .read(&root, &continued.session)
+        .read(ReadFrom::Session(&root, &continued.session))
         .expect("Claude Code's reader reads what was written");
     assert_eq!(written.events.len(), source.events.len());
     // Claude Code's writer gives events ids of its own; the turn keeps its place.

@@ -6,6 +6,7 @@
 //!
 //! Run: `HANDOFF_LIVE_REQUIRED=1 cargo test -p handoff-live --test differential`.
 
+use handoff_host::ReadFrom;
 use std::path::PathBuf;
 
 use handoff_host::Plugin;
@@ -652,7 +653,7 @@ fn written_with_kept_compaction(b: &[u8], then_turn: bool) -> Vec<u8> {
     let claude = handoff_claude::ClaudePlugin;
     let mut t = claude
         .reader()
-        .read_path("claude-code", &genuine)
+        .read(ReadFrom::File("claude-code", &genuine))
         .expect("the genuine session reads");
     let users: Vec<Event> = t
         .events
@@ -729,7 +730,7 @@ const WRITTEN_BY_US: Mutation = Mutation {
         let claude = handoff_claude::ClaudePlugin;
         let t = claude
             .reader()
-            .read_path("claude-code", &genuine)
+            .read(ReadFrom::File("claude-code", &genuine))
             .expect("the session reads");
         let cwd = records(b)
             .iter()

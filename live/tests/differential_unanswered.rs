@@ -4,6 +4,7 @@
 //! engine's verify does not agree silently: it names the event where the CLI's conversation
 //! differs. No CLI runs here.
 
+use handoff_host::ReadFrom;
 use handoff_host::{
     AssistantPart, Body, CreateOptions, Event, Part, Plugin, StoreRoot, Timestamp, ToolCall,
     Transcript,
@@ -50,7 +51,7 @@ fn round_trip(plugin: &dyn Plugin, target: &str) -> Transcript {
         .unwrap_or_else(|e| panic!("{target}: {e}"));
     plugin
         .reader()
-        .read(&root, &session)
+        .read(ReadFrom::Session(&root, &session))
         .unwrap_or_else(|e| panic!("{target}: {e}"))
 }
 

@@ -9,6 +9,7 @@
 //!
 //! Skips (printing why) when a CLI is absent, unless HANDOFF_LIVE_REQUIRED=1.
 
+use handoff_host::ReadFrom;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -117,7 +118,7 @@ impl Chain<'_> {
         plugins
             .of(target)
             .reader()
-            .read(self.agent(target).root(), session)
+            .read(ReadFrom::Session(self.agent(target).root(), session))
             .unwrap()
             .events
             .len()
@@ -225,7 +226,7 @@ fn run_chain(origin: &str, between: &dyn Fn(u32, &Chain<'_>, &SessionRef)) {
     let genuine = plugins
         .of("claude-code")
         .reader()
-        .read_path("claude-code", &origin)
+        .read(ReadFrom::File("claude-code", &origin))
         .unwrap();
     assert_eq!(a.events, genuine.events.len(), "the origin's events");
     let failed_call = has_a_failed_call(&genuine);
@@ -240,7 +241,10 @@ fn run_chain(origin: &str, between: &dyn Fn(u32, &Chain<'_>, &SessionRef)) {
     let on_claude = plugins
         .of("claude-code")
         .reader()
-        .read(chain.agent("claude-code").root(), &b.session)
+        .read(ReadFrom::Session(
+            chain.agent("claude-code").root(),
+            &b.session,
+        ))
         .unwrap();
     assert_eq!(
         has_a_failed_call(&on_claude),
@@ -448,7 +452,10 @@ fn a_codex_compaction_of_its_episode_is_carried_to_the_next_episode() {
     let on_claude = plugins
         .of("claude-code")
         .reader()
-        .read(chain.agent("claude-code").root(), &b2.session)
+        .read(ReadFrom::Session(
+            chain.agent("claude-code").root(),
+            &b2.session,
+        ))
         .unwrap();
     assert!(
         on_claude

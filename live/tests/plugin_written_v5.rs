@@ -5,6 +5,8 @@
 
 mod support;
 
+use handoff_host::ReadFrom;
+use handoff_host::ReadOutcome;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -40,11 +42,13 @@ fn read_written(
     file: &dyn WrittenFile,
 ) -> Result<(bool, Vec<Event>), PluginError> {
     let mut events = Vec::new();
-    let read = plugin.reader().read_written_each(target, file, &mut |e| {
-        events.push(e);
-        true
-    })?;
-    Ok((read, events))
+    let read = plugin
+        .reader()
+        .read_each(ReadFrom::Written(target, file), &mut |e| {
+            events.push(e);
+            true
+        })?;
+    Ok((read == ReadOutcome::Read, events))
 }
 
 fn reports_and_reads_as_written(builtin: &dyn Plugin, package: &str, target: &str) {

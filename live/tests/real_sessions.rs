@@ -17,6 +17,7 @@
 //! working on one cell; `HANDOFF_CORPUS_KEEP=1` keeps every temporary HOME of the live checks
 //! with the fake provider's request log. `HANDOFF_LIVE_REQUIRED=1` makes an absent CLI a failure.
 
+use handoff_host::ReadFrom;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -163,7 +164,7 @@ fn failure_reason(evidence: &[String]) -> &str {
 /// the real CLI when `target` has one.
 fn cell(source: &str, file: &Path, target: &str) -> Outcome {
     let reader = plugin_of(source);
-    let transcript = match reader.reader().read_path(source, file) {
+    let transcript = match reader.reader().read(ReadFrom::File(source, file)) {
         Ok(t) => t,
         Err(e) => return Outcome::Unreadable(one_line(&e.to_string())),
     };

@@ -1,3 +1,4 @@
+use handoff_host::ReadFrom;
 use std::path::PathBuf;
 use std::process::{ExitCode, Stdio};
 use std::time::Duration;
@@ -153,7 +154,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     // CLI keeps some projects' folders in a registry beside the chats).
     let source_cwd = source_plugin
         .reader()
-        .read_path_cwd(from_target, &path)?
+        .cwd(ReadFrom::File(from_target, &path))?
         .or(listed_cwd);
     // The source's cwd goes to the engine as read here, so it does not read the head again.
     let cwd =

@@ -13,6 +13,7 @@
 //! the conversation (the same on every target's listing) and the episode's hop; `--json` gives
 //! the conversation whole.
 
+use handoff_host::ReadFrom;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -214,7 +215,7 @@ fn count_events(
     let mut first = None;
     let read = plugin
         .reader()
-        .read_each(root, &session.session, &mut |event| {
+        .read_each(ReadFrom::Session(root, &session.session), &mut |event| {
             if first.is_none() {
                 first = Some(event.id);
             }
@@ -222,7 +223,7 @@ fn count_events(
             true
         });
     match read {
-        Ok(()) => session.events = Some(events),
+        Ok(_) => session.events = Some(events),
         Err(e) => tracing::warn!("cannot count the events of {}: {e}", session.session.id),
     }
     first

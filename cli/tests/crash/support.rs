@@ -1,6 +1,7 @@
 //! What every crash test shares: the `handoff` binary with a private HOME, TMPDIR and certificate
 //! folder; synthetic Claude Code sources; and the check that nothing was left behind.
 
+use handoff_host::ReadFrom;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -157,7 +158,7 @@ pub fn claude_source(dir: &Path, transcript: &Transcript) -> PathBuf {
 pub fn read_source(path: &Path) -> Transcript {
     ClaudePlugin
         .reader()
-        .read_path("claude-code", path)
+        .read(ReadFrom::File("claude-code", path))
         .expect("read the source")
 }
 
@@ -177,7 +178,7 @@ pub fn rollouts(root: &Path) -> Vec<PathBuf> {
 pub fn reads_as(path: &Path, transcript: &Transcript) -> Result<(), String> {
     let back = CodexPlugin
         .reader()
-        .read_path("codex", path)
+        .read(ReadFrom::File("codex", path))
         .map_err(|e| e.to_string())?;
     CodexPlugin::target_manifest()
         .comparison()

@@ -7,6 +7,7 @@
 //! [`panic_abort_plugin`]).
 #![allow(dead_code)]
 
+use handoff_host::ReadFrom;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
@@ -178,9 +179,11 @@ pub fn read_path_each_all(
     path: &Path,
 ) -> Result<Vec<handoff_host::Event>, handoff_host::PluginError> {
     let mut events = Vec::new();
-    plugin.reader().read_path_each(target, path, &mut |event| {
-        events.push(event);
-        true
-    })?;
+    plugin
+        .reader()
+        .read_each(ReadFrom::File(target, path), &mut |event| {
+            events.push(event);
+            true
+        })?;
     Ok(events)
 }

@@ -6,9 +6,10 @@
 use handoff_claude::{manifest, ClaudePlugin, CLAUDE_CODE, MESSAGES};
 use handoff_sdk::serde_json::json;
 use handoff_sdk::ById;
+use handoff_sdk::Plugin;
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, HeldEvents, Origin, Part,
-    StoreRoot, Timestamp, ToolCall, Transcript, Writer,
+    StoreRoot, Timestamp, ToolCall, Transcript,
 };
 use proptest::prelude::*;
 
@@ -123,6 +124,7 @@ fn check(target: &str, t: &Transcript, split: usize) -> Result<(), TestCaseError
     let m = manifest();
     let cmp = m.target(target).unwrap().comparison();
     let s = ClaudePlugin
+        .writer()
         .create(&root, target, t, &CreateOptions::default())
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     let back = ClaudePlugin
@@ -133,6 +135,7 @@ fn check(target: &str, t: &Transcript, split: usize) -> Result<(), TestCaseError
     }
     // The same, fed event by event.
     let s = ClaudePlugin
+        .writer()
         .create_streamed(
             &root,
             target,
@@ -154,6 +157,7 @@ fn check(target: &str, t: &Transcript, split: usize) -> Result<(), TestCaseError
     let mut prefix = t.clone();
     let suffix = prefix.events.split_off(split);
     let s = ClaudePlugin
+        .writer()
         .create(&root, target, &prefix, &CreateOptions::default())
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     ClaudePlugin

@@ -1,6 +1,7 @@
 //! The reader on sessions the real Codex 0.171.0 wrote (copies of
 //! `shared/samples/genuine/codex-0.171.0/`, cwd rewritten to /home/dev/proj).
 
+use handoff_sdk::ReadFrom;
 use std::path::PathBuf;
 
 use handoff_codex::{CodexPlugin, TARGET};
@@ -16,7 +17,7 @@ fn fixture(name: &str) -> PathBuf {
 fn read(name: &str) -> Transcript {
     CodexPlugin
         .reader()
-        .read_path(TARGET, &fixture(name))
+        .read(ReadFrom::File(TARGET, &fixture(name)))
         .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
@@ -139,7 +140,10 @@ fn a_failed_item_completed_marks_the_tool_result_as_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("failed.jsonl");
     std::fs::write(&path, failed).unwrap();
-    let t = CodexPlugin.reader().read_path(TARGET, &path).unwrap();
+    let t = CodexPlugin
+        .reader()
+        .read(ReadFrom::File(TARGET, &path))
+        .unwrap();
     assert!(matches!(
         t.events[2].body,
         Body::ToolResult { is_error: true, .. }

@@ -2,6 +2,7 @@
 //! them out before the file ends, stops when asked, and refuses what the whole read refuses.
 
 use handoff_sdk::ById;
+use handoff_sdk::ReadFrom;
 use std::path::{Path, PathBuf};
 
 use handoff_codex::{CodexPlugin, TARGET};
@@ -123,7 +124,7 @@ fn streams_the_same_events_as_the_whole_read() {
     for name in GENUINE {
         let whole = CodexPlugin
             .reader()
-            .read_path(TARGET, &fixture(name))
+            .read(ReadFrom::File(TARGET, &fixture(name)))
             .unwrap();
         let id = &name["rollout-2026-11-30T00-41-43-".len()..name.len() - ".jsonl".len()];
         assert_eq!(streamed(&root, id).unwrap(), whole.events, "{name}");

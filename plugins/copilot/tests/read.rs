@@ -2,6 +2,7 @@
 //! sends on resume (measured; `docs/formats/copilot-cli.md`), and what it cannot read is an error
 //! naming the file, line and field.
 
+use handoff_sdk::ReadFrom;
 use std::path::PathBuf;
 
 use handoff_copilot::{CopilotPlugin, TARGET};
@@ -35,7 +36,7 @@ fn log(events: &[(&str, Value)]) -> (tempfile::TempDir, PathBuf) {
 
 fn read(events: &[(&str, Value)]) -> Result<Transcript, PluginError> {
     let (_dir, path) = log(events);
-    CopilotPlugin.reader().read_path(TARGET, &path)
+    CopilotPlugin.reader().read(ReadFrom::File(TARGET, &path))
 }
 
 fn texts(part: &[Part]) -> Vec<&str> {
@@ -195,7 +196,7 @@ fn a_log_that_does_not_start_with_session_start_is_refused() {
     .unwrap();
     let e = CopilotPlugin
         .reader()
-        .read_path(TARGET, &path)
+        .read(ReadFrom::File(TARGET, &path))
         .unwrap_err()
         .to_string();
     assert!(e.contains(":1: type:"), "{e}");

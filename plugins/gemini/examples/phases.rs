@@ -2,6 +2,7 @@
 //!
 //! `cargo run --release -p handoff-gemini --example phases -- <transcript.json>`
 
+use handoff_sdk::ReadFrom;
 use std::time::Instant;
 
 use handoff_gemini::GeminiPlugin;
@@ -23,7 +24,10 @@ fn main() {
             .create(&root, "gemini-cli", &t, &options)
             .unwrap();
         let b = Instant::now();
-        let back = GeminiPlugin.reader().read(&root, &s).unwrap();
+        let back = GeminiPlugin
+            .reader()
+            .read(ReadFrom::Session(&root, &s))
+            .unwrap();
         let c = Instant::now();
         let bytes = std::fs::read(&s.path).unwrap();
         let mut n = 0;

@@ -4,6 +4,7 @@
 
 mod common;
 
+use handoff_host::ReadFrom;
 use std::time::Instant;
 
 use common::*;
@@ -74,7 +75,10 @@ fn a_long_session_round_trips_appends_and_plans_on_both_targets() {
         let session = create(&root, target, &head);
         let created = started.elapsed();
         let started = Instant::now();
-        let back = OpenaiPlugin.reader().read(&root, &session).unwrap();
+        let back = OpenaiPlugin
+            .reader()
+            .read(ReadFrom::Session(&root, &session))
+            .unwrap();
         let read = started.elapsed();
         let comparison = handoff_openai::manifest()
             .target(target)

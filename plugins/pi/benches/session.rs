@@ -3,6 +3,7 @@
 //!
 //! `cargo bench -p handoff-pi --bench session`
 
+use handoff_sdk::ReadFrom;
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -49,7 +50,10 @@ fn bench(c: &mut Criterion) {
                 .writer()
                 .create(&root, TARGET, &transcript, &CreateOptions::default())
                 .expect("create");
-            let back = plugin.reader().read(&root, &session).expect("read");
+            let back = plugin
+                .reader()
+                .read(ReadFrom::Session(&root, &session))
+                .expect("read");
             assert_eq!(back.events.len(), transcript.events.len());
             plugin.writer().remove(&root, &session).expect("remove");
         })
@@ -67,7 +71,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             plugin
                 .reader()
-                .read_path(TARGET, &sample.path)
+                .read(ReadFrom::File(TARGET, &sample.path))
                 .expect("read")
         })
     });
@@ -76,7 +80,7 @@ fn bench(c: &mut Criterion) {
             let mut events = 0usize;
             plugin
                 .reader()
-                .read_each(&root, &sample, &mut |_| {
+                .read_each(ReadFrom::Session(&root, &sample), &mut |_| {
                     events += 1;
                     true
                 })
@@ -124,7 +128,10 @@ fn interleaved(
                 .writer()
                 .create(root, TARGET, transcript, &CreateOptions::default())
                 .expect("create");
-            let back = plugin.reader().read(root, &s).expect("read");
+            let back = plugin
+                .reader()
+                .read(ReadFrom::Session(root, &s))
+                .expect("read");
             std::hint::black_box(back);
             session = Some(s);
         });

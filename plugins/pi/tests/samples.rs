@@ -2,11 +2,13 @@
 //! real pi 0.73.1 wrote (shared/samples/genuine), pi-mono's public v1 session, and a session the
 //! real pi 0.73.1 auto-compacted twice (tests/samples/README.md says how it was made).
 
+use handoff_sdk::Plugin;
+use handoff_sdk::ReadFrom;
 use std::path::PathBuf;
 
 use handoff_pi::{PiPlugin, OPAQUE_KEY, TARGET};
 use handoff_sdk::serde_json::Value;
-use handoff_sdk::{AssistantPart, Body, Event, Origin, Part, Reader, Transcript};
+use handoff_sdk::{AssistantPart, Body, Event, Origin, Part, Transcript};
 
 fn sample(folder: &str, file: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -19,7 +21,8 @@ fn read(folder: &str, file: &str) -> Transcript {
     let path = sample(folder, file);
     let before = std::fs::read(&path).unwrap();
     let t = PiPlugin
-        .read_path(TARGET, &path)
+        .reader()
+        .read(ReadFrom::File(TARGET, &path))
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     t.validate().unwrap();
     assert_eq!(

@@ -1,6 +1,7 @@
 //! The qwen-code reader and writer on a genuine Qwen Code 0.24.4 session (a shell call, its
 //! result, an answer, then a resume with one more turn), and on files the CLI reads its own way.
 
+use handoff_sdk::ReadFrom;
 use std::path::{Path, PathBuf};
 
 use handoff_qwen::QwenPlugin;
@@ -15,7 +16,7 @@ fn sample() -> PathBuf {
 }
 
 fn read(path: &Path) -> Result<handoff_sdk::Transcript, handoff_sdk::PluginError> {
-    QwenPlugin.reader().read_path(TARGET, path)
+    QwenPlugin.reader().read(ReadFrom::File(TARGET, path))
 }
 
 fn records() -> Vec<Value> {

@@ -2,6 +2,7 @@
 //! request body is the transcript plus the prompt as the wire shows it.
 #![allow(dead_code)]
 
+use handoff_host::ReadFrom;
 use std::path::{Path, PathBuf};
 
 use handoff_dialects::{parsed_view, wire_view, Dialect};
@@ -150,7 +151,7 @@ pub fn samples() -> Vec<(String, Transcript)> {
         for path in jsonl_in(&claude.join(dir)) {
             let t = handoff_claude::ClaudePlugin
                 .reader()
-                .read_path("claude-code", &path)
+                .read(ReadFrom::File("claude-code", &path))
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             out.push((format!("claude-code/{dir}/{}", name(&path)), t));
         }
@@ -158,7 +159,7 @@ pub fn samples() -> Vec<(String, Transcript)> {
     for path in jsonl_in(&here().join("../codex/tests/fixtures")) {
         let t = handoff_codex::CodexPlugin
             .reader()
-            .read_path("codex", &path)
+            .read(ReadFrom::File("codex", &path))
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         out.push((format!("codex/{}", name(&path)), t));
     }

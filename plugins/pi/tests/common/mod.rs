@@ -1,13 +1,14 @@
 //! Helpers of the store tests: transcripts, hand-written pi files, the session lines.
 #![allow(dead_code)]
 
+use handoff_sdk::Plugin;
 use std::path::{Path, PathBuf};
 
 use handoff_pi::{PiPlugin, TARGET};
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
     AssistantPart, Body, CreateOptions, Event, Origin, Part, SessionRef, Signature, StoreRoot,
-    Thinking, Timestamp, ToolCall, Transcript, Writer,
+    Thinking, Timestamp, ToolCall, Transcript,
 };
 
 pub const CWD: &str = "/home/dev/proj";
@@ -104,6 +105,7 @@ pub fn transcript(events: Vec<Event>) -> Transcript {
 
 pub fn create(root: &StoreRoot, t: &Transcript) -> SessionRef {
     PiPlugin
+        .writer()
         .create(root, TARGET, t, &CreateOptions::default())
         .unwrap_or_else(|e| panic!("create: {e}"))
 }

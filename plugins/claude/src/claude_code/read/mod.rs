@@ -78,6 +78,22 @@ pub(crate) struct Session {
     pub chain: ChainState,
 }
 
+/// Reads the transcript of the session file at `path` in one pass (the records held whole, as
+/// [`read_session`] reads them for an append): the tests' oracle for [`read_each`]'s two passes.
+#[cfg(test)]
+pub(crate) fn read(path: &Path) -> Result<Transcript, PluginError> {
+    let mut loaded = load(path, Passes::One)?;
+    let cwd = loaded.cwd.take();
+    let mut events = Vec::with_capacity(loaded.records.nodes.len());
+    hand_on(path, loaded, &mut |e| {
+        events.push(e);
+        true
+    })?;
+    let mut transcript = Transcript::new(events);
+    transcript.cwd = cwd;
+    Ok(transcript)
+}
+
 /// Reads a session file and where its chain stands, for an append: calls no result answers yet
 /// stay (the append may answer them).
 pub(crate) fn read_session(path: &Path) -> Result<Session, PluginError> {
