@@ -213,7 +213,7 @@ fn a_streamed_read_that_loses_an_event_fails_streamed() {
     assert_fails_exactly(
         Defect::StreamsAllButTheLast,
         "streamed/reference",
-        "read_path_each yields",
+        "read_each of the file yields",
     );
 }
 
