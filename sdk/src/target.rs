@@ -479,12 +479,14 @@ mod tests {
             REMOVES.fetch_add(1, Ordering::SeqCst);
             std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
         }
+        /// Two events, the file's name as the cwd.
         fn read_each(
             &self,
-            _: Stored<'_>,
-            _: &mut dyn FnMut(Event) -> bool,
+            from: Stored<'_>,
+            sink: &mut dyn FnMut(Event) -> bool,
         ) -> Result<Option<String>, PluginError> {
-            Ok(None)
+            let _ = sink(user("n1", Part::text("one"))) && sink(user("n2", Part::text("two")));
+            Ok(Some(from.path().display().to_string()))
         }
         fn list(&self, _: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
             Ok(vec![])
@@ -582,5 +584,79 @@ mod tests {
         std::fs::write(&session.path, "me").unwrap();
         plugin.writer().remove(&root, &session).unwrap();
         assert!(!session.path.exists());
+    }
+
+    /// A file lent as if still being written (nothing reads it here).
+    struct Unread(std::path::PathBuf);
+
+    impl WrittenFile for Unread {
+        fn open(&self) -> std::io::Result<std::fs::File> {
+            std::fs::File::open(&self.0)
+        }
+        fn name(&self) -> &Path {
+            &self.0
+        }
+        fn wait_past(&self, _: u64) -> handoff_capability::Growth {
+            handoff_capability::Growth::Abandoned
+        }
+    }
+
+    #[test]
+    fn every_read_of_the_host_is_the_targets_one_primitive() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = StoreRoot::new(tmp.path()).unwrap();
+        let reader = NotesPlugin.reader();
+        let path = tmp.path().join("notes").join("s.txt");
+        let ids = |events: Vec<Event>| events.into_iter().map(|e| e.id).collect::<Vec<_>>();
+
+        // A whole read: the events and the cwd of one read_each.
+        let whole = reader.read(ReadFrom::File("notes", &path)).unwrap();
+        assert_eq!(ids(whole.events), ["n1", "n2"]);
+        assert_eq!(whole.cwd.as_deref(), Some(path.to_str().unwrap()));
+        // The cwd by default: read_each's, the events dropped.
+        let cwd = reader.cwd(ReadFrom::File("notes", &path)).unwrap();
+        assert_eq!(cwd, whole.cwd);
+        // A sink that stops gets no more; a session of the store is checked, then read.
+        let mut handed = 0;
+        let session = SessionRef {
+            target: "notes".into(),
+            id: "s".into(),
+            path: path.clone(),
+        };
+        let outcome = reader
+            .read_each(ReadFrom::Session(&root, &session), &mut |_| {
+                handed += 1;
+                false
+            })
+            .unwrap();
+        assert_eq!((outcome, handed), (ReadOutcome::Read, 1));
+        let mut batched = Vec::new();
+        reader
+            .read_batches(ReadFrom::Session(&root, &session), &mut |batch| {
+                batched.extend(batch.into_events().unwrap());
+                true
+            })
+            .unwrap();
+        assert_eq!(ids(batched), ["n1", "n2"]);
+        let mut foreign = session.clone();
+        foreign.target = "other".into();
+        assert!(matches!(
+            reader.read_each(ReadFrom::Session(&root, &foreign), &mut |_| true),
+            Err(PluginError::UnknownTarget { .. })
+        ));
+
+        // A file still being written: the target does not read one, so nothing is handed on,
+        // and it is never read whole.
+        let written = Unread(path.clone());
+        let mut handed = 0;
+        let outcome = reader
+            .read_each(ReadFrom::Written("notes", &written), &mut |_| {
+                handed += 1;
+                true
+            })
+            .unwrap();
+        assert_eq!((outcome, handed), (ReadOutcome::NotSupported, 0));
+        assert!(reader.read(ReadFrom::Written("notes", &written)).is_err());
+        assert!(reader.cwd(ReadFrom::Written("notes", &written)).is_err());
     }
 }

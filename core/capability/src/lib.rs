@@ -517,4 +517,86 @@ mod tests {
         let back: SessionInfo = serde_json::from_value(json).unwrap();
         assert_eq!(back, counted);
     }
+
+    /// A reader of two events from any session or file, which declines a file being written and
+    /// counts its reads.
+    struct Two {
+        reads: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Reader for Two {
+        fn read_each(
+            &self,
+            from: ReadFrom<'_>,
+            sink: &mut dyn FnMut(Event) -> bool,
+        ) -> Result<ReadOutcome, PluginError> {
+            self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if let ReadFrom::Written(..) = from {
+                return Ok(ReadOutcome::NotSupported);
+            }
+            for id in ["e1", "e2"] {
+                let body = handoff_transcript::Body::User {
+                    content: vec![handoff_transcript::Part::text(id)],
+                };
+                let at = handoff_transcript::Timestamp::from_millis(0);
+                if !sink(Event::new(id, at, body)) {
+                    break;
+                }
+            }
+            Ok(ReadOutcome::Read)
+        }
+        fn cwd(&self, from: ReadFrom<'_>) -> Result<Option<String>, PluginError> {
+            Ok(Some(format!("/of/{}", from.target())))
+        }
+        fn list(&self, _: &StoreRoot, _: &str) -> Result<Vec<SessionInfo>, PluginError> {
+            Ok(vec![])
+        }
+    }
+
+    struct Growing(PathBuf);
+
+    impl WrittenFile for Growing {
+        fn open(&self) -> std::io::Result<std::fs::File> {
+            std::fs::File::open(&self.0)
+        }
+        fn name(&self) -> &Path {
+            &self.0
+        }
+        fn wait_past(&self, _: u64) -> Growth {
+            Growth::Abandoned
+        }
+    }
+
+    #[test]
+    fn whole_reads_and_batches_are_made_of_the_one_primitive() {
+        let two = Two {
+            reads: Default::default(),
+        };
+        let file = ReadFrom::File("t", Path::new("/s.jsonl"));
+        let whole = two.read(file).unwrap();
+        let ids: Vec<_> = whole.events.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(
+            (ids, whole.cwd.as_deref()),
+            (vec!["e1", "e2"], Some("/of/t"))
+        );
+        let mut batched = 0;
+        let outcome = two
+            .read_batches(file, &mut |batch| {
+                batched += batch.into_events().unwrap().len();
+                true
+            })
+            .unwrap();
+        assert_eq!((outcome, batched), (ReadOutcome::Read, 2));
+
+        // A file being written is declined through the batches too, and never read whole.
+        let written = Growing(PathBuf::from("/tmp/written"));
+        let from = ReadFrom::Written("t", &written);
+        assert_eq!(from.path(), Path::new("/tmp/written"));
+        let outcome = two.read_batches(from, &mut |_| true).unwrap();
+        assert_eq!(outcome, ReadOutcome::NotSupported);
+        let before = two.reads.load(std::sync::atomic::Ordering::SeqCst);
+        let error = two.read(from).unwrap_err().to_string();
+        assert!(error.contains("/tmp/written"), "{error}");
+        assert_eq!(two.reads.load(std::sync::atomic::Ordering::SeqCst), before);
+    }
 }
