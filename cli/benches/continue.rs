@@ -11,7 +11,6 @@
 //! only). Figures are printed as a table and as ratios to the floor and to the input size; the
 //! phases of one continuation (read the source, write the target, verify) go to stderr.
 
-use handoff_host::ReadFrom;
 use std::io::{BufRead as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -19,7 +18,7 @@ use std::time::{Duration, Instant};
 use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
 use handoff_host::continuation::{continue_conversation, ContinueRequest, Source, SourceFile};
-use handoff_host::{CreateOptions, Origin, Plugin, StoreRoot};
+use handoff_host::{CreateOptions, Origin, Plugin, ReadFrom, StoreRoot};
 
 /// The `handoff` binary's allocator (cli/src/main.rs), so the figures are the command's.
 #[global_allocator]

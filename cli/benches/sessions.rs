@@ -11,7 +11,6 @@
 //! Run: `cargo bench -p handoff-cli --bench sessions` (`-- --sessions N` for another store size,
 //! `-- TARGET…` for some targets only). Wall time is the median of several runs.
 
-use handoff_host::ReadFrom;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -19,8 +18,8 @@ use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
 use handoff_gemini::GeminiPlugin;
 use handoff_host::{
-    AssistantPart, Body, CreateOptions, Event, Part, Plugin, SessionInfo, StoreRoot, Timestamp,
-    ToolCall, Transcript,
+    AssistantPart, Body, CreateOptions, Event, Part, Plugin, ReadFrom, SessionInfo, StoreRoot,
+    Timestamp, ToolCall, Transcript,
 };
 use handoff_openai::OpenaiPlugin;
 use handoff_pi::PiPlugin;

@@ -2,14 +2,15 @@
 //! and Claude Code → Codex → Claude Code continuations that reuse the same native ids.
 
 use handoff_host::ById;
-use handoff_host::ReadFrom;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
-use handoff_host::{Body, Comparison, Event, Part, Plugin, StoreRoot, Timestamp, Transcript};
+use handoff_host::{
+    Body, Comparison, Event, Part, Plugin, ReadFrom, StoreRoot, Timestamp, Transcript,
+};
 use serde_json::Value;
 
 const SAMPLE: &str = "examples/sessions/claude-code/4f6c2a8e-1b7d-4c3a-9e55-2d0f8a6b7c11.jsonl";

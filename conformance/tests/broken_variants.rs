@@ -1,13 +1,11 @@
 //! Each check can fail: broken variants of the reference plugin fail exactly the check aimed at
 //! them, and pass every other.
 
-use handoff_host::ReadFrom;
-use handoff_host::ReadOutcome;
-
 use handoff_conformance::{run, Options, Report, Status};
 use handoff_host::{
-    AssistantPart, Body, CreateOptions, Event, Manifest, Part, Plugin, PluginError, Reader,
-    ResumePlan, Resumer, SessionInfo, SessionRef, StoreRoot, Transcript, Writer,
+    AssistantPart, Body, CreateOptions, Event, Manifest, Part, Plugin, PluginError, ReadFrom,
+    ReadOutcome, Reader, ResumePlan, Resumer, SessionInfo, SessionRef, StoreRoot, Transcript,
+    Writer,
 };
 use handoff_reference::ReferencePlugin;
 

@@ -6,12 +6,11 @@
 //! transcript of the conformance corpus written by the target's own writer; for a dialect, every
 //! corpus transcript rendered as a request body. `scripts/fuzz.sh` does this before each run.
 
-use handoff_host::ReadFrom;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use handoff_dialects::{Dialect, RenderOptions};
-use handoff_host::{CreateOptions, Plugin, SessionRef, StoreRoot};
+use handoff_host::{CreateOptions, Plugin, ReadFrom, SessionRef, StoreRoot};
 use serde_json::Value;
 
 /// The plugin that offers `target`.
@@ -265,8 +264,8 @@ pub mod sealed {
     use std::path::{Path, PathBuf};
     use std::sync::OnceLock;
 
-    use handoff_host::registry::{Certificate, CertificateStore, CertifiedCheck, Subject};
     use handoff_host::journal::{self, Op, Record, Verdict, JOURNAL_SCHEMA};
+    use handoff_host::registry::{Certificate, CertificateStore, CertifiedCheck, Subject};
     use handoff_host::seal::KEY_FILE;
     use handoff_host::SessionRef;
 
@@ -362,7 +361,10 @@ pub mod sealed {
         let f = fixture();
         let seal = f.store.seal().unwrap();
         if let Verdict::Sealed(record) = journal::verify(seal, Path::new(ROOT), RUN, data) {
-            assert_eq!(*record, f.journal, "a journal that was never sealed verified");
+            assert_eq!(
+                *record, f.journal,
+                "a journal that was never sealed verified"
+            );
         }
         // The same bytes for another root or run never verify.
         let elsewhere = journal::verify(seal, Path::new("/elsewhere"), RUN, data);
@@ -384,7 +386,10 @@ pub mod sealed {
             return;
         };
         if let Ok(found) = f.store.parse(&f.certificate_path, text) {
-            assert_eq!(found, f.certificate, "a certificate that was never sealed verified");
+            assert_eq!(
+                found, f.certificate,
+                "a certificate that was never sealed verified"
+            );
         }
     }
 }

@@ -17,13 +17,12 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use handoff_host::ReadFrom;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use handoff_host::loader::{self, LoadedPlugin};
 use handoff_host::{
-    CreateOptions, Event, EventStream, Origin, Plugin, PluginError, StoreRoot, Transcript,
+    CreateOptions, Event, EventStream, Origin, Plugin, PluginError, ReadFrom, StoreRoot, Transcript,
 };
 
 const TARGETS: [&str; 2] = ["claude-code", "codex"];

@@ -13,11 +13,10 @@
 //! the reader erred naming the file and line); or one of the two disagreements. This module knows
 //! no provider: where a session file lives comes with the case ([`Case::place`]).
 
-use handoff_host::ReadFrom;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use handoff_host::{Plugin, PluginError, Transcript};
+use handoff_host::{Plugin, PluginError, ReadFrom, Transcript};
 
 use crate::run::{installed, live_target, Live};
 use crate::wire::{

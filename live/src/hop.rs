@@ -5,11 +5,10 @@
 //! session plus the prompt, it appended to the same file (our bytes first), and the plugin reads
 //! the session back with the prompt and the fake's answer after what was there.
 
-use handoff_host::ReadFrom;
 use std::path::{Path, PathBuf};
 
 use handoff_capability::live::LiveRecipe;
-use handoff_host::{Plugin, ResumePlan, SessionRef, StoreRoot, TargetManifest};
+use handoff_host::{Plugin, ReadFrom, ResumePlan, SessionRef, StoreRoot, TargetManifest};
 
 use crate::cli::{FoundCli, RunOutcome};
 use crate::fake_provider::FakeProvider;

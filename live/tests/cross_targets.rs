@@ -6,7 +6,6 @@
 //! Every CLI target is a target here, and every CLI's genuine samples are a source: pi, Gemini
 //! CLI, OpenCode and Copilot CLI both ways, Claude Code and Codex into them.
 
-use handoff_host::ReadFrom;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -15,7 +14,7 @@ use handoff_conformance::report::CheckResult;
 use handoff_host::continuation::{
     continue_conversation, Action, ContinueRequest, Source, SourceFile,
 };
-use handoff_host::{Plugin, StoreRoot, Transcript};
+use handoff_host::{Plugin, ReadFrom, StoreRoot, Transcript};
 use handoff_live::harness::judge_live;
 use handoff_live::{run_live, LiveOptions};
 

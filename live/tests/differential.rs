@@ -6,10 +6,9 @@
 //!
 //! Run: `HANDOFF_LIVE_REQUIRED=1 cargo test -p handoff-live --test differential`.
 
-use handoff_host::ReadFrom;
 use std::path::PathBuf;
 
-use handoff_host::Plugin;
+use handoff_host::{Plugin, ReadFrom};
 use handoff_live::differential::{
     generic, join, lines, map_records, no_side_files, run_case, Case, CaseResult, Mutation,
     Outcome, SideFile, GENUINE,

@@ -4,10 +4,9 @@
 //! engine's verify does not agree silently: it names the event where the CLI's conversation
 //! differs. No CLI runs here.
 
-use handoff_host::ReadFrom;
 use handoff_host::{
-    AssistantPart, Body, CreateOptions, Event, Part, Plugin, StoreRoot, Timestamp, ToolCall,
-    Transcript,
+    AssistantPart, Body, CreateOptions, Event, Part, Plugin, ReadFrom, StoreRoot, Timestamp,
+    ToolCall, Transcript,
 };
 use handoff_transcript::Comparison;
 use serde_json::json;

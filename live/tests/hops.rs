@@ -9,7 +9,6 @@
 //!
 //! Skips (printing why) when a CLI is absent, unless HANDOFF_LIVE_REQUIRED=1.
 
-use handoff_host::ReadFrom;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -17,7 +16,7 @@ use handoff_host::continuation::{
     continue_conversation, Action, ContinueRequest, Continued, Source, SourceFile,
 };
 use handoff_host::episodes::Witness;
-use handoff_host::{Plugin, SessionRef};
+use handoff_host::{Plugin, ReadFrom, SessionRef};
 use handoff_live::hop::{Agent, AgentError, SharedHome};
 use handoff_live::{skips_are_failures, LiveOptions};
 

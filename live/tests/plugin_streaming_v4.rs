@@ -6,15 +6,14 @@
 
 mod support;
 
-use handoff_host::ReadFrom;
 use std::io::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use handoff_abi::{READER_V3, RESUME_V2, WRITER_V3};
 use handoff_host::loader::{self, LoadedPlugin};
 use handoff_host::{
-    CreateOptions, Event, EventBatch, EventStream, HeldEvents, Plugin, PluginError, SessionRef,
-    StoreRoot, Transcript,
+    CreateOptions, Event, EventBatch, EventStream, HeldEvents, Plugin, PluginError, ReadFrom,
+    SessionRef, StoreRoot, Transcript,
 };
 
 const REFERENCE: &str = handoff_reference::NAME;

@@ -5,15 +5,15 @@
 
 mod support;
 
-use handoff_host::ReadFrom;
-use handoff_host::ReadOutcome;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use handoff_capability::WrittenFile;
 use handoff_conformance::LentInSteps;
 use handoff_host::loader;
-use handoff_host::{CreateOptions, Event, HeldEvents, Plugin, PluginError, StoreRoot};
+use handoff_host::{
+    CreateOptions, Event, HeldEvents, Plugin, PluginError, ReadFrom, ReadOutcome, StoreRoot,
+};
 use handoff_store::tap::{self, WriteTap};
 
 use support::{load_newest, long_transcript, read_path_each_all};

@@ -17,7 +17,6 @@
 //! working on one cell; `HANDOFF_CORPUS_KEEP=1` keeps every temporary HOME of the live checks
 //! with the fake provider's request log. `HANDOFF_LIVE_REQUIRED=1` makes an absent CLI a failure.
 
-use handoff_host::ReadFrom;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -26,7 +25,7 @@ use handoff_conformance::report::Status;
 use handoff_host::continuation::{
     continue_conversation, Action, ContinueError, ContinueRequest, Source, SourceFile,
 };
-use handoff_host::{DropFilter, Feature, Plugin, PluginError, StoreRoot, Transcript};
+use handoff_host::{DropFilter, Feature, Plugin, PluginError, ReadFrom, StoreRoot, Transcript};
 use handoff_live::differential::{no_side_files, run_case, Case, SideFile, GENUINE};
 use handoff_live::{run_live, skips_are_failures, LiveOptions};
 use serde_json::{json, Value};

@@ -1,4 +1,3 @@
-use handoff_host::ReadFrom;
 use std::path::PathBuf;
 use std::process::{ExitCode, Stdio};
 use std::time::Duration;
@@ -7,7 +6,7 @@ use handoff_host::continuation::{
     continue_conversation, Action, ContinueRequest, Continued, Source, SourceFile,
 };
 use handoff_host::registry::PluginSource;
-use handoff_host::{Feature, ResumePlan, TargetKind};
+use handoff_host::{Feature, ReadFrom, ResumePlan, TargetKind};
 use serde_json::json;
 
 use crate::catalog::Catalog;

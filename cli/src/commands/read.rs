@@ -1,8 +1,7 @@
-use handoff_host::ReadFrom;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use handoff_host::{SessionInfo, StoreRoot, Transcript};
+use handoff_host::{ReadFrom, SessionInfo, StoreRoot, Transcript};
 
 use crate::catalog::Catalog;
 use crate::config::Config;

@@ -13,12 +13,11 @@
 //! the conversation (the same on every target's listing) and the episode's hop; `--json` gives
 //! the conversation whole.
 
-use handoff_host::ReadFrom;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use handoff_host::episodes::{self, Episode};
-use handoff_host::{Plugin, SessionInfo, StoreRoot};
+use handoff_host::{Plugin, ReadFrom, SessionInfo, StoreRoot};
 
 use crate::catalog::Catalog;
 use crate::config::Config;

@@ -2,11 +2,11 @@
 //! `cargo fuzz tmin`) is refused with an error that names the file, never a panic. See
 //! docs/fuzzing.md.
 
-use handoff_host::ReadFrom;
 use std::path::{Path, PathBuf};
 
 use handoff_dialects::{Dialect, RenderOptions};
 use handoff_host::Plugin;
+use handoff_host::ReadFrom;
 
 fn plugin_for(target: &str) -> Box<dyn Plugin> {
     let plugins: Vec<Box<dyn Plugin>> = vec![

@@ -3,7 +3,6 @@
 //! which aborts the process at the chosen point (after tearing the file, for a torn append). The
 //! parent then runs the next `handoff` command and checks what it left.
 
-use handoff_host::{ReadFrom, ReadOutcome};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -14,8 +13,8 @@ use handoff_codex::CodexPlugin;
 use handoff_host::continuation::{continue_conversation, ContinueRequest};
 use handoff_host::seal::Seal;
 use handoff_host::{
-    CreateOptions, Event, Plugin, PluginError, Reader, Resumer, SessionInfo, SessionRef, StoreRoot,
-    Transcript, Writer,
+    CreateOptions, Event, Plugin, PluginError, ReadFrom, ReadOutcome, Reader, Resumer, SessionInfo,
+    SessionRef, StoreRoot, Transcript, Writer,
 };
 
 use crate::support::*;

@@ -1,7 +1,6 @@
 //! What every crash test shares: the `handoff` binary with a private HOME, TMPDIR and certificate
 //! folder; synthetic Claude Code sources; and the check that nothing was left behind.
 
-use handoff_host::ReadFrom;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -10,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
-use handoff_host::{CreateOptions, Origin, Plugin, StoreRoot, Transcript};
+use handoff_host::{CreateOptions, Origin, Plugin, ReadFrom, StoreRoot, Transcript};
 
 /// One configuration for every test of this binary: a certificate folder certified once.
 pub struct Shared {

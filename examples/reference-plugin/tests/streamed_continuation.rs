@@ -2,8 +2,6 @@
 //! a second thread, checked event by event, verified by fingerprints; and every way that can go
 //! wrong ends with nothing written.
 
-use handoff_host::ReadFrom;
-use handoff_host::ReadOutcome;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -12,8 +10,8 @@ use handoff_host::continuation::{
     continue_conversation, Action, ContinueError, ContinueRequest, Source, SourceFile,
 };
 use handoff_host::{
-    Body, Comparison, CreateOptions, Event, EventStream, Part, PluginError, Reader, SessionInfo,
-    SessionRef, StoreRoot, Timestamp, Transcript, Writer,
+    Body, Comparison, CreateOptions, Event, EventStream, Part, PluginError, ReadFrom, ReadOutcome,
+    Reader, SessionInfo, SessionRef, StoreRoot, Timestamp, Transcript, Writer,
 };
 use handoff_reference::{ReferencePlugin, NAME};
 

@@ -4,9 +4,9 @@
 //! that do not parse are skipped. The CLI compresses history in memory only: a chat file holds
 //! no compaction of its own.
 
-use handoff_host::ReadFrom;
 use std::path::PathBuf;
 
+use handoff_host::ReadFrom;
 use handoff_live::differential::{generic, Case, Mutation, SideFile, GENUINE};
 use serde_json::{json, Value};
 

@@ -7,10 +7,11 @@
 //! [`panic_abort_plugin`]).
 #![allow(dead_code)]
 
-use handoff_host::ReadFrom;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
+
+use handoff_host::ReadFrom;
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -6,8 +6,6 @@
 //! Peak memory is measured in child processes (VmHWM from /proc/self/status), so each figure is
 //! one operation's own: `cargo bench -p handoff-claude --bench claude_store`.
 
-use handoff_sdk::Plugin;
-use handoff_sdk::ReadFrom;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -18,8 +16,8 @@ use criterion::{criterion_group, Criterion};
 use handoff_claude::{ClaudePlugin, CLAUDE_CODE};
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, EventStream, HeldEvents, Origin, Part, PluginError,
-    StoreRoot, Timestamp, ToolCall, Transcript,
+    AssistantPart, Body, CreateOptions, Event, EventStream, HeldEvents, Origin, Part, Plugin,
+    PluginError, ReadFrom, StoreRoot, Timestamp, ToolCall, Transcript,
 };
 
 const TURNS: usize = 5_000;

@@ -2,16 +2,15 @@
 //! strict resume and errors that name the line and field.
 
 use handoff_sdk::ById;
-use handoff_sdk::Plugin;
-use handoff_sdk::ReadFrom;
 use std::path::Path;
 
 use handoff_claude::{ClaudePlugin, CLAUDE_CODE, CLAUDE_CODE_VERSION};
 use handoff_conformance::corpus;
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
-    AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Part, PluginError, ResumePlan,
-    Signature, StoreRoot, Thinking, Timestamp, ToolCall, ToolInput, Transcript, WebSearch,
+    AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Part, Plugin, PluginError,
+    ReadFrom, ResumePlan, Signature, StoreRoot, Thinking, Timestamp, ToolCall, ToolInput,
+    Transcript, WebSearch,
 };
 
 const CWD: &str = "/home/dev/my.proj";

@@ -6,10 +6,9 @@ use handoff_conformance::corpus;
 use handoff_sdk::dialect::anthropic::{parse, validate, validate_history};
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::ById;
-use handoff_sdk::Plugin;
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, Part, PluginError, ResumePlan, StoreRoot, Timestamp,
-    ToolCall, Transcript,
+    AssistantPart, Body, CreateOptions, Event, Part, Plugin, PluginError, ResumePlan, StoreRoot,
+    Timestamp, ToolCall, Transcript,
 };
 
 fn store() -> (tempfile::TempDir, StoreRoot) {

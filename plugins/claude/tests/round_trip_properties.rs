@@ -6,10 +6,9 @@
 use handoff_claude::{manifest, ClaudePlugin, CLAUDE_CODE, MESSAGES};
 use handoff_sdk::serde_json::json;
 use handoff_sdk::ById;
-use handoff_sdk::Plugin;
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, HeldEvents, Origin, Part,
-    StoreRoot, Timestamp, ToolCall, Transcript,
+    Plugin, StoreRoot, Timestamp, ToolCall, Transcript,
 };
 use proptest::prelude::*;
 

@@ -1,12 +1,10 @@
 //! Every sample session (written by the real Claude Code 2.1.197, and claude-code-viewer's public
 //! mock folder) reads without error, with what it must contain.
 
-use handoff_sdk::Plugin;
-use handoff_sdk::ReadFrom;
 use std::path::PathBuf;
 
 use handoff_claude::{ClaudePlugin, CLAUDE_CODE};
-use handoff_sdk::{AssistantPart, Body, Part, Transcript};
+use handoff_sdk::{AssistantPart, Body, Part, Plugin, ReadFrom, Transcript};
 
 fn sample(folder: &str, file: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

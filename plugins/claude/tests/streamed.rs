@@ -3,16 +3,14 @@
 //! needs look-ahead, and leaves nothing behind when it fails; `read_path_each` and
 //! `read_path_cwd` give what `read_path` gives.
 
-use handoff_sdk::Plugin;
-use handoff_sdk::ReadFrom;
 use std::path::{Path, PathBuf};
 
 use handoff_claude::{manifest, ClaudePlugin, CLAUDE_CODE};
 use handoff_conformance::corpus;
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, EventStream, HeldEvents, Part, PluginError,
-    Signature, StoreRoot, Thinking, Timestamp, Transcript,
+    AssistantPart, Body, CreateOptions, Event, EventStream, HeldEvents, Part, Plugin, PluginError,
+    ReadFrom, Signature, StoreRoot, Thinking, Timestamp, Transcript,
 };
 
 const CWD: &str = "/home/dev/streamed";

@@ -4,8 +4,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use handoff_codex::{CodexPlugin, TARGET};
 use handoff_sdk::ById;
-use handoff_sdk::ReadFrom;
-use handoff_sdk::{CreateOptions, Plugin, StoreRoot};
+use handoff_sdk::{CreateOptions, Plugin, ReadFrom, StoreRoot};
 
 mod synthetic;
 

@@ -1,11 +1,10 @@
 //! The reader on sessions the real Codex 0.171.0 wrote (copies of
 //! `shared/samples/genuine/codex-0.171.0/`, cwd rewritten to /home/dev/proj).
 
-use handoff_sdk::ReadFrom;
 use std::path::PathBuf;
 
 use handoff_codex::{CodexPlugin, TARGET};
-use handoff_sdk::{AssistantPart, Body, Part, Plugin, StoreRoot, Transcript};
+use handoff_sdk::{AssistantPart, Body, Part, Plugin, ReadFrom, StoreRoot, Transcript};
 use serde_json::json;
 
 fn fixture(name: &str) -> PathBuf {

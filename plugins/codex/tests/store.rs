@@ -1,14 +1,13 @@
 //! Write → read → compare, append, remove, resume and bad input, on a temporary CODEX_HOME.
 
 use handoff_sdk::ById;
-use handoff_sdk::ReadFrom;
 use std::path::Path;
 
 use handoff_codex::{CodexPlugin, TARGET};
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Origin, Part, Plugin,
-    PluginError, ResumePlan, Signature, StoreRoot, Thinking, Timestamp, ToolCall, ToolInput,
-    Transcript, WebSearch,
+    PluginError, ReadFrom, ResumePlan, Signature, StoreRoot, Thinking, Timestamp, ToolCall,
+    ToolInput, Transcript, WebSearch,
 };
 use serde_json::{json, Value};
 

@@ -2,13 +2,12 @@
 //! them out before the file ends, stops when asked, and refuses what the whole read refuses.
 
 use handoff_sdk::ById;
-use handoff_sdk::ReadFrom;
 use std::path::{Path, PathBuf};
 
 use handoff_codex::{CodexPlugin, TARGET};
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, Origin, Part, Plugin, PluginError, StoreRoot,
-    Timestamp, ToolCall, Transcript,
+    AssistantPart, Body, CreateOptions, Event, Origin, Part, Plugin, PluginError, ReadFrom,
+    StoreRoot, Timestamp, ToolCall, Transcript,
 };
 use serde_json::json;
 

@@ -2,12 +2,11 @@
 //! sends on resume (measured; `docs/formats/copilot-cli.md`), and what it cannot read is an error
 //! naming the file, line and field.
 
-use handoff_sdk::ReadFrom;
 use std::path::PathBuf;
 
 use handoff_copilot::{CopilotPlugin, TARGET};
 use handoff_sdk::serde_json::{json, Value};
-use handoff_sdk::{Body, Part, Plugin, PluginError, Transcript};
+use handoff_sdk::{Body, Part, Plugin, PluginError, ReadFrom, Transcript};
 
 const ID: &str = "11111111-2222-4333-8444-555555555555";
 

@@ -7,10 +7,9 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use handoff_gemini::GeminiPlugin;
 use handoff_sdk::serde_json::{self, json};
-use handoff_sdk::ReadFrom;
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, Origin, Part, Plugin, StoreRoot, Timestamp,
-    ToolCall, Transcript,
+    AssistantPart, Body, CreateOptions, Event, Origin, Part, Plugin, ReadFrom, StoreRoot,
+    Timestamp, ToolCall, Transcript,
 };
 
 const TARGET: &str = "gemini-cli";

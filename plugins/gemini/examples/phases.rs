@@ -2,11 +2,10 @@
 //!
 //! `cargo run --release -p handoff-gemini --example phases -- <transcript.json>`
 
-use handoff_sdk::ReadFrom;
 use std::time::Instant;
 
 use handoff_gemini::GeminiPlugin;
-use handoff_sdk::{CreateOptions, Plugin, StoreRoot, Transcript};
+use handoff_sdk::{CreateOptions, Plugin, ReadFrom, StoreRoot, Transcript};
 
 fn main() {
     let path = std::env::args().nth(1).expect("a transcript");

@@ -4,10 +4,9 @@
 use handoff_gemini::GeminiPlugin;
 use handoff_sdk::dialect::gemini;
 use handoff_sdk::serde_json::{self, json, Value};
-use handoff_sdk::ReadFrom;
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, Part, Plugin, PluginError, ResumePlan, Signature,
-    StoreRoot, Thinking, Timestamp, ToolCall, Transcript,
+    AssistantPart, Body, CreateOptions, Event, Part, Plugin, PluginError, ReadFrom, ResumePlan,
+    Signature, StoreRoot, Thinking, Timestamp, ToolCall, Transcript,
 };
 
 const TARGET: &str = "gemini-api";

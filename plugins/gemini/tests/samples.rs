@@ -1,11 +1,9 @@
 //! Every genuine Gemini CLI 0.61.0 sample file reads, each with what it holds asserted.
 
-use handoff_sdk::Plugin;
-use handoff_sdk::ReadFrom;
 use std::path::{Path, PathBuf};
 
 use handoff_gemini::GeminiPlugin;
-use handoff_sdk::{AssistantPart, Body, Part, Transcript};
+use handoff_sdk::{AssistantPart, Body, Part, Plugin, ReadFrom, Transcript};
 
 fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,14 +1,14 @@
 //! The gemini-cli store: layout, registry, round trips, append, CLI semantics, refusals, bad input,
 //! strict resolve and the resume plan.
 
-use handoff_sdk::ReadFrom;
 use std::path::{Path, PathBuf};
 
 use handoff_gemini::GeminiPlugin;
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Part, Plugin, PluginError,
-    ResumePlan, SessionRef, Signature, StoreRoot, Thinking, Timestamp, ToolCall, Transcript,
+    ReadFrom, ResumePlan, SessionRef, Signature, StoreRoot, Thinking, Timestamp, ToolCall,
+    Transcript,
 };
 
 const TARGET: &str = "gemini-cli";

@@ -5,10 +5,9 @@
 mod common;
 
 use common::*;
-use handoff_host::ReadFrom;
 use handoff_host::{
-    AssistantPart, Body, ById, Event, Origin, Part, Plugin, PluginError, Thinking, Timestamp,
-    ToolCall, ToolInput, Transcript, WebSearch,
+    AssistantPart, Body, ById, Event, Origin, Part, Plugin, PluginError, ReadFrom, Thinking,
+    Timestamp, ToolCall, ToolInput, Transcript, WebSearch,
 };
 use handoff_openai::OpenaiPlugin;
 use serde_json::{json, Value};

@@ -4,12 +4,12 @@
 
 mod common;
 
-use handoff_host::ReadFrom;
 use std::time::Instant;
 
 use common::*;
 use handoff_host::{
-    AssistantPart, Body, ById, Event, Origin, Part, Plugin, Timestamp, ToolCall, Transcript,
+    AssistantPart, Body, ById, Event, Origin, Part, Plugin, ReadFrom, Timestamp, ToolCall,
+    Transcript,
 };
 use handoff_openai::OpenaiPlugin;
 use serde_json::json;

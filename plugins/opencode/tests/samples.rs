@@ -3,8 +3,7 @@
 //! reader makes of OpenCode's own rows.
 
 use handoff_opencode::{OpencodePlugin, TARGET};
-use handoff_sdk::ReadFrom;
-use handoff_sdk::{AssistantPart, Body, Part, Plugin};
+use handoff_sdk::{AssistantPart, Body, Part, Plugin, ReadFrom};
 
 const SAMPLE: &str = "../../live/tests/differential/opencode/ses_dca8eb152ffee0Ft97U5ceGAFI.sql";
 

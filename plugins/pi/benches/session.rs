@@ -3,12 +3,11 @@
 //!
 //! `cargo bench -p handoff-pi --bench session`
 
-use handoff_sdk::ReadFrom;
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use handoff_pi::{PiPlugin, TARGET};
-use handoff_sdk::{ById, CreateOptions, Plugin, StoreRoot};
+use handoff_sdk::{ById, CreateOptions, Plugin, ReadFrom, StoreRoot};
 
 mod synthetic;
 

@@ -2,13 +2,11 @@
 //! real pi 0.73.1 wrote (shared/samples/genuine), pi-mono's public v1 session, and a session the
 //! real pi 0.73.1 auto-compacted twice (tests/samples/README.md says how it was made).
 
-use handoff_sdk::Plugin;
-use handoff_sdk::ReadFrom;
 use std::path::PathBuf;
 
 use handoff_pi::{PiPlugin, OPAQUE_KEY, TARGET};
 use handoff_sdk::serde_json::Value;
-use handoff_sdk::{AssistantPart, Body, Event, Origin, Part, Transcript};
+use handoff_sdk::{AssistantPart, Body, Event, Origin, Part, Plugin, ReadFrom, Transcript};
 
 fn sample(folder: &str, file: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

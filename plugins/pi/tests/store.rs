@@ -5,10 +5,9 @@ mod common;
 use common::*;
 use handoff_pi::{PiPlugin, HEADER_LIMIT, TARGET};
 use handoff_sdk::serde_json::{json, Value};
-use handoff_sdk::ReadFrom;
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, ById, CreateOptions, Part, Plugin, PluginError,
-    SessionRef,
+    ReadFrom, SessionRef,
 };
 
 fn rich() -> handoff_sdk::Transcript {

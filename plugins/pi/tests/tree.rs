@@ -6,8 +6,7 @@ mod common;
 use common::*;
 use handoff_pi::{PiPlugin, OPAQUE_KEY, TARGET};
 use handoff_sdk::serde_json::{json, Value};
-use handoff_sdk::ReadFrom;
-use handoff_sdk::{AssistantPart, Body, Event, Plugin, Transcript};
+use handoff_sdk::{AssistantPart, Body, Event, Plugin, ReadFrom, Transcript};
 
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==";
 

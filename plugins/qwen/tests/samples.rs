@@ -1,12 +1,13 @@
 //! The qwen-code reader and writer on a genuine Qwen Code 0.24.4 session (a shell call, its
 //! result, an answer, then a resume with one more turn), and on files the CLI reads its own way.
 
-use handoff_sdk::ReadFrom;
 use std::path::{Path, PathBuf};
 
 use handoff_qwen::QwenPlugin;
 use handoff_sdk::serde_json::{self, json, Value};
-use handoff_sdk::{AssistantPart, Body, Comparison, CreateOptions, Part, Plugin, StoreRoot};
+use handoff_sdk::{
+    AssistantPart, Body, Comparison, CreateOptions, Part, Plugin, ReadFrom, StoreRoot,
+};
 
 const TARGET: &str = "qwen-code";
 const GENUINE: &str = "tests/samples/7da3d710-5632-46df-bb43-bead8f22b422.jsonl";

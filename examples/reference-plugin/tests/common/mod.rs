@@ -1,12 +1,9 @@
 //! The reference plugin with its writer or its reader swapped for a test's own; the rest (the
 //! manifest, the resumer and the other half) stays the reference plugin's.
 
-use handoff_host::ReadFrom;
-use handoff_host::ReadOutcome;
-
 use handoff_host::{
-    Event, Manifest, Plugin, PluginError, Reader, Resumer, SessionInfo, StoreRoot, Transcript,
-    Writer,
+    Event, Manifest, Plugin, PluginError, ReadFrom, ReadOutcome, Reader, Resumer, SessionInfo,
+    StoreRoot, Transcript, Writer,
 };
 use handoff_reference::ReferencePlugin;
 

@@ -2,13 +2,12 @@
 //! request body is the transcript plus the prompt as the wire shows it.
 #![allow(dead_code)]
 
-use handoff_host::ReadFrom;
 use std::path::{Path, PathBuf};
 
 use handoff_dialects::{parsed_view, wire_view, Dialect};
 use handoff_host::{
-    Body, CreateOptions, Event, Part, Plugin, ResumePlan, SessionRef, StoreRoot, Timestamp,
-    Transcript,
+    Body, CreateOptions, Event, Part, Plugin, ReadFrom, ResumePlan, SessionRef, StoreRoot,
+    Timestamp, Transcript,
 };
 use handoff_openai::OpenaiPlugin;
 use serde_json::Value;

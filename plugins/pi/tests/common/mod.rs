@@ -1,14 +1,13 @@
 //! Helpers of the store tests: transcripts, hand-written pi files, the session lines.
 #![allow(dead_code)]
 
-use handoff_sdk::Plugin;
 use std::path::{Path, PathBuf};
 
 use handoff_pi::{PiPlugin, TARGET};
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, Origin, Part, SessionRef, Signature, StoreRoot,
-    Thinking, Timestamp, ToolCall, Transcript,
+    AssistantPart, Body, CreateOptions, Event, Origin, Part, Plugin, SessionRef, Signature,
+    StoreRoot, Thinking, Timestamp, ToolCall, Transcript,
 };
 
 pub const CWD: &str = "/home/dev/proj";
