@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
 use handoff_host::continuation::{continue_conversation, ContinueRequest, Source, SourceFile};
-use handoff_host::{CreateOptions, Origin, Plugin, StoreRoot};
+use handoff_host::{CreateOptions, Origin, Plugin, ReadFrom, StoreRoot};
 
 /// The `handoff` binary's allocator (cli/src/main.rs), so the figures are the command's.
 #[global_allocator]
@@ -350,7 +350,7 @@ fn read_pass(direction: Direction, source: &Path) {
     let (plugin, target) = direction.source();
     plugin
         .reader()
-        .read_path_each(target, source, &mut |event| {
+        .read_each(ReadFrom::File(target, source), &mut |event| {
             std::hint::black_box(event);
             true
         })

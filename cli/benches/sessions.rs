@@ -18,8 +18,8 @@ use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
 use handoff_gemini::GeminiPlugin;
 use handoff_host::{
-    AssistantPart, Body, CreateOptions, Event, Part, Plugin, SessionInfo, StoreRoot, Timestamp,
-    ToolCall, Transcript,
+    AssistantPart, Body, CreateOptions, Event, Part, Plugin, ReadFrom, SessionInfo, StoreRoot,
+    Timestamp, ToolCall, Transcript,
 };
 use handoff_openai::OpenaiPlugin;
 use handoff_pi::PiPlugin;
@@ -93,7 +93,7 @@ fn main() {
                 let mut n = 0u64;
                 plugin
                     .reader()
-                    .read_each(&root, &s.session, &mut |_| {
+                    .read_each(ReadFrom::Session(&root, &s.session), &mut |_| {
                         n += 1;
                         true
                     })

@@ -8,7 +8,9 @@ use std::sync::OnceLock;
 
 use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
-use handoff_host::{Body, Comparison, Event, Part, Plugin, StoreRoot, Timestamp, Transcript};
+use handoff_host::{
+    Body, Comparison, Event, Part, Plugin, ReadFrom, StoreRoot, Timestamp, Transcript,
+};
 use serde_json::Value;
 
 const SAMPLE: &str = "examples/sessions/claude-code/4f6c2a8e-1b7d-4c3a-9e55-2d0f8a6b7c11.jsonl";
@@ -629,7 +631,7 @@ fn sessions_lists_newest_first_with_the_title_the_cli_shows_and_filters_by_cwd()
     );
     let first_user_text = ClaudePlugin
         .reader()
-        .read_path("claude-code", &repo().join(SAMPLE))
+        .read(ReadFrom::File("claude-code", &repo().join(SAMPLE)))
         .unwrap()
         .events
         .iter()

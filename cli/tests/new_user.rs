@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use handoff_host::Plugin as _;
+use handoff_host::{Plugin as _, ReadFrom};
 use handoff_live::hop::{AgentError, SharedHome};
 use handoff_live::pty::PtySession;
 use handoff_live::{skips_are_failures, LiveOptions};
@@ -95,7 +95,7 @@ fn handoff_alone_picks_a_claude_code_session_and_opens_it_in_the_real_codex() {
     );
     let conversation = claude_plugin
         .reader()
-        .read_path("claude-code", &claude_file)
+        .read(ReadFrom::File("claude-code", &claude_file))
         .unwrap();
 
     let invocation = home

@@ -1,12 +1,11 @@
 //! Each check can fail: broken variants of the reference plugin fail exactly the check aimed at
 //! them, and pass every other.
 
-use std::path::Path;
-
 use handoff_conformance::{run, Options, Report, Status};
 use handoff_host::{
-    AssistantPart, Body, CreateOptions, Event, Manifest, Part, Plugin, PluginError, Reader,
-    ResumePlan, Resumer, SessionInfo, SessionRef, StoreRoot, Transcript, Writer,
+    AssistantPart, Body, CreateOptions, Event, Manifest, Part, Plugin, PluginError, ReadFrom,
+    ReadOutcome, Reader, ResumePlan, Resumer, SessionInfo, SessionRef, StoreRoot, Transcript,
+    Writer,
 };
 use handoff_reference::ReferencePlugin;
 
@@ -106,28 +105,16 @@ fn panic_on_malformed(r: Result<Transcript, PluginError>) -> Result<Transcript, 
 }
 
 impl Reader for Broken {
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        let r = INNER.read(root, session);
-        if self.0 == Defect::PanicsOnBadInput {
-            return panic_on_malformed(r);
-        }
-        r
-    }
-    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
-        let r = INNER.read_path(target, path);
-        if self.0 == Defect::PanicsOnBadInput {
-            return panic_on_malformed(r);
-        }
-        r
-    }
-    fn read_path_each(
+    fn read_each(
         &self,
-        target: &str,
-        path: &Path,
+        from: ReadFrom<'_>,
         sink: &mut dyn FnMut(handoff_host::Event) -> bool,
-    ) -> Result<(), PluginError> {
-        let mut events = INNER.read_path(target, path)?.events;
-        if self.0 == Defect::StreamsAllButTheLast {
+    ) -> Result<ReadOutcome, PluginError> {
+        if let ReadFrom::Written(..) = from {
+            return Ok(ReadOutcome::NotSupported);
+        }
+        let mut events = self.read(from)?.events;
+        if self.0 == Defect::StreamsAllButTheLast && matches!(from, ReadFrom::File(..)) {
             events.pop();
         }
         for event in events {
@@ -135,7 +122,17 @@ impl Reader for Broken {
                 break;
             }
         }
-        Ok(())
+        Ok(ReadOutcome::Read)
+    }
+    fn cwd(&self, from: ReadFrom<'_>) -> Result<Option<String>, PluginError> {
+        Ok(self.read(from)?.cwd)
+    }
+    fn read(&self, from: ReadFrom<'_>) -> Result<Transcript, PluginError> {
+        let r = INNER.read(from);
+        if self.0 == Defect::PanicsOnBadInput {
+            return panic_on_malformed(r);
+        }
+        r
     }
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
         let mut listed = INNER.list(root, target)?;
@@ -214,7 +211,7 @@ fn a_streamed_read_that_loses_an_event_fails_streamed() {
     assert_fails_exactly(
         Defect::StreamsAllButTheLast,
         "streamed/reference",
-        "read_path_each yields",
+        "read_each of the file yields",
     );
 }
 

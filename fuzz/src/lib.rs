@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use handoff_dialects::{Dialect, RenderOptions};
-use handoff_host::{CreateOptions, Plugin, SessionRef, StoreRoot};
+use handoff_host::{CreateOptions, Plugin, ReadFrom, SessionRef, StoreRoot};
 use serde_json::Value;
 
 /// The plugin that offers `target`.
@@ -32,8 +32,8 @@ pub fn plugin_for(target: &str) -> Box<dyn Plugin> {
 }
 
 /// A native reader under fuzzing: each input is written to one session file (at the place the
-/// target's writer puts its sessions) and read with `Reader::read_path`, then streamed with
-/// `Reader::read_each` (the engine's verify).
+/// target's writer puts its sessions) and read whole with `Reader::read` from the file, then streamed with
+/// `Reader::read_each` from the session (the engine's verify).
 pub struct Native {
     target: String,
     plugin: Box<dyn Plugin>,
@@ -84,20 +84,20 @@ impl Native {
     }
 
     /// Reads `data` as a session file of the target. Refusing it is fine; a panic is a finding,
-    /// and so is a streamed read of the file (`read_path_each`) that differs from a whole read the
+    /// and so is a streamed read of the file (`read_each` of `ReadFrom::File`) that differs from a whole read the
     /// file passes: the streamed one may judge records off the conversation less, never read the
     /// conversation otherwise. `read_each` (by the session's id, as the engine's verify reads)
     /// may also refuse a file that is not that session.
     pub fn read(&self, data: &[u8]) {
         std::fs::write(&self.session.path, data).expect("write the input");
         let reader = self.plugin.reader();
-        let whole = reader.read_path(&self.target, &self.session.path);
+        let whole = reader.read(ReadFrom::File(&self.target, &self.session.path));
         let mut streamed = Vec::new();
-        let each = reader.read_path_each(&self.target, &self.session.path, &mut |e| {
+        let each = reader.read_each(ReadFrom::File(&self.target, &self.session.path), &mut |e| {
             streamed.push(e);
             true
         });
-        let _ = reader.read_each(&self.root, &self.session, &mut |_| true);
+        let _ = reader.read_each(ReadFrom::Session(&self.root, &self.session), &mut |_| true);
         if let Ok(whole) = whole {
             if let Err(e) = each {
                 panic!("the whole read passes, the streamed one fails: {e}");
@@ -264,8 +264,8 @@ pub mod sealed {
     use std::path::{Path, PathBuf};
     use std::sync::OnceLock;
 
-    use handoff_host::registry::{Certificate, CertificateStore, CertifiedCheck, Subject};
     use handoff_host::journal::{self, Op, Record, Verdict, JOURNAL_SCHEMA};
+    use handoff_host::registry::{Certificate, CertificateStore, CertifiedCheck, Subject};
     use handoff_host::seal::KEY_FILE;
     use handoff_host::SessionRef;
 
@@ -361,7 +361,10 @@ pub mod sealed {
         let f = fixture();
         let seal = f.store.seal().unwrap();
         if let Verdict::Sealed(record) = journal::verify(seal, Path::new(ROOT), RUN, data) {
-            assert_eq!(*record, f.journal, "a journal that was never sealed verified");
+            assert_eq!(
+                *record, f.journal,
+                "a journal that was never sealed verified"
+            );
         }
         // The same bytes for another root or run never verify.
         let elsewhere = journal::verify(seal, Path::new("/elsewhere"), RUN, data);
@@ -383,7 +386,10 @@ pub mod sealed {
             return;
         };
         if let Ok(found) = f.store.parse(&f.certificate_path, text) {
-            assert_eq!(found, f.certificate, "a certificate that was never sealed verified");
+            assert_eq!(
+                found, f.certificate,
+                "a certificate that was never sealed verified"
+            );
         }
     }
 }

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use handoff_host::loader::{self, LoadedPlugin};
 use handoff_host::{
-    CreateOptions, Event, EventStream, Origin, Plugin, PluginError, StoreRoot, Transcript,
+    CreateOptions, Event, EventStream, Origin, Plugin, PluginError, ReadFrom, StoreRoot, Transcript,
 };
 
 const TARGETS: [&str; 2] = ["claude-code", "codex"];
@@ -84,7 +84,7 @@ fn one_pass(
             let mut events = 0usize;
             plugin
                 .reader()
-                .read_path_each(target, source, &mut |event| {
+                .read_each(ReadFrom::File(target, source), &mut |event| {
                     events += 1;
                     drop(event);
                     true
@@ -170,7 +170,10 @@ fn main() {
     if let Some(i) = args.iter().position(|a| a == "--pass") {
         let (phase, target) = (args[i + 2].as_str(), args[i + 3].as_str());
         let (source, root) = (Path::new(&args[i + 4]), Path::new(&args[i + 5]));
-        let held = builtin(target).reader().read_path(target, source).unwrap();
+        let held = builtin(target)
+            .reader()
+            .read(ReadFrom::File(target, source))
+            .unwrap();
         let file = plugin_file(target);
         let plugin: &dyn Plugin = match args[i + 1].as_str() {
             "builtin" => builtin(target),
@@ -193,7 +196,10 @@ fn main() {
         let source = write_source(dir.path(), target, turns);
         let builtin = builtin(target);
         let file = plugin_file(target);
-        let held = builtin.reader().read_path(target, &source).unwrap();
+        let held = builtin
+            .reader()
+            .read(ReadFrom::File(target, &source))
+            .unwrap();
         for phase in PHASES {
             if !only_phase.is_empty() && only_phase != phase {
                 continue;

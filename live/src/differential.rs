@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use handoff_host::{Plugin, PluginError, Transcript};
+use handoff_host::{Plugin, PluginError, ReadFrom, Transcript};
 
 use crate::run::{installed, live_target, recipe_at, Live};
 use crate::wire::{
@@ -176,7 +176,7 @@ fn run_inner(
     let plan = live.plan(&scene, &session).map_err(joined)?;
     let mutated = (case.mutation.apply)(&genuine);
     write_file(&file, &mutated)?;
-    let ours = plugin.reader().read_path(case.target, &file);
+    let ours = plugin.reader().read(ReadFrom::File(case.target, &file));
 
     let invocation = live
         .invocation(&scene.place(), plan, false)

@@ -8,7 +8,9 @@
 use std::path::{Path, PathBuf};
 
 use handoff_capability::live::LiveRecipe;
-use handoff_host::{Plugin, ResumePlan, SessionRef, StoreRoot, TargetManifest, Transcript};
+use handoff_host::{
+    Plugin, ReadFrom, ResumePlan, SessionRef, StoreRoot, TargetManifest, Transcript,
+};
 
 use crate::cli::{FoundCli, Invocation, RunOutcome};
 use crate::fake_provider::FakeProvider;
@@ -247,7 +249,7 @@ impl SharedHome {
         let before = agent
             .plugin
             .reader()
-            .read(&agent.root, session)
+            .read(ReadFrom::Session(&agent.root, session))
             .map_err(|e| {
                 vec![format!(
                     "{name}: cannot read {} before the turn: {e}",

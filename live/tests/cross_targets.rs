@@ -14,7 +14,7 @@ use handoff_conformance::report::CheckResult;
 use handoff_host::continuation::{
     continue_conversation, Action, ContinueRequest, Source, SourceFile,
 };
-use handoff_host::{Plugin, StoreRoot, Transcript};
+use handoff_host::{Plugin, ReadFrom, StoreRoot, Transcript};
 use handoff_live::harness::judge_live;
 use handoff_live::{run_live, LiveOptions};
 
@@ -95,7 +95,7 @@ fn read(source: &Sample) -> Transcript {
 fn read_path(target: &str, path: &std::path::Path) -> Transcript {
     plugin_of(target)
         .reader()
-        .read_path(target, path)
+        .read(ReadFrom::File(target, path))
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -594,7 +594,7 @@ fn a_codex_session_with_an_image_url_continues_in_claude_code_with_it_dropped() 
     );
     let written = claude
         .reader()
-        .read(&root, &continued.session)
+        .read(ReadFrom::Session(&root, &continued.session))
         .expect("Claude Code's reader reads what was written");
     assert_eq!(written.events.len(), source.events.len());
     // Claude Code's writer gives events ids of its own; the turn keeps its place.

@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use handoff_host::Plugin;
+use handoff_host::{Plugin, ReadFrom};
 use handoff_live::differential::{
     generic, join, lines, map_records, no_side_files, run_case, Case, CaseResult, Mutation,
     Outcome, SideFile, GENUINE,
@@ -657,7 +657,7 @@ fn written_with_kept_compaction(b: &[u8], then_turn: bool) -> Vec<u8> {
     let claude = handoff_claude::ClaudePlugin;
     let mut t = claude
         .reader()
-        .read_path("claude-code", &genuine)
+        .read(ReadFrom::File("claude-code", &genuine))
         .expect("the genuine session reads");
     let users: Vec<Event> = t
         .events
@@ -734,7 +734,7 @@ const WRITTEN_BY_US: Mutation = Mutation {
         let claude = handoff_claude::ClaudePlugin;
         let t = claude
             .reader()
-            .read_path("claude-code", &genuine)
+            .read(ReadFrom::File("claude-code", &genuine))
             .expect("the session reads");
         let cwd = records(b)
             .iter()

@@ -5,8 +5,8 @@
 //! differs. No CLI runs here.
 
 use handoff_host::{
-    AssistantPart, Body, CreateOptions, Event, Part, Plugin, StoreRoot, Timestamp, ToolCall,
-    Transcript,
+    AssistantPart, Body, CreateOptions, Event, Part, Plugin, ReadFrom, StoreRoot, Timestamp,
+    ToolCall, Transcript,
 };
 use handoff_transcript::Comparison;
 use serde_json::json;
@@ -50,7 +50,7 @@ fn round_trip(plugin: &dyn Plugin, target: &str) -> Transcript {
         .unwrap_or_else(|e| panic!("{target}: {e}"));
     plugin
         .reader()
-        .read(&root, &session)
+        .read(ReadFrom::Session(&root, &session))
         .unwrap_or_else(|e| panic!("{target}: {e}"))
 }
 

@@ -16,7 +16,7 @@ use handoff_host::continuation::{
     continue_conversation, Action, ContinueRequest, Continued, Source, SourceFile,
 };
 use handoff_host::episodes::Witness;
-use handoff_host::{Plugin, SessionRef};
+use handoff_host::{Plugin, ReadFrom, SessionRef};
 use handoff_live::hop::{Agent, AgentError, SharedHome};
 use handoff_live::{skips_are_failures, LiveOptions};
 
@@ -141,7 +141,7 @@ impl Chain<'_> {
         plugins
             .of(target)
             .reader()
-            .read(self.agent(target).root(), session)
+            .read(ReadFrom::Session(self.agent(target).root(), session))
             .unwrap()
             .events
             .len()
@@ -264,7 +264,7 @@ fn run_chain(origin: &str, between: &dyn Fn(u32, &Chain<'_>, &SessionRef)) {
     let genuine = plugins
         .of("claude-code")
         .reader()
-        .read_path("claude-code", &origin)
+        .read(ReadFrom::File("claude-code", &origin))
         .unwrap();
     assert_eq!(a.events, genuine.events.len(), "the origin's events");
     let failed_call = has_a_failed_call(&genuine);
@@ -279,7 +279,10 @@ fn run_chain(origin: &str, between: &dyn Fn(u32, &Chain<'_>, &SessionRef)) {
     let on_claude = plugins
         .of("claude-code")
         .reader()
-        .read(chain.agent("claude-code").root(), &b.session)
+        .read(ReadFrom::Session(
+            chain.agent("claude-code").root(),
+            &b.session,
+        ))
         .unwrap();
     assert_eq!(
         has_a_failed_call(&on_claude),
@@ -456,7 +459,10 @@ fn a_codex_compaction_of_its_episode_is_carried_to_the_next_episode() {
         let on_claude = plugins
             .of("claude-code")
             .reader()
-            .read(chain.agent("claude-code").root(), &b2.session)
+            .read(ReadFrom::Session(
+                chain.agent("claude-code").root(),
+                &b2.session,
+            ))
             .unwrap();
         assert!(
             on_claude

@@ -12,7 +12,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use handoff_abi::{READER_V1, READER_V2, RESUME_V1, RESUME_V2};
 use handoff_abi::{WRITER_V1, WRITER_V2};
 use handoff_host::{
-    Body, CreateOptions, Event, Part, Plugin, PluginError, SessionRef, StoreRoot, Timestamp,
+    Body, CreateOptions, Event, Part, Plugin, PluginError, ReadFrom, SessionRef, StoreRoot,
+    Timestamp,
 };
 
 use support::{load, load_newest, long_transcript_with_calls};
@@ -23,10 +24,12 @@ fn read_each_all(
     session: &SessionRef,
 ) -> Result<Vec<Event>, PluginError> {
     let mut events = Vec::new();
-    plugin.reader().read_each(root, session, &mut |event| {
-        events.push(event);
-        true
-    })?;
+    plugin
+        .reader()
+        .read_each(ReadFrom::Session(root, session), &mut |event| {
+            events.push(event);
+            true
+        })?;
     Ok(events)
 }
 
@@ -51,15 +54,24 @@ fn streams_exactly_what_the_builtin_reads(builtin: &dyn Plugin, package: &str, t
             Err(PluginError::NotCarried { .. }) => continue,
             Err(e) => panic!("{target}/{}: {e}", entry.name),
         };
-        let expected = builtin.reader().read(&root, &by_builtin).unwrap();
+        let expected = builtin
+            .reader()
+            .read(ReadFrom::Session(&root, &by_builtin))
+            .unwrap();
         let name = format!("{package}: {}", entry.name);
         assert_eq!(
-            loaded.reader().read(&root, &by_builtin).unwrap(),
+            loaded
+                .reader()
+                .read(ReadFrom::Session(&root, &by_builtin))
+                .unwrap(),
             expected,
             "{name}"
         );
         assert_eq!(
-            loaded.reader().read_path(target, &by_builtin.path).unwrap(),
+            loaded
+                .reader()
+                .read(ReadFrom::File(target, &by_builtin.path))
+                .unwrap(),
             expected,
             "{name}"
         );
@@ -73,7 +85,10 @@ fn streams_exactly_what_the_builtin_reads(builtin: &dyn Plugin, package: &str, t
             .writer()
             .create(&root, target, &entry.transcript, &options)
             .unwrap();
-        let written = builtin.reader().read(&root, &by_loaded).unwrap();
+        let written = builtin
+            .reader()
+            .read(ReadFrom::Session(&root, &by_loaded))
+            .unwrap();
         // A writer may make ids of its own; the comparison the engine uses decides.
         let comparison = builtin.manifest().target(target).unwrap().comparison();
         comparison
@@ -87,7 +102,10 @@ fn streams_exactly_what_the_builtin_reads(builtin: &dyn Plugin, package: &str, t
             .writer()
             .append(&root, &by_loaded, std::slice::from_ref(&added))
             .unwrap();
-        let back = builtin.reader().read(&root, &by_loaded).unwrap();
+        let back = builtin
+            .reader()
+            .read(ReadFrom::Session(&root, &by_loaded))
+            .unwrap();
         assert_eq!(back.events.len(), written.events.len() + 1, "{name}");
         assert_eq!(back.events.last().unwrap().body, added.body, "{name}");
         compared += 1;
@@ -161,12 +179,15 @@ fn a_sink_that_stops_stops_the_plugins_read() {
     drop(file);
 
     for plugin in [&loaded as &dyn Plugin, &builtin] {
-        let whole = plugin.reader().read(&root, &session).unwrap_err();
+        let whole = plugin
+            .reader()
+            .read(ReadFrom::Session(&root, &session))
+            .unwrap_err();
         assert!(matches!(whole, PluginError::Malformed { .. }), "{whole}");
         let mut seen = Vec::new();
         plugin
             .reader()
-            .read_each(&root, &session, &mut |event| {
+            .read_each(ReadFrom::Session(&root, &session), &mut |event| {
                 seen.push(event.id);
                 false
             })
@@ -201,9 +222,15 @@ fn older_plugins_still_load_and_work() {
             .writer()
             .create(&root, target, transcript, &options)
             .unwrap();
-        let expected = builtin.reader().read(&root, &session).unwrap();
+        let expected = builtin
+            .reader()
+            .read(ReadFrom::Session(&root, &session))
+            .unwrap();
         assert_eq!(
-            older.reader().read(&root, &session).unwrap(),
+            older
+                .reader()
+                .read(ReadFrom::Session(&root, &session))
+                .unwrap(),
             expected,
             "{offer}"
         );
@@ -213,7 +240,10 @@ fn older_plugins_still_load_and_work() {
             "{offer}"
         );
         assert_eq!(
-            older.reader().read_path(target, &session.path).unwrap(),
+            older
+                .reader()
+                .read(ReadFrom::File(target, &session.path))
+                .unwrap(),
             expected,
             "{offer}"
         );
@@ -230,7 +260,10 @@ fn older_plugins_still_load_and_work() {
             .writer()
             .append(&root, &session, std::slice::from_ref(&added))
             .unwrap();
-        let back = builtin.reader().read(&root, &session).unwrap();
+        let back = builtin
+            .reader()
+            .read(ReadFrom::Session(&root, &session))
+            .unwrap();
         assert_eq!(back.events.last().unwrap().body, added.body, "{offer}");
         older.resumer().plan(&root, &session, "go on").unwrap();
         older.writer().remove(&root, &session).unwrap();
@@ -257,7 +290,7 @@ fn a_plugin_panic_in_a_streamed_read_is_an_error() {
     let mut seen = 0;
     let error = plugin
         .reader()
-        .read_each(&root, &session, &mut |_| {
+        .read_each(ReadFrom::Session(&root, &session), &mut |_| {
             seen += 1;
             true
         })
@@ -281,7 +314,10 @@ fn a_plugin_panic_in_a_streamed_read_is_an_error() {
     // The host and the plugin go on.
     let other = plugin
         .reader()
-        .read_each(&root, &panicky_session(&root, "x"), &mut |_| true)
+        .read_each(
+            ReadFrom::Session(&root, &panicky_session(&root, "x")),
+            &mut |_| true,
+        )
         .unwrap_err();
     assert!(matches!(other, PluginError::NotFound { .. }), "{other}");
     assert_eq!(plugin.reader().list(&root, "panicky").unwrap(), vec![]);
@@ -307,7 +343,9 @@ fn a_host_panic_in_the_sink_unwinds_in_the_host_and_the_plugin_goes_on() {
     let caught = catch_unwind(AssertUnwindSafe(|| {
         let _ = plugin
             .reader()
-            .read_each(&root, &session, &mut |_| panic!("the host's sink panicked"));
+            .read_each(ReadFrom::Session(&root, &session), &mut |_| {
+                panic!("the host's sink panicked")
+            });
     }))
     .unwrap_err();
     assert_eq!(

@@ -12,8 +12,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use handoff_abi::{READER_V3, RESUME_V2, WRITER_V3};
 use handoff_host::loader::{self, LoadedPlugin};
 use handoff_host::{
-    CreateOptions, Event, EventBatch, EventStream, HeldEvents, Plugin, PluginError, SessionRef,
-    StoreRoot, Transcript,
+    CreateOptions, Event, EventBatch, EventStream, HeldEvents, Plugin, PluginError, ReadFrom,
+    SessionRef, StoreRoot, Transcript,
 };
 
 const REFERENCE: &str = handoff_reference::NAME;
@@ -107,7 +107,10 @@ fn streams_as_the_builtin(builtin: &dyn Plugin, package: &str, target: &str) {
             Err(PluginError::NotCarried { .. }) => continue,
             Err(e) => panic!("{name}: {e}"),
         };
-        let expected = builtin.reader().read_path(target, &by_create.path).unwrap();
+        let expected = builtin
+            .reader()
+            .read(ReadFrom::File(target, &by_create.path))
+            .unwrap();
         assert_eq!(
             read_path_each_all(&loaded, target, &by_create.path).unwrap(),
             expected.events,
@@ -116,7 +119,7 @@ fn streams_as_the_builtin(builtin: &dyn Plugin, package: &str, target: &str) {
         assert_eq!(
             loaded
                 .reader()
-                .read_path_cwd(target, &by_create.path)
+                .cwd(ReadFrom::File(target, &by_create.path))
                 .unwrap(),
             expected.cwd,
             "{name}"
@@ -125,11 +128,16 @@ fn streams_as_the_builtin(builtin: &dyn Plugin, package: &str, target: &str) {
         let batched = batched_events(|sink| {
             loaded
                 .reader()
-                .read_path_batches(target, &by_create.path, sink)
+                .read_batches(ReadFrom::File(target, &by_create.path), sink)
+                .map(drop)
         });
         assert_eq!(batched.unwrap(), expected.events, "{name}");
-        let batched =
-            batched_events(|sink| loaded.reader().read_each_batches(&root, &by_create, sink));
+        let batched = batched_events(|sink| {
+            loaded
+                .reader()
+                .read_batches(ReadFrom::Session(&root, &by_create), sink)
+                .map(drop)
+        });
         assert_eq!(batched.unwrap(), expected.events, "{name}");
 
         let mut events = HostEvents::new(&entry.transcript);
@@ -138,7 +146,10 @@ fn streams_as_the_builtin(builtin: &dyn Plugin, package: &str, target: &str) {
             .create_streamed(&root, target, &mut events, &options)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_ne!(streamed.path, by_create.path, "{name}");
-        let written = builtin.reader().read_path(target, &streamed.path).unwrap();
+        let written = builtin
+            .reader()
+            .read(ReadFrom::File(target, &streamed.path))
+            .unwrap();
         comparison
             .diff(&expected, &written)
             .unwrap_or_else(|d| panic!("{name}: {d}"));
@@ -217,7 +228,7 @@ fn read_path_each_stops_the_plugins_reader_when_the_sink_says_so() {
     let session = session_with_a_bad_last_line(&root, 500);
     let whole = loaded
         .reader()
-        .read_path(REFERENCE, &session.path)
+        .read(ReadFrom::File(REFERENCE, &session.path))
         .unwrap_err();
     assert!(matches!(whole, PluginError::Malformed { .. }), "{whole}");
     let every = read_path_each_all(&loaded, REFERENCE, &session.path).unwrap_err();
@@ -237,7 +248,7 @@ fn read_path_each_stops_the_plugins_reader_when_the_sink_says_so() {
         let mut seen = Vec::new();
         loaded
             .reader()
-            .read_path_each(REFERENCE, &session.path, &mut |event| {
+            .read_each(ReadFrom::File(REFERENCE, &session.path), &mut |event| {
                 seen.push(event.id);
                 seen.len() < wanted
             })
@@ -251,7 +262,7 @@ fn read_path_each_stops_the_plugins_reader_when_the_sink_says_so() {
     assert_eq!(
         loaded
             .reader()
-            .read_path_cwd(REFERENCE, &session.path)
+            .cwd(ReadFrom::File(REFERENCE, &session.path))
             .unwrap()
             .as_deref(),
         Some("/from/the/transcript"),
@@ -263,7 +274,7 @@ fn read_path_each_stops_the_plugins_reader_when_the_sink_says_so() {
     let mut first = None;
     loaded
         .reader()
-        .read_path_batches(REFERENCE, &session.path, &mut |batch| {
+        .read_batches(ReadFrom::File(REFERENCE, &session.path), &mut |batch| {
             first = Some(batch);
             false
         })
@@ -299,7 +310,10 @@ fn a_writer_that_restarts_gets_the_whole_transcript_from_the_host() {
         "the host handed {} events before the restart: more than the batch the writer pulled",
         events.handed
     );
-    let written = builtin.reader().read(&root, &session).unwrap();
+    let written = builtin
+        .reader()
+        .read(ReadFrom::Session(&root, &session))
+        .unwrap();
     assert_eq!(written.events, transcript.events);
     assert_eq!(written.cwd.as_deref(), Some("/work"));
     assert!(!handoff_fixture_begun(&root).exists());
@@ -331,7 +345,10 @@ fn a_writer_that_wants_the_whole_transcript_first_gets_it_either_way() {
             .create_streamed(&root, REFERENCE, &mut events, &options(cwd, None))
             .unwrap();
         assert_eq!(events.wholes, wholes, "{cwd:?}");
-        let written = builtin.reader().read(&root, &session).unwrap();
+        let written = builtin
+            .reader()
+            .read(ReadFrom::Session(&root, &session))
+            .unwrap();
         assert_eq!(written.events, transcript.events, "{cwd:?}");
         assert_eq!(written.cwd.as_deref(), Some(expected_cwd), "{cwd:?}");
     }
@@ -437,7 +454,7 @@ fn a_plugin_panic_in_a_streamed_call_is_an_error() {
     let mut seen = 0;
     let error = loaded
         .reader()
-        .read_path_each(REFERENCE, &panicking, &mut |_| {
+        .read_each(ReadFrom::File(REFERENCE, &panicking), &mut |_| {
             seen += 1;
             true
         })
@@ -473,7 +490,7 @@ fn a_host_panic_inside_a_streamed_call_unwinds_in_the_host() {
     let caught = catch_unwind(AssertUnwindSafe(|| {
         let _ = loaded
             .reader()
-            .read_path_each(REFERENCE, &session.path, &mut |_| {
+            .read_each(ReadFrom::File(REFERENCE, &session.path), &mut |_| {
                 panic!("the host's sink panicked")
             });
     }))
@@ -527,7 +544,7 @@ fn works_without_v4(loaded: &LoadedPlugin, what: &str) {
     let mut first = Vec::new();
     loaded
         .reader()
-        .read_path_each(REFERENCE, &session.path, &mut |event| {
+        .read_each(ReadFrom::File(REFERENCE, &session.path), &mut |event| {
             first.push(event.id);
             false
         })
@@ -536,7 +553,7 @@ fn works_without_v4(loaded: &LoadedPlugin, what: &str) {
     assert_eq!(
         loaded
             .reader()
-            .read_path_cwd(REFERENCE, &session.path)
+            .cwd(ReadFrom::File(REFERENCE, &session.path))
             .unwrap()
             .as_deref(),
         Some("/from/the/transcript"),
@@ -555,7 +572,11 @@ fn works_without_v4(loaded: &LoadedPlugin, what: &str) {
     assert_eq!(events.wholes, 1, "{what}");
     assert_eq!(events.handed, 0, "{what}");
     assert_eq!(
-        builtin.reader().read(&root, &created).unwrap().events,
+        builtin
+            .reader()
+            .read(ReadFrom::Session(&root, &created))
+            .unwrap()
+            .events,
         transcript.events,
         "{what}"
     );

@@ -11,7 +11,9 @@ use std::sync::{Arc, Mutex};
 use handoff_capability::WrittenFile;
 use handoff_conformance::LentInSteps;
 use handoff_host::loader;
-use handoff_host::{CreateOptions, Event, HeldEvents, Plugin, PluginError, StoreRoot};
+use handoff_host::{
+    CreateOptions, Event, HeldEvents, Plugin, PluginError, ReadFrom, ReadOutcome, StoreRoot,
+};
 use handoff_store::tap::{self, WriteTap};
 
 use support::{load_newest, long_transcript, read_path_each_all};
@@ -40,11 +42,13 @@ fn read_written(
     file: &dyn WrittenFile,
 ) -> Result<(bool, Vec<Event>), PluginError> {
     let mut events = Vec::new();
-    let read = plugin.reader().read_written_each(target, file, &mut |e| {
-        events.push(e);
-        true
-    })?;
-    Ok((read, events))
+    let read = plugin
+        .reader()
+        .read_each(ReadFrom::Written(target, file), &mut |e| {
+            events.push(e);
+            true
+        })?;
+    Ok((read == ReadOutcome::Read, events))
 }
 
 fn reports_and_reads_as_written(builtin: &dyn Plugin, package: &str, target: &str) {

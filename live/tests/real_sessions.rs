@@ -25,7 +25,7 @@ use handoff_conformance::report::Status;
 use handoff_host::continuation::{
     continue_conversation, Action, ContinueError, ContinueRequest, Source, SourceFile,
 };
-use handoff_host::{DropFilter, Feature, Plugin, PluginError, StoreRoot, Transcript};
+use handoff_host::{DropFilter, Feature, Plugin, PluginError, ReadFrom, StoreRoot, Transcript};
 use handoff_live::differential::{no_side_files, run_case, Case, SideFile, GENUINE};
 use handoff_live::{run_live, skips_are_failures, LiveOptions};
 use serde_json::{json, Value};
@@ -163,7 +163,7 @@ fn failure_reason(evidence: &[String]) -> &str {
 /// the real CLI when `target` has one.
 fn cell(source: &str, file: &Path, target: &str) -> Outcome {
     let reader = plugin_of(source);
-    let transcript = match reader.reader().read_path(source, file) {
+    let transcript = match reader.reader().read(ReadFrom::File(source, file)) {
         Ok(t) => t,
         Err(e) => return Outcome::Unreadable(one_line(&e.to_string())),
     };

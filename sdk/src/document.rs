@@ -86,6 +86,25 @@ pub fn parse_document(path: &Path, bytes: &[u8]) -> Result<Map<String, Value>, P
     }
 }
 
+/// Reads the JSON document at `path` as a `T`: an error names the file, and the line and what is
+/// wrong ([`document_error`], or the member serde could not take).
+pub fn load_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, PluginError> {
+    let bytes = std::fs::read(path).map_err(|e| PluginError::io(path, &e))?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        document_error(path, &bytes, &e)
+            .unwrap_or_else(|| PluginError::malformed_line(path, e.line(), None, e.to_string()))
+    })
+}
+
+/// Writes `value` as one line of JSON (what a store of one JSON document per file writes).
+pub fn write_json_line(
+    out: &mut dyn std::io::Write,
+    value: &impl serde::Serialize,
+) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, value)?;
+    out.write_all(b"\n")
+}
+
 /// The ownership marker of an API history: its top-level `x-handoff` member. None when the file
 /// cannot be read, is not a JSON object, or holds no well-formed marker.
 pub fn document_marker(path: &Path) -> Option<OwnershipMarker> {

@@ -22,7 +22,7 @@ use handoff_abi::{
     PluginModule, PluginModuleRef, READER_V1, READER_V2, READER_V3, READER_V4, READER_V5,
     RESUME_V1, RESUME_V2, WRITER_V1, WRITER_V2, WRITER_V3, WRITER_V4, WRITER_V5,
 };
-use handoff_capability::{Plugin, PluginError, SessionRef};
+use handoff_capability::{Plugin, PluginError, ReadFrom, SessionRef};
 use handoff_store::StoreRoot;
 use serde::Serialize;
 
@@ -341,11 +341,12 @@ fn run_reader(request: ReaderRequestV2<'_>) -> Result<String, PluginError> {
     let method = request.method();
     let reader = instance()?.reader();
     match request {
-        ReaderRequestV2::Read { root: r, session } => {
-            to_json(method, &reader.read(&root(r)?, &session)?)
-        }
+        ReaderRequestV2::Read { root: r, session } => to_json(
+            method,
+            &reader.read(ReadFrom::Session(&root(r)?, &session))?,
+        ),
         ReaderRequestV2::ReadPath { target, path } => {
-            to_json(method, &reader.read_path(&target, &path)?)
+            to_json(method, &reader.read(ReadFrom::File(&target, &path))?)
         }
         ReaderRequestV2::List { root: r, target } => {
             to_json(method, &reader.list(&root(r)?, &target)?)

@@ -11,7 +11,7 @@ use handoff_abi::wire::{
     WriterRequestV3, WriterRequestV4,
 };
 use handoff_abi::{READER_V4, READER_V5, WRITER_V3, WRITER_V4, WRITER_V5};
-use handoff_capability::{CreateOptions, EventStream, PluginError};
+use handoff_capability::{CreateOptions, EventStream, PluginError, ReadFrom, ReadOutcome, Reader};
 use handoff_transcript::SCHEMA;
 use handoff_transcript::{Event, Transcript};
 
@@ -300,12 +300,10 @@ fn read_v4(request: ReaderRequestV4<'_>, host: Option<Received>) -> Result<Strin
         let reader = instance()?.reader();
         match (request, host) {
             (ReaderRequestV4::ReadPathCwd { target, path }, _) => {
-                to_json(method, &reader.read_path_cwd(&target, &path)?)
+                to_json(method, &reader.cwd(ReadFrom::File(&target, &path))?)
             }
             (ReaderRequestV4::ReadPathEach { target, path }, Some(mut host)) => {
-                let mut stream = Stream::to(&mut host);
-                reader.read_path_each(&target, &path, &mut |event| stream.push(&event))?;
-                stream.flush();
+                Stream::to(&mut host).each(reader, ReadFrom::File(&target, &path))?;
                 to_json(method, &())
             }
             (ReaderRequestV4::ReadPathEach { .. }, None) => Err(PluginError::Other(format!(
@@ -321,19 +319,16 @@ fn read(request: ReaderRequestV3<'_>, mut host: Received) -> Result<String, Plug
     let method = request.method();
     guarded(method, || {
         let reader = instance()?.reader();
-        let mut stream = Stream::to(&mut host);
+        let stream = Stream::to(&mut host);
         let answer = match request {
             ReaderRequestV3::Read { root: r, session } => {
-                let transcript = reader.read(&root(r)?, &session)?;
-                stream.all(transcript)
+                stream.all(reader.read(ReadFrom::Session(&root(r)?, &session))?)
             }
             ReaderRequestV3::ReadPath { target, path } => {
-                let transcript = reader.read_path(&target, &path)?;
-                stream.all(transcript)
+                stream.all(reader.read(ReadFrom::File(&target, &path))?)
             }
             ReaderRequestV3::ReadEach { root: r, session } => {
-                reader.read_each(&root(r)?, &session, &mut |event| stream.push(&event))?;
-                stream.flush();
+                stream.each(reader, ReadFrom::Session(&root(r)?, &session))?;
                 None
             }
         };
@@ -360,7 +355,7 @@ impl<'s> Stream<'s> {
     }
 
     /// Adds an event; hands the batch on once it is full. False once the host wants no more.
-    pub(crate) fn push(&mut self, event: &Event) -> bool {
+    fn push(&mut self, event: &Event) -> bool {
         self.encoder.push(event);
         if self.encoder.len() >= BATCH_BYTES {
             self.flush();
@@ -368,7 +363,18 @@ impl<'s> Stream<'s> {
         self.open
     }
 
-    pub(crate) fn flush(&mut self) {
+    /// Streams what `reader` reads from `from`, to its end or until the host says stop.
+    pub(crate) fn each(
+        mut self,
+        reader: &dyn Reader,
+        from: ReadFrom<'_>,
+    ) -> Result<ReadOutcome, PluginError> {
+        let outcome = reader.read_each(from, &mut |event| self.push(&event))?;
+        self.flush();
+        Ok(outcome)
+    }
+
+    fn flush(&mut self) {
         if self.open && !self.encoder.is_empty() {
             self.open = self.host.push(self.encoder.batch());
         }

@@ -9,8 +9,7 @@ use std::path::{Path, PathBuf};
 use handoff_abi::binary_call::Received;
 use handoff_abi::growth::{decode_growth, WriteReport};
 use handoff_abi::wire::ReaderRequestV5;
-use handoff_capability::PluginError;
-use handoff_capability::{Growth, WrittenFile};
+use handoff_capability::{Growth, PluginError, ReadFrom, ReadOutcome, WrittenFile};
 use handoff_store::tap::WriteTap;
 
 use crate::export::{guarded, instance, plugin_name, to_json};
@@ -63,10 +62,8 @@ pub(crate) fn read_written(
             file: file.into_owned(),
             name: name.into_owned(),
         };
-        let mut stream = Stream::to(&mut host);
-        let read = reader.read_written_each(&target, &written, &mut |event| stream.push(&event))?;
-        stream.flush();
-        to_json(method, &read)
+        let outcome = Stream::to(&mut host).each(reader, ReadFrom::Written(&target, &written))?;
+        to_json(method, &(outcome == ReadOutcome::Read))
     })
 }
 

@@ -23,7 +23,8 @@
 //! (A plugin may still implement the plain traits re-exported here, [`Plugin`], [`Writer`],
 //! [`Reader`], [`Resumer`], itself.) Beside them, the helpers every target uses the same way:
 //! [`session_lock`] (the writer lock of one session), [`session_files`] and
-//! [`sessions_newest_first`] (a store's listing), [`session_at`] (resolve in a store of one file per id), [`require_owned`] (the owner check), and
+//! [`sessions_newest_first`] (a store's listing), [`session_at`] (resolve in a store of one file per id), [`FilePerId`] (the whole of such a store: new ids, lookup, listing, marker),
+//! [`load_json`] / [`write_json_line`] (a store of JSON documents), [`require_owned`] (the owner check), and
 //! [`IdMap`] / [`IdSet`] (fast seeded maps for the ids of one session file), and
 //! [`HoldUntilAnswered`] (a reader's sink that holds a turn's calls until they are answered). A plugin checks every
 //! [`SessionRef`] it is handed with [`SessionRef::check`].
@@ -41,6 +42,7 @@ mod document;
 pub mod export;
 mod export_binary;
 mod export_written;
+mod file_per_id;
 pub mod held;
 pub mod ids;
 mod listing;
@@ -52,15 +54,20 @@ mod target;
 
 pub use cwd::physical_cwd;
 pub use document::{
-    document_cwd, document_error, document_marker, parse_document, present, DOCUMENT_DEPTH_LIMIT,
-    EXTRAS_KEY,
+    document_cwd, document_error, document_marker, load_json, parse_document, present,
+    write_json_line, DOCUMENT_DEPTH_LIMIT, EXTRAS_KEY,
 };
+pub use file_per_id::FilePerId;
 pub use held::HoldUntilAnswered;
 pub use ids::{IdMap, IdSet};
 pub use listing::{session_at, session_files, sessions_newest_first, subdirs};
 pub use ownership::{own_marker, require_owned};
 pub use session_lock::{session_lock, SESSION_LOCK_WAIT};
-pub use target::{Target, Targets};
+pub use target::{each_event, Stored, Target, Targets};
+
+/// A result whose error is a [`PluginError`] unless it says otherwise: what every target method
+/// returns.
+pub type Result<T, E = PluginError> = std::result::Result<T, E>;
 
 /// The plugin-API requirement a plugin built against this SDK declares.
 pub const API_REQUIREMENT: &str = "^1";

@@ -17,8 +17,8 @@
 use std::path::Path;
 
 use handoff_capability::{
-    CreateOptions, EventStream, Manifest, PluginError, Reader, ResumePlan, Resumer, SessionInfo,
-    SessionRef, TargetManifest, Writer, WrittenFile,
+    not_whole, CreateOptions, EventStream, Manifest, PluginError, ReadFrom, ReadOutcome, Reader,
+    ResumePlan, Resumer, SessionInfo, SessionRef, TargetManifest, Writer, WrittenFile,
 };
 use handoff_store::marker::OwnershipMarker;
 use handoff_store::StoreRoot;
@@ -82,51 +82,32 @@ pub trait Target: Send + Sync {
         std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
     }
 
-    /// Reads a session file.
-    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError>;
-
-    /// Reads a session file event by event until `sink` returns `false`; by default the whole
-    /// transcript is read first.
-    fn read_path_each(
+    /// The read primitive: reads a session of this target event by event, in order, until
+    /// `sink` returns `false`, and returns its working directory (what a whole read's transcript
+    /// carries). Whole reads and batches are made of it by the SDK.
+    fn read_each(
         &self,
-        path: &Path,
+        from: Stored<'_>,
         sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        each(self.read_path(path)?, sink)
+    ) -> Result<Option<String>, PluginError>;
+
+    /// The working directory [`Target::read_each`] gives the file at `path`: overridden by a
+    /// target that finds it without reading every event (a header line); by default every event
+    /// is read and dropped.
+    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+        self.read_each(Stored::File(path), &mut |_| true)
     }
 
-    /// The working directory [`Target::read_path`] gives a file; by default the whole read's.
-    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
-        Ok(self.read_path(path)?.cwd)
-    }
-
-    /// [`Reader::read_written_each`]: `Ok(true)` when the target read the growing file; by
-    /// default `Ok(false)`, nothing read (the host reads the session once it is whole).
-    fn read_written_each(
+    /// Reads a session file its writer still writes ([`ReadFrom::Written`]): overridden by a
+    /// target that reads through [`GrowingRead`](crate::GrowingRead); by default
+    /// [`ReadOutcome::NotSupported`], nothing read (the host reads the session once it is whole).
+    fn read_written(
         &self,
         file: &dyn WrittenFile,
         sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<bool, PluginError> {
+    ) -> Result<ReadOutcome, PluginError> {
         let _ = (file, sink);
-        Ok(false)
-    }
-
-    /// Reads a resolved session: by default its file, as [`Target::read_path`].
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        let _ = root;
-        self.read_path(&session.path)
-    }
-
-    /// Reads a resolved session event by event: by default its file, as
-    /// [`Target::read_path_each`].
-    fn read_each(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        let _ = root;
-        self.read_path_each(&session.path, sink)
+        Ok(ReadOutcome::NotSupported)
     }
 
     /// The sessions of the store, newest first (see [`crate::session_files`] and
@@ -155,13 +136,34 @@ pub trait Target: Send + Sync {
     ) -> Result<ResumePlan, PluginError>;
 }
 
-fn each(transcript: Transcript, sink: &mut dyn FnMut(Event) -> bool) -> Result<(), PluginError> {
+/// Hands the events of a transcript read whole to `sink` until it returns `false`, and returns
+/// its cwd: [`Target::read_each`] of a target whose format is read whole (one JSON document).
+pub fn each_event(transcript: Transcript, sink: &mut dyn FnMut(Event) -> bool) -> Option<String> {
     for event in transcript.events {
         if !sink(event) {
             break;
         }
     }
-    Ok(())
+    transcript.cwd
+}
+
+/// Where a [`Target`] reads one of its sessions from.
+#[derive(Clone, Copy)]
+pub enum Stored<'a> {
+    /// A session of its store, checked ([`SessionRef::check`]).
+    Session(&'a StoreRoot, &'a SessionRef),
+    /// A session file, read directly.
+    File(&'a Path),
+}
+
+impl<'a> Stored<'a> {
+    /// The session file.
+    pub fn path(&self) -> &'a Path {
+        match self {
+            Stored::Session(_, session) => &session.path,
+            Stored::File(path) => path,
+        }
+    }
 }
 
 /// A plugin's targets, and the capability traits made of them: what [`targets!`](crate::targets)
@@ -276,44 +278,53 @@ impl Writer for Targets {
     }
 }
 
+impl Targets {
+    /// The target `from` names, with the session checked, and the source as the target reads it;
+    /// a file still being written is read only by [`Target::read_written`].
+    fn stored<'a>(
+        &self,
+        from: ReadFrom<'a>,
+    ) -> Result<(&'static dyn Target, Stored<'a>), PluginError> {
+        match from {
+            ReadFrom::Session(root, session) => {
+                Ok((self.checked(root, session)?, Stored::Session(root, session)))
+            }
+            ReadFrom::File(target, path) => Ok((self.target(target)?, Stored::File(path))),
+            ReadFrom::Written(..) => Err(not_whole(from)),
+        }
+    }
+}
+
 impl Reader for Targets {
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        self.checked(root, session)?.read(root, session)
-    }
-
-    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
-        self.target(target)?.read_path(path)
-    }
-
     fn read_each(
         &self,
-        root: &StoreRoot,
-        session: &SessionRef,
+        from: ReadFrom<'_>,
         sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        self.checked(root, session)?.read_each(root, session, sink)
+    ) -> Result<ReadOutcome, PluginError> {
+        if let ReadFrom::Written(target, file) = from {
+            return self.target(target)?.read_written(file, sink);
+        }
+        let (target, stored) = self.stored(from)?;
+        target.read_each(stored, sink)?;
+        Ok(ReadOutcome::Read)
     }
 
-    fn read_path_cwd(&self, target: &str, path: &Path) -> Result<Option<String>, PluginError> {
-        self.target(target)?.read_path_cwd(path)
+    fn cwd(&self, from: ReadFrom<'_>) -> Result<Option<String>, PluginError> {
+        let (target, stored) = self.stored(from)?;
+        target.cwd(stored.path())
     }
 
-    fn read_path_each(
-        &self,
-        target: &str,
-        path: &Path,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        self.target(target)?.read_path_each(path, sink)
-    }
-
-    fn read_written_each(
-        &self,
-        target: &str,
-        file: &dyn WrittenFile,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<bool, PluginError> {
-        self.target(target)?.read_written_each(file, sink)
+    /// One read: the cwd is the one [`Target::read_each`] returns.
+    fn read(&self, from: ReadFrom<'_>) -> Result<Transcript, PluginError> {
+        let (target, stored) = self.stored(from)?;
+        let mut events = Vec::new();
+        let cwd = target.read_each(stored, &mut |event| {
+            events.push(event);
+            true
+        })?;
+        let mut transcript = Transcript::new(events);
+        transcript.cwd = cwd;
+        Ok(transcript)
     }
 
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
@@ -345,12 +356,11 @@ impl Resumer for Targets {
     }
 }
 
-/// Makes a plugin of a list of [`Target`]s: implements [`Plugin`], [`Writer`], [`Reader`] and
-/// [`Resumer`] for `$plugin` (a type of the calling crate), each call handed to a static
-/// [`Targets`], so the plugin's own
-/// code is its targets' formats. `$name` is the plugin's name (its markers' `plugin`); the
-/// manifest is made of the targets' entries and the crate's version ([`Targets::manifest`]) unless
-/// `manifest = expr` gives it.
+/// Makes a plugin of a list of [`Target`]s: implements [`Plugin`](crate::Plugin) for `$plugin`
+/// (a type of the calling crate), its writer, reader and resumer a static [`Targets`], so the
+/// plugin's own code is its targets' formats. `$name` is the plugin's name (its markers'
+/// `plugin`); the manifest is made of the targets' entries and the crate's version
+/// ([`Targets::manifest`]) unless `manifest = expr` gives it.
 ///
 /// ```ignore
 /// #[derive(Clone, Copy, Debug, Default)]
@@ -373,13 +383,13 @@ macro_rules! targets {
                 $manifest
             }
             fn writer(&self) -> &dyn $crate::Writer {
-                self
+                <$plugin>::__handoff_targets()
             }
             fn reader(&self) -> &dyn $crate::Reader {
-                self
+                <$plugin>::__handoff_targets()
             }
             fn resumer(&self) -> &dyn $crate::Resumer {
-                self
+                <$plugin>::__handoff_targets()
             }
         }
         impl $plugin {
@@ -387,147 +397,6 @@ macro_rules! targets {
             fn __handoff_targets() -> &'static $crate::Targets {
                 static TARGETS: $crate::Targets = $crate::Targets::new($name, &[$(&$target),+]);
                 &TARGETS
-            }
-        }
-        $crate::__delegate_capabilities!($plugin);
-    };
-}
-
-/// The capability traits of a [`targets!`] plugin, each call handed to its [`Targets`].
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __delegate_capabilities {
-    ($plugin:ty) => {
-        impl $crate::Writer for $plugin {
-            fn create(
-                &self,
-                root: &$crate::StoreRoot,
-                target: &str,
-                transcript: &$crate::Transcript,
-                options: &$crate::CreateOptions,
-            ) -> ::std::result::Result<$crate::SessionRef, $crate::PluginError> {
-                $crate::Writer::create(
-                    <$plugin>::__handoff_targets(),
-                    root,
-                    target,
-                    transcript,
-                    options,
-                )
-            }
-            fn append(
-                &self,
-                root: &$crate::StoreRoot,
-                session: &$crate::SessionRef,
-                events: &[$crate::Event],
-            ) -> ::std::result::Result<$crate::SessionRef, $crate::PluginError> {
-                $crate::Writer::append(<$plugin>::__handoff_targets(), root, session, events)
-            }
-            fn remove(
-                &self,
-                root: &$crate::StoreRoot,
-                session: &$crate::SessionRef,
-            ) -> ::std::result::Result<(), $crate::PluginError> {
-                $crate::Writer::remove(<$plugin>::__handoff_targets(), root, session)
-            }
-            fn create_streamed(
-                &self,
-                root: &$crate::StoreRoot,
-                target: &str,
-                events: &mut dyn $crate::EventStream,
-                options: &$crate::CreateOptions,
-            ) -> ::std::result::Result<$crate::SessionRef, $crate::PluginError> {
-                $crate::Writer::create_streamed(
-                    <$plugin>::__handoff_targets(),
-                    root,
-                    target,
-                    events,
-                    options,
-                )
-            }
-        }
-        impl $crate::Reader for $plugin {
-            fn read(
-                &self,
-                root: &$crate::StoreRoot,
-                session: &$crate::SessionRef,
-            ) -> ::std::result::Result<$crate::Transcript, $crate::PluginError> {
-                $crate::Reader::read(<$plugin>::__handoff_targets(), root, session)
-            }
-            fn read_path(
-                &self,
-                target: &str,
-                path: &::std::path::Path,
-            ) -> ::std::result::Result<$crate::Transcript, $crate::PluginError> {
-                $crate::Reader::read_path(<$plugin>::__handoff_targets(), target, path)
-            }
-            fn read_each(
-                &self,
-                root: &$crate::StoreRoot,
-                session: &$crate::SessionRef,
-                sink: &mut dyn FnMut($crate::Event) -> bool,
-            ) -> ::std::result::Result<(), $crate::PluginError> {
-                $crate::Reader::read_each(<$plugin>::__handoff_targets(), root, session, sink)
-            }
-            fn read_path_cwd(
-                &self,
-                target: &str,
-                path: &::std::path::Path,
-            ) -> ::std::result::Result<Option<String>, $crate::PluginError> {
-                $crate::Reader::read_path_cwd(<$plugin>::__handoff_targets(), target, path)
-            }
-            fn read_path_each(
-                &self,
-                target: &str,
-                path: &::std::path::Path,
-                sink: &mut dyn FnMut($crate::Event) -> bool,
-            ) -> ::std::result::Result<(), $crate::PluginError> {
-                $crate::Reader::read_path_each(<$plugin>::__handoff_targets(), target, path, sink)
-            }
-            fn read_written_each(
-                &self,
-                target: &str,
-                file: &dyn $crate::WrittenFile,
-                sink: &mut dyn FnMut($crate::Event) -> bool,
-            ) -> ::std::result::Result<bool, $crate::PluginError> {
-                $crate::Reader::read_written_each(
-                    <$plugin>::__handoff_targets(),
-                    target,
-                    file,
-                    sink,
-                )
-            }
-            fn list(
-                &self,
-                root: &$crate::StoreRoot,
-                target: &str,
-            ) -> ::std::result::Result<Vec<$crate::SessionInfo>, $crate::PluginError> {
-                $crate::Reader::list(<$plugin>::__handoff_targets(), root, target)
-            }
-            fn find_owned(
-                &self,
-                root: &$crate::StoreRoot,
-                target: &str,
-                locator: &str,
-            ) -> ::std::result::Result<Option<$crate::SessionRef>, $crate::PluginError> {
-                $crate::Reader::find_owned(<$plugin>::__handoff_targets(), root, target, locator)
-            }
-        }
-        impl $crate::Resumer for $plugin {
-            fn resolve(
-                &self,
-                root: &$crate::StoreRoot,
-                target: &str,
-                id: &str,
-            ) -> ::std::result::Result<$crate::SessionRef, $crate::PluginError> {
-                $crate::Resumer::resolve(<$plugin>::__handoff_targets(), root, target, id)
-            }
-            fn plan(
-                &self,
-                root: &$crate::StoreRoot,
-                session: &$crate::SessionRef,
-                prompt: &str,
-            ) -> ::std::result::Result<$crate::ResumePlan, $crate::PluginError> {
-                $crate::Resumer::plan(<$plugin>::__handoff_targets(), root, session, prompt)
             }
         }
     };
@@ -610,8 +479,14 @@ mod tests {
             REMOVES.fetch_add(1, Ordering::SeqCst);
             std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
         }
-        fn read_path(&self, _: &Path) -> Result<Transcript, PluginError> {
-            Ok(Transcript::new(vec![]))
+        /// Two events, the file's name as the cwd.
+        fn read_each(
+            &self,
+            from: Stored<'_>,
+            sink: &mut dyn FnMut(Event) -> bool,
+        ) -> Result<Option<String>, PluginError> {
+            let _ = sink(user("n1", Part::text("one"))) && sink(user("n2", Part::text("two")));
+            Ok(Some(from.path().display().to_string()))
         }
         fn list(&self, _: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
             Ok(vec![])
@@ -682,7 +557,10 @@ mod tests {
         ));
         let mut outside = session.clone();
         outside.path = tmp.path().parent().unwrap().join("s.txt");
-        assert!(plugin.reader().read(&root, &outside).is_err());
+        assert!(plugin
+            .reader()
+            .read(ReadFrom::Session(&root, &outside))
+            .is_err());
         assert_eq!(APPENDS.load(Ordering::SeqCst), 0);
 
         let more = [user("u2", Part::text("again"))];
@@ -706,5 +584,79 @@ mod tests {
         std::fs::write(&session.path, "me").unwrap();
         plugin.writer().remove(&root, &session).unwrap();
         assert!(!session.path.exists());
+    }
+
+    /// A file lent as if still being written (nothing reads it here).
+    struct Unread(std::path::PathBuf);
+
+    impl WrittenFile for Unread {
+        fn open(&self) -> std::io::Result<std::fs::File> {
+            std::fs::File::open(&self.0)
+        }
+        fn name(&self) -> &Path {
+            &self.0
+        }
+        fn wait_past(&self, _: u64) -> handoff_capability::Growth {
+            handoff_capability::Growth::Abandoned
+        }
+    }
+
+    #[test]
+    fn every_read_of_the_host_is_the_targets_one_primitive() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = StoreRoot::new(tmp.path()).unwrap();
+        let reader = NotesPlugin.reader();
+        let path = tmp.path().join("notes").join("s.txt");
+        let ids = |events: Vec<Event>| events.into_iter().map(|e| e.id).collect::<Vec<_>>();
+
+        // A whole read: the events and the cwd of one read_each.
+        let whole = reader.read(ReadFrom::File("notes", &path)).unwrap();
+        assert_eq!(ids(whole.events), ["n1", "n2"]);
+        assert_eq!(whole.cwd.as_deref(), Some(path.to_str().unwrap()));
+        // The cwd by default: read_each's, the events dropped.
+        let cwd = reader.cwd(ReadFrom::File("notes", &path)).unwrap();
+        assert_eq!(cwd, whole.cwd);
+        // A sink that stops gets no more; a session of the store is checked, then read.
+        let mut handed = 0;
+        let session = SessionRef {
+            target: "notes".into(),
+            id: "s".into(),
+            path: path.clone(),
+        };
+        let outcome = reader
+            .read_each(ReadFrom::Session(&root, &session), &mut |_| {
+                handed += 1;
+                false
+            })
+            .unwrap();
+        assert_eq!((outcome, handed), (ReadOutcome::Read, 1));
+        let mut batched = Vec::new();
+        reader
+            .read_batches(ReadFrom::Session(&root, &session), &mut |batch| {
+                batched.extend(batch.into_events().unwrap());
+                true
+            })
+            .unwrap();
+        assert_eq!(ids(batched), ["n1", "n2"]);
+        let mut foreign = session.clone();
+        foreign.target = "other".into();
+        assert!(matches!(
+            reader.read_each(ReadFrom::Session(&root, &foreign), &mut |_| true),
+            Err(PluginError::UnknownTarget { .. })
+        ));
+
+        // A file still being written: the target does not read one, so nothing is handed on,
+        // and it is never read whole.
+        let written = Unread(path.clone());
+        let mut handed = 0;
+        let outcome = reader
+            .read_each(ReadFrom::Written("notes", &written), &mut |_| {
+                handed += 1;
+                true
+            })
+            .unwrap();
+        assert_eq!((outcome, handed), (ReadOutcome::NotSupported, 0));
+        assert!(reader.read(ReadFrom::Written("notes", &written)).is_err());
+        assert!(reader.cwd(ReadFrom::Written("notes", &written)).is_err());
     }
 }

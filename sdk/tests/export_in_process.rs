@@ -37,10 +37,14 @@ impl Writer for Configured {
 }
 
 impl Reader for Configured {
-    fn read(&self, _: &StoreRoot, _: &SessionRef) -> Result<Transcript, PluginError> {
+    fn read_each(
+        &self,
+        _: ReadFrom<'_>,
+        _: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<ReadOutcome, PluginError> {
         Err(PluginError::Other("no".into()))
     }
-    fn read_path(&self, _: &str, _: &std::path::Path) -> Result<Transcript, PluginError> {
+    fn cwd(&self, _: ReadFrom<'_>) -> Result<Option<String>, PluginError> {
         Err(PluginError::Other("no".into()))
     }
     fn list(&self, _: &StoreRoot, _: &str) -> Result<Vec<SessionInfo>, PluginError> {

@@ -6,7 +6,7 @@ use handoff_host::continuation::{
     continue_conversation, Action, ContinueRequest, Continued, Source, SourceFile,
 };
 use handoff_host::registry::PluginSource;
-use handoff_host::{Feature, ResumePlan, TargetKind};
+use handoff_host::{Feature, ReadFrom, ResumePlan, TargetKind};
 use serde_json::json;
 
 use crate::catalog::Catalog;
@@ -157,7 +157,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     // CLI keeps some projects' folders in a registry beside the chats).
     let source_cwd = source_plugin
         .reader()
-        .read_path_cwd(from_target, &path)?
+        .cwd(ReadFrom::File(from_target, &path))?
         .or(listed_cwd);
     // The source's cwd goes to the engine as read here, so it does not read the head again.
     let cwd =

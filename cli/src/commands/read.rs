@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use handoff_host::{SessionInfo, StoreRoot, Transcript};
+use handoff_host::{ReadFrom, SessionInfo, StoreRoot, Transcript};
 
 use crate::catalog::Catalog;
 use crate::config::Config;
@@ -77,8 +77,10 @@ pub fn read_session(
     let plugin = catalog.plugin(target)?;
     Ok(
         match locate(catalog, config, target, session, store_root)? {
-            Located::File(path) => plugin.reader().read_path(target, &path)?,
-            Located::Session(root, session) => plugin.reader().read(&root, &session)?,
+            Located::File(path) => plugin.reader().read(ReadFrom::File(target, &path))?,
+            Located::Session(root, session) => {
+                plugin.reader().read(ReadFrom::Session(&root, &session))?
+            }
         },
     )
 }
@@ -124,7 +126,9 @@ pub fn read_newest(
     let plugin = catalog.plugin(target)?;
     let root = config.store_root(&catalog.target(target)?, store_root)?;
     let newest = newest_session(catalog, config, target, dir, store_root)?;
-    let transcript = plugin.reader().read(&root, &newest.session)?;
+    let transcript = plugin
+        .reader()
+        .read(ReadFrom::Session(&root, &newest.session))?;
     Ok((transcript, newest))
 }
 

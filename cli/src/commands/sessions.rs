@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use handoff_host::episodes::{self, Episode};
-use handoff_host::{Plugin, SessionInfo, StoreRoot};
+use handoff_host::{Plugin, ReadFrom, SessionInfo, StoreRoot};
 
 use crate::catalog::Catalog;
 use crate::config::Config;
@@ -214,7 +214,7 @@ fn count_events(
     let mut first = None;
     let read = plugin
         .reader()
-        .read_each(root, &session.session, &mut |event| {
+        .read_each(ReadFrom::Session(root, &session.session), &mut |event| {
             if first.is_none() {
                 first = Some(event.id);
             }
@@ -222,7 +222,7 @@ fn count_events(
             true
         });
     match read {
-        Ok(()) => session.events = Some(events),
+        Ok(_) => session.events = Some(events),
         Err(e) => tracing::warn!("cannot count the events of {}: {e}", session.session.id),
     }
     first

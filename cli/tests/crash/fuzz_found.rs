@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use handoff_dialects::{Dialect, RenderOptions};
 use handoff_host::Plugin;
+use handoff_host::ReadFrom;
 
 fn plugin_for(target: &str) -> Box<dyn Plugin> {
     let plugins: Vec<Box<dyn Plugin>> = vec![
@@ -61,7 +62,10 @@ fn inputs_that_once_crashed_a_reader_or_parser_are_refused_by_name() {
                 let target = target.replace('_', "-");
                 let file = scratch.path().join(file_name(&target));
                 std::fs::write(&file, &bytes).unwrap();
-                match plugin_for(&target).reader().read_path(&target, &file) {
+                match plugin_for(&target)
+                    .reader()
+                    .read(ReadFrom::File(&target, &file))
+                {
                     Ok(_) => None,
                     Err(e) => Some((e.to_string(), file)),
                 }

@@ -13,8 +13,8 @@ use handoff_codex::CodexPlugin;
 use handoff_host::continuation::{continue_conversation, ContinueRequest};
 use handoff_host::seal::Seal;
 use handoff_host::{
-    CreateOptions, Event, Plugin, PluginError, Reader, Resumer, SessionInfo, SessionRef, StoreRoot,
-    Transcript, Writer,
+    CreateOptions, Event, Plugin, PluginError, ReadFrom, ReadOutcome, Reader, Resumer, SessionInfo,
+    SessionRef, StoreRoot, Transcript, Writer,
 };
 
 use crate::support::*;
@@ -153,29 +153,35 @@ impl Writer for Crashing {
 }
 
 impl Reader for Crashing {
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        self.inner.reader().read(root, session)
-    }
-
-    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
-        self.inner.reader().read_path(target, path)
-    }
-
+    /// A session read back by the verify dies midway; a file still being written is not read
+    /// (the verify reads the session once it is whole), and any other read is the inner one.
     fn read_each(
         &self,
-        root: &StoreRoot,
-        session: &SessionRef,
+        from: ReadFrom<'_>,
         sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
+    ) -> Result<ReadOutcome, PluginError> {
+        match from {
+            ReadFrom::Session(..) => {}
+            ReadFrom::Written(..) => return Ok(ReadOutcome::NotSupported),
+            ReadFrom::File(..) => return self.inner.reader().read_each(from, sink),
+        }
         let mut seen = 0;
         let verify = matches!(self.point, Point::AppendVerify | Point::CreateVerify);
-        self.inner.reader().read_each(root, session, &mut |event| {
+        self.inner.reader().read_each(from, &mut |event| {
             seen += 1;
             if verify && seen == TURNS * 2 {
                 die();
             }
             sink(event)
         })
+    }
+
+    fn cwd(&self, from: ReadFrom<'_>) -> Result<Option<String>, PluginError> {
+        self.inner.reader().cwd(from)
+    }
+
+    fn read(&self, from: ReadFrom<'_>) -> Result<Transcript, PluginError> {
+        self.inner.reader().read(from)
     }
 
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
-use handoff_host::{CreateOptions, Origin, Plugin, StoreRoot, Transcript};
+use handoff_host::{CreateOptions, Origin, Plugin, ReadFrom, StoreRoot, Transcript};
 
 /// One configuration for every test of this binary: a certificate folder certified once.
 pub struct Shared {
@@ -157,7 +157,7 @@ pub fn claude_source(dir: &Path, transcript: &Transcript) -> PathBuf {
 pub fn read_source(path: &Path) -> Transcript {
     ClaudePlugin
         .reader()
-        .read_path("claude-code", path)
+        .read(ReadFrom::File("claude-code", path))
         .expect("read the source")
 }
 
@@ -177,7 +177,7 @@ pub fn rollouts(root: &Path) -> Vec<PathBuf> {
 pub fn reads_as(path: &Path, transcript: &Transcript) -> Result<(), String> {
     let back = CodexPlugin
         .reader()
-        .read_path("codex", path)
+        .read(ReadFrom::File("codex", path))
         .map_err(|e| e.to_string())?;
     CodexPlugin::target_manifest()
         .comparison()

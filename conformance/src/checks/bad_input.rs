@@ -1,6 +1,6 @@
 use std::path::Path;
 
-use handoff_host::{ById, Transcript};
+use handoff_host::{ById, ReadFrom, Transcript};
 
 use crate::corpus;
 
@@ -34,7 +34,10 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
     let mut failures = Vec::new();
     for (what, corrupt) in CORRUPTIONS {
         let copy = copy_with_new_id(&session, corrupt).map_err(|e| vec![e])?;
-        let by_path = ctx.plugin.reader().read_path(ctx.name(), &copy.path);
+        let by_path = ctx
+            .plugin
+            .reader()
+            .read(ReadFrom::File(ctx.name(), &copy.path));
         judge(
             what,
             "read_path",

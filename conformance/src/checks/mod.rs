@@ -11,7 +11,7 @@ mod streamed;
 mod strict_resume;
 
 use handoff_host::{
-    Comparison, CreateOptions, Plugin, SessionRef, StoreRoot, TargetManifest, Transcript,
+    Comparison, CreateOptions, Plugin, ReadFrom, SessionRef, StoreRoot, TargetManifest, Transcript,
 };
 
 use crate::sandbox::Sandbox;
@@ -118,7 +118,7 @@ impl Ctx<'_> {
         let got = self
             .plugin
             .reader()
-            .read(self.root(), session)
+            .read(ReadFrom::Session(self.root(), session))
             .map_err(|e| vec![format!("{what}: read {} failed: {e}", session.id)])?;
         self.comparison()
             .diff(expected, &got)

@@ -1,4 +1,4 @@
-use handoff_host::SessionRef;
+use handoff_host::{ReadFrom, SessionRef};
 
 use crate::corpus;
 
@@ -49,7 +49,7 @@ fn round_trip_one(ctx: &Ctx<'_>, entry: &corpus::Entry) -> Result<SessionRef, Ve
     let by_path = ctx
         .plugin
         .reader()
-        .read_path(ctx.name(), &session.path)
+        .read(ReadFrom::File(ctx.name(), &session.path))
         .map_err(|e| vec![format!("{}: read_path failed: {e}", entry.name)])?;
     ctx.comparison()
         .diff(&entry.transcript, &by_path)

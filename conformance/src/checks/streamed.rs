@@ -1,7 +1,8 @@
 use std::path::Path;
 
 use handoff_host::{
-    CreateOptions, Event, EventBatch, EventStream, HeldEvents, PluginError, Transcript,
+    CreateOptions, Event, EventBatch, EventStream, HeldEvents, PluginError, ReadFrom, ReadOutcome,
+    Transcript,
 };
 
 use crate::{corpus, LentInSteps};
@@ -9,11 +10,10 @@ use crate::{corpus, LentInSteps};
 use super::{Ctx, Outcome, SUITE_CWD};
 
 /// What the continuation engine streams through, for every corpus entry the target carries:
-/// `create_streamed` writes what `create` writes (read back equal), `read_path_each` yields
-/// exactly `read_path`'s events and stops when told, `read_path_batches` and `read_each_batches`
-/// the same events, `read_written_each` and `read_written_batches` too (or they decline) when the
-/// file is lent as it grows, and an error when its writer abandons it; and `read_path_cwd` is
-/// `read_path`'s cwd.
+/// `create_streamed` writes what `create` writes (read back equal), `read_each` of the file yields
+/// exactly a whole read's events and stops when told, `read_batches` of the file and of the
+/// session the same events, `read_each` and `read_batches` of the file lent as it grows too (or
+/// they decline), and an error when its writer abandons it; and `cwd` is a whole read's cwd.
 pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
     let mut evidence = Vec::new();
     let mut failures = Vec::new();
@@ -105,23 +105,25 @@ fn streamed_one(ctx: &Ctx<'_>, name: &str, transcript: &Transcript) -> Result<()
     ctx.read_back(name, &session, transcript)?;
 
     let reader = ctx.plugin.reader();
+    let file = ReadFrom::File(ctx.name(), &session.path);
     let whole = reader
-        .read_path(ctx.name(), &session.path)
-        .map_err(|e| fail(format!("read_path failed: {e}")))?;
+        .read(file)
+        .map_err(|e| fail(format!("read of the file failed: {e}")))?;
     let mut each = Vec::new();
     reader
-        .read_path_each(ctx.name(), &session.path, &mut |e| {
+        .read_each(file, &mut |e| {
             each.push(e);
             true
         })
-        .map_err(|e| fail(format!("read_path_each failed: {e}")))?;
+        .map_err(|e| fail(format!("read_each of the file failed: {e}")))?;
     // What the engine's threads take: the same events in batches, decoded where they are taken.
-    let batched_path = batched(|sink| reader.read_path_batches(ctx.name(), &session.path, sink));
-    let batched_each = batched(|sink| reader.read_each_batches(ctx.root(), &session, sink));
+    let batched_path = batched(|sink| reader.read_batches(file, sink).map(drop));
+    let stored = ReadFrom::Session(ctx.root(), &session);
+    let batched_each = batched(|sink| reader.read_batches(stored, sink).map(drop));
     for (method, events) in [
-        ("read_path_each", Ok(each)),
-        ("read_path_batches", batched_path),
-        ("read_each_batches", batched_each),
+        ("read_each of the file", Ok(each)),
+        ("read_batches of the file", batched_path),
+        ("read_batches of the session", batched_each),
     ] {
         let events = events.map_err(|e| fail(format!("{method} failed: {e}")))?;
         if events != whole.events {
@@ -131,7 +133,7 @@ fn streamed_one(ctx: &Ctx<'_>, name: &str, transcript: &Transcript) -> Result<()
                 .position(|(a, b)| a != b)
                 .unwrap_or(events.len().min(whole.events.len()));
             return Err(fail(format!(
-                "{method} yields {} events, read_path {}; they first differ at event {at}",
+                "{method} yields {} events, a whole read {}; they first differ at event {at}",
                 events.len(),
                 whole.events.len()
             )));
@@ -140,22 +142,22 @@ fn streamed_one(ctx: &Ctx<'_>, name: &str, transcript: &Transcript) -> Result<()
     read_as_written(ctx, &session.path, &whole.events).map_err(fail)?;
     let mut handed = 0;
     reader
-        .read_path_each(ctx.name(), &session.path, &mut |_| {
+        .read_each(file, &mut |_| {
             handed += 1;
             false
         })
-        .map_err(|e| fail(format!("read_path_each failed when told to stop: {e}")))?;
+        .map_err(|e| fail(format!("read_each failed when told to stop: {e}")))?;
     if handed > 1 {
         return Err(fail(format!(
-            "read_path_each handed {handed} events after its sink said stop at the first"
+            "read_each handed {handed} events after its sink said stop at the first"
         )));
     }
     let cwd = reader
-        .read_path_cwd(ctx.name(), &session.path)
-        .map_err(|e| fail(format!("read_path_cwd failed: {e}")))?;
+        .cwd(file)
+        .map_err(|e| fail(format!("cwd failed: {e}")))?;
     if cwd != whole.cwd {
         return Err(fail(format!(
-            "read_path_cwd says {cwd:?}, read_path's cwd is {:?}",
+            "cwd says {cwd:?}, a whole read's cwd is {:?}",
             whole.cwd
         )));
     }
@@ -163,7 +165,7 @@ fn streamed_one(ctx: &Ctx<'_>, name: &str, transcript: &Transcript) -> Result<()
 }
 
 /// The session file lent as it grows, in small steps and in large: a reader that reads files as
-/// they are written yields `read_path`'s events both ways, in one piece or in batches; one that
+/// they are written yields a whole read's events both ways, in one piece or in batches; one that
 /// declines reads nothing. A file abandoned halfway is an error, never a short read.
 fn read_as_written(ctx: &Ctx<'_>, path: &Path, whole: &[Event]) -> Result<(), String> {
     let reader = ctx.plugin.reader();
@@ -171,55 +173,55 @@ fn read_as_written(ctx: &Ctx<'_>, path: &Path, whole: &[Event]) -> Result<(), St
     let len = std::fs::metadata(path).map_or(0, |m| m.len());
     let mut events = Vec::new();
     let file = lent(512)?;
-    let read = reader
-        .read_written_each(ctx.name(), &file, &mut |e| {
+    let outcome = reader
+        .read_each(ReadFrom::Written(ctx.name(), &file), &mut |e| {
             events.push(e);
             true
         })
-        .map_err(|e| format!("read_written_each failed: {e}"))?;
-    if !read {
+        .map_err(|e| format!("read_each of the written file failed: {e}"))?;
+    if outcome == ReadOutcome::NotSupported {
         if !events.is_empty() {
             return Err(format!(
-                "read_written_each declined the file but handed {} events",
+                "read_each declined the written file but handed {} events",
                 events.len()
             ));
         }
         return Ok(());
     }
-    let mut read_batched = false;
+    let mut read_batched = ReadOutcome::NotSupported;
     let file_batched = lent(1 << 16)?;
     let batched = batched(|sink| {
-        read_batched = reader.read_written_batches(ctx.name(), &file_batched, sink)?;
+        read_batched = reader.read_batches(ReadFrom::Written(ctx.name(), &file_batched), sink)?;
         Ok(())
     })
-    .map_err(|e| format!("read_written_batches failed: {e}"))?;
+    .map_err(|e| format!("read_batches of the written file failed: {e}"))?;
     for (method, events) in [
-        ("read_written_each", &events),
-        ("read_written_batches", &batched),
+        ("read_each of the written file", &events),
+        ("read_batches of the written file", &batched),
     ] {
         if events != whole {
             return Err(format!(
-                "{method} yields {} events of the file lent as it grows, read_path {}",
+                "{method} yields {} events of the file lent as it grows, a whole read {}",
                 events.len(),
                 whole.len()
             ));
         }
     }
-    if !read_batched {
-        return Err("read_written_batches declined a file read_written_each reads".into());
+    if read_batched == ReadOutcome::NotSupported {
+        return Err("read_batches declined a written file read_each reads".into());
     }
     if len >= 2 {
         let abandoned = lent(len / 4 + 1)?.abandoned_at(len / 2);
         let mut handed = 0;
         if reader
-            .read_written_each(ctx.name(), &abandoned, &mut |_| {
+            .read_each(ReadFrom::Written(ctx.name(), &abandoned), &mut |_| {
                 handed += 1;
                 true
             })
             .is_ok()
         {
             return Err(format!(
-                "read_written_each read a file its writer abandoned halfway as whole ({handed} events)"
+                "read_each read a written file its writer abandoned halfway as whole ({handed} events)"
             ));
         }
     }

@@ -6,8 +6,7 @@
 use super::PluginError;
 use handoff_transcript::Event;
 
-/// Events a reader has read, as [`super::Reader::read_path_batches`] and
-/// [`super::Reader::read_each_batches`] hand them on.
+/// Events a reader has read, as [`super::Reader::read_batches`] hands them on.
 pub struct EventBatch(Form);
 
 /// The decoding of a batch, done by whoever takes it.

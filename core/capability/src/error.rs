@@ -140,6 +140,19 @@ impl PluginError {
     }
 }
 
+impl PluginError {
+    /// A transcript read from `file` that breaks the transcript's rules
+    /// ([`handoff_transcript::Transcript::validate`]): malformed, naming the field at fault.
+    pub fn invalid_in(file: &Path, e: &handoff_transcript::ValidationError) -> Self {
+        PluginError::Malformed {
+            file: file.to_owned(),
+            line: None,
+            field: Some(e.field.clone()),
+            message: e.to_string(),
+        }
+    }
+}
+
 impl From<handoff_transcript::ValidationError> for PluginError {
     fn from(e: handoff_transcript::ValidationError) -> Self {
         PluginError::InvalidTranscript(e.to_string())

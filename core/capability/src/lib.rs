@@ -280,114 +280,72 @@ impl EventStream for HeldEvents<'_> {
     }
 }
 
+/// Where a [`Reader`] reads a session from: the one value every read takes, so a reader has one
+/// streaming primitive ([`Reader::read_each`]) instead of one method per place and kind of read.
+#[derive(Clone, Copy)]
+pub enum ReadFrom<'a> {
+    /// A resolved session of a store (checked by the reader: [`SessionRef::check`]).
+    Session(&'a StoreRoot, &'a SessionRef),
+    /// A session file of the target named first, read directly.
+    File(&'a str, &'a Path),
+    /// A session file of the target named first that its writer still writes: the continuation
+    /// engine's verify reads a new session as it is written, so reading it back overlaps writing
+    /// it. A reader that can reads it through [`GrowingRead`]; one that cannot answers
+    /// [`ReadOutcome::NotSupported`] without reading.
+    Written(&'a str, &'a dyn WrittenFile),
+}
+
+impl ReadFrom<'_> {
+    /// The target the session belongs to.
+    pub fn target(&self) -> &str {
+        match self {
+            ReadFrom::Session(_, session) => &session.target,
+            ReadFrom::File(target, _) | ReadFrom::Written(target, _) => target,
+        }
+    }
+
+    /// The file read, for errors and logs (a written file's name is its writer's temp file).
+    pub fn path(&self) -> &Path {
+        match self {
+            ReadFrom::Session(_, session) => &session.path,
+            ReadFrom::File(_, path) => path,
+            ReadFrom::Written(_, file) => file.name(),
+        }
+    }
+}
+
+/// Whether a read read its source: only a file still being written may be declined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadOutcome {
+    /// The source was read (to its end, or until the sink said stop).
+    Read,
+    /// The reader reads whole files only: nothing was read ([`ReadFrom::Written`] alone).
+    NotSupported,
+}
+
 /// Reads native sessions into the canonical transcript.
+///
+/// One streaming primitive, [`Reader::read_each`], reads any [`ReadFrom`]; whole reads
+/// ([`Reader::read`]) and batches ([`Reader::read_batches`]) are provided on it. A reader
+/// overrides them only where it has something better: a plugin file's reader hands batches on as
+/// they crossed the boundary, and a whole read that crosses once.
 pub trait Reader: Send + Sync {
-    /// Reads a resolved session.
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError>;
-
-    /// Reads a session file directly.
-    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError>;
-
-    /// Reads a resolved session event by event, in order, handing each to `sink` until it returns
-    /// `false`. A reader that can stream overrides this so the continuation engine verifies a long
-    /// session without holding a second copy of it; the default reads the whole transcript first.
+    /// Reads `from` event by event, in order, handing each to `sink` until it returns `false`;
+    /// only [`ReadFrom::Written`] may answer [`ReadOutcome::NotSupported`]. The continuation
+    /// engine streams sessions with it so it never holds a second copy of a long one. From a
+    /// file still being written, the engine trusts what was read only once the file has turned
+    /// out to be the session (the same file, of the same length); on any error it reads the
+    /// session again once it is whole, so those errors are never shown.
     fn read_each(
         &self,
-        root: &StoreRoot,
-        session: &SessionRef,
+        from: ReadFrom<'_>,
         sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        for event in self.read(root, session)?.events {
-            if !sink(event) {
-                break;
-            }
-        }
-        Ok(())
-    }
+    ) -> Result<ReadOutcome, PluginError>;
 
-    /// The working directory of a session file, as [`Reader::read_path`] gives it, read
-    /// without reading every event where the reader can (a header line, the first record). The
-    /// default reads the whole file.
-    fn read_path_cwd(&self, target: &str, path: &Path) -> Result<Option<String>, PluginError> {
-        Ok(self.read_path(target, path)?.cwd)
-    }
-
-    /// Reads a session file event by event, as [`Reader::read_path`] reads it, handing each to
-    /// `sink` until it returns `false`: the continuation engine streams a source session with it.
-    /// The default reads the whole transcript first.
-    fn read_path_each(
-        &self,
-        target: &str,
-        path: &Path,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        for event in self.read_path(target, path)?.events {
-            if !sink(event) {
-                break;
-            }
-        }
-        Ok(())
-    }
-
-    /// [`Reader::read_path_each`] in batches, each decoded by whoever takes it: the continuation
-    /// engine reads a source on one thread and takes its batches on another. A reader of its own
-    /// never needs this (the default batches `read_path_each`'s events); a plugin file's reader
-    /// hands its batches as they crossed, so the taker's thread decodes them.
-    fn read_path_batches(
-        &self,
-        target: &str,
-        path: &Path,
-        sink: &mut dyn FnMut(EventBatch) -> bool,
-    ) -> Result<(), PluginError> {
-        in_batches(|each| self.read_path_each(target, path, each), sink)
-    }
-
-    /// [`Reader::read_each`] in batches, as [`Reader::read_path_batches`] is `read_path_each`'s.
-    fn read_each_batches(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        sink: &mut dyn FnMut(EventBatch) -> bool,
-    ) -> Result<(), PluginError> {
-        in_batches(|each| self.read_each(root, session, each), sink)
-    }
-
-    /// Reads a session file while its writer still writes it, event by event as
-    /// [`Reader::read_path_each`] reads a whole one: the continuation engine's verify reads a new
-    /// session as it is written, so reading it back overlaps writing it. A reader that can reads
-    /// `file` through [`GrowingRead`] and returns `Ok(true)`; the default returns `Ok(false)`
-    /// without reading, and the engine reads the session once it is whole
-    /// ([`Reader::read_each_batches`]). The engine trusts what was read only once the file has
-    /// turned out to be the session (the same file, of the same length); on any error it reads the
-    /// session again once it is whole, so errors from here are never shown.
-    fn read_written_each(
-        &self,
-        target: &str,
-        file: &dyn WrittenFile,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<bool, PluginError> {
-        let _ = (target, file, sink);
-        Ok(false)
-    }
-
-    /// [`Reader::read_written_each`] in batches, as [`Reader::read_path_batches`] is
-    /// `read_path_each`'s.
-    fn read_written_batches(
-        &self,
-        target: &str,
-        file: &dyn WrittenFile,
-        sink: &mut dyn FnMut(EventBatch) -> bool,
-    ) -> Result<bool, PluginError> {
-        let mut read = false;
-        in_batches(
-            |each| {
-                read = self.read_written_each(target, file, each)?;
-                Ok(())
-            },
-            sink,
-        )?;
-        Ok(read)
-    }
+    /// The working directory of `from`, as [`Reader::read`] gives it, read without reading every
+    /// event where the reader can (a header line, the first record). Of a file still being
+    /// written: [`not_whole`].
+    fn cwd(&self, from: ReadFrom<'_>) -> Result<Option<String>, PluginError>;
 
     /// Lists the sessions of a target, newest first.
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError>;
@@ -403,6 +361,52 @@ pub trait Reader: Send + Sync {
     ) -> Result<Option<SessionRef>, PluginError> {
         Ok(SessionInfo::newest_owned(self.list(root, target)?, locator))
     }
+
+    /// Reads `from` whole: [`Reader::cwd`] and [`Reader::read_each`]'s events. A file still being
+    /// written is never read whole (its end is not known yet): that is an error.
+    fn read(&self, from: ReadFrom<'_>) -> Result<Transcript, PluginError> {
+        if let ReadFrom::Written(..) = from {
+            return Err(not_whole(from));
+        }
+        let mut events = Vec::new();
+        self.read_each(from, &mut |event| {
+            events.push(event);
+            true
+        })?;
+        let mut transcript = Transcript::new(events);
+        transcript.cwd = self.cwd(from)?;
+        Ok(transcript)
+    }
+
+    /// [`Reader::read_each`] in batches, each decoded by whoever takes it: the continuation engine
+    /// reads a source on one thread and takes its batches on another. The default batches
+    /// `read_each`'s events; a plugin file's reader hands its batches as they crossed, so the
+    /// taker's thread decodes them.
+    fn read_batches(
+        &self,
+        from: ReadFrom<'_>,
+        sink: &mut dyn FnMut(EventBatch) -> bool,
+    ) -> Result<ReadOutcome, PluginError> {
+        let mut outcome = ReadOutcome::Read;
+        in_batches(
+            |each| {
+                outcome = self.read_each(from, each)?;
+                Ok(())
+            },
+            sink,
+        )?;
+        Ok(outcome)
+    }
+}
+
+/// What a whole read or a cwd of a file still being written fails with: only
+/// [`Reader::read_each`] reads one.
+pub fn not_whole(from: ReadFrom<'_>) -> PluginError {
+    PluginError::Other(format!(
+        "{} is still being written: the {} reader reads it only event by event",
+        from.path().display(),
+        from.target()
+    ))
 }
 
 /// The strict resume of an exact native id.
@@ -438,7 +442,7 @@ pub trait ById: Plugin {
     /// Resolves `id`, then reads it.
     fn read_id(&self, root: &StoreRoot, target: &str, id: &str) -> Result<Transcript, PluginError> {
         let session = self.resumer().resolve(root, target, id)?;
-        self.reader().read(root, &session)
+        self.reader().read(ReadFrom::Session(root, &session))
     }
 
     /// Resolves `id`, then streams it to `sink`.
@@ -450,7 +454,9 @@ pub trait ById: Plugin {
         sink: &mut dyn FnMut(Event) -> bool,
     ) -> Result<(), PluginError> {
         let session = self.resumer().resolve(root, target, id)?;
-        self.reader().read_each(root, &session, sink)
+        self.reader()
+            .read_each(ReadFrom::Session(root, &session), sink)
+            .map(drop)
     }
 
     /// Resolves `id`, then appends to it.
@@ -510,5 +516,87 @@ mod tests {
         assert!(json.get("cwd").is_none());
         let back: SessionInfo = serde_json::from_value(json).unwrap();
         assert_eq!(back, counted);
+    }
+
+    /// A reader of two events from any session or file, which declines a file being written and
+    /// counts its reads.
+    struct Two {
+        reads: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Reader for Two {
+        fn read_each(
+            &self,
+            from: ReadFrom<'_>,
+            sink: &mut dyn FnMut(Event) -> bool,
+        ) -> Result<ReadOutcome, PluginError> {
+            self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if let ReadFrom::Written(..) = from {
+                return Ok(ReadOutcome::NotSupported);
+            }
+            for id in ["e1", "e2"] {
+                let body = handoff_transcript::Body::User {
+                    content: vec![handoff_transcript::Part::text(id)],
+                };
+                let at = handoff_transcript::Timestamp::from_millis(0);
+                if !sink(Event::new(id, at, body)) {
+                    break;
+                }
+            }
+            Ok(ReadOutcome::Read)
+        }
+        fn cwd(&self, from: ReadFrom<'_>) -> Result<Option<String>, PluginError> {
+            Ok(Some(format!("/of/{}", from.target())))
+        }
+        fn list(&self, _: &StoreRoot, _: &str) -> Result<Vec<SessionInfo>, PluginError> {
+            Ok(vec![])
+        }
+    }
+
+    struct Growing(PathBuf);
+
+    impl WrittenFile for Growing {
+        fn open(&self) -> std::io::Result<std::fs::File> {
+            std::fs::File::open(&self.0)
+        }
+        fn name(&self) -> &Path {
+            &self.0
+        }
+        fn wait_past(&self, _: u64) -> Growth {
+            Growth::Abandoned
+        }
+    }
+
+    #[test]
+    fn whole_reads_and_batches_are_made_of_the_one_primitive() {
+        let two = Two {
+            reads: Default::default(),
+        };
+        let file = ReadFrom::File("t", Path::new("/s.jsonl"));
+        let whole = two.read(file).unwrap();
+        let ids: Vec<_> = whole.events.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(
+            (ids, whole.cwd.as_deref()),
+            (vec!["e1", "e2"], Some("/of/t"))
+        );
+        let mut batched = 0;
+        let outcome = two
+            .read_batches(file, &mut |batch| {
+                batched += batch.into_events().unwrap().len();
+                true
+            })
+            .unwrap();
+        assert_eq!((outcome, batched), (ReadOutcome::Read, 2));
+
+        // A file being written is declined through the batches too, and never read whole.
+        let written = Growing(PathBuf::from("/tmp/written"));
+        let from = ReadFrom::Written("t", &written);
+        assert_eq!(from.path(), Path::new("/tmp/written"));
+        let outcome = two.read_batches(from, &mut |_| true).unwrap();
+        assert_eq!(outcome, ReadOutcome::NotSupported);
+        let before = two.reads.load(std::sync::atomic::Ordering::SeqCst);
+        let error = two.read(from).unwrap_err().to_string();
+        assert!(error.contains("/tmp/written"), "{error}");
+        assert_eq!(two.reads.load(std::sync::atomic::Ordering::SeqCst), before);
     }
 }

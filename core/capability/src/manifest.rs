@@ -61,6 +61,35 @@ pub struct TargetManifest {
 }
 
 impl TargetManifest {
+    /// A target `name` of `kind` whose sessions `provider`'s models resume, carrying `carries`:
+    /// no thinking of anyone's, no notes, no live recipe, default root or dialect until the
+    /// `with_` methods or the fields say so.
+    pub fn new(name: &str, kind: TargetKind, provider: &str, carries: Vec<Feature>) -> Self {
+        TargetManifest {
+            name: name.to_owned(),
+            kind,
+            provider: provider.to_owned(),
+            carries,
+            thinking_from: Vec::new(),
+            notes: Vec::new(),
+            live: None,
+            default_root: None,
+            dialect: None,
+        }
+    }
+
+    /// The same, with `note` added to its notes.
+    pub fn with_note(mut self, note: &str) -> Self {
+        self.notes.push(note.to_owned());
+        self
+    }
+
+    /// The same, with its store at `root` when the user names none.
+    pub fn with_default_root(mut self, root: DefaultRoot) -> Self {
+        self.default_root = Some(root);
+        self
+    }
+
     /// Whether this target carries `feature` natively.
     pub fn carries(&self, feature: Feature) -> bool {
         self.carries.contains(&feature)

@@ -1,4 +1,4 @@
-//! A session file read while its writer still writes it ([`super::Reader::read_written_each`]):
+//! A session file read while its writer still writes it ([`super::ReadFrom::Written`]):
 //! the continuation engine's verify reads a new session as it is written, so reading it back
 //! overlaps writing it instead of following it.
 

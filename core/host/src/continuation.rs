@@ -31,7 +31,9 @@ use written::{ReadWritten, WriteWatch};
 use crate::episodes::{self, Episode, Witness};
 use crate::journal::{Conversation, Journal};
 use crate::seal::Seal;
-use handoff_capability::{CreateOptions, EventStream, Plugin, PluginError, ResumePlan, SessionRef};
+use handoff_capability::{
+    CreateOptions, EventStream, Plugin, PluginError, ReadFrom, ResumePlan, SessionRef,
+};
 use handoff_store::lock::Lock;
 use handoff_store::tap;
 use handoff_store::{validate_cwd, StoreRoot};
@@ -258,7 +260,7 @@ pub fn continue_conversation(
         Source::File(file) => {
             let cwd = match &request.cwd {
                 Some(cwd) => Some(cwd.clone()),
-                None => file.reader.read_path_cwd(file.target, file.path)?,
+                None => file.reader.cwd(ReadFrom::File(file.target, file.path))?,
             };
             std::thread::scope(|scope| {
                 let mut stream =
@@ -457,7 +459,7 @@ impl<'a> Run<'a> {
             let read = self
                 .plugin
                 .reader()
-                .read(self.request.root, &session)
+                .read(ReadFrom::Session(self.request.root, &session))
                 .map(|mut current| {
                     for event in &mut current.events {
                         episodes::restore_error_flag(event, restored);

@@ -3,15 +3,17 @@
 //! session's cwd and the canonical events.
 //!
 //! Replace the store with your tool's real one: this file is only the format (the SDK dispatches,
-//! checks what it is handed and what is to be written, locks and checks the owner).
+//! checks what it is handed and what is to be written, locks and checks the owner, and keeps the
+//! ids, paths and listing of a store of one file per id).
 
 use std::path::{Path, PathBuf};
 
 use handoff_sdk::marker::OwnershipMarker;
+use handoff_sdk::Feature::{Text, ToolCall, ToolError, ToolResult};
 use handoff_sdk::{
-    atomic, serde_json, session_files, sessions_newest_first, CreateOptions, Event, Feature,
-    PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot, Target, TargetKind,
-    TargetManifest, Transcript,
+    atomic, each_event, load_json, write_json_line, CreateOptions, DefaultRoot, Event, FilePerId,
+    PluginError, Result, ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target,
+    TargetKind, TargetManifest, Transcript,
 };
 use serde::{Deserialize, Serialize};
 
@@ -19,6 +21,8 @@ use serde::{Deserialize, Serialize};
 pub const PLUGIN: &str = "template";
 /// Its one target.
 pub const TARGET: &str = "template-notes";
+/// Where its sessions are: `<root>/template-notes/<id>.json`.
+const STORE: FilePerId = FilePerId::new(PLUGIN, TARGET, ".json");
 
 /// The template plugin.
 #[derive(Clone, Copy, Debug, Default)]
@@ -37,19 +41,15 @@ struct Document {
     events: Vec<Event>,
 }
 
-fn load(path: &Path) -> Result<Document, PluginError> {
-    let bytes = std::fs::read(path).map_err(|e| PluginError::io(path, &e))?;
-    serde_json::from_slice(&bytes).map_err(|e| PluginError::Malformed {
-        file: path.to_owned(),
-        line: Some(e.line()),
-        field: None,
-        message: e.to_string(),
-    })
-}
-
-fn write(out: &mut dyn std::io::Write, document: &Document) -> std::io::Result<()> {
-    serde_json::to_writer(&mut *out, document)?;
-    out.write_all(b"\n")
+/// A session file read whole, its events held to the transcript's rules.
+fn read(path: &Path) -> Result<Transcript> {
+    let document: Document = load_json(path)?;
+    let mut transcript = Transcript::new(document.events);
+    transcript.cwd = document.cwd;
+    transcript
+        .validate()
+        .map_err(|e| PluginError::invalid_in(path, &e))?;
+    Ok(transcript)
 }
 
 impl Target for Notes {
@@ -58,23 +58,11 @@ impl Target for Notes {
     }
 
     fn manifest(&self) -> TargetManifest {
-        TargetManifest {
-            name: TARGET.into(),
-            kind: TargetKind::Cli,
-            provider: "template".into(),
-            // Declare exactly what your store carries; the SDK refuses the rest before writing.
-            carries: vec![
-                Feature::Text,
-                Feature::ToolCall,
-                Feature::ToolResult,
-                Feature::ToolError,
-            ],
-            thinking_from: vec![],
-            notes: vec!["a template: the canonical events in one JSON document".into()],
-            live: None,
-            default_root: Some(handoff_sdk::DefaultRoot::handoff_data(TARGET)),
-            dialect: None,
-        }
+        // Declare exactly what your store carries; the SDK refuses the rest before writing.
+        let carries = vec![Text, ToolCall, ToolResult, ToolError];
+        TargetManifest::new(TARGET, TargetKind::Cli, "template", carries)
+            .with_note("a template: the canonical events in one JSON document")
+            .with_default_root(DefaultRoot::handoff_data(TARGET))
     }
 
     fn create(
@@ -82,87 +70,57 @@ impl Target for Notes {
         root: &StoreRoot,
         transcript: &Transcript,
         options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
-        let id = uuid::Uuid::new_v4().to_string();
-        let path = root.join(&[TARGET, &format!("{id}.json")])?;
+    ) -> Result<SessionRef> {
+        let session = STORE.new_session(root)?;
         let document = Document {
-            marker: Some(OwnershipMarker {
-                plugin: PLUGIN.into(),
-                locator: options.locator.clone(),
-            }),
+            marker: Some(STORE.marker(options)),
             cwd: options.cwd.clone().or_else(|| transcript.cwd.clone()),
             events: transcript.events.clone(),
         };
-        root.create_file(&path, |out| write(out, &document))?;
-        Ok(SessionRef {
-            target: TARGET.into(),
-            id,
-            path,
-        })
+        root.create_file(&session.path, |out| write_json_line(out, &document))?;
+        Ok(session)
     }
 
-    fn owner(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-    ) -> Result<Option<OwnershipMarker>, PluginError> {
-        Ok(load(&session.path)?.marker)
+    fn owner(&self, _: &StoreRoot, session: &SessionRef) -> Result<Option<OwnershipMarker>> {
+        Ok(load_json::<Document>(&session.path)?.marker)
     }
 
     fn append(
         &self,
-        _root: &StoreRoot,
+        _: &StoreRoot,
         session: &SessionRef,
-        _marker: &OwnershipMarker,
+        _: &OwnershipMarker,
         events: &[Event],
-    ) -> Result<SessionRef, PluginError> {
-        let mut document = load(&session.path)?;
+    ) -> Result<SessionRef> {
+        let mut document: Document = load_json(&session.path)?;
         document.events.extend_from_slice(events);
         // The new events must fit the ones stored (a result answers a call of the session).
         Transcript::new(document.events.clone()).validate()?;
-        atomic::replace(&session.path, |out| write(out, &document))
+        atomic::replace(&session.path, |out| write_json_line(out, &document))
             .map_err(|e| PluginError::io(&session.path, &e))?;
         Ok(session.clone())
     }
 
-    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
-        let document = load(path)?;
-        let mut transcript = Transcript::new(document.events);
-        transcript.cwd = document.cwd;
-        transcript.validate().map_err(|e| PluginError::Malformed {
-            file: path.to_owned(),
-            line: None,
-            field: Some(e.field.clone()),
-            message: e.to_string(),
-        })?;
-        Ok(transcript)
+    /// A long format hands each event on as it reads it; this one is read whole.
+    fn read_each(&self, at: Stored, sink: &mut dyn FnMut(Event) -> bool) -> Result<Option<String>> {
+        Ok(each_event(read(at.path())?, sink))
     }
 
-    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
-        let dir = root.path().join(TARGET);
-        let files = session_files(&dir, 0, |name| name.strip_suffix(".json"))?;
-        Ok(sessions_newest_first(TARGET, PLUGIN, files, |path| {
-            load(path).ok().and_then(|d| d.marker)
-        }))
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>> {
+        STORE.list(root, |path| load_json::<Document>(path).ok()?.marker)
     }
 
-    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
-        let path = root.join(&[TARGET, &format!("{id}.json")])?;
-        handoff_sdk::session_at(TARGET, id, path, &root.path().join(TARGET))
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef> {
+        STORE.resolve(root, id)
     }
 
-    fn plan(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-        prompt: &str,
-    ) -> Result<ResumePlan, PluginError> {
+    fn plan(&self, _: &StoreRoot, session: &SessionRef, prompt: &str) -> Result<ResumePlan> {
         // Name the exact session, never "latest": your CLI's resume-by-id command goes here.
         Ok(ResumePlan::Command {
             program: "template-agent".into(),
             args: vec!["--resume".into(), session.id.clone(), prompt.into()],
             env: vec![],
-            cwd: self.read_path(&session.path)?.cwd.map(PathBuf::from),
+            cwd: read(&session.path)?.cwd.map(PathBuf::from),
             close_stdin: true,
             // And the command that opens the session in your CLI's own interactive UI.
             interactive_args: Some(vec!["--resume".into(), session.id.clone()]),

@@ -16,11 +16,9 @@
 mod manifest;
 mod reference;
 
-use std::path::Path;
-
 use handoff_sdk::{
-    CreateOptions, Event, Manifest, Plugin, PluginError, Reader, ResumePlan, Resumer, SessionInfo,
-    SessionRef, StoreRoot, Transcript, Writer, WrittenFile,
+    each_event, CreateOptions, Event, Manifest, Plugin, PluginError, ReadFrom, ReadOutcome, Reader,
+    ResumePlan, Resumer, SessionInfo, SessionRef, StoreRoot, Transcript, Writer,
 };
 
 pub use manifest::{manifest, NAME};
@@ -87,33 +85,38 @@ impl Writer for ReferencePlugin {
     }
 }
 
-impl Reader for ReferencePlugin {
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        check_target(&session.target)?;
-        reference::read(root, session)
-    }
-
-    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
-        check_target(target)?;
-        reference::read_path(path)
-    }
-
-    /// The continuation engine's verify reads a new session as its writer writes it. A session
-    /// of this target is one small document, so the reader takes the bytes as they come and
-    /// decodes them once they are all there; a reader of a long format would decode as it goes.
-    fn read_written_each(
-        &self,
-        target: &str,
-        file: &dyn WrittenFile,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<bool, PluginError> {
-        check_target(target)?;
-        for event in reference::read_written(file)?.events {
-            if !sink(event) {
-                break;
-            }
+impl ReferencePlugin {
+    /// The whole transcript of `from`. A session of this target is one small document, so even
+    /// a file still being written (the continuation engine's verify reads a new session as its
+    /// writer writes it) is taken as its bytes come and decoded once they are all there; a
+    /// reader of a long format would decode as it goes.
+    fn whole(&self, from: ReadFrom<'_>) -> Result<Transcript, PluginError> {
+        check_target(from.target())?;
+        match from {
+            ReadFrom::Session(root, session) => reference::read(root, session),
+            ReadFrom::File(_, path) => reference::read_path(path),
+            ReadFrom::Written(_, file) => reference::read_written(file),
         }
-        Ok(true)
+    }
+}
+
+impl Reader for ReferencePlugin {
+    fn read_each(
+        &self,
+        from: ReadFrom<'_>,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<ReadOutcome, PluginError> {
+        each_event(self.whole(from)?, sink);
+        Ok(ReadOutcome::Read)
+    }
+
+    fn cwd(&self, from: ReadFrom<'_>) -> Result<Option<String>, PluginError> {
+        Ok(self.whole(from)?.cwd)
+    }
+
+    /// One read, not [`Reader::cwd`]'s and [`Reader::read_each`]'s.
+    fn read(&self, from: ReadFrom<'_>) -> Result<Transcript, PluginError> {
+        self.whole(from)
     }
 
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {

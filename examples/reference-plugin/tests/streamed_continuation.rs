@@ -10,8 +10,8 @@ use handoff_host::continuation::{
     continue_conversation, Action, ContinueError, ContinueRequest, Source, SourceFile,
 };
 use handoff_host::{
-    Body, Comparison, CreateOptions, Event, EventStream, Part, PluginError, Reader, SessionInfo,
-    SessionRef, StoreRoot, Timestamp, Transcript, Writer,
+    Body, Comparison, CreateOptions, Event, EventStream, Part, PluginError, ReadFrom, ReadOutcome,
+    Reader, SessionInfo, SessionRef, StoreRoot, Timestamp, Transcript, Writer,
 };
 use handoff_reference::{ReferencePlugin, NAME};
 
@@ -133,7 +133,9 @@ fn a_file_source_streams_into_a_new_session_then_appends() {
     assert_eq!(first.action, Action::Created);
     assert_eq!(first.events, base.events.len());
     assert_eq!(first.locator, format!("{NAME}:{}", base.events[0].id));
-    let back = ReferencePlugin.read(&root, &first.session).unwrap();
+    let back = ReferencePlugin
+        .read(ReadFrom::Session(&root, &first.session))
+        .unwrap();
     Comparison::exact().diff(base, &back).unwrap();
 
     // The same conversation, longer: the existing session is a prefix, so it is appended to.
@@ -161,7 +163,9 @@ fn a_writer_that_asks_for_the_whole_transcript_midway_is_verified_against_it() {
         let done = continue_conversation(&with_writer(Streaming(take)), &req).unwrap();
         assert_eq!(done.action, Action::Created);
         assert_eq!(done.events, base.events.len());
-        let back = ReferencePlugin.read(&root, &done.session).unwrap();
+        let back = ReferencePlugin
+            .read(ReadFrom::Session(&root, &done.session))
+            .unwrap();
         Comparison::exact().diff(base, &back).unwrap();
     }
 }
@@ -189,7 +193,9 @@ fn dropped_tool_calls_go_with_their_results_however_the_writer_takes_the_stream(
         assert_eq!(done.action, Action::Created);
         assert_eq!(done.events, expected.events.len());
         assert_eq!(done.dropped, dropped);
-        let back = ReferencePlugin.read(&root, &done.session).unwrap();
+        let back = ReferencePlugin
+            .read(ReadFrom::Session(&root, &done.session))
+            .unwrap();
         Comparison::exact().diff(&expected, &back).unwrap();
         // Again with the same drop: the session holds it all, and the report says what it lacks.
         let again = continue_conversation(&plugin, &req).unwrap();
@@ -292,21 +298,24 @@ fn an_invalid_event_midway_writes_nothing_and_names_it() {
 /// A source reader of canonical JSON files that checks nothing, and one that panics midway.
 struct Unchecked;
 
-impl Reader for Unchecked {
-    fn read(&self, _root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        self.read_path(NAME, &session.path)
-    }
-    fn read_path(&self, _target: &str, path: &Path) -> Result<Transcript, PluginError> {
+impl Unchecked {
+    fn whole(path: &Path) -> Result<Transcript, PluginError> {
         let text = std::fs::read_to_string(path).map_err(|e| PluginError::io(path, &e))?;
         Transcript::from_json(&text).map_err(|e| PluginError::Other(e.to_string()))
     }
-    fn read_path_each(
+}
+
+impl Reader for Unchecked {
+    fn read_each(
         &self,
-        target: &str,
-        path: &Path,
+        from: ReadFrom<'_>,
         sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        for (i, event) in self.read_path(target, path)?.events.into_iter().enumerate() {
+    ) -> Result<ReadOutcome, PluginError> {
+        if let ReadFrom::Written(..) = from {
+            return Ok(ReadOutcome::NotSupported);
+        }
+        let path = from.path();
+        for (i, event) in Self::whole(path)?.events.into_iter().enumerate() {
             if path.ends_with("panics.json") && i == 2 {
                 panic!("the source reader broke at event {i}");
             }
@@ -314,7 +323,10 @@ impl Reader for Unchecked {
                 break;
             }
         }
-        Ok(())
+        Ok(ReadOutcome::Read)
+    }
+    fn cwd(&self, from: ReadFrom<'_>) -> Result<Option<String>, PluginError> {
+        Ok(Self::whole(from.path())?.cwd)
     }
     fn list(&self, _root: &StoreRoot, _target: &str) -> Result<Vec<SessionInfo>, PluginError> {
         Ok(Vec::new())
@@ -409,35 +421,33 @@ impl Observed {
 }
 
 impl Reader for Observed {
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        self.whole
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        ReferencePlugin.read(root, session)
-    }
-    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
-        ReferencePlugin.read_path(target, path)
-    }
-    fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
-        ReferencePlugin.list(root, target)
-    }
-    fn read_written_each(
+    fn read_each(
         &self,
-        target: &str,
-        file: &dyn handoff_capability::WrittenFile,
+        from: ReadFrom<'_>,
         sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<bool, PluginError> {
-        self.as_written
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    ) -> Result<ReadOutcome, PluginError> {
+        let counter = match from {
+            ReadFrom::File(..) => return ReferencePlugin.read_each(from, sink),
+            ReadFrom::Session(..) => &self.whole,
+            ReadFrom::Written(..) => &self.as_written,
+        };
+        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut events = Vec::new();
-        ReferencePlugin.read_written_each(target, file, &mut |e| {
+        ReferencePlugin.read_each(from, &mut |e| {
             events.push(e);
             true
         })?;
-        if self.drop_last_written {
+        if self.drop_last_written && matches!(from, ReadFrom::Written(..)) {
             events.pop();
         }
         events.into_iter().all(sink);
-        Ok(true)
+        Ok(ReadOutcome::Read)
+    }
+    fn cwd(&self, from: ReadFrom<'_>) -> Result<Option<String>, PluginError> {
+        ReferencePlugin.cwd(from)
+    }
+    fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
+        ReferencePlugin.list(root, target)
     }
 }
 
@@ -451,7 +461,9 @@ fn the_verify_reads_the_new_session_as_its_writer_writes_it() {
     assert_eq!(done.action, Action::Created);
     // Read once, as it was written; the fingerprints agreed, so not read again whole.
     assert_eq!(plugin.test_reader().counts(), (1, 0));
-    let back = ReferencePlugin.read(&root, &done.session).unwrap();
+    let back = ReferencePlugin
+        .read(ReadFrom::Session(&root, &done.session))
+        .unwrap();
     Comparison::exact().diff(base, &back).unwrap();
 }
 
@@ -467,7 +479,9 @@ fn a_read_as_written_that_differs_is_read_again_whole_and_the_whole_read_decides
     let plugin = with_both(Streaming(Take::All), reader);
     let done = continue_conversation(&plugin, &request(&ReferencePlugin, &path, &root)).unwrap();
     assert_eq!(plugin.test_reader().counts(), (1, 1));
-    let back = ReferencePlugin.read(&root, &done.session).unwrap();
+    let back = ReferencePlugin
+        .read(ReadFrom::Session(&root, &done.session))
+        .unwrap();
     Comparison::exact().diff(base, &back).unwrap();
 }
 
@@ -481,6 +495,8 @@ fn a_writer_that_starts_over_is_verified_by_reading_its_session_whole() {
     let done = continue_conversation(&plugin, &request(&ReferencePlugin, &path, &root)).unwrap();
     let (_, whole) = plugin.test_reader().counts();
     assert_eq!(whole, 1);
-    let back = ReferencePlugin.read(&root, &done.session).unwrap();
+    let back = ReferencePlugin
+        .read(ReadFrom::Session(&root, &done.session))
+        .unwrap();
     Comparison::exact().diff(base, &back).unwrap();
 }

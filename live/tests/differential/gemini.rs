@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use handoff_host::ReadFrom;
 use handoff_live::differential::{generic, Case, Mutation, SideFile, GENUINE};
 use serde_json::{json, Value};
 
@@ -298,7 +299,10 @@ fn an_append_beside_the_cli_resume_stub_is_what_gemini_cli_resumes() {
     let scratch = tempfile::tempdir().unwrap();
     let genuine = scratch.path().join("genuine.jsonl");
     std::fs::write(&genuine, sample(GEMINI_TWO)).unwrap();
-    let mut transcript = plugin.reader().read_path("gemini-cli", &genuine).unwrap();
+    let mut transcript = plugin
+        .reader()
+        .read(ReadFrom::File("gemini-cli", &genuine))
+        .unwrap();
     transcript.cwd = Some(super::RECORDED_CWD.into());
     let root = StoreRoot::new(scratch.path().join(".gemini")).unwrap();
     let session = plugin
@@ -399,7 +403,7 @@ fn an_append_beside_the_cli_resume_stub_is_what_gemini_cli_resumes() {
     };
     let read = plugin
         .reader()
-        .read_path("gemini-cli", &session.path)
+        .read(ReadFrom::File("gemini-cli", &session.path))
         .unwrap();
     assert!(
         read.events.iter().any(|e| matches!(&e.body, Body::User { content }

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
+use handoff_host::ReadFrom;
+
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -178,9 +180,11 @@ pub fn read_path_each_all(
     path: &Path,
 ) -> Result<Vec<handoff_host::Event>, handoff_host::PluginError> {
     let mut events = Vec::new();
-    plugin.reader().read_path_each(target, path, &mut |event| {
-        events.push(event);
-        true
-    })?;
+    plugin
+        .reader()
+        .read_each(ReadFrom::File(target, path), &mut |event| {
+            events.push(event);
+            true
+        })?;
     Ok(events)
 }

@@ -16,8 +16,8 @@ use criterion::{criterion_group, Criterion};
 use handoff_claude::{ClaudePlugin, CLAUDE_CODE};
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, EventStream, HeldEvents, Origin, Part, PluginError,
-    Reader, StoreRoot, Timestamp, ToolCall, Transcript, Writer,
+    AssistantPart, Body, CreateOptions, Event, EventStream, HeldEvents, Origin, Part, Plugin,
+    PluginError, ReadFrom, StoreRoot, Timestamp, ToolCall, Transcript,
 };
 
 const TURNS: usize = 5_000;
@@ -92,6 +92,7 @@ fn options() -> CreateOptions {
 
 fn create_streamed(root: &StoreRoot, t: &Transcript) -> PathBuf {
     ClaudePlugin
+        .writer()
         .create_streamed(root, CLAUDE_CODE, &mut HeldEvents::new(t), &options())
         .expect("streamed write")
         .path
@@ -99,9 +100,13 @@ fn create_streamed(root: &StoreRoot, t: &Transcript) -> PathBuf {
 
 fn write_and_read(root: &StoreRoot, t: &Transcript) -> PathBuf {
     let s = ClaudePlugin
+        .writer()
         .create(root, CLAUDE_CODE, t, &options())
         .expect("write");
-    let back = ClaudePlugin.read_path(CLAUDE_CODE, &s.path).expect("read");
+    let back = ClaudePlugin
+        .reader()
+        .read(ReadFrom::File(CLAUDE_CODE, &s.path))
+        .expect("read");
     assert_eq!(back.events.len(), t.events.len());
     s.path
 }
@@ -160,6 +165,7 @@ fn bench(c: &mut Criterion) {
             timed(n, || {
                 let start = Instant::now();
                 let s = ClaudePlugin
+                    .writer()
                     .create(&root, CLAUDE_CODE, &t, &options())
                     .unwrap();
                 let took = start.elapsed();
@@ -180,7 +186,12 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.bench_function("read", |b| {
-        b.iter(|| ClaudePlugin.read_path(CLAUDE_CODE, &sample).unwrap())
+        b.iter(|| {
+            ClaudePlugin
+                .reader()
+                .read(ReadFrom::File(CLAUDE_CODE, &sample))
+                .unwrap()
+        })
     });
     group.bench_function("floor: serde_json parse + re-serialise", |b| {
         b.iter(|| floor(&sample, &out))
@@ -214,7 +225,10 @@ fn probe(kind: &str, file: &Path) {
     match kind {
         "read" => {
             let before = current_rss();
-            let t = ClaudePlugin.read_path(CLAUDE_CODE, file).unwrap();
+            let t = ClaudePlugin
+                .reader()
+                .read(ReadFrom::File(CLAUDE_CODE, file))
+                .unwrap();
             println!("{before} {} {}", peak_rss(), t.events.len());
         }
         // The synthetic session written to `file`, for the read probes under callgrind.
@@ -227,7 +241,8 @@ fn probe(kind: &str, file: &Path) {
             let before = current_rss();
             let mut n = 0;
             ClaudePlugin
-                .read_path_each(CLAUDE_CODE, file, &mut |_| {
+                .reader()
+                .read_each(ReadFrom::File(CLAUDE_CODE, file), &mut |_| {
                     n += 1;
                     true
                 })
@@ -240,6 +255,7 @@ fn probe(kind: &str, file: &Path) {
             let dir = tempfile::tempdir_in(file.parent().unwrap()).unwrap();
             let root = StoreRoot::new(dir.path().join("store")).unwrap();
             ClaudePlugin
+                .writer()
                 .create(&root, CLAUDE_CODE, &t, &options())
                 .unwrap();
             println!("{before} {} {}", peak_rss(), t.events.len());
@@ -260,6 +276,7 @@ fn probe(kind: &str, file: &Path) {
             let n = t.events.len();
             let mut events = OwnedEvents(t.events.into_iter());
             ClaudePlugin
+                .writer()
                 .create_streamed(&root, CLAUDE_CODE, &mut events, &options())
                 .unwrap();
             println!("{before} {} {n}", peak_rss());
@@ -379,6 +396,7 @@ fn streamed_ratio() {
     for _ in 0..PAIRS {
         let start = Instant::now();
         let s = ClaudePlugin
+            .writer()
             .create(&root, CLAUDE_CODE, &t, &options())
             .unwrap();
         held.push(start.elapsed().as_secs_f64());

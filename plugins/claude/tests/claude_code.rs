@@ -8,9 +8,9 @@ use handoff_claude::{ClaudePlugin, CLAUDE_CODE, CLAUDE_CODE_VERSION};
 use handoff_conformance::corpus;
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
-    AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Part, PluginError, Reader,
-    ResumePlan, Resumer, Signature, StoreRoot, Thinking, Timestamp, ToolCall, ToolInput,
-    Transcript, WebSearch, Writer,
+    AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Part, Plugin, PluginError,
+    ReadFrom, ResumePlan, Signature, StoreRoot, Thinking, Timestamp, ToolCall, ToolInput,
+    Transcript, WebSearch,
 };
 
 const CWD: &str = "/home/dev/my.proj";
@@ -80,6 +80,7 @@ fn assistant(id: &str, content: Vec<AssistantPart>) -> Event {
 fn round_trip(t: &Transcript) -> (tempfile::TempDir, StoreRoot, String, Transcript) {
     let (dir, root) = store();
     let session = ClaudePlugin
+        .writer()
         .create(&root, CLAUDE_CODE, t, &options())
         .unwrap();
     let back = ClaudePlugin
@@ -99,6 +100,7 @@ fn records_look_like_the_cli_wrote_them() {
         .clone();
     let (_dir, root) = store();
     let session = ClaudePlugin
+        .writer()
         .create(&root, CLAUDE_CODE, &t, &options())
         .unwrap();
     assert_eq!(
@@ -173,7 +175,11 @@ fn foreign_tool_ids_are_mapped_and_mapped_back() {
         result("r2", "call_a|fc_b"),
     ]);
     let (_dir, root, id, back) = round_trip(&t);
-    let path = ClaudePlugin.resolve(&root, CLAUDE_CODE, &id).unwrap().path;
+    let path = ClaudePlugin
+        .resumer()
+        .resolve(&root, CLAUDE_CODE, &id)
+        .unwrap()
+        .path;
     let text = std::fs::read_to_string(path).unwrap();
     assert!(!text.contains("functions.read:3") && text.contains("\"hx_"));
     let Body::ToolResult { call_id, .. } = &back.events[3].body else {
@@ -226,7 +232,11 @@ fn anthropic_thinking_keeps_its_signature_and_foreign_thinking_is_set_aside() {
         th.signature.as_ref().unwrap().model.as_deref(),
         Some("claude-opus-4-8")
     );
-    let path = ClaudePlugin.resolve(&root, CLAUDE_CODE, &id).unwrap().path;
+    let path = ClaudePlugin
+        .resumer()
+        .resolve(&root, CLAUDE_CODE, &id)
+        .unwrap()
+        .path;
     assert!(!std::fs::read_to_string(path)
         .unwrap()
         .contains("openai thinks"));
@@ -254,6 +264,7 @@ fn unsigned_anthropic_thinking_is_refused_before_anything_is_written() {
     ]);
     let (_dir, root) = store();
     let err = ClaudePlugin
+        .writer()
         .create(&root, CLAUDE_CODE, &t, &options())
         .unwrap_err();
     assert!(err.to_string().contains("event 1 (a)"), "{err}");
@@ -273,6 +284,7 @@ fn uncarried_parts_are_refused_by_event() {
     )]);
     let (_dir, root) = store();
     let err = ClaudePlugin
+        .writer()
         .create(&root, CLAUDE_CODE, &t, &options())
         .unwrap_err();
     assert!(
@@ -301,7 +313,13 @@ fn assistant_events_in_a_row_are_one_message_and_read_back_apart() {
     ]);
     let (_dir, root, id, back) = round_trip(&t);
     assert_eq!(back.events.len(), 6, "every event reads back apart");
-    let recs = records(&ClaudePlugin.resolve(&root, CLAUDE_CODE, &id).unwrap().path);
+    let recs = records(
+        &ClaudePlugin
+            .resumer()
+            .resolve(&root, CLAUDE_CODE, &id)
+            .unwrap()
+            .path,
+    );
     let answers: Vec<&Value> = recs.iter().filter(|r| r["type"] == "assistant").collect();
     let ids: Vec<&Value> = answers.iter().map(|r| &r["message"]["id"]).collect();
     let joined: Vec<bool> = answers
@@ -329,7 +347,13 @@ fn authors_and_origins_ride_in_an_extra_member() {
     });
     let (_dir, root, id, back) = round_trip(&t);
     assert_eq!(back.events[0].author.as_ref().unwrap().name, "Ada");
-    let recs = records(&ClaudePlugin.resolve(&root, CLAUDE_CODE, &id).unwrap().path);
+    let recs = records(
+        &ClaudePlugin
+            .resumer()
+            .resolve(&root, CLAUDE_CODE, &id)
+            .unwrap()
+            .path,
+    );
     assert_eq!(recs[0]["handoff"]["author"]["name"], "Ada");
     assert_eq!(
         recs[1]["handoff"]["origin"],
@@ -354,7 +378,13 @@ fn compaction_is_a_boundary_and_a_summary_record() {
         user("u2", "new"),
     ]);
     let (_dir, root, id, back) = round_trip(&t);
-    let recs = records(&ClaudePlugin.resolve(&root, CLAUDE_CODE, &id).unwrap().path);
+    let recs = records(
+        &ClaudePlugin
+            .resumer()
+            .resolve(&root, CLAUDE_CODE, &id)
+            .unwrap()
+            .path,
+    );
     assert_eq!(recs[2]["type"], "system");
     assert_eq!(recs[2]["subtype"], "compact_boundary");
     assert_eq!(recs[2]["parentUuid"], Value::Null);
@@ -380,7 +410,13 @@ fn compaction_is_a_boundary_and_a_summary_record() {
         user("u2", "new"),
     ]);
     let (_dir, root, id, back) = round_trip(&partial);
-    let recs = records(&ClaudePlugin.resolve(&root, CLAUDE_CODE, &id).unwrap().path);
+    let recs = records(
+        &ClaudePlugin
+            .resumer()
+            .resolve(&root, CLAUDE_CODE, &id)
+            .unwrap()
+            .path,
+    );
     let kinds: Vec<&str> = recs
         .iter()
         .map(|r| r["subtype"].as_str().unwrap_or(r["type"].as_str().unwrap()))
@@ -411,6 +447,7 @@ fn compaction_is_a_boundary_and_a_summary_record() {
         ),
     ]);
     let err = ClaudePlugin
+        .writer()
         .create(&root, CLAUDE_CODE, &orphan, &options())
         .unwrap_err()
         .to_string();
@@ -425,6 +462,7 @@ fn append_carries_a_compaction_that_keeps_new_events_only() {
     ]);
     let (_dir, root) = store();
     let s = ClaudePlugin
+        .writer()
         .create(&root, CLAUDE_CODE, &t, &options())
         .unwrap();
     let first = ClaudePlugin.read_id(&root, CLAUDE_CODE, &s.id).unwrap();
@@ -488,6 +526,7 @@ fn append_continues_the_chain() {
     ]);
     let (_dir, root) = store();
     let s = ClaudePlugin
+        .writer()
         .create(&root, CLAUDE_CODE, &t, &options())
         .unwrap();
     let before = records(&s.path);
@@ -532,6 +571,7 @@ fn unmarked_sessions_are_not_changed_or_removed() {
     let t = Transcript::new(vec![user("u", "hi")]);
     let (_dir, root) = store();
     let s = ClaudePlugin
+        .writer()
         .create(&root, CLAUDE_CODE, &t, &options())
         .unwrap();
     let mut recs = records(&s.path);
@@ -547,7 +587,7 @@ fn unmarked_sessions_are_not_changed_or_removed() {
         Err(PluginError::NotOwned { .. })
     ));
     assert_eq!(std::fs::read_to_string(&s.path).unwrap(), foreign);
-    let listed = ClaudePlugin.list(&root, CLAUDE_CODE).unwrap();
+    let listed = ClaudePlugin.reader().list(&root, CLAUDE_CODE).unwrap();
     assert_eq!(listed.len(), 1);
     assert!(!listed[0].owned);
 }
@@ -557,9 +597,11 @@ fn resume_names_exactly_the_id_in_its_cwd() {
     let t = Transcript::new(vec![user("u", "hi")]);
     let (_dir, root) = store();
     let s = ClaudePlugin
+        .writer()
         .create(&root, CLAUDE_CODE, &t, &options())
         .unwrap();
     let _decoy = ClaudePlugin
+        .writer()
         .create(&root, CLAUDE_CODE, &t, &options())
         .unwrap();
     let ResumePlan::Command {
@@ -591,6 +633,7 @@ fn resume_names_exactly_the_id_in_its_cwd() {
         ["-p", "--resume", s.id.as_str(), "--", "-x is a prompt"]
     );
     let missing = ClaudePlugin
+        .resumer()
         .resolve(&root, CLAUDE_CODE, "00000000-0000-4000-8000-000000000000")
         .unwrap_err();
     assert!(matches!(missing, PluginError::NotFound { .. }));
@@ -603,6 +646,7 @@ fn resume_names_exactly_the_id_in_its_cwd() {
 fn malformed_lines_name_file_line_and_field() {
     let (_dir, root) = store();
     let s = ClaudePlugin
+        .writer()
         .create(
             &root,
             CLAUDE_CODE,
@@ -655,6 +699,7 @@ fn malformed_lines_name_file_line_and_field() {
 fn a_dangling_parent_is_an_error_not_a_shorter_conversation() {
     let (_dir, root) = store();
     let s = ClaudePlugin
+        .writer()
         .create(
             &root,
             CLAUDE_CODE,
@@ -696,6 +741,7 @@ fn read_each_streams_the_same_events_and_can_stop() {
         .clone();
     let (_dir, root) = store();
     let s = ClaudePlugin
+        .writer()
         .create(&root, CLAUDE_CODE, &t, &options())
         .unwrap();
     let whole = ClaudePlugin.read_id(&root, CLAUDE_CODE, &s.id).unwrap();
@@ -753,14 +799,18 @@ fn tool_result(id: &str) -> Value {
 
 /// `read_path`, checked to give the same events as `read_path_each` (the two-pass read).
 fn read_both(path: &Path) -> Result<Transcript, PluginError> {
-    let whole = ClaudePlugin.read_path(CLAUDE_CODE, path);
+    let whole = ClaudePlugin
+        .reader()
+        .read(ReadFrom::File(CLAUDE_CODE, path));
     let mut streamed = Vec::new();
-    let each = ClaudePlugin.read_path_each(CLAUDE_CODE, path, &mut |e| {
-        streamed.push(e);
-        true
-    });
+    let each = ClaudePlugin
+        .reader()
+        .read_each(ReadFrom::File(CLAUDE_CODE, path), &mut |e| {
+            streamed.push(e);
+            true
+        });
     match (&whole, each) {
-        (Ok(t), Ok(())) => assert_eq!(t.events, streamed),
+        (Ok(t), Ok(_)) => assert_eq!(t.events, streamed),
         (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
         (a, b) => panic!("read_path {a:?} but read_path_each {b:?}"),
     }
@@ -839,7 +889,11 @@ fn meta_user_records_are_read_in_their_place_and_written_back_as_meta() {
     assert!(t.events[0].opaque.is_empty() && t.events[2].opaque.is_empty());
     // Claude Code → Claude Code: the record is written back as meta, and reads back the same.
     let (_dir, root, id, back) = round_trip(&t);
-    let path = ClaudePlugin.resolve(&root, CLAUDE_CODE, &id).unwrap().path;
+    let path = ClaudePlugin
+        .resumer()
+        .resolve(&root, CLAUDE_CODE, &id)
+        .unwrap()
+        .path;
     let metas: Vec<bool> = records(&path)
         .iter()
         .map(|r| r.get("isMeta") == Some(&json!(true)))
@@ -872,7 +926,11 @@ fn a_turn_of_no_known_model_is_written_with_claude_codes_synthetic_model() {
         };
         let t = Transcript::new(vec![user("u", "hi"), answer]);
         let (_dir, root, id, back) = round_trip(&t);
-        let path = ClaudePlugin.resolve(&root, CLAUDE_CODE, &id).unwrap().path;
+        let path = ClaudePlugin
+            .resumer()
+            .resolve(&root, CLAUDE_CODE, &id)
+            .unwrap()
+            .path;
         assert_eq!(records(&path)[1]["message"]["model"], "<synthetic>");
         let Body::Assistant { origin: read, .. } = &back.events[1].body else {
             panic!()
@@ -1163,7 +1221,11 @@ fn results_out_of_timestamp_order_are_chained_so_they_read_back_as_written() {
         })
         .collect();
     assert_eq!(ids, ["c1", "c2", "c3"]);
-    let path = ClaudePlugin.resolve(&root, CLAUDE_CODE, &id).unwrap().path;
+    let path = ClaudePlugin
+        .resumer()
+        .resolve(&root, CLAUDE_CODE, &id)
+        .unwrap()
+        .path;
     let recs = records(&path);
     // user, three call records, three results, the answer.
     assert_eq!(recs.len(), 8);
@@ -1199,7 +1261,11 @@ fn a_freeform_call_is_its_structured_form_marked_and_read_back() {
         result("r2", "toolu_2"),
     ]);
     let (_dir, root, id, back) = round_trip(&t);
-    let path = ClaudePlugin.resolve(&root, CLAUDE_CODE, &id).unwrap().path;
+    let path = ClaudePlugin
+        .resumer()
+        .resolve(&root, CLAUDE_CODE, &id)
+        .unwrap()
+        .path;
     let recs = records(&path);
     let uses: Vec<&Value> = recs
         .iter()
@@ -1257,7 +1323,10 @@ fn a_web_search_is_refused_naming_the_event() {
         assistant("a", vec![search, AssistantPart::text("found")]),
     ]);
     let (_dir, root) = store();
-    match ClaudePlugin.create(&root, CLAUDE_CODE, &t, &options()) {
+    match ClaudePlugin
+        .writer()
+        .create(&root, CLAUDE_CODE, &t, &options())
+    {
         Err(PluginError::NotCarried { index, feature, .. }) => {
             assert_eq!((index, feature), (1, handoff_sdk::Feature::WebSearch))
         }

@@ -7,8 +7,8 @@ use handoff_sdk::dialect::anthropic::{parse, validate, validate_history};
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::ById;
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, Part, PluginError, ResumePlan, Resumer, StoreRoot,
-    Timestamp, ToolCall, Transcript, Writer,
+    AssistantPart, Body, CreateOptions, Event, Part, Plugin, PluginError, ResumePlan, StoreRoot,
+    Timestamp, ToolCall, Transcript,
 };
 
 fn store() -> (tempfile::TempDir, StoreRoot) {
@@ -18,7 +18,11 @@ fn store() -> (tempfile::TempDir, StoreRoot) {
 }
 
 fn stored(root: &StoreRoot, id: &str) -> Value {
-    let path = ClaudePlugin.resolve(root, MESSAGES, id).unwrap().path;
+    let path = ClaudePlugin
+        .resumer()
+        .resolve(root, MESSAGES, id)
+        .unwrap()
+        .path;
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
@@ -36,6 +40,7 @@ fn every_corpus_history_is_valid_and_reads_back() {
         }
         let (_dir, root) = store();
         let s = ClaudePlugin
+            .writer()
             .create(
                 &root,
                 MESSAGES,
@@ -68,6 +73,7 @@ fn resume_is_the_next_request() {
         .clone();
     let (_dir, root) = store();
     let s = ClaudePlugin
+        .writer()
         .create(&root, MESSAGES, &t, &CreateOptions::default())
         .unwrap();
     let ResumePlan::Request { dialect, body } = ClaudePlugin
@@ -124,6 +130,7 @@ fn a_trailing_tool_result_message_takes_the_prompt_after_its_results() {
     ]);
     let (_dir, root) = store();
     let s = ClaudePlugin
+        .writer()
         .create(&root, MESSAGES, &t, &CreateOptions::default())
         .unwrap();
     let ResumePlan::Request { body, .. } = ClaudePlugin
@@ -148,6 +155,7 @@ fn what_the_api_rejects_is_refused_with_the_rule() {
         },
     )]);
     let err = ClaudePlugin
+        .writer()
         .create(&root, MESSAGES, &blank, &CreateOptions::default())
         .unwrap_err();
     assert!(
@@ -162,6 +170,7 @@ fn what_the_api_rejects_is_refused_with_the_rule() {
         },
     )]);
     let err = ClaudePlugin
+        .writer()
         .create(&root, MESSAGES, &assistant_first, &CreateOptions::default())
         .unwrap_err();
     assert!(err.to_string().contains("rule A9"), "{err}");
@@ -183,6 +192,7 @@ fn image_urls_are_carried() {
     )]);
     let (_dir, root) = store();
     let s = ClaudePlugin
+        .writer()
         .create(&root, MESSAGES, &t, &CreateOptions::default())
         .unwrap();
     assert_eq!(
@@ -223,6 +233,7 @@ fn metadata_that_does_not_fit_the_messages_is_malformed() {
     let t = corpus::entry("plain-chat").unwrap().transcript.clone();
     let (_dir, root) = store();
     let s = ClaudePlugin
+        .writer()
         .create(&root, MESSAGES, &t, &CreateOptions::default())
         .unwrap();
     let mut file = stored(&root, &s.id);

@@ -8,7 +8,7 @@ use handoff_sdk::serde_json::json;
 use handoff_sdk::ById;
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, HeldEvents, Origin, Part,
-    StoreRoot, Timestamp, ToolCall, Transcript, Writer,
+    Plugin, StoreRoot, Timestamp, ToolCall, Transcript,
 };
 use proptest::prelude::*;
 
@@ -123,6 +123,7 @@ fn check(target: &str, t: &Transcript, split: usize) -> Result<(), TestCaseError
     let m = manifest();
     let cmp = m.target(target).unwrap().comparison();
     let s = ClaudePlugin
+        .writer()
         .create(&root, target, t, &CreateOptions::default())
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     let back = ClaudePlugin
@@ -133,6 +134,7 @@ fn check(target: &str, t: &Transcript, split: usize) -> Result<(), TestCaseError
     }
     // The same, fed event by event.
     let s = ClaudePlugin
+        .writer()
         .create_streamed(
             &root,
             target,
@@ -154,6 +156,7 @@ fn check(target: &str, t: &Transcript, split: usize) -> Result<(), TestCaseError
     let mut prefix = t.clone();
     let suffix = prefix.events.split_off(split);
     let s = ClaudePlugin
+        .writer()
         .create(&root, target, &prefix, &CreateOptions::default())
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     ClaudePlugin

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use handoff_claude::{ClaudePlugin, CLAUDE_CODE};
-use handoff_sdk::{AssistantPart, Body, Part, Reader, Transcript};
+use handoff_sdk::{AssistantPart, Body, Part, Plugin, ReadFrom, Transcript};
 
 fn sample(folder: &str, file: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -16,7 +16,8 @@ fn sample(folder: &str, file: &str) -> PathBuf {
 fn read(folder: &str, file: &str) -> Transcript {
     let path = sample(folder, file);
     let t = ClaudePlugin
-        .read_path(CLAUDE_CODE, &path)
+        .reader()
+        .read(ReadFrom::File(CLAUDE_CODE, &path))
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     t.validate().unwrap();
     t
@@ -227,7 +228,10 @@ fn bundled_example_session() {
     if !path.exists() {
         return; // the example lives in the repository; a copied crate may not have it
     }
-    let t = ClaudePlugin.read_path(CLAUDE_CODE, &path).unwrap();
+    let t = ClaudePlugin
+        .reader()
+        .read(ReadFrom::File(CLAUDE_CODE, &path))
+        .unwrap();
     // Parallel calls: each result hangs on its own tool_use record, the next turn on the last.
     assert_eq!(shape(&t), "UAREAUA");
     assert_eq!(calls(&t), results(&t));

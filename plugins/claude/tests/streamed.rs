@@ -9,8 +9,8 @@ use handoff_claude::{manifest, ClaudePlugin, CLAUDE_CODE};
 use handoff_conformance::corpus;
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, EventStream, HeldEvents, Part, PluginError, Reader,
-    Signature, StoreRoot, Thinking, Timestamp, Transcript, Writer,
+    AssistantPart, Body, CreateOptions, Event, EventStream, HeldEvents, Part, Plugin, PluginError,
+    ReadFrom, Signature, StoreRoot, Thinking, Timestamp, Transcript,
 };
 
 const CWD: &str = "/home/dev/streamed";
@@ -127,10 +127,15 @@ fn same_as_create(name: &str, t: &Transcript) -> usize {
     let dirs = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let held = StoreRoot::new(dirs.0.path().join("store")).unwrap();
     let streamed = StoreRoot::new(dirs.1.path().join("store")).unwrap();
-    let whole = ClaudePlugin.create(&held, CLAUDE_CODE, t, &options());
+    let whole = ClaudePlugin
+        .writer()
+        .create(&held, CLAUDE_CODE, t, &options());
     let mut probe = Probe::new(t);
     let before = contents(dirs.1.path());
-    let each = ClaudePlugin.create_streamed(&streamed, CLAUDE_CODE, &mut probe, &options());
+    let each =
+        ClaudePlugin
+            .writer()
+            .create_streamed(&streamed, CLAUDE_CODE, &mut probe, &options());
     let (whole, each) = match (whole, each) {
         (Err(a), Err(b)) => {
             assert_eq!(a.to_string(), b.to_string(), "{name}");
@@ -145,7 +150,12 @@ fn same_as_create(name: &str, t: &Transcript) -> usize {
         normalised(&each.path),
         "{name}: the records differ"
     );
-    let read = |p: &Path| ClaudePlugin.read_path(CLAUDE_CODE, p).unwrap();
+    let read = |p: &Path| {
+        ClaudePlugin
+            .reader()
+            .read(ReadFrom::File(CLAUDE_CODE, p))
+            .unwrap()
+    };
     let (a, b) = (read(&whole.path), read(&each.path));
     let target = manifest();
     let cmp = target.target(CLAUDE_CODE).unwrap().comparison();
@@ -248,7 +258,10 @@ fn every_corpus_entry_and_sample_is_written_as_create_writes_it_without_starting
         }
     }
     for path in samples() {
-        let t = ClaudePlugin.read_path(CLAUDE_CODE, &path).unwrap();
+        let t = ClaudePlugin
+            .reader()
+            .read(ReadFrom::File(CLAUDE_CODE, &path))
+            .unwrap();
         if writable(&t) {
             let name = path.display().to_string();
             assert_eq!(same_as_create(&name, &t), 0, "{name}");
@@ -319,10 +332,14 @@ fn without_a_cwd_in_the_options_it_starts_over_with_the_transcripts() {
     let root = StoreRoot::new(dir.path().join("store")).unwrap();
     let mut probe = Probe::new(&t);
     let s = ClaudePlugin
+        .writer()
         .create_streamed(&root, CLAUDE_CODE, &mut probe, &CreateOptions::default())
         .unwrap();
     assert_eq!(probe.wholes, 1);
-    let back = ClaudePlugin.read_path(CLAUDE_CODE, &s.path).unwrap();
+    let back = ClaudePlugin
+        .reader()
+        .read(ReadFrom::File(CLAUDE_CODE, &s.path))
+        .unwrap();
     assert_eq!(back.cwd.as_deref(), Some(CWD));
     assert_eq!(back.events.len(), 2);
 }
@@ -339,6 +356,7 @@ fn a_failure_midway_leaves_no_file_and_no_folder() {
     let before = contents(dir.path());
     let mut probe = Probe::failing_after(&t, 3);
     let err = ClaudePlugin
+        .writer()
         .create_streamed(&root, CLAUDE_CODE, &mut probe, &options())
         .unwrap_err();
     assert_eq!(err, PluginError::Other("the source broke off".into()));
@@ -358,6 +376,7 @@ fn a_failure_midway_leaves_no_file_and_no_folder() {
         }),
     };
     let err = ClaudePlugin
+        .writer()
         .create_streamed(&root, CLAUDE_CODE, &mut Probe::new(&refused), &options())
         .unwrap_err()
         .to_string();
@@ -369,6 +388,7 @@ fn a_failure_midway_leaves_no_file_and_no_folder() {
     // Nothing to write at all.
     let empty = transcript(vec![foreign_thinking("t")]);
     let err = ClaudePlugin
+        .writer()
         .create_streamed(&root, CLAUDE_CODE, &mut Probe::new(&empty), &options())
         .unwrap_err()
         .to_string();
@@ -382,7 +402,11 @@ fn a_failure_midway_leaves_no_file_and_no_folder() {
 fn files_to_read(store: &StoreRoot) -> Vec<PathBuf> {
     let mut files = samples();
     for entry in corpus::entries() {
-        if let Ok(s) = ClaudePlugin.create(store, CLAUDE_CODE, &entry.transcript, &options()) {
+        if let Ok(s) =
+            ClaudePlugin
+                .writer()
+                .create(store, CLAUDE_CODE, &entry.transcript, &options())
+        {
             files.push(s.path);
         }
     }
@@ -397,21 +421,29 @@ fn read_path_each_and_read_path_cwd_give_what_read_path_gives() {
     assert!(files.len() >= 15, "{} files", files.len());
     for path in files {
         let name = path.display();
-        let whole = ClaudePlugin.read_path(CLAUDE_CODE, &path).unwrap();
+        let whole = ClaudePlugin
+            .reader()
+            .read(ReadFrom::File(CLAUDE_CODE, &path))
+            .unwrap();
         let mut each = Vec::new();
         ClaudePlugin
-            .read_path_each(CLAUDE_CODE, &path, &mut |e| {
+            .reader()
+            .read_each(ReadFrom::File(CLAUDE_CODE, &path), &mut |e| {
                 each.push(e);
                 true
             })
             .unwrap();
         assert_eq!(each, whole.events, "{name}");
-        let cwd = ClaudePlugin.read_path_cwd(CLAUDE_CODE, &path).unwrap();
+        let cwd = ClaudePlugin
+            .reader()
+            .cwd(ReadFrom::File(CLAUDE_CODE, &path))
+            .unwrap();
         assert_eq!(cwd, whole.cwd, "{name}");
         // The sink can stop it.
         let mut taken = 0;
         ClaudePlugin
-            .read_path_each(CLAUDE_CODE, &path, &mut |_| {
+            .reader()
+            .read_each(ReadFrom::File(CLAUDE_CODE, &path), &mut |_| {
                 taken += 1;
                 false
             })

@@ -4,7 +4,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use handoff_codex::{CodexPlugin, TARGET};
 use handoff_sdk::ById;
-use handoff_sdk::{CreateOptions, Plugin, StoreRoot};
+use handoff_sdk::{CreateOptions, Plugin, ReadFrom, StoreRoot};
 
 mod synthetic;
 
@@ -71,7 +71,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             plugin
                 .reader()
-                .read_path(TARGET, &sample.path)
+                .read(ReadFrom::File(TARGET, &sample.path))
                 .expect("read")
         })
     });

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use handoff_codex::{CodexPlugin, TARGET};
-use handoff_sdk::{AssistantPart, Body, Part, Plugin, StoreRoot, Transcript};
+use handoff_sdk::{AssistantPart, Body, Part, Plugin, ReadFrom, StoreRoot, Transcript};
 use serde_json::json;
 
 fn fixture(name: &str) -> PathBuf {
@@ -16,7 +16,7 @@ fn fixture(name: &str) -> PathBuf {
 fn read(name: &str) -> Transcript {
     CodexPlugin
         .reader()
-        .read_path(TARGET, &fixture(name))
+        .read(ReadFrom::File(TARGET, &fixture(name)))
         .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
@@ -139,7 +139,10 @@ fn a_failed_item_completed_marks_the_tool_result_as_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("failed.jsonl");
     std::fs::write(&path, failed).unwrap();
-    let t = CodexPlugin.reader().read_path(TARGET, &path).unwrap();
+    let t = CodexPlugin
+        .reader()
+        .read(ReadFrom::File(TARGET, &path))
+        .unwrap();
     assert!(matches!(
         t.events[2].body,
         Body::ToolResult { is_error: true, .. }

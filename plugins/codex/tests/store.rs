@@ -6,8 +6,8 @@ use std::path::Path;
 use handoff_codex::{CodexPlugin, TARGET};
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Origin, Part, Plugin,
-    PluginError, ResumePlan, Signature, StoreRoot, Thinking, Timestamp, ToolCall, ToolInput,
-    Transcript, WebSearch,
+    PluginError, ReadFrom, ResumePlan, Signature, StoreRoot, Thinking, Timestamp, ToolCall,
+    ToolInput, Transcript, WebSearch,
 };
 use serde_json::{json, Value};
 
@@ -733,7 +733,10 @@ fn write_session(root: &StoreRoot) -> std::path::PathBuf {
 }
 
 fn read_err(path: &Path) -> PluginError {
-    CodexPlugin.reader().read_path(TARGET, path).unwrap_err()
+    CodexPlugin
+        .reader()
+        .read(ReadFrom::File(TARGET, path))
+        .unwrap_err()
 }
 
 #[test]
@@ -783,9 +786,15 @@ fn bad_lines_are_errors_naming_file_and_line() {
     let mut blank = good.clone();
     blank.splice(line_starts[2]..line_starts[2], b"\n".iter().copied());
     std::fs::write(&path, &blank).unwrap();
-    let with_blank = CodexPlugin.reader().read_path(TARGET, &path).unwrap();
+    let with_blank = CodexPlugin
+        .reader()
+        .read(ReadFrom::File(TARGET, &path))
+        .unwrap();
     std::fs::write(&path, &good).unwrap();
-    let plain = CodexPlugin.reader().read_path(TARGET, &path).unwrap();
+    let plain = CodexPlugin
+        .reader()
+        .read(ReadFrom::File(TARGET, &path))
+        .unwrap();
     assert_eq!(with_blank.events, plain.events);
     // A record without its required field.
     let broken = text.replacen("\"call_id\":\"call_1\",", "", 1);
@@ -983,7 +992,10 @@ fn a_spawned_thread_without_its_depth_is_refused_as_codex_refuses_it() {
     let mut with_depth = spawn;
     with_depth["depth"] = json!(1);
     std::fs::write(&path, format!("{}\n{message}\n", meta(with_depth))).unwrap();
-    let read = CodexPlugin.reader().read_path(TARGET, &path).unwrap();
+    let read = CodexPlugin
+        .reader()
+        .read(ReadFrom::File(TARGET, &path))
+        .unwrap();
     assert_eq!(read.events.len(), 1);
 }
 
@@ -997,7 +1009,10 @@ fn a_summary_marked_as_the_harness_s_is_the_summary() {
         .writer()
         .create(&root, TARGET, &rich(), &CreateOptions::default())
         .unwrap();
-    let before = CodexPlugin.reader().read(&root, &session).unwrap();
+    let before = CodexPlugin
+        .reader()
+        .read(ReadFrom::Session(&root, &session))
+        .unwrap();
     let text = std::fs::read_to_string(&session.path).unwrap();
     let mut marked = 0;
     let lines: Vec<String> = text
@@ -1019,7 +1034,10 @@ fn a_summary_marked_as_the_harness_s_is_the_summary() {
         .collect();
     assert_eq!(marked, 1);
     std::fs::write(&session.path, lines.join("\n") + "\n").unwrap();
-    let after = CodexPlugin.reader().read(&root, &session).unwrap();
+    let after = CodexPlugin
+        .reader()
+        .read(ReadFrom::Session(&root, &session))
+        .unwrap();
     assert_eq!(after, before);
 }
 
@@ -1104,7 +1122,10 @@ fn a_rollout_codex_rewrote_is_still_ours_and_appends_number_their_records() {
         .find_owned(&root, TARGET, "conv-1")
         .unwrap();
     assert_eq!(found.map(|s| s.id), Some(session.id.clone()));
-    let before = CodexPlugin.reader().read(&root, &session).unwrap();
+    let before = CodexPlugin
+        .reader()
+        .read(ReadFrom::Session(&root, &session))
+        .unwrap();
     let more = vec![
         user("more-1", 9_999_000, "and then?"),
         user("more-2", 9_999_001, "and again?"),
@@ -1124,7 +1145,10 @@ fn a_rollout_codex_rewrote_is_still_ours_and_appends_number_their_records() {
     let expected: Vec<u64> = (0..ordinals.len() as u64).collect();
     assert_eq!(ordinals, expected, "numbered on from the last");
     assert!(ordinals.len() > records);
-    let after = CodexPlugin.reader().read(&root, &session).unwrap();
+    let after = CodexPlugin
+        .reader()
+        .read(ReadFrom::Session(&root, &session))
+        .unwrap();
     assert_eq!(after.events.len(), before.events.len() + 2);
 
     // Removed with its rollout.

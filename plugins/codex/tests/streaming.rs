@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use handoff_codex::{CodexPlugin, TARGET};
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, Origin, Part, Plugin, PluginError, StoreRoot,
-    Timestamp, ToolCall, Transcript,
+    AssistantPart, Body, CreateOptions, Event, Origin, Part, Plugin, PluginError, ReadFrom,
+    StoreRoot, Timestamp, ToolCall, Transcript,
 };
 use serde_json::json;
 
@@ -123,7 +123,7 @@ fn streams_the_same_events_as_the_whole_read() {
     for name in GENUINE {
         let whole = CodexPlugin
             .reader()
-            .read_path(TARGET, &fixture(name))
+            .read(ReadFrom::File(TARGET, &fixture(name)))
             .unwrap();
         let id = &name["rollout-2026-11-30T00-41-43-".len()..name.len() - ".jsonl".len()];
         assert_eq!(streamed(&root, id).unwrap(), whole.events, "{name}");

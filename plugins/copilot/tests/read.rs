@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use handoff_copilot::{CopilotPlugin, TARGET};
 use handoff_sdk::serde_json::{json, Value};
-use handoff_sdk::{Body, Part, Plugin, PluginError, Transcript};
+use handoff_sdk::{Body, Part, Plugin, PluginError, ReadFrom, Transcript};
 
 const ID: &str = "11111111-2222-4333-8444-555555555555";
 
@@ -35,7 +35,7 @@ fn log(events: &[(&str, Value)]) -> (tempfile::TempDir, PathBuf) {
 
 fn read(events: &[(&str, Value)]) -> Result<Transcript, PluginError> {
     let (_dir, path) = log(events);
-    CopilotPlugin.reader().read_path(TARGET, &path)
+    CopilotPlugin.reader().read(ReadFrom::File(TARGET, &path))
 }
 
 fn texts(part: &[Part]) -> Vec<&str> {
@@ -195,7 +195,7 @@ fn a_log_that_does_not_start_with_session_start_is_refused() {
     .unwrap();
     let e = CopilotPlugin
         .reader()
-        .read_path(TARGET, &path)
+        .read(ReadFrom::File(TARGET, &path))
         .unwrap_err()
         .to_string();
     assert!(e.contains(":1: type:"), "{e}");

@@ -8,8 +8,8 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use handoff_gemini::GeminiPlugin;
 use handoff_sdk::serde_json::{self, json};
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, Origin, Part, Plugin, StoreRoot, Timestamp,
-    ToolCall, Transcript,
+    AssistantPart, Body, CreateOptions, Event, Origin, Part, Plugin, ReadFrom, StoreRoot,
+    Timestamp, ToolCall, Transcript,
 };
 
 const TARGET: &str = "gemini-cli";
@@ -104,7 +104,10 @@ fn bench(c: &mut Criterion) {
                 .writer()
                 .create(&root, TARGET, &transcript, &options)
                 .expect("create");
-            let back = plugin.reader().read(&root, &session).expect("read");
+            let back = plugin
+                .reader()
+                .read(ReadFrom::Session(&root, &session))
+                .expect("read");
             assert_eq!(back.events.len(), transcript.events.len());
             plugin.writer().remove(&root, &session).expect("remove");
         })
@@ -119,7 +122,12 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.bench_function("read", |b| {
-        b.iter(|| plugin.reader().read(&root, &sample).expect("read"))
+        b.iter(|| {
+            plugin
+                .reader()
+                .read(ReadFrom::Session(&root, &sample))
+                .expect("read")
+        })
     });
     group.finish();
 }

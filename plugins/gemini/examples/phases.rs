@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use handoff_gemini::GeminiPlugin;
-use handoff_sdk::{CreateOptions, Plugin, StoreRoot, Transcript};
+use handoff_sdk::{CreateOptions, Plugin, ReadFrom, StoreRoot, Transcript};
 
 fn main() {
     let path = std::env::args().nth(1).expect("a transcript");
@@ -23,7 +23,10 @@ fn main() {
             .create(&root, "gemini-cli", &t, &options)
             .unwrap();
         let b = Instant::now();
-        let back = GeminiPlugin.reader().read(&root, &s).unwrap();
+        let back = GeminiPlugin
+            .reader()
+            .read(ReadFrom::Session(&root, &s))
+            .unwrap();
         let c = Instant::now();
         let bytes = std::fs::read(&s.path).unwrap();
         let mut n = 0;

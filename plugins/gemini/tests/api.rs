@@ -5,8 +5,8 @@ use handoff_gemini::GeminiPlugin;
 use handoff_sdk::dialect::gemini;
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, Part, Plugin, PluginError, ResumePlan, Signature,
-    StoreRoot, Thinking, Timestamp, ToolCall, Transcript,
+    AssistantPart, Body, CreateOptions, Event, Part, Plugin, PluginError, ReadFrom, ResumePlan,
+    Signature, StoreRoot, Thinking, Timestamp, ToolCall, Transcript,
 };
 
 const TARGET: &str = "gemini-api";
@@ -144,7 +144,10 @@ fn the_history_round_trips_and_is_valid_contents() {
     let (_d, root) = root();
     let t = conversation();
     let session = create(&root, &t).unwrap();
-    let got = GeminiPlugin.reader().read(&root, &session).unwrap();
+    let got = GeminiPlugin
+        .reader()
+        .read(ReadFrom::Session(&root, &session))
+        .unwrap();
     let cmp = GeminiPlugin.manifest().target(TARGET).unwrap().comparison();
     cmp.diff(&t, &got).unwrap();
     let file: Value = serde_json::from_slice(&std::fs::read(&session.path).unwrap()).unwrap();
@@ -216,7 +219,10 @@ fn append_renders_the_whole_history_again() {
             .writer()
             .append(&root, &session, &suffix)
             .unwrap();
-        let got = GeminiPlugin.reader().read(&root, &session).unwrap();
+        let got = GeminiPlugin
+            .reader()
+            .read(ReadFrom::Session(&root, &session))
+            .unwrap();
         GeminiPlugin
             .manifest()
             .target(TARGET)
@@ -297,7 +303,7 @@ fn a_file_whose_parts_disagree_with_its_events_is_an_error() {
     std::fs::write(&session.path, serde_json::to_vec(&file).unwrap()).unwrap();
     let e = GeminiPlugin
         .reader()
-        .read(&root, &session)
+        .read(ReadFrom::Session(&root, &session))
         .unwrap_err()
         .to_string();
     assert!(
@@ -307,7 +313,7 @@ fn a_file_whose_parts_disagree_with_its_events_is_an_error() {
     std::fs::write(&session.path, b"{\"contents\": [\n").unwrap();
     let e = GeminiPlugin
         .reader()
-        .read(&root, &session)
+        .read(ReadFrom::Session(&root, &session))
         .unwrap_err()
         .to_string();
     assert!(e.contains(&format!("{}.json:2", session.id)), "{e}");

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use handoff_gemini::GeminiPlugin;
-use handoff_sdk::{AssistantPart, Body, Part, Reader, Transcript};
+use handoff_sdk::{AssistantPart, Body, Part, Plugin, ReadFrom, Transcript};
 
 fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -13,7 +13,8 @@ fn sample(name: &str) -> PathBuf {
 
 fn read(name: &str) -> Transcript {
     GeminiPlugin
-        .read_path("gemini-cli", &sample(name))
+        .reader()
+        .read(ReadFrom::File("gemini-cli", &sample(name)))
         .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
@@ -164,7 +165,8 @@ fn tool_session() {
 #[test]
 fn projects_json_is_not_a_session() {
     let e = GeminiPlugin
-        .read_path("gemini-cli", &sample("projects.json"))
+        .reader()
+        .read(ReadFrom::File("gemini-cli", &sample("projects.json")))
         .unwrap_err();
     assert!(e.to_string().contains("projects.json"), "{e}");
 }

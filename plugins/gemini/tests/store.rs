@@ -7,7 +7,8 @@ use handoff_gemini::GeminiPlugin;
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Part, Plugin, PluginError,
-    ResumePlan, SessionRef, Signature, StoreRoot, Thinking, Timestamp, ToolCall, Transcript,
+    ReadFrom, ResumePlan, SessionRef, Signature, StoreRoot, Thinking, Timestamp, ToolCall,
+    Transcript,
 };
 
 const TARGET: &str = "gemini-cli";
@@ -190,7 +191,10 @@ fn create(s: &Store, t: &Transcript) -> Result<SessionRef, PluginError> {
 }
 
 fn read(s: &Store, session: &SessionRef) -> Transcript {
-    GeminiPlugin.reader().read(&s.root, session).unwrap()
+    GeminiPlugin
+        .reader()
+        .read(ReadFrom::Session(&s.root, session))
+        .unwrap()
 }
 
 fn assert_same(expected: &Transcript, got: &Transcript) {
@@ -716,7 +720,10 @@ fn a_legacy_json_session_reads() {
     });
     let path = chats.join("session-2025-06-01T00-00-5e551011.json");
     std::fs::write(&path, serde_json::to_string_pretty(&record).unwrap()).unwrap();
-    let t = GeminiPlugin.reader().read_path(TARGET, &path).unwrap();
+    let t = GeminiPlugin
+        .reader()
+        .read(ReadFrom::File(TARGET, &path))
+        .unwrap();
     assert_eq!(t.events.len(), 3);
     let Body::Assistant { content, .. } = &t.events[1].body else {
         panic!()
@@ -765,7 +772,10 @@ fn thought_summaries_are_not_thinking_and_go_back_to_gemini_cli() {
     });
     let path = chats.join("session-2025-06-01T00-00-5e551011.json");
     std::fs::write(&path, serde_json::to_string_pretty(&record).unwrap()).unwrap();
-    let read = GeminiPlugin.reader().read_path(TARGET, &path).unwrap();
+    let read = GeminiPlugin
+        .reader()
+        .read(ReadFrom::File(TARGET, &path))
+        .unwrap();
     let thinking = read.events.iter().any(|e| {
         matches!(&e.body, Body::Assistant { content, .. }
             if content.iter().any(|p| matches!(p, AssistantPart::Thinking(_))))
@@ -796,7 +806,10 @@ fn thought_summaries_are_not_thinking_and_go_back_to_gemini_cli() {
         native("One file."),
         json!([{"subject": "Done", "description": "say it"}])
     );
-    let back = GeminiPlugin.reader().read(&s.root, &written).unwrap();
+    let back = GeminiPlugin
+        .reader()
+        .read(ReadFrom::Session(&s.root, &written))
+        .unwrap();
     assert_eq!(back.events.len(), read.events.len());
     for (a, b) in read.events.iter().zip(&back.events) {
         assert_eq!(a.body, b.body);
@@ -829,7 +842,7 @@ fn malformed_input_names_file_line_and_field() {
         std::fs::write(&session.path, &text).unwrap();
         let e = GeminiPlugin
             .reader()
-            .read(&s.root, &session)
+            .read(ReadFrom::Session(&s.root, &session))
             .unwrap_err()
             .to_string();
         assert!(
@@ -840,13 +853,16 @@ fn malformed_input_names_file_line_and_field() {
     // A blank line and a record of no kind the CLI knows are skipped, as the CLI skips them.
     for text in [format!("{good}\n"), format!("{good}{{\"id\": 1}}\n")] {
         std::fs::write(&session.path, &text).unwrap();
-        let t = GeminiPlugin.reader().read(&s.root, &session).unwrap();
+        let t = GeminiPlugin
+            .reader()
+            .read(ReadFrom::Session(&s.root, &session))
+            .unwrap();
         assert_eq!(t.events.len(), rich().events.len());
     }
     std::fs::write(&session.path, b"\xff\xfe\n").unwrap();
     assert!(GeminiPlugin
         .reader()
-        .read(&s.root, &session)
+        .read(ReadFrom::Session(&s.root, &session))
         .unwrap_err()
         .to_string()
         .contains(&name));
@@ -944,7 +960,10 @@ fn sessions_the_cli_resumed_read_back() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples/resumed-by-cli");
     let t = GeminiPlugin
         .reader()
-        .read_path(TARGET, &dir.join("session-2026-12-01T03-49-1c08fe94.jsonl"))
+        .read(ReadFrom::File(
+            TARGET,
+            &dir.join("session-2026-12-01T03-49-1c08fe94.jsonl"),
+        ))
         .unwrap();
     let kinds: Vec<&str> = t.events.iter().map(|e| e.body.kind()).collect();
     assert_eq!(
@@ -964,7 +983,10 @@ fn sessions_the_cli_resumed_read_back() {
     );
     let stub = GeminiPlugin
         .reader()
-        .read_path(TARGET, &dir.join("session-2026-12-01T03-50-1c08fe94.jsonl"))
+        .read(ReadFrom::File(
+            TARGET,
+            &dir.join("session-2026-12-01T03-50-1c08fe94.jsonl"),
+        ))
         .unwrap();
     assert!(stub.events.is_empty());
     // Resumed in the minute its file was named for, under the CLI's own naming (written before
@@ -974,7 +996,10 @@ fn sessions_the_cli_resumed_read_back() {
     // CLI now sees it.
     let images = GeminiPlugin
         .reader()
-        .read_path(TARGET, &dir.join("session-2026-12-01T03-49-e5a8fb64.jsonl"))
+        .read(ReadFrom::File(
+            TARGET,
+            &dir.join("session-2026-12-01T03-49-e5a8fb64.jsonl"),
+        ))
         .unwrap();
     let kinds: Vec<&str> = images.events.iter().map(|e| e.body.kind()).collect();
     assert_eq!(
@@ -1036,7 +1061,7 @@ fn a_freeform_call_is_its_structured_form_marked_and_read_back() {
     .unwrap();
     let err = GeminiPlugin
         .reader()
-        .read(&s.root, &session)
+        .read(ReadFrom::Session(&s.root, &session))
         .unwrap_err()
         .to_string();
     assert!(err.contains("x-handoff-event.freeform_calls"), "{err}");

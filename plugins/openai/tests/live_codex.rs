@@ -9,6 +9,7 @@ mod common;
 use common::*;
 use handoff_conformance::corpus::Entry;
 use handoff_host::Plugin;
+use handoff_host::ReadFrom;
 use handoff_live::harness::judge_live;
 use handoff_live::{run_live, LiveOptions};
 use handoff_openai::OpenaiPlugin;
@@ -36,7 +37,10 @@ fn an_openai_responses_session_continued_into_codex_is_resumed_by_codex() {
         .into_iter()
         .map(|(name, t)| {
             let session = create(&root, "openai-responses", &t);
-            let held = OpenaiPlugin.reader().read(&root, &session).unwrap();
+            let held = OpenaiPlugin
+                .reader()
+                .read(ReadFrom::Session(&root, &session))
+                .unwrap();
             Entry {
                 name,
                 transcript: held,

@@ -6,14 +6,17 @@ mod common;
 
 use common::*;
 use handoff_host::{
-    AssistantPart, Body, ById, Event, Origin, Part, Plugin, PluginError, Thinking, Timestamp,
-    ToolCall, ToolInput, Transcript, WebSearch,
+    AssistantPart, Body, ById, Event, Origin, Part, Plugin, PluginError, ReadFrom, Thinking,
+    Timestamp, ToolCall, ToolInput, Transcript, WebSearch,
 };
 use handoff_openai::OpenaiPlugin;
 use serde_json::{json, Value};
 
 fn read(root: &handoff_host::StoreRoot, session: &handoff_host::SessionRef) -> Transcript {
-    OpenaiPlugin.reader().read(root, session).unwrap()
+    OpenaiPlugin
+        .reader()
+        .read(ReadFrom::Session(root, session))
+        .unwrap()
 }
 
 fn equal(target: &str, a: &Transcript, b: &Transcript) {
@@ -531,7 +534,10 @@ fn a_file_whose_extras_disagree_with_its_history_is_malformed_naming_the_field()
     let mut f = file(&session);
     f["handoff"]["events"][0]["parts"] = json!([[0, 0, 2]]);
     std::fs::write(&session.path, f.to_string()).unwrap();
-    match OpenaiPlugin.reader().read(&root, &session) {
+    match OpenaiPlugin
+        .reader()
+        .read(ReadFrom::Session(&root, &session))
+    {
         Err(PluginError::Malformed { field, .. }) => {
             assert_eq!(field.as_deref(), Some("handoff.events[0].parts"))
         }

@@ -8,7 +8,8 @@ use std::time::Instant;
 
 use common::*;
 use handoff_host::{
-    AssistantPart, Body, ById, Event, Origin, Part, Plugin, Timestamp, ToolCall, Transcript,
+    AssistantPart, Body, ById, Event, Origin, Part, Plugin, ReadFrom, Timestamp, ToolCall,
+    Transcript,
 };
 use handoff_openai::OpenaiPlugin;
 use serde_json::json;
@@ -74,7 +75,10 @@ fn a_long_session_round_trips_appends_and_plans_on_both_targets() {
         let session = create(&root, target, &head);
         let created = started.elapsed();
         let started = Instant::now();
-        let back = OpenaiPlugin.reader().read(&root, &session).unwrap();
+        let back = OpenaiPlugin
+            .reader()
+            .read(ReadFrom::Session(&root, &session))
+            .unwrap();
         let read = started.elapsed();
         let comparison = handoff_openai::manifest()
             .target(target)

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{
-    CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot, Target,
-    TargetManifest, Transcript,
+    each_event, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot,
+    Stored, Target, TargetManifest, Transcript,
 };
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
@@ -128,6 +128,17 @@ impl Opencode {
     fn read_by_id(&self, db: &Path, id: &str) -> Result<Transcript, PluginError> {
         let connection = schema::open_read(db)?;
         read::read_session(db, &connection, id)
+    }
+
+    /// A session file read directly: the database of one session, or a session's handle.
+    fn read_file(&self, path: &Path) -> Result<Transcript, PluginError> {
+        if path.file_name().and_then(|n| n.to_str()) == Some(schema::DB_FILE) {
+            let connection = schema::open_read(path)?;
+            let id = only_session(path, &connection)?;
+            return read::read_session(path, &connection, &id);
+        }
+        let handle = load_handle(path)?;
+        self.read_by_id(&db_of(path), &handle.session)
     }
 }
 
@@ -272,32 +283,16 @@ impl Target for Opencode {
         std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
     }
 
-    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
-        if path.file_name().and_then(|n| n.to_str()) == Some(schema::DB_FILE) {
-            let connection = schema::open_read(path)?;
-            let id = only_session(path, &connection)?;
-            return read::read_session(path, &connection, &id);
-        }
-        let handle = load_handle(path)?;
-        self.read_by_id(&db_of(path), &handle.session)
-    }
-
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        self.read_by_id(&db_path(root.path()), &session.id)
-    }
-
     fn read_each(
         &self,
-        root: &StoreRoot,
-        session: &SessionRef,
+        from: Stored<'_>,
         sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        for event in self.read(root, session)?.events {
-            if !sink(event) {
-                break;
-            }
-        }
-        Ok(())
+    ) -> Result<Option<String>, PluginError> {
+        let transcript = match from {
+            Stored::Session(root, session) => self.read_by_id(&db_path(root.path()), &session.id),
+            Stored::File(path) => self.read_file(path),
+        };
+        Ok(each_event(transcript?, sink))
     }
 
     fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {

@@ -3,7 +3,7 @@
 //! reader makes of OpenCode's own rows.
 
 use handoff_opencode::{OpencodePlugin, TARGET};
-use handoff_sdk::{AssistantPart, Body, Part, Plugin};
+use handoff_sdk::{AssistantPart, Body, Part, Plugin, ReadFrom};
 
 const SAMPLE: &str = "../../live/tests/differential/opencode/ses_dca8eb152ffee0Ft97U5ceGAFI.sql";
 
@@ -18,7 +18,10 @@ fn the_genuine_session_reads_as_opencode_sends_it() {
         .unwrap()
         .execute_batch(&dump)
         .unwrap();
-    let transcript = OpencodePlugin.reader().read_path(TARGET, &db).unwrap();
+    let transcript = OpencodePlugin
+        .reader()
+        .read(ReadFrom::File(TARGET, &db))
+        .unwrap();
     assert_eq!(transcript.cwd.as_deref(), Some("/home/dev/proj"));
     let kinds: Vec<&str> = transcript.events.iter().map(|e| e.body.kind()).collect();
     let turn = [

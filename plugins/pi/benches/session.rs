@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use handoff_pi::{PiPlugin, TARGET};
-use handoff_sdk::{ById, CreateOptions, Plugin, StoreRoot};
+use handoff_sdk::{ById, CreateOptions, Plugin, ReadFrom, StoreRoot};
 
 mod synthetic;
 
@@ -49,7 +49,10 @@ fn bench(c: &mut Criterion) {
                 .writer()
                 .create(&root, TARGET, &transcript, &CreateOptions::default())
                 .expect("create");
-            let back = plugin.reader().read(&root, &session).expect("read");
+            let back = plugin
+                .reader()
+                .read(ReadFrom::Session(&root, &session))
+                .expect("read");
             assert_eq!(back.events.len(), transcript.events.len());
             plugin.writer().remove(&root, &session).expect("remove");
         })
@@ -67,7 +70,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             plugin
                 .reader()
-                .read_path(TARGET, &sample.path)
+                .read(ReadFrom::File(TARGET, &sample.path))
                 .expect("read")
         })
     });
@@ -76,7 +79,7 @@ fn bench(c: &mut Criterion) {
             let mut events = 0usize;
             plugin
                 .reader()
-                .read_each(&root, &sample, &mut |_| {
+                .read_each(ReadFrom::Session(&root, &sample), &mut |_| {
                     events += 1;
                     true
                 })
@@ -124,7 +127,10 @@ fn interleaved(
                 .writer()
                 .create(root, TARGET, transcript, &CreateOptions::default())
                 .expect("create");
-            let back = plugin.reader().read(root, &s).expect("read");
+            let back = plugin
+                .reader()
+                .read(ReadFrom::Session(root, &s))
+                .expect("read");
             std::hint::black_box(back);
             session = Some(s);
         });

@@ -6,7 +6,9 @@ mod common;
 use common::*;
 use handoff_pi::{PiPlugin, TARGET};
 use handoff_sdk::serde_json::json;
-use handoff_sdk::{PluginError, Reader};
+use handoff_sdk::Plugin;
+use handoff_sdk::PluginError;
+use handoff_sdk::ReadFrom;
 
 /// Writes `lines` (raw text, one per line) and reads the file; the error must be `Malformed`
 /// naming it, `line` and `field`.
@@ -22,7 +24,7 @@ fn refused<L: AsRef<[u8]> + std::fmt::Debug>(
     let path = dir.join("2026-11-30T00-00-00-000Z_01a22fc4-0000-7000-8000-0000000bad00.jsonl");
     let bytes: Vec<u8> = raw.iter().flat_map(|l| l.as_ref().to_vec()).collect();
     std::fs::write(&path, bytes).unwrap();
-    match PiPlugin.read_path(TARGET, &path) {
+    match PiPlugin.reader().read(ReadFrom::File(TARGET, &path)) {
         Err(PluginError::Malformed {
             file,
             line: l,

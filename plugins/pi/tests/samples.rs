@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use handoff_pi::{PiPlugin, OPAQUE_KEY, TARGET};
 use handoff_sdk::serde_json::Value;
-use handoff_sdk::{AssistantPart, Body, Event, Origin, Part, Reader, Transcript};
+use handoff_sdk::{AssistantPart, Body, Event, Origin, Part, Plugin, ReadFrom, Transcript};
 
 fn sample(folder: &str, file: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -20,7 +20,8 @@ fn read(folder: &str, file: &str) -> Transcript {
     let path = sample(folder, file);
     let before = std::fs::read(&path).unwrap();
     let t = PiPlugin
-        .read_path(TARGET, &path)
+        .reader()
+        .read(ReadFrom::File(TARGET, &path))
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     t.validate().unwrap();
     assert_eq!(

@@ -7,7 +7,7 @@ use handoff_pi::{PiPlugin, HEADER_LIMIT, TARGET};
 use handoff_sdk::serde_json::{json, Value};
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, ById, CreateOptions, Part, Plugin, PluginError,
-    Reader, SessionRef, Writer,
+    ReadFrom, SessionRef,
 };
 
 fn rich() -> handoff_sdk::Transcript {
@@ -148,7 +148,10 @@ fn writes_the_lines_pi_writes() {
     assert_eq!(l[9]["modelId"], "gpt-5");
     assert_eq!(l[10]["message"]["api"], "openai-responses");
 
-    let back = PiPlugin.read(&root, &session).unwrap();
+    let back = PiPlugin
+        .reader()
+        .read(ReadFrom::Session(&root, &session))
+        .unwrap();
     assert_eq!(back.cwd.as_deref(), Some(CWD));
     assert!(PiPlugin.manifest_comparison().diff(&t, &back).is_ok());
 }
@@ -196,7 +199,10 @@ fn a_compaction_keeping_events_before_it_is_refused_and_after_it_is_written() {
     let l = lines(&session.path);
     let c = l.iter().find(|e| e["type"] == "compaction").unwrap();
     assert_eq!(c["firstKeptEntryId"], c["id"]);
-    let back = PiPlugin.read(&root, &session).unwrap();
+    let back = PiPlugin
+        .reader()
+        .read(ReadFrom::Session(&root, &session))
+        .unwrap();
     assert_eq!(shape(&back), "UACUAU");
     let Body::Compaction {
         replaces_through, ..
@@ -255,7 +261,10 @@ fn thinking_keeps_its_signature_only_with_its_maker() {
     assert_eq!(extras[0][0], 0);
     assert_eq!(extras[0][1]["value"], "ENC");
     assert_eq!(extras[1][0], 1);
-    let back = PiPlugin.read(&root, &session).unwrap();
+    let back = PiPlugin
+        .reader()
+        .read(ReadFrom::Session(&root, &session))
+        .unwrap();
     handoff_sdk::Comparison::exact().diff(&t, &back).unwrap();
 }
 
@@ -290,7 +299,10 @@ fn an_origin_pi_cannot_spell_rides_in_the_event_member() {
         l.iter().all(|e| e["type"] != "model_change"),
         "no model to name"
     );
-    let back = PiPlugin.read(&root, &session).unwrap();
+    let back = PiPlugin
+        .reader()
+        .read(ReadFrom::Session(&root, &session))
+        .unwrap();
     let origins: Vec<Option<handoff_sdk::Origin>> = back
         .events
         .iter()
@@ -341,14 +353,18 @@ fn a_freeform_call_is_its_structured_form_marked_and_read_back() {
         json!({"input": patch})
     );
     assert_eq!(answer["x-handoff-event"], json!({"freeform_calls": [2]}));
-    let back = PiPlugin.read(&root, &session).unwrap();
+    let back = PiPlugin
+        .reader()
+        .read(ReadFrom::Session(&root, &session))
+        .unwrap();
     PiPlugin
         .manifest_comparison()
         .diff(&t, &back)
         .unwrap_or_else(|d| panic!("{d}"));
     let mut streamed = Vec::new();
     PiPlugin
-        .read_each(&root, &session, &mut |e| {
+        .reader()
+        .read_each(ReadFrom::Session(&root, &session), &mut |e| {
             streamed.push(e);
             true
         })
@@ -361,7 +377,11 @@ fn a_freeform_call_is_its_structured_form_marked_and_read_back() {
         text.replacen("{\"input\":\"*** Begin", "{\"patch\":\"*** Begin", 1),
     )
     .unwrap();
-    let err = PiPlugin.read(&root, &session).unwrap_err().to_string();
+    let err = PiPlugin
+        .reader()
+        .read(ReadFrom::Session(&root, &session))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("message.content[2].arguments"), "{err}");
 
     let search = AssistantPart::WebSearch(handoff_sdk::WebSearch {
@@ -373,7 +393,10 @@ fn a_freeform_call_is_its_structured_form_marked_and_read_back() {
         user("e1", 0, "search"),
         assistant("e2", 1, vec![search], gpt()),
     ]);
-    match PiPlugin.create(&root, TARGET, &t, &CreateOptions::default()) {
+    match PiPlugin
+        .writer()
+        .create(&root, TARGET, &t, &CreateOptions::default())
+    {
         Err(PluginError::NotCarried { index, feature, .. }) => {
             assert_eq!((index, feature), (1, handoff_sdk::Feature::WebSearch))
         }
@@ -412,7 +435,7 @@ fn append_continues_from_the_leaf_whoever_wrote_it() {
         user("n1", 20, "five"),
         assistant("n2", 21, vec![text("six")], claude()),
     ];
-    let appended = PiPlugin.append(&root, &session, &more).unwrap();
+    let appended = PiPlugin.writer().append(&root, &session, &more).unwrap();
     assert_eq!(appended, session);
     let after = lines(&session.path);
     assert_eq!(
@@ -426,7 +449,10 @@ fn append_continues_from_the_leaf_whoever_wrote_it() {
     assert_eq!(first_new["message"]["content"][0]["text"], "five");
     // pi's fake model turn was last: the anthropic turn names its model again.
     assert_eq!(l[l.len() - 2]["type"], "model_change");
-    let back = PiPlugin.read(&root, &session).unwrap();
+    let back = PiPlugin
+        .reader()
+        .read(ReadFrom::Session(&root, &session))
+        .unwrap();
     let texts: Vec<String> = back.events.iter().map(text_of).collect();
     assert_eq!(texts, ["one", "two", "three", "four", "five", "six"]);
 }
@@ -457,6 +483,7 @@ fn append_after_a_branch_continues_the_branch() {
     let session = PiPlugin.resumer().resolve(&root, TARGET, id).unwrap();
     assert_eq!(session.path, path);
     PiPlugin
+        .writer()
         .append(
             &root,
             &session,
@@ -467,7 +494,10 @@ fn append_after_a_branch_continues_the_branch() {
     assert_eq!(l.last().unwrap()["parentId"], l[l.len() - 2]["id"]);
     assert_eq!(l[l.len() - 2]["type"], "model_change");
     assert_eq!(l[l.len() - 2]["parentId"], "a0000003");
-    let back = PiPlugin.read(&root, &session).unwrap();
+    let back = PiPlugin
+        .reader()
+        .read(ReadFrom::Session(&root, &session))
+        .unwrap();
     let texts: Vec<String> = back.events.iter().map(text_of).collect();
     assert_eq!(texts, ["root", "again", "second try"]);
 }
@@ -485,7 +515,7 @@ fn append_refuses_what_would_break_the_history_and_leaves_the_file() {
     let before = std::fs::read(&session.path).unwrap();
     let orphan = result("n1", 5, "nobody", vec![Part::text("x")], false);
     assert!(matches!(
-        PiPlugin.append(&root, &session, &[orphan]),
+        PiPlugin.writer().append(&root, &session, &[orphan]),
         Err(PluginError::InvalidTranscript(_))
     ));
     let url = handoff_sdk::Event::new(
@@ -498,7 +528,7 @@ fn append_refuses_what_would_break_the_history_and_leaves_the_file() {
         },
     );
     assert!(matches!(
-        PiPlugin.append(&root, &session, &[url]),
+        PiPlugin.writer().append(&root, &session, &[url]),
         Err(PluginError::NotCarried { .. })
     ));
     assert_eq!(std::fs::read(&session.path).unwrap(), before);
@@ -511,6 +541,7 @@ fn refusals_write_nothing() {
     let mut t = transcript(vec![user("e1", 0, "q")]);
     t.cwd = Some(long_cwd);
     let err = PiPlugin
+        .writer()
         .create(&root, TARGET, &t, &CreateOptions::default())
         .unwrap_err();
     assert!(err.to_string().contains("512"), "{err}");
@@ -524,6 +555,7 @@ fn refusals_write_nothing() {
         ),
     ]);
     let err = PiPlugin
+        .writer()
         .create(&root, TARGET, &strings, &CreateOptions::default())
         .unwrap_err();
     assert!(
@@ -540,6 +572,7 @@ fn refusals_write_nothing() {
         compaction("e6", 5, "second", "e2"),
     ]);
     let err = PiPlugin
+        .writer()
         .create(&root, TARGET, &hidden, &CreateOptions::default())
         .unwrap_err();
     assert!(err.to_string().contains("event 2 (e3)"), "{err}");
@@ -549,7 +582,9 @@ fn refusals_write_nothing() {
         assistant("e2", 1, vec![call("c1", "f", json!({"n": big}))], claude()),
     ]);
     assert!(matches!(
-        PiPlugin.create(&root, TARGET, &precise, &CreateOptions::default()),
+        PiPlugin
+            .writer()
+            .create(&root, TARGET, &precise, &CreateOptions::default()),
         Err(PluginError::NotCarried { .. })
     ));
     assert!(
@@ -605,7 +640,7 @@ fn lists_every_folder_with_names_and_titles() {
     )
     .unwrap();
     std::fs::write(other.join("garbage.jsonl"), "not json\n").unwrap();
-    let listed = PiPlugin.list(&root, TARGET).unwrap();
+    let listed = PiPlugin.reader().list(&root, TARGET).unwrap();
     let mut ids: Vec<(&str, bool)> = listed
         .iter()
         .map(|s| (s.session.id.as_str(), s.owned))

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use handoff_pi::{PiPlugin, OPAQUE_KEY, TARGET};
 use handoff_sdk::serde_json::{json, Value};
-use handoff_sdk::{AssistantPart, Body, Event, Plugin, Reader, Transcript};
+use handoff_sdk::{AssistantPart, Body, Event, Plugin, ReadFrom, Transcript};
 
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==";
 
@@ -172,7 +172,10 @@ fn a_pi_session_written_back_is_the_same_session() {
     let original = write_session(&root, id, &every_kind(id));
     let first = read(&root, id);
     let copy = create(&root, &first);
-    let second = PiPlugin.read(&root, &copy).unwrap();
+    let second = PiPlugin
+        .reader()
+        .read(ReadFrom::Session(&root, &copy))
+        .unwrap();
     assert_eq!(
         second.events, first.events,
         "ids, bodies, authors and carried fields"
@@ -445,7 +448,10 @@ fn read_and_read_each_agree() {
             .join(dir);
         for file in std::fs::read_dir(folder).unwrap() {
             let path = file.unwrap().path();
-            let whole = PiPlugin.read_path(TARGET, &path).unwrap();
+            let whole = PiPlugin
+                .reader()
+                .read(ReadFrom::File(TARGET, &path))
+                .unwrap();
             let session = handoff_sdk::SessionRef {
                 target: TARGET.into(),
                 id: "sample".into(),
@@ -455,7 +461,8 @@ fn read_and_read_each_agree() {
             let sample_root = handoff_sdk::StoreRoot::new(parent).unwrap();
             let mut streamed = Vec::new();
             PiPlugin
-                .read_each(&sample_root, &session, &mut |e| {
+                .reader()
+                .read_each(ReadFrom::Session(&sample_root, &session), &mut |e| {
                     streamed.push(e);
                     true
                 })

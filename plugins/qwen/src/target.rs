@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{
-    atomic, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot,
-    Target, TargetManifest, Transcript,
+    atomic, each_event, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef,
+    StoreRoot, Stored, Target, TargetManifest, Transcript,
 };
 
 use crate::chain::{self, Loaded};
@@ -109,15 +109,19 @@ impl Target for QwenCode {
         Ok(session.clone())
     }
 
-    fn read(&self, _root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        read::transcript(&session.path, &load_checked(session)?)
+    fn read_each(
+        &self,
+        from: Stored<'_>,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<Option<String>, PluginError> {
+        let transcript = match from {
+            Stored::Session(_, session) => read::transcript(&session.path, &load_checked(session)?),
+            Stored::File(path) => read::transcript(path, &chain::load(path)?),
+        };
+        Ok(each_event(transcript?, sink))
     }
 
-    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
-        read::transcript(path, &chain::load(path)?)
-    }
-
-    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
         Ok(first_record(path)?
             .and_then(|r| r.get("cwd").and_then(Value::as_str).map(str::to_owned)))
     }

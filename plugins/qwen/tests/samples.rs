@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use handoff_qwen::QwenPlugin;
 use handoff_sdk::serde_json::{self, json, Value};
-use handoff_sdk::{AssistantPart, Body, Comparison, CreateOptions, Part, Plugin, StoreRoot};
+use handoff_sdk::{
+    AssistantPart, Body, Comparison, CreateOptions, Part, Plugin, ReadFrom, StoreRoot,
+};
 
 const TARGET: &str = "qwen-code";
 const GENUINE: &str = "tests/samples/7da3d710-5632-46df-bb43-bead8f22b422.jsonl";
@@ -15,7 +17,7 @@ fn sample() -> PathBuf {
 }
 
 fn read(path: &Path) -> Result<handoff_sdk::Transcript, handoff_sdk::PluginError> {
-    QwenPlugin.reader().read_path(TARGET, path)
+    QwenPlugin.reader().read(ReadFrom::File(TARGET, path))
 }
 
 fn records() -> Vec<Value> {

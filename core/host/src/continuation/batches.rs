@@ -7,7 +7,7 @@
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::Scope;
 
-use handoff_capability::{EventBatch, PluginError, Reader, SessionRef};
+use handoff_capability::{EventBatch, PluginError, ReadFrom, Reader, SessionRef};
 use handoff_store::StoreRoot;
 use handoff_transcript::Event;
 
@@ -164,7 +164,11 @@ pub(super) fn read_back(
     read_beside(
         "handoff-verify",
         name,
-        |sink| reader.read_each_batches(root, session, sink),
+        |sink| {
+            reader
+                .read_batches(ReadFrom::Session(root, session), sink)
+                .map(drop)
+        },
         consume,
     )
 }

@@ -15,7 +15,7 @@ use std::path::Path;
 
 use super::batches::{Batches, ReaderName};
 use handoff_capability::manifest::TargetManifest;
-use handoff_capability::{EventStream, PluginError, Reader};
+use handoff_capability::{EventStream, PluginError, ReadFrom, Reader};
 use handoff_transcript::{
     Body, Comparison, DropFilter, Dropped, Event, Fingerprinter, IdDigest, PrintChain, Transcript,
     Validator,
@@ -80,7 +80,9 @@ impl<'a> SourceStream<'a> {
             what: file.path.display().to_string(),
         };
         let events = Batches::spawn(scope, "handoff-source", name, move |sink| {
-            file.reader.read_path_batches(file.target, file.path, sink)
+            file.reader
+                .read_batches(ReadFrom::File(file.target, file.path), sink)
+                .map(drop)
         });
         SourceStream {
             file,
@@ -176,7 +178,7 @@ impl<'a> SourceStream<'a> {
         let mut transcript = self
             .file
             .reader
-            .read_path(self.file.target, self.file.path)?;
+            .read(ReadFrom::File(self.file.target, self.file.path))?;
         for event in &mut transcript.events {
             crate::episodes::restore_error_flag(event, &self.restored_errors);
         }

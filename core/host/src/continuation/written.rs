@@ -1,6 +1,6 @@
 //! The verify of a new session, read while its writer writes it: the writer's create is watched
 //! ([`handoff_store::tap`]), and the target's reader reads the temp file as it grows
-//! ([`handoff_capability::Reader::read_written_batches`]) on a thread of its own, fingerprinting each event.
+//! ([`handoff_capability::Reader::read_batches`] of a [`handoff_capability::ReadFrom::Written`]) on a thread of its own, fingerprinting each event.
 //! So the wall time is about the longest of reading the source, writing and reading back, not the
 //! first two and then the third.
 //!
@@ -16,7 +16,7 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 use super::batches::{read_beside, ReaderName};
 
-use handoff_capability::{fd_path, Growth, Reader, SessionRef, WrittenFile};
+use handoff_capability::{fd_path, Growth, ReadFrom, ReadOutcome, Reader, SessionRef, WrittenFile};
 use handoff_store::tap::WriteTap;
 use handoff_transcript::{Comparison, Fingerprinter, PrintChain};
 
@@ -155,7 +155,8 @@ impl WriteWatch {
             "handoff-verify-read",
             name,
             |sink| {
-                whole = reader.read_written_batches(target, self, sink)?;
+                whole = reader.read_batches(ReadFrom::Written(target, self), sink)?
+                    == ReadOutcome::Read;
                 Ok(())
             },
             |event| {

@@ -24,8 +24,9 @@ use handoff_abi::{
     RESUME_V1, RESUME_V2, WRITER_V1, WRITER_V2, WRITER_V3, WRITER_V4, WRITER_V5,
 };
 use handoff_capability::{
-    fd_path, in_batches, CreateOptions, EventBatch, EventStream, Manifest, Plugin, PluginError,
-    Reader, ResumePlan, Resumer, SessionInfo, SessionRef, Writer, WrittenFile,
+    fd_path, in_batches, not_whole, CreateOptions, EventBatch, EventStream, Manifest, Plugin,
+    PluginError, ReadFrom, ReadOutcome, Reader, ResumePlan, Resumer, SessionInfo, SessionRef,
+    Writer, WrittenFile,
 };
 use handoff_store::tap::{self, WriteTap};
 use handoff_store::StoreRoot;
@@ -258,37 +259,22 @@ impl Remote {
         answer
     }
 
-    /// A streamed read whose batches go to `sink` still encoded (see [`EncodedReadEnd`]).
-    fn read_encoded<T: DeserializeOwned>(
-        &self,
-        method: &str,
-        request: &impl Serialize,
-        sink: &mut dyn FnMut(EventBatch) -> bool,
-    ) -> Result<T, PluginError> {
-        let mut end = EncodedReadEnd {
-            sink,
-            plugin: &self.plugin,
-            method,
-        };
-        self.call_binary(method, request, &mut end)
-    }
-
-    /// A v5 `read_written_each`, its batches to `events`; `Ok(false)` from an older plugin (or
+    /// A v5 `read_written_each`, its batches to `events`; `NotSupported` from an older plugin (or
     /// where a file being written cannot be named to a plugin).
     fn read_written(
         &self,
         target: &str,
         file: &dyn WrittenFile,
         events: &mut dyn HostEnd,
-    ) -> Result<bool, PluginError> {
+    ) -> Result<ReadOutcome, PluginError> {
         if !self.is_v5() {
-            return Ok(false);
+            return Ok(ReadOutcome::NotSupported);
         }
         let name = file.name();
         // A handle of the plugin's own, named so it opens the file wherever it was renamed.
         let handle = file.open().map_err(|e| PluginError::io(name, &e))?;
         let Some(path) = fd_path(&handle) else {
-            return Ok(false);
+            return Ok(ReadOutcome::NotSupported);
         };
         let request = ReaderRequestV5::ReadWrittenEach {
             target: Cow::Borrowed(target),
@@ -301,7 +287,12 @@ impl Remote {
             lent: 0,
             growth: [0; 9],
         };
-        self.call_binary(request.method(), &request, &mut end)
+        let read: bool = self.call_binary(request.method(), &request, &mut end)?;
+        Ok(if read {
+            ReadOutcome::Read
+        } else {
+            ReadOutcome::NotSupported
+        })
     }
 
     /// A streamed read of a whole transcript.
@@ -586,165 +577,139 @@ impl Writer for RemoteWriter {
     }
 }
 
+impl RemoteReader {
+    /// Whether `from` crosses as one JSON transcript, its events handed on after: a plugin older
+    /// than the v3 ids streams nothing (it cannot read a file being written either).
+    fn crosses_whole(&self, from: ReadFrom<'_>) -> bool {
+        !self.0.is_v3() && !matches!(from, ReadFrom::Written(..))
+    }
+
+    /// The binary call that streams what the plugin reads from `from` to `end`: the newest the
+    /// plugin answers (a file is read as it is read with v4, whole and then streamed with v3).
+    fn stream(
+        &self,
+        from: ReadFrom<'_>,
+        end: &mut dyn HostEnd,
+    ) -> Result<ReadOutcome, PluginError> {
+        match from {
+            ReadFrom::Written(target, file) => self.0.read_written(target, file, end),
+            ReadFrom::File(target, path) if self.0.is_v4() => {
+                let (target, path) = (Cow::Borrowed(target), Cow::Borrowed(path));
+                let request = ReaderRequestV4::ReadPathEach { target, path };
+                self.0.call_binary::<()>(request.method(), &request, end)?;
+                Ok(ReadOutcome::Read)
+            }
+            ReadFrom::File(target, path) => {
+                let (target, path) = (Cow::Borrowed(target), Cow::Borrowed(path));
+                let request = ReaderRequestV3::ReadPath { target, path };
+                self.0
+                    .call_binary::<Option<TranscriptHeader>>(request.method(), &request, end)?;
+                Ok(ReadOutcome::Read)
+            }
+            ReadFrom::Session(root, session) => {
+                let request = ReaderRequestV3::ReadEach {
+                    root: Cow::Borrowed(root.path()),
+                    session: Cow::Borrowed(session),
+                };
+                self.0
+                    .call_binary::<Option<TranscriptHeader>>(request.method(), &request, end)?;
+                Ok(ReadOutcome::Read)
+            }
+        }
+    }
+}
+
+/// The plugin method a streamed read of `from` runs, for errors.
+fn stream_method(from: ReadFrom<'_>) -> &'static str {
+    match from {
+        ReadFrom::Session(..) => "read_each",
+        ReadFrom::File(..) => "read_path_each",
+        ReadFrom::Written(..) => "read_written_each",
+    }
+}
+
 impl Reader for RemoteReader {
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        let root = Cow::Borrowed(root.path());
-        if self.0.is_v3() {
-            return self.0.read_whole(&ReaderRequestV3::Read {
-                root,
-                session: Cow::Borrowed(session),
-            });
-        }
-        if self.0.is_v1() {
-            let request = ReaderRequest::Read {
-                root,
-                target: Cow::Borrowed(&session.target),
-                id: Cow::Borrowed(&session.id),
-            };
-            return self.0.call("read", &request);
-        }
-        let request = ReaderRequestV2::Read {
-            root,
-            session: Cow::Borrowed(session),
-        };
-        self.0.call("read", &request)
-    }
-
-    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
-        if self.0.is_v3() {
-            return self.0.read_whole(&ReaderRequestV3::ReadPath {
-                target: Cow::Borrowed(target),
-                path: Cow::Borrowed(path),
-            });
-        }
-        let request = ReaderRequestV2::ReadPath {
-            target: Cow::Borrowed(target),
-            path: Cow::Borrowed(path),
-        };
-        self.0.call("read_path", &request)
-    }
-
     fn read_each(
         &self,
-        root: &StoreRoot,
-        session: &SessionRef,
+        from: ReadFrom<'_>,
         sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        if !self.0.is_v3() {
-            // An older plugin: one read crosses, then its events are handed on one by one.
-            for event in self.read(root, session)?.events {
+    ) -> Result<ReadOutcome, PluginError> {
+        if self.crosses_whole(from) {
+            for event in self.read(from)?.events {
                 if !sink(event) {
                     break;
                 }
             }
-            return Ok(());
+            return Ok(ReadOutcome::Read);
         }
-        let request = ReaderRequestV3::ReadEach {
-            root: Cow::Borrowed(root.path()),
-            session: Cow::Borrowed(session),
-        };
         self.0
-            .read_stream::<Option<TranscriptHeader>>(request.method(), &request, sink)
-            .map(drop)
+            .decoded(stream_method(from), sink, |end| self.stream(from, end))
     }
 
-    fn read_path_cwd(&self, target: &str, path: &Path) -> Result<Option<String>, PluginError> {
-        if !self.0.is_v4() {
-            return Ok(self.read_path(target, path)?.cwd);
-        }
-        let request = ReaderRequestV4::ReadPathCwd {
-            target: Cow::Borrowed(target),
-            path: Cow::Borrowed(path),
-        };
-        self.0.call(request.method(), &request)
-    }
-
-    fn read_path_each(
+    /// The batches as they crossed: the taker's thread decodes them.
+    fn read_batches(
         &self,
-        target: &str,
-        path: &Path,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        let target = Cow::Borrowed(target);
-        let path = Cow::Borrowed(path);
-        if self.0.is_v4() {
-            let request = ReaderRequestV4::ReadPathEach { target, path };
-            return self.0.read_stream::<()>(request.method(), &request, sink);
-        }
-        if self.0.is_v3() {
-            // The plugin reads the whole file, but its events stream to the sink as they cross,
-            // so the host never holds them all.
-            let request = ReaderRequestV3::ReadPath { target, path };
-            return self
-                .0
-                .read_stream::<Option<TranscriptHeader>>(request.method(), &request, sink)
-                .map(drop);
-        }
-        for event in self.read_path(&target, &path)?.events {
-            if !sink(event) {
-                break;
-            }
-        }
-        Ok(())
-    }
-
-    fn read_path_batches(
-        &self,
-        target: &str,
-        path: &Path,
+        from: ReadFrom<'_>,
         sink: &mut dyn FnMut(EventBatch) -> bool,
-    ) -> Result<(), PluginError> {
-        if !self.0.is_v4() {
-            return in_batches(|each| self.read_path_each(target, path, each), sink);
+    ) -> Result<ReadOutcome, PluginError> {
+        if self.crosses_whole(from) {
+            in_batches(|each| self.read_each(from, each).map(drop), sink)?;
+            return Ok(ReadOutcome::Read);
         }
-        let request = ReaderRequestV4::ReadPathEach {
-            target: Cow::Borrowed(target),
-            path: Cow::Borrowed(path),
-        };
-        self.0.read_encoded::<()>(request.method(), &request, sink)
-    }
-
-    fn read_each_batches(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        sink: &mut dyn FnMut(EventBatch) -> bool,
-    ) -> Result<(), PluginError> {
-        if !self.0.is_v3() {
-            return in_batches(|each| self.read_each(root, session, each), sink);
-        }
-        let request = ReaderRequestV3::ReadEach {
-            root: Cow::Borrowed(root.path()),
-            session: Cow::Borrowed(session),
-        };
-        self.0
-            .read_encoded::<Option<TranscriptHeader>>(request.method(), &request, sink)
-            .map(drop)
-    }
-
-    fn read_written_each(
-        &self,
-        target: &str,
-        file: &dyn WrittenFile,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<bool, PluginError> {
-        self.0.decoded("read_written_each", sink, |end| {
-            self.0.read_written(target, file, end)
-        })
-    }
-
-    fn read_written_batches(
-        &self,
-        target: &str,
-        file: &dyn WrittenFile,
-        sink: &mut dyn FnMut(EventBatch) -> bool,
-    ) -> Result<bool, PluginError> {
-        let mut events = EncodedReadEnd {
+        let mut end = EncodedReadEnd {
             sink,
             plugin: &self.0.plugin,
-            method: "read_written_each",
+            method: stream_method(from),
         };
-        self.0.read_written(target, file, &mut events)
+        self.stream(from, &mut end)
+    }
+
+    /// One call: the plugin reads the whole session and its header carries the cwd.
+    fn read(&self, from: ReadFrom<'_>) -> Result<Transcript, PluginError> {
+        match from {
+            ReadFrom::Written(..) => Err(not_whole(from)),
+            ReadFrom::Session(root, session) => {
+                let root = Cow::Borrowed(root.path());
+                let session = Cow::Borrowed(session);
+                if self.0.is_v3() {
+                    return self.0.read_whole(&ReaderRequestV3::Read { root, session });
+                }
+                if self.0.is_v1() {
+                    let request = ReaderRequest::Read {
+                        root,
+                        target: Cow::Borrowed(&session.target),
+                        id: Cow::Borrowed(&session.id),
+                    };
+                    return self.0.call("read", &request);
+                }
+                self.0
+                    .call("read", &ReaderRequestV2::Read { root, session })
+            }
+            ReadFrom::File(target, path) => {
+                let (target, path) = (Cow::Borrowed(target), Cow::Borrowed(path));
+                if self.0.is_v3() {
+                    return self
+                        .0
+                        .read_whole(&ReaderRequestV3::ReadPath { target, path });
+                }
+                self.0
+                    .call("read_path", &ReaderRequestV2::ReadPath { target, path })
+            }
+        }
+    }
+
+    fn cwd(&self, from: ReadFrom<'_>) -> Result<Option<String>, PluginError> {
+        match from {
+            ReadFrom::File(target, path) if self.0.is_v4() => {
+                let request = ReaderRequestV4::ReadPathCwd {
+                    target: Cow::Borrowed(target),
+                    path: Cow::Borrowed(path),
+                };
+                self.0.call(request.method(), &request)
+            }
+            // Older plugins, and sessions: v4 reads the cwd of a file only.
+            _ => Ok(self.read(from)?.cwd),
+        }
     }
 
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {

@@ -1,12 +1,9 @@
 //! The reference plugin with its writer or its reader swapped for a test's own; the rest (the
 //! manifest, the resumer and the other half) stays the reference plugin's.
 
-use std::path::Path;
-
-use handoff_capability::WrittenFile;
 use handoff_host::{
-    Event, Manifest, Plugin, PluginError, Reader, Resumer, SessionInfo, SessionRef, StoreRoot,
-    Transcript, Writer,
+    Event, Manifest, Plugin, PluginError, ReadFrom, ReadOutcome, Reader, Resumer, SessionInfo,
+    StoreRoot, Transcript, Writer,
 };
 use handoff_reference::ReferencePlugin;
 
@@ -61,34 +58,31 @@ impl<W: Writer, R: Reader> Plugin for Swapped<W, R> {
     }
 }
 
-/// A reader whose read-back (`read`, and through it the default `read_each` the verify uses, and
-/// the read of a session as it is written) is the reference plugin's changed by `alter`; a
-/// source read by path stays as it is.
+/// A reader whose read-back (of a session, whole or streamed as the verify reads it, and of a
+/// session as it is written) is the reference plugin's changed by `alter`; a source read by path
+/// stays as it is.
 pub struct AlteredReadBack<F>(pub F);
 
 impl<F: Fn(&mut Transcript) + Send + Sync> Reader for AlteredReadBack<F> {
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        let mut t = ReferencePlugin.read(root, session)?;
-        (self.0)(&mut t);
-        Ok(t)
-    }
-    fn read_written_each(
+    fn read_each(
         &self,
-        target: &str,
-        file: &dyn WrittenFile,
+        from: ReadFrom<'_>,
         sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<bool, PluginError> {
+    ) -> Result<ReadOutcome, PluginError> {
+        if let ReadFrom::File(..) = from {
+            return ReferencePlugin.read_each(from, sink);
+        }
         let mut t = Transcript::new(Vec::new());
-        ReferencePlugin.read_written_each(target, file, &mut |e| {
+        ReferencePlugin.read_each(from, &mut |e| {
             t.events.push(e);
             true
         })?;
         (self.0)(&mut t);
         t.events.into_iter().all(sink);
-        Ok(true)
+        Ok(ReadOutcome::Read)
     }
-    fn read_path(&self, target: &str, path: &Path) -> Result<Transcript, PluginError> {
-        ReferencePlugin.read_path(target, path)
+    fn cwd(&self, from: ReadFrom<'_>) -> Result<Option<String>, PluginError> {
+        ReferencePlugin.cwd(from)
     }
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
         ReferencePlugin.list(root, target)

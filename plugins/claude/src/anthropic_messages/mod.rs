@@ -17,8 +17,8 @@ use handoff_sdk::dialect::anthropic::validate;
 use handoff_sdk::marker::{OwnershipMarker, MARKER_KEY};
 use handoff_sdk::serde_json::{json, Value};
 use handoff_sdk::{
-    sessions_newest_first, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef,
-    StoreRoot, Target, TargetManifest, Transcript,
+    each_event, sessions_newest_first, CreateOptions, Event, PluginError, ResumePlan, SessionInfo,
+    SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript,
 };
 
 use crate::extras::EXTRAS_KEY;
@@ -90,12 +90,17 @@ impl Target for AnthropicMessages {
         Ok(session.clone())
     }
 
-    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
-        parse_store(path, load(path)?)
+    fn read_each(
+        &self,
+        from: Stored<'_>,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<Option<String>, PluginError> {
+        let path = from.path();
+        Ok(each_event(parse_store(path, load(path)?)?, sink))
     }
 
     /// The history's `handoff.cwd`, the history not built.
-    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
         handoff_sdk::document_cwd(path)
     }
 

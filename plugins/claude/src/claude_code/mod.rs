@@ -17,8 +17,9 @@ use handoff_sdk::atomic;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
-    own_marker, sessions_newest_first, CreateOptions, Event, EventStream, PluginError, ResumePlan,
-    SessionInfo, SessionRef, StoreRoot, Target, TargetManifest, Transcript, WrittenFile,
+    own_marker, sessions_newest_first, CreateOptions, Event, EventStream, PluginError, ReadOutcome,
+    ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript,
+    WrittenFile,
 };
 
 use crate::manifest::{CLAUDE_CODE, PLUGIN_NAME};
@@ -74,30 +75,26 @@ impl Target for ClaudeCode {
         append(session, events)
     }
 
-    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
-        read::read(path)
-    }
-
-    fn read_path_each(
+    fn read_each(
         &self,
-        path: &Path,
+        from: Stored<'_>,
         sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        read::read_each(path, sink)
+    ) -> Result<Option<String>, PluginError> {
+        read::read_each(from.path(), sink)
     }
 
     /// The index loaded as the file grows.
-    fn read_written_each(
+    fn read_written(
         &self,
         file: &dyn WrittenFile,
         sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<bool, PluginError> {
-        read::read_written_each(file, sink).map(|()| true)
+    ) -> Result<ReadOutcome, PluginError> {
+        read::read_written_each(file, sink).map(|()| ReadOutcome::Read)
     }
 
     /// From the first conversation records only (a file that holds a malformed line after them is
-    /// an error for `read_path` but not here).
-    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+    /// an error for `read_each` but not here).
+    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
         read::session_cwd(path)
     }
 

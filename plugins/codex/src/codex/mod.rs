@@ -21,8 +21,9 @@ use chrono::{Local, TimeZone};
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
-    atomic, own_marker, Body, CreateOptions, Event, EventStream, Part, PluginError, ResumePlan,
-    SessionInfo, SessionRef, StoreRoot, Target, TargetManifest, Timestamp, Transcript, WrittenFile,
+    atomic, own_marker, Body, CreateOptions, Event, EventStream, Part, PluginError, ReadOutcome,
+    ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Timestamp,
+    Transcript, WrittenFile,
 };
 
 pub use read::image_part;
@@ -240,32 +241,28 @@ impl Target for Codex {
         Ok(())
     }
 
-    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
-        read::read_rollout(path)
-    }
-
     /// Streams the rollout as Codex sends it on resume: each event goes to `sink` as soon as no
     /// later line can change it, so a long session is verified without a second copy in memory.
-    fn read_path_each(
+    fn read_each(
         &self,
-        path: &Path,
+        from: Stored<'_>,
         sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        read::read_each_as_sent(path, sink).map(drop)
+    ) -> Result<Option<String>, PluginError> {
+        Ok(Some(read::read_each_as_sent(from.path(), sink)?.cwd))
     }
 
     /// The `session_meta` line's cwd, the first line only.
-    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
         Ok(Some(read::read_header(path)?.cwd))
     }
 
     /// Streams the rollout as its writer writes it (the continuation engine's verify).
-    fn read_written_each(
+    fn read_written(
         &self,
         file: &dyn WrittenFile,
         sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<bool, PluginError> {
-        read::read_written_as_sent(file, sink).map(|()| true)
+    ) -> Result<ReadOutcome, PluginError> {
+        read::read_written_as_sent(file, sink).map(|()| ReadOutcome::Read)
     }
 
     fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {

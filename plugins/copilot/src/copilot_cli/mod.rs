@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::{
-    CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot, Target,
-    TargetManifest, Transcript,
+    each_event, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot,
+    Stored, Target, TargetManifest, Transcript,
 };
 
 use layout::{events_path, session_dir};
@@ -117,11 +117,15 @@ impl Target for CopilotCli {
         std::fs::remove_dir_all(dir).map_err(|e| PluginError::io(dir, &e))
     }
 
-    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
-        read::read(path)
+    fn read_each(
+        &self,
+        from: Stored<'_>,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<Option<String>, PluginError> {
+        Ok(each_event(read::read(from.path())?, sink))
     }
 
-    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
         Ok(read::start(path)?.cwd)
     }
 

@@ -253,12 +253,9 @@ pub fn read(path: &Path) -> Result<Transcript, PluginError> {
     open.close(INTERRUPTED_AT_END, last_timestamp, &mut events);
     let mut transcript = Transcript::new(events);
     transcript.cwd = start.cwd;
-    transcript.validate().map_err(|e| PluginError::Malformed {
-        file: path.to_owned(),
-        line: None,
-        field: Some(e.field.clone()),
-        message: e.to_string(),
-    })?;
+    transcript
+        .validate()
+        .map_err(|e| PluginError::invalid_in(path, &e))?;
     Ok(transcript)
 }
 

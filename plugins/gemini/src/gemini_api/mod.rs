@@ -13,8 +13,8 @@ use handoff_sdk::dialect::{gemini, Dialect};
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
-    atomic, Body, CreateOptions, Event, Part, PluginError, ResumePlan, SessionInfo, SessionRef,
-    StoreRoot, Target, TargetManifest, Timestamp, Transcript,
+    atomic, each_event, Body, CreateOptions, Event, Part, PluginError, ResumePlan, SessionInfo,
+    SessionRef, StoreRoot, Stored, Target, TargetManifest, Timestamp, Transcript,
 };
 
 use crate::manifest::{target_manifest, GEMINI_API, PLUGIN_NAME};
@@ -103,16 +103,20 @@ impl Target for GeminiApi {
         Ok(session.clone())
     }
 
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        self.read_path(path_of(root, session)?)
-    }
-
-    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
-        read::transcript(path, &load(path)?)
+    fn read_each(
+        &self,
+        from: Stored<'_>,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<Option<String>, PluginError> {
+        let path = match from {
+            Stored::Session(root, session) => path_of(root, session)?,
+            Stored::File(path) => path,
+        };
+        Ok(each_event(read::transcript(path, &load(path)?)?, sink))
     }
 
     /// The history's `handoff.cwd` (the history not built).
-    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
         handoff_sdk::document_cwd(path)
     }
 
@@ -158,7 +162,8 @@ impl Target for GeminiApi {
         session: &SessionRef,
         prompt: &str,
     ) -> Result<ResumePlan, PluginError> {
-        plan(self.read(root, session)?, prompt)
+        let path = path_of(root, session)?;
+        plan(read::transcript(path, &load(path)?)?, prompt)
     }
 }
 

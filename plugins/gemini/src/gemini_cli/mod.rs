@@ -14,8 +14,9 @@ use std::path::Path;
 use handoff_sdk::marker::{OwnershipMarker, MARKER_KEY};
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
-    atomic, AssistantPart, Body, CreateOptions, Event, PluginError, ResumePlan, SessionInfo,
-    SessionRef, StoreRoot, Target, TargetManifest, Timestamp, ToolCall, Transcript,
+    atomic, each_event, AssistantPart, Body, CreateOptions, Event, PluginError, ResumePlan,
+    SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Timestamp, ToolCall,
+    Transcript,
 };
 
 pub(crate) use parts::is_google;
@@ -80,18 +81,23 @@ impl Target for GeminiCli {
         append(session, events)
     }
 
-    fn read(&self, root: &StoreRoot, session: &SessionRef) -> Result<Transcript, PluginError> {
-        let loaded = load_checked(session)?;
-        read::transcript(&session.path, loaded, cwd_of(Some(root), &session.path))
+    fn read_each(
+        &self,
+        from: Stored<'_>,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<Option<String>, PluginError> {
+        let transcript = match from {
+            Stored::Session(root, session) => {
+                let loaded = load_checked(session)?;
+                read::transcript(&session.path, loaded, cwd_of(Some(root), &session.path))
+            }
+            Stored::File(path) => read::transcript(path, records::load(path)?, cwd_of(None, path)),
+        };
+        Ok(each_event(transcript?, sink))
     }
 
-    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
-        let loaded = records::load(path)?;
-        read::transcript(path, loaded, cwd_of(None, path))
-    }
-
-    /// The project folder's `.project_root`, as `read_path` finds it (no chat read).
-    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+    /// The project folder's `.project_root`, as `read_each` finds it for a file (no chat read).
+    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
         Ok(cwd_of(None, path))
     }
 

@@ -22,8 +22,8 @@ use std::path::Path;
 use handoff_sdk::dialect::Dialect;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::{
-    Body, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot,
-    Target, TargetManifest, Transcript,
+    each_event, Body, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef,
+    StoreRoot, Stored, Target, TargetManifest, Transcript,
 };
 
 /// The model a body names when no turn of the transcript says which OpenAI model made it.
@@ -74,12 +74,16 @@ impl Target for ApiTarget {
         write::append(self, session, marker, events)
     }
 
-    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
-        read::read(self, path)
+    fn read_each(
+        &self,
+        from: Stored<'_>,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<Option<String>, PluginError> {
+        Ok(each_event(read::read(self, from.path())?, sink))
     }
 
     /// The history's `handoff.cwd`, the history not built.
-    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
         handoff_sdk::document_cwd(path)
     }
 

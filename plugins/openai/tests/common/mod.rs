@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use handoff_dialects::{parsed_view, wire_view, Dialect};
 use handoff_host::{
-    Body, CreateOptions, Event, Part, Plugin, ResumePlan, SessionRef, StoreRoot, Timestamp,
-    Transcript,
+    Body, CreateOptions, Event, Part, Plugin, ReadFrom, ResumePlan, SessionRef, StoreRoot,
+    Timestamp, Transcript,
 };
 use handoff_openai::OpenaiPlugin;
 use serde_json::Value;
@@ -150,7 +150,7 @@ pub fn samples() -> Vec<(String, Transcript)> {
         for path in jsonl_in(&claude.join(dir)) {
             let t = handoff_claude::ClaudePlugin
                 .reader()
-                .read_path("claude-code", &path)
+                .read(ReadFrom::File("claude-code", &path))
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             out.push((format!("claude-code/{dir}/{}", name(&path)), t));
         }
@@ -158,7 +158,7 @@ pub fn samples() -> Vec<(String, Transcript)> {
     for path in jsonl_in(&here().join("../codex/tests/fixtures")) {
         let t = handoff_codex::CodexPlugin
             .reader()
-            .read_path("codex", &path)
+            .read(ReadFrom::File("codex", &path))
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         out.push((format!("codex/{}", name(&path)), t));
     }

@@ -23,7 +23,7 @@ use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json;
 use handoff_sdk::{
     atomic, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot,
-    Target, TargetManifest, Timestamp, Transcript,
+    Stored, Target, TargetManifest, Timestamp, Transcript,
 };
 
 pub use convert::OPAQUE_KEY;
@@ -99,21 +99,17 @@ impl Target for Pi {
         Ok(())
     }
 
-    fn read_path(&self, path: &Path) -> Result<Transcript, PluginError> {
-        read(path)
-    }
-
-    fn read_path_each(
+    fn read_each(
         &self,
-        path: &Path,
+        from: Stored<'_>,
         sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<(), PluginError> {
-        read_each(path, sink).map(drop)
+    ) -> Result<Option<String>, PluginError> {
+        read_each(from.path(), sink)
     }
 
     /// The session header's cwd (the first line), or the whole read's where the header alone
     /// cannot be read.
-    fn read_path_cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
         read_cwd(path)
     }
 

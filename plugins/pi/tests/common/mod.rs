@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use handoff_pi::{PiPlugin, TARGET};
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, Origin, Part, SessionRef, Signature, StoreRoot,
-    Thinking, Timestamp, ToolCall, Transcript, Writer,
+    AssistantPart, Body, CreateOptions, Event, Origin, Part, Plugin, SessionRef, Signature,
+    StoreRoot, Thinking, Timestamp, ToolCall, Transcript,
 };
 
 pub const CWD: &str = "/home/dev/proj";
@@ -104,6 +104,7 @@ pub fn transcript(events: Vec<Event>) -> Transcript {
 
 pub fn create(root: &StoreRoot, t: &Transcript) -> SessionRef {
     PiPlugin
+        .writer()
         .create(root, TARGET, t, &CreateOptions::default())
         .unwrap_or_else(|e| panic!("create: {e}"))
 }

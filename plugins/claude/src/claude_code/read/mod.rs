@@ -78,7 +78,9 @@ pub(crate) struct Session {
     pub chain: ChainState,
 }
 
-/// Reads the transcript of the session file at `path`.
+/// Reads the transcript of the session file at `path` in one pass (the records held whole, as
+/// [`read_session`] reads them for an append): the tests' oracle for [`read_each`]'s two passes.
+#[cfg(test)]
 pub(crate) fn read(path: &Path) -> Result<Transcript, PluginError> {
     let mut loaded = load(path, Passes::One)?;
     let cwd = loaded.cwd.take();
@@ -114,12 +116,15 @@ pub(crate) fn read_session(path: &Path) -> Result<Session, PluginError> {
 }
 
 /// Reads a session file event by event, handing each to `sink` as soon as it is assembled (only
-/// the index of the records is held, never their content).
+/// the index of the records is held, never their content); returns the session's cwd.
 pub(crate) fn read_each(
     path: &Path,
     sink: &mut dyn FnMut(Event) -> bool,
-) -> Result<(), PluginError> {
-    hand_on(path, load(path, Passes::Two)?, sink)
+) -> Result<Option<String>, PluginError> {
+    let mut loaded = load(path, Passes::Two)?;
+    let cwd = loaded.cwd.take();
+    hand_on(path, loaded, sink)?;
+    Ok(cwd)
 }
 
 /// [`read_each`] of a session file its writer is still writing: the index is loaded as the
@@ -153,7 +158,7 @@ fn hand_on(
     Ok(())
 }
 
-/// The session's cwd as [`read`] gives it (that of the first main-thread conversation record that
+/// The session's cwd as [`read_each`] gives it (that of the first main-thread conversation record that
 /// names one), found by decoding records only until it appears: a resume plan needs no more than
 /// that, and the session was verified whole when it was written. A line that does not decode
 /// sends the question to [`read_session`], which names the line and field at fault.

@@ -64,7 +64,7 @@ fn streamed(path: &Path) -> Result<Vec<Event>, PluginError> {
         events.push(e);
         true
     })
-    .map(|()| events)
+    .map(|_| events)
 }
 
 /// Both passes agree with the one-pass read on every sample (the genuine sessions, compactions,

@@ -115,18 +115,6 @@ pub fn last_ordinal(path: &Path) -> Result<Option<u64>, PluginError> {
     }
 }
 
-/// Reads a whole rollout into the transcript Codex sends (see [`read_each_as_sent`]).
-pub fn read_rollout(path: &Path) -> Result<Transcript, PluginError> {
-    let mut events = Vec::new();
-    let header = read_each_as_sent(path, &mut |event| {
-        events.push(event);
-        true
-    })?;
-    let mut transcript = Transcript::new(events);
-    transcript.cwd = Some(header.cwd);
-    Ok(transcript)
-}
-
 /// Reads a whole rollout as written, a call without output left open (an append may answer
 /// it).
 pub fn read_rollout_as_written(path: &Path) -> Result<Transcript, PluginError> {
