@@ -360,27 +360,19 @@ impl Resumer for Targets {
 /// (a type of the calling crate), its writer, reader and resumer a static [`Targets`], so the
 /// plugin's own code is its targets' formats. `$name` is the plugin's name (its markers'
 /// `plugin`); the manifest is made of the targets' entries and the crate's version
-/// ([`Targets::manifest`]) unless `manifest = expr` gives it.
+/// ([`Targets::manifest`]), so a plugin declares each target once, in its [`Target::manifest`].
 ///
 /// ```ignore
 /// #[derive(Clone, Copy, Debug, Default)]
 /// pub struct GeminiPlugin;
-/// handoff_sdk::targets!(GeminiPlugin, PLUGIN_NAME, manifest = manifest::manifest(), [GeminiCli, GeminiApi]);
+/// handoff_sdk::targets!(GeminiPlugin, PLUGIN_NAME, [GeminiCli, GeminiApi]);
 /// ```
 #[macro_export]
 macro_rules! targets {
     ($plugin:ty, $name:expr, [$($target:expr),+ $(,)?]) => {
-        $crate::targets!(
-            $plugin,
-            $name,
-            manifest = <$plugin>::__handoff_targets().manifest(env!("CARGO_PKG_VERSION")),
-            [$($target),+]
-        );
-    };
-    ($plugin:ty, $name:expr, manifest = $manifest:expr, [$($target:expr),+ $(,)?]) => {
         impl $crate::Plugin for $plugin {
             fn manifest(&self) -> $crate::Manifest {
-                $manifest
+                <$plugin>::__handoff_targets().manifest(env!("CARGO_PKG_VERSION"))
             }
             fn writer(&self) -> &dyn $crate::Writer {
                 <$plugin>::__handoff_targets()

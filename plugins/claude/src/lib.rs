@@ -22,7 +22,7 @@ mod claude_code;
 mod extras;
 mod manifest;
 
-pub use manifest::{manifest, CLAUDE_CODE, CLAUDE_CODE_VERSION, MESSAGES, PLUGIN_NAME};
+pub use manifest::{CLAUDE_CODE, CLAUDE_CODE_VERSION, MESSAGES, PLUGIN_NAME};
 
 /// The Claude plugin: both targets, dispatched, checked, locked and owner-checked by the SDK.
 #[derive(Clone, Copy, Debug, Default)]
@@ -31,7 +31,6 @@ pub struct ClaudePlugin;
 handoff_sdk::targets!(
     ClaudePlugin,
     PLUGIN_NAME,
-    manifest = manifest(),
     [
         claude_code::ClaudeCode,
         anthropic_messages::AnthropicMessages

@@ -4,7 +4,7 @@ use handoff_sdk::dialect::Dialect;
 use handoff_sdk::live::{
     Injected, LiveRecipe, ResumeTurn, TrailingTurn, TurnRole, VerifiedRange, VersionedInjected,
 };
-use handoff_sdk::{DefaultRoot, Feature, Manifest, TargetKind, TargetManifest};
+use handoff_sdk::{DefaultRoot, Feature, TargetKind, TargetManifest};
 
 /// The plugin name written into ownership markers.
 pub const PLUGIN_NAME: &str = "claude";
@@ -17,16 +17,6 @@ pub const CLAUDE_CODE_VERSION: &str = "2.1.197";
 /// The newest Claude Code the live tier proves (`HANDOFF_LIVE_END=newest`): it resumes what
 /// this plugin writes as [`CLAUDE_CODE_VERSION`] writes it.
 pub const CLAUDE_CODE_NEWEST: &str = "2.1.332";
-
-/// The plugin's manifest.
-pub fn manifest() -> Manifest {
-    Manifest {
-        name: PLUGIN_NAME.to_owned(),
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-        api_requirement: "^1".to_owned(),
-        targets: vec![claude_code(), messages()],
-    }
-}
 
 pub(crate) fn claude_code() -> TargetManifest {
     TargetManifest {
@@ -209,7 +199,7 @@ mod tests {
 
     #[test]
     fn claude_code_declares_its_live_recipe() {
-        let m = manifest();
+        let m = handoff_sdk::Plugin::manifest(&crate::ClaudePlugin);
         let live = m
             .target(CLAUDE_CODE)
             .unwrap()
@@ -229,7 +219,7 @@ mod tests {
 
     #[test]
     fn foreign_thinking_and_urls_are_declared() {
-        let m = manifest();
+        let m = handoff_sdk::Plugin::manifest(&crate::ClaudePlugin);
         let code = m.target(CLAUDE_CODE).unwrap();
         assert_eq!(code.thinking_from, ["anthropic"]);
         assert!(!code.carries(Feature::ImageUrl));

@@ -86,7 +86,7 @@ fn round_trip(t: &Transcript) -> (tempfile::TempDir, StoreRoot, String, Transcri
     let back = ClaudePlugin
         .read_id(&root, CLAUDE_CODE, &session.id)
         .unwrap();
-    let target = handoff_claude::manifest();
+    let target = handoff_sdk::Plugin::manifest(&handoff_claude::ClaudePlugin);
     let cmp = target.target(CLAUDE_CODE).unwrap().comparison();
     cmp.diff(t, &back).unwrap_or_else(|d| panic!("{d}"));
     (dir, root, session.id, back)

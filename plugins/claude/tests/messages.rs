@@ -32,7 +32,7 @@ fn ev(id: &str, body: Body) -> Event {
 
 #[test]
 fn every_corpus_history_is_valid_and_reads_back() {
-    let target = handoff_claude::manifest();
+    let target = handoff_sdk::Plugin::manifest(&handoff_claude::ClaudePlugin);
     let target = target.target(MESSAGES).unwrap();
     for entry in corpus::entries() {
         if target.check_carried(&entry.transcript).is_err() {

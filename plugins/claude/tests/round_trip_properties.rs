@@ -3,7 +3,7 @@
 //! also when written event by event (`create_streamed`), and an append of any suffix reads back as
 //! the whole.
 
-use handoff_claude::{manifest, ClaudePlugin, CLAUDE_CODE, MESSAGES};
+use handoff_claude::{ClaudePlugin, CLAUDE_CODE, MESSAGES};
 use handoff_sdk::serde_json::json;
 use handoff_sdk::ById;
 use handoff_sdk::{
@@ -120,7 +120,7 @@ fn transcript(exchanges: &[Exchange]) -> Transcript {
 fn check(target: &str, t: &Transcript, split: usize) -> Result<(), TestCaseError> {
     let dir = tempfile::tempdir().unwrap();
     let root = StoreRoot::new(dir.path().join("store")).unwrap();
-    let m = manifest();
+    let m = handoff_sdk::Plugin::manifest(&handoff_claude::ClaudePlugin);
     let cmp = m.target(target).unwrap().comparison();
     let s = ClaudePlugin
         .writer()

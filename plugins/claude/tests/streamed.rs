@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use handoff_claude::{manifest, ClaudePlugin, CLAUDE_CODE};
+use handoff_claude::{ClaudePlugin, CLAUDE_CODE};
 use handoff_conformance::corpus;
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{
@@ -157,7 +157,7 @@ fn same_as_create(name: &str, t: &Transcript) -> usize {
             .unwrap()
     };
     let (a, b) = (read(&whole.path), read(&each.path));
-    let target = manifest();
+    let target = handoff_sdk::Plugin::manifest(&handoff_claude::ClaudePlugin);
     let cmp = target.target(CLAUDE_CODE).unwrap().comparison();
     cmp.diff(&a, &b).unwrap_or_else(|d| panic!("{name}: {d}"));
     cmp.diff(t, &b).unwrap_or_else(|d| panic!("{name}: {d}"));
@@ -167,7 +167,7 @@ fn same_as_create(name: &str, t: &Transcript) -> usize {
 /// The transcripts the engine would hand over: valid, with no part the target does not carry.
 fn writable(t: &Transcript) -> bool {
     t.validate().is_ok()
-        && manifest()
+        && handoff_sdk::Plugin::manifest(&handoff_claude::ClaudePlugin)
             .target(CLAUDE_CODE)
             .unwrap()
             .check_carried(t)

@@ -21,7 +21,7 @@ use handoff_sdk::TargetManifest;
 
 pub use codex::image_part;
 pub(crate) use manifest::THINKING_PROVIDER;
-pub use manifest::{manifest, PLUGIN, TARGET};
+pub use manifest::{PLUGIN, TARGET};
 
 /// The Codex plugin.
 #[derive(Clone, Copy, Debug, Default)]
@@ -39,7 +39,7 @@ impl CodexPlugin {
     }
 }
 
-handoff_sdk::targets!(CodexPlugin, PLUGIN, manifest = manifest(), [codex::Codex]);
+handoff_sdk::targets!(CodexPlugin, PLUGIN, [codex::Codex]);
 
 // Makes the plugin a built-in of any host that links this crate; `so/` exports it as a shared
 // library.

@@ -1,7 +1,7 @@
 //! What the plugin declares: its one target, what it carries, and how the live tier runs Codex.
 
 use handoff_sdk::dialect::Dialect;
-use handoff_sdk::{DefaultRoot, Feature, Manifest, TargetKind, TargetManifest};
+use handoff_sdk::{DefaultRoot, Feature, TargetKind, TargetManifest};
 
 /// The plugin name (also the `plugin` of the ownership marker).
 pub const PLUGIN: &str = "codex";
@@ -9,16 +9,6 @@ pub const PLUGIN: &str = "codex";
 pub const TARGET: &str = "codex";
 /// The provider whose reasoning Codex sessions carry (and the provider of the target).
 pub(crate) const THINKING_PROVIDER: &str = "openai";
-
-/// The plugin's manifest.
-pub fn manifest() -> Manifest {
-    Manifest {
-        name: PLUGIN.to_owned(),
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-        api_requirement: "^1".to_owned(),
-        targets: vec![target_manifest()],
-    }
-}
 
 /// The manifest of the `codex` target.
 pub fn target_manifest() -> TargetManifest {

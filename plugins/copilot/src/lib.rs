@@ -12,20 +12,13 @@ mod copilot_cli;
 mod manifest;
 
 pub use copilot_cli::{EVENTS_FILE, HOME_ENV, PLUGIN, SESSIONS_DIR, TARGET};
-pub use manifest::{
-    live_recipe, manifest, target as target_manifest, COPILOT_PACKAGE, COPILOT_VERSION,
-};
+pub use manifest::{live_recipe, target as target_manifest, COPILOT_PACKAGE, COPILOT_VERSION};
 
 /// The Copilot CLI plugin: its one target, dispatched, checked, locked and owner-checked by the
 /// SDK.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CopilotPlugin;
 
-handoff_sdk::targets!(
-    CopilotPlugin,
-    PLUGIN,
-    manifest = manifest::manifest(),
-    [copilot_cli::CopilotCli]
-);
+handoff_sdk::targets!(CopilotPlugin, PLUGIN, [copilot_cli::CopilotCli]);
 
 handoff_sdk::register_builtin!(CopilotPlugin);

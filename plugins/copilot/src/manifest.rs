@@ -3,24 +3,14 @@
 
 use handoff_sdk::dialect::Dialect;
 use handoff_sdk::live::{Injected, LiveRecipe};
-use handoff_sdk::{DefaultRoot, Feature, Manifest, TargetKind, TargetManifest};
+use handoff_sdk::{DefaultRoot, Feature, TargetKind, TargetManifest};
 
-use crate::copilot_cli::{HOME_ENV, PLUGIN, TARGET};
+use crate::copilot_cli::{HOME_ENV, TARGET};
 
 /// The Copilot CLI version the writer follows and the live tier pins.
 pub const COPILOT_VERSION: &str = "1.0.102";
 /// The npm package of Copilot CLI.
 pub const COPILOT_PACKAGE: &str = "@github/copilot";
-
-/// The plugin's manifest.
-pub fn manifest() -> Manifest {
-    Manifest {
-        name: PLUGIN.to_owned(),
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-        api_requirement: "^1".to_owned(),
-        targets: vec![target()],
-    }
-}
 
 /// The `copilot-cli` target.
 pub fn target() -> TargetManifest {

@@ -24,7 +24,6 @@ pub struct GeminiPlugin;
 handoff_sdk::targets!(
     GeminiPlugin,
     PLUGIN_NAME,
-    manifest = manifest::manifest(),
     [gemini_cli::GeminiCli, gemini_api::GeminiApi]
 );
 

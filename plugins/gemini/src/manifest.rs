@@ -3,7 +3,7 @@
 
 use handoff_sdk::dialect::Dialect;
 use handoff_sdk::live::{Injected, LiveRecipe, ResumeTurn, TrailingTurn, TurnRole};
-use handoff_sdk::{DefaultRoot, Feature, Manifest, TargetKind, TargetManifest};
+use handoff_sdk::{DefaultRoot, Feature, TargetKind, TargetManifest};
 
 use crate::gemini_cli::{CLI_VERSION, PROVIDER};
 
@@ -14,26 +14,8 @@ pub const GEMINI_CLI: &str = "gemini-cli";
 /// The stateless Gemini API target.
 pub const GEMINI_API: &str = "gemini-api";
 
-/// The whole manifest.
-pub fn manifest() -> Manifest {
-    Manifest {
-        name: PLUGIN_NAME.to_owned(),
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-        api_requirement: handoff_sdk::API_REQUIREMENT.to_owned(),
-        targets: vec![cli_target(), api_target()],
-    }
-}
-
-/// The manifest of target `name` (one of this plugin's).
-pub fn target_manifest(name: &str) -> TargetManifest {
-    manifest()
-        .targets
-        .into_iter()
-        .find(|t| t.name == name)
-        .expect("the plugin's own target")
-}
-
-fn cli_target() -> TargetManifest {
+/// The `gemini-cli` target.
+pub(crate) fn cli_target() -> TargetManifest {
     TargetManifest {
         name: GEMINI_CLI.to_owned(),
         kind: TargetKind::Cli,
@@ -69,7 +51,8 @@ fn cli_target() -> TargetManifest {
     }
 }
 
-fn api_target() -> TargetManifest {
+/// The `gemini-api` target.
+pub(crate) fn api_target() -> TargetManifest {
     TargetManifest {
         name: GEMINI_API.to_owned(),
         kind: TargetKind::Api,

@@ -18,7 +18,7 @@ pub mod openai_chat;
 pub mod openai_responses;
 
 pub use history::DEFAULT_MODEL;
-pub use manifest::{manifest, PLUGIN_NAME};
+pub use manifest::PLUGIN_NAME;
 
 /// The OpenAI plugin: both targets (one store, two dialects), dispatched, checked, locked and
 /// owner-checked by the SDK.
@@ -28,7 +28,6 @@ pub struct OpenaiPlugin;
 handoff_sdk::targets!(
     OpenaiPlugin,
     PLUGIN_NAME,
-    manifest = manifest(),
     [openai_chat::TARGET, openai_responses::TARGET]
 );
 

@@ -79,7 +79,7 @@ fn accepted(fake: &FakeProvider, target: &str, what: &str, t: &Transcript) {
 #[test]
 fn every_resume_body_is_accepted_and_reads_back_as_transcript_plus_prompt() {
     let fake = FakeProvider::start().unwrap();
-    let manifest = handoff_openai::manifest();
+    let manifest = handoff_sdk::Plugin::manifest(&handoff_openai::OpenaiPlugin);
     let mut posted = 0;
     for target in TARGETS {
         let carries = &manifest.target(target).unwrap().carries;

@@ -20,7 +20,7 @@ fn read(root: &handoff_host::StoreRoot, session: &handoff_host::SessionRef) -> T
 }
 
 fn equal(target: &str, a: &Transcript, b: &Transcript) {
-    let m = handoff_openai::manifest();
+    let m = handoff_sdk::Plugin::manifest(&handoff_openai::OpenaiPlugin);
     m.target(target)
         .unwrap()
         .comparison()

@@ -102,7 +102,7 @@ fn the_genuine_and_public_samples_continue_into_both_targets() {
 
 #[test]
 fn every_corpus_transcript_a_target_carries_continues_into_it() {
-    let manifest = handoff_openai::manifest();
+    let manifest = handoff_sdk::Plugin::manifest(&handoff_openai::OpenaiPlugin);
     for target in TARGETS {
         let carries = &manifest.target(target).unwrap().carries;
         let mut ran = 0;

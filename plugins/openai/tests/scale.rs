@@ -80,7 +80,7 @@ fn a_long_session_round_trips_appends_and_plans_on_both_targets() {
             .read(ReadFrom::Session(&root, &session))
             .unwrap();
         let read = started.elapsed();
-        let comparison = handoff_openai::manifest()
+        let comparison = handoff_sdk::Plugin::manifest(&handoff_openai::OpenaiPlugin)
             .target(target)
             .unwrap()
             .comparison();

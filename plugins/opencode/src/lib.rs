@@ -15,9 +15,7 @@ mod schema;
 mod store;
 mod write;
 
-pub use manifest::{
-    live_recipe, manifest, target as target_manifest, OPENCODE_PACKAGE, OPENCODE_VERSION,
-};
+pub use manifest::{live_recipe, target as target_manifest, OPENCODE_PACKAGE, OPENCODE_VERSION};
 pub use schema::{DB_FILE, KNOWN_MIGRATIONS};
 
 /// The plugin's name (its ownership markers' `plugin`).
@@ -29,11 +27,6 @@ pub const TARGET: &str = "opencode";
 #[derive(Clone, Copy, Debug, Default)]
 pub struct OpencodePlugin;
 
-handoff_sdk::targets!(
-    OpencodePlugin,
-    PLUGIN,
-    manifest = manifest::manifest(),
-    [store::Opencode]
-);
+handoff_sdk::targets!(OpencodePlugin, PLUGIN, [store::Opencode]);
 
 handoff_sdk::register_builtin!(OpencodePlugin);

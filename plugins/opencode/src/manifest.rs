@@ -3,24 +3,14 @@
 
 use handoff_sdk::dialect::Dialect;
 use handoff_sdk::live::{Injected, LiveRecipe};
-use handoff_sdk::{DefaultRoot, Feature, Manifest, TargetKind, TargetManifest};
+use handoff_sdk::{DefaultRoot, Feature, TargetKind, TargetManifest};
 
-use crate::{PLUGIN, TARGET};
+use crate::TARGET;
 
 /// The OpenCode version the writer follows and the live tier pins.
 pub const OPENCODE_VERSION: &str = "1.18.33";
 /// The npm package of OpenCode.
 pub const OPENCODE_PACKAGE: &str = "opencode-ai";
-
-/// The plugin's manifest.
-pub fn manifest() -> Manifest {
-    Manifest {
-        name: PLUGIN.to_owned(),
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-        api_requirement: "^1".to_owned(),
-        targets: vec![target()],
-    }
-}
 
 /// The `opencode` target.
 pub fn target() -> TargetManifest {

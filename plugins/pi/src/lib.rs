@@ -11,7 +11,7 @@
 mod manifest;
 mod pi;
 
-pub use manifest::{live_recipe, manifest, target as target_manifest, PI_PACKAGE, PI_VERSION};
+pub use manifest::{live_recipe, target as target_manifest, PI_PACKAGE, PI_VERSION};
 pub use pi::{summary, Summary, AGENT_DIR_ENV, HEADER_LIMIT, OPAQUE_KEY, PLUGIN, TARGET};
 
 /// The pi plugin: its one target, dispatched, checked, locked and owner-checked by the SDK.
@@ -25,6 +25,6 @@ impl PiPlugin {
     }
 }
 
-handoff_sdk::targets!(PiPlugin, PLUGIN, manifest = manifest::manifest(), [pi::Pi]);
+handoff_sdk::targets!(PiPlugin, PLUGIN, [pi::Pi]);
 
 handoff_sdk::register_builtin!(PiPlugin);

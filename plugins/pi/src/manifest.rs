@@ -3,9 +3,9 @@
 
 use handoff_sdk::dialect::Dialect;
 use handoff_sdk::live::{Injected, LiveRecipe, VerifiedRange, VersionedInjected};
-use handoff_sdk::{DefaultRoot, Feature, Manifest, TargetKind, TargetManifest};
+use handoff_sdk::{DefaultRoot, Feature, TargetKind, TargetManifest};
 
-use crate::pi::{AGENT_DIR_ENV, PLUGIN, TARGET};
+use crate::pi::{AGENT_DIR_ENV, TARGET};
 
 /// The pi version the writer follows and the live tier pins.
 pub const PI_VERSION: &str = "0.73.1";
@@ -13,16 +13,6 @@ pub const PI_VERSION: &str = "0.73.1";
 pub const PI_PACKAGE: &str = "@mariozechner/pi-coding-agent";
 /// The newest pi the live tier proved (its package moved to `@earendil-works/pi-coding-agent`).
 pub const PI_NEWEST: &str = "1.6.0";
-
-/// The plugin's manifest.
-pub fn manifest() -> Manifest {
-    Manifest {
-        name: PLUGIN.to_owned(),
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-        api_requirement: "^1".to_owned(),
-        targets: vec![target()],
-    }
-}
 
 /// The `pi` target.
 pub fn target() -> TargetManifest {

@@ -23,11 +23,6 @@ use manifest::PLUGIN_NAME;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct QwenPlugin;
 
-handoff_sdk::targets!(
-    QwenPlugin,
-    PLUGIN_NAME,
-    manifest = manifest::manifest(),
-    [target::QwenCode]
-);
+handoff_sdk::targets!(QwenPlugin, PLUGIN_NAME, [target::QwenCode]);
 
 handoff_sdk::register_builtin!(QwenPlugin);

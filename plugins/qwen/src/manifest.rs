@@ -3,7 +3,7 @@
 
 use handoff_sdk::dialect::Dialect;
 use handoff_sdk::live::{Injected, LiveRecipe};
-use handoff_sdk::{DefaultRoot, Feature, Manifest, TargetKind, TargetManifest};
+use handoff_sdk::{DefaultRoot, Feature, TargetKind, TargetManifest};
 
 /// The plugin name (also the ownership marker's `plugin`).
 pub const PLUGIN_NAME: &str = "qwen";
@@ -18,16 +18,6 @@ pub const CLI_VERSION: &str = "0.24.4";
 pub const PROVIDER: &str = "openai";
 /// The wire API of that provider, as an origin's `api`.
 pub const API: &str = "openai-chat";
-
-/// The whole manifest.
-pub fn manifest() -> Manifest {
-    Manifest {
-        name: PLUGIN_NAME.to_owned(),
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-        api_requirement: handoff_sdk::API_REQUIREMENT.to_owned(),
-        targets: vec![target_manifest()],
-    }
-}
 
 /// The manifest of the `qwen-code` target.
 pub fn target_manifest() -> TargetManifest {

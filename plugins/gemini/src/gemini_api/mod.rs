@@ -17,7 +17,7 @@ use handoff_sdk::{
     SessionRef, StoreRoot, Stored, Target, TargetManifest, Timestamp, Transcript,
 };
 
-use crate::manifest::{target_manifest, GEMINI_API, PLUGIN_NAME};
+use crate::manifest::{GEMINI_API, PLUGIN_NAME};
 use records::SessionFile;
 
 fn marker_value(locator: Option<String>) -> Value {
@@ -47,7 +47,7 @@ impl Target for GeminiApi {
     }
 
     fn manifest(&self) -> TargetManifest {
-        target_manifest(GEMINI_API)
+        crate::manifest::api_target()
     }
 
     fn create(

@@ -22,7 +22,7 @@ use handoff_sdk::{
 pub(crate) use parts::is_google;
 pub use parts::PROVIDER;
 
-use crate::manifest::{target_manifest, GEMINI_CLI, PLUGIN_NAME};
+use crate::manifest::{GEMINI_CLI, PLUGIN_NAME};
 use records::Loaded;
 
 /// The key of this target's native fields in `Event::opaque`.
@@ -46,7 +46,7 @@ impl Target for GeminiCli {
     }
 
     fn manifest(&self) -> TargetManifest {
-        target_manifest(GEMINI_CLI)
+        crate::manifest::cli_target()
     }
 
     fn create(

@@ -48,7 +48,7 @@ pub fn plan_body(root: &StoreRoot, session: &SessionRef) -> (Dialect, Value) {
 }
 
 pub fn dialect_of(target: &str) -> Dialect {
-    handoff_openai::manifest()
+    handoff_sdk::Plugin::manifest(&handoff_openai::OpenaiPlugin)
         .target(target)
         .and_then(|t| t.dialect)
         .unwrap()
@@ -70,7 +70,7 @@ pub fn with_prompt(transcript: &Transcript) -> Transcript {
 /// Fails unless `body` parses with core's dialect back to `transcript` plus the prompt, as the
 /// wire shows them, under the target's comparison.
 pub fn assert_body_is_transcript_plus_prompt(target: &str, body: &Value, transcript: &Transcript) {
-    let manifest = handoff_openai::manifest();
+    let manifest = handoff_sdk::Plugin::manifest(&handoff_openai::OpenaiPlugin);
     let tm = manifest.target(target).unwrap();
     let dialect = tm.dialect.unwrap();
     let parsed = dialect
