@@ -1318,7 +1318,16 @@ fn doctor_names_a_cli_outside_its_verified_range_and_continue_warns() {
     assert!(cli("claude-code")["found"].is_null(), "{report}");
     // The text names the CLI and what was verified.
     let text = String::from_utf8(doctor(&["doctor"]).stdout).unwrap();
-    let verified = pi["verified"]["newest"].as_str().unwrap();
+    // "0.73.1 to 1.6.0", or one version where the range is one.
+    let (oldest, newest) = (
+        pi["verified"]["oldest"].as_str().unwrap(),
+        pi["verified"]["newest"].as_str().unwrap(),
+    );
+    let verified = if oldest == newest {
+        newest.to_owned()
+    } else {
+        format!("{oldest} to {newest}")
+    };
     let pi_line = text.lines().find(|l| l.contains(" pi ")).unwrap();
     assert!(
         pi_line.contains("99.0.0")
@@ -1357,11 +1366,11 @@ fn doctor_names_a_cli_outside_its_verified_range_and_continue_warns() {
     assert!(
         warning.contains("warning:")
             && warning.contains("is 99.0.0, newer than the versions verified")
-            && warning.contains(verified),
+            && warning.contains(newest),
         "{warning}"
     );
     // Within the range nothing is said.
-    fake_cli(bin.path(), "pi", verified);
+    fake_cli(bin.path(), "pi", newest);
     let quiet = continue_into_pi("doctor-within");
     assert!(!quiet.contains("warning:"), "{quiet}");
 }
