@@ -11,7 +11,8 @@ use super::events::{assistant_event, user_events};
 use super::link::Link;
 use super::link::{conversation_path, link, Links, ResultChildren};
 use super::load::Loaded;
-use super::nodes::{take_uuid, IndexKind, IndexNode, Kind, Node, Records};
+use super::node_store::NodeStore;
+use super::nodes::{take_uuid, IndexKind, Kind, Node, Records};
 use super::reread::RecordLines;
 use crate::claude_code::write::{calls_are_the_tail, ChainState};
 
@@ -88,7 +89,7 @@ pub(super) fn assemble(
             message: "the file holds no conversation records".into(),
         });
     }
-    let sidechain = nodes.iter().all(|n| n.sidechain);
+    let sidechain = (0..nodes.len()).all(|i| nodes.sidechain(i));
     let Links {
         up,
         groups,
@@ -138,7 +139,7 @@ pub(super) fn assemble(
         stopped: false,
     };
     let mut chain = ChainState {
-        prev: Some(turns.nodes[leaf].uuid.to_text()),
+        prev: Some(turns.nodes.get(leaf).uuid.to_text()),
         ..ChainState::default()
     };
     for i in path_nodes.into_iter().map(|i| i as usize) {
@@ -161,8 +162,8 @@ pub(super) fn assemble(
 /// written: claude-code-log's `edge_cases.jsonl` ends on a record repeated from line 10, which
 /// Claude Code resumes). (Not simply the last record: a child written
 /// before its parent, by concurrent writers, would cut the conversation short.)
-fn choose_leaf(nodes: &[IndexNode], up: &[Link], sidechain: bool, named: Option<usize>) -> usize {
-    let in_thread = |i: usize| nodes[i].sidechain == sidechain;
+fn choose_leaf(nodes: &NodeStore, up: &[Link], sidechain: bool, named: Option<usize>) -> usize {
+    let in_thread = |i: usize| nodes.sidechain(i) == sidechain;
     let mut has_child = vec![false; nodes.len()];
     for (i, link) in up.iter().enumerate() {
         if let (Link::To(p), true) = (link, in_thread(i)) {
@@ -171,11 +172,12 @@ fn choose_leaf(nodes: &[IndexNode], up: &[Link], sidechain: bool, named: Option<
     }
     // Last in file order first: by the line each record was last written on (a record written
     // again keeps its first place among the nodes; Claude Code's last message is the last line).
-    let mut leaves: Vec<usize> = (0..nodes.len())
+    let mut leaves: Vec<(u32, u32)> = (0..nodes.len())
         .filter(|&i| in_thread(i) && !has_child[i])
+        .map(|i| (nodes.get(i).line, i as u32))
         .collect();
-    leaves.sort_unstable_by_key(|&i| std::cmp::Reverse(nodes[i].line()));
-    let mut leaves = leaves.into_iter();
+    leaves.sort_unstable_by_key(|&(line, _)| std::cmp::Reverse(line));
+    let mut leaves = leaves.into_iter().map(|(_, i)| i as usize);
     let Some(named) = named.filter(|&n| in_thread(n)) else {
         return leaves.next().unwrap_or(nodes.len() - 1);
     };
@@ -231,7 +233,7 @@ struct Turns<'a> {
     lines: Option<RecordLines>,
     loaded: Loaded,
     /// The index: the records without their content.
-    nodes: Vec<IndexNode>,
+    nodes: NodeStore,
     /// Streamed assistant turns of several records, and each record's index in them.
     groups: Vec<Vec<u32>>,
     group_of: Vec<u32>,
@@ -253,8 +255,9 @@ impl Turns<'_> {
     /// The record at `i` read whole (content and extras): kept from the load, or read again
     /// from its line.
     fn read_whole(&mut self, i: usize) -> Result<Node, PluginError> {
+        let node = self.nodes.get(i);
         if let Some(body) = self.loaded.whole.get_mut(i).and_then(Option::take) {
-            return Ok(body.into_node(&self.nodes[i]));
+            return Ok(body.into_node(&node));
         }
         let lines = match &mut self.lines {
             Some(lines) => lines,
@@ -263,7 +266,7 @@ impl Turns<'_> {
                 None => RecordLines::open(self.path)?,
             }),
         };
-        lines.record(self.path, &self.nodes[i], &mut self.loaded)
+        lines.record(self.path, &node, &mut self.loaded)
     }
 
     /// The events of the record at `i` on the conversation's path (none if it was consumed with
@@ -298,7 +301,7 @@ impl Turns<'_> {
         chain: Option<&mut ChainState>,
         out: &mut Emitter<'_>,
     ) -> Result<(), PluginError> {
-        match self.nodes[i].kind {
+        match self.nodes.kind(i) {
             IndexKind::Assistant => self.assistant_turn(i, chain, out)?,
             IndexKind::User {
                 compact_summary: true,
@@ -317,7 +320,7 @@ impl Turns<'_> {
                 self.read_whole(i)?;
                 return Err(malformed(
                     self.path,
-                    self.nodes[i].line(),
+                    self.nodes.get(i).line(),
                     None,
                     "the record does not decode",
                 ));

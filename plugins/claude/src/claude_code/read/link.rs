@@ -6,7 +6,8 @@ use std::path::Path;
 use handoff_sdk::PluginError;
 
 use super::errors::malformed;
-use super::nodes::{IndexKind, IndexNode, Records};
+use super::node_store::NodeStore;
+use super::nodes::{IndexKind, Records};
 use super::record_id::RecordId;
 
 /// Where a record's chain goes next.
@@ -37,7 +38,7 @@ pub(super) fn link(records: &mut Records, sidechain: bool) -> Links {
     let nodes = &records.nodes;
     let mut groups = std::mem::take(&mut records.groups);
     groups.retain_mut(|g| {
-        g.retain(|&r| nodes[r as usize].sidechain == sidechain);
+        g.retain(|&r| nodes.sidechain(r as usize) == sidechain);
         g.len() > 1
     });
     let mut group_of = vec![u32::MAX; nodes.len()];
@@ -63,9 +64,10 @@ pub(super) fn link_to(records: &mut Records, parent: Option<RecordId>, logical: 
     };
     // Most records follow their parent: the last node is it (a node's uuid is indexed at its
     // own position, so this is what the index would answer), without a probe.
-    let last = records.nodes.len().wrapping_sub(1);
-    if records.nodes.last().is_some_and(|n| n.uuid == parent) {
-        return Link::To(last as u32);
+    if let Some(last) = records.nodes.len().checked_sub(1) {
+        if records.nodes.uuid_is(last, &parent) {
+            return Link::To(last as u32);
+        }
     }
     if let Some(i) = records.index.get(&records.nodes, &parent) {
         return Link::To(i);
@@ -107,18 +109,18 @@ pub(super) struct ResultChildren {
 }
 
 impl ResultChildren {
-    pub(super) fn new(nodes: &[IndexNode], up: &[Link], sidechain: bool) -> Self {
-        let parent_of = |(i, n): (usize, &IndexNode)| match (n.kind, up[i]) {
+    pub(super) fn new(nodes: &NodeStore, up: &[Link], sidechain: bool) -> Self {
+        let parent_of = |i: usize| match (nodes.kind(i), up[i]) {
             (
                 IndexKind::User {
                     has_results: true, ..
                 },
                 Link::To(p),
-            ) if n.sidechain == sidechain => Some(p as usize),
+            ) if nodes.sidechain(i) == sidechain => Some(p as usize),
             _ => None,
         };
         let mut start = vec![0u32; nodes.len() + 1];
-        for p in nodes.iter().enumerate().filter_map(parent_of) {
+        for p in (0..nodes.len()).filter_map(parent_of) {
             start[p + 1] += 1;
         }
         for k in 1..start.len() {
@@ -126,8 +128,8 @@ impl ResultChildren {
         }
         let mut next = start.clone();
         let mut children = vec![0u32; start[nodes.len()] as usize];
-        for (i, n) in nodes.iter().enumerate() {
-            if let Some(p) = parent_of((i, n)) {
+        for i in 0..nodes.len() {
+            if let Some(p) = parent_of(i) {
                 children[next[p] as usize] = i as u32;
                 next[p] += 1;
             }
@@ -157,7 +159,7 @@ pub(super) fn conversation_path(
         if on_path[i] {
             return Err(malformed(
                 path,
-                nodes[i].line(),
+                nodes.get(i).line(),
                 Some("parentUuid"),
                 "the chain loops back on itself",
             ));
@@ -168,7 +170,7 @@ pub(super) fn conversation_path(
             Link::To(p) => Some(p as usize),
             Link::Root => None,
             Link::Missing(k) => {
-                let n = &nodes[i];
+                let n = nodes.get(i);
                 return Err(malformed(
                     path,
                     n.line(),
