@@ -255,7 +255,7 @@ fn keep(
     let records = &mut loaded.records;
     let (node, parent) = IndexNode::of(&record.node, record.parent, record.spans, line);
     let logical = node.kind == (IndexKind::CompactBoundary { logical: true });
-    let up = link_to(records, parent, logical);
+    let up = link_to(records, parent, logical).into();
     let whole = (passes == Passes::One).then(|| decoded_whole.then(|| RecordBody::of(record.node)));
     let next = records.nodes.len() as u32;
     let at = records

@@ -34,7 +34,8 @@
 //! ([`unresolved`]); a call under a legacy tool name is read under the name Claude Code sends
 //! ([`sent_tools`]).
 //!
-//! One step per file: [`load`] streams the lines into nodes ([`nodes`], [`record_id`]), each
+//! One step per file: [`load`] streams the lines into nodes ([`nodes`], [`record_id`]), kept by
+//! [`node_store`] (on the heap, or in a temporary file once a session is large), each
 //! record decoded by [`decode`] and joined to its parent by index ([`link`], [`uuid_index`],
 //! which also finds the conversation's path); [`assemble`] walks it, takes each record whole
 //! (kept by a one-pass read, else read again by [`reread`]) and makes the events ([`events`]);

@@ -7,7 +7,7 @@ use handoff_sdk::dialect::anthropic::ParsedBlock;
 use handoff_sdk::{Part, Timestamp};
 
 use super::index_record::Spans;
-use super::link::Link;
+use super::link::PackedLink;
 use super::node_store::NodeStore;
 use super::record_id::RecordId;
 use super::uuid_index::UuidIndex;
@@ -132,7 +132,7 @@ pub(super) struct Records {
     pub(super) nodes: NodeStore,
     /// Each node's link to its `parentUuid` (a compact boundary's `logicalParentUuid` when it
     /// has none: see [`IndexKind::CompactBoundary`]).
-    pub(super) up: Vec<Link>,
+    pub(super) up: Vec<PackedLink>,
     /// The parents links name that were not indexed when they were made (see
     /// [`super::link::link_to`]), and whether each is a logical parent.
     pub(super) unresolved: Vec<(RecordId, bool)>,
