@@ -328,13 +328,13 @@ mod tests {
     fn node(n: u64, text: bool) -> IndexNode {
         let kinds = [
             IndexKind::User {
-                meta: n % 3 == 0,
-                compact_summary: n % 5 == 0,
-                has_results: n % 7 == 0,
+                meta: n.is_multiple_of(3),
+                compact_summary: n.is_multiple_of(5),
+                has_results: n.is_multiple_of(7),
             },
             IndexKind::Assistant,
             IndexKind::CompactBoundary {
-                logical: n % 2 == 0,
+                logical: n.is_multiple_of(2),
             },
             IndexKind::Malformed,
             IndexKind::Other,
@@ -346,7 +346,11 @@ mod tests {
                 RecordId::Uuid([n.wrapping_mul(0x9E37_79B9_7F4A_7C15), !n])
             },
             offset: n * 1000 + 7,
-            len: if n % 11 == 0 { u32::MAX } else { n as u32 + 1 },
+            len: if n.is_multiple_of(11) {
+                u32::MAX
+            } else {
+                n as u32 + 1
+            },
             line: n as u32 + 1,
             sidechain: n % 4 == 1,
             kind: kinds[n as usize % kinds.len()],
