@@ -245,10 +245,12 @@ const LARGE_BYTES_A_TURN: u64 = 3_700 + (64 << 10) * 4 / 3 / 20;
 /// (`synthetic::LongSession`: the tool turns, a 64 KiB image every 20th turn, a compaction every
 /// 500th), written into a temp dir and removed after; the floor and the continuation alternated
 /// [`LARGE_RUNS`] times, medians of wall and CPU time as ratios to the floor's, and each one's
-/// peak (VmHWM, the whole process).
+/// peak (VmHWM, the whole process). A third child in each round continues with the Claude Code
+/// reader's index held on the heap (`HANDOFF_CLAUDE_SPILL_RECORDS` past any session), as before
+/// it went to a temporary file: its wall ratio and peak are the last two columns.
 fn large(sizes: &[u64]) {
     println!(
-        "{:>17} {:>9} {:>8} {:>10} {:>12} {:>6} {:>10} {:>11} {:>14}",
+        "{:>17} {:>9} {:>8} {:>10} {:>12} {:>6} {:>10} {:>11} {:>14} {:>11} {:>14}",
         "direction",
         "input MB",
         "events",
@@ -257,7 +259,9 @@ fn large(sizes: &[u64]) {
         "ratio",
         "CPU ratio",
         "floor peak",
-        "continue peak"
+        "continue peak",
+        "heap ratio",
+        "heap peak"
     );
     for &size in sizes {
         for direction in Direction::ALL {
@@ -267,7 +271,13 @@ fn large(sizes: &[u64]) {
             let (mut floors, mut conts) = (Vec::new(), Vec::new());
             let (mut floor_cpus, mut cont_cpus) = (Vec::new(), Vec::new());
             let (mut floor_peak, mut cont_peak) = (0, 0);
+            let (mut heaps, mut heap_peak) = (Vec::new(), 0);
             for _ in 0..LARGE_RUNS {
+                let heap_index = [("HANDOFF_CLAUDE_SPILL_RECORDS", usize::MAX.to_string())];
+                let (peak, wall, _) =
+                    run_child_with("continue-whole", direction, &source, &heap_index);
+                heap_peak = heap_peak.max(peak);
+                heaps.push(wall);
                 let (peak, wall, cpu) = run_child("floor-whole", direction, &source);
                 floor_peak = floor_peak.max(peak);
                 floors.push(wall);
@@ -279,8 +289,9 @@ fn large(sizes: &[u64]) {
             }
             let (floor, cont) = (median(floors), median(conts));
             let (floor_cpu, cont_cpu) = (median(floor_cpus), median(cont_cpus));
+            let heap = median(heaps);
             println!(
-                "{:>17} {:>9.1} {:>8} {:>10.0} {:>12.0} {:>5.2}× {:>9.2}× {:>8.1} MB {:>11.1} MB",
+                "{:>17} {:>9.1} {:>8} {:>10.0} {:>12.0} {:>5.2}× {:>9.2}× {:>8.1} MB {:>11.1} MB {:>10.2}× {:>11.1} MB",
                 direction.name(),
                 input as f64 / 1e6,
                 events,
@@ -290,6 +301,8 @@ fn large(sizes: &[u64]) {
                 cont_cpu.as_secs_f64() / floor_cpu.as_secs_f64(),
                 mb(floor_peak),
                 mb(cont_peak),
+                heap.as_secs_f64() / floor.as_secs_f64(),
+                mb(heap_peak),
             );
         }
     }
@@ -538,10 +551,21 @@ fn peak_of(phase: &str, direction: Direction, source: &Path) -> u64 {
 
 /// Runs [`child`]: its peak memory in bytes, its wall time and its CPU time.
 fn run_child(phase: &str, direction: Direction, source: &Path) -> (u64, Duration, Duration) {
+    run_child_with(phase, direction, source, &[])
+}
+
+/// [`run_child`] with these variables in the child's environment.
+fn run_child_with(
+    phase: &str,
+    direction: Direction,
+    source: &Path,
+    env: &[(&str, String)],
+) -> (u64, Duration, Duration) {
     let exe = std::env::current_exe().expect("exe");
     let out = std::process::Command::new(exe)
         .args(["--child", phase, direction.name()])
         .arg(source)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .output()
         .expect("run the child");
     assert!(

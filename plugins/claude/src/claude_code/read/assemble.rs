@@ -8,10 +8,11 @@ use handoff_sdk::{AssistantPart, Body, Event, PluginError};
 
 use super::errors::malformed;
 use super::events::{assistant_event, user_events};
-use super::link::Link;
-use super::link::{conversation_path, link, Links, ResultChildren};
+use super::link::{conversation_path, link, GroupOf, Links, ResultChildren};
+use super::link::{Link, PackedLink};
 use super::load::Loaded;
-use super::nodes::{take_uuid, IndexKind, IndexNode, Kind, Node, Records};
+use super::node_store::NodeStore;
+use super::nodes::{take_uuid, IndexKind, Kind, Node, Records};
 use super::reread::RecordLines;
 use crate::claude_code::write::{calls_are_the_tail, ChainState};
 
@@ -88,7 +89,7 @@ pub(super) fn assemble(
             message: "the file holds no conversation records".into(),
         });
     }
-    let sidechain = nodes.iter().all(|n| n.sidechain);
+    let sidechain = (0..nodes.len()).all(|i| nodes.sidechain(i));
     let Links {
         up,
         groups,
@@ -111,16 +112,22 @@ pub(super) fn assemble(
     drop(unresolved);
     drop(index);
 
-    let mut path_place = vec![OFF_PATH; nodes.len()];
+    let mut on_path = Bits::new(nodes.len());
+    let mut group_places = Vec::new();
     for (place, &i) in path_nodes.iter().enumerate() {
-        path_place[i as usize] = place as u32;
+        on_path.set(i as usize);
+        if group_of.of(i).is_some() {
+            group_places.push((i, place as u32));
+        }
     }
+    group_places.sort_unstable();
     let mut turns = Turns {
         path,
         lines: None,
         loaded,
-        consumed: vec![false; nodes.len()],
-        path_place,
+        consumed: Bits::new(nodes.len()),
+        on_path,
+        group_places,
         recovered_results: Vec::new(),
         nodes,
         groups,
@@ -138,7 +145,7 @@ pub(super) fn assemble(
         stopped: false,
     };
     let mut chain = ChainState {
-        prev: Some(turns.nodes[leaf].uuid.to_text()),
+        prev: Some(turns.nodes.get(leaf).uuid.to_text()),
         ..ChainState::default()
     };
     for i in path_nodes.into_iter().map(|i| i as usize) {
@@ -161,21 +168,27 @@ pub(super) fn assemble(
 /// written: claude-code-log's `edge_cases.jsonl` ends on a record repeated from line 10, which
 /// Claude Code resumes). (Not simply the last record: a child written
 /// before its parent, by concurrent writers, would cut the conversation short.)
-fn choose_leaf(nodes: &[IndexNode], up: &[Link], sidechain: bool, named: Option<usize>) -> usize {
-    let in_thread = |i: usize| nodes[i].sidechain == sidechain;
+fn choose_leaf(
+    nodes: &NodeStore,
+    up: &[PackedLink],
+    sidechain: bool,
+    named: Option<usize>,
+) -> usize {
+    let in_thread = |i: usize| nodes.sidechain(i) == sidechain;
     let mut has_child = vec![false; nodes.len()];
     for (i, link) in up.iter().enumerate() {
-        if let (Link::To(p), true) = (link, in_thread(i)) {
-            has_child[*p as usize] = true;
+        if let (Link::To(p), true) = (link.get(), in_thread(i)) {
+            has_child[p as usize] = true;
         }
     }
     // Last in file order first: by the line each record was last written on (a record written
     // again keeps its first place among the nodes; Claude Code's last message is the last line).
-    let mut leaves: Vec<usize> = (0..nodes.len())
+    let mut leaves: Vec<(u32, u32)> = (0..nodes.len())
         .filter(|&i| in_thread(i) && !has_child[i])
+        .map(|i| (nodes.get(i).line, i as u32))
         .collect();
-    leaves.sort_unstable_by_key(|&i| std::cmp::Reverse(nodes[i].line()));
-    let mut leaves = leaves.into_iter();
+    leaves.sort_unstable_by_key(|&(line, _)| std::cmp::Reverse(line));
+    let mut leaves = leaves.into_iter().map(|(_, i)| i as usize);
     let Some(named) = named.filter(|&n| in_thread(n)) else {
         return leaves.next().unwrap_or(nodes.len() - 1);
     };
@@ -194,7 +207,7 @@ fn choose_leaf(nodes: &[IndexNode], up: &[Link], sidechain: bool, named: Option<
                 break 2; // a loop: the walk from the leaf reports it
             }
             walked.push(i);
-            cursor = match up[i] {
+            cursor = match up[i].get() {
                 Link::To(p) => Some(p as usize),
                 _ => None,
             };
@@ -211,8 +224,22 @@ fn choose_leaf(nodes: &[IndexNode], up: &[Link], sidechain: bool, named: Option<
         .unwrap_or(nodes.len() - 1)
 }
 
-/// [`Turns::path_place`] of a record not on the conversation's path.
-const OFF_PATH: u32 = u32::MAX;
+/// One bit a record.
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(len: usize) -> Self {
+        Bits(vec![0; len.div_ceil(64)])
+    }
+
+    fn get(&self, i: usize) -> bool {
+        self.0[i / 64] & 1 << (i % 64) != 0
+    }
+
+    fn set(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+}
 
 /// Records in Claude Code's order for those it recovers off the path: by timestamp, ties kept in
 /// their order (a stable sort, as its `Array.prototype.sort`).
@@ -231,15 +258,18 @@ struct Turns<'a> {
     lines: Option<RecordLines>,
     loaded: Loaded,
     /// The index: the records without their content.
-    nodes: Vec<IndexNode>,
+    nodes: NodeStore,
     /// Streamed assistant turns of several records, and each record's index in them.
     groups: Vec<Vec<u32>>,
-    group_of: Vec<u32>,
+    group_of: GroupOf,
     result_children: ResultChildren,
     /// Records already turned into events (or skipped).
-    consumed: Vec<bool>,
-    /// Each record's place on the conversation's path ([`OFF_PATH`] when it is not on it).
-    path_place: Vec<u32>,
+    consumed: Bits,
+    /// Which records are on the conversation's path.
+    on_path: Bits,
+    /// The place on the path of each grouped record on it (record, place), by record: what
+    /// orders a streamed turn's records.
+    group_places: Vec<(u32, u32)>,
     /// The results of an assistant turn that are off the path (see [`Turns::assistant_turn`]),
     /// read whole and in order, waiting for the walk to pass the turn's last record on the path.
     recovered_results: Vec<(usize, Vec<Node>)>,
@@ -253,8 +283,9 @@ impl Turns<'_> {
     /// The record at `i` read whole (content and extras): kept from the load, or read again
     /// from its line.
     fn read_whole(&mut self, i: usize) -> Result<Node, PluginError> {
+        let node = self.nodes.get(i);
         if let Some(body) = self.loaded.whole.get_mut(i).and_then(Option::take) {
-            return Ok(body.into_node(&self.nodes[i]));
+            return Ok(body.into_node(&node));
         }
         let lines = match &mut self.lines {
             Some(lines) => lines,
@@ -263,7 +294,7 @@ impl Turns<'_> {
                 None => RecordLines::open(self.path)?,
             }),
         };
-        lines.record(self.path, &self.nodes[i], &mut self.loaded)
+        lines.record(self.path, &node, &mut self.loaded)
     }
 
     /// The events of the record at `i` on the conversation's path (none if it was consumed with
@@ -274,8 +305,8 @@ impl Turns<'_> {
         chain: Option<&mut ChainState>,
         out: &mut Emitter<'_>,
     ) -> Result<(), PluginError> {
-        if !self.consumed[i] {
-            self.consumed[i] = true;
+        if !self.consumed.get(i) {
+            self.consumed.set(i);
             self.events_of(i, chain, out)?;
         }
         while let Some(k) = self
@@ -298,7 +329,7 @@ impl Turns<'_> {
         chain: Option<&mut ChainState>,
         out: &mut Emitter<'_>,
     ) -> Result<(), PluginError> {
-        match self.nodes[i].kind {
+        match self.nodes.kind(i) {
             IndexKind::Assistant => self.assistant_turn(i, chain, out)?,
             IndexKind::User {
                 compact_summary: true,
@@ -317,7 +348,7 @@ impl Turns<'_> {
                 self.read_whole(i)?;
                 return Err(malformed(
                     self.path,
-                    self.nodes[i].line(),
+                    self.nodes.get(i).line(),
                     None,
                     "the record does not decode",
                 ));
@@ -340,30 +371,33 @@ impl Turns<'_> {
         chain: Option<&mut ChainState>,
         out: &mut Emitter<'_>,
     ) -> Result<(), PluginError> {
-        let group = match self.group_of[i] {
-            u32::MAX => vec![i as u32],
-            n => self.groups[n as usize].clone(),
+        let group = match self.group_of.of(i as u32) {
+            None => vec![i as u32],
+            Some(n) => self.groups[n as usize].clone(),
         };
         // (A turn of one record, the most common, is on the path: `i` is.)
         let (on_path, off_path) = if group.len() == 1 {
             (group.clone(), Vec::new())
         } else {
-            let (mut on, off): (Vec<u32>, Vec<u32>) = group
-                .iter()
-                .partition(|&&g| self.path_place[g as usize] != OFF_PATH);
-            on.sort_unstable_by_key(|&g| self.path_place[g as usize]);
+            let (mut on, off): (Vec<u32>, Vec<u32>) =
+                group.iter().partition(|&&g| self.on_path.get(g as usize));
+            let place = |g: u32| {
+                let at = self.group_places.binary_search_by_key(&g, |&(r, _)| r);
+                at.map_or(u32::MAX, |at| self.group_places[at].1)
+            };
+            on.sort_unstable_by_key(|&g| place(g));
             (on, off)
         };
         let last_on_path = on_path.last().map_or(i, |&g| g as usize);
         let mut records = Vec::with_capacity(group.len());
         for &g in &on_path {
-            self.consumed[g as usize] = true;
+            self.consumed.set(g as usize);
             records.push(self.read_whole(g as usize)?);
         }
         let mut off = Vec::with_capacity(off_path.len());
         for &g in &off_path {
-            if !self.consumed[g as usize] {
-                self.consumed[g as usize] = true;
+            if !self.consumed.get(g as usize) {
+                self.consumed.set(g as usize);
                 off.push(self.read_whole(g as usize)?);
             }
         }
@@ -388,10 +422,10 @@ impl Turns<'_> {
         }
         let mut results = Vec::new();
         for &g in &group {
-            for &c in self.result_children.of(g) {
+            for c in self.result_children.of(g) {
                 let c = c as usize;
-                if self.path_place[c] == OFF_PATH && !self.consumed[c] {
-                    self.consumed[c] = true;
+                if !self.on_path.get(c) && !self.consumed.get(c) {
+                    self.consumed.set(c);
                     results.push(c);
                 }
             }

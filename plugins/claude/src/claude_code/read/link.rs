@@ -6,11 +6,13 @@ use std::path::Path;
 use handoff_sdk::PluginError;
 
 use super::errors::malformed;
-use super::nodes::{IndexKind, IndexNode, Records};
+use super::node_store::NodeStore;
+use super::nodes::{IndexKind, Records};
 use super::record_id::RecordId;
 
 /// Where a record's chain goes next.
 #[derive(Clone, Copy)]
+#[cfg_attr(test, derive(Debug, PartialEq))]
 pub(super) enum Link {
     /// Nowhere: the root (or a compact boundary whose logical parent is not in the file).
     Root,
@@ -21,14 +23,63 @@ pub(super) enum Link {
     Missing(u32),
 }
 
+/// A [`Link`] in four bytes, as the index keeps one for every record: the index of the record
+/// linked to, or [`MISSING`] with the unresolved parent's place, or [`ROOT`]. (A session's
+/// records and unresolved parents are far fewer than 2³¹.)
+#[derive(Clone, Copy)]
+pub(super) struct PackedLink(u32);
+
+const ROOT: u32 = u32::MAX;
+const MISSING: u32 = 1 << 31;
+
+impl From<Link> for PackedLink {
+    fn from(link: Link) -> Self {
+        PackedLink(match link {
+            Link::Root => ROOT,
+            Link::To(i) => {
+                assert!(i < MISSING, "record {i}: more records than an index holds");
+                i
+            }
+            Link::Missing(k) => {
+                assert!(
+                    k < ROOT - MISSING,
+                    "parent {k}: more parents than an index holds"
+                );
+                MISSING | k
+            }
+        })
+    }
+}
+
+impl PackedLink {
+    pub(super) fn get(self) -> Link {
+        match self.0 {
+            ROOT => Link::Root,
+            i if i < MISSING => Link::To(i),
+            k => Link::Missing(k & !MISSING),
+        }
+    }
+}
+
 /// The file's records linked by index: the uuid strings are looked up once, here.
 pub(super) struct Links {
     /// Each record's next step towards the root.
-    pub(super) up: Vec<Link>,
+    pub(super) up: Vec<PackedLink>,
     /// Streamed assistant turns of several records (by message id), in file order.
     pub(super) groups: Vec<Vec<u32>>,
-    /// Each record's index in `groups`, or `u32::MAX`.
-    pub(super) group_of: Vec<u32>,
+    /// Each grouped record's index in `groups`.
+    pub(super) group_of: GroupOf,
+}
+
+/// Which group each record of a streamed turn is in: (record, group) pairs of the grouped
+/// records only, by record (8 bytes a grouped record, none for the others).
+pub(super) struct GroupOf(Vec<(u32, u32)>);
+
+impl GroupOf {
+    pub(super) fn of(&self, record: u32) -> Option<u32> {
+        let at = self.0.binary_search_by_key(&record, |&(r, _)| r).ok()?;
+        Some(self.0[at].1)
+    }
 }
 
 /// Links the records of the conversation's thread (`sidechain` or not).
@@ -37,19 +88,19 @@ pub(super) fn link(records: &mut Records, sidechain: bool) -> Links {
     let nodes = &records.nodes;
     let mut groups = std::mem::take(&mut records.groups);
     groups.retain_mut(|g| {
-        g.retain(|&r| nodes[r as usize].sidechain == sidechain);
+        g.retain(|&r| nodes.sidechain(r as usize) == sidechain);
         g.len() > 1
     });
-    let mut group_of = vec![u32::MAX; nodes.len()];
-    for (n, g) in groups.iter().enumerate() {
-        for &r in g {
-            group_of[r as usize] = n as u32;
-        }
-    }
+    let mut group_of: Vec<(u32, u32)> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(n, g)| g.iter().map(move |&r| (r, n as u32)))
+        .collect();
+    group_of.sort_unstable();
     Links {
         up,
         groups,
-        group_of,
+        group_of: GroupOf(group_of),
     }
 }
 
@@ -63,9 +114,10 @@ pub(super) fn link_to(records: &mut Records, parent: Option<RecordId>, logical: 
     };
     // Most records follow their parent: the last node is it (a node's uuid is indexed at its
     // own position, so this is what the index would answer), without a probe.
-    let last = records.nodes.len().wrapping_sub(1);
-    if records.nodes.last().is_some_and(|n| n.uuid == parent) {
-        return Link::To(last as u32);
+    if let Some(last) = records.nodes.len().checked_sub(1) {
+        if records.nodes.uuid_is(last, &parent) {
+            return Link::To(last as u32);
+        }
     }
     if let Some(i) = records.index.get(&records.nodes, &parent) {
         return Link::To(i);
@@ -87,57 +139,48 @@ pub(super) fn resolve_later_parents(records: &mut Records) {
         ..
     } = records;
     for link in up.iter_mut() {
-        if let Link::Missing(k) = *link {
+        if let Link::Missing(k) = link.get() {
             let (parent, logical) = &unresolved[k as usize];
             *link = match index.get(nodes, parent) {
                 Some(i) => Link::To(i),
                 None if *logical => Link::Root,
                 None => Link::Missing(k),
-            };
+            }
+            .into();
         }
     }
 }
 
-/// The tool-result records of the conversation's thread, by parent: every parent's children in
-/// one array, in file order (no map, no list per parent).
-pub(super) struct ResultChildren {
-    /// `children[start[p]..start[p + 1]]` are record `p`'s.
-    pub(super) start: Vec<u32>,
-    pub(super) children: Vec<u32>,
-}
+/// The tool-result records of the conversation's thread, by parent: (parent, child) pairs of
+/// the result records only, by parent and then file order (8 bytes a result record, none for
+/// the others; no map, no list per parent).
+pub(super) struct ResultChildren(Vec<(u32, u32)>);
 
 impl ResultChildren {
-    pub(super) fn new(nodes: &[IndexNode], up: &[Link], sidechain: bool) -> Self {
-        let parent_of = |(i, n): (usize, &IndexNode)| match (n.kind, up[i]) {
+    pub(super) fn new(nodes: &NodeStore, up: &[PackedLink], sidechain: bool) -> Self {
+        let parent_of = |i: usize| match (nodes.kind(i), up[i].get()) {
             (
                 IndexKind::User {
                     has_results: true, ..
                 },
                 Link::To(p),
-            ) if n.sidechain == sidechain => Some(p as usize),
+            ) if nodes.sidechain(i) == sidechain => Some(p),
             _ => None,
         };
-        let mut start = vec![0u32; nodes.len() + 1];
-        for p in nodes.iter().enumerate().filter_map(parent_of) {
-            start[p + 1] += 1;
-        }
-        for k in 1..start.len() {
-            start[k] += start[k - 1];
-        }
-        let mut next = start.clone();
-        let mut children = vec![0u32; start[nodes.len()] as usize];
-        for (i, n) in nodes.iter().enumerate() {
-            if let Some(p) = parent_of((i, n)) {
-                children[next[p] as usize] = i as u32;
-                next[p] += 1;
-            }
-        }
-        ResultChildren { start, children }
+        let mut pairs: Vec<(u32, u32)> = (0..nodes.len())
+            .filter_map(|i| Some((parent_of(i)?, i as u32)))
+            .collect();
+        pairs.sort_unstable();
+        ResultChildren(pairs)
     }
 
-    pub(super) fn of(&self, parent: u32) -> &[u32] {
-        let p = parent as usize;
-        &self.children[self.start[p] as usize..self.start[p + 1] as usize]
+    /// Record `parent`'s result records, in file order.
+    pub(super) fn of(&self, parent: u32) -> impl Iterator<Item = u32> + '_ {
+        let start = self.0.partition_point(|&(p, _)| p < parent);
+        self.0[start..]
+            .iter()
+            .take_while(move |&&(p, _)| p == parent)
+            .map(|&(_, c)| c)
     }
 }
 
@@ -146,7 +189,7 @@ impl ResultChildren {
 pub(super) fn conversation_path(
     path: &Path,
     records: &Records,
-    up: &[Link],
+    up: &[PackedLink],
     leaf: usize,
 ) -> Result<Vec<u32>, PluginError> {
     let nodes = &records.nodes;
@@ -157,18 +200,18 @@ pub(super) fn conversation_path(
         if on_path[i] {
             return Err(malformed(
                 path,
-                nodes[i].line(),
+                nodes.get(i).line(),
                 Some("parentUuid"),
                 "the chain loops back on itself",
             ));
         }
         on_path[i] = true;
         path_nodes.push(i as u32);
-        cursor = match up[i] {
+        cursor = match up[i].get() {
             Link::To(p) => Some(p as usize),
             Link::Root => None,
             Link::Missing(k) => {
-                let n = &nodes[i];
+                let n = nodes.get(i);
                 return Err(malformed(
                     path,
                     n.line(),
@@ -183,4 +226,25 @@ pub(super) fn conversation_path(
     }
     path_nodes.reverse();
     Ok(path_nodes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_packed_link_is_the_link_it_packs() {
+        let links = [
+            Link::Root,
+            Link::To(0),
+            Link::To(7),
+            Link::To(MISSING - 1),
+            Link::Missing(0),
+            Link::Missing(9),
+            Link::Missing(ROOT - MISSING - 1),
+        ];
+        for link in links {
+            assert_eq!(PackedLink::from(link).get(), link);
+        }
+    }
 }

@@ -13,6 +13,7 @@ use super::errors::{diagnose, malformed};
 use super::index_record::IndexRecord;
 use super::index_record::Spans;
 use super::link::{link_to, resolve_later_parents};
+use super::node_store::NodeStore;
 use super::nodes::{IndexKind, IndexNode, Kind, Node, ReadRecord, RecordBody, Records};
 use super::record_id::RecordId;
 use super::uuid_index::UuidIndex;
@@ -74,11 +75,12 @@ pub(super) enum Passes {
     Two,
 }
 
-/// Streams the file into chain records (without their content, with [`Passes::Two`]).
-pub(super) fn load(path: &Path, passes: Passes) -> Result<Loaded, PluginError> {
+/// Streams the file into chain records (without their content, with [`Passes::Two`]); the
+/// nodes go to a temporary file past `spill_after` records (see [`NodeStore`]).
+pub(super) fn load(path: &Path, passes: Passes, spill_after: usize) -> Result<Loaded, PluginError> {
     let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
     let expected = expected_records(&file);
-    load_from(path, file, expected, passes)
+    load_from(path, file, expected, passes, spill_after)
 }
 
 /// [`load`] of the bytes of `input`, named `path` in errors; `expected` records size the index.
@@ -87,11 +89,12 @@ pub(super) fn load_from(
     input: impl Read,
     expected: usize,
     passes: Passes,
+    spill_after: usize,
 ) -> Result<Loaded, PluginError> {
     let mut reader = BufReader::with_capacity(1 << 16, input);
     let mut loaded = Loaded {
         records: Records {
-            nodes: Vec::with_capacity(expected),
+            nodes: NodeStore::new(expected, spill_after),
             up: Vec::with_capacity(expected),
             unresolved: Vec::new(),
             groups: Vec::new(),
@@ -149,7 +152,10 @@ pub(super) fn load_from(
             Err(error) => (keyed_record(text, line_no).ok_or(error)?, false),
         };
         if let Some(record) = record {
-            keep(&mut loaded, record, (line_start, n), passes, whole);
+            keep(&mut loaded, record, (line_start, n), passes, whole).map_err(|e| {
+                let spill = format!("writing the reader's index to a temporary file: {e}");
+                PluginError::io(path, &std::io::Error::new(e.kind(), spill))
+            })?;
         }
     }
     if line_no == 0 {
@@ -245,11 +251,11 @@ fn keep(
     line: (u64, usize),
     passes: Passes,
     decoded_whole: bool,
-) {
+) -> std::io::Result<()> {
     let records = &mut loaded.records;
     let (node, parent) = IndexNode::of(&record.node, record.parent, record.spans, line);
     let logical = node.kind == (IndexKind::CompactBoundary { logical: true });
-    let up = link_to(records, parent, logical);
+    let up = link_to(records, parent, logical).into();
     let whole = (passes == Passes::One).then(|| decoded_whole.then(|| RecordBody::of(record.node)));
     let next = records.nodes.len() as u32;
     let at = records
@@ -257,20 +263,21 @@ fn keep(
         .get_or_insert(&records.nodes, &node.uuid, next);
     if at != next {
         records.up[at as usize] = up;
-        records.nodes[at as usize] = node;
+        records.nodes.set(at as usize, node)?;
         if let Some(whole) = whole {
             loaded.whole[at as usize] = whole;
         }
-        return;
+        return Ok(());
     }
     if let Some(id) = record.message_id {
         loaded.messages.add(&id, next);
     }
     records.up.push(up);
-    records.nodes.push(node);
+    records.nodes.push(node)?;
     if let Some(whole) = whole {
         loaded.whole.push(whole);
     }
+    Ok(())
 }
 
 /// A line as the index takes it: only what linking needs (see [`IndexRecord`]) when that

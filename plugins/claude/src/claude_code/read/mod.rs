@@ -34,7 +34,8 @@
 //! ([`unresolved`]); a call under a legacy tool name is read under the name Claude Code sends
 //! ([`sent_tools`]).
 //!
-//! One step per file: [`load`] streams the lines into nodes ([`nodes`], [`record_id`]), each
+//! One step per file: [`load`] streams the lines into nodes ([`nodes`], [`record_id`]), kept by
+//! [`node_store`] (on the heap, or in a temporary file once a session is large), each
 //! record decoded by [`decode`] and joined to its parent by index ([`link`], [`uuid_index`],
 //! which also finds the conversation's path); [`assemble`] walks it, takes each record whole
 //! (kept by a one-pass read, else read again by [`reread`]) and makes the events ([`events`]);
@@ -47,6 +48,7 @@ mod events;
 mod index_record;
 mod link;
 mod load;
+mod node_store;
 mod nodes;
 mod record_id;
 mod reread;
@@ -82,7 +84,7 @@ pub(crate) struct Session {
 /// [`read_session`] reads them for an append): the tests' oracle for [`read_each`]'s two passes.
 #[cfg(test)]
 pub(crate) fn read(path: &Path) -> Result<Transcript, PluginError> {
-    let mut loaded = load(path, Passes::One)?;
+    let mut loaded = load(path, Passes::One, usize::MAX)?;
     let cwd = loaded.cwd.take();
     let mut events = Vec::with_capacity(loaded.records.nodes.len());
     hand_on(path, loaded, &mut |e| {
@@ -97,7 +99,8 @@ pub(crate) fn read(path: &Path) -> Result<Transcript, PluginError> {
 /// Reads a session file and where its chain stands, for an append: calls no result answers yet
 /// stay (the append may answer them).
 pub(crate) fn read_session(path: &Path) -> Result<Session, PluginError> {
-    let mut loaded = load(path, Passes::One)?;
+    // The transcript is held whole anyway: its index stays on the heap.
+    let mut loaded = load(path, Passes::One, usize::MAX)?;
     let cwd = loaded.cwd.take();
     let session_id = loaded.session_id.take();
     let mut events = Vec::with_capacity(loaded.records.nodes.len());
@@ -121,7 +124,16 @@ pub(crate) fn read_each(
     path: &Path,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<Option<String>, PluginError> {
-    let mut loaded = load(path, Passes::Two)?;
+    read_each_spilling_after(path, node_store::spill_after(), sink)
+}
+
+/// [`read_each`], its index going to a temporary file past `spill_after` records.
+fn read_each_spilling_after(
+    path: &Path,
+    spill_after: usize,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<Option<String>, PluginError> {
+    let mut loaded = load(path, Passes::Two, spill_after)?;
     let cwd = loaded.cwd.take();
     hand_on(path, loaded, sink)?;
     Ok(cwd)
@@ -137,7 +149,7 @@ pub(crate) fn read_written_each(
     let io = |e: std::io::Error| PluginError::io(name, &e);
     let input = GrowingRead::open(file).map_err(io)?;
     // The file's size is not known yet: the index grows as it is read.
-    let mut loaded = load_from(name, input, 0, Passes::Two)?;
+    let mut loaded = load_from(name, input, 0, Passes::Two, node_store::spill_after())?;
     loaded.reread = Some(file.open().map_err(io)?);
     hand_on(name, loaded, sink)
 }

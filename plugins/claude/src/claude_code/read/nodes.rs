@@ -7,7 +7,8 @@ use handoff_sdk::dialect::anthropic::ParsedBlock;
 use handoff_sdk::{Part, Timestamp};
 
 use super::index_record::Spans;
-use super::link::Link;
+use super::link::PackedLink;
+use super::node_store::NodeStore;
 use super::record_id::RecordId;
 use super::uuid_index::UuidIndex;
 use crate::extras::Extras;
@@ -128,10 +129,10 @@ pub(super) struct ReadRecord {
 /// The chain records of a file, as the chain walk takes them.
 #[derive(Default)]
 pub(super) struct Records {
-    pub(super) nodes: Vec<IndexNode>,
+    pub(super) nodes: NodeStore,
     /// Each node's link to its `parentUuid` (a compact boundary's `logicalParentUuid` when it
     /// has none: see [`IndexKind::CompactBoundary`]).
-    pub(super) up: Vec<Link>,
+    pub(super) up: Vec<PackedLink>,
     /// The parents links name that were not indexed when they were made (see
     /// [`super::link::link_to`]), and whether each is a logical parent.
     pub(super) unresolved: Vec<(RecordId, bool)>,
@@ -144,6 +145,7 @@ pub(super) struct Records {
 
 /// What the index keeps of a record, and no more (a long session has tens of thousands): where
 /// its line is, its uuid, and what linking and the chain walk ask of it.
+#[derive(Clone)]
 #[cfg_attr(test, derive(Debug, PartialEq))]
 pub(super) struct IndexNode {
     pub(super) uuid: RecordId,
@@ -152,7 +154,7 @@ pub(super) struct IndexNode {
     pub(super) offset: u64,
     pub(super) len: u32,
     /// The 1-based line number (`u32::MAX` past that many lines).
-    line: u32,
+    pub(super) line: u32,
     pub(super) sidechain: bool,
     pub(super) kind: IndexKind,
     pub(super) spans: Spans,

@@ -9,7 +9,7 @@ use handoff_sdk::{Body, Event, IdMap, Part, PluginError};
 
 use super::decode::{index_node_of, node_of};
 use super::index_record::IndexRecord;
-use super::load::{full_record, typed_record, Loaded, MessageGroups};
+use super::load::{full_record, typed_record, Loaded, MessageGroups, Passes};
 use super::nodes::{IndexNode, Node, ReadRecord, Records};
 use super::read;
 use super::record_id::RecordId;
@@ -19,7 +19,7 @@ use crate::claude_code::records::Record;
 fn empty() -> Loaded {
     Loaded {
         records: Records {
-            nodes: Vec::new(),
+            nodes: Default::default(),
             up: Vec::new(),
             unresolved: Vec::new(),
             groups: Vec::new(),
@@ -83,6 +83,57 @@ fn the_streamed_read_agrees_with_the_whole_read_on_every_sample() {
         }
     }
     assert!(files >= 5, "{files} sample files");
+}
+
+/// With its index in a temporary file from the first record (`spill_after` 0) or a few records
+/// in (`3`: the first nodes written from the heap, the rest after), the streamed read gives every
+/// Claude Code session at hand (the samples, the live differential's bases, the corpus of real
+/// users' files) as the one-pass read does, errors included.
+#[test]
+fn a_read_with_its_index_in_a_file_agrees_with_the_whole_read() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut folders: Vec<_> = std::fs::read_dir(manifest.join("tests/samples"))
+        .unwrap()
+        .map(|f| f.unwrap().path())
+        .collect();
+    folders.push(manifest.join("../../live/tests/differential/claude-code"));
+    folders.push(manifest.join("../../live/tests/corpus/claude-code"));
+    let mut files = 0;
+    for folder in folders {
+        for file in std::fs::read_dir(&folder).unwrap() {
+            let path = file.unwrap().path();
+            let whole = read(&path).map(|t| t.events).map_err(|e| e.to_string());
+            for spill_after in [0, 3] {
+                let mut events = Vec::new();
+                let spilled = super::read_each_spilling_after(&path, spill_after, &mut |e| {
+                    events.push(e);
+                    true
+                })
+                .map(|_| events)
+                .map_err(|e| e.to_string());
+                assert_eq!(spilled, whole, "{} ({spill_after})", path.display());
+            }
+            files += 1;
+        }
+    }
+    assert!(files >= 15, "{files} session files");
+}
+
+/// The index pass past its threshold keeps its nodes in the file, and within it on the heap.
+#[test]
+fn the_index_goes_to_a_file_past_its_threshold_only() {
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/samples/genuine-2.1.197/31c027dc-f6fd-435e-b40a-e98d9514124a.jsonl"
+    );
+    let records = |spill_after| {
+        let loaded = super::load::load(Path::new(sample), Passes::Two, spill_after).unwrap();
+        (loaded.records.nodes.len(), loaded.records.nodes.spilled())
+    };
+    let (count, spilled) = records(usize::MAX);
+    assert!(count > 3 && !spilled);
+    assert_eq!(records(count), (count, false));
+    assert_eq!(records(count - 1), (count, true));
 }
 
 /// A bad line on the conversation is named (line and field) by both reads; a record off it is
