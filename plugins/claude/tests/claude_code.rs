@@ -36,6 +36,17 @@ fn records(path: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// The records of session `id` of `root`'s Claude Code store.
+fn records_of(root: &StoreRoot, id: &str) -> Vec<Value> {
+    records(
+        &ClaudePlugin
+            .resumer()
+            .resolve(root, CLAUDE_CODE, id)
+            .unwrap()
+            .path,
+    )
+}
+
 fn ev(id: &str, ms: i64, body: Body) -> Event {
     Event::new(id, Timestamp::from_millis(1_764_000_000_000 + ms), body)
 }
@@ -313,13 +324,7 @@ fn assistant_events_in_a_row_are_one_message_and_read_back_apart() {
     ]);
     let (_dir, root, id, back) = round_trip(&t);
     assert_eq!(back.events.len(), 6, "every event reads back apart");
-    let recs = records(
-        &ClaudePlugin
-            .resumer()
-            .resolve(&root, CLAUDE_CODE, &id)
-            .unwrap()
-            .path,
-    );
+    let recs = records_of(&root, &id);
     let answers: Vec<&Value> = recs.iter().filter(|r| r["type"] == "assistant").collect();
     let ids: Vec<&Value> = answers.iter().map(|r| &r["message"]["id"]).collect();
     let joined: Vec<bool> = answers
@@ -347,13 +352,7 @@ fn authors_and_origins_ride_in_an_extra_member() {
     });
     let (_dir, root, id, back) = round_trip(&t);
     assert_eq!(back.events[0].author.as_ref().unwrap().name, "Ada");
-    let recs = records(
-        &ClaudePlugin
-            .resumer()
-            .resolve(&root, CLAUDE_CODE, &id)
-            .unwrap()
-            .path,
-    );
+    let recs = records_of(&root, &id);
     assert_eq!(recs[0]["handoff"]["author"]["name"], "Ada");
     assert_eq!(
         recs[1]["handoff"]["origin"],
@@ -378,13 +377,7 @@ fn compaction_is_a_boundary_and_a_summary_record() {
         user("u2", "new"),
     ]);
     let (_dir, root, id, back) = round_trip(&t);
-    let recs = records(
-        &ClaudePlugin
-            .resumer()
-            .resolve(&root, CLAUDE_CODE, &id)
-            .unwrap()
-            .path,
-    );
+    let recs = records_of(&root, &id);
     assert_eq!(recs[2]["type"], "system");
     assert_eq!(recs[2]["subtype"], "compact_boundary");
     assert_eq!(recs[2]["parentUuid"], Value::Null);
@@ -410,13 +403,7 @@ fn compaction_is_a_boundary_and_a_summary_record() {
         user("u2", "new"),
     ]);
     let (_dir, root, id, back) = round_trip(&partial);
-    let recs = records(
-        &ClaudePlugin
-            .resumer()
-            .resolve(&root, CLAUDE_CODE, &id)
-            .unwrap()
-            .path,
-    );
+    let recs = records_of(&root, &id);
     let kinds: Vec<&str> = recs
         .iter()
         .map(|r| r["subtype"].as_str().unwrap_or(r["type"].as_str().unwrap()))
