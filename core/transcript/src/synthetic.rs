@@ -4,47 +4,10 @@
 
 use super::{AssistantPart, Body, Event, Origin, Part, Timestamp, ToolCall, Transcript};
 
-/// `turns` tool turns (four events each) with `origin` on every assistant event; no cwd.
+/// `turns` tool turns (four events each) with `origin` on every assistant event; no cwd: a
+/// [`LongSession`] without images or compactions, held.
 pub fn tool_turns(turns: usize, origin: &Origin) -> Transcript {
-    let output = "drwxr-xr-x 2 dev dev 4096 Nov 30 00:41 src/handoff/example/file.rs\n".repeat(19);
-    let mut events = Vec::with_capacity(turns * 4);
-    let mut t = 1_795_999_300_000i64;
-    let mut next = |body| {
-        t += 1_000;
-        let n = events.len();
-        events.push(Event::new(format!("e{n}"), Timestamp::from_millis(t), body));
-    };
-    for i in 0..turns {
-        let call_id = format!("toolu_{i:020}");
-        next(Body::User {
-            content: vec![Part::text(format!(
-                "Turn {i}: list the files under src and tell me which changed."
-            ))],
-        });
-        next(Body::Assistant {
-            content: vec![
-                AssistantPart::text("I'll list them."),
-                AssistantPart::ToolCall(ToolCall::new(
-                    call_id.clone(),
-                    "Bash",
-                    serde_json::json!({"command": "ls -la src", "description": "List"}),
-                )),
-            ],
-            origin: Some(origin.clone()),
-        });
-        next(Body::ToolResult {
-            call_id,
-            content: vec![Part::text(output.clone())],
-            is_error: false,
-        });
-        next(Body::Assistant {
-            content: vec![AssistantPart::text(format!(
-                "In turn {i}, file.rs changed."
-            ))],
-            origin: Some(origin.clone()),
-        });
-    }
-    Transcript::new(events)
+    Transcript::new(LongSession::new(turns, origin, (0, 0), 0).collect())
 }
 
 /// A long session generated event by event, never held: the turns of [`tool_turns`], with an
