@@ -169,14 +169,10 @@ impl SharedHome {
         let mut env = Vec::new();
         let mut path: Vec<PathBuf> = Vec::new();
         for agent in agents {
-            let live = agent.live(&self.options);
-            let place = self.place(&agent.root);
             env.extend(
                 agent
-                    .recipe
-                    .env
-                    .iter()
-                    .map(|(k, v)| (k.clone(), live.fill(v, &place))),
+                    .live(&self.options)
+                    .recipe_env(&self.place(&agent.root)),
             );
             path.extend(agent.cli.path.parent().map(Path::to_owned));
         }

@@ -12,7 +12,8 @@ use handoff_host::{
 
 use super::cli::{find_cli, run, tail, FoundCli, Invocation, RunOutcome};
 use super::wire::{
-    aligned_request_view, expected_request, history_from_request, request_model, wire_view,
+    align_masked_tool_outputs, aligned_request_view, expected_request, history_from_request,
+    is_masked_tool_output, request_model, wire_view,
 };
 use super::{check_id, CliEnd, LiveOptions, MISSING_ID};
 use crate::fake_provider::{FakeProvider, FakeProviderOptions, LoggedRequest};
@@ -401,7 +402,16 @@ impl Live<'_> {
     }
 
     /// The recipe string with its placeholders filled in.
-    pub(crate) fn fill(&self, text: &str, place: &Place<'_>) -> String {
+    /// The recipe's environment, its placeholders filled for `place`.
+    pub(crate) fn recipe_env(&self, place: &Place<'_>) -> Vec<(String, String)> {
+        self.recipe
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), self.fill(v, place)))
+            .collect()
+    }
+
+    fn fill(&self, text: &str, place: &Place<'_>) -> String {
         text.replace("{base_url}", &place.base_url)
             .replace("{home}", &place.home.to_string_lossy())
             .replace("{store_root}", &place.root.path().to_string_lossy())
@@ -481,12 +491,7 @@ impl Live<'_> {
             }
             args.push(self.fill(arg, scene));
         }
-        let mut all_env: Vec<(String, String)> = self
-            .recipe
-            .env
-            .iter()
-            .map(|(k, v)| (k.clone(), self.fill(v, scene)))
-            .collect();
+        let mut all_env = self.recipe_env(scene);
         all_env.extend(env);
         Ok(Invocation {
             program,
@@ -717,7 +722,11 @@ impl Live<'_> {
             .plugin
             .read_id(&scene.root, self.name(), &session.id)
             .ok()?;
-        let masked = read.events.iter().filter(|e| is_masked_output(e)).count();
+        let masked = read
+            .events
+            .iter()
+            .filter(|e| is_masked_tool_output(e))
+            .count();
         if masked == 0 {
             return None;
         }
@@ -749,7 +758,7 @@ impl Live<'_> {
         let thinking_from = &self.target.thinking_from;
         let history = Transcript::new(read.events[..prompt_at].to_vec());
         let mut rewritten = wire_view(&history, thinking_from, dialect);
-        crate::wire::align_masked_tool_outputs(written, &mut rewritten);
+        align_masked_tool_outputs(written, &mut rewritten);
         let comparison = self.target.comparison();
         let as_written = |from: usize| {
             let rest = Transcript::new(written.events[from..].to_vec());
@@ -984,14 +993,6 @@ impl Live<'_> {
 }
 
 /// Whether the last user turn of `history` holds `prompt` as a text part.
-/// A tool result whose one text is Gemini CLI's masked form of an output
-/// (`<tool_output_masked>\n…\n</tool_output_masked>`).
-fn is_masked_output(event: &handoff_host::Event) -> bool {
-    matches!(&event.body, Body::ToolResult { content, .. }
-        if matches!(content.as_slice(), [Part::Text { text }]
-            if text.starts_with("<tool_output_masked>\n") && text.ends_with("\n</tool_output_masked>")))
-}
-
 fn ends_with_prompt(history: &Transcript, prompt: &str) -> bool {
     history
         .events

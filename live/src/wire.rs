@@ -397,18 +397,22 @@ pub fn aligned_request_view(
     actual
 }
 
+const MASK_OPEN: &str = "<tool_output_masked>\n";
+const MASK_CLOSE: &str = "\n</tool_output_masked>";
+
+/// Whether `event` is a tool result Gemini CLI masked: one text,
+/// `<tool_output_masked>\n…\n</tool_output_masked>`.
+pub(crate) fn is_masked_tool_output(event: &Event) -> bool {
+    matches!(&event.body, Body::ToolResult { content, .. }
+        if matches!(content.as_slice(), [Part::Text { text }]
+            if text.starts_with(MASK_OPEN) && text.ends_with(MASK_CLOSE)))
+}
+
 /// Gemini CLI's masked tool output (see [`Injected::ToolOutputMasked`]): a result of `actual`
 /// that is one is replaced by the result of `expected` whose preview it keeps (the same call's
 /// first; ids may be remapped between the two views).
 pub fn align_masked_tool_outputs(expected: &Transcript, actual: &mut Transcript) {
-    const OPEN: &str = "<tool_output_masked>\n";
-    const CLOSE: &str = "\n</tool_output_masked>";
-    let is_masked = |e: &Event| match &e.body {
-        Body::ToolResult { content, .. } => {
-            matches!(content.as_slice(), [Part::Text { text }] if text.starts_with(OPEN))
-        }
-        _ => false,
-    };
+    let is_masked = is_masked_tool_output;
     if !actual.events.iter().any(is_masked) {
         return;
     }
@@ -438,8 +442,9 @@ pub fn align_masked_tool_outputs(expected: &Transcript, actual: &mut Transcript)
                 [Part::Text { text }] => {
                     let tool = tool_names.get(call_id.as_str()).copied().unwrap_or("");
                     let preview = masking_preview(tool, text, *is_error);
-                    let head =
-                        format!("{OPEN}{preview}\n\nOutput too large. Full output available at: ");
+                    let head = format!(
+                        "{MASK_OPEN}{preview}\n\nOutput too large. Full output available at: "
+                    );
                     Some((call_id.as_str(), head, text.as_str(), *is_error))
                 }
                 _ => None,
@@ -459,7 +464,7 @@ pub fn align_masked_tool_outputs(expected: &Transcript, actual: &mut Transcript)
         let [Part::Text { text }] = content.as_mut_slice() else {
             continue;
         };
-        if !text.starts_with(OPEN) || !text.ends_with(CLOSE) {
+        if !text.starts_with(MASK_OPEN) || !text.ends_with(MASK_CLOSE) {
             continue;
         }
         // Masked in the session itself (Gemini CLI wrote the masked form back into its file):

@@ -143,7 +143,8 @@ pub fn version_at_least(version: &str, min: &str) -> bool {
     matches!((parse_version(version), parse_version(min)), (Some(v), Some(m)) if v >= m)
 }
 
-fn parse_version(version: &str) -> Option<semver::Version> {
+/// `version` (`22.23.5`, `v22.23.5`, surrounding blanks allowed) as a semantic version.
+pub fn parse_version(version: &str) -> Option<semver::Version> {
     semver::Version::parse(version.trim().trim_start_matches('v')).ok()
 }
 

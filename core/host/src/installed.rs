@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use handoff_capability::live::{LiveRecipe, VerifiedRange};
+use handoff_capability::live::{parse_version, LiveRecipe, VerifiedRange};
 
 /// A CLI found on the search path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,9 +76,11 @@ pub fn path_dirs() -> Vec<PathBuf> {
 
 /// Where `version` stands against `range`.
 pub fn standing(version: &str, range: &VerifiedRange) -> Standing {
-    let (Some(version), Some(oldest), Some(newest)) =
-        (parse(version), parse(&range.oldest), parse(&range.newest))
-    else {
+    let (Some(version), Some(oldest), Some(newest)) = (
+        parse_version(version),
+        parse_version(&range.oldest),
+        parse_version(&range.newest),
+    ) else {
         return Standing::Unknown;
     };
     match (version.cmp(&oldest), version.cmp(&newest)) {
@@ -91,10 +93,6 @@ pub fn standing(version: &str, range: &VerifiedRange) -> Standing {
 /// Whether `version` (`22.23.5`, `v22.23.5`) is `min` or newer; `false` when either is no version.
 pub fn at_least(version: &str, min: &str) -> bool {
     handoff_capability::live::version_at_least(version, min)
-}
-
-fn parse(version: &str) -> Option<semver::Version> {
-    semver::Version::parse(version.trim().trim_start_matches('v')).ok()
 }
 
 /// Whether `path` is a file someone may execute.
