@@ -498,6 +498,35 @@ const UNKNOWN_KINDS: Mutation = Mutation {
     },
 };
 
+/// A record of a kind Claude Code keeps no message of, on the chain (as VibeCodingTracker's
+/// fixture has a `file-history-delta` after a local command): after the first answer, a local
+/// command's output written at the answer's millisecond, then the unknown record, on which the
+/// second prompt hangs. Claude Code finds no parent for the prompt and goes on by time to the
+/// first record written at that millisecond, the answer: the command's output is not sent.
+const UNKNOWN_KIND_ON_CHAIN: Mutation = Mutation {
+    name: "unknown-kind-on-chain",
+    apply: |b| {
+        let r = records(b);
+        let msgs: Vec<usize> = (0..r.len()).filter(|&i| is_message(&r[i])).collect();
+        let (asst1, user2) = (msgs[1], msgs[2]);
+        let mut output = fork(&r[user2], "ggg1", &r[asst1]["uuid"], "");
+        output["message"]["content"] =
+            json!("<local-command-stdout>(no content)</local-command-stdout>");
+        output["timestamp"] = r[asst1]["timestamp"].clone();
+        let mut delta = output.clone();
+        delta.as_object_mut().unwrap().remove("message");
+        delta["type"] = json!("file-history-delta");
+        let uuid = r[user2]["uuid"].as_str().unwrap();
+        delta["uuid"] = json!(format!("{}ggg2", &uuid[..uuid.len() - 4]));
+        delta["parentUuid"] = output["uuid"].clone();
+        let mut out = r.clone();
+        out[user2]["parentUuid"] = delta["uuid"].clone();
+        out.insert(user2, delta);
+        out.insert(user2, output);
+        to_bytes(&out)
+    },
+};
+
 /// The first queue-operation record's timestamp an object: a record off the conversation with a
 /// member of the wrong type (issue 24).
 const QUEUE_TIMESTAMP_OBJECT: Mutation = Mutation {
@@ -940,6 +969,7 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
         (OLDER_BRANCH_AT_END, Expect::Agree),
         (NO_LAST_PROMPT_SWAPPED, Expect::Differs(CHILD_FIRST)),
         (STALE_LAST_PROMPT, Expect::Agree),
+        (UNKNOWN_KIND_ON_CHAIN, Expect::Agree),
         (COMPACTION, Expect::Agree),
         (TWO_COMPACTIONS, Expect::Agree),
         (WRITTEN_KEEPING_COMPACTION, Expect::Agree),

@@ -682,8 +682,11 @@ fn malformed_lines_name_file_line_and_field() {
     }
 }
 
+/// A parent that is not in the file: Claude Code (2.1.197, 2.1.332) goes on to the record of the
+/// thread written at most 5 s before, closest in time; with none, handoff names the line rather
+/// than read a conversation without its beginning.
 #[test]
-fn a_dangling_parent_is_an_error_not_a_shorter_conversation() {
+fn a_dangling_parent_goes_on_by_time_or_is_an_error_not_a_shorter_conversation() {
     let (_dir, root) = store();
     let s = ClaudePlugin
         .writer()
@@ -699,16 +702,94 @@ fn a_dangling_parent_is_an_error_not_a_shorter_conversation() {
         .unwrap();
     let mut recs = records(&s.path);
     recs[1]["parentUuid"] = json!("00000000-0000-4000-8000-000000000000");
-    std::fs::write(
-        &s.path,
-        recs.iter().map(|r| format!("{r}\n")).collect::<String>(),
-    )
-    .unwrap();
+    let write = |recs: &[Value]| {
+        std::fs::write(
+            &s.path,
+            recs.iter().map(|r| format!("{r}\n")).collect::<String>(),
+        )
+        .unwrap()
+    };
+    write(&recs);
+    let t = ClaudePlugin.read_id(&root, CLAUDE_CODE, &s.id).unwrap();
+    assert_eq!(t.events.len(), 2, "the answer goes on to the prompt before it");
+    // Written more than 5 s after anything else: nothing to go on to.
+    let asked = Timestamp::parse(recs[0]["timestamp"].as_str().unwrap()).unwrap();
+    recs[1]["timestamp"] = json!(Timestamp::from_millis(asked.millis() + 5001).to_rfc3339());
+    write(&recs);
     let err = ClaudePlugin.read_id(&root, CLAUDE_CODE, &s.id).unwrap_err();
     assert!(
         matches!(err, PluginError::Malformed { line: Some(2), ref field, .. } if field.as_deref() == Some("parentUuid")),
         "{err:?}"
     );
+}
+
+/// A record of a kind Claude Code does not keep among its messages (VibeCodingTracker's
+/// `file-history-delta`) is no link of the chain: its child goes on by time, here to the first of
+/// two records written at the same millisecond, as Claude Code does (the second, a local
+/// command's output, is then off the conversation).
+#[test]
+fn a_record_of_an_unkept_kind_is_no_link_its_child_goes_on_by_time() {
+    let (_dir, root) = store();
+    let s = ClaudePlugin
+        .writer()
+        .create(
+            &root,
+            CLAUDE_CODE,
+            &Transcript::new(vec![
+                user("u", "hi"),
+                assistant("a", vec![AssistantPart::text("ok")]),
+                user("u2", "/exit"),
+                assistant("a2", vec![AssistantPart::text("bye")]),
+            ]),
+            &options(),
+        )
+        .unwrap();
+    let mut recs = records(&s.path);
+    let at = |recs: &[Value], kind: &str, n: usize| {
+        recs.iter()
+            .enumerate()
+            .filter(|(_, r)| r["type"] == kind)
+            .nth(n)
+            .unwrap()
+            .0
+    };
+    let (command, answer) = (at(&recs, "user", 1), at(&recs, "assistant", 1));
+    // The first turn a few seconds earlier, so the only ties are the two records below.
+    let then = Timestamp::parse(recs[command]["timestamp"].as_str().unwrap()).unwrap();
+    for (n, i) in [at(&recs, "user", 0), at(&recs, "assistant", 0)].into_iter().enumerate() {
+        let earlier = then.millis() - 3000 + 1000 * n as i64;
+        recs[i]["timestamp"] = json!(Timestamp::from_millis(earlier).to_rfc3339());
+    }
+    let mut output = recs[command].clone();
+    output["uuid"] = json!("00000000-0000-4000-8000-0000000000a1");
+    output["parentUuid"] = recs[command]["uuid"].clone();
+    output["message"]["content"] = json!("<local-command-stdout>(no content)</local-command-stdout>");
+    let mut delta = output.clone();
+    delta["type"] = json!("file-history-delta");
+    delta.as_object_mut().unwrap().remove("message");
+    delta["uuid"] = json!("00000000-0000-4000-8000-0000000000a2");
+    delta["parentUuid"] = output["uuid"].clone();
+    recs[answer]["parentUuid"] = delta["uuid"].clone();
+    recs[answer]["timestamp"] = recs[command]["timestamp"].clone();
+    recs.insert(answer, delta);
+    recs.insert(answer, output);
+    std::fs::write(
+        &s.path,
+        recs.iter().map(|r| format!("{r}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let t = ClaudePlugin.read_id(&root, CLAUDE_CODE, &s.id).unwrap();
+    let texts: Vec<String> = t
+        .events
+        .iter()
+        .map(|e| match &e.body {
+            Body::User { content } => format!("{content:?}"),
+            Body::Assistant { content, .. } => format!("{content:?}"),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(t.events.len(), 4, "{texts:#?}");
+    assert!(!texts.iter().any(|t| t.contains("local-command-stdout")), "{texts:#?}");
 }
 
 #[test]

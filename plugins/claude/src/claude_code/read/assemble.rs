@@ -4,12 +4,12 @@
 use std::path::Path;
 
 use handoff_sdk::dialect::anthropic::ParsedBlock;
-use handoff_sdk::{AssistantPart, Body, Event, PluginError};
+use handoff_sdk::{AssistantPart, Body, Event, PluginError, Timestamp};
 
 use super::errors::malformed;
 use super::events::{assistant_event, user_events};
 use super::link::{conversation_path, link, GroupOf, Links, ResultChildren};
-use super::link::{Link, PackedLink};
+use super::link::{Link, PackedLink, PARENT_BY_TIME_WITHIN_MS};
 use super::load::Loaded;
 use super::node_store::NodeStore;
 use super::nodes::{take_uuid, IndexKind, Kind, Node, Records};
@@ -99,7 +99,14 @@ pub(super) fn assemble(
         .as_ref()
         .and_then(|id| records.index.get(&records.nodes, id).map(|i| i as usize));
     let leaf = choose_leaf(&records.nodes, &up, sidechain, named);
-    let path_nodes = conversation_path(path, &records, &up, leaf)?;
+    let mut by_time = ParentByTime {
+        path,
+        reread: loaded.reread.as_ref(),
+        times: None,
+    };
+    let path_nodes = conversation_path(path, &records, &up, leaf, &mut |child, on_path| {
+        by_time.parent_of(&records.nodes, child, on_path)
+    })?;
     let result_children = ResultChildren::new(&records.nodes, &up, sidechain);
     // What only linking needed goes before the events are made.
     drop(up);
@@ -222,6 +229,92 @@ fn choose_leaf(
         .find(|&l| descends(l))
         .or(last)
         .unwrap_or(nodes.len() - 1)
+}
+
+/// Claude Code's step when a record's parent is not among its records (a uuid of no record, or
+/// of a record of a kind it does not keep; 2.1.197 and 2.1.332 alike, read from their bundles
+/// and measured with `live/tests/differential.rs`, `unknown-kind-on-chain`): it goes on to the
+/// record of the same thread not yet on the path that was written at most 5 s before it and
+/// closest to it in time, ties to the first in the file; none, and the conversation starts
+/// there. The records' timestamps, which the index does not keep, are read only when a walk
+/// needs this (a parent missing from a file is rare).
+struct ParentByTime<'a> {
+    path: &'a Path,
+    /// The file the index was read from, when not `path` (see [`Loaded::reread`]).
+    reread: Option<&'a std::fs::File>,
+    /// Each record's timestamp in milliseconds, once read.
+    times: Option<Vec<Option<i64>>>,
+}
+
+impl ParentByTime<'_> {
+    fn parent_of(
+        &mut self,
+        nodes: &NodeStore,
+        child: usize,
+        on_path: &[bool],
+    ) -> Result<Option<usize>, PluginError> {
+        if self.times.is_none() {
+            self.times = Some(self.read_times(nodes)?);
+        }
+        let times = self.times.as_deref().unwrap_or_default();
+        let Some(at) = times[child] else {
+            return Ok(None);
+        };
+        let thread = nodes.sidechain(child);
+        let mut best: Option<(i64, usize)> = None;
+        for (i, time) in times.iter().enumerate() {
+            let Some(time) = *time else { continue };
+            let before = at - time;
+            if on_path[i] || nodes.sidechain(i) != thread {
+                continue;
+            }
+            if (0..=PARENT_BY_TIME_WITHIN_MS).contains(&before)
+                && best.is_none_or(|(b, _)| before < b)
+            {
+                best = Some((before, i));
+            }
+        }
+        Ok(best.map(|(_, i)| i))
+    }
+
+    /// Every record's `timestamp`, from its line (`None` where it has none or none that parses:
+    /// Claude Code passes over such a record here too).
+    fn read_times(&self, nodes: &NodeStore) -> Result<Vec<Option<i64>>, PluginError> {
+        use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+        #[derive(serde::Deserialize)]
+        struct Stamp {
+            timestamp: Option<handoff_sdk::serde_json::Value>,
+        }
+        let io = |e: std::io::Error| PluginError::io(self.path, &e);
+        let file = match self.reread {
+            Some(file) => file.try_clone().map_err(io)?,
+            None => std::fs::File::open(self.path).map_err(io)?,
+        };
+        let mut reader = BufReader::new(file);
+        let mut times = Vec::with_capacity(nodes.len());
+        let mut line = Vec::new();
+        for i in 0..nodes.len() {
+            let node = nodes.get(i);
+            reader.seek(SeekFrom::Start(node.offset)).map_err(io)?;
+            line.clear();
+            if node.len == u32::MAX {
+                reader.read_until(b'\n', &mut line).map_err(io)?;
+            } else {
+                line.resize(node.len as usize, 0);
+                reader.read_exact(&mut line).map_err(io)?;
+            }
+            let (text, _) = super::load::record_text(&line, node.offset == 0);
+            let time = handoff_sdk::serde_json::from_slice::<Stamp>(text)
+                .ok()
+                .and_then(|s| s.timestamp)
+                .and_then(|t| t.as_str().and_then(|t| Timestamp::parse(t).ok()))
+                .map(Timestamp::millis);
+            times.push(time);
+        }
+        // A file shared with the events' pass is read from its start there.
+        reader.seek(SeekFrom::Start(0)).map_err(io)?;
+        Ok(times)
+    }
 }
 
 /// One bit a record.

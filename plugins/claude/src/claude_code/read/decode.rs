@@ -94,6 +94,9 @@ pub(super) fn index_node_of(
     let Some(uuid) = indexed_uuid(path, line, kind, raw.uuid, raw.leaf_uuid, loaded)? else {
         return Ok(None);
     };
+    if !kept_in_the_chain(kind) {
+        return Ok(None);
+    }
     let sidechain = raw.is_sidechain.unwrap_or(false);
     if !sidechain && conversational {
         note_session(loaded, raw.cwd, raw.session_id);
@@ -176,6 +179,18 @@ fn indexed_uuid<'a>(
     Ok(None)
 }
 
+/// Whether Claude Code keeps a record of this kind among the messages its chain walk follows
+/// (2.1.197 and 2.1.332: user, assistant, attachment and system records, and progress records,
+/// which it bridges). A record of any other kind with a uuid (measured: a `file-history-delta`
+/// in VibeCodingTracker's fixture) is not there: a record naming it as its parent has a parent
+/// the walk does not find, and goes on by timestamp (`link::conversation_path`).
+fn kept_in_the_chain(kind: &str) -> bool {
+    matches!(
+        kind,
+        "user" | "assistant" | "system" | "attachment" | "progress"
+    )
+}
+
 /// The session's cwd and id, from the first main-thread conversation record that says them
 /// (every record repeats them).
 fn note_session(loaded: &mut Loaded, cwd: Option<Text<'_>>, session_id: Option<Text<'_>>) {
@@ -198,6 +213,9 @@ pub(super) fn node_of<C: Content>(
     let Some(uuid) = indexed_uuid(path, line, kind, raw.uuid, raw.leaf_uuid, loaded)? else {
         return Ok(None);
     };
+    if !kept_in_the_chain(kind) {
+        return Ok(None);
+    }
     let sidechain = raw.is_sidechain.unwrap_or(false);
     if !sidechain && conversational {
         note_session(loaded, raw.cwd, raw.session_id);

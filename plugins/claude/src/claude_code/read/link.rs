@@ -184,13 +184,27 @@ impl ResultChildren {
     }
 }
 
-/// The conversation: the records from the root to `leaf`, following each record's link up; a
-/// loop or a parent that is not in the file is an error naming the line.
+/// What the walk asks when a record's parent is not in the file: the record Claude Code goes on
+/// to instead (see `assemble::ParentByTime`), given the record and which records are on the path
+/// so far; `None` when there is none.
+pub(super) type ParentNotInFile<'a> =
+    dyn FnMut(usize, &[bool]) -> Result<Option<usize>, PluginError> + 'a;
+
+/// How far back in time Claude Code looks for a record to go on to when a parent is missing
+/// (2.1.197's `Ysm`, 2.1.332's `eTr`).
+pub(super) const PARENT_BY_TIME_WITHIN_MS: i64 = 5000;
+
+/// The conversation: the records from the root to `leaf`, following each record's link up. A
+/// parent that is not in the file is followed as Claude Code follows it (`parent_not_in_file`);
+/// a loop, or a missing parent with nothing to go on to, is an error naming the line (Claude Code
+/// would resume the conversation from that record on; handoff does not drop its beginning
+/// unasked).
 pub(super) fn conversation_path(
     path: &Path,
     records: &Records,
     up: &[PackedLink],
     leaf: usize,
+    parent_not_in_file: &mut ParentNotInFile<'_>,
 ) -> Result<Vec<u32>, PluginError> {
     let nodes = &records.nodes;
     let mut on_path = vec![false; nodes.len()];
@@ -210,18 +224,22 @@ pub(super) fn conversation_path(
         cursor = match up[i].get() {
             Link::To(p) => Some(p as usize),
             Link::Root => None,
-            Link::Missing(k) => {
-                let n = nodes.get(i);
-                return Err(malformed(
-                    path,
-                    n.line(),
-                    Some("parentUuid"),
-                    format!(
-                        "{} is not a record of this file",
-                        records.unresolved[k as usize].0
-                    ),
-                ));
-            }
+            Link::Missing(k) => match parent_not_in_file(i, &on_path)? {
+                Some(p) => Some(p),
+                None => {
+                    let n = nodes.get(i);
+                    return Err(malformed(
+                        path,
+                        n.line(),
+                        Some("parentUuid"),
+                        format!(
+                            "{} is not a record of this file, and no record of it was written \
+                             in the {} ms before this one",
+                            records.unresolved[k as usize].0, PARENT_BY_TIME_WITHIN_MS
+                        ),
+                    ));
+                }
+            },
         };
     }
     path_nodes.reverse();
