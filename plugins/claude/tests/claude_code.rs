@@ -629,6 +629,45 @@ fn resume_names_exactly_the_id_in_its_cwd() {
         .is_err());
 }
 
+/// A subagent's thread (sidechain records only, as claude-code-viewer's 2.0.28
+/// `agent-test-hash-123.jsonl`) reads as that thread, but no resume is planned: Claude Code
+/// 2.1.197 and 2.1.332 find no conversation in it ("No conversation found with session ID").
+#[test]
+fn a_subagent_thread_reads_but_is_not_planned_for_resume() {
+    let (_dir, root) = store();
+    let s = ClaudePlugin
+        .writer()
+        .create(
+            &root,
+            CLAUDE_CODE,
+            &Transcript::new(vec![
+                user("u", "Run the test suite"),
+                assistant("a", vec![AssistantPart::text("I'll run it.")]),
+            ]),
+            &options(),
+        )
+        .unwrap();
+    let mut recs = records(&s.path);
+    for r in &mut recs {
+        if r.get("isSidechain").is_some() {
+            r["isSidechain"] = json!(true);
+        }
+    }
+    std::fs::write(
+        &s.path,
+        recs.iter().map(|r| format!("{r}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let t = ClaudePlugin.read_id(&root, CLAUDE_CODE, &s.id).unwrap();
+    assert_eq!(t.events.len(), 2);
+    let err = ClaudePlugin
+        .plan_id(&root, CLAUDE_CODE, &s.id, "go on")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("subagent's thread"), "{err}");
+    assert!(err.contains(&s.path.display().to_string()), "{err}");
+}
+
 #[test]
 fn malformed_lines_name_file_line_and_field() {
     let (_dir, root) = store();

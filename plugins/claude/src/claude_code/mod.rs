@@ -303,9 +303,22 @@ fn resume_args(id: &str, prompt: &str) -> Vec<String> {
 fn plan(root: &StoreRoot, session: &SessionRef, prompt: &str) -> Result<ResumePlan, PluginError> {
     let path = session.path.as_path();
     let id = session.id.as_str();
-    let cwd = read::session_cwd(path)?.ok_or_else(|| {
-        PluginError::malformed_line(path, 1, Some("cwd"), "no record names the session's cwd")
-    })?;
+    let Some(cwd) = read::session_cwd(path)? else {
+        if read::only_sidechain_records(path)? {
+            return Err(PluginError::Other(format!(
+                "{}: a subagent's thread (sidechain records only), which Claude Code does not \
+                 resume (\"No conversation found with session ID\"); it reads, and continues into \
+                 any target",
+                path.display()
+            )));
+        }
+        return Err(PluginError::malformed_line(
+            path,
+            1,
+            Some("cwd"),
+            "no record names the session's cwd",
+        ));
+    };
     let expected = layout::session_path(root, &cwd, id)?;
     if expected != path {
         return Err(PluginError::Other(format!(

@@ -221,6 +221,42 @@ pub(crate) fn session_cwd(path: &Path) -> Result<Option<String>, PluginError> {
     }
 }
 
+/// Whether the file's conversation records are all sidechain records (a subagent's thread, as
+/// Claude Code writes it to `agent-*.jsonl`), and there is one: Claude Code resumes no such file
+/// by id (measured, 2.1.197 and 2.1.332: "No conversation found with session ID", placed under
+/// its records' session id in their cwd's project folder). Lines that are not records are passed
+/// over.
+pub(crate) fn only_sidechain_records(path: &Path) -> Result<bool, PluginError> {
+    #[derive(serde::Deserialize)]
+    struct ThreadProbe<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Option<Text<'a>>,
+        #[serde(borrow)]
+        uuid: Option<Text<'a>>,
+        #[serde(rename = "isSidechain")]
+        is_sidechain: Option<bool>,
+    }
+    let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
+    let mut seen = false;
+    for line in BufReader::new(file).split(b'\n') {
+        let line = line.map_err(|e| PluginError::io(path, &e))?;
+        let Ok(probe) = serde_json::from_slice::<ThreadProbe<'_>>(&line) else {
+            continue;
+        };
+        let conversational = matches!(
+            probe.kind.as_ref().map(Text::as_str),
+            Some("user" | "assistant" | "system")
+        );
+        if conversational && probe.uuid.is_some() {
+            if !probe.is_sidechain.unwrap_or(false) {
+                return Ok(false);
+            }
+            seen = true;
+        }
+    }
+    Ok(seen)
+}
+
 /// The first line of a session file, parsed (where the ownership marker is).
 fn first_record(path: &Path) -> Result<Option<Value>, PluginError> {
     let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
