@@ -472,7 +472,14 @@ fn source_cli_cell(source: &str, file: &Path) -> Outcome {
     let Some(placement) = placement(source, &bytes) else {
         return Outcome::Unreadable("the file names no session id the CLI could resume".into());
     };
-    let plugin = plugin_of(source);
+    // The reader reads as the source CLI at this end of its range sends (Claude Code's reader
+    // has rules of its own per version).
+    let plugin: Box<dyn Plugin> = match (source, handoff_live::CliEnd::from_env()) {
+        ("claude-code", handoff_live::CliEnd::Oldest) => Box::new(
+            handoff_claude::ClaudePluginReadingAs::version(handoff_claude::CLAUDE_CODE_VERSION),
+        ),
+        _ => plugin_of(source),
+    };
     let case = Case {
         name: file.display().to_string(),
         target: source,

@@ -22,7 +22,8 @@ mod claude_code;
 mod extras;
 mod manifest;
 
-pub use manifest::{CLAUDE_CODE, CLAUDE_CODE_VERSION, MESSAGES, PLUGIN_NAME};
+pub use claude_code::ReadRules;
+pub use manifest::{CLAUDE_CODE, CLAUDE_CODE_NEWEST, CLAUDE_CODE_VERSION, MESSAGES, PLUGIN_NAME};
 
 /// The Claude plugin: both targets, dispatched, checked, locked and owner-checked by the SDK.
 #[derive(Clone, Copy, Debug, Default)]
@@ -36,6 +37,74 @@ handoff_sdk::targets!(
         anthropic_messages::AnthropicMessages
     ]
 );
+
+/// The Claude plugin reading `claude-code` sessions as one Claude Code version sends them
+/// ([`ReadRules::for_version`]); [`ClaudePlugin`] reads as the newest end of the verified range
+/// does. Everything else (writing, resuming, listing, `anthropic-messages`) is [`ClaudePlugin`]'s.
+/// The live tier's differential reads with the version of the CLI it runs.
+#[derive(Clone, Copy, Debug)]
+pub struct ClaudePluginReadingAs(pub ReadRules);
+
+impl ClaudePluginReadingAs {
+    /// Reading as Claude Code `version` sends a session.
+    pub fn version(version: &str) -> Self {
+        ClaudePluginReadingAs(ReadRules::for_version(version))
+    }
+}
+
+impl handoff_sdk::Plugin for ClaudePluginReadingAs {
+    fn manifest(&self) -> handoff_sdk::Manifest {
+        handoff_sdk::Plugin::manifest(&ClaudePlugin)
+    }
+    fn writer(&self) -> &dyn handoff_sdk::Writer {
+        handoff_sdk::Plugin::writer(&ClaudePlugin)
+    }
+    fn reader(&self) -> &dyn handoff_sdk::Reader {
+        self
+    }
+    fn resumer(&self) -> &dyn handoff_sdk::Resumer {
+        handoff_sdk::Plugin::resumer(&ClaudePlugin)
+    }
+}
+
+impl handoff_sdk::Reader for ClaudePluginReadingAs {
+    fn read_each(
+        &self,
+        from: handoff_sdk::ReadFrom<'_>,
+        sink: &mut dyn FnMut(handoff_sdk::Event) -> bool,
+    ) -> Result<handoff_sdk::ReadOutcome, handoff_sdk::PluginError> {
+        let whole = !matches!(from, handoff_sdk::ReadFrom::Written(..));
+        if from.target() == CLAUDE_CODE && whole {
+            claude_code::read_each_as(from, self.0, sink)?;
+            return Ok(handoff_sdk::ReadOutcome::Read);
+        }
+        handoff_sdk::Plugin::reader(&ClaudePlugin).read_each(from, sink)
+    }
+
+    fn cwd(
+        &self,
+        from: handoff_sdk::ReadFrom<'_>,
+    ) -> Result<Option<String>, handoff_sdk::PluginError> {
+        handoff_sdk::Plugin::reader(&ClaudePlugin).cwd(from)
+    }
+
+    fn list(
+        &self,
+        root: &handoff_sdk::StoreRoot,
+        target: &str,
+    ) -> Result<Vec<handoff_sdk::SessionInfo>, handoff_sdk::PluginError> {
+        handoff_sdk::Plugin::reader(&ClaudePlugin).list(root, target)
+    }
+
+    fn find_owned(
+        &self,
+        root: &handoff_sdk::StoreRoot,
+        target: &str,
+        locator: &str,
+    ) -> Result<Option<handoff_sdk::SessionRef>, handoff_sdk::PluginError> {
+        handoff_sdk::Plugin::reader(&ClaudePlugin).find_owned(root, target, locator)
+    }
+}
 
 // Makes the plugin a built-in of any host that links this crate; `so/` exports it as a shared
 // library.

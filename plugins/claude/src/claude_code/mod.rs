@@ -17,12 +17,13 @@ use handoff_sdk::atomic;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
-    own_marker, sessions_newest_first, CreateOptions, Event, EventStream, PluginError, ReadOutcome,
-    ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript,
+    own_marker, sessions_newest_first, CreateOptions, Event, EventStream, PluginError, ReadFrom,
+    ReadOutcome, ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript,
     WrittenFile,
 };
 
 use crate::manifest::{CLAUDE_CODE, PLUGIN_NAME};
+pub use read::ReadRules;
 use records::SessionMembers;
 use write::{precheck, write_events, ChainState, RecordWriter};
 
@@ -80,7 +81,7 @@ impl Target for ClaudeCode {
         from: Stored<'_>,
         sink: &mut dyn FnMut(Event) -> bool,
     ) -> Result<Option<String>, PluginError> {
-        read::read_each(from.path(), sink)
+        read::read_each(from.path(), ReadRules::default(), sink)
     }
 
     /// The index loaded as the file grows.
@@ -365,6 +366,21 @@ fn config_dir_env(
             root.path().to_string_lossy().into_owned(),
         )]
     }
+}
+
+/// A Claude Code session file (or a session of a store, checked as the SDK checks it) read as the
+/// Claude Code of `rules` sends it; the cwd as [`Target::cwd`] gives it.
+pub(crate) fn read_each_as(
+    from: ReadFrom<'_>,
+    rules: ReadRules,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<(), PluginError> {
+    let path = match from {
+        ReadFrom::Session(root, session) => session.check(root, CLAUDE_CODE)?,
+        ReadFrom::File(_, path) => path,
+        ReadFrom::Written(..) => return Err(handoff_sdk::not_whole(from)),
+    };
+    read::read_each(path, rules, sink).map(drop)
 }
 
 #[cfg(test)]

@@ -52,6 +52,7 @@ mod node_store;
 mod nodes;
 mod record_id;
 mod reread;
+mod rules;
 mod sent_tools;
 mod spanned;
 #[cfg(test)]
@@ -71,6 +72,7 @@ use super::records::Text;
 use super::write::ChainState;
 use assemble::assemble;
 use load::{load, load_from, Passes};
+pub use rules::ReadRules;
 use unresolved::DropUnresolvedCalls;
 
 /// A session read back, with what an append needs to continue its chain.
@@ -87,7 +89,7 @@ pub(crate) fn read(path: &Path) -> Result<Transcript, PluginError> {
     let mut loaded = load(path, Passes::One, usize::MAX)?;
     let cwd = loaded.cwd.take();
     let mut events = Vec::with_capacity(loaded.records.nodes.len());
-    hand_on(path, loaded, &mut |e| {
+    hand_on(path, loaded, ReadRules::default(), &mut |e| {
         events.push(e);
         true
     })?;
@@ -105,7 +107,7 @@ pub(crate) fn read_session(path: &Path) -> Result<Session, PluginError> {
     let session_id = loaded.session_id.take();
     let mut events = Vec::with_capacity(loaded.records.nodes.len());
     let chain = assemble(path, loaded, true, &mut |mut e| {
-        sent_tools::as_sent(&mut e);
+        sent_tools::as_sent(&mut e, ReadRules::default());
         events.push(e);
         true
     })?;
@@ -122,20 +124,22 @@ pub(crate) fn read_session(path: &Path) -> Result<Session, PluginError> {
 /// the index of the records is held, never their content); returns the session's cwd.
 pub(crate) fn read_each(
     path: &Path,
+    rules: ReadRules,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<Option<String>, PluginError> {
-    read_each_spilling_after(path, node_store::spill_after(), sink)
+    read_each_spilling_after(path, node_store::spill_after(), rules, sink)
 }
 
 /// [`read_each`], its index going to a temporary file past `spill_after` records.
 fn read_each_spilling_after(
     path: &Path,
     spill_after: usize,
+    rules: ReadRules,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<Option<String>, PluginError> {
     let mut loaded = load(path, Passes::Two, spill_after)?;
     let cwd = loaded.cwd.take();
-    hand_on(path, loaded, sink)?;
+    hand_on(path, loaded, rules, sink)?;
     Ok(cwd)
 }
 
@@ -151,19 +155,20 @@ pub(crate) fn read_written_each(
     // The file's size is not known yet: the index grows as it is read.
     let mut loaded = load_from(name, input, 0, Passes::Two, node_store::spill_after())?;
     loaded.reread = Some(file.open().map_err(io)?);
-    hand_on(name, loaded, sink)
+    hand_on(name, loaded, ReadRules::default(), sink)
 }
 
-/// The conversation's events of what was loaded, to `sink`, as Claude Code sends them on resume
-/// (calls no result answers dropped).
+/// The conversation's events of what was loaded, to `sink`, as the Claude Code of `rules` sends
+/// them on resume (calls no result answers dropped).
 fn hand_on(
     path: &Path,
     loaded: load::Loaded,
+    rules: ReadRules,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<(), PluginError> {
     let mut calls = DropUnresolvedCalls::new(sink);
     assemble(path, loaded, false, &mut |mut e| {
-        sent_tools::as_sent(&mut e);
+        sent_tools::as_sent(&mut e, rules);
         calls.push(e)
     })?;
     calls.finish();

@@ -10,25 +10,34 @@
 //! `SendUserMessage`, `ListMcpResources`, `ReadMcpResourceDir` of the MCP resource tools) go out
 //! unchanged, and so does `ExitPlanMode` with its legacy `plan`.
 
+//!
+//! Claude Code 2.1.332 has no aliases left for `TaskStop` and `TaskOutput`: it sends `KillShell`,
+//! `KillBash` and `BashOutput` unchanged (measured at `HANDOFF_LIVE_END=newest`), so those
+//! renames are rules of the versions before it ([`ReadRules`]).
+
 use handoff_sdk::{AssistantPart, Body, Event, ToolInput};
 
-/// Legacy tool name → the name Claude Code 2.1.197 sends.
-const RENAMED: &[(&str, &str)] = &[
-    ("Task", "Agent"),
+use super::rules::ReadRules;
+
+/// Legacy tool name → the name every verified Claude Code sends (2.1.197 and 2.1.332).
+const RENAMED: &[(&str, &str)] = &[("Task", "Agent"), ("RunWorkflow", "Workflow")];
+
+/// Legacy tool name → the name Claude Code sends before 2.1.332
+/// ([`ReadRules::task_tool_aliases_renamed`]).
+const RENAMED_BEFORE_2_1_332: &[(&str, &str)] = &[
     ("KillShell", "TaskStop"),
     ("KillBash", "TaskStop"),
     ("AgentOutputTool", "TaskOutput"),
     ("BashOutputTool", "TaskOutput"),
     ("AgentOutput", "TaskOutput"),
     ("BashOutput", "TaskOutput"),
-    ("RunWorkflow", "Workflow"),
 ];
 
 /// The single-edit fields Claude Code drops from an `Edit` call whose input has `edits`.
 const SINGLE_EDIT_FIELDS: &[&str] = &["old_string", "new_string", "replace_all"];
 
-/// The tool calls of `event` as Claude Code sends them (see the module docs).
-pub(super) fn as_sent(event: &mut Event) {
+/// The tool calls of `event` as the Claude Code of `rules` sends them (see the module docs).
+pub(super) fn as_sent(event: &mut Event, rules: ReadRules) {
     let Body::Assistant { content, .. } = &mut event.body else {
         return;
     };
@@ -36,7 +45,12 @@ pub(super) fn as_sent(event: &mut Event) {
         let AssistantPart::ToolCall(call) = part else {
             continue;
         };
-        if let Some((_, current)) = RENAMED.iter().find(|(legacy, _)| *legacy == call.name) {
+        let mut renamed = RENAMED.iter().chain(
+            RENAMED_BEFORE_2_1_332
+                .iter()
+                .filter(|_| rules.task_tool_aliases_renamed),
+        );
+        if let Some((_, current)) = renamed.find(|(legacy, _)| *legacy == call.name) {
             call.name = (*current).to_owned();
         }
         if call.name == "Edit" {
@@ -58,7 +72,12 @@ mod tests {
 
     use super::*;
 
+    /// As Claude Code 2.1.197, the pinned end, sends it.
     fn sent(name: &str, input: handoff_sdk::serde_json::Value) -> ToolCall {
+        sent_as(ReadRules::for_version("2.1.197"), name, input)
+    }
+
+    fn sent_as(rules: ReadRules, name: &str, input: handoff_sdk::serde_json::Value) -> ToolCall {
         let mut event = Event::new(
             "a",
             Timestamp::from_millis(0),
@@ -67,7 +86,7 @@ mod tests {
                 origin: None,
             },
         );
-        as_sent(&mut event);
+        as_sent(&mut event, rules);
         let Body::Assistant { mut content, .. } = event.body else {
             unreachable!()
         };
@@ -107,6 +126,19 @@ mod tests {
             sent("ExitPlanMode", json!({"plan": "p"})).arguments(),
             Some(&json!({"plan": "p"}))
         );
+    }
+
+    #[test]
+    fn the_newest_end_sends_the_task_tools_legacy_names_unchanged() {
+        for unchanged in ["KillShell", "KillBash", "BashOutput", "AgentOutputTool"] {
+            assert_eq!(
+                sent_as(ReadRules::NEWEST, unchanged, json!({})).name,
+                unchanged
+            );
+        }
+        for (legacy, current) in [("Task", "Agent"), ("RunWorkflow", "Workflow")] {
+            assert_eq!(sent_as(ReadRules::NEWEST, legacy, json!({})).name, current);
+        }
     }
 
     #[test]

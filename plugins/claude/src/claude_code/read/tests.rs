@@ -60,7 +60,7 @@ fn genuine_changed(change: impl FnOnce(&mut Vec<String>)) -> Result<Vec<Body>, P
 /// The events `read_each` hands on (two passes), or its error, as `read` (one pass) gives them.
 fn streamed(path: &Path) -> Result<Vec<Event>, PluginError> {
     let mut events = Vec::new();
-    super::read_each(path, &mut |e| {
+    super::read_each(path, super::ReadRules::default(), &mut |e| {
         events.push(e);
         true
     })
@@ -105,7 +105,7 @@ fn a_read_with_its_index_in_a_file_agrees_with_the_whole_read() {
             let whole = read(&path).map(|t| t.events).map_err(|e| e.to_string());
             for spill_after in [0, 3] {
                 let mut events = Vec::new();
-                let spilled = super::read_each_spilling_after(&path, spill_after, &mut |e| {
+                let spilled = super::read_each_spilling_after(&path, spill_after, super::ReadRules::default(), &mut |e| {
                     events.push(e);
                     true
                 })

@@ -1,0 +1,61 @@
+//! The reader's rules that differ across the Claude Code versions handoff verifies: a reader is
+//! right when it reads what the Claude Code the user runs sends, so these are chosen by that
+//! version, as the live recipe's `injected_in` rules are (`since`/`before`, both ends of the
+//! verified range measured; no version between them was, so a rule that changed ends at the
+//! newest end).
+//!
+//! The default is the newest end of the range ([`CLAUDE_CODE_NEWEST`]): a reader that is not
+//! told which Claude Code it reads for reads as the newest proven one sends.
+
+use handoff_sdk::live::{parse_version, version_at_least};
+
+use crate::manifest::CLAUDE_CODE_NEWEST;
+
+/// How the reader reads a Claude Code session: as the Claude Code of one version sends it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadRules {
+    /// A call under a legacy name of a tool that was renamed (`KillShell`, `KillBash` of
+    /// `TaskStop`; `BashOutput`, `AgentOutput`, `BashOutputTool`, `AgentOutputTool` of
+    /// `TaskOutput`) is sent under the tool's current name: 2.1.197 (measured, `legacy-tool-*`);
+    /// 2.1.332 sends the recorded name unchanged (measured for `KillShell`, `KillBash`,
+    /// `BashOutput`; its bundle lists those tools without aliases).
+    pub(crate) task_tool_aliases_renamed: bool,
+}
+
+impl ReadRules {
+    /// As the newest Claude Code the live tier proves sends a session.
+    pub const NEWEST: ReadRules = ReadRules {
+        task_tool_aliases_renamed: false,
+    };
+
+    /// As Claude Code `version` (`2.1.197`, `v2.1.197`) sends a session. A version that is no
+    /// version reads as [`ReadRules::NEWEST`].
+    pub fn for_version(version: &str) -> ReadRules {
+        let known = parse_version(version).is_some();
+        ReadRules {
+            task_tool_aliases_renamed: known && !version_at_least(version, CLAUDE_CODE_NEWEST),
+        }
+    }
+}
+
+impl Default for ReadRules {
+    fn default() -> Self {
+        ReadRules::NEWEST
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::CLAUDE_CODE_VERSION;
+
+    #[test]
+    fn each_end_of_the_range_has_its_rules_and_the_default_is_the_newest() {
+        assert!(ReadRules::for_version(CLAUDE_CODE_VERSION).task_tool_aliases_renamed);
+        assert!(ReadRules::for_version("v2.1.331").task_tool_aliases_renamed);
+        assert_eq!(ReadRules::for_version(CLAUDE_CODE_NEWEST), ReadRules::NEWEST);
+        assert_eq!(ReadRules::for_version("2.2.0"), ReadRules::NEWEST);
+        assert_eq!(ReadRules::for_version("unknown"), ReadRules::NEWEST);
+        assert_eq!(ReadRules::default(), ReadRules::NEWEST);
+    }
+}
