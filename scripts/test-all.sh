@@ -21,6 +21,9 @@ bash scripts/install-clis.sh --newest
 HANDOFF_LIVE_END=newest HANDOFF_LIVE_REQUIRED=1 cargo test -p handoff-claude --test conformance
 HANDOFF_LIVE_END=newest HANDOFF_LIVE_REQUIRED=1 cargo test -p handoff-pi --test conformance
 HANDOFF_LIVE_END=newest HANDOFF_LIVE_REQUIRED=1 cargo test -p handoff-live --test interactive_resume -- claude_code pi_opens
+# The Claude Code reader reads as the CLI of the end it runs sends (its rules per version):
+# its differential at the newest end too (50 cases, about 30-60 s).
+HANDOFF_LIVE_END=newest HANDOFF_LIVE_REQUIRED=1 cargo test -p handoff-live --test differential -- claude_code
 bash scripts/check-plugin-template.sh
 # Fuzzing, bounded (docs/fuzzing.md): every native reader and dialect parser, 15 s each.
 bash scripts/fuzz.sh "${HANDOFF_FUZZ_SECONDS:-15}"

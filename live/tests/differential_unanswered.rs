@@ -108,13 +108,30 @@ fn copilot_cli_reads_back_its_interrupted_result() {
     verify_names_the_difference("copilot-cli", &back);
 }
 
+/// Read as Claude Code 2.1.197 sends it: without the call.
 #[test]
 fn claude_code_reads_back_without_the_call() {
-    let back = round_trip(&handoff_claude::ClaudePlugin, "claude-code");
+    let at_2_1_197 =
+        handoff_claude::ClaudePluginReadingAs::version(handoff_claude::CLAUDE_CODE_VERSION);
+    let back = round_trip(&at_2_1_197, "claude-code");
     assert_eq!(back.events.len(), 1, "{:?}", back.events);
     assert!(matches!(back.events[0].body, Body::User { .. }));
     let diff = verify_names_the_difference("claude-code", &back);
     assert!(diff.contains("a1"), "{diff}");
+}
+
+/// Read as Claude Code 2.1.332, the newest end and the default, sends it: the call answered by
+/// its own error result.
+#[test]
+fn claude_code_reads_back_its_interrupted_result_at_the_newest_end() {
+    let back = round_trip(&handoff_claude::ClaudePlugin, "claude-code");
+    let (call, content, is_error) = result_of(&back).expect("Claude Code's result");
+    assert_eq!(call, "call_1");
+    assert!(
+        content.contains("[Tool call interrupted: the session ended before") && is_error,
+        "{content}"
+    );
+    verify_names_the_difference("claude-code", &back);
 }
 
 #[test]

@@ -166,7 +166,7 @@ fn hand_on(
     rules: ReadRules,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<(), PluginError> {
-    let mut calls = DropUnresolvedCalls::new(sink);
+    let mut calls = DropUnresolvedCalls::new(sink, rules);
     assemble(path, loaded, false, &mut |mut e| {
         sent_tools::as_sent(&mut e, rules);
         calls.push(e)

@@ -20,20 +20,38 @@ pub struct ReadRules {
     /// 2.1.332 sends the recorded name unchanged (measured for `KillShell`, `KillBash`,
     /// `BashOutput`; its bundle lists those tools without aliases).
     pub(crate) task_tool_aliases_renamed: bool,
+    /// The result Claude Code sends for a call the session ended on (no result recorded, only
+    /// results after its turn): `None`, the call is dropped (2.1.197, measured: `interrupted-call`,
+    /// `interrupted-call-after-text`); 2.1.332 keeps the call and sends this error result for it
+    /// (measured, both cases). A call left open with more of the conversation after it is dropped
+    /// at every version (2.1.332 has another text for that, "Tool call did not complete…", not
+    /// measured).
+    pub(crate) open_call_at_end_answered: Option<&'static str>,
 }
+
+/// Claude Code 2.1.332's result for a call the session ended on.
+pub(crate) const INTERRUPTED_CALL_RESULT: &str = "[Tool call interrupted: the session ended \
+    before this call's result was recorded, so its outcome is unknown. Check whether it took \
+    effect before relying on it or running it again.]";
 
 impl ReadRules {
     /// As the newest Claude Code the live tier proves sends a session.
     pub const NEWEST: ReadRules = ReadRules {
         task_tool_aliases_renamed: false,
+        open_call_at_end_answered: Some(INTERRUPTED_CALL_RESULT),
     };
 
     /// As Claude Code `version` (`2.1.197`, `v2.1.197`) sends a session. A version that is no
     /// version reads as [`ReadRules::NEWEST`].
     pub fn for_version(version: &str) -> ReadRules {
-        let known = parse_version(version).is_some();
+        let before_newest =
+            parse_version(version).is_some() && !version_at_least(version, CLAUDE_CODE_NEWEST);
+        if !before_newest {
+            return ReadRules::NEWEST;
+        }
         ReadRules {
-            task_tool_aliases_renamed: known && !version_at_least(version, CLAUDE_CODE_NEWEST),
+            task_tool_aliases_renamed: true,
+            open_call_at_end_answered: None,
         }
     }
 }
@@ -51,7 +69,10 @@ mod tests {
 
     #[test]
     fn each_end_of_the_range_has_its_rules_and_the_default_is_the_newest() {
-        assert!(ReadRules::for_version(CLAUDE_CODE_VERSION).task_tool_aliases_renamed);
+        let oldest = ReadRules::for_version(CLAUDE_CODE_VERSION);
+        assert!(oldest.task_tool_aliases_renamed);
+        assert_eq!(oldest.open_call_at_end_answered, None);
+        assert!(ReadRules::NEWEST.open_call_at_end_answered.is_some());
         assert!(ReadRules::for_version("v2.1.331").task_tool_aliases_renamed);
         assert_eq!(ReadRules::for_version(CLAUDE_CODE_NEWEST), ReadRules::NEWEST);
         assert_eq!(ReadRules::for_version("2.2.0"), ReadRules::NEWEST);
