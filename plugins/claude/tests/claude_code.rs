@@ -750,7 +750,11 @@ fn a_dangling_parent_goes_on_by_time_or_is_an_error_not_a_shorter_conversation()
     };
     write(&recs);
     let t = ClaudePlugin.read_id(&root, CLAUDE_CODE, &s.id).unwrap();
-    assert_eq!(t.events.len(), 2, "the answer goes on to the prompt before it");
+    assert_eq!(
+        t.events.len(),
+        2,
+        "the answer goes on to the prompt before it"
+    );
     // Written more than 5 s after anything else: nothing to go on to.
     let asked = Timestamp::parse(recs[0]["timestamp"].as_str().unwrap()).unwrap();
     recs[1]["timestamp"] = json!(Timestamp::from_millis(asked.millis() + 5001).to_rfc3339());
@@ -795,14 +799,18 @@ fn a_record_of_an_unkept_kind_is_no_link_its_child_goes_on_by_time() {
     let (command, answer) = (at(&recs, "user", 1), at(&recs, "assistant", 1));
     // The first turn a few seconds earlier, so the only ties are the two records below.
     let then = Timestamp::parse(recs[command]["timestamp"].as_str().unwrap()).unwrap();
-    for (n, i) in [at(&recs, "user", 0), at(&recs, "assistant", 0)].into_iter().enumerate() {
+    for (n, i) in [at(&recs, "user", 0), at(&recs, "assistant", 0)]
+        .into_iter()
+        .enumerate()
+    {
         let earlier = then.millis() - 3000 + 1000 * n as i64;
         recs[i]["timestamp"] = json!(Timestamp::from_millis(earlier).to_rfc3339());
     }
     let mut output = recs[command].clone();
     output["uuid"] = json!("00000000-0000-4000-8000-0000000000a1");
     output["parentUuid"] = recs[command]["uuid"].clone();
-    output["message"]["content"] = json!("<local-command-stdout>(no content)</local-command-stdout>");
+    output["message"]["content"] =
+        json!("<local-command-stdout>(no content)</local-command-stdout>");
     let mut delta = output.clone();
     delta["type"] = json!("file-history-delta");
     delta.as_object_mut().unwrap().remove("message");
@@ -828,7 +836,10 @@ fn a_record_of_an_unkept_kind_is_no_link_its_child_goes_on_by_time() {
         })
         .collect();
     assert_eq!(t.events.len(), 4, "{texts:#?}");
-    assert!(!texts.iter().any(|t| t.contains("local-command-stdout")), "{texts:#?}");
+    assert!(
+        !texts.iter().any(|t| t.contains("local-command-stdout")),
+        "{texts:#?}"
+    );
 }
 
 #[test]

@@ -18,8 +18,8 @@ use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
     own_marker, sessions_newest_first, CreateOptions, Event, EventStream, PluginError, ReadFrom,
-    ReadOutcome, ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript,
-    WrittenFile,
+    ReadOutcome, ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest,
+    Transcript, WrittenFile,
 };
 
 use crate::manifest::{CLAUDE_CODE, PLUGIN_NAME};

@@ -74,7 +74,10 @@ mod tests {
         assert_eq!(oldest.open_call_at_end_answered, None);
         assert!(ReadRules::NEWEST.open_call_at_end_answered.is_some());
         assert!(ReadRules::for_version("v2.1.331").task_tool_aliases_renamed);
-        assert_eq!(ReadRules::for_version(CLAUDE_CODE_NEWEST), ReadRules::NEWEST);
+        assert_eq!(
+            ReadRules::for_version(CLAUDE_CODE_NEWEST),
+            ReadRules::NEWEST
+        );
         assert_eq!(ReadRules::for_version("2.2.0"), ReadRules::NEWEST);
         assert_eq!(ReadRules::for_version("unknown"), ReadRules::NEWEST);
         assert_eq!(ReadRules::default(), ReadRules::NEWEST);

@@ -105,10 +105,15 @@ fn a_read_with_its_index_in_a_file_agrees_with_the_whole_read() {
             let whole = read(&path).map(|t| t.events).map_err(|e| e.to_string());
             for spill_after in [0, 3] {
                 let mut events = Vec::new();
-                let spilled = super::read_each_spilling_after(&path, spill_after, super::ReadRules::default(), &mut |e| {
-                    events.push(e);
-                    true
-                })
+                let spilled = super::read_each_spilling_after(
+                    &path,
+                    spill_after,
+                    super::ReadRules::default(),
+                    &mut |e| {
+                        events.push(e);
+                        true
+                    },
+                )
                 .map(|_| events)
                 .map_err(|e| e.to_string());
                 assert_eq!(spilled, whole, "{} ({spill_after})", path.display());
