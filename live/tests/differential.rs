@@ -940,8 +940,10 @@ fn at_ends(oldest: Expect, newest: Expect) -> Expect {
 /// Claude Code 2.1.332 resumes a file with a malformed record on the conversation.
 const NEWEST_RESUMES_MALFORMED: &str =
     "Claude Code 2.1.332 resumes a file whose conversation has a record without \
-     message.content (2.1.197 fails); what it sends for that record is not measured yet, so the \
-     reader keeps 2.1.197's verdict and names the line";
+     message.content (2.1.197 fails): it sends the conversation without that record and without \
+     the results of its calls; the reader keeps 2.1.197's verdict and names the line (not yet a \
+     rule of the newest end: which malformed records 2.1.332 passes over is measured for this one \
+     fault only)";
 
 fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
     let (tool, two, tool_place, two_place) = (s.tool, s.two, s.tool_place, s.two_place);

@@ -233,8 +233,8 @@ pub(super) fn conversation_path(
                         n.line(),
                         Some("parentUuid"),
                         format!(
-                            "{} is not a record of this file, and no record of it was written \
-                             in the {} ms before this one",
+                            "{} is not a record of this file, and no record of this one's \
+                             thread was written in the {} ms before it",
                             records.unresolved[k as usize].0, PARENT_BY_TIME_WITHIN_MS
                         ),
                     ));
