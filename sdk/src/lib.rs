@@ -31,6 +31,8 @@
 #![deny(missing_docs)]
 
 pub use handoff_capability::*;
+/// The wire dialects. Without the SDK's `dialects` feature only the [`dialect::Dialect`] names a
+/// manifest or a resume plan carries; with it their codecs (render, parse, validate).
 pub use handoff_dialects as dialect;
 pub use handoff_store::{self as store, atomic, lock, marker, StoreRoot};
 pub use handoff_transcript::{self as transcript, *};
