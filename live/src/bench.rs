@@ -43,44 +43,39 @@ pub fn tool_session(origin: Origin, call: &BenchCall) -> Transcript {
     };
     for turn in 0..TURNS {
         let call_id = format!("{}{turn:06}", call.id_prefix);
-        events.push(Event::new(
-            format!("u{turn}"),
-            next(),
+        let mut push = |letter: char, body: Body| {
+            events.push(Event::new(format!("{letter}{turn}"), next(), body));
+        };
+        push(
+            'u',
             Body::User {
                 content: vec![Part::text(format!(
                     "Turn {turn}: please list the files in the project and tell me what changed since the last turn."
                 ))],
             },
-        ));
-        events.push(Event::new(
-            format!("a{turn}"),
-            next(),
+        );
+        let text = "I will list the files in the project directory first, then compare.";
+        let tool_call = ToolCall::new(call_id.clone(), call.name, call.arguments.clone());
+        push(
+            'a',
             Body::Assistant {
                 content: vec![
-                    AssistantPart::text(
-                        "I will list the files in the project directory first, then compare.",
-                    ),
-                    AssistantPart::ToolCall(ToolCall::new(
-                        call_id.clone(),
-                        call.name,
-                        call.arguments.clone(),
-                    )),
+                    AssistantPart::text(text),
+                    AssistantPart::ToolCall(tool_call),
                 ],
                 origin: origin.clone(),
             },
-        ));
-        events.push(Event::new(
-            format!("r{turn}"),
-            next(),
+        );
+        push(
+            'r',
             Body::ToolResult {
                 call_id,
                 content: vec![Part::text(output.clone())],
                 is_error: false,
             },
-        ));
-        events.push(Event::new(
-            format!("b{turn}"),
-            next(),
+        );
+        push(
+            'b',
             Body::Assistant {
                 content: vec![AssistantPart::text(
                     "The project has one source directory with the main file; nothing changed since the last turn, \
@@ -88,7 +83,7 @@ pub fn tool_session(origin: Origin, call: &BenchCall) -> Transcript {
                 )],
                 origin: origin.clone(),
             },
-        ));
+        );
     }
     let mut t = Transcript::new(events);
     t.cwd = Some("/home/dev/proj".into());

@@ -228,20 +228,24 @@ pub fn shape(t: &Transcript) -> String {
 /// The text of an event: its text parts joined (a compaction's summary).
 pub fn text_of(e: &Event) -> String {
     match &e.body {
-        Body::User { content } | Body::ToolResult { content, .. } => content
-            .iter()
-            .filter_map(|p| match p {
-                Part::Text { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect(),
-        Body::Assistant { content, .. } => content
-            .iter()
-            .filter_map(|p| match p {
-                AssistantPart::Text { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect(),
+        Body::User { content } | Body::ToolResult { content, .. } => {
+            content.iter().filter_map(part_text).collect()
+        }
+        Body::Assistant { content, .. } => content.iter().filter_map(assistant_text).collect(),
         Body::Compaction { summary, .. } => summary.clone(),
+    }
+}
+
+fn part_text(part: &Part) -> Option<&str> {
+    match part {
+        Part::Text { text } => Some(text),
+        _ => None,
+    }
+}
+
+fn assistant_text(part: &AssistantPart) -> Option<&str> {
+    match part {
+        AssistantPart::Text { text } => Some(text),
+        _ => None,
     }
 }
