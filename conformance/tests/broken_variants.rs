@@ -46,15 +46,7 @@ impl Plugin for Broken {
         }
         m
     }
-    fn writer(&self) -> &dyn Writer {
-        self
-    }
-    fn reader(&self) -> &dyn Reader {
-        self
-    }
-    fn resumer(&self) -> &dyn Resumer {
-        self
-    }
+    handoff_capability::parts_are_self!();
 }
 
 fn without_images(t: &Transcript) -> Transcript {

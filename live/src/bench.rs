@@ -5,10 +5,102 @@
 //! is VmHWM from /proc/self/status, reset before each step by writing 5 to /proc/self/clear_refs,
 //! minus the resident size at that moment. Reads run in a fresh process (the bench binary
 //! re-executes itself), so memory freed while building the transcript cannot hide a read's peak.
+//!
+//! [`tool_session`]: the session the write + read benches of codex, pi and gemini-cli write,
+//! one definition with each CLI's own tool call, so their figures compare; [`serde_floor`]: what
+//! they measure it against.
 
 use std::path::Path;
 
 use handoff_host::{ById, CreateOptions, Plugin, StoreRoot, Transcript};
+use handoff_transcript::{AssistantPart, Body, Event, Origin, Part, Timestamp, ToolCall};
+
+/// How many turns a [`tool_session`] has.
+pub const TURNS: usize = 5_000;
+
+/// The tool call each turn of a [`tool_session`] makes, as the target's CLI names it.
+pub struct BenchCall<'a> {
+    /// The call id before the turn's six digits (`call_` makes `call_000042`).
+    pub id_prefix: &'a str,
+    /// The tool.
+    pub name: &'a str,
+    /// Its arguments, the same every turn.
+    pub arguments: serde_json::Value,
+}
+
+/// [`TURNS`] turns of a user prompt → assistant text + `call` → ~1.3 KB tool output → assistant
+/// text, `origin` on every assistant event, events 7 ms apart, in `/home/dev/proj` (about 18 MB
+/// as a Codex rollout). Event ids: `u`, `a`, `r`, `b` and the turn.
+pub fn tool_session(origin: Origin, call: &BenchCall) -> Transcript {
+    let output =
+        "drwxr-xr-x  2 dev dev 4096 Nov 30 00:41 src/main.rs and some more text\n".repeat(18);
+    let origin = Some(origin);
+    let mut events = Vec::with_capacity(TURNS * 4);
+    let mut ms = 1_795_999_300_000i64;
+    let mut next = || {
+        ms += 7;
+        Timestamp::from_millis(ms)
+    };
+    for turn in 0..TURNS {
+        let call_id = format!("{}{turn:06}", call.id_prefix);
+        let mut push = |letter: char, body: Body| {
+            events.push(Event::new(format!("{letter}{turn}"), next(), body));
+        };
+        push(
+            'u',
+            Body::User {
+                content: vec![Part::text(format!(
+                    "Turn {turn}: please list the files in the project and tell me what changed since the last turn."
+                ))],
+            },
+        );
+        let text = "I will list the files in the project directory first, then compare.";
+        let tool_call = ToolCall::new(call_id.clone(), call.name, call.arguments.clone());
+        push(
+            'a',
+            Body::Assistant {
+                content: vec![
+                    AssistantPart::text(text),
+                    AssistantPart::ToolCall(tool_call),
+                ],
+                origin: origin.clone(),
+            },
+        );
+        push(
+            'r',
+            Body::ToolResult {
+                call_id,
+                content: vec![Part::text(output.clone())],
+                is_error: false,
+            },
+        );
+        push(
+            'b',
+            Body::Assistant {
+                content: vec![AssistantPart::text(
+                    "The project has one source directory with the main file; nothing changed since the last turn, \
+                     so the build should still pass. Let me know what you would like to do next.",
+                )],
+                origin: origin.clone(),
+            },
+        );
+    }
+    let mut t = Transcript::new(events);
+    t.cwd = Some("/home/dev/proj".into());
+    t
+}
+
+/// The serde_json floor of a JSONL file's bytes: parse every line into a `Value` and serialise it
+/// again; returns the bytes written.
+pub fn serde_floor(bytes: &[u8]) -> usize {
+    let mut out = Vec::with_capacity(bytes.len());
+    for line in bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        let value: serde_json::Value = serde_json::from_slice(line).expect("valid line");
+        serde_json::to_writer(&mut out, &value).expect("serialises");
+        out.push(b'\n');
+    }
+    out.len()
+}
 
 /// How small a streamed read must stay.
 #[derive(Clone, Copy, Debug)]

@@ -11,10 +11,14 @@
 //! `HANDOFF_LIVE_REQUIRED=1`); and the offline suite again on the plugin's shared library, loaded
 //! from the `.so` that its `so/` crate builds (a `cdylib` dev-dependency of the plugin crate,
 //! built beside the test executable) — the file a host actually loads.
+//!
+//! Beside them, what a plugin's reader tests look at the same way: a sample file of the crate
+//! ([`sample`]), a transcript's shape in letters ([`shape`]), an event's text ([`text_of`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use handoff_host::Plugin;
+use handoff_transcript::{AssistantPart, Body, Event, Part, Transcript};
 
 use crate::{run_live_checks, skips_are_failures, LiveOptions};
 use handoff_conformance::{run, CheckResult, Options, Status};
@@ -194,5 +198,54 @@ impl handoff_host::Writer for CreateStreamed<'_> {
         session: &handoff_host::SessionRef,
     ) -> Result<(), handoff_host::PluginError> {
         self.0.writer().remove(root, session)
+    }
+}
+
+/// `tests/samples/<folder>/<file>` of the crate at `crate_dir` (its `CARGO_MANIFEST_DIR`).
+pub fn sample(crate_dir: &str, folder: &str, file: &str) -> PathBuf {
+    Path::new(crate_dir)
+        .join("tests/samples")
+        .join(folder)
+        .join(file)
+}
+
+/// One letter per event: U user, A assistant, R tool result (E a failed one), C compaction.
+pub fn shape(t: &Transcript) -> String {
+    t.events
+        .iter()
+        .map(|e| match &e.body {
+            Body::User { .. } => 'U',
+            Body::Assistant { .. } => 'A',
+            Body::ToolResult {
+                is_error: false, ..
+            } => 'R',
+            Body::ToolResult { is_error: true, .. } => 'E',
+            Body::Compaction { .. } => 'C',
+        })
+        .collect()
+}
+
+/// The text of an event: its text parts joined (a compaction's summary).
+pub fn text_of(e: &Event) -> String {
+    match &e.body {
+        Body::User { content } | Body::ToolResult { content, .. } => {
+            content.iter().filter_map(part_text).collect()
+        }
+        Body::Assistant { content, .. } => content.iter().filter_map(assistant_text).collect(),
+        Body::Compaction { summary, .. } => summary.clone(),
+    }
+}
+
+fn part_text(part: &Part) -> Option<&str> {
+    match part {
+        Part::Text { text } => Some(text),
+        _ => None,
+    }
+}
+
+fn assistant_text(part: &AssistantPart) -> Option<&str> {
+    match part {
+        AssistantPart::Text { text } => Some(text),
+        _ => None,
     }
 }

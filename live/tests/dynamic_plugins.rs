@@ -141,18 +141,7 @@ fn a_panicking_method_is_an_error_naming_plugin_and_method_and_the_host_lives_on
             .writer()
             .create(&root, "panicky", &one_message(), &CreateOptions::default())
             .unwrap_err();
-        match e {
-            PluginError::Panicked {
-                plugin,
-                method,
-                message,
-            } => {
-                assert_eq!(plugin, "panicking");
-                assert_eq!(method, "create");
-                assert!(message.contains("deliberate panic in create"), "{message}");
-            }
-            other => panic!("expected Panicked, got {other}"),
-        }
+        support::assert_fixture_panicked(&e, "create");
     }
     // Still alive, and the other methods still answer.
     assert_eq!(plugin.reader().list(&root, "panicky").unwrap(), vec![]);

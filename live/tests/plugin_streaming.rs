@@ -295,21 +295,7 @@ fn a_plugin_panic_in_a_streamed_read_is_an_error() {
             true
         })
         .unwrap_err();
-    match &error {
-        PluginError::Panicked {
-            plugin,
-            method,
-            message,
-        } => {
-            assert_eq!(plugin, "panicking");
-            assert_eq!(method, "read_each");
-            assert!(
-                message.contains("deliberate panic in read_each"),
-                "{message}"
-            );
-        }
-        other => panic!("not a panic error: {other}"),
-    }
+    support::assert_fixture_panicked(&error, "read_each");
     assert!(seen <= 3, "{seen}");
     // The host and the plugin go on.
     let other = plugin

@@ -21,7 +21,8 @@
 //! `docs/plugin-authoring.md`.
 //!
 //! (A plugin may still implement the plain traits re-exported here, [`Plugin`], [`Writer`],
-//! [`Reader`], [`Resumer`], itself.) Beside them, the helpers every target uses the same way:
+//! [`Reader`], [`Resumer`], itself; [`parts_are_self!`] writes the three accessors of a plugin
+//! type that is all three.) Beside them, the helpers every target uses the same way:
 //! [`session_lock`] (the writer lock of one session), [`session_files`] and
 //! [`sessions_newest_first`] (a store's listing), [`session_at`] (resolve in a store of one file per id), [`FilePerId`] (the whole of such a store: new ids, lookup, listing, marker),
 //! [`load_json`] / [`write_json_line`] (a store of JSON documents), [`require_owned`] (the owner check), and
@@ -31,6 +32,8 @@
 #![deny(missing_docs)]
 
 pub use handoff_capability::*;
+/// The wire dialects. Without the SDK's `dialects` feature only the [`dialect::Dialect`] names a
+/// manifest or a resume plan carries; with it their codecs (render, parse, validate).
 pub use handoff_dialects as dialect;
 pub use handoff_store::{self as store, atomic, lock, marker, StoreRoot};
 pub use handoff_transcript::{self as transcript, *};

@@ -70,15 +70,7 @@ impl Plugin for Configured {
             targets: vec![],
         }
     }
-    fn writer(&self) -> &dyn Writer {
-        self
-    }
-    fn reader(&self) -> &dyn Reader {
-        self
-    }
-    fn resumer(&self) -> &dyn Resumer {
-        self
-    }
+    handoff_sdk::parts_are_self!();
 }
 
 // The constructor form.

@@ -8,19 +8,14 @@ use handoff_dialects::{Dialect, RenderOptions};
 use handoff_host::Plugin;
 use handoff_host::ReadFrom;
 
+// `BUILTINS`: the plugins the `handoff` binary links, as build.rs lists them from Cargo.toml, so a
+// new provider's regressions are read without a second list here.
+include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
+
 fn plugin_for(target: &str) -> Box<dyn Plugin> {
-    let plugins: Vec<Box<dyn Plugin>> = vec![
-        Box::new(handoff_claude::ClaudePlugin),
-        Box::new(handoff_codex::CodexPlugin),
-        Box::new(handoff_gemini::GeminiPlugin),
-        Box::new(handoff_openai::OpenaiPlugin),
-        Box::new(handoff_pi::PiPlugin),
-        Box::new(handoff_qwen::QwenPlugin),
-        Box::new(handoff_opencode::OpencodePlugin),
-        Box::new(handoff_copilot::CopilotPlugin),
-    ];
-    plugins
-        .into_iter()
+    BUILTINS
+        .iter()
+        .map(|make| make())
         .find(|p| p.manifest().target(target).is_some())
         .unwrap_or_else(|| panic!("no plugin offers {target}"))
 }

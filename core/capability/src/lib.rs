@@ -436,6 +436,24 @@ pub trait Plugin: Send + Sync {
     fn resumer(&self) -> &dyn Resumer;
 }
 
+/// The accessors of a [`Plugin`] that is itself its [`Writer`], [`Reader`] and [`Resumer`], written
+/// once: `impl Plugin for P { fn manifest(&self) -> Manifest { … } parts_are_self!(); }`
+/// (`handoff_sdk::parts_are_self!()` in a plugin).
+#[macro_export]
+macro_rules! parts_are_self {
+    () => {
+        fn writer(&self) -> &dyn $crate::Writer {
+            self
+        }
+        fn reader(&self) -> &dyn $crate::Reader {
+            self
+        }
+        fn resumer(&self) -> &dyn $crate::Resumer {
+            self
+        }
+    };
+}
+
 /// Calls by id for callers that hold only an id (tests, tools): each resolves first, then makes
 /// the call. The engine resolves once and uses the traits directly.
 pub trait ById: Plugin {

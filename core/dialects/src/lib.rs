@@ -13,33 +13,54 @@
 //!
 //! The continuation engine uses them for API targets, the live checks to read the history a real
 //! CLI sent to the fake provider, and the fake provider to refuse what the real API would refuse.
+//!
+//! All of that is the `wire` feature (on by default). Without it the crate is only the
+//! [`Dialect`] names a manifest, a live recipe or a resume plan carries, so a plugin that writes
+//! no request history compiles none of the wire code (the SDK's `dialects` feature turns it on).
 #![deny(missing_docs)]
 
 use serde::{Deserialize, Serialize};
+#[cfg(feature = "wire")]
 use serde_json::Value;
 
+#[cfg(feature = "wire")]
 use handoff_transcript::{Body, Event, Part, Timestamp, Transcript};
 
+#[cfg(feature = "wire")]
 pub mod anthropic;
+#[cfg(feature = "wire")]
 mod data_url;
+#[cfg(feature = "wire")]
 pub mod gemini;
+#[cfg(feature = "wire")]
 mod interface;
+#[cfg(feature = "wire")]
 mod limits;
+#[cfg(feature = "wire")]
 pub mod openai_chat;
+#[cfg(feature = "wire")]
 pub mod openai_responses;
-#[cfg(test)]
+#[cfg(all(test, feature = "wire"))]
 mod tests;
+#[cfg(feature = "wire")]
 mod view;
+#[cfg(feature = "wire")]
 mod visible;
 
+#[cfg(feature = "wire")]
 pub use data_url::{data_url, image_part, image_url};
+#[cfg(feature = "wire")]
 pub(crate) use interface::{history_of, kind_of, string_member, Wire};
+#[cfg(feature = "wire")]
 pub use interface::{ParseError, Parsed, RenderError, RenderOptions, Violation};
+#[cfg(feature = "wire")]
 pub use limits::WireLimit;
+#[cfg(feature = "wire")]
 pub use view::{parsed_view, push_merged, wire_view};
 
 /// The `max_tokens` of a Messages request body with a model, when the options set none (the
 /// Messages API requires one).
+#[cfg(feature = "wire")]
 pub const DEFAULT_MAX_TOKENS: u64 = 4096;
 
 /// A provider wire format. Its serialised name (`anthropic-messages`, …) is what resume plans,
@@ -76,6 +97,18 @@ impl Dialect {
         }
     }
 
+    /// The member of a request body that holds the history: `messages`, `input` or `contents`.
+    pub fn history_field(self) -> &'static str {
+        match self {
+            Dialect::AnthropicMessages | Dialect::OpenaiChat => "messages",
+            Dialect::OpenaiResponses => "input",
+            Dialect::Gemini => "contents",
+        }
+    }
+}
+
+#[cfg(feature = "wire")]
+impl Dialect {
     /// The one place a dialect is tied to its module.
     fn wire(self) -> &'static dyn Wire {
         match self {
@@ -94,15 +127,6 @@ impl Dialect {
             Dialect::OpenaiResponses => openai_responses::PROVIDER,
             Dialect::OpenaiChat => openai_chat::PROVIDER,
             Dialect::Gemini => gemini::PROVIDER,
-        }
-    }
-
-    /// The member of a request body that holds the history: `messages`, `input` or `contents`.
-    pub fn history_field(self) -> &'static str {
-        match self {
-            Dialect::AnthropicMessages | Dialect::OpenaiChat => "messages",
-            Dialect::OpenaiResponses => "input",
-            Dialect::Gemini => "contents",
         }
     }
 
@@ -214,6 +238,7 @@ impl Dialect {
 }
 
 /// An event id not used in `transcript`: `base`, else `base-2`, `base-3`, …
+#[cfg(feature = "wire")]
 fn unique_id(transcript: &Transcript, base: &str) -> String {
     let taken = |id: &str| transcript.events.iter().any(|e| e.id == id);
     if !taken(base) {

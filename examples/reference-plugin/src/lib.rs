@@ -44,17 +44,7 @@ impl Plugin for ReferencePlugin {
         manifest()
     }
 
-    fn writer(&self) -> &dyn Writer {
-        self
-    }
-
-    fn reader(&self) -> &dyn Reader {
-        self
-    }
-
-    fn resumer(&self) -> &dyn Resumer {
-        self
-    }
+    handoff_sdk::parts_are_self!();
 }
 
 impl Writer for ReferencePlugin {

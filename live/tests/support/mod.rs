@@ -188,3 +188,21 @@ pub fn read_path_each_all(
         })?;
     Ok(events)
 }
+
+/// Asserts that `error` is the panicking fixture's deliberate panic in `method`, caught at the
+/// boundary and named with its plugin and method.
+pub fn assert_fixture_panicked(error: &handoff_host::PluginError, method: &str) {
+    match error {
+        handoff_host::PluginError::Panicked {
+            plugin,
+            method: panicked_in,
+            message,
+        } => {
+            assert_eq!(plugin, "panicking");
+            assert_eq!(panicked_in, method);
+            let expected = format!("deliberate panic in {method}");
+            assert!(message.contains(&expected), "{message}");
+        }
+        other => panic!("expected the fixture's panic in {method}, got {other}"),
+    }
+}

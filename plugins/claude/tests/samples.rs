@@ -4,13 +4,11 @@
 use std::path::PathBuf;
 
 use handoff_claude::{ClaudePlugin, CLAUDE_CODE};
+use handoff_live::harness::{self, shape};
 use handoff_sdk::{AssistantPart, Body, Part, Plugin, ReadFrom, Transcript};
 
 fn sample(folder: &str, file: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/samples")
-        .join(folder)
-        .join(file)
+    harness::sample(env!("CARGO_MANIFEST_DIR"), folder, file)
 }
 
 fn read(folder: &str, file: &str) -> Transcript {
@@ -21,22 +19,6 @@ fn read(folder: &str, file: &str) -> Transcript {
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     t.validate().unwrap();
     t
-}
-
-/// One letter per event: U user, A assistant, R tool result (E a failed one), C compaction.
-fn shape(t: &Transcript) -> String {
-    t.events
-        .iter()
-        .map(|e| match &e.body {
-            Body::User { .. } => 'U',
-            Body::Assistant { .. } => 'A',
-            Body::ToolResult {
-                is_error: false, ..
-            } => 'R',
-            Body::ToolResult { is_error: true, .. } => 'E',
-            Body::Compaction { .. } => 'C',
-        })
-        .collect()
 }
 
 fn calls(t: &Transcript) -> Vec<String> {

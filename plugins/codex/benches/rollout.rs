@@ -20,7 +20,7 @@ fn bench(c: &mut Criterion) {
     let bytes = std::fs::read(&sample.path).expect("read the sample");
     eprintln!(
         "synthetic session: {} turns, {} events, {:.1} MB",
-        synthetic::TURNS,
+        handoff_live::bench::TURNS,
         transcript.events.len(),
         bytes.len() as f64 / 1e6
     );
@@ -30,7 +30,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("serde_json floor (read file, parse + re-serialise)", |b| {
         b.iter(|| {
             let bytes = std::fs::read(&sample.path).expect("read");
-            synthetic::serde_floor(&bytes)
+            handoff_live::bench::serde_floor(&bytes)
         })
     });
     group.bench_function("write + read (create, read back, remove)", |b| {

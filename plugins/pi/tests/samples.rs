@@ -5,15 +5,13 @@
 
 use std::path::PathBuf;
 
+use handoff_live::harness::{self, shape, text_of};
 use handoff_pi::{PiPlugin, OPAQUE_KEY, TARGET};
 use handoff_sdk::serde_json::Value;
 use handoff_sdk::{AssistantPart, Body, Event, Origin, Part, Plugin, ReadFrom, Transcript};
 
 fn sample(folder: &str, file: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/samples")
-        .join(folder)
-        .join(file)
+    harness::sample(env!("CARGO_MANIFEST_DIR"), folder, file)
 }
 
 fn read(folder: &str, file: &str) -> Transcript {
@@ -30,42 +28,6 @@ fn read(folder: &str, file: &str) -> Transcript {
         "the reader never rewrites a file"
     );
     t
-}
-
-/// One letter per event: U user, A assistant, R tool result (E a failed one), C compaction.
-fn shape(t: &Transcript) -> String {
-    t.events
-        .iter()
-        .map(|e| match &e.body {
-            Body::User { .. } => 'U',
-            Body::Assistant { .. } => 'A',
-            Body::ToolResult {
-                is_error: false, ..
-            } => 'R',
-            Body::ToolResult { is_error: true, .. } => 'E',
-            Body::Compaction { .. } => 'C',
-        })
-        .collect()
-}
-
-fn text_of(e: &Event) -> String {
-    match &e.body {
-        Body::User { content } | Body::ToolResult { content, .. } => content
-            .iter()
-            .filter_map(|p| match p {
-                Part::Text { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect(),
-        Body::Assistant { content, .. } => content
-            .iter()
-            .filter_map(|p| match p {
-                AssistantPart::Text { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect(),
-        Body::Compaction { summary, .. } => summary.clone(),
-    }
 }
 
 fn pi<'a>(e: &'a Event, key: &str) -> Option<&'a Value> {

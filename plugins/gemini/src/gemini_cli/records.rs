@@ -98,15 +98,6 @@ impl Messages {
     }
 }
 
-fn malformed(
-    path: &Path,
-    line: usize,
-    field: Option<&str>,
-    message: impl Into<String>,
-) -> PluginError {
-    PluginError::malformed_line(path, line, field, message)
-}
-
 /// The session id and ownership marker of a session file, from its first line alone (the whole
 /// file for a legacy record).
 pub(crate) fn header(
@@ -157,7 +148,7 @@ pub(crate) fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, PluginErro
         let (line, tail) = match rest.iter().position(|&b| b == b'\n') {
             Some(i) => (&rest[..i], &rest[i + 1..]),
             None => {
-                return Err(malformed(
+                return Err(PluginError::malformed_line(
                     path,
                     n,
                     None,
@@ -171,7 +162,7 @@ pub(crate) fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, PluginErro
     if !(meta.get("sessionId").is_some_and(Value::is_string)
         && meta.get("projectHash").is_some_and(Value::is_string))
     {
-        return Err(malformed(
+        return Err(PluginError::malformed_line(
             path,
             1,
             Some("sessionId"),
@@ -196,9 +187,10 @@ fn apply_line(
         return Ok(());
     }
     let text = std::str::from_utf8(line)
-        .map_err(|e| malformed(path, n, None, format!("not UTF-8 ({e})")))?;
-    let record: LineIn = serde_json::from_str(text)
-        .map_err(|e| malformed(path, n, None, format!("not a Gemini CLI record ({e})")))?;
+        .map_err(|e| PluginError::malformed_line(path, n, None, format!("not UTF-8 ({e})")))?;
+    let record: LineIn = serde_json::from_str(text).map_err(|e| {
+        PluginError::malformed_line(path, n, None, format!("not a Gemini CLI record ({e})"))
+    })?;
     if let Some(Value::String(id)) = &record.rewind_to {
         messages.rewind(id);
         return Ok(());
@@ -253,7 +245,8 @@ fn add_all(
     messages: &mut Messages,
 ) -> Result<(), PluginError> {
     for (i, m) in list.iter().enumerate() {
-        let bad = |e: String| malformed(path, n, Some(&format!("{field}[{i}]")), e);
+        let bad =
+            |e: String| PluginError::malformed_line(path, n, Some(&format!("{field}[{i}]")), e);
         let record = LineIn::deserialize(m).map_err(|e| bad(e.to_string()))?;
         let (id, body) = record
             .into_message()
@@ -278,7 +271,7 @@ pub(crate) fn raw_message(
     {
         Some(Ok(v)) => v,
         _ => serde_json::from_slice(&bytes)
-            .map_err(|e| malformed(path, line, None, e.to_string()))?,
+            .map_err(|e| PluginError::malformed_line(path, line, None, e.to_string()))?,
     };
     let find = |list: Option<&Value>| {
         list.and_then(Value::as_array)?
@@ -292,7 +285,9 @@ pub(crate) fn raw_message(
         Value::Object(m) if m.get("id").and_then(Value::as_str) == Some(id) => Ok(m),
         v => find(v.get("$set").and_then(|s| s.get("messages")))
             .or_else(|| find(v.get("messages")))
-            .ok_or_else(|| malformed(path, line, Some(id), "the message is not on this line")),
+            .ok_or_else(|| {
+                PluginError::malformed_line(path, line, Some(id), "the message is not on this line")
+            }),
     }
 }
 
