@@ -2,7 +2,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::tap::WriteTap;
 
@@ -32,7 +32,7 @@ pub fn create_new(
         }
         None => write_temp(path, None, None, write)?,
     };
-    temp.persist_no_replace(path)?;
+    temp.persist_noclobber(path).map_err(|e| e.error)?;
     sync_parent(path)
 }
 
@@ -47,7 +47,7 @@ pub fn replace(
         .ok()
         .filter(|meta| meta.is_file());
     let temp = write_temp(path, None, old.as_ref(), write)?;
-    temp.persist(path)?;
+    temp.persist(path).map_err(|e| e.error)?;
     sync_parent(path)
 }
 
@@ -56,8 +56,11 @@ fn write_temp(
     mut tap: Option<&mut dyn WriteTap>,
     like: Option<&std::fs::Metadata>,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-) -> io::Result<TempFile> {
-    let temp = TempFile::new_in(parent_dir(path)?)?;
+) -> io::Result<tempfile::NamedTempFile> {
+    let dir = parent_dir(path)?;
+    let temp = tempfile::Builder::new()
+        .prefix(&temp_prefix(std::process::id()))
+        .tempfile_in(dir)?;
     if let Some(old) = like {
         keep_mode_and_owner(temp.as_file(), old)?;
     }
@@ -77,122 +80,6 @@ fn write_temp(
     }
     temp.as_file().sync_all()?;
     Ok(temp)
-}
-
-/// A new file beside its destination (`.handoff-tmp-<pid>-XXXXXX`, mode 0600), removed when
-/// dropped unless persisted: what a write builds before it renames it into place.
-struct TempFile {
-    path: PathBuf,
-    file: File,
-    persisted: bool,
-}
-
-impl TempFile {
-    fn new_in(dir: &Path) -> io::Result<TempFile> {
-        use std::os::unix::fs::OpenOptionsExt;
-        let prefix = temp_prefix(std::process::id());
-        let mut attempts = 0;
-        loop {
-            let random = uuid::Uuid::new_v4().simple().to_string();
-            let path = dir.join(format!("{prefix}{}", &random[..6]));
-            match OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&path)
-            {
-                Ok(file) => {
-                    return Ok(TempFile {
-                        path,
-                        file,
-                        persisted: false,
-                    })
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempts < 100 => {
-                    attempts += 1
-                }
-                Err(e) => return Err(e),
-            }
-        }
-    }
-
-    fn as_file(&self) -> &File {
-        &self.file
-    }
-
-    fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Renames it to `to`, replacing what is there.
-    fn persist(mut self, to: &Path) -> io::Result<()> {
-        std::fs::rename(&self.path, to)?;
-        self.persisted = true;
-        Ok(())
-    }
-
-    /// Renames it to `to` unless `to` exists (then `AlreadyExists`, and it is removed).
-    fn persist_no_replace(mut self, to: &Path) -> io::Result<()> {
-        rename_no_replace(&self.path, to)?;
-        self.persisted = true;
-        Ok(())
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        if !self.persisted {
-            let _ = std::fs::remove_file(&self.path);
-        }
-    }
-}
-
-/// Renames `from` to `to` only when `to` does not exist, atomically: `renameat2` with
-/// `RENAME_NOREPLACE`, or where the filesystem has no such rename, a hard link and the removal
-/// of `from` (the link fails when `to` exists).
-fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        extern "C" {
-            fn renameat2(
-                old_dir: i32,
-                old: *const std::ffi::c_char,
-                new_dir: i32,
-                new: *const std::ffi::c_char,
-                flags: u32,
-            ) -> i32;
-        }
-        const AT_FDCWD: i32 = -100;
-        const RENAME_NOREPLACE: u32 = 1;
-        const EINVAL: i32 = 22;
-        const ENOSYS: i32 = 38;
-        let c_path = |p: &Path| {
-            std::ffi::CString::new(p.as_os_str().as_bytes())
-                .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a path with a NUL byte"))
-        };
-        let (old, new) = (c_path(from)?, c_path(to)?);
-        // SAFETY: two NUL-terminated paths that outlive the call; a plain system call.
-        let result = unsafe {
-            renameat2(
-                AT_FDCWD,
-                old.as_ptr(),
-                AT_FDCWD,
-                new.as_ptr(),
-                RENAME_NOREPLACE,
-            )
-        };
-        if result == 0 {
-            return Ok(());
-        }
-        let error = io::Error::last_os_error();
-        if !matches!(error.raw_os_error(), Some(EINVAL | ENOSYS)) {
-            return Err(error);
-        }
-    }
-    std::fs::hard_link(from, to)?;
-    std::fs::remove_file(from)
 }
 
 /// Gives `file` the mode of `old` and, where permitted, its owner and group. Only the group is
@@ -376,25 +263,6 @@ mod tests {
     }
 
     #[test]
-    fn rename_no_replace_moves_but_never_over_a_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let (a, b, c) = (
-            dir.path().join("a"),
-            dir.path().join("b"),
-            dir.path().join("c"),
-        );
-        std::fs::write(&a, b"a").unwrap();
-        std::fs::write(&b, b"b").unwrap();
-        let err = rename_no_replace(&a, &b).unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists, "{err}");
-        assert_eq!(std::fs::read(&a).unwrap(), b"a");
-        assert_eq!(std::fs::read(&b).unwrap(), b"b");
-        rename_no_replace(&a, &c).unwrap();
-        assert!(!a.exists());
-        assert_eq!(std::fs::read(&c).unwrap(), b"a");
-    }
-
-    #[test]
     fn a_file_of_several_writeback_stretches_keeps_every_byte() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("big.jsonl");
@@ -479,7 +347,7 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"{\"a\": 1}");
         assert_eq!(after.mode() & 0o7777, 0o640);
         assert_eq!((after.uid(), after.gid()), (before.uid(), group));
-        // A new file is the writer's own, readable by it alone (0600).
+        // A new file is the writer's own, readable by it alone (tempfile's 0600).
         let new = dir.path().join("new.json");
         replace(&new, |w| w.write_all(b"{}")).unwrap();
         assert_eq!(std::fs::metadata(&new).unwrap().mode() & 0o7777, 0o600);
