@@ -293,4 +293,12 @@ fn a_refused_event_or_a_failing_stream_leaves_nothing_behind() {
         content[0] = call("c4", "Bash", json!(["not", "an", "object"]));
     }
     assert_eq!(same_as_create("non-object arguments", &bad), 0);
+    let dir = tempfile::tempdir().unwrap();
+    let root = StoreRoot::new(dir.path()).unwrap();
+    let e = PiPlugin
+        .writer()
+        .create_streamed(&root, TARGET, &mut Probe::new(&bad), &options())
+        .unwrap_err();
+    assert!(e.to_string().contains("event 9 (a4)"), "{e}");
+    assert_eq!(files_under(dir.path()), Vec::<String>::new());
 }

@@ -99,8 +99,8 @@ fn files_under(dir: &Path) -> Vec<String> {
 
 /// `create` and `create_streamed` of `t` into two fresh stores: both refuse it with the same
 /// error (the streamed one leaving nothing behind), or both write the same bytes; the stream is
-/// never asked for the whole transcript.
-fn same_as_create(name: &str, t: &Transcript) {
+/// never asked for the whole transcript. Returns the refusal, if they refused it.
+fn same_as_create(name: &str, t: &Transcript) -> Option<String> {
     let (held_dir, streamed_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let held = StoreRoot::new(held_dir.path()).unwrap();
     let streamed = StoreRoot::new(streamed_dir.path()).unwrap();
@@ -109,7 +109,7 @@ fn same_as_create(name: &str, t: &Transcript) {
     let each = QwenPlugin
         .writer()
         .create_streamed(&streamed, TARGET, &mut probe, &options());
-    match (whole, each) {
+    let refused = match (whole, each) {
         (Err(a), Err(b)) => {
             assert_eq!(a.to_string(), b.to_string(), "{name}");
             assert_eq!(
@@ -117,6 +117,7 @@ fn same_as_create(name: &str, t: &Transcript) {
                 Vec::<String>::new(),
                 "{name}"
             );
+            Some(a.to_string())
         }
         (Ok(a), Ok(b)) => {
             assert_eq!(
@@ -128,10 +129,12 @@ fn same_as_create(name: &str, t: &Transcript) {
                 .reader()
                 .read(ReadFrom::File(TARGET, &b.path))
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
+            None
         }
         (a, b) => panic!("{name}: create {a:?}, create_streamed {b:?}"),
-    }
+    };
     assert_eq!(probe.wholes, 0, "{name}");
+    refused
 }
 
 fn origin() -> Origin {
@@ -151,7 +154,7 @@ fn the_genuine_sample_read_back_is_written_alike() {
         .read(ReadFrom::File(TARGET, &path))
         .unwrap();
     assert!(t.events.len() >= 4);
-    same_as_create("genuine", &t);
+    assert_eq!(same_as_create("genuine", &t), None);
 }
 
 #[test]
@@ -171,7 +174,7 @@ fn every_corpus_entry_qwen_code_carries_is_written_alike() {
 #[test]
 fn a_long_synthetic_session_is_written_alike_as_it_streams() {
     let t = handoff_sdk::transcript::synthetic::tool_turns(300, &origin());
-    same_as_create("tool turns", &t);
+    assert_eq!(same_as_create("tool turns", &t), None);
 }
 
 fn event(id: &str, ms: i64, body: Body) -> Event {
@@ -243,5 +246,6 @@ fn a_refused_event_or_a_failing_stream_leaves_nothing_behind() {
         origin: Some(origin()),
     };
     bad.events.remove(8);
-    same_as_create("an empty turn", &bad);
+    let refused = same_as_create("an empty turn", &bad).expect("refused");
+    assert!(refused.contains("event a2 (assistant)"), "{refused}");
 }
