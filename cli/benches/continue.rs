@@ -19,9 +19,9 @@ use std::time::{Duration, Instant};
 
 use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
-use handoff_pi::PiPlugin;
 use handoff_host::continuation::{continue_conversation, ContinueRequest, Source, SourceFile};
 use handoff_host::{CreateOptions, Origin, Plugin, ReadFrom, StoreRoot};
+use handoff_pi::PiPlugin;
 
 /// The `handoff` binary's allocator (cli/src/main.rs), so the figures are the command's.
 #[global_allocator]
