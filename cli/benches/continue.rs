@@ -9,7 +9,8 @@
 //!
 //! Run: `cargo bench -p handoff-cli --bench continue` (add `-- --quick` for the 5,000-turn size
 //! only; `-- --large 400,2000` for generated sessions of about those many MB each, with images
-//! and compactions, written into a temp dir and removed after). Figures are printed as a table and as ratios to the floor and to the input size; the
+//! and compactions, written into a temp dir and removed after; `-- --large 400 --to pi` for
+//! Claude Code → pi, pi's streamed writer beside its whole-transcript one). Figures are printed as a table and as ratios to the floor and to the input size; the
 //! phases of one continuation (read the source, write the target, verify) go to stderr.
 
 use std::io::{BufRead as _, Write as _};
@@ -20,6 +21,7 @@ use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
 use handoff_host::continuation::{continue_conversation, ContinueRequest, Source, SourceFile};
 use handoff_host::{CreateOptions, Origin, Plugin, ReadFrom, StoreRoot};
+use handoff_pi::PiPlugin;
 
 /// The `handoff` binary's allocator (cli/src/main.rs), so the figures are the command's.
 #[global_allocator]
@@ -34,6 +36,11 @@ const PLUGIN_FILE_RUNS: usize = 5;
 enum Direction {
     ClaudeToCodex,
     CodexToClaude,
+    /// Claude Code → pi, pi's writer writing each event as it arrives (`--large … --to pi`).
+    ClaudeToPi,
+    /// The same through pi's writer as it was before it streamed: the whole transcript
+    /// collected by the engine, then written ([`HeldPi`]).
+    ClaudeToPiHeld,
 }
 
 impl Direction {
@@ -43,20 +50,27 @@ impl Direction {
         match self {
             Direction::ClaudeToCodex => "claude-code→codex",
             Direction::CodexToClaude => "codex→claude-code",
+            Direction::ClaudeToPi => "claude-code→pi",
+            Direction::ClaudeToPiHeld => "claude-code→pi-held",
         }
     }
 
     fn parse(name: &str) -> Direction {
-        Direction::ALL
-            .into_iter()
-            .find(|d| d.name() == name)
-            .unwrap_or_else(|| panic!("unknown direction {name}"))
+        [
+            Direction::ClaudeToCodex,
+            Direction::CodexToClaude,
+            Direction::ClaudeToPi,
+            Direction::ClaudeToPiHeld,
+        ]
+        .into_iter()
+        .find(|d| d.name() == name)
+        .unwrap_or_else(|| panic!("unknown direction {name}"))
     }
 
     fn source(self) -> (&'static dyn Plugin, &'static str) {
         match self {
-            Direction::ClaudeToCodex => (&ClaudePlugin, "claude-code"),
             Direction::CodexToClaude => (&CodexPlugin, "codex"),
+            _ => (&ClaudePlugin, "claude-code"),
         }
     }
 
@@ -64,23 +78,72 @@ impl Direction {
         match self {
             Direction::ClaudeToCodex => (&CodexPlugin, "codex"),
             Direction::CodexToClaude => (&ClaudePlugin, "claude-code"),
+            Direction::ClaudeToPi => (&PiPlugin, "pi"),
+            Direction::ClaudeToPiHeld => (&HeldPi, "pi"),
         }
     }
 
     /// The model provider the source's assistant turns come from.
     fn origin(self) -> Origin {
         match self {
-            Direction::ClaudeToCodex => Origin {
-                provider: "anthropic".into(),
-                model: Some("claude-opus-4-8".into()),
-                api: Some("anthropic-messages".into()),
-            },
             Direction::CodexToClaude => Origin {
                 provider: "openai".into(),
                 model: Some("gpt-5.5".into()),
                 api: Some("openai-responses".into()),
             },
+            _ => Origin {
+                provider: "anthropic".into(),
+                model: Some("claude-opus-4-8".into()),
+                api: Some("anthropic-messages".into()),
+            },
         }
+    }
+}
+
+/// pi's plugin with the writer it had before it streamed: `create_streamed` is the trait's
+/// default, which takes the whole transcript (the engine collects it from the stream and
+/// verifies against it) and calls `create`. The "before" of `--large … --to pi`.
+struct HeldPi;
+
+impl Plugin for HeldPi {
+    fn manifest(&self) -> handoff_host::Manifest {
+        PiPlugin.manifest()
+    }
+    fn writer(&self) -> &dyn handoff_host::Writer {
+        self
+    }
+    fn reader(&self) -> &dyn handoff_host::Reader {
+        PiPlugin.reader()
+    }
+    fn resumer(&self) -> &dyn handoff_host::Resumer {
+        PiPlugin.resumer()
+    }
+}
+
+impl handoff_host::Writer for HeldPi {
+    fn create(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        transcript: &handoff_host::Transcript,
+        options: &CreateOptions,
+    ) -> Result<handoff_host::SessionRef, handoff_host::PluginError> {
+        PiPlugin.writer().create(root, target, transcript, options)
+    }
+    fn append(
+        &self,
+        root: &StoreRoot,
+        session: &handoff_host::SessionRef,
+        events: &[handoff_host::Event],
+    ) -> Result<handoff_host::SessionRef, handoff_host::PluginError> {
+        PiPlugin.writer().append(root, session, events)
+    }
+    fn remove(
+        &self,
+        root: &StoreRoot,
+        session: &handoff_host::SessionRef,
+    ) -> Result<(), handoff_host::PluginError> {
+        PiPlugin.writer().remove(root, session)
     }
 }
 
@@ -110,7 +173,12 @@ fn main() {
             .split(',')
             .map(|mb| mb.parse().expect("--large MB[,MB…]"))
             .collect();
-        large(&sizes);
+        let into_pi = match args.iter().position(|a| a == "--to") {
+            Some(t) if args[t + 1] == "pi" => true,
+            Some(t) => panic!("--to {}: only pi is measured this way", args[t + 1]),
+            None => false,
+        };
+        large(&sizes, into_pi);
         return;
     }
     let quick = args.iter().any(|a| a == "--quick");
@@ -247,8 +315,15 @@ const LARGE_BYTES_A_TURN: u64 = 3_700 + (64 << 10) * 4 / 3 / 20;
 /// [`LARGE_RUNS`] times, medians of wall and CPU time as ratios to the floor's, and each one's
 /// peak (VmHWM, the whole process). A third child in each round continues with the Claude Code
 /// reader's index held on the heap (`HANDOFF_CLAUDE_SPILL_RECORDS` past any session), as before
-/// it went to a temporary file: its wall ratio and peak are the last two columns.
-fn large(sizes: &[u64]) {
+/// it went to a temporary file: its wall ratio and peak are the last two columns. With `into_pi`
+/// (`--to pi`) the one direction is Claude Code → pi, and the third child writes pi as before it
+/// streamed ([`HeldPi`]: the whole transcript held): "heap" is then "held".
+fn large(sizes: &[u64], into_pi: bool) {
+    let directions: &[Direction] = if into_pi {
+        &[Direction::ClaudeToPi]
+    } else {
+        &Direction::ALL
+    };
     println!(
         "{:>17} {:>9} {:>8} {:>10} {:>12} {:>6} {:>10} {:>11} {:>14} {:>11} {:>14}",
         "direction",
@@ -264,7 +339,7 @@ fn large(sizes: &[u64]) {
         "heap peak"
     );
     for &size in sizes {
-        for direction in Direction::ALL {
+        for &direction in directions {
             let dir = tempfile::tempdir().expect("temp dir");
             let (source, events) = write_large_source(dir.path(), direction, size);
             let input = std::fs::metadata(&source).expect("source").len();
@@ -273,9 +348,12 @@ fn large(sizes: &[u64]) {
             let (mut floor_peak, mut cont_peak) = (0, 0);
             let (mut heaps, mut heap_peak) = (Vec::new(), 0);
             for _ in 0..LARGE_RUNS {
-                let heap_index = [("HANDOFF_CLAUDE_SPILL_RECORDS", usize::MAX.to_string())];
-                let (peak, wall, _) =
-                    run_child_with("continue-whole", direction, &source, &heap_index);
+                let (peak, wall, _) = if into_pi {
+                    run_child("continue-whole", Direction::ClaudeToPiHeld, &source)
+                } else {
+                    let heap_index = [("HANDOFF_CLAUDE_SPILL_RECORDS", usize::MAX.to_string())];
+                    run_child_with("continue-whole", direction, &source, &heap_index)
+                };
                 heap_peak = heap_peak.max(peak);
                 heaps.push(wall);
                 let (peak, wall, cpu) = run_child("floor-whole", direction, &source);
@@ -638,8 +716,8 @@ impl PluginFiles {
             (&self.codex as &dyn Plugin, "codex"),
         );
         match direction {
-            Direction::ClaudeToCodex => (claude, codex),
             Direction::CodexToClaude => (codex, claude),
+            _ => panic!("only Claude Code and Codex are compared through plugin files"),
         }
     }
 }

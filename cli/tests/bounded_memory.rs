@@ -1,5 +1,5 @@
 //! `handoff continue` of a generated session of hundreds of MB, in both directions (Codex →
-//! Claude Code and Claude Code → Codex), with the peak resident memory of the `handoff` process
+//! Claude Code and Claude Code → Codex) and into pi (Claude Code → pi), with the peak resident memory of the `handoff` process
 //! checked (its `ru_maxrss`, from `wait4`) and the continuation verified (the engine's read-back
 //! verify, and `--json` saying what it created).
 //!
@@ -185,6 +185,13 @@ fn codex_to_claude_code_in_bounded_memory() {
 #[test]
 fn claude_code_to_codex_in_bounded_memory() {
     continue_in_bounded_memory((&ClaudePlugin, "claude-code"), "codex", "anthropic");
+}
+
+/// Into pi, whose writer writes each event as it arrives too (before, the engine collected the
+/// whole transcript for it: several hundred MB at this size).
+#[test]
+fn claude_code_to_pi_in_bounded_memory() {
+    continue_in_bounded_memory((&ClaudePlugin, "claude-code"), "pi", "anthropic");
 }
 
 /// Nothing of a progress bar (carriage returns, escapes, its counts) in what went to a pipe.

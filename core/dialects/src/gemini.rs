@@ -8,7 +8,8 @@
 //!   result's texts under `response.output`, or `response.error` for a failed tool; its images
 //!   as `parts`), thought summaries as `{text, thought: true}`. A `thoughtSignature` goes back
 //!   only to Gemini (and to the model that made it): on the part it came on.
-//! - [`render_each`] gives each event's content unmerged (a store of one content per record).
+//! - [`render_each`] gives each event's content unmerged (a store of one content per record);
+//!   [`render_event`] one event's, for a store written as its events arrive.
 //! - [`parse`] reads a body (or a bare `contents` array) back; `systemInstruction` becomes the
 //!   system prompt. A call without an id gets the id `contents[c].parts[p]`, and a response
 //!   without one answers the earliest open call of its name.
@@ -26,7 +27,7 @@ mod validate;
 mod wire;
 
 pub use parse::parse;
-pub use render::{render, render_each};
+pub use render::{render, render_each, render_event};
 pub use validate::{validate, validate_history};
 pub(crate) use wire::GenerateContent;
 

@@ -4,16 +4,17 @@ use std::path::{Path, PathBuf};
 
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, Value};
+use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
-    atomic, each_event, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef,
-    StoreRoot, Stored, Target, TargetManifest, Transcript,
+    atomic, each_event, CreateOptions, Event, EventStream, PluginError, ResumePlan, SessionInfo,
+    SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript,
 };
 
 use crate::chain::{self, Loaded};
 use crate::layout;
 use crate::manifest::{target_manifest, PLUGIN_NAME, QWEN_CODE};
 use crate::read;
-use crate::write::{self, Session};
+use crate::write::{self, write_line, Session};
 
 /// The `qwen-code` target.
 pub(crate) struct QwenCode;
@@ -38,34 +39,46 @@ impl Target for QwenCode {
                 "no working directory (CreateOptions.cwd or the transcript's cwd): Qwen Code keys sessions by it".into(),
             )
         })?;
-        let cwd = layout::project_root(cwd)?;
-        let id = uuid::Uuid::new_v4().to_string();
-        let marker = OwnershipMarker {
-            plugin: PLUGIN_NAME.to_owned(),
-            locator: options.locator.clone(),
-        };
-        let records = write::records(
-            transcript,
-            0,
-            Session {
-                id: &id,
-                cwd: &cwd,
-                parent: None,
-                marker: Some(&marker),
-            },
-        )?;
+        let new = NewSession::at(root, cwd, options)?;
+        let records = write::records(transcript, 0, new.session())?;
         if records.is_empty() {
             return Err(PluginError::InvalidTranscript(
                 "no event: Qwen Code resumes no session without a conversation record".into(),
             ));
         }
-        let path = layout::session_path(root, &cwd, &id)?;
-        root.create_file(&path, |w| records.iter().try_for_each(|r| write_line(w, r)))?;
-        Ok(SessionRef {
-            target: QWEN_CODE.to_owned(),
-            id,
-            path,
-        })
+        root.create_file(&new.path, |w| {
+            records.iter().try_for_each(|r| write_line(w, r))
+        })?;
+        Ok(new.into_ref())
+    }
+
+    /// Writes each record as its event arrives ([`write::write_stream`]); a refused event or a
+    /// failed stream removes what was begun.
+    fn create_streamed(
+        &self,
+        root: &StoreRoot,
+        events: &mut dyn EventStream,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        let Some(cwd) = options.cwd.as_deref() else {
+            // The cwd would come from the transcript: take it whole.
+            return self.create(root, events.whole()?, options);
+        };
+        let Some(first) = events.next_event()? else {
+            return self.create(root, events.whole()?, options);
+        };
+        let new = NewSession::at(root, cwd, options)?;
+        let written = stream_stop::within(
+            |body| root.create_file(&new.path, body),
+            |out| write::write_stream(out, first, events, new.session()),
+        )?;
+        match written {
+            Ok(()) => Ok(new.into_ref()),
+            // Not asked for by `write_stream` (nothing it writes needs look-ahead).
+            Err(Stop::StartOver) => self.create(root, events.whole()?, options),
+            Err(Stop::Refused(e)) => Err(e),
+            Err(Stop::Io(e)) => Err(PluginError::io(&new.path, &e)),
+        }
     }
 
     /// The first record's marker; a file whose records name another session is `NotFound`.
@@ -222,11 +235,6 @@ impl Target for QwenCode {
     }
 }
 
-fn write_line(w: &mut dyn std::io::Write, value: &Value) -> std::io::Result<()> {
-    serde_json::to_writer(&mut *w, value)?;
-    w.write_all(b"\n")
-}
-
 /// The session's file, loaded, when its records are that session's.
 fn load_checked(session: &SessionRef) -> Result<Loaded, PluginError> {
     let loaded = chain::load(&session.path)?;
@@ -280,4 +288,46 @@ fn first_record(path: &Path) -> Result<Option<Value>, PluginError> {
     Ok(serde_json::from_str::<Value>(&line)
         .ok()
         .filter(Value::is_object))
+}
+
+/// A session about to be created: its id, project root, file and marker.
+struct NewSession {
+    id: String,
+    cwd: String,
+    path: PathBuf,
+    marker: OwnershipMarker,
+}
+
+impl NewSession {
+    fn at(root: &StoreRoot, cwd: &str, options: &CreateOptions) -> Result<Self, PluginError> {
+        let cwd = layout::project_root(cwd)?;
+        let id = uuid::Uuid::new_v4().to_string();
+        let path = layout::session_path(root, &cwd, &id)?;
+        Ok(NewSession {
+            id,
+            cwd,
+            path,
+            marker: OwnershipMarker {
+                plugin: PLUGIN_NAME.to_owned(),
+                locator: options.locator.clone(),
+            },
+        })
+    }
+
+    fn session(&self) -> Session<'_> {
+        Session {
+            id: &self.id,
+            cwd: &self.cwd,
+            parent: None,
+            marker: Some(&self.marker),
+        }
+    }
+
+    fn into_ref(self) -> SessionRef {
+        SessionRef {
+            target: QWEN_CODE.to_owned(),
+            id: self.id,
+            path: self.path,
+        }
+    }
 }

@@ -1,10 +1,17 @@
 //! Canonical events → Qwen Code records: one record per event, its message the event's Gemini
-//! content as core's Gemini dialect renders it (`render_each`), chained by `parentUuid`.
+//! content as core's Gemini dialect renders it (`render_event`), chained by `parentUuid`; from a
+//! held transcript ([`records`]) or as the events arrive ([`write_stream`]).
+
+use std::collections::HashMap;
+use std::io::{self, Write};
 
 use handoff_sdk::dialect::{gemini, RenderOptions};
 use handoff_sdk::marker::OwnershipMarker;
-use handoff_sdk::serde_json::{json, Map, Value};
-use handoff_sdk::{AssistantPart, Body, Event, Origin, PluginError, Transcript, EXTRAS_KEY};
+use handoff_sdk::serde_json::{self, json, Map, Value};
+use handoff_sdk::stream_stop::Stop;
+use handoff_sdk::{
+    AssistantPart, Body, Event, EventStream, Origin, PluginError, Transcript, EXTRAS_KEY,
+};
 
 use crate::chain::marker_member;
 use crate::manifest::{API, CLI_VERSION, PROVIDER};
@@ -30,58 +37,136 @@ pub(crate) fn records(
     from: usize,
     session: Session<'_>,
 ) -> Result<Vec<Value>, PluginError> {
-    // Every thinking goes into the file as the thought part Qwen Code keeps for its own (it sends
-    // them as `reasoning_content`); its exact form rides in the record's `handoff` member.
-    let options = RenderOptions {
-        thinking_from: Some(makers(transcript)),
-        ..RenderOptions::default()
-    };
-    let rendered = gemini::render_each(transcript, &options)
-        .map_err(|e| PluginError::InvalidTranscript(e.to_string()))?;
-    let mut contents = rendered.into_iter().filter(|(i, _)| *i >= from).peekable();
-    let mut parent = session.parent.clone();
+    let mut names = HashMap::new();
+    for event in &transcript.events {
+        names.extend(tool_calls(event));
+    }
+    let mut writer = RecordWriter::new(session);
     let mut out = Vec::with_capacity(transcript.events.len() - from);
     for (index, event) in transcript.events.iter().enumerate().skip(from) {
-        let content = match contents.peek() {
-            Some((i, _)) if *i == index => contents.next().map(|(_, c)| c),
+        let call_name = match &event.body {
+            Body::ToolResult { call_id, .. } => names.get(call_id.as_str()).copied(),
             _ => None,
-        }
-        .ok_or_else(|| {
-            PluginError::InvalidTranscript(format!(
-                "event {} ({}): Qwen Code would send nothing of it (no text, call or result it keeps)",
-                event.id,
-                event.body.kind()
-            ))
-        })?;
-        let uuid = uuid::Uuid::new_v4().to_string();
-        let mut record = record(event, content, &uuid, parent.as_deref(), &session);
-        if out.is_empty() {
-            if let (Some(marker), Value::Object(map)) = (session.marker, &mut record) {
-                let (key, value) = marker_member(marker);
-                map.insert(key, value);
-            }
-        }
-        out.push(record);
-        parent = Some(uuid);
+        };
+        out.push(writer.record(index, event, call_name)?);
     }
     Ok(out)
 }
 
-/// Every provider that made a thinking or an assistant turn of `transcript`.
-fn makers(transcript: &Transcript) -> Vec<String> {
-    let mut makers: Vec<String> = Vec::new();
-    for event in &transcript.events {
-        let Body::Assistant { content, origin } = &event.body else {
-            continue;
-        };
-        let signed = content.iter().filter_map(|p| match p {
-            AssistantPart::Thinking(t) => t.signature.as_ref().map(|s| s.provider.clone()),
+/// Writes the records of `first` and every event after it in `events` as they arrive, one line
+/// each. Besides the parent's uuid it keeps the names of the calls not answered yet (a result's
+/// `functionResponse` names its tool), each dropped once its result is written.
+pub(crate) fn write_stream(
+    out: &mut dyn Write,
+    first: Event,
+    events: &mut dyn EventStream,
+    session: Session<'_>,
+) -> Result<(), Stop> {
+    let mut writer = RecordWriter::new(session);
+    let mut open_calls: HashMap<String, String> = HashMap::new();
+    let mut next = Some(first);
+    let mut index = 0;
+    while let Some(event) = next {
+        let call_name = match &event.body {
+            Body::ToolResult { call_id, .. } => open_calls.remove(call_id),
             _ => None,
-        });
-        for maker in origin.iter().map(|o| o.provider.clone()).chain(signed) {
-            if !makers.contains(&maker) {
-                makers.push(maker);
+        };
+        let record = writer
+            .record(index, &event, call_name.as_deref())
+            .map_err(Stop::Refused)?;
+        write_line(out, &record)?;
+        open_calls.extend(tool_calls(&event).map(|(id, name)| (id.to_owned(), name.to_owned())));
+        index += 1;
+        next = events.next_event().map_err(Stop::Refused)?;
+    }
+    Ok(())
+}
+
+/// Writes one record as a JSONL line.
+pub(crate) fn write_line(w: &mut dyn Write, value: &Value) -> io::Result<()> {
+    serde_json::to_writer(&mut *w, value)?;
+    w.write_all(b"\n")
+}
+
+/// The `(id, name)` of each tool call of an assistant turn.
+fn tool_calls(event: &Event) -> impl Iterator<Item = (&str, &str)> {
+    content_of(&event.body)
+        .iter()
+        .filter_map(|part| match part {
+            AssistantPart::ToolCall(call) => Some((call.id.as_str(), call.name.as_str())),
+            _ => None,
+        })
+}
+
+/// Makes the records of a session one event at a time, each the child of the one before.
+struct RecordWriter<'a> {
+    session: Session<'a>,
+    /// The uuid of the record made last (the session's leaf before the first).
+    parent: Option<String>,
+    /// Whether a record was made (the first carries a create's marker).
+    any: bool,
+}
+
+impl<'a> RecordWriter<'a> {
+    fn new(session: Session<'a>) -> Self {
+        RecordWriter {
+            parent: session.parent.clone(),
+            session,
+            any: false,
+        }
+    }
+
+    /// The record of `event`, event `index` of its transcript; `call_name` is the name of the
+    /// call a tool result answers. Every thinking goes into the file as the thought part Qwen
+    /// Code keeps for its own (it sends them as `reasoning_content`); its exact form rides in
+    /// the record's `handoff` member.
+    fn record(
+        &mut self,
+        index: usize,
+        event: &Event,
+        call_name: Option<&str>,
+    ) -> Result<Value, PluginError> {
+        let options = RenderOptions {
+            thinking_from: Some(makers(event)),
+            ..RenderOptions::default()
+        };
+        let content = gemini::render_event(event, index, call_name, &options)
+            .map_err(|e| PluginError::InvalidTranscript(e.to_string()))?
+            .ok_or_else(|| {
+                PluginError::InvalidTranscript(format!(
+                    "event {} ({}): Qwen Code would send nothing of it (no text, call or result it keeps)",
+                    event.id,
+                    event.body.kind()
+                ))
+            })?;
+        let uuid = uuid::Uuid::new_v4().to_string();
+        let mut record = record(event, content, &uuid, self.parent.as_deref(), &self.session);
+        if !self.any {
+            if let (Some(marker), Value::Object(map)) = (self.session.marker, &mut record) {
+                let (key, value) = marker_member(marker);
+                map.insert(key, value);
             }
+        }
+        self.any = true;
+        self.parent = Some(uuid);
+        Ok(record)
+    }
+}
+
+/// The providers that made `event`'s turn or one of its thinking parts: every thinking of it
+/// whose maker is known is kept (a thinking's maker is its signature's provider, else its turn's).
+fn makers(event: &Event) -> Vec<String> {
+    let mut makers: Vec<String> = Vec::new();
+    let Body::Assistant { content, origin } = &event.body else {
+        return makers;
+    };
+    let signed = content.iter().filter_map(|p| match p {
+        AssistantPart::Thinking(t) => t.signature.as_ref().map(|s| s.provider.clone()),
+        _ => None,
+    });
+    for maker in origin.iter().map(|o| o.provider.clone()).chain(signed) {
+        if !makers.contains(&maker) {
+            makers.push(maker);
         }
     }
     makers

@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use super::parts::{function_response, user_part};
 use super::{PROVIDER, SKIP_SIGNATURE};
 use crate::{visible, Dialect, RenderError, RenderOptions};
-use handoff_transcript::{AssistantPart, Body, Part, Signature, Thinking, Transcript};
+use handoff_transcript::{AssistantPart, Body, Event, Part, Signature, Thinking, Transcript};
 
 /// Renders `transcript` as Gemini contents.
 ///
@@ -55,49 +55,74 @@ pub fn render_each(
     options: &RenderOptions,
 ) -> Result<Vec<(usize, Value)>, RenderError> {
     let names = call_names(transcript);
-    let keeps = options.thinking_from(Dialect::Gemini);
-    let model = options.model.as_deref();
     let mut contents = Vec::new();
     for (index, summary) in visible::checked(transcript)? {
-        let (is_model, parts) = match (summary, &transcript.events[index].body) {
-            (Some(summary), _) => (false, user_parts(&[Part::text(summary)])),
-            (None, Body::User { content }) => (false, user_parts(content)),
-            (None, Body::Assistant { content, origin }) => {
-                let maker = origin.as_ref().map(|o| o.provider.as_str());
-                let parts = model_parts(content, maker, &keeps, model)
-                    .map_err(|(field, m)| RenderError::at(transcript, index, field, m))?;
-                (true, parts)
+        let event = &transcript.events[index];
+        let content = match (summary, &event.body) {
+            (Some(summary), _) => content(false, user_parts(&[Part::text(summary)])),
+            (None, Body::ToolResult { call_id, .. }) => {
+                render_event(event, index, names.get(call_id.as_str()).copied(), options)?
             }
-            (
-                None,
-                Body::ToolResult {
-                    call_id,
-                    content,
-                    is_error,
-                },
-            ) => {
-                let name = names.get(call_id.as_str()).ok_or_else(|| {
-                    RenderError::at(
-                        transcript,
-                        index,
-                        "body.call_id",
-                        format!("{call_id:?} answers no earlier tool call; a functionResponse needs the tool's name"),
-                    )
-                })?;
-                (
-                    false,
-                    vec![function_response(call_id, name, content, *is_error)],
-                )
-            }
-            (None, Body::Compaction { .. }) => unreachable!("shown as summaries"),
+            (None, _) => render_event(event, index, None, options)?,
         };
-        if parts.is_empty() {
-            continue;
-        }
-        let role = if is_model { "model" } else { "user" };
-        contents.push((index, json!({"role": role, "parts": parts})));
+        contents.extend(content.map(|c| (index, c)));
     }
     Ok(contents)
+}
+
+/// One event as a content of its own, as [`render_each`] renders it when it is in view (`None`:
+/// it renders to no part): for a store written event by event. `index` is its place in the
+/// transcript (an error names it) and `call_name` the name of the call a tool result answers
+/// (`None`: no earlier call, an error). A compaction is its summary; which events a compaction
+/// leaves in view is the caller's to know ([`visible::checked`]).
+pub fn render_event(
+    event: &Event,
+    index: usize,
+    call_name: Option<&str>,
+    options: &RenderOptions,
+) -> Result<Option<Value>, RenderError> {
+    let fail = |field: &str, message: String| RenderError {
+        index,
+        event_id: event.id.clone(),
+        field: field.to_owned(),
+        message,
+    };
+    Ok(match &event.body {
+        Body::Compaction { summary, .. } => content(false, user_parts(&[Part::text(summary)])),
+        Body::User { content: parts } => content(false, user_parts(parts)),
+        Body::Assistant {
+            content: parts,
+            origin,
+        } => {
+            let maker = origin.as_ref().map(|o| o.provider.as_str());
+            let keeps = options.thinking_from(Dialect::Gemini);
+            let parts = model_parts(parts, maker, &keeps, options.model.as_deref())
+                .map_err(|(field, m)| fail(&field, m))?;
+            content(true, parts)
+        }
+        Body::ToolResult {
+            call_id,
+            content: parts,
+            is_error,
+        } => {
+            let name = call_name.ok_or_else(|| {
+                fail(
+                    "body.call_id",
+                    format!("{call_id:?} answers no earlier tool call; a functionResponse needs the tool's name"),
+                )
+            })?;
+            content(
+                false,
+                vec![function_response(call_id, name, parts, *is_error)],
+            )
+        }
+    })
+}
+
+/// `{role, parts}`, or `None` without parts.
+fn content(is_model: bool, parts: Vec<Value>) -> Option<Value> {
+    let role = if is_model { "model" } else { "user" };
+    (!parts.is_empty()).then(|| json!({"role": role, "parts": parts}))
 }
 
 /// The name of every tool call, by id.

@@ -8,9 +8,10 @@ mod write;
 use std::path::{Path, PathBuf};
 
 use handoff_sdk::marker::OwnershipMarker;
+use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
-    each_event, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot,
-    Stored, Target, TargetManifest, Transcript,
+    each_event, CreateOptions, Event, EventStream, PluginError, ResumePlan, SessionInfo,
+    SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript,
 };
 
 use layout::{events_path, session_dir};
@@ -58,6 +59,44 @@ impl Target for CopilotCli {
             id,
             path,
         })
+    }
+
+    /// Writes each line as its event arrives ([`write::write_stream`]); a refused event or a
+    /// failed stream removes what was begun (the file and the session's folder).
+    fn create_streamed(
+        &self,
+        root: &StoreRoot,
+        events: &mut dyn EventStream,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        let Some(cwd) = options.cwd.as_deref() else {
+            // The transcript's cwd would be written: take it whole.
+            return self.create(root, events.whole()?, options);
+        };
+        let Some(first) = events.next_event()? else {
+            return self.create(root, events.whole()?, options);
+        };
+        let id = uuid::Uuid::new_v4().to_string();
+        let path = events_path(root, &id)?;
+        let marker = OwnershipMarker {
+            plugin: PLUGIN.into(),
+            locator: options.locator.clone(),
+        };
+        let written = stream_stop::within(
+            |body| root.create_file(&path, body),
+            |out| write::write_stream(out, (&id, Some(cwd), &marker), first, events),
+        )?;
+        match written {
+            Ok(()) => Ok(SessionRef {
+                target: TARGET.into(),
+                id,
+                path,
+            }),
+            // Not asked for by `write_stream` (nothing it writes needs look-ahead).
+            Err(Stop::StartOver) => self.create(root, events.whole()?, options),
+            Err(Stop::Refused(e)) => Err(e),
+            Err(Stop::Io(e)) => Err(PluginError::io(&path, &e)),
+        }
     }
 
     fn owner(

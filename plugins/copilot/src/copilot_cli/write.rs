@@ -5,7 +5,10 @@
 use base64::Engine as _;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, json, Map, Value};
-use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError, Timestamp, ToolCall, ToolInput};
+use handoff_sdk::stream_stop::Stop;
+use handoff_sdk::{
+    AssistantPart, Body, Event, EventStream, Part, PluginError, Timestamp, ToolCall, ToolInput,
+};
 
 use super::records::*;
 use super::TARGET;
@@ -19,6 +22,46 @@ pub fn session(
     events: &[Event],
 ) -> Result<Vec<Value>, PluginError> {
     let started = events.first().map_or_else(Timestamp::now, |e| e.timestamp);
+    let start = start_line(id, cwd, marker, started)?;
+    let parent = start["id"].as_str().map(str::to_owned);
+    let mut lines = vec![start];
+    lines.extend(continuation(parent, &mut CallOrder::default(), events)?);
+    Ok(lines)
+}
+
+/// Writes a new log as its events arrive: `session.start`, dated by `first`, then `first` and
+/// every event after it in `events`, each line as its event comes. Between events it keeps the
+/// parent's id and the latest assistant turn's call ids ([`CallOrder`]), nothing more.
+pub fn write_stream(
+    out: &mut dyn std::io::Write,
+    (id, cwd, marker): (&str, Option<&str>, &OwnershipMarker),
+    first: Event,
+    events: &mut dyn EventStream,
+) -> Result<(), Stop> {
+    let start = start_line(id, cwd, marker, first.timestamp).map_err(Stop::Refused)?;
+    lines(out, std::slice::from_ref(&start))?;
+    let mut parent = start["id"].as_str().map(str::to_owned);
+    let mut order = CallOrder::default();
+    let mut next = Some(first);
+    let mut index = 0;
+    while let Some(event) = next {
+        let written =
+            event_line(index, &event, parent.take(), &mut order).map_err(Stop::Refused)?;
+        lines(out, std::slice::from_ref(&written))?;
+        parent = written["id"].as_str().map(str::to_owned);
+        index += 1;
+        next = events.next_event().map_err(Stop::Refused)?;
+    }
+    Ok(())
+}
+
+/// `session.start`, its marker in its data.
+fn start_line(
+    id: &str,
+    cwd: Option<&str>,
+    marker: &OwnershipMarker,
+    started: Timestamp,
+) -> Result<Value, PluginError> {
     let mut data = json!({
         "sessionId": id,
         "version": 1,
@@ -33,11 +76,7 @@ pub fn session(
     }
     data[MARKER_KEY] =
         serde_json::to_value(marker).map_err(|e| PluginError::Other(e.to_string()))?;
-    let start = line(SESSION_START, data, started, None);
-    let parent = start["id"].as_str().map(str::to_owned);
-    let mut lines = vec![start];
-    lines.extend(continuation(parent, &mut CallOrder::default(), events)?);
-    Ok(lines)
+    Ok(line(SESSION_START, data, started, None))
 }
 
 /// Where the results of the latest assistant turn's calls stand: the CLI sends results right
@@ -96,42 +135,53 @@ pub fn continuation(
 ) -> Result<Vec<Value>, PluginError> {
     let mut lines = Vec::with_capacity(events.len());
     for (index, event) in events.iter().enumerate() {
-        let refuse = |why: &str| {
-            PluginError::Other(format!(
-                "{TARGET} cannot carry event {index} ({}): {why}",
-                event.id
-            ))
-        };
-        order.see(&event.body).map_err(|why| refuse(&why))?;
-        let (kind, data) = match &event.body {
-            Body::User { content } => (USER_MESSAGE, user(content).map_err(|w| refuse(&w))?),
-            Body::Assistant { content, origin } => {
-                let mut data = assistant(content).map_err(|w| refuse(&w))?;
-                if let Some(origin) = origin {
-                    data[ORIGIN_KEY] = serde_json::to_value(origin)
-                        .map_err(|e| PluginError::Other(e.to_string()))?;
-                }
-                (ASSISTANT_MESSAGE, data)
-            }
-            Body::ToolResult {
-                call_id,
-                content,
-                is_error,
-            } => (
-                TOOL_COMPLETE,
-                tool_result(call_id, content, *is_error).map_err(|w| refuse(&w))?,
-            ),
-            Body::Compaction { .. } => {
-                return Err(refuse(
-                    "a compaction (the CLI wraps a summary in a message of its own)",
-                ))
-            }
-        };
-        let written = line(kind, data, event.timestamp, parent.take());
+        let written = event_line(index, event, parent.take(), order)?;
         parent = written["id"].as_str().map(str::to_owned);
         lines.push(written);
     }
     Ok(lines)
+}
+
+/// The line of `event` (event `index` of those written), a child of `parent`; `order` is where
+/// the session's calls stand before it.
+fn event_line(
+    index: usize,
+    event: &Event,
+    parent: Option<String>,
+    order: &mut CallOrder,
+) -> Result<Value, PluginError> {
+    let refuse = |why: &str| {
+        PluginError::Other(format!(
+            "{TARGET} cannot carry event {index} ({}): {why}",
+            event.id
+        ))
+    };
+    order.see(&event.body).map_err(|why| refuse(&why))?;
+    let (kind, data) = match &event.body {
+        Body::User { content } => (USER_MESSAGE, user(content).map_err(|w| refuse(&w))?),
+        Body::Assistant { content, origin } => {
+            let mut data = assistant(content).map_err(|w| refuse(&w))?;
+            if let Some(origin) = origin {
+                data[ORIGIN_KEY] =
+                    serde_json::to_value(origin).map_err(|e| PluginError::Other(e.to_string()))?;
+            }
+            (ASSISTANT_MESSAGE, data)
+        }
+        Body::ToolResult {
+            call_id,
+            content,
+            is_error,
+        } => (
+            TOOL_COMPLETE,
+            tool_result(call_id, content, *is_error).map_err(|w| refuse(&w))?,
+        ),
+        Body::Compaction { .. } => {
+            return Err(refuse(
+                "a compaction (the CLI wraps a summary in a message of its own)",
+            ))
+        }
+    };
+    Ok(line(kind, data, event.timestamp, parent))
 }
 
 fn line(kind: &str, data: Value, timestamp: Timestamp, parent: Option<String>) -> Value {

@@ -48,10 +48,14 @@ fn found(scan: &Scan, path: &[usize], want_ids: bool) -> Found {
             .iter()
             .rev()
             .find(|s| !s.is_header)
-            .map(|s| s.id.clone()),
-        model: path.iter().rev().find_map(|&i| slots[i].model.clone()),
+            .map(|s| s.id.to_string()),
+        model: path
+            .iter()
+            .rev()
+            .find_map(|&i| slots[i].model)
+            .map(|m| scan.models[m as usize].clone()),
         ids: if want_ids {
-            slots.iter().map(|s| s.id.clone()).collect()
+            slots.iter().map(|s| s.id.to_string()).collect()
         } else {
             Vec::new()
         },
@@ -252,9 +256,9 @@ fn convert(
 fn node(slot: &Slot, entry: Entry, role: Role) -> Node {
     Node {
         line: slot.line,
-        id: slot.id.clone(),
+        id: slot.id.to_string(),
         parent: (role == Role::Carried)
-            .then(|| slot.parent.clone())
+            .then(|| slot.parent.as_deref().map(str::to_owned))
             .flatten(),
         entry,
     }
@@ -289,7 +293,7 @@ pub fn stream(
     for (&index, &role) in conv.path.iter().zip(&conv.roles) {
         let slot = &scan.slots[index];
         let node = node(slot, lines.entry(slot)?, role);
-        let through = |at: usize| scan.slots[conv.path[at]].id.clone();
+        let through = |at: usize| scan.slots[conv.path[at]].id.to_string();
         match convert(&converter, node, role, through)? {
             Err(entry) => assembly.carry(entry),
             Ok(converted) => {

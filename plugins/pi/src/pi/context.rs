@@ -62,7 +62,7 @@ pub fn path(scan: &Scan) -> Result<Vec<usize>, PluginError> {
         if slot.is_header {
             continue;
         }
-        by_id.insert(slot.id.as_str(), i);
+        by_id.insert(&slot.id, i);
         leaf = Some(i);
     }
     let mut path = Vec::new();
@@ -140,7 +140,7 @@ pub fn conversation(scan: &Scan) -> Result<Conversation, PluginError> {
     let first_kept = |c: usize| {
         let wanted = slots[path[c]].first_kept.as_deref();
         wanted
-            .and_then(|id| (0..c).find(|&p| slots[path[p]].id == id))
+            .and_then(|id| (0..c).find(|&p| &*slots[path[p]].id == id))
             .unwrap_or(c)
     };
     let kept_from = first_kept(governing);

@@ -14,6 +14,7 @@ mod llm;
 mod read;
 mod records;
 mod resume;
+mod streamed;
 pub(crate) mod time;
 mod write;
 
@@ -21,9 +22,10 @@ use std::path::Path;
 
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json;
+use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
-    atomic, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot,
-    Stored, Target, TargetManifest, Timestamp, Transcript,
+    atomic, CreateOptions, Event, EventStream, PluginError, ResumePlan, SessionInfo, SessionRef,
+    StoreRoot, Stored, Target, TargetManifest, Timestamp, Transcript,
 };
 
 pub use convert::OPAQUE_KEY;
@@ -56,6 +58,16 @@ impl Target for Pi {
         options: &CreateOptions,
     ) -> Result<SessionRef, PluginError> {
         create(root, transcript, options)
+    }
+
+    /// Writes each event as it arrives; see [`create_streamed`].
+    fn create_streamed(
+        &self,
+        root: &StoreRoot,
+        events: &mut dyn EventStream,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        create_streamed(root, events, options)
     }
 
     /// The header's marker; a header that names another session is `Malformed`.
@@ -156,54 +168,116 @@ pub fn create(
                     .into(),
             )
         })?;
-    let id = uuid::Uuid::now_v7().to_string();
     let created = transcript
         .events
         .first()
         .map_or_else(Timestamp::now, |e| e.timestamp);
-    let created_iso = created.to_rfc3339();
-    let marker = OwnershipMarker {
-        plugin: PLUGIN.to_owned(),
-        locator: options.locator.clone(),
+    let new = NewSession::begin(root, cwd, created, options)?;
+    root.create_file(&new.file, |out| {
+        new.write_header(out)?;
+        write::write_held(out, &transcript.events, 0, NewSession::chain(), true)
+    })?;
+    Ok(new.into_ref())
+}
+
+/// [`create`], writing each event as the stream hands it over ([`streamed`] says what it keeps
+/// and when it starts over with the whole transcript). A refused event or a failed stream
+/// removes what was begun.
+fn create_streamed(
+    root: &StoreRoot,
+    events: &mut dyn EventStream,
+    options: &CreateOptions,
+) -> Result<SessionRef, PluginError> {
+    let Some(cwd) = options.cwd.as_deref() else {
+        // The cwd would come from the transcript: take it whole.
+        return create(root, events.whole()?, options);
     };
-    let header = serde_json::to_vec(&records::OutHeader {
-        kind: "session",
-        version: 3,
-        id: &id,
-        timestamp: &created_iso,
-        cwd,
-        marker: &marker,
-    })
-    .map_err(|e| PluginError::Other(format!("cannot serialise the session header: {e}")))?;
-    if header.len() > HEADER_LIMIT {
-        return Err(PluginError::Other(format!(
-            "the pi session header would be {} bytes (the working directory and the locator make it \
-             long); pi 0.73.1 accepts a session only when its first line is whole within {HEADER_LIMIT} bytes",
-            header.len()
-        )));
+    let Some(first) = events.next_event()? else {
+        return create(root, events.whole()?, options);
+    };
+    let new = NewSession::begin(root, cwd, first.timestamp, options)?;
+    let written = stream_stop::within(
+        |body| root.create_file(&new.file, body),
+        |out| {
+            new.write_header(out)?;
+            streamed::write_stream(out, first, events, NewSession::chain())
+        },
+    )?;
+    match written {
+        Ok(()) => Ok(new.into_ref()),
+        Err(Stop::StartOver) => create(root, events.whole()?, options),
+        Err(Stop::Refused(e)) => Err(e),
+        Err(Stop::Io(e)) => Err(PluginError::io(&new.file, &e)),
     }
-    let file = root.join(&[
-        layout::SESSIONS,
-        &layout::folder_name(cwd),
-        &layout::file_name(&created_iso, &id),
-    ])?;
-    root.create_file(&file, |out| {
-        out.write_all(&header)?;
-        out.write_all(b"\n")?;
-        let chain = write::Chain {
+}
+
+/// A session about to be created: its id, its file and its header line.
+struct NewSession {
+    id: String,
+    file: std::path::PathBuf,
+    header: Vec<u8>,
+}
+
+impl NewSession {
+    /// The session of `cwd` created at `created` (its first event's time), marked with
+    /// `options.locator`; refused when its header would not fit pi's [`HEADER_LIMIT`].
+    fn begin(
+        root: &StoreRoot,
+        cwd: &str,
+        created: Timestamp,
+        options: &CreateOptions,
+    ) -> Result<Self, PluginError> {
+        let id = uuid::Uuid::now_v7().to_string();
+        let created_iso = created.to_rfc3339();
+        let marker = OwnershipMarker {
+            plugin: PLUGIN.to_owned(),
+            locator: options.locator.clone(),
+        };
+        let header = serde_json::to_vec(&records::OutHeader {
+            kind: "session",
+            version: 3,
+            id: &id,
+            timestamp: &created_iso,
+            cwd,
+            marker: &marker,
+        })
+        .map_err(|e| PluginError::Other(format!("cannot serialise the session header: {e}")))?;
+        if header.len() > HEADER_LIMIT {
+            return Err(PluginError::Other(format!(
+                "the pi session header would be {} bytes (the working directory and the locator make it \
+                 long); pi 0.73.1 accepts a session only when its first line is whole within {HEADER_LIMIT} bytes",
+                header.len()
+            )));
+        }
+        let file = root.join(&[
+            layout::SESSIONS,
+            &layout::folder_name(cwd),
+            &layout::file_name(&created_iso, &id),
+        ])?;
+        Ok(NewSession { id, file, header })
+    }
+
+    /// The chain a new session's entries start: no parent, no model yet, no ids taken.
+    fn chain() -> write::Chain {
+        write::Chain {
             leaf: None,
             model: None,
             ids: write::Ids::new([]),
-        };
-        let mut writer = write::EntryWriter::new(out, &transcript.events, 0, chain);
-        writer.start()?;
-        writer.events(0)
-    })?;
-    Ok(SessionRef {
-        target: TARGET.to_owned(),
-        id,
-        path: file,
-    })
+        }
+    }
+
+    fn write_header(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(&self.header)?;
+        out.write_all(b"\n")
+    }
+
+    fn into_ref(self) -> SessionRef {
+        SessionRef {
+            target: TARGET.to_owned(),
+            id: self.id,
+            path: self.file,
+        }
+    }
 }
 
 /// Appends `events` to a session this plugin owns, continuing the chain from the leaf (the last
@@ -227,7 +301,7 @@ fn append(session: &SessionRef, events: &[Event]) -> Result<SessionRef, PluginEr
                 model: found.model,
                 ids: write::Ids::new(found.ids),
             };
-            write::EntryWriter::new(out, &whole.events, first, chain).events(first)
+            write::write_held(out, &whole.events, first, chain, false)
         })
         .map_err(|e| PluginError::io(path, &e))?;
     }

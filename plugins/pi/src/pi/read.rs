@@ -47,18 +47,20 @@ pub struct Slot {
     /// Where the line starts in the file, and its length without the newline.
     pub span: (u64, usize),
     /// Its id: the file's own (v2+), or `L<line>` for a v1 entry (pi assigns v1 entries random
-    /// ids when it migrates them; these are stable instead).
-    pub id: String,
+    /// ids when it migrates them; these are stable instead). Boxed, as the other texts of a
+    /// slot: a scan holds one slot per entry of the file, so each byte counts a million times.
+    pub id: Box<str>,
     /// Its parent's id (`None` for a root).
-    pub parent: Option<String>,
+    pub parent: Option<Box<str>>,
     /// A further `session` line: kept (pi keeps it) and ignored (pi ignores it).
     pub is_header: bool,
     /// What it is before compactions are looked at (`context::base_role`).
     pub role: Role,
     /// A compaction's first kept entry (v1: the entry its index names).
-    pub first_kept: Option<String>,
-    /// The model it names: a `model_change`, or an assistant message's provider and model.
-    pub model: Option<(String, String)>,
+    pub first_kept: Option<Box<str>>,
+    /// The model it names (a `model_change`, or an assistant message's provider and model), as
+    /// its place in [`Scan::models`].
+    pub model: Option<u32>,
 }
 
 /// A whole session file, scanned.
@@ -70,6 +72,8 @@ pub struct Scan {
     pub header: Header,
     /// Every entry after the header, in file order.
     pub slots: Vec<Slot>,
+    /// Each model the entries name (provider, model), once: what [`Slot::model`] points into.
+    pub models: Vec<(String, String)>,
 }
 
 /// What the tree and `context::base_role` need of one line, from either parse of it.
@@ -254,6 +258,7 @@ pub fn read_header(path: &Path) -> Result<Header, PluginError> {
 pub fn scan(path: &Path) -> Result<Scan, PluginError> {
     let mut header: Option<Header> = None;
     let mut slots: Vec<Slot> = Vec::new();
+    let mut models: Vec<(String, String)> = Vec::new();
     each_line(path, |line, offset, text| {
         let Some(h) = &header else {
             header = Some(header_of(path, line, text)?);
@@ -262,11 +267,12 @@ pub fn scan(path: &Path) -> Result<Scan, PluginError> {
         let envelope: Envelope<'_> =
             serde_json::from_str(text).map_err(|e| json_error(path, line, &e))?;
         let facts = Facts::of_envelope(&envelope);
+        let model = facts.model.map(|named| model_index(&mut models, named));
         slots.push(slot(
             path,
             line,
             (offset, text.len()),
-            &facts,
+            (&facts, model),
             h.version,
             &slots,
         )?);
@@ -279,7 +285,21 @@ pub fn scan(path: &Path) -> Result<Scan, PluginError> {
         path: path.to_owned(),
         header,
         slots,
+        models,
     })
+}
+
+/// The place of `(provider, model)` in `models`, added if it is new. A session names few
+/// models, mostly the one it named last: searched from the end.
+fn model_index(models: &mut Vec<(String, String)>, (provider, model): (&str, &str)) -> u32 {
+    let found = models
+        .iter()
+        .rposition(|(p, m)| p == provider && m == model);
+    let at = found.unwrap_or_else(|| {
+        models.push((provider.to_owned(), model.to_owned()));
+        models.len() - 1
+    });
+    u32::try_from(at).expect("fewer than 2^32 models")
 }
 
 /// One line's slot. v1 entries get pi's migration: ids from line numbers, each the child of the
@@ -289,7 +309,7 @@ fn slot(
     path: &Path,
     line: usize,
     span: (u64, usize),
-    facts: &Facts<'_>,
+    (facts, model): (&Facts<'_>, Option<u32>),
     version: u64,
     earlier: &[Slot],
 ) -> Result<Slot, PluginError> {
@@ -297,7 +317,6 @@ fn slot(
         return Err(malformed(path, line, Some("type"), "the entry has no type"));
     };
     let is_header = kind == "session";
-    let model = facts.model.map(|(p, m)| (p.to_owned(), m.to_owned()));
     let (id, parent, first_kept) = if version < 2 {
         let parent = earlier
             .iter()
@@ -311,15 +330,15 @@ fn slot(
             .and_then(|k| earlier.get(k - 1))
             .filter(|s| !s.is_header)
             .map(|s| s.id.clone());
-        (format!("L{line}"), parent, first_kept)
+        (format!("L{line}").into(), parent, first_kept)
     } else {
         let id = match facts.id.filter(|i| !i.is_empty()) {
-            Some(id) => id.to_owned(),
-            None if is_header => format!("L{line}"),
+            Some(id) => id.into(),
+            None if is_header => format!("L{line}").into(),
             None => return Err(malformed(path, line, Some("id"), "the entry has no id")),
         };
-        let parent = facts.parent.filter(|p| !p.is_empty()).map(str::to_owned);
-        (id, parent, facts.first_kept_id.map(str::to_owned))
+        let parent = facts.parent.filter(|p| !p.is_empty()).map(Box::from);
+        (id, parent, facts.first_kept_id.map(Box::from))
     };
     Ok(Slot {
         line,
@@ -340,7 +359,7 @@ fn tidy(entry: &mut Entry, slot: &Slot, version: u64) {
     entry.parent_id = None;
     if version < 2 && entry.first_kept_entry_index.is_some() {
         entry.first_kept_entry_index = None;
-        entry.first_kept_entry_id.clone_from(&slot.first_kept);
+        entry.first_kept_entry_id = slot.first_kept.as_deref().map(str::to_owned);
     }
 }
 

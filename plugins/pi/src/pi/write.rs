@@ -150,38 +150,15 @@ pub struct Chain {
 /// shows only the last compaction's summary), and a last compaction with events between what it
 /// replaces and itself (pi shows its summary before the entries it keeps, not after).
 pub fn check_representable(events: &[Event], first: usize) -> Result<(), PluginError> {
+    for (index, event) in events.iter().enumerate().skip(first) {
+        check_event(index, event)?;
+    }
     let invalid = |index: usize, field: String, message: &str| {
         PluginError::InvalidTranscript(format!(
             "event {index} ({}): {field}: {message}",
             events[index].id
         ))
     };
-    for (index, event) in events.iter().enumerate().skip(first) {
-        if let Body::Assistant { content, .. } = &event.body {
-            for (i, part) in content.iter().enumerate() {
-                match part {
-                    AssistantPart::ToolCall(call)
-                        if call.arguments().is_some_and(|a| !a.is_object()) =>
-                    {
-                        return Err(invalid(
-                            index,
-                            format!("body.content[{i}].arguments"),
-                            "pi keeps tool arguments as a JSON object; these are not one",
-                        ));
-                    }
-                    // The manifest does not carry it either; the writer below relies on this.
-                    AssistantPart::WebSearch(_) => {
-                        return Err(invalid(
-                            index,
-                            format!("body.content[{i}]"),
-                            "pi has no form of a provider's web search",
-                        ));
-                    }
-                    _ => {}
-                }
-            }
-        }
-    }
     let compactions: Vec<usize> = (0..events.len())
         .filter(|&i| matches!(events[i].body, Body::Compaction { .. }))
         .collect();
@@ -215,79 +192,173 @@ pub fn check_representable(events: &[Event], first: usize) -> Result<(), PluginE
     Ok(())
 }
 
-/// Writes events as entry lines.
+/// The checks of [`check_representable`] that look at one event alone (event `index`): tool
+/// arguments that are not an object, and a web search.
+pub fn check_event(index: usize, event: &Event) -> Result<(), PluginError> {
+    let Body::Assistant { content, .. } = &event.body else {
+        return Ok(());
+    };
+    let invalid = |field: String, message: &str| {
+        PluginError::InvalidTranscript(format!("event {index} ({}): {field}: {message}", event.id))
+    };
+    for (i, part) in content.iter().enumerate() {
+        match part {
+            AssistantPart::ToolCall(call) if call.arguments().is_some_and(|a| !a.is_object()) => {
+                return Err(invalid(
+                    format!("body.content[{i}].arguments"),
+                    "pi keeps tool arguments as a JSON object; these are not one",
+                ));
+            }
+            // The manifest does not carry it either; the writer below relies on this.
+            AssistantPart::WebSearch(_) => {
+                return Err(invalid(
+                    format!("body.content[{i}]"),
+                    "pi has no form of a provider's web search",
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// What writing one event needs to know of other events.
+#[derive(Clone, Copy, Default)]
+pub struct Known<'k> {
+    /// For a tool result: the name of the call it answers (used when its residue names none).
+    pub tool_name: Option<&'k str>,
+    /// For a compaction that keeps entries: the entry id of the first one it keeps (`None`: it
+    /// keeps nothing, and names itself).
+    pub first_kept: Option<&'k str>,
+}
+
+/// Writes `events[first..]` as entry lines (the events before `first` are already in the file,
+/// with their event ids as entry ids), after a new session's first entry when `start` says so.
+/// The whole-transcript write: [`super::streamed`] is the one that takes events as they come.
+pub fn write_held(
+    out: &mut dyn Write,
+    events: &[Event],
+    first: usize,
+    chain: Chain,
+    start: bool,
+) -> io::Result<()> {
+    let mut calls = HashMap::with_capacity(events.len() / 2);
+    for event in events {
+        for (id, name) in tool_calls(event) {
+            calls.insert(id, name);
+        }
+    }
+    let mut entry_ids = Vec::with_capacity(events.len());
+    entry_ids.extend(events[..first].iter().map(|e| e.id.clone()));
+    let mut writer = EntryWriter::new(out, chain);
+    if start {
+        if let Some(first_event) = events.first() {
+            writer.start(first_event, first_model(events))?;
+        }
+    }
+    for (index, event) in events.iter().enumerate().skip(first) {
+        let known = match &event.body {
+            Body::ToolResult { call_id, .. } => Known {
+                tool_name: calls.get(call_id.as_str()).copied(),
+                first_kept: None,
+            },
+            Body::Compaction {
+                replaces_through, ..
+            } => {
+                let through = events[..index]
+                    .iter()
+                    .rposition(|e| &e.id == replaces_through)
+                    .ok_or_else(|| io::Error::other("a compaction refers to no earlier event"))?;
+                Known {
+                    tool_name: None,
+                    first_kept: (through + 1 < index).then(|| entry_ids[through + 1].as_str()),
+                }
+            }
+            _ => Known::default(),
+        };
+        let id = writer.event(event, known)?;
+        entry_ids.push(id);
+    }
+    writer.after(events.last().and_then(carried_after))
+}
+
+/// The entries a pi session had after `event` (when it was the session's last), carried in it.
+pub fn carried_after(event: &Event) -> Option<&Value> {
+    pi_member(event, "after")
+}
+
+/// The `(id, name)` of each tool call of an assistant turn.
+pub fn tool_calls(event: &Event) -> impl Iterator<Item = (&str, &str)> {
+    let content = match &event.body {
+        Body::Assistant { content, .. } => content.as_slice(),
+        _ => &[],
+    };
+    content.iter().filter_map(|part| match part {
+        AssistantPart::ToolCall(call) => Some((call.id.as_str(), call.name.as_str())),
+        _ => None,
+    })
+}
+
+/// The origin of the first assistant turn that names its model: what a new session's first
+/// `model_change` names (see [`EntryWriter::start`]).
+pub fn first_model<'e>(events: impl IntoIterator<Item = &'e Event>) -> Option<&'e Origin> {
+    events.into_iter().find_map(modelled_origin)
+}
+
+/// The origin of an assistant turn, when it names its model.
+pub fn modelled_origin(event: &Event) -> Option<&Origin> {
+    match &event.body {
+        Body::Assistant {
+            origin: Some(origin),
+            ..
+        } if origin.model.is_some() => Some(origin),
+        _ => None,
+    }
+}
+
+/// Whether `event` came from a pi session (it carries pi's own `model_change` entries, so a new
+/// session starting with it needs no first one).
+pub fn from_pi(event: &Event) -> bool {
+    event.opaque.contains_key(OPAQUE_KEY)
+}
+
+/// Writes events as entry lines, one at a time; what an event needs of the others comes in
+/// [`Known`].
 pub struct EntryWriter<'a> {
     out: &'a mut dyn Write,
-    events: &'a [Event],
     chain: Chain,
-    /// The entry id of each event written or already in the file, by event index.
-    entry_ids: Vec<String>,
-    /// Call id → tool name, for tool results.
-    calls: HashMap<&'a str, &'a str>,
 }
 
 impl<'a> EntryWriter<'a> {
-    /// A writer of `events[first..]` (the events before `first` are already in the file, with
-    /// their event ids as entry ids).
-    pub fn new(out: &'a mut dyn Write, events: &'a [Event], first: usize, chain: Chain) -> Self {
-        let mut calls = HashMap::with_capacity(events.len() / 2);
-        for event in events {
-            if let Body::Assistant { content, .. } = &event.body {
-                for part in content {
-                    if let AssistantPart::ToolCall(call) = part {
-                        calls.insert(call.id.as_str(), call.name.as_str());
-                    }
-                }
-            }
-        }
-        let mut entry_ids = Vec::with_capacity(events.len());
-        entry_ids.extend(events[..first].iter().map(|e| e.id.clone()));
-        EntryWriter {
-            out,
-            events,
-            chain,
-            entry_ids,
-            calls,
-        }
+    /// A writer continuing `chain`.
+    pub fn new(out: &'a mut dyn Write, chain: Chain) -> Self {
+        EntryWriter { out, chain }
     }
 
-    /// A new session's first entry: the model of its first assistant turn (as pi writes one
-    /// first), unless the events come from a pi session, which carries its own.
-    pub fn start(&mut self) -> io::Result<()> {
-        let Some(first) = self.events.first() else {
-            return Ok(());
-        };
-        if first.opaque.contains_key(OPAQUE_KEY) {
+    /// A new session's first entry: the model of its first assistant turn that names one
+    /// (`first_model`, as pi writes one first), unless the events come from a pi session
+    /// (`first`, the first event, says it), which carries its own.
+    pub fn start(&mut self, first: &Event, first_model: Option<&Origin>) -> io::Result<()> {
+        if from_pi(first) {
             return Ok(());
         }
-        let origin = self.events.iter().find_map(|e| match &e.body {
-            Body::Assistant {
-                origin: Some(origin),
-                ..
-            } if origin.model.is_some() => Some(origin),
-            _ => None,
-        });
-        if let Some(origin) = origin {
+        if let Some(origin) = first_model {
             self.model_change(origin, first.timestamp)?;
         }
         Ok(())
     }
 
-    /// Writes `events[from..]`.
-    pub fn events(&mut self, from: usize) -> io::Result<()> {
-        for index in from..self.events.len() {
-            self.event(index)?;
-        }
-        if let Some(after) = self.events.last().and_then(|e| pi_member(e, "after")) {
-            for raw in after.as_array().into_iter().flatten() {
-                self.raw(raw)?;
-            }
+    /// What pi carried after the last event of a session ([`carried_after`] of it), written
+    /// after it.
+    pub fn after(&mut self, after: Option<&Value>) -> io::Result<()> {
+        for raw in after.and_then(Value::as_array).into_iter().flatten() {
+            self.raw(raw)?;
         }
         Ok(())
     }
 
-    fn event(&mut self, index: usize) -> io::Result<()> {
-        let event = &self.events[index];
+    /// Writes `event`'s entries; returns the entry id it was written as.
+    pub fn event(&mut self, event: &Event, known: Known<'_>) -> io::Result<String> {
         if let Some(before) = pi_member(event, "before").and_then(Value::as_array) {
             for raw in before {
                 self.raw(raw)?;
@@ -299,7 +370,7 @@ impl<'a> EntryWriter<'a> {
         } = &event.body
         {
             // A turn read from a pi session brings pi's own model_change entries with it.
-            if !event.opaque.contains_key(OPAQUE_KEY) {
+            if !from_pi(event) {
                 self.model_change(origin, event.timestamp)?;
             }
         }
@@ -316,15 +387,14 @@ impl<'a> EntryWriter<'a> {
                 call_id,
                 content,
                 is_error,
-            } => self.tool_result(&id, event, call_id, content, *is_error)?,
-            Body::Compaction {
-                summary,
-                replaces_through,
-            } => self.compaction(&id, index, summary, replaces_through)?,
+            } => self.tool_result(&id, event, call_id, content, *is_error, known.tool_name)?,
+            Body::Compaction { summary, .. } => {
+                let first_kept = known.first_kept.unwrap_or(&id).to_owned();
+                self.compaction(&id, event, summary, &first_kept)?
+            }
         }
-        self.entry_ids.push(id.clone());
-        self.chain.leaf = Some(id);
-        Ok(())
+        self.chain.leaf = Some(id.clone());
+        Ok(id)
     }
 
     /// Writes one entry line.
@@ -582,12 +652,13 @@ impl<'a> EntryWriter<'a> {
         call_id: &str,
         content: &[Part],
         is_error: bool,
+        call_name: Option<&str>,
     ) -> io::Result<()> {
         let residue = Residue::of(event);
         let tool_name = residue
             .message_member("toolName")
             .and_then(Value::as_str)
-            .or_else(|| self.calls.get(call_id).copied())
+            .or(call_name)
             .unwrap_or_default();
         let message = ToolResultMessage {
             role: "toolResult",
@@ -615,24 +686,14 @@ impl<'a> EntryWriter<'a> {
     fn compaction(
         &mut self,
         id: &str,
-        index: usize,
+        event: &Event,
         summary: &str,
-        replaces_through: &str,
+        first_kept: &str,
     ) -> io::Result<()> {
-        let event = &self.events[index];
         let residue = Residue::of(event);
-        let through = self.events[..index]
-            .iter()
-            .rposition(|e| e.id == replaces_through)
-            .ok_or_else(|| io::Error::other("a compaction refers to no earlier event"))?;
-        let first_kept = if through + 1 == index {
-            id.to_owned()
-        } else {
-            self.entry_ids[through + 1].clone()
-        };
         let body = Compaction {
             summary,
-            first_kept_entry_id: &first_kept,
+            first_kept_entry_id: first_kept,
             tokens_before: residue.line_member("tokensBefore").is_none().then_some(0),
         };
         let handoff = HandoffEvent {
