@@ -1,0 +1,441 @@
+//! A map from id digests to small values whose resident size stays bounded however many ids
+//! it holds (issue 30: a session of any size in bounded memory): the streamed validator's ids,
+//! the Codex reader's, the fingerprinters' positions.
+//!
+//! Their only questions are "seen before?" and "where was it?", and nearly every one is about an
+//! id a few events back (a call and its result) or about an id never seen (each new event's id).
+//! So the recent entries stay in a hash table of at most [`spill_ids`] entries; when it is full,
+//! its entries are sorted and written as one run of 16-byte digests (and their values) to an
+//! anonymous temporary file (`tempfile::tempfile()`: unlinked at once, removed by the system when
+//! closed), and the table starts again. Each run keeps on the heap a Bloom filter of its digests
+//! (10 bits a digest, about 2 % false positives) and the first digest of each block of
+//! [`BLOCK`] entries: a question about an id never seen is answered by the filters alone, and a
+//! run is read (one block) only on a filter's hit. Two runs are merged into one when the newer is
+//! at least half the older's size, so a map of `n` entries has about log₂(n / threshold) runs.
+//!
+//! Resident: the table (at most 136 KiB of digests at the default threshold, 200 KiB with
+//! 8-byte values) and ~1.3 bytes an entry spilled (the filters and the blocks' first digests).
+//! A session below the threshold (nearly all) never touches a file.
+//!
+//! An insert of a digest already present replaces its value: the newest is found first (the
+//! table, then the runs from the newest), and a merge keeps the newer run's entry.
+//!
+//! A failure of the temporary file (a full disk) panics, naming the file's purpose: it is not a
+//! fault of the session being read, and the engine's thread reports a panic as an internal error.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::sync::OnceLock;
+
+use crate::ids::IdMap;
+use crate::IdDigest;
+
+/// Entries the in-memory table holds before they are written out as a run: a table of 8,192
+/// buckets is full at 7,168 (7/8), 136 KiB of digests (200 KiB with 8-byte values). Measured on
+/// a 107 MB session (52,005 events), the continuation's peak fell from 31.6 to 24.9 MiB against
+/// 57,344 with the same CPU time; fewer costs more runs for no less peak. `HANDOFF_SPILL_IDS`
+/// sets another (read once: the tests set 0 to put every entry in a file).
+const SPILL_IDS_DEFAULT: usize = 7_168;
+
+/// Entries in a block of a run: the unit read back on a filter's hit (4 KiB of digests).
+const BLOCK: usize = 256;
+
+/// Bits of a run's Bloom filter per entry, and the filter's probes. The filter is blocked: an
+/// entry's probes all fall in one 64-bit word, so a question costs one cache miss a run (≈ 2 %
+/// false positives at these numbers, against ≈ 1 % unblocked).
+const BLOOM_BITS_AN_ENTRY: u64 = 10;
+const BLOOM_PROBES: u32 = 6;
+
+/// The threshold of the process: `HANDOFF_SPILL_IDS`, else [`SPILL_IDS_DEFAULT`].
+pub fn spill_ids() -> usize {
+    static AFTER: OnceLock<usize> = OnceLock::new();
+    *AFTER.get_or_init(|| {
+        std::env::var("HANDOFF_SPILL_IDS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(SPILL_IDS_DEFAULT)
+    })
+}
+
+/// A value a [`SpillMap`] holds: fixed-size, copied in and out of its file.
+pub trait SpillValue: Copy {
+    /// Its size in the file.
+    const BYTES: usize;
+    /// Appends its bytes.
+    fn put(self, out: &mut Vec<u8>);
+    /// Reads it from its [`Self::BYTES`] bytes.
+    fn take(bytes: &[u8]) -> Self;
+}
+
+impl SpillValue for () {
+    const BYTES: usize = 0;
+    fn put(self, _: &mut Vec<u8>) {}
+    fn take(_: &[u8]) -> Self {}
+}
+
+impl SpillValue for u64 {
+    const BYTES: usize = 8;
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    fn take(bytes: &[u8]) -> Self {
+        u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"))
+    }
+}
+
+/// Id digests → values, the older ones in a temporary file (see the module's doc).
+pub struct SpillMap<V: SpillValue> {
+    hot: IdMap<IdDigest, V>,
+    /// Entries the table holds before it is written out.
+    threshold: usize,
+    /// Oldest first.
+    runs: Vec<Run>,
+}
+
+/// A set of id digests: a [`SpillMap`] without values.
+pub type SpillSet = SpillMap<()>;
+
+/// One sorted run in its own temporary file.
+struct Run {
+    file: File,
+    entries: u64,
+    /// The first digest of each block.
+    fences: Vec<IdDigest>,
+    bloom: Vec<u64>,
+}
+
+impl<V: SpillValue> Default for SpillMap<V> {
+    fn default() -> Self {
+        SpillMap::with_threshold(spill_ids())
+    }
+}
+
+impl<V: SpillValue> SpillMap<V> {
+    /// An empty map that writes its table out past `threshold` entries (0: at every insert).
+    pub fn with_threshold(threshold: usize) -> Self {
+        SpillMap {
+            hot: IdMap::default(),
+            threshold,
+            runs: Vec::new(),
+        }
+    }
+
+    /// The value of `key`'s newest insert, if any.
+    pub fn get(&self, key: &IdDigest) -> Option<V> {
+        if let Some(v) = self.hot.get(key) {
+            return Some(*v);
+        }
+        self.runs.iter().rev().find_map(|run| run.get(key))
+    }
+
+    /// Whether `key` was inserted.
+    pub fn contains(&self, key: &IdDigest) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Inserts `key` with `value`, replacing an earlier value.
+    pub fn insert(&mut self, key: IdDigest, value: V) {
+        self.hot.insert(key, value);
+        if self.hot.len() > self.threshold {
+            self.spill();
+        }
+    }
+
+    /// Whether any entry went to a file.
+    pub fn spilled(&self) -> bool {
+        !self.runs.is_empty()
+    }
+
+    /// Writes the table out as a run, then merges runs of like sizes.
+    fn spill(&mut self) {
+        let mut entries: Vec<(IdDigest, V)> = self.hot.drain().collect();
+        entries.sort_unstable_by_key(|(k, _)| *k);
+        let count = entries.len() as u64;
+        let mut writer = RunWriter::new(count);
+        for (k, v) in entries {
+            writer.push(k, v);
+        }
+        self.runs.push(writer.finish());
+        while let [.., older, newer] = self.runs.as_slice() {
+            if newer.entries * 2 < older.entries {
+                break;
+            }
+            let newer = self.runs.pop().expect("two runs");
+            let older = self.runs.pop().expect("two runs");
+            self.runs.push(merge::<V>(older, newer));
+        }
+    }
+}
+
+impl SpillSet {
+    /// Inserts `key`; whether it was not there before.
+    pub fn insert_new(&mut self, key: IdDigest) -> bool {
+        if self.contains(&key) {
+            return false;
+        }
+        self.insert(key, ());
+        true
+    }
+}
+
+fn record_bytes<V: SpillValue>() -> usize {
+    16 + V::BYTES
+}
+
+fn io_failed(what: &str, e: std::io::Error) -> ! {
+    panic!("the ids' temporary file (issue 30's spill of id digests) could not be {what}: {e}")
+}
+
+fn put_key(key: IdDigest, out: &mut Vec<u8>) {
+    let [a, b] = key.words();
+    out.extend_from_slice(&a.to_le_bytes());
+    out.extend_from_slice(&b.to_le_bytes());
+}
+
+fn take_key(bytes: &[u8]) -> IdDigest {
+    let word = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
+    IdDigest::from_words([word(0), word(8)])
+}
+
+/// The filter's word for `key` among `words` (multiply-shift of the digest's first word, which
+/// is already random) and the word's bits (six 6-bit fields of the second).
+fn bloom_probe(key: &IdDigest, words: usize) -> (usize, u64) {
+    let [a, b] = key.words();
+    let word = ((u128::from(a) * words as u128) >> 64) as usize;
+    let bits = (0..BLOOM_PROBES).fold(0u64, |bits, i| bits | 1 << ((b >> (6 * i)) & 63));
+    (word, bits)
+}
+
+/// Whether `bloom` may hold `key` (false: it certainly does not).
+fn bloom_may_hold(bloom: &[u64], key: &IdDigest) -> bool {
+    let (word, bits) = bloom_probe(key, bloom.len());
+    bloom[word] & bits == bits
+}
+
+impl Run {
+    fn get<V: SpillValue>(&self, key: &IdDigest) -> Option<V> {
+        if !bloom_may_hold(&self.bloom, key) {
+            return None;
+        }
+        // The block whose first digest is the last at or before `key`.
+        let block = self.fences.partition_point(|f| f <= key).checked_sub(1)?;
+        let size = record_bytes::<V>();
+        let first = block * BLOCK;
+        let count = (self.entries as usize - first).min(BLOCK);
+        let mut bytes = vec![0; count * size];
+        let mut file = &self.file;
+        file.seek(SeekFrom::Start((first * size) as u64))
+            .and_then(|_| file.read_exact(&mut bytes))
+            .unwrap_or_else(|e| io_failed("read", e));
+        let records: Vec<&[u8]> = bytes.chunks_exact(size).collect();
+        let at = records.binary_search_by(|r| take_key(r).cmp(key)).ok()?;
+        Some(V::take(&records[at][16..]))
+    }
+}
+
+/// Writes a run's entries in ascending order, building its filter and fences as it goes.
+struct RunWriter<V> {
+    out: BufWriter<File>,
+    entries: u64,
+    fences: Vec<IdDigest>,
+    bloom: Vec<u64>,
+    buf: Vec<u8>,
+    _value: std::marker::PhantomData<V>,
+}
+
+impl<V: SpillValue> RunWriter<V> {
+    /// A writer for at most `capacity` entries (its filter is sized for them).
+    fn new(capacity: u64) -> Self {
+        let file = tempfile::tempfile().unwrap_or_else(|e| io_failed("made", e));
+        let words = (capacity * BLOOM_BITS_AN_ENTRY).div_ceil(64).max(1);
+        RunWriter {
+            out: BufWriter::with_capacity(64 << 10, file),
+            entries: 0,
+            fences: Vec::new(),
+            bloom: vec![0; words as usize],
+            buf: Vec::with_capacity(record_bytes::<V>()),
+            _value: std::marker::PhantomData,
+        }
+    }
+
+    fn push(&mut self, key: IdDigest, value: V) {
+        if self.entries.is_multiple_of(BLOCK as u64) {
+            self.fences.push(key);
+        }
+        let (word, bits) = bloom_probe(&key, self.bloom.len());
+        self.bloom[word] |= bits;
+        self.buf.clear();
+        put_key(key, &mut self.buf);
+        value.put(&mut self.buf);
+        self.out
+            .write_all(&self.buf)
+            .unwrap_or_else(|e| io_failed("written", e));
+        self.entries += 1;
+    }
+
+    fn finish(self) -> Run {
+        let file = self
+            .out
+            .into_inner()
+            .unwrap_or_else(|e| io_failed("written", e.into_error()));
+        let mut fences = self.fences;
+        fences.shrink_to_fit();
+        Run {
+            file,
+            entries: self.entries,
+            fences,
+            bloom: self.bloom,
+        }
+    }
+}
+
+/// Reads a run's entries in order.
+struct RunReader<V> {
+    input: BufReader<File>,
+    left: u64,
+    buf: Vec<u8>,
+    _value: std::marker::PhantomData<V>,
+}
+
+impl<V: SpillValue> RunReader<V> {
+    fn new(run: Run) -> Self {
+        let mut file = run.file;
+        file.seek(SeekFrom::Start(0))
+            .unwrap_or_else(|e| io_failed("read", e));
+        RunReader {
+            input: BufReader::with_capacity(64 << 10, file),
+            left: run.entries,
+            buf: vec![0; record_bytes::<V>()],
+            _value: std::marker::PhantomData,
+        }
+    }
+
+    fn next(&mut self) -> Option<(IdDigest, V)> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        self.input
+            .read_exact(&mut self.buf)
+            .unwrap_or_else(|e| io_failed("read", e));
+        Some((take_key(&self.buf), V::take(&self.buf[16..])))
+    }
+}
+
+/// One run of both, the newer's value kept where both hold a digest.
+fn merge<V: SpillValue>(older: Run, newer: Run) -> Run {
+    let mut writer = RunWriter::<V>::new(older.entries + newer.entries);
+    let (mut old, mut new) = (RunReader::<V>::new(older), RunReader::<V>::new(newer));
+    let (mut a, mut b) = (old.next(), new.next());
+    loop {
+        match (a, b) {
+            (None, None) => break,
+            (Some((k, v)), None) => {
+                writer.push(k, v);
+                a = old.next();
+            }
+            (None, Some((k, v))) => {
+                writer.push(k, v);
+                b = new.next();
+            }
+            (Some((ka, va)), Some((kb, vb))) => match ka.cmp(&kb) {
+                std::cmp::Ordering::Less => {
+                    writer.push(ka, va);
+                    a = old.next();
+                }
+                std::cmp::Ordering::Greater => {
+                    writer.push(kb, vb);
+                    b = new.next();
+                }
+                std::cmp::Ordering::Equal => {
+                    writer.push(kb, vb);
+                    a = old.next();
+                    b = new.next();
+                }
+            },
+        }
+    }
+    writer.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::IdSeeds;
+
+    /// The model: a plain map, newest insert wins.
+    fn check_against_model(threshold: usize, inserts: usize, distinct: u64) {
+        let seeds = IdSeeds::default();
+        let mut map = SpillMap::<u64>::with_threshold(threshold);
+        let mut model = std::collections::HashMap::new();
+        // A deterministic walk over `distinct` ids, revisiting some (a later value replaces).
+        for i in 0..inserts as u64 {
+            let id = format!("id-{}", (i * 7919) % distinct);
+            let key = seeds.digest(&id);
+            assert_eq!(map.get(&key), model.get(&id).copied(), "before insert {i}");
+            map.insert(key, i);
+            model.insert(id, i);
+        }
+        for n in 0..distinct + 50 {
+            let id = format!("id-{n}");
+            assert_eq!(map.get(&seeds.digest(&id)), model.get(&id).copied(), "{id}");
+        }
+        assert_eq!(map.spilled(), inserts > threshold);
+    }
+
+    #[test]
+    fn a_map_in_memory_and_in_files_answers_as_a_plain_map_does() {
+        check_against_model(usize::MAX, 3000, 2000);
+        check_against_model(0, 3000, 2000);
+        check_against_model(3, 3000, 2000);
+        check_against_model(100, 5000, 700);
+        check_against_model(1000, 2000, 5000);
+    }
+
+    #[test]
+    fn runs_are_merged_so_few_remain() {
+        let seeds = IdSeeds::default();
+        let mut set = SpillSet::with_threshold(10);
+        for i in 0..10_000 {
+            assert!(set.insert_new(seeds.digest(&format!("e{i}"))));
+        }
+        // About log₂(10,000 / 11) runs, not 900.
+        assert!(set.runs.len() <= 12, "{} runs", set.runs.len());
+        assert!(!set.insert_new(seeds.digest("e0")));
+        assert!(!set.insert_new(seeds.digest("e9999")));
+        assert!(set.insert_new(seeds.digest("e10000")));
+    }
+
+    #[test]
+    fn a_small_map_never_makes_a_file() {
+        let seeds = IdSeeds::default();
+        let mut set = SpillSet::with_threshold(SPILL_IDS_DEFAULT);
+        for i in 0..1000 {
+            set.insert(seeds.digest(&format!("e{i}")), ());
+        }
+        assert!(!set.spilled());
+        assert!(set.contains(&seeds.digest("e999")));
+    }
+
+    #[test]
+    fn the_filter_rules_out_nearly_every_absent_digest() {
+        let seeds = IdSeeds::default();
+        let mut writer = RunWriter::<()>::new(10_000);
+        let mut keys: Vec<IdDigest> = (0..10_000)
+            .map(|i| seeds.digest(&format!("in{i}")))
+            .collect();
+        keys.sort_unstable();
+        for k in keys {
+            writer.push(k, ());
+        }
+        let run = writer.finish();
+        let passed = (0..10_000)
+            .filter(|i| bloom_may_hold(&run.bloom, &seeds.digest(&format!("out{i}"))))
+            .count();
+        // ≈ 2 % expected; 4 % leaves room for chance.
+        assert!(
+            passed < 400,
+            "{passed} of 10,000 absent digests passed the filter"
+        );
+    }
+}
