@@ -105,6 +105,12 @@ impl IdSeeds {
         use std::hash::BuildHasher as _;
         IdDigest([self.0[0].hash_one(id), self.0[1].hash_one(id)])
     }
+
+    /// The digest of an id given as two words (a UUID's 128 bits), under these seeds.
+    pub fn digest_words(&self, words: [u64; 2]) -> IdDigest {
+        use std::hash::BuildHasher as _;
+        IdDigest([self.0[0].hash_one(words), self.0[1].hash_one(words)])
+    }
 }
 
 /// A 128-bit digest of an id: two independently, randomly seeded 64-bit hashes. Two different
