@@ -7,11 +7,14 @@
 //! So the recent entries stay in a hash table of at most [`spill_ids`] entries; when it is full,
 //! its entries are sorted and written as one run of 16-byte digests (and their values) to an
 //! anonymous temporary file (`tempfile::tempfile()`: unlinked at once, removed by the system when
-//! closed), and the table starts again. Each run keeps on the heap a Bloom filter of its digests
-//! (10 bits a digest, about 2 % false positives) and the first digest of each block of
-//! [`BLOCK`] entries: a question about an id never seen is answered by the filters alone, and a
-//! run is read (one block) only on a filter's hit. Two runs are merged into one when the newer is
-//! at least half the older's size, so a map of `n` entries has about log₂(n / threshold) runs.
+//! closed), and the table starts again. On the heap stay one Bloom filter of every digest written
+//! out (10 bits a digest, about 2 % false positives; rebuilt from the runs, twice the size, when
+//! it is full) and each run's first digest of each block of [`BLOCK`] entries: a question about an
+//! id never seen (each new event's id) is answered by the table and the filter, one cache miss,
+//! and the runs are read (a block each, newest first) only on the filter's hit. Two runs are
+//! merged into one when the newer is at least half the older's size, so a map of `n` entries has
+//! about log₂(n / threshold) runs. (A filter a run, as first built, cost a cache miss a run for
+//! every new id.)
 //!
 //! Resident: the table (at most 136 KiB of digests at the default threshold, 200 KiB with
 //! 8-byte values) and ~1.3 bytes an entry spilled (the filters and the blocks' first digests).
@@ -40,7 +43,7 @@ const SPILL_IDS_DEFAULT: usize = 7_168;
 /// Entries in a block of a run: the unit read back on a filter's hit (4 KiB of digests).
 const BLOCK: usize = 256;
 
-/// Bits of a run's Bloom filter per entry, and the filter's probes. The filter is blocked: an
+/// Bits of the Bloom filter per entry, and the filter's probes. The filter is blocked: an
 /// entry's probes all fall in one 64-bit word, so a question costs one cache miss a run (≈ 2 %
 /// false positives at these numbers, against ≈ 1 % unblocked).
 const BLOOM_BITS_AN_ENTRY: u64 = 10;
@@ -90,6 +93,11 @@ pub struct SpillMap<V: SpillValue> {
     threshold: usize,
     /// Oldest first.
     runs: Vec<Run>,
+    /// A Bloom filter of the digests in the runs, and how many it is sized for.
+    filter: Vec<u64>,
+    filter_capacity: u64,
+    /// Entries written to the runs (a digest written twice counts twice).
+    spilled: u64,
 }
 
 /// A set of id digests: a [`SpillMap`] without values.
@@ -101,7 +109,6 @@ struct Run {
     entries: u64,
     /// The first digest of each block.
     fences: Vec<IdDigest>,
-    bloom: Vec<u64>,
 }
 
 impl<V: SpillValue> Default for SpillMap<V> {
@@ -117,6 +124,9 @@ impl<V: SpillValue> SpillMap<V> {
             hot: IdMap::default(),
             threshold,
             runs: Vec::new(),
+            filter: Vec::new(),
+            filter_capacity: 0,
+            spilled: 0,
         }
     }
 
@@ -124,6 +134,9 @@ impl<V: SpillValue> SpillMap<V> {
     pub fn get(&self, key: &IdDigest) -> Option<V> {
         if let Some(v) = self.hot.get(key) {
             return Some(*v);
+        }
+        if self.runs.is_empty() || !bloom_may_hold(&self.filter, key) {
+            return None;
         }
         self.runs.iter().rev().find_map(|run| run.get(key))
     }
@@ -151,8 +164,23 @@ impl<V: SpillValue> SpillMap<V> {
         let mut entries: Vec<(IdDigest, V)> = self.hot.drain().collect();
         entries.sort_unstable_by_key(|(k, _)| *k);
         let count = entries.len() as u64;
-        let mut writer = RunWriter::new(count);
+        self.spilled += count;
+        if self.spilled > self.filter_capacity {
+            // Sized anew for twice the entries, from the runs already written and these.
+            self.filter_capacity = (self.spilled * 2).max(1024);
+            self.filter = Vec::new();
+            self.filter =
+                vec![0; (self.filter_capacity * BLOOM_BITS_AN_ENTRY).div_ceil(64) as usize];
+            for run in &self.runs {
+                let mut reader = RunReader::<V>::new(run);
+                while let Some((k, _)) = reader.next() {
+                    bloom_add(&mut self.filter, &k);
+                }
+            }
+        }
+        let mut writer = RunWriter::new();
         for (k, v) in entries {
+            bloom_add(&mut self.filter, &k);
             writer.push(k, v);
         }
         self.runs.push(writer.finish());
@@ -212,11 +240,14 @@ fn bloom_may_hold(bloom: &[u64], key: &IdDigest) -> bool {
     bloom[word] & bits == bits
 }
 
+/// Adds `key` to `bloom`.
+fn bloom_add(bloom: &mut [u64], key: &IdDigest) {
+    let (word, bits) = bloom_probe(key, bloom.len());
+    bloom[word] |= bits;
+}
+
 impl Run {
     fn get<V: SpillValue>(&self, key: &IdDigest) -> Option<V> {
-        if !bloom_may_hold(&self.bloom, key) {
-            return None;
-        }
         // The block whose first digest is the last at or before `key`.
         let block = self.fences.partition_point(|f| f <= key).checked_sub(1)?;
         let size = record_bytes::<V>();
@@ -233,26 +264,22 @@ impl Run {
     }
 }
 
-/// Writes a run's entries in ascending order, building its filter and fences as it goes.
+/// Writes a run's entries in ascending order, noting its fences as it goes.
 struct RunWriter<V> {
     out: BufWriter<File>,
     entries: u64,
     fences: Vec<IdDigest>,
-    bloom: Vec<u64>,
     buf: Vec<u8>,
     _value: std::marker::PhantomData<V>,
 }
 
 impl<V: SpillValue> RunWriter<V> {
-    /// A writer for at most `capacity` entries (its filter is sized for them).
-    fn new(capacity: u64) -> Self {
+    fn new() -> Self {
         let file = tempfile::tempfile().unwrap_or_else(|e| io_failed("made", e));
-        let words = (capacity * BLOOM_BITS_AN_ENTRY).div_ceil(64).max(1);
         RunWriter {
             out: BufWriter::with_capacity(64 << 10, file),
             entries: 0,
             fences: Vec::new(),
-            bloom: vec![0; words as usize],
             buf: Vec::with_capacity(record_bytes::<V>()),
             _value: std::marker::PhantomData,
         }
@@ -262,8 +289,6 @@ impl<V: SpillValue> RunWriter<V> {
         if self.entries.is_multiple_of(BLOCK as u64) {
             self.fences.push(key);
         }
-        let (word, bits) = bloom_probe(&key, self.bloom.len());
-        self.bloom[word] |= bits;
         self.buf.clear();
         put_key(key, &mut self.buf);
         value.put(&mut self.buf);
@@ -284,22 +309,21 @@ impl<V: SpillValue> RunWriter<V> {
             file,
             entries: self.entries,
             fences,
-            bloom: self.bloom,
         }
     }
 }
 
 /// Reads a run's entries in order.
-struct RunReader<V> {
-    input: BufReader<File>,
+struct RunReader<'r, V> {
+    input: BufReader<&'r File>,
     left: u64,
     buf: Vec<u8>,
     _value: std::marker::PhantomData<V>,
 }
 
-impl<V: SpillValue> RunReader<V> {
-    fn new(run: Run) -> Self {
-        let mut file = run.file;
+impl<'r, V: SpillValue> RunReader<'r, V> {
+    fn new(run: &'r Run) -> Self {
+        let mut file = &run.file;
         file.seek(SeekFrom::Start(0))
             .unwrap_or_else(|e| io_failed("read", e));
         RunReader {
@@ -324,8 +348,8 @@ impl<V: SpillValue> RunReader<V> {
 
 /// One run of both, the newer's value kept where both hold a digest.
 fn merge<V: SpillValue>(older: Run, newer: Run) -> Run {
-    let mut writer = RunWriter::<V>::new(older.entries + newer.entries);
-    let (mut old, mut new) = (RunReader::<V>::new(older), RunReader::<V>::new(newer));
+    let mut writer = RunWriter::<V>::new();
+    let (mut old, mut new) = (RunReader::<V>::new(&older), RunReader::<V>::new(&newer));
     let (mut a, mut b) = (old.next(), new.next());
     loop {
         match (a, b) {
@@ -420,17 +444,13 @@ mod tests {
     #[test]
     fn the_filter_rules_out_nearly_every_absent_digest() {
         let seeds = IdSeeds::default();
-        let mut writer = RunWriter::<()>::new(10_000);
-        let mut keys: Vec<IdDigest> = (0..10_000)
-            .map(|i| seeds.digest(&format!("in{i}")))
-            .collect();
-        keys.sort_unstable();
-        for k in keys {
-            writer.push(k, ());
+        let mut set = SpillSet::with_threshold(100);
+        for i in 0..10_000 {
+            set.insert(seeds.digest(&format!("in{i}")), ());
         }
-        let run = writer.finish();
+        assert!((0..10_000).all(|i| set.contains(&seeds.digest(&format!("in{i}")))));
         let passed = (0..10_000)
-            .filter(|i| bloom_may_hold(&run.bloom, &seeds.digest(&format!("out{i}"))))
+            .filter(|i| bloom_may_hold(&set.filter, &seeds.digest(&format!("out{i}"))))
             .count();
         // ≈ 2 % expected; 4 % leaves room for chance.
         assert!(
