@@ -26,8 +26,10 @@
 //! A failure of the temporary file (a full disk) panics, naming the file's purpose: it is not a
 //! fault of the session being read, and the engine's thread reports a panic as an internal error.
 
+use std::cell::Cell;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::marker::PhantomData;
 use std::sync::OnceLock;
 
 use crate::ids::IdMap;
@@ -98,6 +100,9 @@ pub struct SpillMap<V: SpillValue> {
     filter_capacity: u64,
     /// Entries written to the runs (a digest written twice counts twice).
     spilled: u64,
+    /// Not `Sync`: a lookup seeks a run's file and reads it, so two threads asking at once
+    /// through shared references would read each other's blocks. (`Send` it is.)
+    not_sync: PhantomData<Cell<()>>,
 }
 
 /// A set of id digests: a [`SpillMap`] without values.
@@ -127,6 +132,7 @@ impl<V: SpillValue> SpillMap<V> {
             filter: Vec::new(),
             filter_capacity: 0,
             spilled: 0,
+            not_sync: PhantomData,
         }
     }
 
