@@ -1,6 +1,7 @@
 //! A map from id digests to small values whose resident size stays bounded however many ids
 //! it holds (issue 30: a session of any size in bounded memory): the streamed validator's ids,
-//! the Codex reader's, the fingerprinters' positions.
+//! the Codex reader's, the fingerprinters' positions, the Claude Code reader's uuid index and
+//! message ids.
 //!
 //! Their only questions are "seen before?" and "where was it?", and nearly every one is about an
 //! id a few events back (a call and its result) or about an id never seen (each new event's id).
@@ -17,14 +18,16 @@
 //! every new id.)
 //!
 //! Resident: the table (at most 136 KiB of digests at the default threshold, 200 KiB with
-//! 8-byte values) and ~1.3 bytes an entry spilled (the filters and the blocks' first digests).
+//! 8-byte values) and ~1.3–2.5 bytes an entry spilled (the filter's 10–20 bits, the blocks'
+//! first digests).
 //! A session below the threshold (nearly all) never touches a file.
 //!
 //! An insert of a digest already present replaces its value: the newest is found first (the
 //! table, then the runs from the newest), and a merge keeps the newer run's entry.
 //!
 //! A failure of the temporary file (a full disk) panics, naming the file's purpose: it is not a
-//! fault of the session being read, and the engine's thread reports a panic as an internal error.
+//! fault of the session being read (a reader's panic reaches the host as that reader's error,
+//! `PluginError::panicked`).
 
 use std::cell::Cell;
 use std::fs::File;
@@ -37,9 +40,9 @@ use crate::IdDigest;
 
 /// Entries the in-memory table holds before they are written out as a run: a table of 8,192
 /// buckets is full at 7,168 (7/8), 136 KiB of digests (200 KiB with 8-byte values). Measured on
-/// a 107 MB session (52,005 events), the continuation's peak fell from 31.6 to 24.9 MiB against
-/// 57,344 with the same CPU time; fewer costs more runs for no less peak. `HANDOFF_SPILL_IDS`
-/// sets another (read once: the tests set 0 to put every entry in a file).
+/// a 107 MB session (52,005 events), the continuation's peak was 23.8 MiB at 8,192 against 30.2
+/// at 57,344, with the same CPU time; fewer costs more runs for little less peak.
+/// `HANDOFF_SPILL_IDS` sets another (read once: the tests set 0 to put every entry in a file).
 const SPILL_IDS_DEFAULT: usize = 7_168;
 
 /// Entries in a block of a run: the unit read back on a filter's hit (4 KiB of digests).
