@@ -313,11 +313,12 @@ const LARGE_BYTES_A_TURN: u64 = 3_700 + (64 << 10) * 4 / 3 / 20;
 /// (`synthetic::LongSession`: the tool turns, a 64 KiB image every 20th turn, a compaction every
 /// 500th), written into a temp dir and removed after; the floor and the continuation alternated
 /// [`LARGE_RUNS`] times, medians of wall and CPU time as ratios to the floor's, and each one's
-/// peak (VmHWM, the whole process). A third child in each round continues with the Claude Code
-/// reader's index held on the heap (`HANDOFF_CLAUDE_SPILL_RECORDS` past any session), as before
-/// it went to a temporary file: its wall ratio and peak are the last two columns. With `into_pi`
-/// (`--to pi`) the one direction is Claude Code → pi, and the third child writes pi as before it
-/// streamed ([`HeldPi`]: the whole transcript held): "heap" is then "held".
+/// peak (VmHWM, the whole process). A third child in each round continues with everything on the
+/// heap, as before it went to temporary files: the Claude Code reader's index
+/// (`HANDOFF_CLAUDE_SPILL_RECORDS`) and the id sets (`HANDOFF_SPILL_IDS`) past any session; its
+/// wall ratio and peak are the last two columns. With `into_pi` (`--to pi`) the one direction is
+/// Claude Code → pi, and the third child writes pi as before it streamed ([`HeldPi`]: the whole
+/// transcript held): "heap" is then "held".
 fn large(sizes: &[u64], into_pi: bool) {
     let directions: &[Direction] = if into_pi {
         &[Direction::ClaudeToPi]
@@ -351,7 +352,10 @@ fn large(sizes: &[u64], into_pi: bool) {
                 let (peak, wall, _) = if into_pi {
                     run_child("continue-whole", Direction::ClaudeToPiHeld, &source)
                 } else {
-                    let heap_index = [("HANDOFF_CLAUDE_SPILL_RECORDS", usize::MAX.to_string())];
+                    let heap_index = [
+                        ("HANDOFF_CLAUDE_SPILL_RECORDS", usize::MAX.to_string()),
+                        ("HANDOFF_SPILL_IDS", usize::MAX.to_string()),
+                    ];
                     run_child_with("continue-whole", direction, &source, &heap_index)
                 };
                 heap_peak = heap_peak.max(peak);

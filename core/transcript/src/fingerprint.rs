@@ -13,6 +13,8 @@ use serde_json::Value;
 
 use super::equality::Comparison;
 use super::{AssistantPart, Body, Event, Part};
+use crate::spill::{spill_ids, SpillMap};
+use crate::IdSeeds;
 
 /// Fixed seeds: fingerprints are compared within one run only, but both sides of a comparison
 /// must hash alike.
@@ -20,14 +22,17 @@ const SEEDS: [u64; 2] = [0x9e37_79b9_7f4a_7c15, 0xc2b2_ae3d_27d4_eb4f];
 
 /// The fingerprints of a stream of events, one per compared event (set-aside events have none).
 ///
-/// It remembers 8 bytes an event (its id's 64-bit hash, in order) and 4 a set-aside event, so
-/// that a compaction hashes by the position it replaces through; the position is found by
-/// scanning back, which only a compaction does.
+/// It remembers where each event id was last seen (its digest → its index, in a [`SpillMap`]:
+/// past a threshold the older entries go to a temporary file, ~1.3 bytes an event resident) and
+/// 4 bytes a set-aside event, so that a compaction hashes by the position it replaces through.
 pub struct Fingerprinter<'a> {
     comparison: &'a Comparison,
-    /// Every event's id, hashed, in order.
-    ids: Vec<u64>,
-    /// The indexes (into `ids`) of the events the comparison set aside, ascending.
+    /// Each event id's digest → the index of the latest event with it.
+    index_of: SpillMap<u64>,
+    seeds: IdSeeds,
+    /// Events pushed.
+    pushed: usize,
+    /// The indexes of the events the comparison set aside, ascending.
     set_aside: Vec<u32>,
     compared: usize,
 }
@@ -35,18 +40,25 @@ pub struct Fingerprinter<'a> {
 impl<'a> Fingerprinter<'a> {
     /// A fingerprinter for events compared by `comparison`.
     pub fn new(comparison: &'a Comparison) -> Self {
+        Fingerprinter::spilling_past(comparison, spill_ids())
+    }
+
+    /// [`Fingerprinter::new`] whose positions go to a file past `threshold` events.
+    pub fn spilling_past(comparison: &'a Comparison, threshold: usize) -> Self {
         Fingerprinter {
             comparison,
-            ids: Vec::new(),
+            index_of: SpillMap::with_threshold(threshold),
+            seeds: IdSeeds::default(),
+            pushed: 0,
             set_aside: Vec::new(),
             compared: 0,
         }
     }
 
-    /// The position among compared events of the last compared event at or before the event
-    /// whose id hashes to `id` (the latest such event), if any.
-    fn position_of(&self, id: u64) -> Option<usize> {
-        let index = self.ids.iter().rposition(|&i| i == id)?;
+    /// The position among compared events of the last compared event at or before the latest
+    /// event with this id, if any.
+    fn position_of(&self, id: &str) -> Option<usize> {
+        let index = usize::try_from(self.index_of.get(&self.seeds.digest(id))?).ok()?;
         let aside = self.set_aside.partition_point(|&a| (a as usize) <= index);
         // Compared events at or before `index`, less one; none when every one was set aside.
         (index + 1 - aside).checked_sub(1)
@@ -54,10 +66,11 @@ impl<'a> Fingerprinter<'a> {
 
     /// The next event's fingerprint, or `None` when the comparison sets it aside.
     pub fn push(&mut self, event: &Event) -> Option<u128> {
-        let index = self.ids.len();
-        let id = id_key(&event.id);
+        let index = self.pushed;
+        self.pushed += 1;
+        let id = self.seeds.digest(&event.id);
         let Some(body) = self.comparison.normalise_body(&event.body) else {
-            self.ids.push(id);
+            self.index_of.insert(id, index as u64);
             self.set_aside
                 .push(u32::try_from(index).unwrap_or(u32::MAX));
             return None;
@@ -66,10 +79,10 @@ impl<'a> Fingerprinter<'a> {
         let replaces = match body.as_ref() {
             Body::Compaction {
                 replaces_through, ..
-            } => Some(self.position_of(id_key(replaces_through))),
+            } => Some(self.position_of(replaces_through)),
             _ => None,
         };
-        self.ids.push(id);
+        self.index_of.insert(id, index as u64);
         self.compared += 1;
         let mut h = Fingerprint::new();
         h.write_i64(event.timestamp.millis());
@@ -142,10 +155,6 @@ impl PrintChain {
             .count() as u64;
         Some(same_stretches * Self::CHECKPOINT_EVERY)
     }
-}
-
-fn id_key(id: &str) -> u64 {
-    foldhash::quality::FixedState::with_seed(SEEDS[0]).hash_one(id)
 }
 
 /// Two seeded 64-bit hashers fed the same bytes.
@@ -581,5 +590,46 @@ mod tests {
         let wrong = Transcript::new(vec![user("x", "1"), user("y", "2"), compaction("z", "x")]);
         assert_eq!(all(&comparison, &left), all(&comparison, &right));
         assert_ne!(all(&comparison, &left), all(&comparison, &wrong));
+    }
+
+    #[test]
+    fn positions_in_a_file_give_the_fingerprints_of_positions_in_memory() {
+        // Compactions through events far back, some set aside (a compaction is set aside by
+        // none of these comparisons; thinking-only turns are by the default one), and an id
+        // used again (the latest is the one a compaction names).
+        let mut events = Vec::new();
+        for i in 0..2000 {
+            events.push(user(&format!("u{i}"), &format!("{i}")));
+            if i % 97 == 0 {
+                events.push(user("again", &format!("again {i}")));
+            }
+            if i % 300 == 299 {
+                events.push(Event::new(
+                    format!("k{i}"),
+                    Timestamp::from_millis(9),
+                    Body::Compaction {
+                        summary: "s".into(),
+                        replaces_through: format!("u{}", i / 3),
+                    },
+                ));
+                events.push(Event::new(
+                    format!("j{i}"),
+                    Timestamp::from_millis(9),
+                    Body::Compaction {
+                        summary: "s".into(),
+                        replaces_through: "again".into(),
+                    },
+                ));
+            }
+        }
+        let comparison = Comparison::default();
+        let prints = |threshold: usize| {
+            let mut f = Fingerprinter::spilling_past(&comparison, threshold);
+            events.iter().filter_map(|e| f.push(e)).collect::<Vec<_>>()
+        };
+        let in_memory = prints(usize::MAX);
+        assert_eq!(in_memory, prints(0));
+        assert_eq!(in_memory, prints(5));
+        assert_eq!(in_memory, prints(1000));
     }
 }

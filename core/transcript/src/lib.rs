@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 pub mod ids;
+pub mod spill;
 
 mod drop;
 mod equality;
@@ -26,4 +27,4 @@ pub use model::{
     ToolInput, Transcript, WebSearch, FREEFORM_MEMBER, SCHEMA,
 };
 pub use timestamp::{Timestamp, RFC3339_MILLIS_LEN};
-pub use validate::{IdDigest, IdSeeds, SeenId, ValidationError, Validator};
+pub use validate::{IdDigest, IdSeeds, SeenId, SeenKey, SeenSet, ValidationError, Validator};

@@ -1,7 +1,8 @@
 use std::fmt;
 use std::hash::Hash;
 
-use crate::ids::{HashMapExt, HashSetExt, IdMap, IdSet};
+use crate::ids::{HashSetExt, IdSet};
+use crate::spill::SpillSet;
 
 use super::{AssistantPart, Body, Event, Transcript};
 
@@ -31,15 +32,66 @@ impl Transcript {
 
 /// The rules of [`Transcript::validate`], checked one event at a time, for a transcript that is
 /// streamed rather than held: `Validator<&str>` borrows the ids of a held transcript,
-/// `Validator<IdDigest>` keeps a 128-bit digest of each (16 bytes an event id and 16 a call id,
-/// plus the hash table's slack), never the id itself, so a streamed session of any length costs
-/// a few dozen bytes an event.
-pub struct Validator<K> {
+/// `Validator<IdDigest>` keeps a 128-bit digest of each (16 bytes an event id and 16 a call id),
+/// never the id itself, in [`SpillSet`]s: past a threshold of ids the older digests go to a
+/// temporary file, so a streamed session of any length keeps a bounded table and ~1.3 bytes an
+/// id resident.
+pub struct Validator<K: SeenKey> {
     index: usize,
-    event_ids: IdSet<K>,
-    /// Call id → answered yet?
-    calls: IdMap<K, bool>,
+    event_ids: K::Set,
+    /// The calls made, and those answered.
+    calls: K::Set,
+    answered: K::Set,
     seeds: IdSeeds,
+}
+
+/// A key a [`Validator`] remembers ids by, and the set that holds them.
+pub trait SeenKey: Eq + Hash + Sized {
+    /// The set of keys.
+    type Set: SeenSet<Self>;
+}
+
+/// The set a [`Validator`] keeps its keys in.
+pub trait SeenSet<K> {
+    /// A set for about `n` keys.
+    fn with_capacity(n: usize) -> Self;
+    /// Whether `key` is in it.
+    fn contains(&self, key: &K) -> bool;
+    /// Adds `key`.
+    fn insert(&mut self, key: K);
+}
+
+impl<K: Eq + Hash> SeenSet<K> for IdSet<K> {
+    fn with_capacity(n: usize) -> Self {
+        HashSetExt::with_capacity(n)
+    }
+    fn contains(&self, key: &K) -> bool {
+        IdSet::contains(self, key)
+    }
+    fn insert(&mut self, key: K) {
+        IdSet::insert(self, key);
+    }
+}
+
+impl SeenSet<IdDigest> for SpillSet {
+    /// The capacity is not reserved: the table grows to the spill threshold at most.
+    fn with_capacity(_: usize) -> Self {
+        SpillSet::default()
+    }
+    fn contains(&self, key: &IdDigest) -> bool {
+        SpillSet::contains(self, key)
+    }
+    fn insert(&mut self, key: IdDigest) {
+        SpillSet::insert(self, key, ());
+    }
+}
+
+impl SeenKey for &str {
+    type Set = IdSet<Self>;
+}
+
+impl SeenKey for IdDigest {
+    type Set = SpillSet;
 }
 
 /// The random seeds of one validator's id digests: a file cannot choose ids whose digests
@@ -53,15 +105,33 @@ impl IdSeeds {
         use std::hash::BuildHasher as _;
         IdDigest([self.0[0].hash_one(id), self.0[1].hash_one(id)])
     }
+
+    /// The digest of an id given as two words (a UUID's 128 bits), under these seeds.
+    pub fn digest_words(&self, words: [u64; 2]) -> IdDigest {
+        use std::hash::BuildHasher as _;
+        IdDigest([self.0[0].hash_one(words), self.0[1].hash_one(words)])
+    }
 }
 
 /// A 128-bit digest of an id: two independently, randomly seeded 64-bit hashes. Two different
 /// ids of one session share one with a likelihood of about n² / 2¹²⁹.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct IdDigest([u64; 2]);
 
+impl IdDigest {
+    /// Its two words (how a spilled set writes it).
+    pub(crate) fn words(self) -> [u64; 2] {
+        self.0
+    }
+
+    /// The digest of these two words.
+    pub(crate) fn from_words(words: [u64; 2]) -> Self {
+        IdDigest(words)
+    }
+}
+
 /// How a [`Validator`] remembers an id it has seen.
-pub trait SeenId<'e>: Eq + Hash {
+pub trait SeenId<'e>: SeenKey {
     /// The key of `id`.
     fn of(id: &'e str, seeds: &IdSeeds) -> Self;
 }
@@ -78,13 +148,28 @@ impl SeenId<'_> for IdDigest {
     }
 }
 
-impl<K: Eq + Hash> Validator<K> {
+impl Validator<IdDigest> {
+    /// A digest validator whose sets go to files past `threshold` ids each (the default:
+    /// [`crate::spill::spill_ids`]).
+    pub fn spilling_past(threshold: usize) -> Self {
+        Validator {
+            index: 0,
+            event_ids: SpillSet::with_threshold(threshold),
+            calls: SpillSet::with_threshold(threshold),
+            answered: SpillSet::with_threshold(threshold),
+            seeds: IdSeeds::default(),
+        }
+    }
+}
+
+impl<K: SeenKey> Validator<K> {
     /// A validator expecting about `events` events.
     pub fn with_capacity(events: usize) -> Self {
         Validator {
             index: 0,
-            event_ids: IdSet::with_capacity(events),
-            calls: IdMap::new(),
+            event_ids: K::Set::with_capacity(events),
+            calls: K::Set::with_capacity(0),
+            answered: K::Set::with_capacity(0),
             seeds: IdSeeds::default(),
         }
     }
@@ -135,35 +220,32 @@ impl<K: Eq + Hash> Validator<K> {
                                 format_args!("tool name is empty"),
                             ));
                         }
-                        if self
-                            .calls
-                            .insert(K::of(call.id.as_str(), &self.seeds), false)
-                            .is_some()
-                        {
+                        let call_key = K::of(call.id.as_str(), &self.seeds);
+                        if self.calls.contains(&call_key) {
                             return Err(fail(
                                 &field(),
                                 format_args!("tool call id {:?} is used twice", call.id),
                             ));
                         }
+                        self.calls.insert(call_key);
                     }
                 }
             }
             Body::ToolResult { call_id, .. } => {
-                match self.calls.get_mut(&K::of(call_id.as_str(), &self.seeds)) {
-                    None => {
-                        return Err(fail(
-                            "body.call_id",
-                            format_args!("{call_id:?} answers no earlier tool call"),
-                        ))
-                    }
-                    Some(answered) if *answered => {
-                        return Err(fail(
-                            "body.call_id",
-                            format_args!("tool call {call_id:?} already has a result"),
-                        ))
-                    }
-                    Some(answered) => *answered = true,
+                let call_key = K::of(call_id.as_str(), &self.seeds);
+                if !self.calls.contains(&call_key) {
+                    return Err(fail(
+                        "body.call_id",
+                        format_args!("{call_id:?} answers no earlier tool call"),
+                    ));
                 }
+                if self.answered.contains(&call_key) {
+                    return Err(fail(
+                        "body.call_id",
+                        format_args!("tool call {call_id:?} already has a result"),
+                    ));
+                }
+                self.answered.insert(call_key);
             }
             Body::Compaction {
                 replaces_through, ..
@@ -344,9 +426,47 @@ mod tests {
         ];
         for events in cases {
             let t = Transcript::new(events);
-            let mut streamed = Validator::<IdDigest>::with_capacity(0);
-            let by_digest = t.events.iter().try_for_each(|e| streamed.push(e));
-            assert_eq!(by_digest, t.validate());
+            // In memory, every digest in a file, and a few in memory with the rest in files.
+            for threshold in [usize::MAX, 0, 1] {
+                let mut streamed = Validator::spilling_past(threshold);
+                let by_digest = t.events.iter().try_for_each(|e| streamed.push(e));
+                assert_eq!(by_digest, t.validate(), "spilling past {threshold}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_long_stream_refuses_the_same_event_with_its_ids_in_files() {
+        // 3,000 calls and results, then the faults: a reused event id far back, a result to a
+        // call answered long ago, a compaction through the first event, a call id reused.
+        let mut events = Vec::new();
+        for i in 0..3000 {
+            events.push(ev(&format!("a{i}"), call(&format!("c{i}"))));
+            events.push(ev(&format!("r{i}"), result(&format!("c{i}"))));
+        }
+        let faults = [
+            ev("a5", call("fresh")),
+            ev("late", result("c7")),
+            ev("late", result("never")),
+            ev("late", call("c2999")),
+        ];
+        for fault in faults {
+            let mut t = Transcript::new(events.clone());
+            t.events.push(ev(
+                "k",
+                Body::Compaction {
+                    summary: "s".into(),
+                    replaces_through: "a0".into(),
+                },
+            ));
+            t.events.push(fault);
+            let whole = t.validate();
+            assert!(whole.is_err());
+            for threshold in [usize::MAX, 0, 7, 1000] {
+                let mut streamed = Validator::spilling_past(threshold);
+                let by_digest = t.events.iter().try_for_each(|e| streamed.push(e));
+                assert_eq!(by_digest, whole, "spilling past {threshold}");
+            }
         }
     }
 }

@@ -97,7 +97,7 @@ pub(super) fn assemble(
     } = link(&mut records, sidechain);
     let named = last_prompt_leaf
         .as_ref()
-        .and_then(|id| records.index.get(&records.nodes, id).map(|i| i as usize));
+        .and_then(|id| records.index.get(id).map(|i| i as usize));
     let leaf = choose_leaf(&records.nodes, &up, sidechain, named);
     let mut by_time = ParentByTime {
         path,

@@ -119,7 +119,7 @@ pub(super) fn link_to(records: &mut Records, parent: Option<RecordId>, logical: 
             return Link::To(last as u32);
         }
     }
-    if let Some(i) = records.index.get(&records.nodes, &parent) {
+    if let Some(i) = records.index.get(&parent) {
         return Link::To(i);
     }
     let k = records.unresolved.len() as u32;
@@ -132,7 +132,6 @@ pub(super) fn link_to(records: &mut Records, parent: Option<RecordId>, logical: 
 /// compact boundary's logical parent, which makes it a root.
 pub(super) fn resolve_later_parents(records: &mut Records) {
     let Records {
-        nodes,
         up,
         unresolved,
         index,
@@ -141,7 +140,7 @@ pub(super) fn resolve_later_parents(records: &mut Records) {
     for link in up.iter_mut() {
         if let Link::Missing(k) = link.get() {
             let (parent, logical) = &unresolved[k as usize];
-            *link = match index.get(nodes, parent) {
+            *link = match index.get(parent) {
                 Some(i) => Link::To(i),
                 None if *logical => Link::Root,
                 None => Link::Missing(k),

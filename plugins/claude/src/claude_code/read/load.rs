@@ -6,7 +6,8 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use handoff_sdk::serde_json::{self, Value};
-use handoff_sdk::{IdDigest, IdMap, IdSeeds, PluginError};
+use handoff_sdk::spill::{spill_ids, SpillMap};
+use handoff_sdk::{IdMap, IdSeeds, PluginError};
 
 use super::decode::{index_node_of, node_of};
 use super::errors::{diagnose, malformed};
@@ -21,27 +22,44 @@ use crate::claude_code::records::{FastContent, Record};
 
 /// Assistant records that share a message id (streamed parts of one turn), gathered while
 /// loading: an id's first record, and its group once a second record shares it.
-/// An id is kept as its 128-bit digest (24 bytes an assistant message with its first record and
-/// group, never the id itself).
+/// An id is kept as its 128-bit digest (never the id itself) beside its first record and group
+/// packed in 8 bytes, in a [`SpillMap`]: past a threshold the older ones go to a temporary file.
 #[derive(Default)]
 pub(super) struct MessageGroups {
-    pub(super) first: IdMap<IdDigest, (u32, u32)>,
+    /// Id digest → (first record << 32) | group (`u32::MAX`: none yet).
+    pub(super) first: SpillMap<u64>,
     pub(super) groups: Vec<Vec<u32>>,
     seeds: IdSeeds,
 }
 
 impl MessageGroups {
+    /// Groups whose ids go to a temporary file past `threshold` messages.
+    pub(super) fn spilling_past(threshold: usize) -> Self {
+        MessageGroups {
+            first: SpillMap::with_threshold(threshold),
+            groups: Vec::new(),
+            seeds: IdSeeds::default(),
+        }
+    }
+
     fn add(&mut self, id: &str, record: u32) {
         let key = self.seeds.digest(id);
-        let (first, group) = self.first.entry(key).or_insert((record, u32::MAX));
-        if *first == record {
+        let Some(packed) = self.first.get(&key) else {
+            self.first
+                .insert(key, u64::from(record) << 32 | u64::from(u32::MAX));
+            return;
+        };
+        let (first, mut group) = ((packed >> 32) as u32, packed as u32);
+        if first == record {
             return;
         }
-        if *group == u32::MAX {
-            *group = self.groups.len() as u32;
-            self.groups.push(vec![*first]);
+        if group == u32::MAX {
+            group = self.groups.len() as u32;
+            self.groups.push(vec![first]);
+            self.first
+                .insert(key, u64::from(first) << 32 | u64::from(group));
         }
-        self.groups[*group as usize].push(record);
+        self.groups[group as usize].push(record);
     }
 }
 
@@ -98,12 +116,10 @@ pub(super) fn load_from(
             up: Vec::with_capacity(expected),
             unresolved: Vec::new(),
             groups: Vec::new(),
-            // A hash table's slots are touched wherever its entries land, so one sized far past
-            // the records (a length hint of 512 bytes a record is far past them in a session
-            // of images) would be resident whole: past 2^18 records it grows as they come.
-            index: UuidIndex::with_capacity(expected.min(1 << 18)),
+            // Its recent uuids in a small table, the older ones in a temporary file.
+            index: UuidIndex::spilling_past(spill_after.min(spill_ids())),
         },
-        messages: MessageGroups::default(),
+        messages: MessageGroups::spilling_past(spill_after.min(spill_ids())),
         cwd: None,
         session_id: None,
         models: Vec::new(),
@@ -258,9 +274,7 @@ fn keep(
     let up = link_to(records, parent, logical).into();
     let whole = (passes == Passes::One).then(|| decoded_whole.then(|| RecordBody::of(record.node)));
     let next = records.nodes.len() as u32;
-    let at = records
-        .index
-        .get_or_insert(&records.nodes, &node.uuid, next);
+    let at = records.index.get_or_insert(&node.uuid, next);
     if at != next {
         records.up[at as usize] = up;
         records.nodes.set(at as usize, node)?;

@@ -21,6 +21,7 @@ use std::io::BufRead;
 use std::path::Path;
 
 use handoff_sdk::marker::OwnershipMarker;
+use handoff_sdk::spill::spill_ids;
 use handoff_sdk::{Event, GrowingRead, PluginError, Transcript, WrittenFile};
 
 pub use handoff_sdk::dialect::openai_responses::image_part;
@@ -28,9 +29,6 @@ pub use handoff_sdk::dialect::openai_responses::image_part;
 use line::{parse_session_meta, torn};
 use state::ReadState;
 use unanswered::AnswerOpenCalls;
-
-/// Rollout bytes per event, roughly, to size the id set up front (too small only costs growth).
-const BYTES_PER_EVENT: u64 = 1024;
 
 /// What the first line says about a session.
 #[derive(Debug)]
@@ -154,11 +152,18 @@ fn as_sent<T>(
 /// record may still mark it failed), with the events after it. Every event is checked against
 /// the structural rules of [`Transcript::validate`] before it is handed out.
 pub fn read_each(path: &Path, sink: &mut dyn FnMut(Event) -> bool) -> Result<Header, PluginError> {
+    read_each_spilling_past(path, spill_ids(), sink)
+}
+
+/// [`read_each`] whose id sets go to temporary files past `threshold` ids each (the tests set 0
+/// to read every sample so; see `transcript::spill`).
+fn read_each_spilling_past(
+    path: &Path,
+    threshold: usize,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<Header, PluginError> {
     let file = std::fs::File::open(path).map_err(|e| PluginError::io(path, &e))?;
-    let expected_events = file
-        .metadata()
-        .map_or(0, |m| (m.len() / BYTES_PER_EVENT).min(1 << 20)) as usize;
-    read_each_from(path, file, expected_events, sink)
+    read_each_from(path, file, threshold, sink)
 }
 
 /// [`read_each_as_sent`] of a rollout its writer is still writing.
@@ -168,19 +173,19 @@ pub fn read_written_as_sent(
 ) -> Result<(), PluginError> {
     let name = file.name();
     let input = GrowingRead::open(file).map_err(|e| PluginError::io(name, &e))?;
-    as_sent(sink, |each| read_each_from(name, input, 0, each)).map(drop)
+    as_sent(sink, |each| read_each_from(name, input, spill_ids(), each)).map(drop)
 }
 
-/// [`read_each`] of the bytes of `input`, named `path` in errors; `expected_events` sizes what
-/// is kept per event.
+/// [`read_each`] of the bytes of `input`, named `path` in errors; its id sets spill past
+/// `threshold` ids.
 fn read_each_from(
     path: &Path,
     input: impl std::io::Read,
-    expected_events: usize,
+    threshold: usize,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<Header, PluginError> {
     let mut reader = std::io::BufReader::with_capacity(1 << 16, input);
-    let mut state = ReadState::new(path, sink, expected_events);
+    let mut state = ReadState::new(path, sink, threshold);
     let mut buf = Vec::with_capacity(1 << 12);
     let mut n = 0usize;
     loop {
@@ -220,4 +225,50 @@ fn read_each_from(
         });
     }
     state.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// With every id digest in a temporary file, each rollout the tests, the live tier and the
+    /// corpus hold (written by Codex and by other tools) reads as it does with them in memory.
+    #[test]
+    fn a_read_with_its_ids_in_files_agrees_with_one_in_memory() {
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let folders = [
+            manifest.join("tests/fixtures"),
+            manifest.join("../../live/tests/differential/codex"),
+            manifest.join("../../live/tests/corpus/codex"),
+        ];
+        let read = |path: &Path, threshold: usize| {
+            let mut events = Vec::new();
+            super::read_each_spilling_past(path, threshold, &mut |e| {
+                events.push(e);
+                true
+            })
+            .map(|_| events)
+            .map_err(|e| e.to_string())
+        };
+        let mut files = 0;
+        for folder in folders {
+            for file in std::fs::read_dir(&folder).unwrap() {
+                let path = file.unwrap().path();
+                if path.extension().is_none_or(|e| e != "jsonl") {
+                    continue;
+                }
+                let in_memory = read(&path, usize::MAX);
+                for threshold in [0, 3] {
+                    assert_eq!(
+                        read(&path, threshold),
+                        in_memory,
+                        "{} ({threshold})",
+                        path.display()
+                    );
+                }
+                files += 1;
+            }
+        }
+        assert!(files >= 10, "{files} rollouts");
+    }
 }

@@ -6,8 +6,10 @@ use std::collections::VecDeque;
 use std::path::Path;
 
 use handoff_sdk::{
-    AssistantPart, Body, Event, IdDigest, IdMap, IdSeeds, IdSet, Origin, PluginError, Timestamp,
+    AssistantPart, Body, Event, IdMap, IdSeeds, IdSet, Origin, PluginError, Timestamp,
 };
+
+use handoff_sdk::spill::SpillSet;
 
 use super::line::{parse_line, parse_session_meta, Meta};
 use super::replacement::UserHistory;
@@ -50,8 +52,9 @@ pub(super) struct ReadState<'p, 's> {
     /// may still mark failed; nothing from it on is handed out before the turn ends.
     pub(super) hold_from: Option<usize>,
     pub(super) group: Group,
-    /// The digests of the event ids met (16 bytes an event, never the id itself).
-    pub(super) ids: IdSet<IdDigest>,
+    /// The digests of the event ids met (16 bytes an event, never the id itself; the older
+    /// ones in a temporary file past a threshold, `transcript::spill`).
+    pub(super) ids: SpillSet,
     pub(super) seeds: IdSeeds,
     /// Calls an `item_completed` said failed.
     pub(super) failed_calls: IdSet<String>,
@@ -72,10 +75,11 @@ pub(super) struct SeenUser {
 }
 
 impl<'p, 's> ReadState<'p, 's> {
+    /// A read whose id sets go to temporary files past `spill_past` ids each.
     pub(super) fn new(
         path: &'p Path,
         sink: &'s mut dyn FnMut(Event) -> bool,
-        expected_events: usize,
+        spill_past: usize,
     ) -> Self {
         ReadState {
             path,
@@ -88,11 +92,11 @@ impl<'p, 's> ReadState<'p, 's> {
             emitted: 0,
             hold_from: None,
             group: Group::Closed,
-            ids: IdSet::with_capacity_and_hasher(expected_events, Default::default()),
+            ids: SpillSet::with_threshold(spill_past),
             seeds: IdSeeds::default(),
             failed_calls: IdSet::default(),
             open_results: IdMap::default(),
-            rules: StructureCheck::default(),
+            rules: StructureCheck::spilling_past(spill_past),
             history_users: UserHistory::default(),
         }
     }
@@ -272,7 +276,7 @@ impl<'p, 's> ReadState<'p, 's> {
         let (id, author, group) = match tag {
             Some(tag) => {
                 let tag = *tag;
-                if !self.ids.insert(self.seeds.digest(&tag.id)) {
+                if !self.ids.insert_new(self.seeds.digest(&tag.id)) {
                     return Err(PluginError::malformed_line(
                         self.path,
                         n,
@@ -290,7 +294,7 @@ impl<'p, 's> ReadState<'p, 's> {
                     Some(id) if !self.ids.contains(&self.seeds.digest(&id)) => id.into_owned(),
                     _ => format!("line-{n}"),
                 };
-                self.ids.insert(self.seeds.digest(&id));
+                self.ids.insert(self.seeds.digest(&id), ());
                 (id, None, Group::Closed)
             }
         };

@@ -1,18 +1,29 @@
 //! The structural rules of a transcript, checked one event at a time.
 
-use handoff_sdk::{AssistantPart, Body, Event, IdDigest, IdMap, IdSeeds, ValidationError};
+use handoff_sdk::spill::SpillSet;
+use handoff_sdk::{AssistantPart, Body, Event, IdSeeds, ValidationError};
 
 /// The structural rules of [`Transcript::validate`], checked one event at a time, so a streamed
 /// read refuses exactly what a whole read refuses. (Event ids are unique by construction here:
 /// the reader refuses a reused tagged id and gives untagged items unused ones.)
-#[derive(Default)]
 pub(super) struct StructureCheck {
-    /// Call id (its digest: 16 bytes, never the id) → answered yet?
-    calls: IdMap<IdDigest, bool>,
+    /// The calls made and those answered, by digest (16 bytes, never the id; the older ones in
+    /// a temporary file past a threshold).
+    calls: SpillSet,
+    answered: SpillSet,
     seeds: IdSeeds,
 }
 
 impl StructureCheck {
+    /// A check whose sets go to temporary files past `threshold` calls each.
+    pub(super) fn spilling_past(threshold: usize) -> Self {
+        StructureCheck {
+            calls: SpillSet::with_threshold(threshold),
+            answered: SpillSet::with_threshold(threshold),
+            seeds: IdSeeds::default(),
+        }
+    }
+
     pub(super) fn check(&mut self, index: usize, event: &Event) -> Result<(), ValidationError> {
         let fail = |field: String, message: String| ValidationError {
             index,
@@ -39,11 +50,7 @@ impl StructureCheck {
                                 "tool name is empty".into(),
                             ));
                         }
-                        if self
-                            .calls
-                            .insert(self.seeds.digest(&call.id), false)
-                            .is_some()
-                        {
+                        if !self.calls.insert_new(self.seeds.digest(&call.id)) {
                             return Err(fail(
                                 format!("body.content[{i}].id"),
                                 format!("tool call id {:?} is used twice", call.id),
@@ -53,20 +60,18 @@ impl StructureCheck {
                 }
             }
             Body::ToolResult { call_id, .. } => {
-                match self.calls.get_mut(&self.seeds.digest(call_id)) {
-                    None => {
-                        return Err(fail(
-                            "body.call_id".into(),
-                            format!("{call_id:?} answers no earlier tool call"),
-                        ))
-                    }
-                    Some(true) => {
-                        return Err(fail(
-                            "body.call_id".into(),
-                            format!("tool call {call_id:?} already has a result"),
-                        ))
-                    }
-                    Some(answered) => *answered = true,
+                let call = self.seeds.digest(call_id);
+                if !self.calls.contains(&call) {
+                    return Err(fail(
+                        "body.call_id".into(),
+                        format!("{call_id:?} answers no earlier tool call"),
+                    ));
+                }
+                if !self.answered.insert_new(call) {
+                    return Err(fail(
+                        "body.call_id".into(),
+                        format!("tool call {call_id:?} already has a result"),
+                    ));
                 }
             }
             Body::User { .. } | Body::Compaction { .. } => {}

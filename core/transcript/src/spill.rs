@@ -1,0 +1,492 @@
+//! A map from id digests to small values whose resident size stays bounded however many ids
+//! it holds (issue 30: a session of any size in bounded memory): the streamed validator's ids,
+//! the Codex reader's, the fingerprinters' positions, the Claude Code reader's uuid index and
+//! message ids.
+//!
+//! Their only questions are "seen before?" and "where was it?", and nearly every one is about an
+//! id a few events back (a call and its result) or about an id never seen (each new event's id).
+//! So the recent entries stay in a hash table of at most [`spill_ids`] entries; when it is full,
+//! its entries are sorted and written as one run of 16-byte digests (and their values) to an
+//! anonymous temporary file (`tempfile::tempfile()`: unlinked at once, removed by the system when
+//! closed), and the table starts again. On the heap stay one Bloom filter of every digest written
+//! out (10 bits a digest, about 2 % false positives; rebuilt from the runs, twice the size, when
+//! it is full) and each run's first digest of each block of [`BLOCK`] entries: a question about an
+//! id never seen (each new event's id) is answered by the table and the filter, one cache miss,
+//! and the runs are read (a block each, newest first) only on the filter's hit. Two runs are
+//! merged into one when the newer is at least half the older's size, so a map of `n` entries has
+//! about log₂(n / threshold) runs. (A filter a run, as first built, cost a cache miss a run for
+//! every new id.)
+//!
+//! Resident: the table (at most 136 KiB of digests at the default threshold, 200 KiB with
+//! 8-byte values) and ~1.3–2.5 bytes an entry spilled (the filter's 10–20 bits, the blocks'
+//! first digests).
+//! A session below the threshold (nearly all) never touches a file.
+//!
+//! An insert of a digest already present replaces its value: the newest is found first (the
+//! table, then the runs from the newest), and a merge keeps the newer run's entry.
+//!
+//! A run that cannot be written (a full disk, no temporary folder) is not written: the map keeps
+//! its entries in the table from then on, as a map below the threshold does. The answers stay
+//! right and only the bound on memory is lost; the engine's validator and fingerprinters run in
+//! the host, where a panic would end the process. A run already written that cannot be read back
+//! (an I/O error of a file the process holds open) panics, naming the file's purpose: no answer
+//! is right then (a reader's panic reaches the host as that reader's error,
+//! `PluginError::panicked`).
+
+use std::cell::Cell;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::marker::PhantomData;
+use std::sync::OnceLock;
+
+use crate::ids::IdMap;
+use crate::IdDigest;
+
+/// Entries the in-memory table holds before they are written out as a run: a table of 8,192
+/// buckets is full at 7,168 (7/8), 136 KiB of digests (200 KiB with 8-byte values). Measured on
+/// a 107 MB session (52,005 events), the continuation's peak was 23.8 MiB at 8,192 against 30.2
+/// at 57,344, with the same CPU time; fewer costs more runs for little less peak.
+/// `HANDOFF_SPILL_IDS` sets another (read once: the tests set 0 to put every entry in a file).
+const SPILL_IDS_DEFAULT: usize = 7_168;
+
+/// Entries in a block of a run: the unit read back on a filter's hit (4 KiB of digests).
+const BLOCK: usize = 256;
+
+/// Bits of the Bloom filter per entry, and the filter's probes. The filter is blocked: an
+/// entry's probes all fall in one 64-bit word, so a question costs one cache miss a run (≈ 2 %
+/// false positives at these numbers, against ≈ 1 % unblocked).
+const BLOOM_BITS_AN_ENTRY: u64 = 10;
+const BLOOM_PROBES: u32 = 6;
+
+/// The threshold of the process: `HANDOFF_SPILL_IDS`, else [`SPILL_IDS_DEFAULT`].
+pub fn spill_ids() -> usize {
+    static AFTER: OnceLock<usize> = OnceLock::new();
+    *AFTER.get_or_init(|| {
+        std::env::var("HANDOFF_SPILL_IDS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(SPILL_IDS_DEFAULT)
+    })
+}
+
+/// A value a [`SpillMap`] holds: fixed-size, copied in and out of its file.
+pub trait SpillValue: Copy {
+    /// Its size in the file.
+    const BYTES: usize;
+    /// Appends its bytes.
+    fn put(self, out: &mut Vec<u8>);
+    /// Reads it from its [`Self::BYTES`] bytes.
+    fn take(bytes: &[u8]) -> Self;
+}
+
+impl SpillValue for () {
+    const BYTES: usize = 0;
+    fn put(self, _: &mut Vec<u8>) {}
+    fn take(_: &[u8]) -> Self {}
+}
+
+impl SpillValue for u64 {
+    const BYTES: usize = 8;
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    fn take(bytes: &[u8]) -> Self {
+        u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"))
+    }
+}
+
+/// Id digests → values, the older ones in a temporary file (see the module's doc).
+pub struct SpillMap<V: SpillValue> {
+    hot: IdMap<IdDigest, V>,
+    /// Entries the table holds before it is written out.
+    threshold: usize,
+    /// Oldest first.
+    runs: Vec<Run>,
+    /// A Bloom filter of the digests in the runs, and how many it is sized for.
+    filter: Vec<u64>,
+    filter_capacity: u64,
+    /// Entries written to the runs (a digest written twice counts twice).
+    spilled: u64,
+    /// Not `Sync`: a lookup seeks a run's file and reads it, so two threads asking at once
+    /// through shared references would read each other's blocks. (`Send` it is.)
+    not_sync: PhantomData<Cell<()>>,
+}
+
+/// A set of id digests: a [`SpillMap`] without values.
+pub type SpillSet = SpillMap<()>;
+
+/// One sorted run in its own temporary file.
+struct Run {
+    file: File,
+    entries: u64,
+    /// The first digest of each block.
+    fences: Vec<IdDigest>,
+}
+
+impl<V: SpillValue> Default for SpillMap<V> {
+    fn default() -> Self {
+        SpillMap::with_threshold(spill_ids())
+    }
+}
+
+impl<V: SpillValue> SpillMap<V> {
+    /// An empty map that writes its table out past `threshold` entries (0: at every insert).
+    pub fn with_threshold(threshold: usize) -> Self {
+        SpillMap {
+            hot: IdMap::default(),
+            threshold,
+            runs: Vec::new(),
+            filter: Vec::new(),
+            filter_capacity: 0,
+            spilled: 0,
+            not_sync: PhantomData,
+        }
+    }
+
+    /// The value of `key`'s newest insert, if any.
+    pub fn get(&self, key: &IdDigest) -> Option<V> {
+        if let Some(v) = self.hot.get(key) {
+            return Some(*v);
+        }
+        if self.runs.is_empty() || !bloom_may_hold(&self.filter, key) {
+            return None;
+        }
+        self.runs.iter().rev().find_map(|run| run.get(key))
+    }
+
+    /// Whether `key` was inserted.
+    pub fn contains(&self, key: &IdDigest) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Inserts `key` with `value`, replacing an earlier value.
+    pub fn insert(&mut self, key: IdDigest, value: V) {
+        self.hot.insert(key, value);
+        if self.hot.len() > self.threshold {
+            self.spill();
+        }
+    }
+
+    /// Whether any entry went to a file.
+    pub fn spilled(&self) -> bool {
+        !self.runs.is_empty()
+    }
+
+    /// Writes the table out as a run, then merges runs of like sizes. Where the run cannot be
+    /// written, the table keeps its entries and stops spilling (the module's doc).
+    fn spill(&mut self) {
+        let mut entries: Vec<(IdDigest, V)> = self.hot.iter().map(|(k, v)| (*k, *v)).collect();
+        entries.sort_unstable_by_key(|(k, _)| *k);
+        let run = match RunWriter::<V>::write(&entries) {
+            Ok(run) => run,
+            Err(_) => {
+                self.threshold = usize::MAX;
+                return;
+            }
+        };
+        self.hot.clear();
+        let count = entries.len() as u64;
+        self.spilled += count;
+        if self.spilled > self.filter_capacity {
+            // Sized anew for twice the entries, from the runs already written and these.
+            self.filter_capacity = (self.spilled * 2).max(1024);
+            self.filter = Vec::new();
+            self.filter =
+                vec![0; (self.filter_capacity * BLOOM_BITS_AN_ENTRY).div_ceil(64) as usize];
+            for run in &self.runs {
+                let mut reader = RunReader::<V>::new(run);
+                while let Some((k, _)) = reader.next() {
+                    bloom_add(&mut self.filter, &k);
+                }
+            }
+        }
+        for (k, _) in &entries {
+            bloom_add(&mut self.filter, k);
+        }
+        self.runs.push(run);
+        while let [.., older, newer] = self.runs.as_slice() {
+            if newer.entries * 2 < older.entries {
+                break;
+            }
+            let newer = self.runs.pop().expect("two runs");
+            let older = self.runs.pop().expect("two runs");
+            match merge::<V>(&older, &newer) {
+                Ok(merged) => self.runs.push(merged),
+                // Unmerged runs answer the same, one more block read a question on a hit.
+                Err(_) => {
+                    self.runs.extend([older, newer]);
+                    break;
+                }
+            }
+        }
+    }
+}
+
+impl SpillSet {
+    /// Inserts `key`; whether it was not there before.
+    pub fn insert_new(&mut self, key: IdDigest) -> bool {
+        if self.contains(&key) {
+            return false;
+        }
+        self.insert(key, ());
+        true
+    }
+}
+
+fn record_bytes<V: SpillValue>() -> usize {
+    16 + V::BYTES
+}
+
+fn io_failed(what: &str, e: std::io::Error) -> ! {
+    panic!("the ids' temporary file (issue 30's spill of id digests) could not be {what}: {e}")
+}
+
+fn put_key(key: IdDigest, out: &mut Vec<u8>) {
+    let [a, b] = key.words();
+    out.extend_from_slice(&a.to_le_bytes());
+    out.extend_from_slice(&b.to_le_bytes());
+}
+
+fn take_key(bytes: &[u8]) -> IdDigest {
+    let word = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
+    IdDigest::from_words([word(0), word(8)])
+}
+
+/// The filter's word for `key` among `words` (multiply-shift of the digest's first word, which
+/// is already random) and the word's bits (six 6-bit fields of the second).
+fn bloom_probe(key: &IdDigest, words: usize) -> (usize, u64) {
+    let [a, b] = key.words();
+    let word = ((u128::from(a) * words as u128) >> 64) as usize;
+    let bits = (0..BLOOM_PROBES).fold(0u64, |bits, i| bits | 1 << ((b >> (6 * i)) & 63));
+    (word, bits)
+}
+
+/// Whether `bloom` may hold `key` (false: it certainly does not).
+fn bloom_may_hold(bloom: &[u64], key: &IdDigest) -> bool {
+    let (word, bits) = bloom_probe(key, bloom.len());
+    bloom[word] & bits == bits
+}
+
+/// Adds `key` to `bloom`.
+fn bloom_add(bloom: &mut [u64], key: &IdDigest) {
+    let (word, bits) = bloom_probe(key, bloom.len());
+    bloom[word] |= bits;
+}
+
+impl Run {
+    fn get<V: SpillValue>(&self, key: &IdDigest) -> Option<V> {
+        // The block whose first digest is the last at or before `key`.
+        let block = self.fences.partition_point(|f| f <= key).checked_sub(1)?;
+        let size = record_bytes::<V>();
+        let first = block * BLOCK;
+        let count = (self.entries as usize - first).min(BLOCK);
+        let mut bytes = vec![0; count * size];
+        let mut file = &self.file;
+        file.seek(SeekFrom::Start((first * size) as u64))
+            .and_then(|_| file.read_exact(&mut bytes))
+            .unwrap_or_else(|e| io_failed("read", e));
+        let records: Vec<&[u8]> = bytes.chunks_exact(size).collect();
+        let at = records.binary_search_by(|r| take_key(r).cmp(key)).ok()?;
+        Some(V::take(&records[at][16..]))
+    }
+}
+
+/// Writes a run's entries in ascending order, noting its fences as it goes.
+struct RunWriter<V> {
+    out: BufWriter<File>,
+    entries: u64,
+    fences: Vec<IdDigest>,
+    buf: Vec<u8>,
+    _value: std::marker::PhantomData<V>,
+}
+
+impl<V: SpillValue> RunWriter<V> {
+    fn new() -> std::io::Result<Self> {
+        Ok(RunWriter {
+            out: BufWriter::with_capacity(64 << 10, tempfile::tempfile()?),
+            entries: 0,
+            fences: Vec::new(),
+            buf: Vec::with_capacity(record_bytes::<V>()),
+            _value: std::marker::PhantomData,
+        })
+    }
+
+    /// A run of `entries`, sorted.
+    fn write(entries: &[(IdDigest, V)]) -> std::io::Result<Run> {
+        let mut writer = RunWriter::new()?;
+        for &(k, v) in entries {
+            writer.push(k, v)?;
+        }
+        writer.finish()
+    }
+
+    fn push(&mut self, key: IdDigest, value: V) -> std::io::Result<()> {
+        if self.entries.is_multiple_of(BLOCK as u64) {
+            self.fences.push(key);
+        }
+        self.buf.clear();
+        put_key(key, &mut self.buf);
+        value.put(&mut self.buf);
+        self.out.write_all(&self.buf)?;
+        self.entries += 1;
+        Ok(())
+    }
+
+    fn finish(self) -> std::io::Result<Run> {
+        let file = self.out.into_inner().map_err(|e| e.into_error())?;
+        let mut fences = self.fences;
+        fences.shrink_to_fit();
+        Ok(Run {
+            file,
+            entries: self.entries,
+            fences,
+        })
+    }
+}
+
+/// Reads a run's entries in order.
+struct RunReader<'r, V> {
+    input: BufReader<&'r File>,
+    left: u64,
+    buf: Vec<u8>,
+    _value: std::marker::PhantomData<V>,
+}
+
+impl<'r, V: SpillValue> RunReader<'r, V> {
+    fn new(run: &'r Run) -> Self {
+        let mut file = &run.file;
+        file.seek(SeekFrom::Start(0))
+            .unwrap_or_else(|e| io_failed("read", e));
+        RunReader {
+            input: BufReader::with_capacity(64 << 10, file),
+            left: run.entries,
+            buf: vec![0; record_bytes::<V>()],
+            _value: std::marker::PhantomData,
+        }
+    }
+
+    fn next(&mut self) -> Option<(IdDigest, V)> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        self.input
+            .read_exact(&mut self.buf)
+            .unwrap_or_else(|e| io_failed("read", e));
+        Some((take_key(&self.buf), V::take(&self.buf[16..])))
+    }
+}
+
+/// One run of both, the newer's value kept where both hold a digest.
+fn merge<V: SpillValue>(older: &Run, newer: &Run) -> std::io::Result<Run> {
+    let mut writer = RunWriter::<V>::new()?;
+    let (mut old, mut new) = (RunReader::<V>::new(older), RunReader::<V>::new(newer));
+    let (mut a, mut b) = (old.next(), new.next());
+    loop {
+        match (a, b) {
+            (None, None) => break,
+            (Some((k, v)), None) => {
+                writer.push(k, v)?;
+                a = old.next();
+            }
+            (None, Some((k, v))) => {
+                writer.push(k, v)?;
+                b = new.next();
+            }
+            (Some((ka, va)), Some((kb, vb))) => match ka.cmp(&kb) {
+                std::cmp::Ordering::Less => {
+                    writer.push(ka, va)?;
+                    a = old.next();
+                }
+                std::cmp::Ordering::Greater => {
+                    writer.push(kb, vb)?;
+                    b = new.next();
+                }
+                std::cmp::Ordering::Equal => {
+                    writer.push(kb, vb)?;
+                    a = old.next();
+                    b = new.next();
+                }
+            },
+        }
+    }
+    writer.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::IdSeeds;
+
+    /// The model: a plain map, newest insert wins.
+    fn check_against_model(threshold: usize, inserts: usize, distinct: u64) {
+        let seeds = IdSeeds::default();
+        let mut map = SpillMap::<u64>::with_threshold(threshold);
+        let mut model = std::collections::HashMap::new();
+        // A deterministic walk over `distinct` ids, revisiting some (a later value replaces).
+        for i in 0..inserts as u64 {
+            let id = format!("id-{}", (i * 7919) % distinct);
+            let key = seeds.digest(&id);
+            assert_eq!(map.get(&key), model.get(&id).copied(), "before insert {i}");
+            map.insert(key, i);
+            model.insert(id, i);
+        }
+        for n in 0..distinct + 50 {
+            let id = format!("id-{n}");
+            assert_eq!(map.get(&seeds.digest(&id)), model.get(&id).copied(), "{id}");
+        }
+        assert_eq!(map.spilled(), inserts > threshold);
+    }
+
+    #[test]
+    fn a_map_in_memory_and_in_files_answers_as_a_plain_map_does() {
+        check_against_model(usize::MAX, 3000, 2000);
+        check_against_model(0, 3000, 2000);
+        check_against_model(3, 3000, 2000);
+        check_against_model(100, 5000, 700);
+        check_against_model(1000, 2000, 5000);
+    }
+
+    #[test]
+    fn runs_are_merged_so_few_remain() {
+        let seeds = IdSeeds::default();
+        let mut set = SpillSet::with_threshold(10);
+        for i in 0..10_000 {
+            assert!(set.insert_new(seeds.digest(&format!("e{i}"))));
+        }
+        // About log₂(10,000 / 11) runs, not 900.
+        assert!(set.runs.len() <= 12, "{} runs", set.runs.len());
+        assert!(!set.insert_new(seeds.digest("e0")));
+        assert!(!set.insert_new(seeds.digest("e9999")));
+        assert!(set.insert_new(seeds.digest("e10000")));
+    }
+
+    #[test]
+    fn a_small_map_never_makes_a_file() {
+        let seeds = IdSeeds::default();
+        let mut set = SpillSet::with_threshold(SPILL_IDS_DEFAULT);
+        for i in 0..1000 {
+            set.insert(seeds.digest(&format!("e{i}")), ());
+        }
+        assert!(!set.spilled());
+        assert!(set.contains(&seeds.digest("e999")));
+    }
+
+    #[test]
+    fn the_filter_rules_out_nearly_every_absent_digest() {
+        let seeds = IdSeeds::default();
+        let mut set = SpillSet::with_threshold(100);
+        for i in 0..10_000 {
+            set.insert(seeds.digest(&format!("in{i}")), ());
+        }
+        assert!((0..10_000).all(|i| set.contains(&seeds.digest(&format!("in{i}")))));
+        let passed = (0..10_000)
+            .filter(|i| bloom_may_hold(&set.filter, &seeds.digest(&format!("out{i}"))))
+            .count();
+        // ≈ 2 % expected; 4 % leaves room for chance.
+        assert!(
+            passed < 400,
+            "{passed} of 10,000 absent digests passed the filter"
+        );
+    }
+}
