@@ -52,6 +52,7 @@ pub mod hop;
 pub mod interactive;
 pub mod pty;
 mod run;
+pub mod streamed;
 pub mod wire;
 
 use std::path::PathBuf;

@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 
 use handoff_claude::{ClaudePlugin, CLAUDE_CODE};
 use handoff_conformance::corpus;
+use handoff_live::streamed::{files_under, Probe};
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, EventStream, HeldEvents, Part, Plugin, PluginError,
-    ReadFrom, Signature, StoreRoot, Thinking, Timestamp, Transcript,
+    AssistantPart, Body, CreateOptions, Event, Part, Plugin, PluginError, ReadFrom, Signature,
+    StoreRoot, Thinking, Timestamp, Transcript,
 };
 
 const CWD: &str = "/home/dev/streamed";
@@ -19,47 +20,6 @@ fn options() -> CreateOptions {
     CreateOptions {
         cwd: Some(CWD.into()),
         locator: Some("conv-s".into()),
-    }
-}
-
-/// A held transcript that counts its `whole` calls and can fail after some events.
-struct Probe<'a> {
-    held: HeldEvents<'a>,
-    taken: usize,
-    fail_after: Option<usize>,
-    wholes: usize,
-}
-
-impl<'a> Probe<'a> {
-    fn new(t: &'a Transcript) -> Self {
-        Probe {
-            held: HeldEvents::new(t),
-            taken: 0,
-            fail_after: None,
-            wholes: 0,
-        }
-    }
-
-    fn failing_after(t: &'a Transcript, n: usize) -> Self {
-        Probe {
-            fail_after: Some(n),
-            ..Probe::new(t)
-        }
-    }
-}
-
-impl EventStream for Probe<'_> {
-    fn next_event(&mut self) -> Result<Option<Event>, PluginError> {
-        if self.fail_after == Some(self.taken) {
-            return Err(PluginError::Other("the source broke off".into()));
-        }
-        self.taken += 1;
-        self.held.next_event()
-    }
-
-    fn whole(&mut self) -> Result<&Transcript, PluginError> {
-        self.wholes += 1;
-        self.held.whole()
     }
 }
 
@@ -100,26 +60,6 @@ fn normalised(path: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// Everything under `dir`, as paths relative to it.
-fn contents(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries {
-            let p = e.unwrap().path();
-            out.push(p.strip_prefix(dir).unwrap().display().to_string());
-            if p.is_dir() {
-                stack.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// `create` and `create_streamed` of `t` in two fresh stores: both refuse it with the same error,
 /// or both write the same records, which read back equal (under the target's comparison, to `t`
 /// too). Returns how often the stream was asked for the whole transcript.
@@ -131,7 +71,7 @@ fn same_as_create(name: &str, t: &Transcript) -> usize {
         .writer()
         .create(&held, CLAUDE_CODE, t, &options());
     let mut probe = Probe::new(t);
-    let before = contents(dirs.1.path());
+    let before = files_under(dirs.1.path());
     let each =
         ClaudePlugin
             .writer()
@@ -139,8 +79,8 @@ fn same_as_create(name: &str, t: &Transcript) -> usize {
     let (whole, each) = match (whole, each) {
         (Err(a), Err(b)) => {
             assert_eq!(a.to_string(), b.to_string(), "{name}");
-            assert_eq!(contents(dirs.1.path()), before, "{name}: left behind");
-            return probe.wholes;
+            assert_eq!(files_under(dirs.1.path()), before, "{name}: left behind");
+            return probe.wholes();
         }
         (Ok(a), Ok(b)) => (a, b),
         (a, b) => panic!("{name}: create {a:?}, create_streamed {b:?}"),
@@ -161,7 +101,7 @@ fn same_as_create(name: &str, t: &Transcript) -> usize {
     let cmp = target.target(CLAUDE_CODE).unwrap().comparison();
     cmp.diff(&a, &b).unwrap_or_else(|d| panic!("{name}: {d}"));
     cmp.diff(t, &b).unwrap_or_else(|d| panic!("{name}: {d}"));
-    probe.wholes
+    probe.wholes()
 }
 
 /// The transcripts the engine would hand over: valid, with no part the target does not carry.
@@ -335,7 +275,7 @@ fn without_a_cwd_in_the_options_it_starts_over_with_the_transcripts() {
         .writer()
         .create_streamed(&root, CLAUDE_CODE, &mut probe, &CreateOptions::default())
         .unwrap();
-    assert_eq!(probe.wholes, 1);
+    assert_eq!(probe.wholes(), 1);
     let back = ClaudePlugin
         .reader()
         .read(ReadFrom::File(CLAUDE_CODE, &s.path))
@@ -353,15 +293,15 @@ fn a_failure_midway_leaves_no_file_and_no_folder() {
     assert!(t.events.len() > 3);
     let dir = tempfile::tempdir().unwrap();
     let root = StoreRoot::new(dir.path().join("store")).unwrap();
-    let before = contents(dir.path());
+    let before = files_under(dir.path());
     let mut probe = Probe::failing_after(&t, 3);
     let err = ClaudePlugin
         .writer()
         .create_streamed(&root, CLAUDE_CODE, &mut probe, &options())
         .unwrap_err();
     assert_eq!(err, PluginError::Other("the source broke off".into()));
-    assert_eq!(probe.taken, 3, "it stops at the first error");
-    assert_eq!(contents(dir.path()), before, "nothing left behind");
+    assert_eq!(probe.taken(), 3, "it stops at the first error");
+    assert_eq!(files_under(dir.path()), before, "nothing left behind");
     // An event it refuses midway (Anthropic thinking without its signature), named by its index.
     let mut refused = transcript(vec![user("u"), reply("a"), user("u2"), reply("b")]);
     refused.events[3].body = Body::Assistant {
@@ -384,7 +324,7 @@ fn a_failure_midway_leaves_no_file_and_no_folder() {
         err.contains("event 3 (b)") && err.contains("signature"),
         "{err}"
     );
-    assert_eq!(contents(dir.path()), before, "nothing left behind");
+    assert_eq!(files_under(dir.path()), before, "nothing left behind");
     // Nothing to write at all.
     let empty = transcript(vec![foreign_thinking("t")]);
     let err = ClaudePlugin
@@ -393,7 +333,7 @@ fn a_failure_midway_leaves_no_file_and_no_folder() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("empty conversation"), "{err}");
-    assert_eq!(contents(dir.path()), before, "nothing left behind");
+    assert_eq!(files_under(dir.path()), before, "nothing left behind");
 }
 
 /// The files `read_path` is asked to read: the samples (the genuine 2.1.197 sessions among them,

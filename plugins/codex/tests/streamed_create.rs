@@ -5,10 +5,11 @@
 use std::path::Path;
 
 use handoff_codex::{CodexPlugin, TARGET};
+use handoff_live::streamed::{files_under, Probe};
 use handoff_sdk::ById;
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, EventStream, HeldEvents, Origin, Part, Plugin,
-    PluginError, StoreRoot, Timestamp, ToolCall, Transcript,
+    AssistantPart, Body, CreateOptions, Event, Origin, Part, Plugin, PluginError, StoreRoot,
+    Timestamp, ToolCall, Transcript,
 };
 use serde_json::{json, Value};
 
@@ -81,43 +82,6 @@ fn compaction(id: &str, ms: i64, through: &str) -> Event {
     )
 }
 
-/// A held transcript as a stream that counts the calls of `whole` and can fail at one event.
-struct Counted<'a> {
-    held: HeldEvents<'a>,
-    taken: usize,
-    wholes: usize,
-    fail_at: Option<usize>,
-}
-
-impl<'a> Counted<'a> {
-    fn new(t: &'a Transcript) -> Self {
-        Counted {
-            held: HeldEvents::new(t),
-            taken: 0,
-            wholes: 0,
-            fail_at: None,
-        }
-    }
-}
-
-impl EventStream for Counted<'_> {
-    fn next_event(&mut self) -> Result<Option<Event>, PluginError> {
-        if self.fail_at == Some(self.taken) {
-            return Err(PluginError::InvalidTranscript(format!(
-                "event {} refused by the stream",
-                self.taken
-            )));
-        }
-        self.taken += 1;
-        self.held.next_event()
-    }
-
-    fn whole(&mut self) -> Result<&Transcript, PluginError> {
-        self.wholes += 1;
-        self.held.whole()
-    }
-}
-
 fn options() -> CreateOptions {
     CreateOptions {
         cwd: Some("/home/dev/proj".into()),
@@ -147,21 +111,6 @@ fn lines_without_ids(path: &Path, id: &str) -> Vec<Value> {
         .collect()
 }
 
-/// Every file and folder under `dir`.
-fn files_under(dir: &Path) -> Vec<String> {
-    let mut found = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten() {
-            let path = e.path();
-            if path.is_dir() {
-                found.extend(files_under(&path));
-            }
-            found.push(path.display().to_string());
-        }
-    }
-    found
-}
-
 #[test]
 fn a_streamed_rollout_is_the_one_create_writes() {
     let t = conversation(30);
@@ -170,13 +119,14 @@ fn a_streamed_rollout_is_the_one_create_writes() {
         .writer()
         .create(&root, TARGET, &t, &options())
         .unwrap();
-    let mut stream = Counted::new(&t);
+    let mut stream = Probe::new(&t);
     let streamed = CodexPlugin
         .writer()
         .create_streamed(&root, TARGET, &mut stream, &options())
         .unwrap();
     assert_eq!(
-        stream.wholes, 0,
+        stream.wholes(),
+        0,
         "no compaction: never the whole transcript"
     );
     assert_eq!(
@@ -203,12 +153,12 @@ fn only_a_compaction_that_keeps_events_asks_for_the_whole_transcript() {
     keeping.events.push(compaction("k", 900, "c1"));
     for (t, wholes) in [(&right_after, 0), (&keeping, 1)] {
         let (_dir, root) = root();
-        let mut stream = Counted::new(t);
+        let mut stream = Probe::new(t);
         let session = CodexPlugin
             .writer()
             .create_streamed(&root, TARGET, &mut stream, &options())
             .unwrap();
-        assert_eq!(stream.wholes, wholes);
+        assert_eq!(stream.wholes(), wholes);
         let back = CodexPlugin.read_id(&root, TARGET, &session.id).unwrap();
         comparison.diff(t, &back).unwrap();
         let created = CodexPlugin
@@ -238,17 +188,16 @@ fn a_stream_that_fails_midway_leaves_nothing_behind() {
     for (name, transcript, fail_at) in [("stream error", &t, Some(50)), ("refused", &refused, None)]
     {
         let (dir, root) = root();
-        let mut stream = Counted::new(transcript);
-        stream.fail_at = fail_at;
+        let mut stream = match fail_at {
+            Some(n) => Probe::failing_after(transcript, n),
+            None => Probe::new(transcript),
+        };
         let err = CodexPlugin
             .writer()
             .create_streamed(&root, TARGET, &mut stream, &options())
             .unwrap_err();
         match name {
-            "stream error" => assert_eq!(
-                err,
-                PluginError::InvalidTranscript("event 50 refused by the stream".into())
-            ),
+            "stream error" => assert_eq!(err, PluginError::Other("the source broke off".into())),
             _ => assert!(err.to_string().contains("event 41 (a10)"), "{err}"),
         }
         let left = files_under(dir.path());

@@ -5,47 +5,22 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use common::*;
+use handoff_live::streamed::{files_under, Probe, StreamedWrite};
 use handoff_pi::{PiPlugin, TARGET};
-use handoff_sdk::serde_json::{self, json, Value};
-use handoff_sdk::{
-    CreateOptions, Event, EventStream, HeldEvents, Origin, Part, Plugin, PluginError, ReadFrom,
-    StoreRoot, Transcript,
-};
+use handoff_sdk::serde_json::json;
+use handoff_sdk::{CreateOptions, Origin, Part, Plugin, StoreRoot, Transcript};
 
-/// A held transcript that counts its `whole` calls and can fail after some events.
-struct Probe<'a> {
-    held: HeldEvents<'a>,
-    taken: usize,
-    fail_after: Option<usize>,
-    wholes: usize,
-}
-
-impl<'a> Probe<'a> {
-    fn new(t: &'a Transcript) -> Self {
-        Probe {
-            held: HeldEvents::new(t),
-            taken: 0,
-            fail_after: None,
-            wholes: 0,
-        }
-    }
-}
-
-impl EventStream for Probe<'_> {
-    fn next_event(&mut self) -> Result<Option<Event>, PluginError> {
-        if self.fail_after == Some(self.taken) {
-            return Err(PluginError::Other("the source broke off".into()));
-        }
-        self.taken += 1;
-        self.held.next_event()
-    }
-
-    fn whole(&mut self) -> Result<&Transcript, PluginError> {
-        self.wholes += 1;
-        self.held.whole()
+/// The ids (the header's, each entry's `id`, `parentId` and `firstKeptEntryId`) are drawn at
+/// random.
+fn write() -> StreamedWrite<'static> {
+    StreamedWrite {
+        plugin: &PiPlugin,
+        target: TARGET,
+        options: options(),
+        ids: &["/id", "/parentId", "/firstKeptEntryId"],
     }
 }
 
@@ -56,85 +31,14 @@ fn options() -> CreateOptions {
     }
 }
 
-/// The file's text with every id (the header's, each entry's `id`, `parentId` and
-/// `firstKeptEntryId`) replaced by its number in order of first appearance: two writes of one
-/// transcript give the same text exactly when they wrote the same bytes but for fresh ids.
-fn text_without_ids(path: &Path) -> String {
-    let mut seen: Vec<String> = Vec::new();
-    let mut out = String::new();
-    for line in std::fs::read_to_string(path).unwrap().lines() {
-        let entry: Value = serde_json::from_str(line).unwrap();
-        let mut line = line.to_owned();
-        for key in ["id", "parentId", "firstKeptEntryId"] {
-            let Some(id) = entry.get(key).and_then(Value::as_str) else {
-                continue;
-            };
-            if !seen.iter().any(|s| s == id) {
-                seen.push(id.to_owned());
-            }
-        }
-        for (n, id) in seen.iter().enumerate() {
-            line = line.replace(&format!("\"{id}\""), &format!("\"id#{n}\""));
-        }
-        out.push_str(&line);
-        out.push('\n');
-    }
-    out
-}
-
-/// Everything under `dir`, as paths relative to it.
-fn files_under(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten() {
-            let p = e.unwrap().path();
-            out.push(p.strip_prefix(dir).unwrap().display().to_string());
-            if p.is_dir() {
-                stack.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-/// `create` and `create_streamed` of `t` into two fresh stores: both refuse it with the same
-/// error (the streamed one leaving nothing behind), or both write the same bytes. Returns how
+/// Both writes refuse `t` alike, or write it alike and it reads back with every event. How
 /// often the stream was asked for the whole transcript.
 fn same_as_create(name: &str, t: &Transcript) -> usize {
-    let (held_dir, streamed_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let held = StoreRoot::new(held_dir.path()).unwrap();
-    let streamed = StoreRoot::new(streamed_dir.path()).unwrap();
-    let whole = PiPlugin.writer().create(&held, TARGET, t, &options());
-    let mut probe = Probe::new(t);
-    let each = PiPlugin
-        .writer()
-        .create_streamed(&streamed, TARGET, &mut probe, &options());
-    match (whole, each) {
-        (Err(a), Err(b)) => {
-            assert_eq!(a.to_string(), b.to_string(), "{name}");
-            assert_eq!(
-                files_under(streamed_dir.path()),
-                Vec::<String>::new(),
-                "{name}"
-            );
-        }
-        (Ok(a), Ok(b)) => {
-            assert_eq!(
-                text_without_ids(&a.path),
-                text_without_ids(&b.path),
-                "{name}: the streamed write differs"
-            );
-            let read = PiPlugin
-                .reader()
-                .read(ReadFrom::File(TARGET, &b.path))
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert_eq!(read.events.len(), t.events.len(), "{name}");
-        }
-        (a, b) => panic!("{name}: create {a:?}, create_streamed {b:?}"),
+    let compared = write().same_as_create(name, t);
+    if let Some(read) = compared.read_back {
+        assert_eq!(read.events.len(), t.events.len(), "{name}");
     }
-    probe.wholes
+    compared.wholes
 }
 
 fn samples() -> Vec<PathBuf> {
@@ -162,10 +66,7 @@ fn every_sample_read_back_is_written_alike_without_the_whole_transcript() {
     let files = samples();
     assert!(files.len() >= 5, "{files:?}");
     for path in files {
-        let t = PiPlugin
-            .reader()
-            .read(ReadFrom::File(TARGET, &path))
-            .unwrap();
+        let t = write().read(&path).unwrap();
         let name = path.display().to_string();
         let compaction_keeps = t.events.iter().enumerate().any(|(i, e)| {
             matches!(&e.body, handoff_sdk::Body::Compaction { replaces_through, .. }
@@ -269,24 +170,7 @@ fn a_refused_event_or_a_failing_stream_leaves_nothing_behind() {
         ));
     }
     let good = transcript(events);
-    for fail_after in [0, 1, 2, 7, good.events.len()] {
-        let dir = tempfile::tempdir().unwrap();
-        let root = StoreRoot::new(dir.path()).unwrap();
-        let mut probe = Probe {
-            fail_after: Some(fail_after),
-            ..Probe::new(&good)
-        };
-        let e = PiPlugin
-            .writer()
-            .create_streamed(&root, TARGET, &mut probe, &options())
-            .unwrap_err();
-        assert!(e.to_string().contains("broke off"), "{fail_after}: {e}");
-        assert_eq!(
-            files_under(dir.path()),
-            Vec::<String>::new(),
-            "{fail_after}"
-        );
-    }
+    write().assert_broken_streams_leave_nothing(&good, &[0, 1, 2, 7, good.events.len()]);
     // Arguments pi cannot keep, in the ninth event: refused as `create` refuses them.
     let mut bad = good.clone();
     if let handoff_sdk::Body::Assistant { content, .. } = &mut bad.events[9].body {
