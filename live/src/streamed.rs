@@ -8,7 +8,7 @@ use std::path::Path;
 
 use handoff_capability::{CreateOptions, EventStream, HeldEvents, Plugin, PluginError, ReadFrom};
 use handoff_store::StoreRoot;
-use handoff_transcript::{Event, Transcript};
+use handoff_transcript::{Event, Feature, Transcript};
 use serde_json::Value;
 
 /// A held transcript handed out as a stream that counts its `whole` calls and can break off
@@ -189,6 +189,22 @@ impl StreamedWrite<'_> {
     pub fn read(&self, path: &Path) -> Result<Transcript, PluginError> {
         self.plugin.reader().read(ReadFrom::File(self.target, path))
     }
+}
+
+/// Each entry of the conformance corpus whose every feature is in `carries`, handed to `check`
+/// by name; how many were.
+pub fn each_corpus_entry_carried(
+    carries: &[Feature],
+    mut check: impl FnMut(&str, &Transcript),
+) -> usize {
+    let mut checked = 0;
+    for entry in handoff_conformance::corpus::entries() {
+        if entry.transcript.first_uncarried(carries).is_none() {
+            check(entry.name, &entry.transcript);
+            checked += 1;
+        }
+    }
+    checked
 }
 
 fn temp_dir() -> tempfile::TempDir {

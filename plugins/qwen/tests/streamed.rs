@@ -55,14 +55,9 @@ fn the_genuine_sample_read_back_is_written_alike() {
 #[test]
 fn every_corpus_entry_qwen_code_carries_is_written_alike() {
     let carries = handoff_qwen::manifest::target_manifest().carries;
-    let mut written = 0;
-    for entry in handoff_conformance::corpus::entries() {
-        if entry.transcript.first_uncarried(&carries).is_some() {
-            continue;
-        }
-        same_as_create(entry.name, &entry.transcript);
-        written += 1;
-    }
+    let written = handoff_live::streamed::each_corpus_entry_carried(&carries, |name, t| {
+        same_as_create(name, t);
+    });
     assert!(written >= 5, "only {written} corpus entries carried");
 }
 
