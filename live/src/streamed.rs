@@ -8,7 +8,9 @@ use std::path::Path;
 
 use handoff_capability::{CreateOptions, EventStream, HeldEvents, Plugin, PluginError, ReadFrom};
 use handoff_store::StoreRoot;
-use handoff_transcript::{Event, Feature, Transcript};
+use handoff_transcript::{
+    AssistantPart, Body, Event, Feature, Origin, Part, Timestamp, ToolCall, Transcript,
+};
 use serde_json::Value;
 
 /// A held transcript handed out as a stream that counts its `whole` calls and can break off
@@ -168,6 +170,14 @@ impl StreamedWrite<'_> {
         }
     }
 
+    /// [`Self::same_as_create`] for a writer that never needs look-ahead: the stream is never
+    /// asked for the whole transcript. The refusal, if both refused `t`.
+    pub fn same_as_create_without_the_whole(&self, name: &str, t: &Transcript) -> Option<String> {
+        let compared = self.same_as_create(name, t);
+        assert_eq!(compared.wholes, 0, "{name}");
+        compared.refused
+    }
+
     /// A stream of `t` that breaks off after each of `fail_afters` events fails with the
     /// source's error and leaves nothing in the store.
     pub fn assert_broken_streams_leave_nothing(&self, t: &Transcript, fail_afters: &[usize]) {
@@ -205,6 +215,47 @@ pub fn each_corpus_entry_carried(
         }
     }
     checked
+}
+
+/// `n` turns of a prompt, a call of `tool` by `origin`'s model and its result (every other one
+/// failed): events `u{i}`, `a{i}`, `r{i}`, calls `call_{i}`, 1 ms apart within a turn.
+pub fn call_turns(n: usize, tool: &str, origin: &Origin) -> Transcript {
+    let event = |id: String, ms: i64, body: Body| {
+        Event::new(id, Timestamp::from_millis(1_795_999_300_000 + ms), body)
+    };
+    let mut events = Vec::new();
+    for i in 0..n {
+        let ms = i as i64 * 10;
+        events.push(event(
+            format!("u{i}"),
+            ms,
+            Body::User {
+                content: vec![Part::text(format!("question {i}"))],
+            },
+        ));
+        events.push(event(
+            format!("a{i}"),
+            ms + 1,
+            Body::Assistant {
+                content: vec![AssistantPart::ToolCall(ToolCall::new(
+                    format!("call_{i}"),
+                    tool,
+                    serde_json::json!({"command": "ls"}),
+                ))],
+                origin: Some(origin.clone()),
+            },
+        ));
+        events.push(event(
+            format!("r{i}"),
+            ms + 2,
+            Body::ToolResult {
+                call_id: format!("call_{i}"),
+                content: vec![Part::text("a.txt")],
+                is_error: i % 2 == 1,
+            },
+        ));
+    }
+    Transcript::new(events)
 }
 
 fn temp_dir() -> tempfile::TempDir {

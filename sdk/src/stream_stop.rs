@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use crate::PluginError;
+use crate::{CreateOptions, Event, EventStream, PluginError};
 
 /// Why a streamed write stopped before its end.
 pub enum Stop {
@@ -47,6 +47,19 @@ pub fn within<E>(
         (Ok(()), None) => Ok(Ok(())),
         (Err(e), None) => Err(e),
     }
+}
+
+/// Where a streamed write begins: the cwd the host gave and the first event. `None` when the
+/// write takes the whole transcript instead: no cwd was given (it would come from the
+/// transcript, which only the whole knows) or there is no event at all.
+pub fn begin<'o>(
+    events: &mut dyn EventStream,
+    options: &'o CreateOptions,
+) -> Result<Option<(&'o str, Event)>, PluginError> {
+    let Some(cwd) = options.cwd.as_deref() else {
+        return Ok(None);
+    };
+    Ok(events.next_event()?.map(|first| (cwd, first)))
 }
 
 #[cfg(test)]

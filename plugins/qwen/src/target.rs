@@ -60,11 +60,7 @@ impl Target for QwenCode {
         events: &mut dyn EventStream,
         options: &CreateOptions,
     ) -> Result<SessionRef, PluginError> {
-        let Some(cwd) = options.cwd.as_deref() else {
-            // The cwd would come from the transcript: take it whole.
-            return self.create(root, events.whole()?, options);
-        };
-        let Some(first) = events.next_event()? else {
+        let Some((cwd, first)) = stream_stop::begin(events, options)? else {
             return self.create(root, events.whole()?, options);
         };
         let new = NewSession::at(root, cwd, options)?;

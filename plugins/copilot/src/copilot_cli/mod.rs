@@ -69,11 +69,7 @@ impl Target for CopilotCli {
         events: &mut dyn EventStream,
         options: &CreateOptions,
     ) -> Result<SessionRef, PluginError> {
-        let Some(cwd) = options.cwd.as_deref() else {
-            // The transcript's cwd would be written: take it whole.
-            return self.create(root, events.whole()?, options);
-        };
-        let Some(first) = events.next_event()? else {
+        let Some((cwd, first)) = stream_stop::begin(events, options)? else {
             return self.create(root, events.whole()?, options);
         };
         let id = uuid::Uuid::new_v4().to_string();

@@ -188,11 +188,7 @@ fn create_streamed(
     events: &mut dyn EventStream,
     options: &CreateOptions,
 ) -> Result<SessionRef, PluginError> {
-    let Some(cwd) = options.cwd.as_deref() else {
-        // The cwd would come from the transcript: take it whole.
-        return create(root, events.whole()?, options);
-    };
-    let Some(first) = events.next_event()? else {
+    let Some((cwd, first)) = stream_stop::begin(events, options)? else {
         return create(root, events.whole()?, options);
     };
     let new = NewSession::begin(root, cwd, first.timestamp, options)?;
