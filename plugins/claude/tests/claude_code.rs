@@ -36,6 +36,15 @@ fn records(path: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// Writes `records` as the file at `path`, one JSON line each.
+fn write_records(path: &Path, records: &[Value]) {
+    std::fs::write(
+        path,
+        records.iter().map(|r| format!("{r}\n")).collect::<String>(),
+    )
+    .unwrap();
+}
+
 /// The records of session `id` of `root`'s Claude Code store.
 fn records_of(root: &StoreRoot, id: &str) -> Vec<Value> {
     records(
@@ -653,11 +662,7 @@ fn a_subagent_thread_reads_but_is_not_planned_for_resume() {
             r["isSidechain"] = json!(true);
         }
     }
-    std::fs::write(
-        &s.path,
-        recs.iter().map(|r| format!("{r}\n")).collect::<String>(),
-    )
-    .unwrap();
+    write_records(&s.path, &recs);
     let t = ClaudePlugin.read_id(&root, CLAUDE_CODE, &s.id).unwrap();
     assert_eq!(t.events.len(), 2);
     let err = ClaudePlugin
@@ -741,13 +746,7 @@ fn a_dangling_parent_goes_on_by_time_or_is_an_error_not_a_shorter_conversation()
         .unwrap();
     let mut recs = records(&s.path);
     recs[1]["parentUuid"] = json!("00000000-0000-4000-8000-000000000000");
-    let write = |recs: &[Value]| {
-        std::fs::write(
-            &s.path,
-            recs.iter().map(|r| format!("{r}\n")).collect::<String>(),
-        )
-        .unwrap()
-    };
+    let write = |recs: &[Value]| write_records(&s.path, recs);
     write(&recs);
     let t = ClaudePlugin.read_id(&root, CLAUDE_CODE, &s.id).unwrap();
     assert_eq!(
@@ -820,11 +819,7 @@ fn a_record_of_an_unkept_kind_is_no_link_its_child_goes_on_by_time() {
     recs[answer]["timestamp"] = recs[command]["timestamp"].clone();
     recs.insert(answer, delta);
     recs.insert(answer, output);
-    std::fs::write(
-        &s.path,
-        recs.iter().map(|r| format!("{r}\n")).collect::<String>(),
-    )
-    .unwrap();
+    write_records(&s.path, &recs);
     let t = ClaudePlugin.read_id(&root, CLAUDE_CODE, &s.id).unwrap();
     let texts: Vec<String> = t
         .events
@@ -884,11 +879,7 @@ fn read_each_streams_the_same_events_and_can_stop() {
 /// A hand-made session file's records (one JSON object each) at `projects/<slug>/<id>.jsonl`.
 fn session_file(dir: &Path, records: &[Value]) -> std::path::PathBuf {
     let path = dir.join("00000000-0000-4000-8000-0000000000aa.jsonl");
-    std::fs::write(
-        &path,
-        records.iter().map(|r| format!("{r}\n")).collect::<String>(),
-    )
-    .unwrap();
+    write_records(&path, records);
     path
 }
 
