@@ -164,11 +164,7 @@ fn conversation(n: usize) -> Transcript {
             ],
             origin: None,
         });
-        next(Body::ToolResult {
-            call_id: format!("call_{n}_{i}"),
-            content: vec![Part::text(output.clone())],
-            is_error: false,
-        });
+        next(Body::tool_output(format!("call_{n}_{i}"), output.clone()));
         next(Body::Assistant {
             content: vec![AssistantPart::text(format!(
                 "In turn {i}, file.rs changed."

@@ -130,17 +130,12 @@ fn two_more(after: &Transcript) -> Vec<Event> {
         Event::new(
             "more-user",
             Timestamp::from_millis(t + 60_000),
-            Body::User {
-                content: vec![Part::text("One more question: is the fix merged?")],
-            },
+            Body::user_text("One more question: is the fix merged?"),
         ),
         Event::new(
             "more-assistant",
             Timestamp::from_millis(t + 61_000),
-            Body::Assistant {
-                content: vec![handoff_host::AssistantPart::text("Yes, in main.")],
-                origin: None,
-            },
+            Body::assistant(vec![handoff_host::AssistantPart::text("Yes, in main.")]),
         ),
     ]
 }
@@ -1243,9 +1238,7 @@ fn a_part_the_target_refuses_is_dropped_only_when_asked_and_listed() {
         .unwrap();
     assert_eq!(
         on_claude.events[with_url].body,
-        Body::User {
-            content: vec![Part::text("What is in this picture?")]
-        }
+        Body::user_text("What is in this picture?")
     );
 
     // Again with --drop: the session already holds the conversation minus the URL, and the

@@ -20,7 +20,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingM
 use handoff_abi::wire::WriterRequest;
 use handoff_host::loader;
 use handoff_host::{
-    AssistantPart, Body, CreateOptions, Event, Part, Plugin, StoreRoot, Timestamp, ToolCall,
+    AssistantPart, Body, CreateOptions, Event, Plugin, StoreRoot, Timestamp, ToolCall,
     Transcript,
 };
 use handoff_reference::ReferencePlugin;
@@ -45,9 +45,7 @@ fn large_transcript(turns: usize) -> Transcript {
     for turn in 0..turns {
         events.push(event(
             format!("u{turn}"),
-            Body::User {
-                content: vec![Part::text(format!("{turn}: {text}"))],
-            },
+            Body::user_text(format!("{turn}: {text}")),
         ));
         events.push(event(
             format!("a{turn}"),
@@ -61,11 +59,7 @@ fn large_transcript(turns: usize) -> Transcript {
         ));
         events.push(event(
             format!("r{turn}"),
-            Body::ToolResult {
-                call_id: format!("call{turn}"),
-                content: vec![Part::text(text.clone())],
-                is_error: false,
-            },
+            Body::tool_output(format!("call{turn}"), text.clone()),
         ));
     }
     Transcript {

@@ -1067,15 +1067,7 @@ mod tests {
 
     #[test]
     fn the_prompt_must_be_the_last_user_turn() {
-        let user = |t: &str| {
-            Event::new(
-                "u",
-                Timestamp::from_millis(0),
-                Body::User {
-                    content: vec![Part::text(t)],
-                },
-            )
-        };
+        let user = |t: &str| Event::new("u", Timestamp::from_millis(0), Body::user_text(t));
         let history = Transcript::new(vec![user("hi"), user("go on")]);
         assert!(ends_with_prompt(&history, "go on"));
         assert!(!ends_with_prompt(&history, "hi"));

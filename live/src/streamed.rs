@@ -229,9 +229,7 @@ pub fn call_turns(n: usize, tool: &str, origin: &Origin) -> Transcript {
         events.push(event(
             format!("u{i}"),
             ms,
-            Body::User {
-                content: vec![Part::text(format!("question {i}"))],
-            },
+            Body::user_text(format!("question {i}")),
         ));
         events.push(event(
             format!("a{i}"),

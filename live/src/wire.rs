@@ -136,16 +136,11 @@ pub fn resume_turns(history: &Transcript, injected: &[Injected]) -> Vec<Event> {
         let body = match rule.role {
             TurnRole::User => {
                 ending = Some(Ending::User);
-                Body::User {
-                    content: vec![Part::text(rule.text.clone())],
-                }
+                Body::user_text(rule.text.clone())
             }
             TurnRole::Assistant => {
                 ending = Some(Ending::Assistant);
-                Body::Assistant {
-                    content: vec![AssistantPart::text(rule.text.clone())],
-                    origin: None,
-                }
+                Body::assistant(vec![AssistantPart::text(rule.text.clone())])
             }
         };
         let id = format!("resume-turn-{}", added.len());
@@ -279,9 +274,7 @@ pub fn expected_request(
     transcript.events.push(Event::new(
         "live-prompt",
         Timestamp::from_millis(0),
-        Body::User {
-            content: vec![Part::text(prompt.to_owned())],
-        },
+        Body::user_text(prompt.to_owned()),
     ));
     (transcript, notes)
 }
@@ -612,9 +605,7 @@ mod tests {
     }
 
     fn user(text: &str) -> Body {
-        Body::User {
-            content: vec![Part::text(text)],
-        }
+        Body::user_text(text)
     }
 
     fn kinds(t: &Transcript) -> Vec<&'static str> {
@@ -875,22 +866,15 @@ mod tests {
 
     #[test]
     fn the_wire_view_sets_aside_what_the_wire_cannot_carry() {
-        let result = ev(
-            "r",
-            0,
-            Body::ToolResult {
-                call_id: "c".into(),
-                content: vec![Part::text("boom")],
-                is_error: true,
-            },
-        );
+        let result = ev("r", 0, Body::tool_error("c", "boom"));
         let call = ev(
             "a",
             0,
-            Body::Assistant {
-                content: vec![AssistantPart::ToolCall(ToolCall::new("c", "ls", json!({})))],
-                origin: None,
-            },
+            Body::assistant(vec![AssistantPart::ToolCall(ToolCall::new(
+                "c",
+                "ls",
+                json!({}),
+            ))]),
         );
         let t = Transcript::new(vec![ev("u", 0, user("hi")), call, result]);
         let flag = |view: &Transcript| {
@@ -940,14 +924,7 @@ mod tests {
                     }),
                 },
             ),
-            ev(
-                "d",
-                8,
-                Body::Assistant {
-                    content: vec![foreign],
-                    origin: None,
-                },
-            ),
+            ev("d", 8, Body::assistant(vec![foreign])),
         ]);
         let view = wire_view(&transcript, &anthropic(), Dialect::AnthropicMessages);
         assert_eq!(view.events.len(), 2);
@@ -1002,31 +979,17 @@ mod tests {
             ev(
                 "a",
                 0,
-                Body::Assistant {
-                    content: vec![AssistantPart::ToolCall(ToolCall::new("c", name, json!({})))],
-                    origin: None,
-                },
+                Body::assistant(vec![AssistantPart::ToolCall(ToolCall::new(
+                    "c",
+                    name,
+                    json!({}),
+                ))]),
             )
         };
-        let result = ev(
-            "r",
-            0,
-            Body::ToolResult {
-                call_id: "c".into(),
-                content: vec![Part::text("done")],
-                is_error: false,
-            },
-        );
+        let result = ev("r", 0, Body::tool_output("c", "done"));
         let answered = Transcript::new(vec![
             ev("u", 0, user("hi")),
-            ev(
-                "b",
-                0,
-                Body::Assistant {
-                    content: vec![AssistantPart::text("ok")],
-                    origin: None,
-                },
-            ),
+            ev("b", 0, Body::assistant(vec![AssistantPart::text("ok")])),
         ]);
         let texts = |events: Vec<Event>| -> Vec<(&'static str, String)> {
             events
@@ -1082,17 +1045,7 @@ mod tests {
 
     #[test]
     fn a_long_tool_output_is_cut_in_the_middle_only_under_the_rule() {
-        let result = |text: &str| {
-            ev(
-                "r",
-                0,
-                Body::ToolResult {
-                    call_id: "c".into(),
-                    content: vec![Part::text(text.to_owned())],
-                    is_error: false,
-                },
-            )
-        };
+        let result = |text: &str| ev("r", 0, Body::tool_output("c", text.to_owned()));
         // 20,030 characters, as measured with Codex 0.171.0: 6,000 kept at each end.
         let long: String = (0..20_030)
             .map(|i| char::from(b'a' + (i % 26) as u8))
@@ -1227,11 +1180,7 @@ mod tests {
             ))],
             origin: None,
         };
-        let result = |id: &str, text: &str| Body::ToolResult {
-            call_id: id.into(),
-            content: vec![Part::text(text)],
-            is_error: false,
-        };
+        let result = |id: &str, text: &str| Body::tool_output(id, text);
         let expected = Transcript::new(vec![
             ev("a", 1, call("c1")),
             ev("b", 2, result("c1", &masked)),
@@ -1331,10 +1280,10 @@ mod tests {
         let expected = Transcript::new(vec![
             event(
                 "e1",
-                Body::Assistant {
-                    content: vec![call("c1", "read_file"), call("c2", "run_shell_command")],
-                    origin: None,
-                },
+                Body::assistant(vec![
+                    call("c1", "read_file"),
+                    call("c2", "run_shell_command"),
+                ]),
             ),
             event("e2", result("c1", &long)),
             event("e3", result("c2", &format!("Output: {shell}Exit Code: 0"))),

@@ -518,7 +518,7 @@ fn a_codex_session_with_a_web_search_continues_in_codex_and_is_refused_elsewhere
 /// its first model request must carry that history (the URL's turn with its text only).
 #[test]
 fn a_codex_session_with_an_image_url_continues_in_claude_code_with_it_dropped() {
-    use handoff_host::{Body, Feature, Part, PluginError};
+    use handoff_host::{Body, Feature, PluginError};
     let mut lines = codex_records();
     let answer = lines
         .iter()
@@ -598,12 +598,7 @@ fn a_codex_session_with_an_image_url_continues_in_claude_code_with_it_dropped() 
         .expect("Claude Code's reader reads what was written");
     assert_eq!(written.events.len(), source.events.len());
     // Claude Code's writer gives events ids of its own; the turn keeps its place.
-    assert_eq!(
-        written.events[with_url].body,
-        Body::User {
-            content: vec![Part::text(question)]
-        }
-    );
+    assert_eq!(written.events[with_url].body, Body::user_text(question));
 
     // The real CLI resumes what was written.
     let mut transcript = written;

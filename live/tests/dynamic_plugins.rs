@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use handoff_host::loader::{self, LoadError};
 use handoff_host::registry::{Availability, Registry, RegistryConfig};
 use handoff_host::{
-    Body, CreateOptions, Event, Part, Plugin, PluginError, StoreRoot, Timestamp, Transcript,
+    Body, CreateOptions, Event, Plugin, PluginError, StoreRoot, Timestamp, Transcript,
 };
 
 fn load_error(path: &Path) -> LoadError {
@@ -123,9 +123,7 @@ fn one_message() -> Transcript {
             id: "e1".into(),
             timestamp: Timestamp::from_millis(1_700_000_000_000),
             author: None,
-            body: Body::User {
-                content: vec![Part::text("hello")],
-            },
+            body: Body::user_text("hello"),
             opaque: Default::default(),
         }],
     }

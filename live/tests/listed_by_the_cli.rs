@@ -15,7 +15,7 @@ use std::time::Duration;
 use handoff_capability::live::LiveRecipe;
 use handoff_host::continuation::{continue_conversation, ContinueRequest};
 use handoff_host::{
-    AssistantPart, Body, Event, Part, Plugin, SessionInfo, StoreRoot, Timestamp, Transcript,
+    AssistantPart, Body, Event, Plugin, SessionInfo, StoreRoot, Timestamp, Transcript,
 };
 use handoff_live::cli::{find_cli, run, FoundCli, Invocation};
 use handoff_live::skips_are_failures;
@@ -25,13 +25,7 @@ const PROMPT: &str = "Fix the flaky retry test in ci.yml, please";
 fn conversation() -> Transcript {
     let t = 1_795_999_300_000;
     Transcript::new(vec![
-        Event::new(
-            "u1",
-            Timestamp::from_millis(t),
-            Body::User {
-                content: vec![Part::text(PROMPT)],
-            },
-        ),
+        Event::new("u1", Timestamp::from_millis(t), Body::user_text(PROMPT)),
         Event::new(
             "a1",
             Timestamp::from_millis(t + 1_000),

@@ -12,7 +12,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use handoff_abi::{READER_V1, READER_V2, RESUME_V1, RESUME_V2};
 use handoff_abi::{WRITER_V1, WRITER_V2};
 use handoff_host::{
-    Body, CreateOptions, Event, Part, Plugin, PluginError, ReadFrom, SessionRef, StoreRoot,
+    Body, CreateOptions, Event, Plugin, PluginError, ReadFrom, SessionRef, StoreRoot,
     Timestamp,
 };
 
@@ -145,9 +145,7 @@ fn one_more(millis: i64) -> Event {
     Event::new(
         "appended",
         Timestamp::from_millis(millis + 1_000),
-        Body::User {
-            content: vec![Part::text("one more thing")],
-        },
+        Body::user_text("one more thing"),
     )
 }
 

@@ -89,7 +89,7 @@ pub fn call_ids(content: &[AssistantPart]) -> impl Iterator<Item = String> + '_ 
 
 #[cfg(test)]
 mod tests {
-    use handoff_transcript::{Part, Timestamp, ToolCall};
+    use handoff_transcript::{Timestamp, ToolCall};
 
     use super::*;
 
@@ -112,14 +112,7 @@ mod tests {
     }
 
     fn result(id: &str, call: &str) -> Event {
-        event(
-            id,
-            Body::ToolResult {
-                call_id: call.into(),
-                content: vec![Part::text("r")],
-                is_error: false,
-            },
-        )
+        event(id, Body::tool_output(call, "r"))
     }
 
     #[test]

@@ -37,11 +37,7 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
     let orphan = Transcript::new(vec![Event::new(
         "orphan",
         Timestamp::from_millis(1_795_999_300_000),
-        Body::ToolResult {
-            call_id: "never-called".into(),
-            content: vec![Part::text("result of nothing")],
-            is_error: false,
-        },
+        Body::tool_output("never-called", "result of nothing"),
     )]);
     match refused(ctx, &orphan) {
         Ok(e) => evidence.push(format!("refused an invalid transcript: {e}")),

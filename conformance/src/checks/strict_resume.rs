@@ -1,4 +1,4 @@
-use handoff_host::{Body, Event, Part, PluginError, ResumePlan, SessionRef, Timestamp};
+use handoff_host::{Body, Event, PluginError, ResumePlan, SessionRef, Timestamp};
 
 use crate::corpus;
 
@@ -18,9 +18,7 @@ pub(crate) fn check(ctx: &Ctx<'_>) -> Outcome {
     decoy.events.push(Event::new(
         "decoy",
         Timestamp::from_millis(last + 60_000),
-        Body::User {
-            content: vec![Part::text(DECOY_TEXT)],
-        },
+        Body::user_text(DECOY_TEXT),
     ));
     // Newer, in the same cwd: a resolver that picks "the latest" picks one of these.
     let mut decoys = vec![

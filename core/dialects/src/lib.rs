@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 #[cfg(feature = "wire")]
-use handoff_transcript::{Body, Event, Part, Timestamp, Transcript};
+use handoff_transcript::{Body, Event, Timestamp, Transcript};
 
 #[cfg(feature = "wire")]
 pub mod anthropic;
@@ -212,9 +212,7 @@ impl Dialect {
         whole.events.push(Event::new(
             unique_id(transcript, "prompt"),
             Timestamp::from_millis(0),
-            Body::User {
-                content: vec![Part::text(prompt)],
-            },
+            Body::user_text(prompt),
         ));
         let options = RenderOptions {
             model: Some(model.to_owned()),

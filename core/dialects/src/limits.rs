@@ -252,14 +252,7 @@ mod tests {
         };
         assert_eq!(content[0], AssistantPart::text("think one two"));
         assert!(matches!(content[1], AssistantPart::ToolCall(_)));
-        assert_eq!(
-            view.events[1].body,
-            Body::ToolResult {
-                call_id: "c".into(),
-                content: vec![Part::text(" ")],
-                is_error: false
-            }
-        );
+        assert_eq!(view.events[1].body, Body::tool_output("c", " "));
         assert_eq!(
             view.events[2].body,
             Body::User {

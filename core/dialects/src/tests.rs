@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use handoff_transcript::{AssistantPart, Comparison, ToolCall};
+use handoff_transcript::{AssistantPart, Comparison, Part, ToolCall};
 
 /// An event at time zero: the dialects' tests compare histories, never times.
 pub(crate) fn ev(id: &str, body: Body) -> Event {
@@ -12,22 +12,12 @@ pub(crate) fn ev(id: &str, body: Body) -> Event {
 
 /// A user event of one text.
 pub(crate) fn user(id: &str, text: &str) -> Event {
-    ev(
-        id,
-        Body::User {
-            content: vec![Part::text(text)],
-        },
-    )
+    ev(id, Body::user_text(text))
 }
 
 fn tool_turn() -> Transcript {
     Transcript::new(vec![
-        ev(
-            "u",
-            Body::User {
-                content: vec![Part::text("list")],
-            },
-        ),
+        ev("u", Body::user_text("list")),
         ev(
             "a",
             Body::Assistant {
@@ -38,20 +28,10 @@ fn tool_turn() -> Transcript {
                 origin: None,
             },
         ),
-        ev(
-            "r",
-            Body::ToolResult {
-                call_id: "call_1".into(),
-                content: vec![Part::text("a.txt")],
-                is_error: true,
-            },
-        ),
+        ev("r", Body::tool_error("call_1", "a.txt")),
         ev(
             "b",
-            Body::Assistant {
-                content: vec![AssistantPart::text("It failed.")],
-                origin: None,
-            },
+            Body::assistant(vec![AssistantPart::text("It failed.")]),
         ),
     ])
 }
@@ -99,12 +79,7 @@ fn every_dialect_renders_a_request_that_validates_and_parses_back() {
         );
         // Equal as the wire shows it, the prompt aside.
         let mut expected = t.clone();
-        expected.events.push(ev(
-            "p",
-            Body::User {
-                content: vec![Part::text("go on")],
-            },
-        ));
+        expected.events.push(ev("p", Body::user_text("go on")));
         let thinking_from: Vec<String> = d
             .default_thinking_from()
             .iter()
@@ -202,23 +177,8 @@ fn violations_name_dialect_rule_index_and_field() {
 /// `replaces_through`, before it) first, as Codex sends its `replacement_history`.
 #[test]
 fn every_dialect_shows_the_summary_at_the_compactions_place() {
-    let user = |id: &str, text: &str| {
-        ev(
-            id,
-            Body::User {
-                content: vec![Part::text(text)],
-            },
-        )
-    };
-    let assistant = |id: &str, text: &str| {
-        ev(
-            id,
-            Body::Assistant {
-                content: vec![AssistantPart::text(text)],
-                origin: None,
-            },
-        )
-    };
+    let user = |id: &str, text: &str| ev(id, Body::user_text(text));
+    let assistant = |id: &str, text: &str| ev(id, Body::assistant(vec![AssistantPart::text(text)]));
     let t = Transcript::new(vec![
         user("u1", "old"),
         assistant("a1", "older"),

@@ -9,7 +9,7 @@
 
 use super::{visible, Dialect};
 use handoff_transcript::{
-    AssistantPart, Body, Event, Origin, Part, Timestamp, ToolInput, Transcript,
+    AssistantPart, Body, Event, Origin, Timestamp, ToolInput, Transcript,
 };
 
 /// The view of `transcript` as a `dialect` body shows it, keeping only thinking made by
@@ -26,9 +26,7 @@ pub fn wire_view(
             Some(summary) => Event::new(
                 transcript.events[index].id.clone(),
                 Timestamp::from_millis(0),
-                Body::User {
-                    content: vec![Part::text(summary)],
-                },
+                Body::user_text(summary),
             ),
             None => transcript.events[index].clone(),
         };

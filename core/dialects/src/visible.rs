@@ -62,16 +62,10 @@ fn summary_of(transcript: &Transcript, index: usize) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use handoff_transcript::{Event, Part, Timestamp};
+    use handoff_transcript::{Event, Timestamp};
 
     fn user(id: &str) -> Event {
-        Event::new(
-            id,
-            Timestamp::from_millis(0),
-            Body::User {
-                content: vec![Part::text(id)],
-            },
-        )
+        Event::new(id, Timestamp::from_millis(0), Body::user_text(id))
     }
 
     fn compaction(id: &str, through: &str) -> Event {

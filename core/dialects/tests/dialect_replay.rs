@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use handoff_dialects::{parsed_view, wire_view, Dialect, RenderOptions, WireLimit};
 use handoff_transcript::{
-    AssistantPart, Body, Comparison, Event, Part, Timestamp, ToolCall, Transcript,
+    AssistantPart, Body, Comparison, Event, Timestamp, ToolCall, Transcript,
 };
 
 const PROMPT: &str = "handoff replay: go on";
@@ -110,9 +110,7 @@ fn with_prompt(t: &Transcript) -> Transcript {
     whole.events.push(Event::new(
         "replay-prompt",
         Timestamp::from_millis(0),
-        Body::User {
-            content: vec![Part::text(PROMPT)],
-        },
+        Body::user_text(PROMPT),
     ));
     whole
 }

@@ -465,12 +465,7 @@ mod tests {
         let mut filter = DropFilter::new(&[Feature::Image]).unwrap();
         let t = filter.apply_all(sample());
         assert_eq!(ids(&t), ["u1", "a1", "a2", "a3", "r1", "k1"]);
-        assert_eq!(
-            t.events[0].body,
-            Body::User {
-                content: vec![Part::text("look")]
-            }
-        );
+        assert_eq!(t.events[0].body, Body::user_text("look"));
         // An image in a tool result is another kind: it stays.
         assert!(t.features().contains(&Feature::ToolResultImage));
         assert!(!t.features().contains(&Feature::Image));
@@ -485,14 +480,7 @@ mod tests {
 
         let mut filter = DropFilter::new(&[Feature::ToolResultImage]).unwrap();
         let t = filter.apply_all(sample());
-        assert_eq!(
-            t.events[5].body,
-            Body::ToolResult {
-                call_id: "c1".into(),
-                content: vec![Part::text("x")],
-                is_error: false
-            }
-        );
+        assert_eq!(t.events[5].body, Body::tool_output("c1", "x"));
         let only_image = Transcript::new(vec![
             assistant("a", vec![call("c")]),
             result("r", "c", vec![image()]),
@@ -548,10 +536,7 @@ mod tests {
         assert_eq!(ids(&t), ["u1", "u2", "a1", "a2", "a3", "k1"]);
         assert_eq!(
             t.events[4].body,
-            Body::Assistant {
-                content: vec![AssistantPart::text("listing")],
-                origin: None
-            }
+            Body::assistant(vec![AssistantPart::text("listing")])
         );
         let dropped = filter.dropped();
         assert_eq!(dropped.len(), 2);

@@ -468,13 +468,7 @@ mod tests {
     use crate::{Origin, Signature, Thinking, Timestamp, ToolCall};
 
     fn user(id: &str, text: &str) -> Event {
-        Event::new(
-            id,
-            Timestamp::from_millis(1_000),
-            Body::User {
-                content: vec![Part::text(text)],
-            },
-        )
+        Event::new(id, Timestamp::from_millis(1_000), Body::user_text(text))
     }
 
     fn assistant(id: &str, parts: Vec<AssistantPart>, provider: &str) -> Event {

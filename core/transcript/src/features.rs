@@ -310,15 +310,7 @@ mod tests {
     #[test]
     fn freeform_calls_and_web_searches_are_features_of_their_own() {
         let turn = |part: AssistantPart| {
-            Event::new(
-                "a",
-                Timestamp::from_millis(0),
-                Body::Assistant {
-                    content: vec![part],
-                    origin: None,
-                },
-            )
-            .features()
+            Event::new("a", Timestamp::from_millis(0), Body::assistant(vec![part])).features()
         };
         let freeform = turn(AssistantPart::ToolCall(crate::ToolCall {
             id: "c".into(),
@@ -346,16 +338,9 @@ mod tests {
     #[test]
     fn text_after_a_tool_call_is_its_own_feature() {
         let turn = |parts: Vec<AssistantPart>| {
-            Event::new(
-                "a",
-                Timestamp::from_millis(0),
-                Body::Assistant {
-                    content: parts,
-                    origin: None,
-                },
-            )
-            .features()
-            .contains(&Feature::TextAfterToolCall)
+            Event::new("a", Timestamp::from_millis(0), Body::assistant(parts))
+                .features()
+                .contains(&Feature::TextAfterToolCall)
         };
         let call =
             || AssistantPart::ToolCall(crate::ToolCall::new("c", "f", serde_json::json!({})));
@@ -370,13 +355,7 @@ mod tests {
     #[test]
     fn names_the_first_event_a_target_cannot_carry() {
         let t = Transcript::new(vec![
-            Event::new(
-                "a",
-                Timestamp::from_millis(0),
-                Body::User {
-                    content: vec![Part::text("hi")],
-                },
-            ),
+            Event::new("a", Timestamp::from_millis(0), Body::user_text("hi")),
             Event::new(
                 "b",
                 Timestamp::from_millis(1),

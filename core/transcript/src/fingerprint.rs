@@ -368,13 +368,7 @@ mod tests {
     }
 
     fn user(id: &str, text: &str) -> Event {
-        Event::new(
-            id,
-            Timestamp::from_millis(5),
-            Body::User {
-                content: vec![Part::text(text)],
-            },
-        )
+        Event::new(id, Timestamp::from_millis(5), Body::user_text(text))
     }
 
     fn with_parts(content: Vec<AssistantPart>) -> Event {

@@ -171,6 +171,39 @@ impl Body {
             Body::Compaction { .. } => "compaction",
         }
     }
+
+    /// A user turn of one text.
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Body::User {
+            content: vec![Part::text(text)],
+        }
+    }
+
+    /// An assistant turn of `content`, of no known origin.
+    pub fn assistant(content: Vec<AssistantPart>) -> Self {
+        Body::Assistant {
+            content,
+            origin: None,
+        }
+    }
+
+    /// The text a tool call `call_id` gave back.
+    pub fn tool_output(call_id: impl Into<String>, text: impl Into<String>) -> Self {
+        Body::ToolResult {
+            call_id: call_id.into(),
+            content: vec![Part::text(text)],
+            is_error: false,
+        }
+    }
+
+    /// The text of the failure of tool call `call_id`.
+    pub fn tool_error(call_id: impl Into<String>, text: impl Into<String>) -> Self {
+        Body::ToolResult {
+            call_id: call_id.into(),
+            content: vec![Part::text(text)],
+            is_error: true,
+        }
+    }
 }
 
 /// Which provider, model and API produced an assistant turn.

@@ -272,25 +272,22 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::{Event, Part, Timestamp, ToolCall};
+    use crate::{Event, Timestamp, ToolCall};
 
     fn ev(id: &str, body: Body) -> Event {
         Event::new(id, Timestamp::from_millis(0), body)
     }
 
     fn call(id: &str) -> Body {
-        Body::Assistant {
-            content: vec![AssistantPart::ToolCall(ToolCall::new(id, "ls", json!({})))],
-            origin: None,
-        }
+        Body::assistant(vec![AssistantPart::ToolCall(ToolCall::new(
+            id,
+            "ls",
+            json!({}),
+        ))])
     }
 
     fn result(id: &str) -> Body {
-        Body::ToolResult {
-            call_id: id.into(),
-            content: vec![Part::text("ok")],
-            is_error: false,
-        }
+        Body::tool_output(id, "ok")
     }
 
     #[test]

@@ -118,11 +118,7 @@ fn mutate(t: &mut Transcript, index: usize, how: usize) {
         }
         (Body::User { content }, _) => content.push(Part::text("x")),
         (Body::Assistant { content, .. }, _) => content.push(AssistantPart::text("x")),
-        (body, _) => {
-            *body = Body::User {
-                content: vec![Part::text("replaced")],
-            }
-        }
+        (body, _) => *body = Body::user_text("replaced"),
     }
 }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use handoff_conformance::corpus;
 use handoff_host::continuation::{continue_conversation, Action, ContinueError, ContinueRequest};
 use handoff_host::{
-    Body, CreateOptions, Event, Part, PluginError, Reader, ResumePlan, SessionRef, StoreRoot,
+    Body, CreateOptions, Event, PluginError, Reader, ResumePlan, SessionRef, StoreRoot,
     Timestamp, Transcript, Writer,
 };
 use handoff_reference::{ReferencePlugin, NAME};
@@ -37,9 +37,7 @@ fn with_more(t: &Transcript, n: usize) -> Transcript {
         t.events.push(Event::new(
             format!("more-{i}"),
             Timestamp::from_millis(last + 1_000 * (i as i64 + 1)),
-            Body::User {
-                content: vec![Part::text(format!("more {i}"))],
-            },
+            Body::user_text(format!("more {i}")),
         ));
     }
     t
@@ -90,9 +88,7 @@ fn a_diverged_session_is_left_alone_and_a_new_one_created() {
     let first = continue_conversation(&ReferencePlugin, &request(base, &root)).unwrap();
     let before = std::fs::read(&first.session.path).unwrap();
     let mut edited = base.clone();
-    edited.events[1].body = Body::User {
-        content: vec![Part::text("history was rewritten")],
-    };
+    edited.events[1].body = Body::user_text("history was rewritten");
     let second = continue_conversation(&ReferencePlugin, &request(&edited, &root)).unwrap();
     assert_eq!(second.action, Action::Created);
     assert_ne!(second.session.id, first.session.id);

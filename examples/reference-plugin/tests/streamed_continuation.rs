@@ -53,13 +53,7 @@ fn scratch() -> (tempfile::TempDir, StoreRoot) {
 }
 
 fn user(id: &str, ms: i64, text: &str) -> Event {
-    Event::new(
-        id,
-        Timestamp::from_millis(ms),
-        Body::User {
-            content: vec![Part::text(text)],
-        },
-    )
+    Event::new(id, Timestamp::from_millis(ms), Body::user_text(text))
 }
 
 fn sessions(root: &StoreRoot) -> Vec<SessionInfo> {

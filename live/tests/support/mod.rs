@@ -151,20 +151,13 @@ fn long_conversation(turns: usize, calls: bool) -> handoff_host::Transcript {
         events.push(Event::new(
             format!("a{i}"),
             Timestamp::from_millis(t.millis() + 1_000),
-            Body::Assistant {
-                content: answer,
-                origin: None,
-            },
+            Body::assistant(answer),
         ));
         if calls {
             events.push(Event::new(
                 format!("r{i}"),
                 Timestamp::from_millis(t.millis() + 1_500),
-                Body::ToolResult {
-                    call_id: format!("call_{i}"),
-                    content: vec![Part::text("done")],
-                    is_error: false,
-                },
+                Body::tool_output(format!("call_{i}"), "done"),
             ));
         }
     }

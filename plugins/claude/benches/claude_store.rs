@@ -60,11 +60,7 @@ fn synthetic() -> Transcript {
         events.push(Event::new(
             format!("r{turn}"),
             at(),
-            Body::ToolResult {
-                call_id: call,
-                content: vec![Part::text(output)],
-                is_error: false,
-            },
+            Body::tool_output(call, output),
         ));
         events.push(Event::new(
             format!("b{turn}"),

@@ -61,13 +61,7 @@ fn ev(id: &str, ms: i64, body: Body) -> Event {
 }
 
 fn user(id: &str, text: &str) -> Event {
-    ev(
-        id,
-        0,
-        Body::User {
-            content: vec![Part::text(text)],
-        },
-    )
+    ev(id, 0, Body::user_text(text))
 }
 
 fn call(id: &str) -> AssistantPart {
@@ -75,15 +69,7 @@ fn call(id: &str) -> AssistantPart {
 }
 
 fn result(id: &str, call_id: &str) -> Event {
-    ev(
-        id,
-        3,
-        Body::ToolResult {
-            call_id: call_id.into(),
-            content: vec![Part::text("out")],
-            is_error: false,
-        },
-    )
+    ev(id, 3, Body::tool_output(call_id, "out"))
 }
 
 fn assistant(id: &str, content: Vec<AssistantPart>) -> Event {

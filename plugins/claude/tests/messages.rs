@@ -102,12 +102,7 @@ fn resume_is_the_next_request() {
 #[test]
 fn a_trailing_tool_result_message_takes_the_prompt_after_its_results() {
     let t = Transcript::new(vec![
-        ev(
-            "u",
-            Body::User {
-                content: vec![Part::text("hi")],
-            },
-        ),
+        ev("u", Body::user_text("hi")),
         ev(
             "a",
             Body::Assistant {
@@ -119,14 +114,7 @@ fn a_trailing_tool_result_message_takes_the_prompt_after_its_results() {
                 origin: None,
             },
         ),
-        ev(
-            "r",
-            Body::ToolResult {
-                call_id: "t1".into(),
-                content: vec![Part::text("a b")],
-                is_error: true,
-            },
-        ),
+        ev("r", Body::tool_error("t1", "a b")),
     ]);
     let (_dir, root) = store();
     let s = ClaudePlugin
@@ -148,12 +136,7 @@ fn a_trailing_tool_result_message_takes_the_prompt_after_its_results() {
 #[test]
 fn what_the_api_rejects_is_refused_with_the_rule() {
     let (_dir, root) = store();
-    let blank = Transcript::new(vec![ev(
-        "u",
-        Body::User {
-            content: vec![Part::text("  ")],
-        },
-    )]);
+    let blank = Transcript::new(vec![ev("u", Body::user_text("  "))]);
     let err = ClaudePlugin
         .writer()
         .create(&root, MESSAGES, &blank, &CreateOptions::default())
@@ -164,10 +147,7 @@ fn what_the_api_rejects_is_refused_with_the_rule() {
     );
     let assistant_first = Transcript::new(vec![ev(
         "a",
-        Body::Assistant {
-            content: vec![AssistantPart::text("hello")],
-            origin: None,
-        },
+        Body::assistant(vec![AssistantPart::text("hello")]),
     )]);
     let err = ClaudePlugin
         .writer()

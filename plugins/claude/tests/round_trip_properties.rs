@@ -72,13 +72,7 @@ fn transcript(exchanges: &[Exchange]) -> Transcript {
             kind: AuthorKind::Human,
             name: name.clone(),
         });
-        next(
-            &mut events,
-            Body::User {
-                content: vec![Part::text(&ex.prompt)],
-            },
-            author,
-        );
+        next(&mut events, Body::user_text(&ex.prompt), author);
         // Ids unique across the conversation: the exchange number makes them so.
         let ids: Vec<String> = ex
             .calls

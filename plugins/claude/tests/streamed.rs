@@ -10,7 +10,7 @@ use handoff_conformance::corpus;
 use handoff_live::streamed::{files_under, Probe};
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, Part, Plugin, PluginError, ReadFrom, Signature,
+    AssistantPart, Body, CreateOptions, Event, Plugin, PluginError, ReadFrom, Signature,
     StoreRoot, Thinking, Timestamp, Transcript,
 };
 
@@ -130,21 +130,13 @@ fn ev(id: &str, body: Body) -> Event {
 }
 
 fn user(id: &str) -> Event {
-    ev(
-        id,
-        Body::User {
-            content: vec![Part::text(format!("prompt {id}"))],
-        },
-    )
+    ev(id, Body::user_text(format!("prompt {id}")))
 }
 
 fn reply(id: &str) -> Event {
     ev(
         id,
-        Body::Assistant {
-            content: vec![AssistantPart::text(format!("reply {id}"))],
-            origin: None,
-        },
+        Body::assistant(vec![AssistantPart::text(format!("reply {id}"))]),
     )
 }
 

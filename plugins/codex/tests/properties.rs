@@ -155,10 +155,7 @@ fn transcript(turns: Vec<Turn>, compact_after: Option<usize>) -> Transcript {
         if let Some(text) = turn.closing {
             next(
                 &mut events,
-                Body::Assistant {
-                    content: vec![AssistantPart::Text { text }],
-                    origin: None,
-                },
+                Body::assistant(vec![AssistantPart::Text { text }]),
             );
         }
         if compact_after == Some(t) {

@@ -20,13 +20,7 @@ fn ev(id: &str, ms: i64, body: Body) -> Event {
 }
 
 fn user(id: &str, ms: i64, text: &str) -> Event {
-    ev(
-        id,
-        ms,
-        Body::User {
-            content: vec![Part::text(text)],
-        },
-    )
+    ev(id, ms, Body::user_text(text))
 }
 
 fn origin(provider: &str, model: &str) -> Option<Origin> {
@@ -184,14 +178,7 @@ fn rich() -> Transcript {
             3_000,
             "<environment_context>typed by the user</environment_context>",
         ),
-        ev(
-            "a5",
-            3_001,
-            Body::Assistant {
-                content: vec![],
-                origin: None,
-            },
-        ),
+        ev("a5", 3_001, Body::assistant(vec![])),
     ]);
     t.cwd = Some("/home/dev/proj".into());
     t

@@ -25,9 +25,7 @@ fn conversation(turns: usize) -> Transcript {
         events.push(event(
             &format!("u{t}"),
             ms,
-            Body::User {
-                content: vec![Part::text(format!("question {t}"))],
-            },
+            Body::user_text(format!("question {t}")),
         ));
         events.push(event(
             &format!("a{t}"),
@@ -60,10 +58,7 @@ fn conversation(turns: usize) -> Transcript {
         events.push(event(
             &format!("c{t}"),
             ms + 3,
-            Body::Assistant {
-                content: vec![AssistantPart::text(format!("done {t}"))],
-                origin: None,
-            },
+            Body::assistant(vec![AssistantPart::text(format!("done {t}"))]),
         ));
     }
     let mut t = Transcript::new(events);

@@ -66,9 +66,7 @@ fn conversation() -> Transcript {
     for turn in 0..40 {
         next(
             &mut events,
-            Body::User {
-                content: vec![Part::text(format!("turn {turn}: \"quoted\"\nline two"))],
-            },
+            Body::user_text(format!("turn {turn}: \"quoted\"\nline two")),
         );
         next(
             &mut events,

@@ -93,11 +93,7 @@ fn a_refused_event_or_a_failing_stream_leaves_nothing_behind() {
     }
     let mut first_answer = bad.events[8].clone();
     first_answer.id = "r2b".into();
-    first_answer.body = Body::ToolResult {
-        call_id: "call_2b".into(),
-        content: vec![Part::text("/")],
-        is_error: false,
-    };
+    first_answer.body = Body::tool_output("call_2b", "/");
     bad.events.insert(8, first_answer);
     bad.validate().unwrap();
     let refused = same_as_create("results out of the calls' order", &bad).expect("refused");

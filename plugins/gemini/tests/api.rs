@@ -22,13 +22,7 @@ fn ts(ms: i64) -> Timestamp {
 }
 
 fn user(id: &str, text: &str) -> Event {
-    Event::new(
-        id,
-        ts(0),
-        Body::User {
-            content: vec![Part::text(text)],
-        },
-    )
+    Event::new(id, ts(0), Body::user_text(text))
 }
 
 fn call(id: &str, args: Value) -> AssistantPart {

@@ -39,13 +39,7 @@ fn ts(ms: i64) -> Timestamp {
 }
 
 fn user(id: &str, ms: i64, text: &str) -> Event {
-    Event::new(
-        id,
-        ts(ms),
-        Body::User {
-            content: vec![Part::text(text)],
-        },
-    )
+    Event::new(id, ts(ms), Body::user_text(text))
 }
 
 fn assistant(id: &str, ms: i64, content: Vec<AssistantPart>) -> Event {

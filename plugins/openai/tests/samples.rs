@@ -11,7 +11,7 @@ use std::time::Duration;
 use common::*;
 use handoff_host::continuation::{continue_conversation, Action, ContinueRequest, Continued};
 use handoff_host::{
-    AssistantPart, Body, Event, Origin, Part, ResumePlan, StoreRoot, Timestamp, Transcript,
+    AssistantPart, Body, Event, Origin, ResumePlan, StoreRoot, Timestamp, Transcript,
 };
 use handoff_openai::OpenaiPlugin;
 
@@ -59,9 +59,7 @@ fn check_continuation(target: &str, what: &str, t: &Transcript) {
     longer.events.push(Event::new(
         "next-user",
         Timestamp::from_millis(last + 1000),
-        Body::User {
-            content: vec![Part::text("And then?")],
-        },
+        Body::user_text("And then?"),
     ));
     longer.events.push(Event::new(
         "next-assistant",

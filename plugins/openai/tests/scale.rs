@@ -22,9 +22,7 @@ fn long_session(exchanges: usize) -> Transcript {
         events.push(Event::new(
             format!("u{i}"),
             at(3 * i),
-            Body::User {
-                content: vec![Part::text(format!("step {i}: list the files again"))],
-            },
+            Body::user_text(format!("step {i}: list the files again")),
         ));
         events.push(Event::new(
             format!("a{i}"),

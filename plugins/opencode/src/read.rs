@@ -268,9 +268,7 @@ pub fn events(path: &Path, stored: &[Stored]) -> Result<Vec<Event>, PluginError>
                     None => out.push(Event::new(
                         message.id.clone(),
                         timestamp_of(message),
-                        Body::User {
-                            content: vec![Part::text(COMPACTION_QUESTION)],
-                        },
+                        Body::user_text(COMPACTION_QUESTION),
                     )),
                 }
                 continue;

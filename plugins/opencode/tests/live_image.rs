@@ -37,10 +37,7 @@ fn a_user_image_is_resumed_by_the_real_opencode() {
         Event::new(
             "a1",
             Timestamp::from_millis(t + 1000),
-            Body::Assistant {
-                content: vec![AssistantPart::text("A single pixel.")],
-                origin: None,
-            },
+            Body::assistant(vec![AssistantPart::text("A single pixel.")]),
         ),
     ]);
     let entry = Entry {

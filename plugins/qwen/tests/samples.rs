@@ -273,10 +273,7 @@ fn what_qwen_code_cannot_carry_fails_the_write_naming_the_event() {
     assert!(err.contains(&transcript.events[0].id), "{err}");
 
     let mut transcript = read(&sample()).unwrap();
-    transcript.events[3].body = Body::Assistant {
-        content: vec![AssistantPart::text("")],
-        origin: None,
-    };
+    transcript.events[3].body = Body::assistant(vec![AssistantPart::text("")]);
     let err = create_in(&tempfile::tempdir().unwrap(), &transcript)
         .unwrap_err()
         .to_string();

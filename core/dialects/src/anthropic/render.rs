@@ -334,14 +334,7 @@ mod tests {
         )
     }
     fn result(id: &str, call: &str) -> Event {
-        ev(
-            id,
-            Body::ToolResult {
-                call_id: call.into(),
-                content: vec![Part::text("out")],
-                is_error: false,
-            },
-        )
+        ev(id, Body::tool_output(call, "out"))
     }
     fn thinking(provider: &str) -> AssistantPart {
         AssistantPart::Thinking(Thinking {
@@ -511,10 +504,11 @@ mod tests {
             user("u", "hi"),
             ev(
                 "a",
-                Body::Assistant {
-                    content: vec![AssistantPart::ToolCall(ToolCall::new("c", "n", json!([1])))],
-                    origin: None,
-                },
+                Body::assistant(vec![AssistantPart::ToolCall(ToolCall::new(
+                    "c",
+                    "n",
+                    json!([1]),
+                ))]),
             ),
         ]);
         let e = render(&t, &RenderOptions::default()).unwrap_err();

@@ -422,13 +422,7 @@ mod tests {
     fn the_current_turn_gets_the_skip_sentinel_where_unsigned() {
         let t = Transcript::new(vec![
             user("u", "list"),
-            ev(
-                "a",
-                Body::Assistant {
-                    content: vec![call("c1"), call("c2")],
-                    origin: None,
-                },
-            ),
+            ev("a", Body::assistant(vec![call("c1"), call("c2")])),
             result("r1", "c1", false),
             result("r2", "c2", false),
         ]);

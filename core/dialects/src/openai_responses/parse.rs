@@ -212,14 +212,7 @@ impl Builder {
                 return;
             }
         }
-        self.event(
-            index,
-            item_id,
-            Body::Assistant {
-                content: vec![part],
-                origin: None,
-            },
-        );
+        self.event(index, item_id, Body::assistant(vec![part]));
     }
 }
 

@@ -169,7 +169,6 @@ mod tests {
     use super::super::tests::sample;
     use super::*;
     use crate::tests::ev;
-    use handoff_transcript::Part;
 
     #[test]
     fn render_leaves_out_reasoning_made_by_another_model_or_not_kept() {
@@ -191,23 +190,10 @@ mod tests {
 
     #[test]
     fn render_applies_compaction() {
-        let user = |id: &str, t: &str| {
-            ev(
-                id,
-                Body::User {
-                    content: vec![Part::text(t)],
-                },
-            )
-        };
+        let user = |id: &str, t: &str| ev(id, Body::user_text(t));
         let t = Transcript::new(vec![
             user("u1", "one"),
-            ev(
-                "a1",
-                Body::Assistant {
-                    content: vec![AssistantPart::text("1")],
-                    origin: None,
-                },
-            ),
+            ev("a1", Body::assistant(vec![AssistantPart::text("1")])),
             user("u2", "two"),
             ev(
                 "c",

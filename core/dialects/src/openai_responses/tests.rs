@@ -14,12 +14,7 @@ pub(super) fn sample() -> Transcript {
         AssistantPart::ToolCall(ToolCall::new(id, "exec_command", json!({ "cmd": cmd })))
     };
     Transcript::new(vec![
-        ev(
-            "u1",
-            Body::User {
-                content: vec![Part::text("list files")],
-            },
-        ),
+        ev("u1", Body::user_text("list files")),
         ev(
             "a1",
             Body::Assistant {
@@ -40,14 +35,7 @@ pub(super) fn sample() -> Transcript {
                 origin: None,
             },
         ),
-        ev(
-            "r1",
-            Body::ToolResult {
-                call_id: "call_1".into(),
-                content: vec![Part::text("a.txt")],
-                is_error: false,
-            },
-        ),
+        ev("r1", Body::tool_output("call_1", "a.txt")),
         ev(
             "r2",
             Body::ToolResult {
@@ -62,13 +50,7 @@ pub(super) fn sample() -> Transcript {
                 is_error: false,
             },
         ),
-        ev(
-            "a2",
-            Body::Assistant {
-                content: vec![AssistantPart::text("Done.")],
-                origin: None,
-            },
-        ),
+        ev("a2", Body::assistant(vec![AssistantPart::text("Done.")])),
     ])
 }
 

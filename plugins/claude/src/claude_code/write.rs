@@ -641,12 +641,10 @@ impl Records<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::{boundary_places, calls_are_the_tail, precheck, RecordIds};
-    use handoff_sdk::{Body, Event, Part, Timestamp};
+    use handoff_sdk::{Body, Event, Timestamp};
 
     fn user(id: &str) -> Event {
-        let body = Body::User {
-            content: vec![Part::text(id)],
-        };
+        let body = Body::user_text(id);
         Event::new(id, Timestamp::from_millis(0), body)
     }
 

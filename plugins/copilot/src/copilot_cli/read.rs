@@ -161,11 +161,7 @@ impl OpenCalls {
                 Event::new(
                     format!("{}:{call}:interrupted", self.turn),
                     timestamp,
-                    Body::ToolResult {
-                        call_id: call.clone(),
-                        content: vec![Part::text(interrupted)],
-                        is_error: true,
-                    },
+                    Body::tool_error(call.clone(), interrupted),
                 )
             });
             out.push(result);
@@ -238,9 +234,7 @@ pub fn read(path: &Path) -> Result<Transcript, PluginError> {
                         summary: message,
                         replaces_through: last.id.clone(),
                     },
-                    None => Body::User {
-                        content: vec![Part::text(message)],
-                    },
+                    None => Body::user_text(message),
                 };
                 events.push(Event::new(line.id, line.timestamp, body));
             }

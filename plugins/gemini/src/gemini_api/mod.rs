@@ -13,7 +13,7 @@ use handoff_sdk::dialect::{gemini, Dialect};
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
-    atomic, each_event, Body, CreateOptions, Event, Part, PluginError, ResumePlan, SessionInfo,
+    atomic, each_event, Body, CreateOptions, Event, PluginError, ResumePlan, SessionInfo,
     SessionRef, StoreRoot, Stored, Target, TargetManifest, Timestamp, Transcript,
 };
 
@@ -184,13 +184,9 @@ fn path_of<'a>(root: &StoreRoot, session: &'a SessionRef) -> Result<&'a Path, Pl
 /// The next `generateContent` request: the history plus the new user turn, checked against G1–G7.
 fn plan(mut transcript: Transcript, prompt: &str) -> Result<ResumePlan, PluginError> {
     let id = format!("prompt-{}", transcript.events.len());
-    transcript.events.push(Event::new(
-        id,
-        Timestamp::now(),
-        Body::User {
-            content: vec![Part::text(prompt)],
-        },
-    ));
+    transcript
+        .events
+        .push(Event::new(id, Timestamp::now(), Body::user_text(prompt)));
     let contents = gemini::render(&transcript, &write::options())
         .map_err(|e| PluginError::InvalidTranscript(e.to_string()))?;
     let body = json!({ "contents": contents });

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use handoff_dialects::{parsed_view, wire_view, Dialect};
 use handoff_host::{
-    Body, CreateOptions, Event, Part, Plugin, ReadFrom, ResumePlan, SessionRef, StoreRoot,
+    Body, CreateOptions, Event, Plugin, ReadFrom, ResumePlan, SessionRef, StoreRoot,
     Timestamp, Transcript,
 };
 use handoff_openai::OpenaiPlugin;
@@ -60,9 +60,7 @@ pub fn with_prompt(transcript: &Transcript) -> Transcript {
     whole.events.push(Event::new(
         "the-prompt",
         Timestamp::from_millis(0),
-        Body::User {
-            content: vec![Part::text(PROMPT)],
-        },
+        Body::user_text(PROMPT),
     ));
     whole
 }

@@ -4,7 +4,7 @@
 use handoff_opencode::{OpencodePlugin, TARGET};
 use handoff_sdk::serde_json::json;
 use handoff_sdk::{
-    AssistantPart, Body, ById, CreateOptions, Event, Origin, Part, Plugin, SessionRef, StoreRoot,
+    AssistantPart, Body, ById, CreateOptions, Event, Origin, Plugin, SessionRef, StoreRoot,
     Timestamp, ToolCall, Transcript,
 };
 
@@ -26,9 +26,7 @@ pub fn conversation(turns: usize) -> Transcript {
         events.push(Event::new(
             format!("u{t}"),
             at(),
-            Body::User {
-                content: vec![Part::text(format!("question {t}: list the folder"))],
-            },
+            Body::user_text(format!("question {t}: list the folder")),
         ));
         events.push(Event::new(
             format!("a{t}"),
@@ -53,20 +51,12 @@ pub fn conversation(turns: usize) -> Transcript {
         events.push(Event::new(
             format!("r{t}a"),
             at(),
-            Body::ToolResult {
-                call_id: format!("c{t}a"),
-                content: vec![Part::text(format!("file-{t}.txt\n").repeat(20))],
-                is_error: false,
-            },
+            Body::tool_output(format!("c{t}a"), format!("file-{t}.txt\n").repeat(20)),
         ));
         events.push(Event::new(
             format!("r{t}b"),
             at(),
-            Body::ToolResult {
-                call_id: format!("c{t}b"),
-                content: vec![Part::text("ls: cannot access '/x'")],
-                is_error: true,
-            },
+            Body::tool_error(format!("c{t}b"), "ls: cannot access '/x'"),
         ));
         events.push(Event::new(
             format!("z{t}"),

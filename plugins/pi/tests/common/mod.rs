@@ -24,13 +24,7 @@ pub fn at(i: i64) -> Timestamp {
 }
 
 pub fn user(id: &str, i: i64, text: &str) -> Event {
-    Event::new(
-        id,
-        at(i),
-        Body::User {
-            content: vec![Part::text(text)],
-        },
-    )
+    Event::new(id, at(i), Body::user_text(text))
 }
 
 pub fn claude() -> Option<Origin> {

@@ -137,23 +137,11 @@ mod tests {
     }
 
     fn result(id: &str, call: &str) -> Event {
-        event(
-            id,
-            Body::ToolResult {
-                call_id: call.into(),
-                content: vec![Part::text("r")],
-                is_error: false,
-            },
-        )
+        event(id, Body::tool_output(call, "r"))
     }
 
     fn user(id: &str) -> Event {
-        event(
-            id,
-            Body::User {
-                content: vec![Part::text("u")],
-            },
-        )
+        event(id, Body::user_text("u"))
     }
 
     fn run(events: Vec<Event>) -> Vec<String> {
