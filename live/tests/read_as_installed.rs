@@ -63,7 +63,12 @@ fn a_source_read_as_the_installed_claude_code_resumes_in_it() {
 
     // The pinned Claude Code's folder stands for PATH: the host reads the source as it.
     let manifest = ClaudePlugin.manifest();
-    let recipe = manifest.target("claude-code").unwrap().live.clone().unwrap();
+    let recipe = manifest
+        .target("claude-code")
+        .unwrap()
+        .live
+        .clone()
+        .unwrap();
     let pinned = handoff_live::cli::find_cli(&recipe.program, &recipe.npm_package, None).unwrap();
     let read_as = ReadAs::installed(&recipe, [pinned.path.parent().unwrap().to_owned()]);
     assert_eq!(

@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use handoff_host::installed::{self, ReadAs};
+use handoff_host::installed::{self, ReadAs, ReadAsBasis};
 use handoff_host::{Plugin, ReadFrom, Reader, SessionInfo, StoreRoot, TargetKind, Transcript};
 
 use crate::catalog::Catalog;
@@ -24,7 +24,7 @@ pub struct Args {
     store_root: Option<PathBuf>,
     /// Read the session as this version of the target's CLI sends it (a CLI's versions send
     /// the same file differently); default: the version installed (on PATH) when verified, else
-    /// the newest version verified. Said on stderr.
+    /// the newest version verified. Said on stderr unless it is the newest verified.
     #[arg(long, value_name = "VERSION", value_parser = super::continue_on::parse_cli_version)]
     read_as: Option<String>,
     /// Print the canonical JSON instead of a readable view.
@@ -35,7 +35,12 @@ pub struct Args {
 pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     let catalog = Catalog::open(config)?;
     let read_as = read_as(&catalog, &args.target, args.read_as.as_deref())?;
-    if let Some(read_as) = &read_as {
+    // Said when it is not what a reader reads as untold (the newest end), so the default stays
+    // quiet.
+    if let Some(read_as) = read_as
+        .as_ref()
+        .filter(|r| r.basis != ReadAsBasis::NewestEnd)
+    {
         output::note(format_args!(
             "reading as {} {} sends it ({})",
             args.target, read_as.version, read_as.why
