@@ -9,6 +9,8 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 const SAMPLE: &str = "examples/sessions/claude-code/4f6c2a8e-1b7d-4c3a-9e55-2d0f8a6b7c11.jsonl";
+/// The sample's session id (its file name).
+const SESSION_ID: &str = "4f6c2a8e-1b7d-4c3a-9e55-2d0f8a6b7c11";
 /// Claude Code 2.1.332's result for the call a session ended on.
 const INTERRUPTED: &str = "[Tool call interrupted";
 /// The open call's command.
@@ -221,6 +223,11 @@ fn the_plugin_file_reads_a_claude_code_source_as_the_installed_claude() {
         .clone()
         .unwrap();
     let session = session_ending_on_a_call(scratch);
+    // The same session in a Claude Code store, to be read by its id.
+    let claude_store = StoreRoot::new(scratch.join("claude")).unwrap();
+    let project = claude_store.path().join("projects/-home-dev-proj");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::copy(&session, project.join(session.file_name().unwrap())).unwrap();
     let codex = handoff_codex::CodexPlugin;
     let cases = [
         (Some("2.1.197"), "2.1.197", ReadAsBasis::Installed, false),
@@ -242,6 +249,24 @@ fn the_plugin_file_reads_a_claude_code_source_as_the_installed_claude() {
         let read = serde_json::to_string(&read).unwrap();
         assert_eq!(read.contains(OPEN_CALL), call_kept, "{version}: {read}");
         assert_eq!(read.contains(INTERRUPTED), call_kept, "{version}: {read}");
+        // A session of a store, whole (`read`) and streamed (`read_each`), crosses the same way.
+        let stored = loaded
+            .resumer()
+            .resolve(&claude_store, "claude-code", SESSION_ID)
+            .unwrap();
+        let whole = as_version
+            .read(ReadFrom::Session(&claude_store, &stored))
+            .unwrap();
+        let mut streamed = Vec::new();
+        as_version
+            .read_each(ReadFrom::Session(&claude_store, &stored), &mut |e| {
+                streamed.push(e);
+                true
+            })
+            .unwrap();
+        assert_eq!(whole.events, streamed, "{version}");
+        let whole = serde_json::to_string(&whole).unwrap();
+        assert_eq!(whole.contains(INTERRUPTED), call_kept, "{version}: {whole}");
 
         let root = StoreRoot::new(scratch.join(format!("codex-{n}"))).unwrap();
         let here = repo().display().to_string();
