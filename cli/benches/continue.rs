@@ -820,6 +820,7 @@ fn one_pass(
                 reader: source_plugin.reader(),
                 target: source_target,
                 path: source,
+                cli_version: None,
             }),
             locator: Some("bench"),
             target,

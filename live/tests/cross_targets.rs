@@ -145,6 +145,7 @@ fn across_transcript_with(
                     reader: reader.reader(),
                     target: source_target,
                     path,
+                    cli_version: None,
                 })
             }
             _ => (&transcript).into(),
@@ -559,6 +560,7 @@ fn a_codex_session_with_an_image_url_continues_in_claude_code_with_it_dropped() 
                     reader: codex.reader(),
                     target: "codex",
                     path: &rollout,
+                    cli_version: None,
                 }),
                 locator: Some("codex-image-url"),
                 target: "claude-code",

@@ -74,6 +74,7 @@ impl Chain<'_> {
                     reader: reader.reader(),
                     target: from,
                     path: source,
+                    cli_version: None,
                 }),
                 locator: None,
                 target: to,

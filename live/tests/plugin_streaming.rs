@@ -253,6 +253,14 @@ fn older_plugins_still_load_and_work() {
             Some(session.clone()),
             "{offer}"
         );
+        // A read as a CLI version: a v2 or v1 plugin's reads have no such member, so it is
+        // never sent one, and reads as it always did.
+        let as_version = older.reader().reading_as("2.1.197").unwrap();
+        assert_eq!(
+            as_version.read(ReadFrom::Session(&root, &session)).unwrap(),
+            expected,
+            "{offer}"
+        );
         let added = one_more(expected.events.last().unwrap().timestamp.millis());
         older
             .writer()

@@ -541,6 +541,17 @@ fn works_without_v4(loaded: &LoadedPlugin, what: &str) {
         transcript.events,
         "{what}"
     );
+    // A read as a CLI version (the v3 requests' `cli_version`): a plugin whose reader reads
+    // every version alike reads as it always did.
+    let as_version = loaded.reader().reading_as("2.1.197").unwrap();
+    assert_eq!(
+        as_version
+            .read(ReadFrom::File(REFERENCE, &session.path))
+            .unwrap()
+            .events,
+        transcript.events,
+        "{what}"
+    );
     let mut first = Vec::new();
     loaded
         .reader()

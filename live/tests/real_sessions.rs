@@ -185,6 +185,7 @@ fn cell(source: &str, file: &Path, target: &str) -> Outcome {
                     reader: reader.reader(),
                     target: source,
                     path: file,
+                    cli_version: None,
                 }),
                 _ => (&transcript).into(),
             };

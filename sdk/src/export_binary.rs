@@ -302,7 +302,16 @@ fn read_v4(request: ReaderRequestV4<'_>, host: Option<Received>) -> Result<Strin
             (ReaderRequestV4::ReadPathCwd { target, path }, _) => {
                 to_json(method, &reader.cwd(ReadFrom::File(&target, &path))?)
             }
-            (ReaderRequestV4::ReadPathEach { target, path }, Some(mut host)) => {
+            (
+                ReaderRequestV4::ReadPathEach {
+                    target,
+                    path,
+                    cli_version,
+                },
+                Some(mut host),
+            ) => {
+                let versioned = reading_as(reader, cli_version.as_deref());
+                let reader = versioned.as_deref().unwrap_or(reader);
                 Stream::to(&mut host).each(reader, ReadFrom::File(&target, &path))?;
                 to_json(method, &())
             }
@@ -319,21 +328,34 @@ fn read(request: ReaderRequestV3<'_>, mut host: Received) -> Result<String, Plug
     let method = request.method();
     guarded(method, || {
         let reader = instance()?.reader();
+        let versioned = reading_as(reader, request.cli_version());
+        let reader = versioned.as_deref().unwrap_or(reader);
         let stream = Stream::to(&mut host);
         let answer = match request {
-            ReaderRequestV3::Read { root: r, session } => {
-                stream.all(reader.read(ReadFrom::Session(&root(r)?, &session))?)
-            }
-            ReaderRequestV3::ReadPath { target, path } => {
+            ReaderRequestV3::Read {
+                root: r, session, ..
+            } => stream.all(reader.read(ReadFrom::Session(&root(r)?, &session))?),
+            ReaderRequestV3::ReadPath { target, path, .. } => {
                 stream.all(reader.read(ReadFrom::File(&target, &path))?)
             }
-            ReaderRequestV3::ReadEach { root: r, session } => {
+            ReaderRequestV3::ReadEach {
+                root: r, session, ..
+            } => {
                 stream.each(reader, ReadFrom::Session(&root(r)?, &session))?;
                 None
             }
         };
         to_json(method, &answer)
     })
+}
+
+/// The plugin's reader reading as the CLI version the host asked for, if it asked and the reader
+/// reads versions apart ([`Reader::reading_as`]).
+fn reading_as<'r>(
+    reader: &'r dyn Reader,
+    cli_version: Option<&str>,
+) -> Option<Box<dyn Reader + 'r>> {
+    reader.reading_as(cli_version?)
 }
 
 /// Events on their way to the host, a batch at a time.

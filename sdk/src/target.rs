@@ -91,6 +91,20 @@ pub trait Target: Send + Sync {
         sink: &mut dyn FnMut(Event) -> bool,
     ) -> Result<Option<String>, PluginError>;
 
+    /// [`Target::read_each`] as version `cli_version` of the target's CLI sends the session
+    /// ([`Reader::reading_as`]: the host reads a source as the CLI the user has installed):
+    /// overridden by a target whose CLI's versions send the same file differently; by default
+    /// the version is ignored. `None`: as the target reads by default.
+    fn read_each_as(
+        &self,
+        from: Stored<'_>,
+        cli_version: Option<&str>,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<Option<String>, PluginError> {
+        let _ = cli_version;
+        self.read_each(from, sink)
+    }
+
     /// The working directory [`Target::read_each`] gives the file at `path`: overridden by a
     /// target that finds it without reading every event (a header line); by default every event
     /// is read and dropped.
@@ -295,18 +309,47 @@ impl Targets {
     }
 }
 
-impl Reader for Targets {
-    fn read_each(
+impl Targets {
+    /// Every read of [`Reader::read_each`], as `cli_version` of the source's CLI sends it.
+    fn read_each_as(
         &self,
         from: ReadFrom<'_>,
+        cli_version: Option<&str>,
         sink: &mut dyn FnMut(Event) -> bool,
     ) -> Result<ReadOutcome, PluginError> {
         if let ReadFrom::Written(target, file) = from {
             return self.target(target)?.read_written(file, sink);
         }
         let (target, stored) = self.stored(from)?;
-        target.read_each(stored, sink)?;
+        target.read_each_as(stored, cli_version, sink)?;
         Ok(ReadOutcome::Read)
+    }
+
+    /// One read, as `cli_version` sends it: the cwd is the one [`Target::read_each_as`] returns.
+    fn read_as(
+        &self,
+        from: ReadFrom<'_>,
+        cli_version: Option<&str>,
+    ) -> Result<Transcript, PluginError> {
+        let (target, stored) = self.stored(from)?;
+        let mut events = Vec::new();
+        let cwd = target.read_each_as(stored, cli_version, &mut |event| {
+            events.push(event);
+            true
+        })?;
+        let mut transcript = Transcript::new(events);
+        transcript.cwd = cwd;
+        Ok(transcript)
+    }
+}
+
+impl Reader for Targets {
+    fn read_each(
+        &self,
+        from: ReadFrom<'_>,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<ReadOutcome, PluginError> {
+        self.read_each_as(from, None, sink)
     }
 
     fn cwd(&self, from: ReadFrom<'_>) -> Result<Option<String>, PluginError> {
@@ -316,15 +359,7 @@ impl Reader for Targets {
 
     /// One read: the cwd is the one [`Target::read_each`] returns.
     fn read(&self, from: ReadFrom<'_>) -> Result<Transcript, PluginError> {
-        let (target, stored) = self.stored(from)?;
-        let mut events = Vec::new();
-        let cwd = target.read_each(stored, &mut |event| {
-            events.push(event);
-            true
-        })?;
-        let mut transcript = Transcript::new(events);
-        transcript.cwd = cwd;
-        Ok(transcript)
+        self.read_as(from, None)
     }
 
     fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
@@ -338,6 +373,57 @@ impl Reader for Targets {
         locator: &str,
     ) -> Result<Option<SessionRef>, PluginError> {
         self.target(target)?.find_owned(root, locator)
+    }
+
+    /// Each target reads as `cli_version` ([`Target::read_each_as`]); one whose CLI's versions
+    /// send alike ignores it.
+    fn reading_as(&self, cli_version: &str) -> Option<Box<dyn Reader + '_>> {
+        Some(Box::new(ReadingAs {
+            targets: self,
+            cli_version: cli_version.to_owned(),
+        }))
+    }
+}
+
+/// [`Targets`] reading as one version of the source's CLI ([`Reader::reading_as`]).
+struct ReadingAs<'t> {
+    targets: &'t Targets,
+    cli_version: String,
+}
+
+impl Reader for ReadingAs<'_> {
+    fn read_each(
+        &self,
+        from: ReadFrom<'_>,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<ReadOutcome, PluginError> {
+        self.targets
+            .read_each_as(from, Some(&self.cli_version), sink)
+    }
+
+    fn cwd(&self, from: ReadFrom<'_>) -> Result<Option<String>, PluginError> {
+        self.targets.cwd(from)
+    }
+
+    fn read(&self, from: ReadFrom<'_>) -> Result<Transcript, PluginError> {
+        self.targets.read_as(from, Some(&self.cli_version))
+    }
+
+    fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
+        self.targets.list(root, target)
+    }
+
+    fn find_owned(
+        &self,
+        root: &StoreRoot,
+        target: &str,
+        locator: &str,
+    ) -> Result<Option<SessionRef>, PluginError> {
+        self.targets.find_owned(root, target, locator)
+    }
+
+    fn reading_as(&self, cli_version: &str) -> Option<Box<dyn Reader + '_>> {
+        self.targets.reading_as(cli_version)
     }
 }
 
@@ -479,6 +565,18 @@ mod tests {
         ) -> Result<Option<String>, PluginError> {
             let _ = sink(user("n1", Part::text("one"))) && sink(user("n2", Part::text("two")));
             Ok(Some(from.path().display().to_string()))
+        }
+        /// As a version: an event naming it first, then what `read_each` reads.
+        fn read_each_as(
+            &self,
+            from: Stored<'_>,
+            cli_version: Option<&str>,
+            sink: &mut dyn FnMut(Event) -> bool,
+        ) -> Result<Option<String>, PluginError> {
+            match cli_version {
+                Some(version) if !sink(user("as", Part::text(version))) => Ok(None),
+                _ => self.read_each(from, sink),
+            }
         }
         fn list(&self, _: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
             Ok(vec![])
@@ -650,5 +748,61 @@ mod tests {
         assert_eq!((outcome, handed), (ReadOutcome::NotSupported, 0));
         assert!(reader.read(ReadFrom::Written("notes", &written)).is_err());
         assert!(reader.cwd(ReadFrom::Written("notes", &written)).is_err());
+    }
+
+    #[test]
+    fn a_reader_reading_as_a_version_hands_it_to_the_target_in_every_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = StoreRoot::new(tmp.path()).unwrap();
+        let reader = NotesPlugin.reader();
+        let path = tmp.path().join("notes").join("s.txt");
+        let file = ReadFrom::File("notes", &path);
+        let texts = |events: Vec<Event>| {
+            events
+                .into_iter()
+                .map(|e| match e.body {
+                    Body::User { content } => match &content[0] {
+                        Part::Text { text } => text.clone(),
+                        other => panic!("{other:?}"),
+                    },
+                    other => panic!("{other:?}"),
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(texts(reader.read(file).unwrap().events), ["one", "two"]);
+
+        let as_197 = reader
+            .reading_as("2.1.197")
+            .expect("the SDK's reader takes a version");
+        let whole = as_197.read(file).unwrap();
+        assert_eq!(texts(whole.events), ["2.1.197", "one", "two"]);
+        assert_eq!(whole.cwd.as_deref(), Some(path.to_str().unwrap()));
+        assert_eq!(as_197.cwd(file).unwrap(), whole.cwd);
+        let session = SessionRef {
+            target: "notes".into(),
+            id: "s".into(),
+            path: path.clone(),
+        };
+        let mut batched = Vec::new();
+        as_197
+            .read_batches(ReadFrom::Session(&root, &session), &mut |batch| {
+                batched.extend(batch.into_events().unwrap());
+                true
+            })
+            .unwrap();
+        assert_eq!(texts(batched), ["2.1.197", "one", "two"]);
+        // A view of a view reads as the newer request, not both.
+        let as_332 = as_197.reading_as("2.1.332").unwrap();
+        assert_eq!(
+            texts(as_332.read(file).unwrap().events),
+            ["2.1.332", "one", "two"]
+        );
+        // The session's check still runs first.
+        let mut foreign = session.clone();
+        foreign.target = "other".into();
+        assert!(matches!(
+            as_197.read(ReadFrom::Session(&root, &foreign)),
+            Err(PluginError::UnknownTarget { .. })
+        ));
     }
 }

@@ -54,6 +54,11 @@ pub struct Args {
     /// verify compares everything else. Nothing is dropped unless named here.
     #[arg(long = "drop", value_name = "KIND", value_parser = parse_drop_kind)]
     drop: Vec<Feature>,
+    /// Read the source as this version of its CLI sends it (a CLI's versions send the same
+    /// file differently); default: the version installed (on PATH) when verified, else the
+    /// newest version verified.
+    #[arg(long, value_name = "VERSION", value_parser = parse_cli_version)]
+    read_as: Option<String>,
     /// Open the session in the target CLI's own interactive session instead of printing the
     /// commands: handoff is replaced by it, attached to this terminal. With --prompt, run the
     /// headless command instead.
@@ -77,6 +82,7 @@ impl Args {
             locator: None,
             drop: Vec::new(),
             into: None,
+            read_as: None,
             exec: true,
             json: false,
         }
@@ -153,6 +159,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
         }
     };
     let source_plugin = catalog.plugin(from_target)?;
+    let read_as = super::read::read_as(&catalog, from_target, args.read_as.as_deref())?;
     // The file's own cwd; where the file alone does not say, the store's listing may (Gemini
     // CLI keeps some projects' folders in a registry beside the chats).
     let source_cwd = source_plugin
@@ -174,6 +181,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
                     reader: source_plugin.reader(),
                     target: from_target,
                     path: &path,
+                    cli_version: read_as.as_ref().map(|r| r.version.as_str()),
                 }),
                 locator: args.locator.as_deref(),
                 target: &args.to,
@@ -215,12 +223,20 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
             "diverged_at": continued.diverged_at,
             "recovered": continued.recovered,
             "dropped": continued.dropped,
+            "read_as": read_as,
             "plan": continued.plan,
             "command": command_line(&continued.plan, Mode::Headless),
             "interactive_command": command_line(&continued.plan, Mode::Interactive),
         }))?;
     } else {
         print_summary(&args.to, &continued, continued.events)?;
+        if let Some(read_as) = &read_as {
+            outln!(
+                "  the source read as {from_target} {} sends it ({})",
+                read_as.version,
+                read_as.why
+            )?;
+        }
         if let Some(l) = used.filter(|l| l.source != PluginSource::BuiltIn) {
             outln!("(plugin {} from {})", l.plugin, l.source)?;
         }
@@ -334,6 +350,14 @@ fn print_summary(target: &str, c: &Continued, events: usize) -> Result<(), CliEr
             outln!("next {dialect} request body:")?;
             output::json(body)
         }
+    }
+}
+
+/// A `--read-as VERSION` value: a version number (`2.1.197`, `v2.1.197`).
+pub fn parse_cli_version(version: &str) -> Result<String, String> {
+    match handoff_host::live::parse_version(version) {
+        Some(_) => Ok(version.to_owned()),
+        None => Err("not a version number (e.g. 2.1.197)".to_owned()),
     }
 }
 

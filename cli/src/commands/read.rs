@@ -1,7 +1,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use handoff_host::{ReadFrom, SessionInfo, StoreRoot, Transcript};
+use handoff_host::installed::{self, ReadAs, ReadAsBasis};
+use handoff_host::{Plugin, ReadFrom, Reader, SessionInfo, StoreRoot, TargetKind, Transcript};
 
 use crate::catalog::Catalog;
 use crate::config::Config;
@@ -21,6 +22,11 @@ pub struct Args {
     /// The target's store root (for an id); default: the configured or real one.
     #[arg(long, value_name = "DIR")]
     store_root: Option<PathBuf>,
+    /// Read the session as this version of the target's CLI sends it (a CLI's versions send
+    /// the same file differently); default: the version installed (on PATH) when verified, else
+    /// the newest version verified. Said on stderr unless it is the newest verified.
+    #[arg(long, value_name = "VERSION", value_parser = super::continue_on::parse_cli_version)]
+    read_as: Option<String>,
     /// Print the canonical JSON instead of a readable view.
     #[arg(long)]
     json: bool,
@@ -28,6 +34,19 @@ pub struct Args {
 
 pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
     let catalog = Catalog::open(config)?;
+    let read_as = read_as(&catalog, &args.target, args.read_as.as_deref())?;
+    // Said when it is not what a reader reads as untold (the newest end), so the default stays
+    // quiet.
+    if let Some(read_as) = read_as
+        .as_ref()
+        .filter(|r| r.basis != ReadAsBasis::NewestEnd)
+    {
+        output::note(format_args!(
+            "reading as {} {} sends it ({})",
+            args.target, read_as.version, read_as.why
+        ));
+    }
+    let cli_version = read_as.as_ref().map(|r| r.version.as_str());
     let transcript = match &args.session {
         Some(session) => read_session(
             &catalog,
@@ -35,6 +54,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
             &args.target,
             session,
             args.store_root.as_deref(),
+            cli_version,
         )?,
         None => {
             let dir = match &args.cwd {
@@ -47,6 +67,7 @@ pub fn run(config: &Config, args: Args) -> Result<ExitCode, CliError> {
                 &args.target,
                 &dir,
                 args.store_root.as_deref(),
+                cli_version,
             )?
             .0
         }
@@ -64,23 +85,52 @@ pub fn is_path(session: &str) -> bool {
     session.contains('/') || session.ends_with(".jsonl") || session.ends_with(".json")
 }
 
-/// Reads `session` (an id or a path) of `target`. A read changes nothing: what a killed handoff
-/// run left in the store (a journal) is named in a warning, and rolled back by the next write
-/// there.
+/// Which version of `target`'s CLI a source of it is read as: `asked` (`--read-as`), else the
+/// installed one's when verified, else the newest verified ([`ReadAs::installed`], on PATH).
+/// `None` for a target with no CLI (an API history reads alike whoever sent it).
+pub fn read_as(
+    catalog: &Catalog,
+    target: &str,
+    asked: Option<&str>,
+) -> Result<Option<ReadAs>, CliError> {
+    if let Some(version) = asked {
+        return Ok(Some(ReadAs::asked(version)));
+    }
+    let manifest = catalog.target(target)?;
+    Ok(manifest
+        .live
+        .as_ref()
+        .filter(|_| manifest.kind == TargetKind::Cli)
+        .map(|recipe| ReadAs::installed(recipe, installed::path_dirs())))
+}
+
+/// `plugin`'s reader, reading as `cli_version` where one is given and the reader reads versions
+/// apart.
+fn reader_as<'p>(
+    plugin: &'p dyn Plugin,
+    cli_version: Option<&str>,
+) -> Option<Box<dyn Reader + 'p>> {
+    plugin.reader().reading_as(cli_version?)
+}
+
+/// Reads `session` (an id or a path) of `target`, as `cli_version` of its CLI sends it. A read
+/// changes nothing: what a killed handoff run left in the store (a journal) is named in a
+/// warning, and rolled back by the next write there.
 pub fn read_session(
     catalog: &Catalog,
     config: &Config,
     target: &str,
     session: &str,
     store_root: Option<&Path>,
+    cli_version: Option<&str>,
 ) -> Result<Transcript, CliError> {
     let plugin = catalog.plugin(target)?;
+    let versioned = reader_as(plugin.as_ref(), cli_version);
+    let reader = versioned.as_deref().unwrap_or(plugin.reader());
     Ok(
         match locate(catalog, config, target, session, store_root)? {
-            Located::File(path) => plugin.reader().read(ReadFrom::File(target, &path))?,
-            Located::Session(root, session) => {
-                plugin.reader().read(ReadFrom::Session(&root, &session))?
-            }
+            Located::File(path) => reader.read(ReadFrom::File(target, &path))?,
+            Located::Session(root, session) => reader.read(ReadFrom::Session(&root, &session))?,
         },
     )
 }
@@ -122,13 +172,14 @@ pub fn read_newest(
     target: &str,
     dir: &Path,
     store_root: Option<&Path>,
+    cli_version: Option<&str>,
 ) -> Result<(Transcript, SessionInfo), CliError> {
     let plugin = catalog.plugin(target)?;
     let root = config.store_root(&catalog.target(target)?, store_root)?;
     let newest = newest_session(catalog, config, target, dir, store_root)?;
-    let transcript = plugin
-        .reader()
-        .read(ReadFrom::Session(&root, &newest.session))?;
+    let versioned = reader_as(plugin.as_ref(), cli_version);
+    let reader = versioned.as_deref().unwrap_or(plugin.reader());
+    let transcript = reader.read(ReadFrom::Session(&root, &newest.session))?;
     Ok((transcript, newest))
 }
 

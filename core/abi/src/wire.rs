@@ -243,6 +243,12 @@ pub enum ReaderRequestV3<'a> {
         root: Cow<'a, Path>,
         /// The resolved session.
         session: Cow<'a, SessionRef>,
+        /// The version of the source's CLI to read as ([`handoff_capability::Reader::reading_as`]),
+        /// if the host asks for one. Optional both ways: a host built before it sends none (the
+        /// plugin reads as its default), and a plugin built before it ignores it (no request
+        /// denies unknown members).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cli_version: Option<Cow<'a, str>>,
     },
     /// [`handoff_capability::Reader::read_path`]; answers a [`TranscriptHeader`].
     ReadPath {
@@ -250,6 +256,12 @@ pub enum ReaderRequestV3<'a> {
         target: Cow<'a, str>,
         /// The session file.
         path: Cow<'a, Path>,
+        /// The version of the source's CLI to read as ([`handoff_capability::Reader::reading_as`]),
+        /// if the host asks for one. Optional both ways: a host built before it sends none (the
+        /// plugin reads as its default), and a plugin built before it ignores it (no request
+        /// denies unknown members).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cli_version: Option<Cow<'a, str>>,
     },
     /// [`handoff_capability::Reader::read_each`]: stops when the sink says so; answers `null`.
     ReadEach {
@@ -257,6 +269,12 @@ pub enum ReaderRequestV3<'a> {
         root: Cow<'a, Path>,
         /// The resolved session.
         session: Cow<'a, SessionRef>,
+        /// The version of the source's CLI to read as ([`handoff_capability::Reader::reading_as`]),
+        /// if the host asks for one. Optional both ways: a host built before it sends none (the
+        /// plugin reads as its default), and a plugin built before it ignores it (no request
+        /// denies unknown members).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cli_version: Option<Cow<'a, str>>,
     },
 }
 
@@ -303,6 +321,12 @@ pub enum ReaderRequestV4<'a> {
         target: Cow<'a, str>,
         /// The session file.
         path: Cow<'a, Path>,
+        /// The version of the source's CLI to read as ([`handoff_capability::Reader::reading_as`]),
+        /// if the host asks for one. Optional both ways: a host built before it sends none (the
+        /// plugin reads as its default), and a plugin built before it ignores it (no request
+        /// denies unknown members).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cli_version: Option<Cow<'a, str>>,
     },
     /// [`handoff_capability::Reader::read_path_cwd`], plain JSON; answers the cwd or `null`.
     ReadPathCwd {
@@ -358,6 +382,17 @@ method_names!(WriterRequestV2 { Create => "create", Append => "append", Remove =
 method_names!(ReaderRequestV2 { Read => "read", ReadPath => "read_path", List => "list", FindOwned => "find_owned" });
 method_names!(ResumeRequestV2 { Resolve => "resolve", Plan => "plan" });
 method_names!(WriterRequestV3 { Create => "create", Append => "append" });
+impl ReaderRequestV3<'_> {
+    /// The version of the source's CLI the host asks the read to read as, if any.
+    pub fn cli_version(&self) -> Option<&str> {
+        match self {
+            ReaderRequestV3::Read { cli_version, .. }
+            | ReaderRequestV3::ReadPath { cli_version, .. }
+            | ReaderRequestV3::ReadEach { cli_version, .. } => cli_version.as_deref(),
+        }
+    }
+}
+
 method_names!(ReaderRequestV3 { Read => "read", ReadPath => "read_path", ReadEach => "read_each" });
 method_names!(WriterRequestV4 { CreateStreamed => "create_streamed" });
 method_names!(ReaderRequestV4 { ReadPathEach => "read_path_each", ReadPathCwd => "read_path_cwd" });
@@ -499,5 +534,81 @@ mod tests {
             let json = encode_error(&error);
             assert_eq!(decode_error("p", "m", &json), error, "{json}");
         }
+    }
+
+    /// `cli_version` is optional both ways: a plugin built before it (its request types as they
+    /// were, mirrored here) reads a request that carries it and ignores it; a plugin built after
+    /// it reads a request of a host built before it as asking for no version; and a host asks
+    /// for none without it, byte for byte as before.
+    #[test]
+    fn the_cli_version_of_a_read_is_optional_both_ways() {
+        #[derive(Debug, PartialEq, Deserialize)]
+        #[serde(tag = "method", rename_all = "snake_case")]
+        enum BeforeV4 {
+            ReadPathEach {
+                target: String,
+                path: std::path::PathBuf,
+            },
+        }
+        #[derive(Debug, PartialEq, Deserialize)]
+        #[serde(tag = "method", rename_all = "snake_case")]
+        enum BeforeV3 {
+            ReadEach {
+                root: std::path::PathBuf,
+                session: SessionRef,
+            },
+        }
+        let path = Path::new("/s/a.jsonl");
+        let asked = ReaderRequestV4::ReadPathEach {
+            target: Cow::Borrowed("claude-code"),
+            path: Cow::Borrowed(path),
+            cli_version: Some(Cow::Borrowed("2.1.197")),
+        };
+        let json = serde_json::to_string(&asked).unwrap();
+        assert!(json.contains(r#""cli_version":"2.1.197""#), "{json}");
+        assert_eq!(
+            serde_json::from_str::<BeforeV4>(&json).unwrap(),
+            BeforeV4::ReadPathEach {
+                target: "claude-code".into(),
+                path: path.into()
+            }
+        );
+        let session = SessionRef {
+            target: "claude-code".into(),
+            id: "a".into(),
+            path: path.into(),
+        };
+        let asked = ReaderRequestV3::ReadEach {
+            root: Cow::Borrowed(Path::new("/s")),
+            session: Cow::Borrowed(&session),
+            cli_version: Some(Cow::Borrowed("2.1.197")),
+        };
+        let json = serde_json::to_string(&asked).unwrap();
+        assert!(matches!(
+            serde_json::from_str::<BeforeV3>(&json).unwrap(),
+            BeforeV3::ReadEach { session: s, .. } if s == session
+        ));
+
+        // A host built before it: the request as it sent it, read as asking for no version.
+        let before = r#"{"method":"read_path_each","target":"claude-code","path":"/s/a.jsonl"}"#;
+        match serde_json::from_str::<ReaderRequestV4<'static>>(before).unwrap() {
+            ReaderRequestV4::ReadPathEach { cli_version, .. } => assert_eq!(cli_version, None),
+            other => panic!("{other:?}"),
+        }
+        let before = r#"{"method":"read_path","target":"claude-code","path":"/s/a.jsonl"}"#;
+        match serde_json::from_str::<ReaderRequestV3<'static>>(before).unwrap() {
+            ReaderRequestV3::ReadPath { cli_version, .. } => assert_eq!(cli_version, None),
+            other => panic!("{other:?}"),
+        }
+        // Asking for none sends what a host built before it sent.
+        let unasked = ReaderRequestV4::ReadPathEach {
+            target: Cow::Borrowed("claude-code"),
+            path: Cow::Borrowed(path),
+            cli_version: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&unasked).unwrap(),
+            r#"{"method":"read_path_each","target":"claude-code","path":"/s/a.jsonl"}"#
+        );
     }
 }

@@ -378,6 +378,18 @@ pub trait Reader: Send + Sync {
         Ok(transcript)
     }
 
+    /// This reader reading as version `cli_version` of its target's CLI sends a session, where
+    /// the CLI's versions send the same file differently (Claude Code 2.1.197 drops a call the
+    /// session ended on, 2.1.332 answers it): the host reads a source as the CLI the user has
+    /// installed. Every read of the view (each, batches, whole, cwd) reads as that version; a
+    /// file still being written, and listings, as this reader does. `None` (the default): this
+    /// reader reads every version alike, so the caller reads with it as it is. A version the
+    /// reader does not know is read as its default.
+    fn reading_as(&self, cli_version: &str) -> Option<Box<dyn Reader + '_>> {
+        let _ = cli_version;
+        None
+    }
+
     /// [`Reader::read_each`] in batches, each decoded by whoever takes it: the continuation engine
     /// reads a source on one thread and takes its batches on another. The default batches
     /// `read_each`'s events; a plugin file's reader hands its batches as they crossed, so the

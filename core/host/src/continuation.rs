@@ -133,6 +133,9 @@ pub struct Continued {
     /// the session holds the source minus these (a later continuation of the conversation
     /// reuses it only when asked to drop the same).
     pub dropped: Vec<Dropped>,
+    /// The version of the source's CLI the source was read as ([`SourceFile::cli_version`]);
+    /// `None`: as its reader reads by default (a transcript source, or none asked for).
+    pub read_as: Option<String>,
 }
 
 /// The first event of an episode that differs from the source.
@@ -258,6 +261,13 @@ pub fn continue_conversation(
             Ok(continued)
         }
         Source::File(file) => {
+            // Every read of the source (streamed, and again for a failed verify) is as the
+            // version asked for.
+            let versioned = file.cli_version.and_then(|v| file.reader.reading_as(v));
+            let file = SourceFile {
+                reader: versioned.as_deref().unwrap_or(file.reader),
+                ..file
+            };
             let cwd = match &request.cwd {
                 Some(cwd) => Some(cwd.clone()),
                 None => file.reader.cwd(ReadFrom::File(file.target, file.path))?,
@@ -299,6 +309,7 @@ pub fn continue_conversation(
                 )?;
                 let mut continued = run.continue_streamed(&mut stream)?;
                 continued.dropped = stream.take_dropped();
+                continued.read_as = file.cli_version.map(str::to_owned);
                 Ok(continued)
             })
         }
@@ -661,6 +672,7 @@ impl<'a> Run<'a> {
             locator: self.locator,
             events,
             dropped: Vec::new(),
+            read_as: None,
         })
     }
 

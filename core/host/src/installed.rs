@@ -67,6 +67,81 @@ pub fn find(recipe: &LiveRecipe, dirs: impl IntoIterator<Item = PathBuf>) -> Opt
     Some(InstalledCli { path, version })
 }
 
+/// The version of its CLI a source session is read as (a CLI's versions send the same file
+/// differently: [`handoff_capability::Reader::reading_as`]), and why that one.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ReadAs {
+    /// The version, e.g. `2.1.197`.
+    pub version: String,
+    /// How it was chosen.
+    pub basis: ReadAsBasis,
+    /// Why, in words: which program was found, and where it stands.
+    pub why: String,
+}
+
+/// How [`ReadAs::version`] was chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadAsBasis {
+    /// The version of the CLI installed, within the verified range.
+    Installed,
+    /// The newest end of the verified range: no CLI installed, or one whose version is outside
+    /// the range or unknown.
+    NewestEnd,
+    /// The user asked for it (`--read-as`).
+    Asked,
+}
+
+impl ReadAs {
+    /// As the user asked (`--read-as VERSION`).
+    pub fn asked(version: &str) -> ReadAs {
+        ReadAs {
+            version: version.to_owned(),
+            basis: ReadAsBasis::Asked,
+            why: "asked for (--read-as)".to_owned(),
+        }
+    }
+
+    /// As the CLI of `recipe` found in `dirs` (see [`find`]) sends a session: its version when
+    /// the live tier verified it (within the range, both ends included), else the newest end of
+    /// the range, which is what a reader not told any version reads as.
+    pub fn installed(recipe: &LiveRecipe, dirs: impl IntoIterator<Item = PathBuf>) -> ReadAs {
+        let range = recipe.verified_range();
+        let newest_end = |why: String| ReadAs {
+            version: range.newest.clone(),
+            basis: ReadAsBasis::NewestEnd,
+            why,
+        };
+        let Some(found) = find(recipe, dirs) else {
+            return newest_end(format!(
+                "no {} installed: the newest version verified",
+                recipe.program
+            ));
+        };
+        let shown = found.path.display();
+        match (&found.version, found.standing(recipe)) {
+            (Some(version), Standing::Verified) => ReadAs {
+                version: version.clone(),
+                basis: ReadAsBasis::Installed,
+                why: format!("the installed {shown} is {version}"),
+            },
+            (Some(version), side) => newest_end(format!(
+                "the installed {shown} is {version}, {} than the versions verified ({} to {}): the newest verified",
+                match side {
+                    Standing::Older => "older",
+                    Standing::Newer => "newer",
+                    _ => "not comparable with",
+                },
+                range.oldest,
+                range.newest
+            )),
+            (None, _) => newest_end(format!(
+                "the installed {shown} did not say its version: the newest version verified"
+            )),
+        }
+    }
+}
+
 /// The folders of `PATH`.
 pub fn path_dirs() -> Vec<PathBuf> {
     std::env::var_os("PATH")
@@ -230,6 +305,47 @@ mod tests {
         let found = find(&recipe, [cache.join(".bin"), native]).unwrap();
         assert_eq!(found.version.as_deref(), Some("1.2.3"));
         assert_eq!(found.standing(&recipe), Standing::Verified);
+    }
+
+    #[test]
+    fn a_source_is_read_as_the_installed_cli_within_the_verified_range_else_the_newest_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let recipe: LiveRecipe = serde_json::from_value(serde_json::json!({
+            "npm_package": "@x/tool", "version": "2.1.197", "program": "tool",
+            "dialect": "anthropic-messages", "store_root": ".tool",
+            "verified": {"oldest": "2.1.197", "newest": "2.1.332"}
+        }))
+        .unwrap();
+        let installed = |version: &str| {
+            let bin = dir.path().join(version);
+            std::fs::create_dir_all(&bin).unwrap();
+            write_program(&bin.join("tool"), &format!("echo '{version} (Tool)'"));
+            ReadAs::installed(&recipe, [bin])
+        };
+        let oldest = installed("2.1.197");
+        assert_eq!(
+            (oldest.version.as_str(), oldest.basis),
+            ("2.1.197", ReadAsBasis::Installed)
+        );
+        assert!(oldest.why.contains("is 2.1.197"), "{}", oldest.why);
+        assert_eq!(installed("2.1.250").version, "2.1.250");
+        for outside in ["2.1.100", "2.1.400", "latest"] {
+            let read_as = installed(outside);
+            assert_eq!(
+                (read_as.version.as_str(), read_as.basis),
+                ("2.1.332", ReadAsBasis::NewestEnd),
+                "{outside}"
+            );
+        }
+        assert!(installed("2.1.100").why.contains("older"));
+        let none = ReadAs::installed(&recipe, [dir.path().join("empty")]);
+        assert_eq!(
+            (none.version.as_str(), none.basis),
+            ("2.1.332", ReadAsBasis::NewestEnd)
+        );
+        assert!(none.why.starts_with("no tool installed"), "{}", none.why);
+        let json = serde_json::to_value(ReadAs::asked("2.1.197")).unwrap();
+        assert_eq!(json["basis"], "asked");
     }
 
     fn write_program(path: &Path, body: &str) {

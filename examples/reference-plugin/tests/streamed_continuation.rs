@@ -33,6 +33,7 @@ fn request<'a>(reader: &'a dyn Reader, path: &'a Path, root: &'a StoreRoot) -> C
             reader,
             target: NAME,
             path,
+            cli_version: None,
         }),
         locator: None,
         target: NAME,

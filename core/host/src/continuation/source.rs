@@ -30,6 +30,9 @@ pub struct SourceFile<'a> {
     pub target: &'a str,
     /// The session file.
     pub path: &'a Path,
+    /// The version of the source's CLI to read it as ([`Reader::reading_as`]; a host chooses
+    /// it with [`crate::installed::ReadAs`]): `None`, as the reader reads by default.
+    pub cli_version: Option<&'a str>,
 }
 
 /// The source's events as the target's writer takes them (see the module docs).

@@ -1,6 +1,6 @@
 //! Step 2 and 3: load the root module and wrap it back into the plain traits.
 
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 use std::path::Path;
 
 use abi_stable::library::{lib_header_from_path, LibraryError};
@@ -110,9 +110,10 @@ impl LoadedPlugin {
             writer: RemoteWriter(capability(&[
                 WRITER_V5, WRITER_V4, WRITER_V3, WRITER_V2, WRITER_V1,
             ])),
-            reader: RemoteReader(capability(&[
-                READER_V5, READER_V4, READER_V3, READER_V2, READER_V1,
-            ])),
+            reader: RemoteReader {
+                remote: capability(&[READER_V5, READER_V4, READER_V3, READER_V2, READER_V1]),
+                cli_version: None,
+            },
             resumer: RemoteResumer(capability(&[RESUME_V2, RESUME_V1])),
             file,
             manifest,
@@ -130,7 +131,7 @@ impl LoadedPlugin {
 
     /// The capability ids in use (the newest version of each the plugin offers).
     pub fn capabilities(&self) -> Vec<&'static str> {
-        [&self.writer.0, &self.reader.0, &self.resumer.0]
+        [&self.writer.0, &self.reader.remote, &self.resumer.0]
             .into_iter()
             .filter(|c| c.object.is_some())
             .map(|c| c.id)
@@ -421,7 +422,13 @@ impl HostEnd for StreamEnd<'_> {
 }
 
 struct RemoteWriter(Remote);
-struct RemoteReader(Remote);
+/// The plugin's reader; [`Reader::reading_as`] lends one reading as a version of the source's
+/// CLI, which every read request then carries (`cli_version`: a plugin built before it ignores
+/// it).
+struct RemoteReader<R: Borrow<Remote> = Remote> {
+    remote: R,
+    cli_version: Option<String>,
+}
 struct RemoteResumer(Remote);
 
 impl Remote {
@@ -577,11 +584,20 @@ impl Writer for RemoteWriter {
     }
 }
 
-impl RemoteReader {
+impl<R: Borrow<Remote>> RemoteReader<R> {
+    fn remote(&self) -> &Remote {
+        self.remote.borrow()
+    }
+
+    /// The version this reader asks the plugin to read as, on the wire.
+    fn cli_version(&self) -> Option<Cow<'_, str>> {
+        self.cli_version.as_deref().map(Cow::Borrowed)
+    }
+
     /// Whether `from` crosses as one JSON transcript, its events handed on after: a plugin older
     /// than the v3 ids streams nothing (it cannot read a file being written either).
     fn crosses_whole(&self, from: ReadFrom<'_>) -> bool {
-        !self.0.is_v3() && !matches!(from, ReadFrom::Written(..))
+        !self.remote().is_v3() && !matches!(from, ReadFrom::Written(..))
     }
 
     /// The binary call that streams what the plugin reads from `from` to `end`: the newest the
@@ -592,27 +608,43 @@ impl RemoteReader {
         end: &mut dyn HostEnd,
     ) -> Result<ReadOutcome, PluginError> {
         match from {
-            ReadFrom::Written(target, file) => self.0.read_written(target, file, end),
-            ReadFrom::File(target, path) if self.0.is_v4() => {
+            ReadFrom::Written(target, file) => self.remote().read_written(target, file, end),
+            ReadFrom::File(target, path) if self.remote().is_v4() => {
                 let (target, path) = (Cow::Borrowed(target), Cow::Borrowed(path));
-                let request = ReaderRequestV4::ReadPathEach { target, path };
-                self.0.call_binary::<()>(request.method(), &request, end)?;
+                let request = ReaderRequestV4::ReadPathEach {
+                    target,
+                    path,
+                    cli_version: self.cli_version(),
+                };
+                self.remote()
+                    .call_binary::<()>(request.method(), &request, end)?;
                 Ok(ReadOutcome::Read)
             }
             ReadFrom::File(target, path) => {
                 let (target, path) = (Cow::Borrowed(target), Cow::Borrowed(path));
-                let request = ReaderRequestV3::ReadPath { target, path };
-                self.0
-                    .call_binary::<Option<TranscriptHeader>>(request.method(), &request, end)?;
+                let request = ReaderRequestV3::ReadPath {
+                    target,
+                    path,
+                    cli_version: self.cli_version(),
+                };
+                self.remote().call_binary::<Option<TranscriptHeader>>(
+                    request.method(),
+                    &request,
+                    end,
+                )?;
                 Ok(ReadOutcome::Read)
             }
             ReadFrom::Session(root, session) => {
                 let request = ReaderRequestV3::ReadEach {
                     root: Cow::Borrowed(root.path()),
                     session: Cow::Borrowed(session),
+                    cli_version: self.cli_version(),
                 };
-                self.0
-                    .call_binary::<Option<TranscriptHeader>>(request.method(), &request, end)?;
+                self.remote().call_binary::<Option<TranscriptHeader>>(
+                    request.method(),
+                    &request,
+                    end,
+                )?;
                 Ok(ReadOutcome::Read)
             }
         }
@@ -628,7 +660,7 @@ fn stream_method(from: ReadFrom<'_>) -> &'static str {
     }
 }
 
-impl Reader for RemoteReader {
+impl<R: Borrow<Remote> + Send + Sync> Reader for RemoteReader<R> {
     fn read_each(
         &self,
         from: ReadFrom<'_>,
@@ -642,7 +674,7 @@ impl Reader for RemoteReader {
             }
             return Ok(ReadOutcome::Read);
         }
-        self.0
+        self.remote()
             .decoded(stream_method(from), sink, |end| self.stream(from, end))
     }
 
@@ -658,7 +690,7 @@ impl Reader for RemoteReader {
         }
         let mut end = EncodedReadEnd {
             sink,
-            plugin: &self.0.plugin,
+            plugin: &self.remote().plugin,
             method: stream_method(from),
         };
         self.stream(from, &mut end)
@@ -671,28 +703,34 @@ impl Reader for RemoteReader {
             ReadFrom::Session(root, session) => {
                 let root = Cow::Borrowed(root.path());
                 let session = Cow::Borrowed(session);
-                if self.0.is_v3() {
-                    return self.0.read_whole(&ReaderRequestV3::Read { root, session });
+                if self.remote().is_v3() {
+                    return self.remote().read_whole(&ReaderRequestV3::Read {
+                        root,
+                        session,
+                        cli_version: self.cli_version(),
+                    });
                 }
-                if self.0.is_v1() {
+                if self.remote().is_v1() {
                     let request = ReaderRequest::Read {
                         root,
                         target: Cow::Borrowed(&session.target),
                         id: Cow::Borrowed(&session.id),
                     };
-                    return self.0.call("read", &request);
+                    return self.remote().call("read", &request);
                 }
-                self.0
+                self.remote()
                     .call("read", &ReaderRequestV2::Read { root, session })
             }
             ReadFrom::File(target, path) => {
                 let (target, path) = (Cow::Borrowed(target), Cow::Borrowed(path));
-                if self.0.is_v3() {
-                    return self
-                        .0
-                        .read_whole(&ReaderRequestV3::ReadPath { target, path });
+                if self.remote().is_v3() {
+                    return self.remote().read_whole(&ReaderRequestV3::ReadPath {
+                        target,
+                        path,
+                        cli_version: self.cli_version(),
+                    });
                 }
-                self.0
+                self.remote()
                     .call("read_path", &ReaderRequestV2::ReadPath { target, path })
             }
         }
@@ -700,12 +738,12 @@ impl Reader for RemoteReader {
 
     fn cwd(&self, from: ReadFrom<'_>) -> Result<Option<String>, PluginError> {
         match from {
-            ReadFrom::File(target, path) if self.0.is_v4() => {
+            ReadFrom::File(target, path) if self.remote().is_v4() => {
                 let request = ReaderRequestV4::ReadPathCwd {
                     target: Cow::Borrowed(target),
                     path: Cow::Borrowed(path),
                 };
-                self.0.call(request.method(), &request)
+                self.remote().call(request.method(), &request)
             }
             // Older plugins, and sessions: v4 reads the cwd of a file only.
             _ => Ok(self.read(from)?.cwd),
@@ -717,7 +755,7 @@ impl Reader for RemoteReader {
             root: Cow::Borrowed(root.path()),
             target: Cow::Borrowed(target),
         };
-        self.0.call("list", &request)
+        self.remote().call("list", &request)
     }
 
     fn find_owned(
@@ -726,7 +764,7 @@ impl Reader for RemoteReader {
         target: &str,
         locator: &str,
     ) -> Result<Option<SessionRef>, PluginError> {
-        if self.0.is_v1() {
+        if self.remote().is_v1() {
             // v1 has no such call: list, as the trait's default does.
             return Ok(SessionInfo::newest_owned(self.list(root, target)?, locator));
         }
@@ -735,7 +773,17 @@ impl Reader for RemoteReader {
             target: Cow::Borrowed(target),
             locator: Cow::Borrowed(locator),
         };
-        self.0.call("find_owned", &request)
+        self.remote().call("find_owned", &request)
+    }
+
+    /// The same plugin, every read request carrying `cli_version`. Sent to every plugin: one
+    /// built before the member reads as its default, one whose targets read versions alike
+    /// ignores it, and a v1 or v2 plugin (whose reads have no such member) is never asked.
+    fn reading_as(&self, cli_version: &str) -> Option<Box<dyn Reader + '_>> {
+        Some(Box::new(RemoteReader {
+            remote: self.remote(),
+            cli_version: Some(cli_version.to_owned()),
+        }))
     }
 }
 

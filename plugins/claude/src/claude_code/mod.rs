@@ -84,6 +84,18 @@ impl Target for ClaudeCode {
         read::read_each(from.path(), ReadRules::default(), sink)
     }
 
+    /// As that Claude Code version sends the session ([`ReadRules::for_version`]); without
+    /// one, as the newest end of the verified range does.
+    fn read_each_as(
+        &self,
+        from: Stored<'_>,
+        cli_version: Option<&str>,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<Option<String>, PluginError> {
+        let rules = cli_version.map_or_else(ReadRules::default, ReadRules::for_version);
+        read::read_each(from.path(), rules, sink)
+    }
+
     /// The index loaded as the file grows.
     fn read_written(
         &self,
