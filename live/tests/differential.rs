@@ -16,6 +16,8 @@ use handoff_live::differential::{
 use handoff_live::{skips_are_failures, LiveOptions};
 use serde_json::{json, Value};
 
+#[path = "differential/claude_rules.rs"]
+mod claude_rules;
 #[path = "differential/copilot.rs"]
 mod copilot;
 #[path = "differential/gemini.rs"]
@@ -1026,6 +1028,8 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
         (NO_LAST_PROMPT_NEWER_BRANCH, Expect::Agree),
         (NO_LAST_PROMPT_OLDER_BRANCH, Expect::Agree),
         (generic::CRLF, Expect::Agree),
+        // 2.1.332 passes over a file snapshot going on by time, 2.1.197 does not (`ReadRules`).
+        (claude_rules::BY_TIME_SKIPS_FILE_SNAPSHOT, Expect::Agree),
     ];
     let mut cases = cases_of_samples(
         "claude-code",

@@ -14,6 +14,7 @@ use super::load::Loaded;
 use super::node_store::NodeStore;
 use super::nodes::{take_uuid, IndexKind, Kind, Node, Records};
 use super::reread::RecordLines;
+use super::rules::ReadRules;
 use crate::claude_code::write::{calls_are_the_tail, ChainState};
 
 /// Hands assembled events on, remembering what an append needs to continue the chain.
@@ -71,10 +72,12 @@ impl Emitter<'_> {
 
 /// Walks the chain and turns its records into events, each record decoded whole as its events
 /// are made; the chain state (call records, open calls) is gathered only when `want_chain`.
+/// The walk follows the chain as the Claude Code of `rules` does.
 pub(super) fn assemble(
     path: &Path,
     mut loaded: Loaded,
     want_chain: bool,
+    rules: ReadRules,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<ChainState, PluginError> {
     let mut records = std::mem::take(&mut loaded.records);
@@ -103,6 +106,7 @@ pub(super) fn assemble(
         path,
         reread: loaded.reread.as_ref(),
         times: None,
+        skips_file_snapshots: rules.by_time_skips_file_snapshots,
     };
     let path_nodes = conversation_path(path, &records, &up, leaf, &mut |child, on_path| {
         by_time.parent_of(&records.nodes, child, on_path)
@@ -237,13 +241,16 @@ fn choose_leaf(
 /// record of the same thread not yet on the path that was written at most 5 s before it and
 /// closest to it in time, ties to the first in the file; none, and the conversation starts
 /// there. The records' timestamps, which the index does not keep, are read only when a walk
-/// needs this (a parent missing from a file is rare).
+/// needs this (a parent missing from a file is rare). 2.1.332 passes over a `system`
+/// `file_snapshot` record here ([`ReadRules::by_time_skips_file_snapshots`]).
 struct ParentByTime<'a> {
     path: &'a Path,
     /// The file the index was read from, when not `path` (see [`Loaded::reread`]).
     reread: Option<&'a std::fs::File>,
-    /// Each record's timestamp in milliseconds, once read.
+    /// Each record's timestamp in milliseconds, once read (`None` for a record the step passes
+    /// over).
     times: Option<Vec<Option<i64>>>,
+    skips_file_snapshots: bool,
 }
 
 impl ParentByTime<'_> {
@@ -278,12 +285,16 @@ impl ParentByTime<'_> {
     }
 
     /// Every record's `timestamp`, from its line (`None` where it has none or none that parses:
-    /// Claude Code passes over such a record here too).
+    /// Claude Code passes over such a record here too; and for a `file_snapshot` system record
+    /// when the step skips those).
     fn read_times(&self, nodes: &NodeStore) -> Result<Vec<Option<i64>>, PluginError> {
         use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
         #[derive(serde::Deserialize)]
         struct Stamp {
             timestamp: Option<handoff_sdk::serde_json::Value>,
+            #[serde(rename = "type")]
+            kind: Option<handoff_sdk::serde_json::Value>,
+            subtype: Option<handoff_sdk::serde_json::Value>,
         }
         let io = |e: std::io::Error| PluginError::io(self.path, &e);
         let file = match self.reread {
@@ -304,8 +315,14 @@ impl ParentByTime<'_> {
                 reader.read_exact(&mut line).map_err(io)?;
             }
             let (text, _) = super::load::record_text(&line, node.offset == 0);
-            let time = handoff_sdk::serde_json::from_slice::<Stamp>(text)
-                .ok()
+            let stamp = handoff_sdk::serde_json::from_slice::<Stamp>(text).ok();
+            let passed_over = self.skips_file_snapshots
+                && stamp.as_ref().is_some_and(|s| {
+                    s.kind.as_ref().and_then(|k| k.as_str()) == Some("system")
+                        && s.subtype.as_ref().and_then(|k| k.as_str()) == Some("file_snapshot")
+                });
+            let time = stamp
+                .filter(|_| !passed_over)
                 .and_then(|s| s.timestamp)
                 .and_then(|t| t.as_str().and_then(|t| Timestamp::parse(t).ok()))
                 .map(Timestamp::millis);

@@ -106,7 +106,7 @@ pub(crate) fn read_session(path: &Path) -> Result<Session, PluginError> {
     let cwd = loaded.cwd.take();
     let session_id = loaded.session_id.take();
     let mut events = Vec::with_capacity(loaded.records.nodes.len());
-    let chain = assemble(path, loaded, true, &mut |mut e| {
+    let chain = assemble(path, loaded, true, ReadRules::default(), &mut |mut e| {
         sent_tools::as_sent(&mut e, ReadRules::default());
         events.push(e);
         true
@@ -167,7 +167,7 @@ fn hand_on(
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<(), PluginError> {
     let mut calls = DropUnresolvedCalls::new(sink, rules);
-    assemble(path, loaded, false, &mut |mut e| {
+    assemble(path, loaded, false, rules, &mut |mut e| {
         sent_tools::as_sent(&mut e, rules);
         calls.push(e)
     })?;

@@ -27,6 +27,12 @@ pub struct ReadRules {
     /// at every version (2.1.332 has another text for that, "Tool call did not complete…", not
     /// measured).
     pub(crate) open_call_at_end_answered: Option<&'static str>,
+    /// When a record's parent is not found and Claude Code goes on to the record written just
+    /// before it (`ParentByTime` in `assemble.rs`), a `system` record of subtype `file_snapshot`
+    /// is passed over: 2.1.332 (its `fH`, the one kind its by-time step skips; measured, case
+    /// `by-time-skips-file-snapshot`: a snapshot written last goes unsent, the first turn is
+    /// sent); 2.1.197 goes on to it like any record (measured, same case).
+    pub(crate) by_time_skips_file_snapshots: bool,
 }
 
 /// Claude Code 2.1.332's result for a call the session ended on.
@@ -39,6 +45,7 @@ impl ReadRules {
     pub const NEWEST: ReadRules = ReadRules {
         task_tool_aliases_renamed: false,
         open_call_at_end_answered: Some(INTERRUPTED_CALL_RESULT),
+        by_time_skips_file_snapshots: true,
     };
 
     /// As Claude Code `version` (`2.1.197`, `v2.1.197`) sends a session. A version that is no
@@ -52,6 +59,7 @@ impl ReadRules {
         ReadRules {
             task_tool_aliases_renamed: true,
             open_call_at_end_answered: None,
+            by_time_skips_file_snapshots: false,
         }
     }
 }
@@ -72,6 +80,8 @@ mod tests {
         let oldest = ReadRules::for_version(CLAUDE_CODE_VERSION);
         assert!(oldest.task_tool_aliases_renamed);
         assert_eq!(oldest.open_call_at_end_answered, None);
+        assert!(!oldest.by_time_skips_file_snapshots);
+        assert!(ReadRules::NEWEST.by_time_skips_file_snapshots);
         assert!(ReadRules::NEWEST.open_call_at_end_answered.is_some());
         assert!(ReadRules::for_version("v2.1.331").task_tool_aliases_renamed);
         assert_eq!(
