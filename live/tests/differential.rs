@@ -1030,6 +1030,10 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
         (generic::CRLF, Expect::Agree),
         // 2.1.332 passes over a file snapshot going on by time, 2.1.197 does not (`ReadRules`).
         (claude_rules::BY_TIME_SKIPS_FILE_SNAPSHOT, Expect::Agree),
+        // A loop of parents: both ends go on by time from the record whose parent is on the path.
+        (claude_rules::LOOP_SELF, Expect::Agree),
+        (claude_rules::LOOP_PAIR, Expect::Agree),
+        (claude_rules::LOOP_ROUND, Expect::Agree),
     ];
     let mut cases = cases_of_samples(
         "claude-code",

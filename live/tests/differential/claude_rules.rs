@@ -36,3 +36,40 @@ pub(super) const BY_TIME_SKIPS_FILE_SNAPSHOT: Mutation = Mutation {
         to_bytes(&r)
     },
 };
+
+/// `child` message record's parent made the `parent` message record (indexes among messages).
+fn name_as_parent(b: &[u8], pairs: &[(usize, usize)], without_last_prompt: bool) -> Vec<u8> {
+    let mut r = records(b);
+    let at = messages(&r);
+    for &(child, parent) in pairs {
+        r[at[child]]["parentUuid"] = r[at[parent]]["uuid"].clone();
+    }
+    if without_last_prompt {
+        r.retain(|x| x["type"] != "last-prompt");
+    }
+    to_bytes(&r)
+}
+
+/// A loop: the second prompt names itself as its parent. Claude Code (both ends) takes a parent
+/// already on the conversation for one it does not find and goes on by time: to the first
+/// answer, 3.7 s before; the whole conversation is sent.
+pub(super) const LOOP_SELF: Mutation = Mutation {
+    name: "loop-self",
+    apply: |b| name_as_parent(b, &[(2, 2)], false),
+};
+
+/// A loop of two: the second prompt and its answer name each other. Claude Code resumes the
+/// answer the `last-prompt` names (it has a child, on the loop), and goes on by time from the
+/// prompt: the whole conversation.
+pub(super) const LOOP_PAIR: Mutation = Mutation {
+    name: "loop-pair",
+    apply: |b| name_as_parent(b, &[(2, 3)], false),
+};
+
+/// A loop of the whole conversation: the first prompt names the last answer, and no
+/// `last-prompt`: no record is without a child; Claude Code resumes the last one written and,
+/// at the first prompt, finds nothing written before it: the whole conversation.
+pub(super) const LOOP_ROUND: Mutation = Mutation {
+    name: "loop-round-no-last-prompt",
+    apply: |b| name_as_parent(b, &[(0, 3)], true),
+};

@@ -130,3 +130,84 @@ fn the_newest_end_passes_over_a_file_snapshot_when_it_goes_on_by_time() {
         );
     }
 }
+
+/// A loop of parents, as each end resumes it (measured at both ends, the same: differential
+/// cases `loop-*`): a parent already on the conversation is one Claude Code does not find, so it
+/// goes on by time (the first answer, 3.7 s before the second prompt), or, with nothing written
+/// in the 5 s before, the conversation starts at that record; a record on the loop may be the
+/// leaf (named by the `last-prompt`, or written last).
+#[test]
+fn a_loop_of_parents_reads_as_both_ends_resume_it() {
+    let changed = |change: &dyn Fn(&mut Vec<Value>)| {
+        let mut r = records(TWO_TURNS);
+        change(&mut r);
+        r
+    };
+    let name = |r: &mut Vec<Value>, child: usize, parent: usize| {
+        r[at(child)]["parentUuid"] = r[at(parent)]["uuid"].clone();
+    };
+    let second_turn_late = |r: &mut Vec<Value>| {
+        later(&mut r[at(10)], 1);
+        later(&mut r[at(11)], 1);
+    };
+    let without_last_prompts = |r: &mut Vec<Value>| r.retain(|x| x["type"] != "last-prompt");
+    let second_turn = ["user: continue", "assistant: ok"];
+    let cases: [(&str, Vec<Value>, &[&str]); 7] = [
+        (
+            "the second prompt names itself",
+            changed(&|r| name(r, 10, 10)),
+            &WHOLE,
+        ),
+        (
+            "the second prompt names itself, a minute later",
+            changed(&|r| {
+                name(r, 10, 10);
+                second_turn_late(r);
+            }),
+            &second_turn,
+        ),
+        (
+            "the first prompt names itself",
+            changed(&|r| name(r, 3, 3)),
+            &WHOLE,
+        ),
+        (
+            "the second turn's records name each other",
+            changed(&|r| name(r, 10, 11)),
+            &WHOLE,
+        ),
+        (
+            "the same, a minute later",
+            changed(&|r| {
+                name(r, 10, 11);
+                second_turn_late(r);
+            }),
+            &second_turn,
+        ),
+        (
+            "the same without last-prompt records",
+            changed(&|r| {
+                name(r, 10, 11);
+                without_last_prompts(r);
+            }),
+            &WHOLE,
+        ),
+        (
+            "the first prompt names the last answer, without last-prompt records",
+            changed(&|r| {
+                name(r, 3, 11);
+                without_last_prompts(r);
+            }),
+            &WHOLE,
+        ),
+    ];
+    for (what, records, expected) in cases {
+        for version in [CLAUDE_CODE_VERSION, CLAUDE_CODE_NEWEST] {
+            assert_eq!(
+                read_as(version, &records).unwrap_or_else(|e| panic!("{what}: {e}")),
+                expected,
+                "{what}, as {version}"
+            );
+        }
+    }
+}

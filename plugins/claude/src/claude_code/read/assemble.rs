@@ -178,7 +178,10 @@ pub(super) fn assemble(
 /// those); otherwise the last leaf in file order (a record written twice is where it was last
 /// written: claude-code-log's `edge_cases.jsonl` ends on a record repeated from line 10, which
 /// Claude Code resumes). (Not simply the last record: a child written
-/// before its parent, by concurrent writers, would cut the conversation short.)
+/// before its parent, by concurrent writers, would cut the conversation short.) A record on a
+/// loop of parents counts as a leaf: no record below it ends the chain, and Claude Code resumes
+/// the record the `last-prompt` names, or the last one written, whatever its children (measured
+/// at both ends: two records naming each other, the first prompt naming the last answer).
 fn choose_leaf(
     nodes: &NodeStore,
     up: &[PackedLink],
@@ -191,6 +194,9 @@ fn choose_leaf(
         if let (Link::To(p), true) = (link.get(), in_thread(i)) {
             has_child[p as usize] = true;
         }
+    }
+    for i in on_a_loop(up) {
+        has_child[i] = false;
     }
     // Last in file order first: by the line each record was last written on (a record written
     // again keeps its first place among the nodes; Claude Code's last message is the last line).
@@ -233,6 +239,41 @@ fn choose_leaf(
         .find(|&l| descends(l))
         .or(last)
         .unwrap_or(nodes.len() - 1)
+}
+
+/// The records on a loop of parents (a record naming itself, or records naming each other round),
+/// each walked up once.
+fn on_a_loop(up: &[PackedLink]) -> Vec<usize> {
+    // 0: not walked; `walk + 1`: on the walk from record `walk`.
+    let mut walked_by = vec![0u32; up.len()];
+    let mut looped = Vec::new();
+    for start in 0..up.len() {
+        let walk = start as u32 + 1;
+        let mut cursor = Some(start);
+        while let Some(i) = cursor {
+            if walked_by[i] == walk {
+                // Round again: the loop is the records from here back to here.
+                let mut at = i;
+                loop {
+                    looped.push(at);
+                    match up[at].get() {
+                        Link::To(p) if p as usize != i => at = p as usize,
+                        _ => break,
+                    }
+                }
+                break;
+            }
+            if walked_by[i] != 0 {
+                break;
+            }
+            walked_by[i] = walk;
+            cursor = match up[i].get() {
+                Link::To(p) => Some(p as usize),
+                _ => None,
+            };
+        }
+    }
+    looped
 }
 
 /// Claude Code's step when a record's parent is not among its records (a uuid of no record, or
