@@ -73,3 +73,29 @@ pub(super) const LOOP_ROUND: Mutation = Mutation {
     name: "loop-round-no-last-prompt",
     apply: |b| name_as_parent(b, &[(0, 3)], true),
 };
+
+/// The first answer's `message` a string: Claude Code 2.1.197 fails ("e.message is not an
+/// Object"), 2.1.332 passes over the record, its link holding: the two prompts are sent
+/// together, then the last answer.
+pub(super) const MESSAGE_NOT_AN_OBJECT: Mutation = Mutation {
+    name: "message-not-an-object",
+    apply: |b| {
+        let mut r = records(b);
+        let answer = messages(&r)[1];
+        r[answer]["message"] = json!("error");
+        to_bytes(&r)
+    },
+};
+
+/// The tool result's `message.content` a number: 2.1.197 fails, 2.1.332 passes over the record,
+/// and drops the call it leaves unanswered (the conversation goes on after it).
+pub(super) const RESULT_CONTENT_A_NUMBER: Mutation = Mutation {
+    name: "result-content-a-number",
+    apply: |b| {
+        let mut r = records(b);
+        let result = messages(&r)[2];
+        assert!(r[result]["toolUseResult"].is_object(), "the tool result");
+        r[result]["message"]["content"] = json!(42);
+        to_bytes(&r)
+    },
+};

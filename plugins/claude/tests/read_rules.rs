@@ -211,3 +211,79 @@ fn a_loop_of_parents_reads_as_both_ends_resume_it() {
         }
     }
 }
+
+/// A user or assistant record on the conversation with its `message` missing or no object, or
+/// its `message.content` missing, `null`, or neither a string nor an array: 2.1.197 sends
+/// nothing, and the reader names the file, line and field; 2.1.332 passes over the record (its
+/// link holds) and sends no result whose call it did not send (measured for each fault below,
+/// differential cases `malformed-on-conversation`, `message-not-an-object`,
+/// `result-content-a-number`).
+#[test]
+fn the_newest_end_passes_over_a_record_whose_message_is_malformed() {
+    type Change = fn(&mut Value);
+    let faults: [(&str, Change); 6] = [
+        ("message.content", |r| {
+            let m = r["message"].as_object_mut().unwrap();
+            let content = m.remove("content").unwrap();
+            m.insert("contenst".into(), content);
+        }),
+        ("message.content", |r| r["message"]["content"] = Value::Null),
+        ("message.content", |r| r["message"]["content"] = json!(42)),
+        ("message.content", |r| {
+            r["message"]["content"] = json!({"type": "text", "text": "x"})
+        }),
+        ("message", |r| r["message"] = json!("error")),
+        ("message", |r| {
+            r.as_object_mut().unwrap().remove("message");
+        }),
+    ];
+    // On the call (line 6), its result (line 7) and the prompt (line 3) of the tool session; on
+    // the first answer of the two turns (line 6), whose prompts 2.1.332 then sends together.
+    let tool_answer = ["user: TOOLME", "assistant: ok"];
+    let placed: [(&str, usize, &[&str]); 4] = [
+        (TOOL_CALL, 6, &tool_answer),
+        (TOOL_CALL, 7, &tool_answer),
+        (
+            TOOL_CALL,
+            3,
+            &["assistant: call", "result", "assistant: ok"],
+        ),
+        (
+            TWO_TURNS,
+            6,
+            &["user: hi", "user: continue", "assistant: ok"],
+        ),
+    ];
+    for (field, change) in faults {
+        for (sample, line, sent) in placed {
+            let mut r = records(sample);
+            change(&mut r[at(line)]);
+            let what = format!("{field} at line {line} of {sample}");
+            match read_as(CLAUDE_CODE_VERSION, &r) {
+                Err(PluginError::Malformed {
+                    line: Some(l),
+                    field: Some(f),
+                    ..
+                }) => {
+                    assert_eq!((l, f.as_str()), (line, field), "{what}");
+                }
+                other => panic!("{what}: 2.1.197 fails, got {other:?}"),
+            }
+            assert_eq!(
+                read_as(CLAUDE_CODE_NEWEST, &r).unwrap_or_else(|e| panic!("{what}: {e}")),
+                sent,
+                "{what}"
+            );
+        }
+    }
+    // A fault deeper in the message is no such record: an error at both ends.
+    let mut r = records(TWO_TURNS);
+    r[at(6)]["message"]["content"][0]["text"] = json!(1);
+    for version in [CLAUDE_CODE_VERSION, CLAUDE_CODE_NEWEST] {
+        assert!(
+            matches!(read_as(version, &r), Err(PluginError::Malformed { field: Some(f), .. })
+                if f == "message.content[0].text"),
+            "{version}"
+        );
+    }
+}

@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use handoff_sdk::dialect::anthropic::ParsedBlock;
-use handoff_sdk::{AssistantPart, Body, Event, PluginError, Timestamp};
+use handoff_sdk::held::call_ids;
+use handoff_sdk::{AssistantPart, Body, Event, IdSet, PluginError, Timestamp};
 
 use super::errors::malformed;
 use super::events::{assistant_event, user_events};
@@ -30,12 +31,29 @@ pub(super) struct Emitter<'s> {
     last_result_at: Option<handoff_sdk::Timestamp>,
     track_calls: bool,
     stopped: bool,
+    /// Whether a record of the conversation was passed over
+    /// ([`ReadRules::malformed_message_passed_over`]): from then on a result answering no call
+    /// handed on before it is not handed on (Claude Code sends no result without its call).
+    passed_over: bool,
+    /// The ids of the calls handed on, kept while records may be passed over.
+    calls_handed_on: Option<IdSet<String>>,
 }
 
 impl Emitter<'_> {
     pub(super) fn emit(&mut self, event: Event) {
         if self.stopped {
             return;
+        }
+        if let Some(calls) = &mut self.calls_handed_on {
+            match &event.body {
+                Body::Assistant { content, .. } => calls.extend(call_ids(content)),
+                Body::ToolResult { call_id, .. }
+                    if self.passed_over && !calls.contains(call_id) =>
+                {
+                    return;
+                }
+                _ => {}
+            }
         }
         self.last_id.clear();
         self.last_id.push_str(&event.id);
@@ -145,6 +163,7 @@ pub(super) fn assemble(
         group_of,
         result_children,
         boundary: None,
+        passes_over_malformed_messages: rules.malformed_message_passed_over,
     };
     let mut out = Emitter {
         sink,
@@ -154,6 +173,8 @@ pub(super) fn assemble(
         last_result_at: None,
         track_calls: want_chain,
         stopped: false,
+        passed_over: false,
+        calls_handed_on: rules.malformed_message_passed_over.then(IdSet::default),
     };
     let mut chain = ChainState {
         prev: Some(turns.nodes.get(leaf).uuid.to_text()),
@@ -428,9 +449,35 @@ struct Turns<'a> {
     /// event handed on before it (what the compaction replaces through: the events between the
     /// boundary and the summary are the ones it keeps).
     boundary: Option<(Node, Option<String>)>,
+    /// See [`ReadRules::malformed_message_passed_over`].
+    passes_over_malformed_messages: bool,
+}
+
+/// Whether `error` is a record's `message` missing or no object, or its `message.content`
+/// missing or neither a string nor an array: what Claude Code 2.1.332 passes over.
+fn is_malformed_message(error: &PluginError) -> bool {
+    matches!(error, PluginError::Malformed { field: Some(f), .. }
+        if f == "message" || f == "message.content")
 }
 
 impl Turns<'_> {
+    /// The record at `i` read whole, or `None` when the Claude Code read for passes over it (see
+    /// [`ReadRules::malformed_message_passed_over`]): no event, and `out` then drops the results
+    /// answering no call.
+    fn read_or_pass_over(
+        &mut self,
+        i: usize,
+        out: &mut Emitter<'_>,
+    ) -> Result<Option<Node>, PluginError> {
+        match self.read_whole(i) {
+            Err(e) if self.passes_over_malformed_messages && is_malformed_message(&e) => {
+                out.passed_over = true;
+                Ok(None)
+            }
+            read => read.map(Some),
+        }
+    }
+
     /// The record at `i` read whole (content and extras): kept from the load, or read again
     /// from its line.
     fn read_whole(&mut self, i: usize) -> Result<Node, PluginError> {
@@ -489,14 +536,20 @@ impl Turns<'_> {
                 let summary = self.read_whole(i)?;
                 self.compaction(summary, out)?;
             }
-            IndexKind::User { .. } => user_events(self.path, &mut self.read_whole(i)?, out)?,
+            IndexKind::User { .. } => {
+                if let Some(mut record) = self.read_or_pass_over(i, out)? {
+                    user_events(self.path, &mut record, out)?;
+                }
+            }
             IndexKind::CompactBoundary { .. } => {
                 let before = out.emitted.then(|| out.last_id.clone());
                 self.boundary = Some((self.read_whole(i)?, before));
             }
             IndexKind::Malformed => {
                 // Read again from its line, which names the fault.
-                self.read_whole(i)?;
+                if self.read_or_pass_over(i, out)?.is_none() {
+                    return Ok(());
+                }
                 return Err(malformed(
                     self.path,
                     self.nodes.get(i).line(),
@@ -543,13 +596,13 @@ impl Turns<'_> {
         let mut records = Vec::with_capacity(group.len());
         for &g in &on_path {
             self.consumed.set(g as usize);
-            records.push(self.read_whole(g as usize)?);
+            records.extend(self.read_or_pass_over(g as usize, out)?);
         }
         let mut off = Vec::with_capacity(off_path.len());
         for &g in &off_path {
             if !self.consumed.get(g as usize) {
                 self.consumed.set(g as usize);
-                off.push(self.read_whole(g as usize)?);
+                off.extend(self.read_or_pass_over(g as usize, out)?);
             }
         }
         by_timestamp(&mut off);
@@ -586,7 +639,7 @@ impl Turns<'_> {
         }
         let mut nodes = Vec::with_capacity(results.len());
         for r in results {
-            nodes.push(self.read_whole(r)?);
+            nodes.extend(self.read_or_pass_over(r, out)?);
         }
         by_timestamp(&mut nodes);
         self.recovered_results.push((last_on_path, nodes));
