@@ -92,9 +92,10 @@ mod tests {
         assert!(oldest.task_tool_aliases_renamed);
         assert_eq!(oldest.open_call_at_end_answered, None);
         assert!(!oldest.by_time_skips_file_snapshots);
-        assert!(ReadRules::NEWEST.by_time_skips_file_snapshots);
+        let newest = ReadRules::for_version(CLAUDE_CODE_NEWEST);
+        assert!(newest.by_time_skips_file_snapshots);
         assert!(!oldest.malformed_message_passed_over);
-        assert!(ReadRules::NEWEST.malformed_message_passed_over);
+        assert!(newest.malformed_message_passed_over);
         assert!(ReadRules::NEWEST.open_call_at_end_answered.is_some());
         assert!(ReadRules::for_version("v2.1.331").task_tool_aliases_renamed);
         assert_eq!(
