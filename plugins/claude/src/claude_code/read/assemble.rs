@@ -32,11 +32,13 @@ pub(super) struct Emitter<'s> {
     track_calls: bool,
     stopped: bool,
     /// Whether a record of the conversation was passed over
-    /// ([`ReadRules::malformed_message_passed_over`]): from then on a result answering no call
-    /// handed on before it is not handed on (Claude Code sends no result without its call).
+    /// ([`ReadRules::malformed_message_passed_over`]): from then on a result answering no open
+    /// call handed on before it is not handed on (Claude Code sends no result without its
+    /// call).
     passed_over: bool,
-    /// The ids of the calls handed on, kept while records may be passed over.
-    calls_handed_on: Option<IdSet<String>>,
+    /// The ids of the calls handed on and not answered yet, kept while records may be passed
+    /// over (the open ones only, so a long session's calls are not all held).
+    open_calls_handed_on: Option<IdSet<String>>,
 }
 
 impl Emitter<'_> {
@@ -44,13 +46,13 @@ impl Emitter<'_> {
         if self.stopped {
             return;
         }
-        if let Some(calls) = &mut self.calls_handed_on {
+        if let Some(open) = &mut self.open_calls_handed_on {
             match &event.body {
-                Body::Assistant { content, .. } => calls.extend(call_ids(content)),
-                Body::ToolResult { call_id, .. }
-                    if self.passed_over && !calls.contains(call_id) =>
-                {
-                    return;
+                Body::Assistant { content, .. } => open.extend(call_ids(content)),
+                Body::ToolResult { call_id, .. } => {
+                    if !open.remove(call_id) && self.passed_over {
+                        return;
+                    }
                 }
                 _ => {}
             }
@@ -174,7 +176,7 @@ pub(super) fn assemble(
         track_calls: want_chain,
         stopped: false,
         passed_over: false,
-        calls_handed_on: rules.malformed_message_passed_over.then(IdSet::default),
+        open_calls_handed_on: rules.malformed_message_passed_over.then(IdSet::default),
     };
     let mut chain = ChainState {
         prev: Some(turns.nodes.get(leaf).uuid.to_text()),
