@@ -47,14 +47,16 @@ impl Emitter<'_> {
             return;
         }
         if let Some(open) = &mut self.open_calls_handed_on {
-            match &event.body {
-                Body::Assistant { content, .. } => open.extend(call_ids(content)),
-                Body::ToolResult { call_id, .. } => {
-                    if !open.remove(call_id) && self.passed_over {
-                        return;
-                    }
+            let answers_no_open_call = match &event.body {
+                Body::Assistant { content, .. } => {
+                    open.extend(call_ids(content));
+                    false
                 }
-                _ => {}
+                Body::ToolResult { call_id, .. } => !open.remove(call_id),
+                _ => false,
+            };
+            if answers_no_open_call && self.passed_over {
+                return;
             }
         }
         self.last_id.clear();
