@@ -16,6 +16,8 @@ use handoff_live::differential::{
 use handoff_live::{skips_are_failures, LiveOptions};
 use serde_json::{json, Value};
 
+#[path = "differential/claude_rules.rs"]
+mod claude_rules;
 #[path = "differential/copilot.rs"]
 mod copilot;
 #[path = "differential/gemini.rs"]
@@ -937,14 +939,6 @@ fn at_ends(oldest: Expect, newest: Expect) -> Expect {
     }
 }
 
-/// Claude Code 2.1.332 resumes a file with a malformed record on the conversation.
-const NEWEST_RESUMES_MALFORMED: &str =
-    "Claude Code 2.1.332 resumes a file whose conversation has a record without \
-     message.content (2.1.197 fails): it sends the conversation without that record and without \
-     the results of its calls; the reader keeps 2.1.197's verdict and names the line (not yet a \
-     rule of the newest end: which malformed records 2.1.332 passes over is measured for this one \
-     fault only)";
-
 fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
     let (tool, two, tool_place, two_place) = (s.tool, s.two, s.tool_place, s.two_place);
     const TORN: &str = "a torn last line is what a killed writer leaves; Claude Code drops it \
@@ -978,12 +972,15 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
         (generic::SWAP_LAST_TWO, Expect::Agree),
         (generic::SWAP_EVERY_PAIR, Expect::Agree),
         (MALFORMED_OFF_CONVERSATION, Expect::Agree),
+        // 2.1.332 passes over a tool result whose content is a number and drops the call it
+        // leaves unanswered mid-conversation; 2.1.197 fails.
+        (
+            claude_rules::RESULT_CONTENT_A_NUMBER,
+            at_ends(Expect::BothFail, Expect::Agree),
+        ),
         (
             MALFORMED_ON_CONVERSATION,
-            at_ends(
-                Expect::BothFail,
-                Expect::DeliberateReaderFails(NEWEST_RESUMES_MALFORMED),
-            ),
+            at_ends(Expect::BothFail, Expect::Agree),
         ),
         (generic::TORN_LAST_LINE, Expect::DeliberateReaderFails(TORN)),
         (generic::BLANK_LINE, Expect::Agree),
@@ -1026,6 +1023,17 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
         (NO_LAST_PROMPT_NEWER_BRANCH, Expect::Agree),
         (NO_LAST_PROMPT_OLDER_BRANCH, Expect::Agree),
         (generic::CRLF, Expect::Agree),
+        // 2.1.332 passes over a file snapshot going on by time, 2.1.197 does not (`ReadRules`).
+        (claude_rules::BY_TIME_SKIPS_FILE_SNAPSHOT, Expect::Agree),
+        // A loop of parents: both ends go on by time from the record whose parent is on the path.
+        (claude_rules::LOOP_SELF, Expect::Agree),
+        (claude_rules::LOOP_PAIR, Expect::Agree),
+        (claude_rules::LOOP_ROUND, Expect::Agree),
+        // 2.1.332 passes over a record whose message is no object; 2.1.197 fails.
+        (
+            claude_rules::MESSAGE_NOT_AN_OBJECT,
+            at_ends(Expect::BothFail, Expect::Agree),
+        ),
     ];
     let mut cases = cases_of_samples(
         "claude-code",
@@ -1066,10 +1074,7 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
             (MALFORMED_OFF_CONVERSATION, Expect::Agree),
             (
                 MALFORMED_ON_CONVERSATION,
-                at_ends(
-                    Expect::BothFail,
-                    Expect::DeliberateReaderFails(NEWEST_RESUMES_MALFORMED),
-                ),
+                at_ends(Expect::BothFail, Expect::Agree),
             ),
             (WRITTEN_BY_US, Expect::Agree),
         ],

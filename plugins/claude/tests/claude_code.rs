@@ -894,16 +894,28 @@ fn tool_result(id: &str) -> Value {
 
 /// `read_path`, checked to give the same events as `read_path_each` (the two-pass read).
 fn read_both(path: &Path) -> Result<Transcript, PluginError> {
-    let whole = ClaudePlugin
-        .reader()
-        .read(ReadFrom::File(CLAUDE_CODE, path));
+    read_both_with(ClaudePlugin.reader(), path)
+}
+
+/// [`read_both`] as Claude Code 2.1.197 sends the file (it fails where 2.1.332 passes over a
+/// record whose message is malformed).
+fn read_both_as_oldest(path: &Path) -> Result<Transcript, PluginError> {
+    read_both_with(
+        &handoff_claude::ClaudePluginReadingAs::version(CLAUDE_CODE_VERSION),
+        path,
+    )
+}
+
+fn read_both_with(
+    reader: &dyn handoff_sdk::Reader,
+    path: &Path,
+) -> Result<Transcript, PluginError> {
+    let whole = reader.read(ReadFrom::File(CLAUDE_CODE, path));
     let mut streamed = Vec::new();
-    let each = ClaudePlugin
-        .reader()
-        .read_each(ReadFrom::File(CLAUDE_CODE, path), &mut |e| {
-            streamed.push(e);
-            true
-        });
+    let each = reader.read_each(ReadFrom::File(CLAUDE_CODE, path), &mut |e| {
+        streamed.push(e);
+        true
+    });
     match (&whole, each) {
         (Ok(t), Ok(_)) => assert_eq!(t.events, streamed),
         (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
@@ -1201,11 +1213,16 @@ fn a_malformed_record_off_the_conversation_does_not_stop_the_read() {
         texts_and_calls(&t),
         ["user hi", "text ok", "user again", "text fine"]
     );
-    // The same fault on the conversation is an error naming the file, the line and the field.
+    // The same fault on the conversation is, as 2.1.197 reads, an error naming the file, the line
+    // and the field; 2.1.332 passes over the record (`read_rules.rs`).
     records[2]["message"] = json!({"role": "user", "content": "lost"});
     records[3]["message"] = json!({"role": "user", "contenst": "again"});
     let path = session_file(dir.path(), &records);
-    let err = read_both(&path).unwrap_err();
+    assert_eq!(
+        texts_and_calls(&read_both(&path).unwrap()),
+        ["user hi", "text ok", "text fine"]
+    );
+    let err = read_both_as_oldest(&path).unwrap_err();
     assert!(
         matches!(&err, PluginError::Malformed { file, line: Some(4), field, .. }
             if file == &path && field.as_deref() == Some("message.content")),
@@ -1267,8 +1284,8 @@ fn lines_claude_code_keeps_no_record_of_are_skipped_and_a_broken_record_only_mat
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
     let t = read_both(&path).unwrap();
     assert_eq!(texts_and_calls(&t), ["user hi", "text ok"]);
-    // Without the whole copy the broken record is the conversation's leaf: an error naming its
-    // line and field.
+    // Without the whole copy the broken record is the conversation's leaf: as 2.1.197 reads, an
+    // error naming its line and field; 2.1.332 passes over it.
     let whole_ok = ok.to_string();
     let lines: Vec<&String> = lines.iter().filter(|l| **l != whole_ok).collect();
     std::fs::write(
@@ -1276,7 +1293,8 @@ fn lines_claude_code_keeps_no_record_of_are_skipped_and_a_broken_record_only_mat
         lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
     )
     .unwrap();
-    let err = read_both(&path).unwrap_err();
+    assert_eq!(texts_and_calls(&read_both(&path).unwrap()), ["user hi"]);
+    let err = read_both_as_oldest(&path).unwrap_err();
     assert!(
         matches!(&err, PluginError::Malformed { file, line: Some(2), field, .. }
             if file == &path && field.as_deref() == Some("message")),

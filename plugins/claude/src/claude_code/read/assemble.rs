@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use handoff_sdk::dialect::anthropic::ParsedBlock;
-use handoff_sdk::{AssistantPart, Body, Event, PluginError, Timestamp};
+use handoff_sdk::held::call_ids;
+use handoff_sdk::{AssistantPart, Body, Event, IdSet, PluginError, Timestamp};
 
 use super::errors::malformed;
 use super::events::{assistant_event, user_events};
@@ -14,6 +15,7 @@ use super::load::Loaded;
 use super::node_store::NodeStore;
 use super::nodes::{take_uuid, IndexKind, Kind, Node, Records};
 use super::reread::RecordLines;
+use super::rules::ReadRules;
 use crate::claude_code::write::{calls_are_the_tail, ChainState};
 
 /// Hands assembled events on, remembering what an append needs to continue the chain.
@@ -29,12 +31,33 @@ pub(super) struct Emitter<'s> {
     last_result_at: Option<handoff_sdk::Timestamp>,
     track_calls: bool,
     stopped: bool,
+    /// Whether a record of the conversation was passed over
+    /// ([`ReadRules::malformed_message_passed_over`]): from then on a result answering no open
+    /// call handed on before it is not handed on (Claude Code sends no result without its
+    /// call).
+    passed_over: bool,
+    /// The ids of the calls handed on and not answered yet, kept while records may be passed
+    /// over (the open ones only, so a long session's calls are not all held).
+    open_calls_handed_on: Option<IdSet<String>>,
 }
 
 impl Emitter<'_> {
     pub(super) fn emit(&mut self, event: Event) {
         if self.stopped {
             return;
+        }
+        if let Some(open) = &mut self.open_calls_handed_on {
+            let answers_no_open_call = match &event.body {
+                Body::Assistant { content, .. } => {
+                    open.extend(call_ids(content));
+                    false
+                }
+                Body::ToolResult { call_id, .. } => !open.remove(call_id),
+                _ => false,
+            };
+            if answers_no_open_call && self.passed_over {
+                return;
+            }
         }
         self.last_id.clear();
         self.last_id.push_str(&event.id);
@@ -71,10 +94,12 @@ impl Emitter<'_> {
 
 /// Walks the chain and turns its records into events, each record decoded whole as its events
 /// are made; the chain state (call records, open calls) is gathered only when `want_chain`.
+/// The walk follows the chain as the Claude Code of `rules` does.
 pub(super) fn assemble(
     path: &Path,
     mut loaded: Loaded,
     want_chain: bool,
+    rules: ReadRules,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<ChainState, PluginError> {
     let mut records = std::mem::take(&mut loaded.records);
@@ -103,6 +128,7 @@ pub(super) fn assemble(
         path,
         reread: loaded.reread.as_ref(),
         times: None,
+        skips_file_snapshots: rules.by_time_skips_file_snapshots,
     };
     let path_nodes = conversation_path(path, &records, &up, leaf, &mut |child, on_path| {
         by_time.parent_of(&records.nodes, child, on_path)
@@ -141,6 +167,7 @@ pub(super) fn assemble(
         group_of,
         result_children,
         boundary: None,
+        passes_over_malformed_messages: rules.malformed_message_passed_over,
     };
     let mut out = Emitter {
         sink,
@@ -150,6 +177,8 @@ pub(super) fn assemble(
         last_result_at: None,
         track_calls: want_chain,
         stopped: false,
+        passed_over: false,
+        open_calls_handed_on: rules.malformed_message_passed_over.then(IdSet::default),
     };
     let mut chain = ChainState {
         prev: Some(turns.nodes.get(leaf).uuid.to_text()),
@@ -174,7 +203,10 @@ pub(super) fn assemble(
 /// those); otherwise the last leaf in file order (a record written twice is where it was last
 /// written: claude-code-log's `edge_cases.jsonl` ends on a record repeated from line 10, which
 /// Claude Code resumes). (Not simply the last record: a child written
-/// before its parent, by concurrent writers, would cut the conversation short.)
+/// before its parent, by concurrent writers, would cut the conversation short.) A record on a
+/// loop of parents counts as a leaf: no record below it ends the chain, and Claude Code resumes
+/// the record the `last-prompt` names, or the last one written, whatever its children (measured
+/// at both ends: two records naming each other, the first prompt naming the last answer).
 fn choose_leaf(
     nodes: &NodeStore,
     up: &[PackedLink],
@@ -187,6 +219,9 @@ fn choose_leaf(
         if let (Link::To(p), true) = (link.get(), in_thread(i)) {
             has_child[p as usize] = true;
         }
+    }
+    for i in on_a_loop(up) {
+        has_child[i] = false;
     }
     // Last in file order first: by the line each record was last written on (a record written
     // again keeps its first place among the nodes; Claude Code's last message is the last line).
@@ -231,19 +266,57 @@ fn choose_leaf(
         .unwrap_or(nodes.len() - 1)
 }
 
+/// The records on a loop of parents (a record naming itself, or records naming each other round),
+/// each walked up once.
+fn on_a_loop(up: &[PackedLink]) -> Vec<usize> {
+    // 0: not walked; `walk + 1`: on the walk from record `walk`.
+    let mut walked_by = vec![0u32; up.len()];
+    let mut looped = Vec::new();
+    for start in 0..up.len() {
+        let walk = start as u32 + 1;
+        let mut cursor = Some(start);
+        while let Some(i) = cursor {
+            if walked_by[i] == walk {
+                // Round again: the loop is the records from here back to here.
+                let mut at = i;
+                loop {
+                    looped.push(at);
+                    match up[at].get() {
+                        Link::To(p) if p as usize != i => at = p as usize,
+                        _ => break,
+                    }
+                }
+                break;
+            }
+            if walked_by[i] != 0 {
+                break;
+            }
+            walked_by[i] = walk;
+            cursor = match up[i].get() {
+                Link::To(p) => Some(p as usize),
+                _ => None,
+            };
+        }
+    }
+    looped
+}
+
 /// Claude Code's step when a record's parent is not among its records (a uuid of no record, or
 /// of a record of a kind it does not keep; 2.1.197 and 2.1.332 alike, read from their bundles
 /// and measured with `live/tests/differential.rs`, `unknown-kind-on-chain`): it goes on to the
 /// record of the same thread not yet on the path that was written at most 5 s before it and
 /// closest to it in time, ties to the first in the file; none, and the conversation starts
 /// there. The records' timestamps, which the index does not keep, are read only when a walk
-/// needs this (a parent missing from a file is rare).
+/// needs this (a parent missing from a file is rare). 2.1.332 passes over a `system`
+/// `file_snapshot` record here ([`ReadRules::by_time_skips_file_snapshots`]).
 struct ParentByTime<'a> {
     path: &'a Path,
     /// The file the index was read from, when not `path` (see [`Loaded::reread`]).
     reread: Option<&'a std::fs::File>,
-    /// Each record's timestamp in milliseconds, once read.
+    /// Each record's timestamp in milliseconds, once read (`None` for a record the step passes
+    /// over).
     times: Option<Vec<Option<i64>>>,
+    skips_file_snapshots: bool,
 }
 
 impl ParentByTime<'_> {
@@ -278,12 +351,16 @@ impl ParentByTime<'_> {
     }
 
     /// Every record's `timestamp`, from its line (`None` where it has none or none that parses:
-    /// Claude Code passes over such a record here too).
+    /// Claude Code passes over such a record here too; and for a `file_snapshot` system record
+    /// when the step skips those).
     fn read_times(&self, nodes: &NodeStore) -> Result<Vec<Option<i64>>, PluginError> {
         use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
         #[derive(serde::Deserialize)]
         struct Stamp {
             timestamp: Option<handoff_sdk::serde_json::Value>,
+            #[serde(rename = "type")]
+            kind: Option<handoff_sdk::serde_json::Value>,
+            subtype: Option<handoff_sdk::serde_json::Value>,
         }
         let io = |e: std::io::Error| PluginError::io(self.path, &e);
         let file = match self.reread {
@@ -304,8 +381,14 @@ impl ParentByTime<'_> {
                 reader.read_exact(&mut line).map_err(io)?;
             }
             let (text, _) = super::load::record_text(&line, node.offset == 0);
-            let time = handoff_sdk::serde_json::from_slice::<Stamp>(text)
-                .ok()
+            let stamp = handoff_sdk::serde_json::from_slice::<Stamp>(text).ok();
+            let passed_over = self.skips_file_snapshots
+                && stamp.as_ref().is_some_and(|s| {
+                    s.kind.as_ref().and_then(|k| k.as_str()) == Some("system")
+                        && s.subtype.as_ref().and_then(|k| k.as_str()) == Some("file_snapshot")
+                });
+            let time = stamp
+                .filter(|_| !passed_over)
                 .and_then(|s| s.timestamp)
                 .and_then(|t| t.as_str().and_then(|t| Timestamp::parse(t).ok()))
                 .map(Timestamp::millis);
@@ -370,9 +453,35 @@ struct Turns<'a> {
     /// event handed on before it (what the compaction replaces through: the events between the
     /// boundary and the summary are the ones it keeps).
     boundary: Option<(Node, Option<String>)>,
+    /// See [`ReadRules::malformed_message_passed_over`].
+    passes_over_malformed_messages: bool,
+}
+
+/// Whether `error` is a record's `message` missing or no object, or its `message.content`
+/// missing or neither a string nor an array: what Claude Code 2.1.332 passes over.
+fn is_malformed_message(error: &PluginError) -> bool {
+    matches!(error, PluginError::Malformed { field: Some(f), .. }
+        if f == "message" || f == "message.content")
 }
 
 impl Turns<'_> {
+    /// The record at `i` read whole, or `None` when the Claude Code read for passes over it (see
+    /// [`ReadRules::malformed_message_passed_over`]): no event, and `out` then drops the results
+    /// answering no call.
+    fn read_or_pass_over(
+        &mut self,
+        i: usize,
+        out: &mut Emitter<'_>,
+    ) -> Result<Option<Node>, PluginError> {
+        match self.read_whole(i) {
+            Err(e) if self.passes_over_malformed_messages && is_malformed_message(&e) => {
+                out.passed_over = true;
+                Ok(None)
+            }
+            read => read.map(Some),
+        }
+    }
+
     /// The record at `i` read whole (content and extras): kept from the load, or read again
     /// from its line.
     fn read_whole(&mut self, i: usize) -> Result<Node, PluginError> {
@@ -431,14 +540,20 @@ impl Turns<'_> {
                 let summary = self.read_whole(i)?;
                 self.compaction(summary, out)?;
             }
-            IndexKind::User { .. } => user_events(self.path, &mut self.read_whole(i)?, out)?,
+            IndexKind::User { .. } => {
+                if let Some(mut record) = self.read_or_pass_over(i, out)? {
+                    user_events(self.path, &mut record, out)?;
+                }
+            }
             IndexKind::CompactBoundary { .. } => {
                 let before = out.emitted.then(|| out.last_id.clone());
                 self.boundary = Some((self.read_whole(i)?, before));
             }
             IndexKind::Malformed => {
                 // Read again from its line, which names the fault.
-                self.read_whole(i)?;
+                if self.read_or_pass_over(i, out)?.is_none() {
+                    return Ok(());
+                }
                 return Err(malformed(
                     self.path,
                     self.nodes.get(i).line(),
@@ -485,13 +600,13 @@ impl Turns<'_> {
         let mut records = Vec::with_capacity(group.len());
         for &g in &on_path {
             self.consumed.set(g as usize);
-            records.push(self.read_whole(g as usize)?);
+            records.extend(self.read_or_pass_over(g as usize, out)?);
         }
         let mut off = Vec::with_capacity(off_path.len());
         for &g in &off_path {
             if !self.consumed.get(g as usize) {
                 self.consumed.set(g as usize);
-                off.push(self.read_whole(g as usize)?);
+                off.extend(self.read_or_pass_over(g as usize, out)?);
             }
         }
         by_timestamp(&mut off);
@@ -528,7 +643,7 @@ impl Turns<'_> {
         }
         let mut nodes = Vec::with_capacity(results.len());
         for r in results {
-            nodes.push(self.read_whole(r)?);
+            nodes.extend(self.read_or_pass_over(r, out)?);
         }
         by_timestamp(&mut nodes);
         self.recovered_results.push((last_on_path, nodes));

@@ -195,9 +195,12 @@ pub(super) const PARENT_BY_TIME_WITHIN_MS: i64 = 5000;
 
 /// The conversation: the records from the root to `leaf`, following each record's link up. A
 /// parent that is not in the file is followed as Claude Code follows it (`parent_not_in_file`);
-/// a loop, or a missing parent with nothing to go on to, is an error naming the line (Claude Code
-/// would resume the conversation from that record on; handoff does not drop its beginning
-/// unasked).
+/// one with nothing to go on to is an error naming the line (Claude Code would resume the
+/// conversation from that record on; handoff does not drop its beginning unasked). A parent
+/// already on the path (a loop: a record naming itself, or one below it) is, to Claude Code
+/// (2.1.197 and 2.1.332, `buildConversationChain`), a parent it does not find: it goes on by
+/// time the same way, and with nothing to go on to the conversation starts at that record —
+/// which loses nothing, since every record the loop names is on the conversation already.
 pub(super) fn conversation_path(
     path: &Path,
     records: &Records,
@@ -210,17 +213,10 @@ pub(super) fn conversation_path(
     let mut path_nodes: Vec<u32> = Vec::new();
     let mut cursor = Some(leaf);
     while let Some(i) = cursor {
-        if on_path[i] {
-            return Err(malformed(
-                path,
-                nodes.get(i).line(),
-                Some("parentUuid"),
-                "the chain loops back on itself",
-            ));
-        }
         on_path[i] = true;
         path_nodes.push(i as u32);
         cursor = match up[i].get() {
+            Link::To(p) if on_path[p as usize] => parent_not_in_file(i, &on_path)?,
             Link::To(p) => Some(p as usize),
             Link::Root => None,
             Link::Missing(k) => match parent_not_in_file(i, &on_path)? {

@@ -24,7 +24,9 @@
 //! hangs on its own `tool_use` record, so a plain walk from the leaf would miss all but the last.
 //! `isMeta` user records are conversation (Claude Code sends them); sidechain (subagent),
 //! attachment, queue, snapshot and other bookkeeping records are not. A malformed record is an
-//! error naming its line and field when the conversation needs it; off the conversation it is
+//! error naming its line and field when the conversation needs it (but one whose `message` or
+//! `message.content` is missing or of the wrong type, which Claude Code 2.1.332 passes over:
+//! [`ReadRules`]); off the conversation it is
 //! judged only as far as linking needs it (its content, timestamp and extras are not read, as
 //! Claude Code does not send them), and a line Claude Code keeps no record of (JSON that is no
 //! object with a uuid) is skipped (measured with 2.1.197: a queue-operation
@@ -106,7 +108,7 @@ pub(crate) fn read_session(path: &Path) -> Result<Session, PluginError> {
     let cwd = loaded.cwd.take();
     let session_id = loaded.session_id.take();
     let mut events = Vec::with_capacity(loaded.records.nodes.len());
-    let chain = assemble(path, loaded, true, &mut |mut e| {
+    let chain = assemble(path, loaded, true, ReadRules::default(), &mut |mut e| {
         sent_tools::as_sent(&mut e, ReadRules::default());
         events.push(e);
         true
@@ -167,7 +169,7 @@ fn hand_on(
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<(), PluginError> {
     let mut calls = DropUnresolvedCalls::new(sink, rules);
-    assemble(path, loaded, false, &mut |mut e| {
+    assemble(path, loaded, false, rules, &mut |mut e| {
         sent_tools::as_sent(&mut e, rules);
         calls.push(e)
     })?;

@@ -27,6 +27,21 @@ pub struct ReadRules {
     /// at every version (2.1.332 has another text for that, "Tool call did not complete…", not
     /// measured).
     pub(crate) open_call_at_end_answered: Option<&'static str>,
+    /// When a record's parent is not found and Claude Code goes on to the record written just
+    /// before it (`ParentByTime` in `assemble.rs`), a `system` record of subtype `file_snapshot`
+    /// is passed over: 2.1.332 (its `fH`, the one kind its by-time step skips; measured, case
+    /// `by-time-skips-file-snapshot`: a snapshot written last goes unsent, the first turn is
+    /// sent); 2.1.197 goes on to it like any record (measured, same case).
+    pub(crate) by_time_skips_file_snapshots: bool,
+    /// A user or assistant record on the conversation whose `message` is missing or no object, or
+    /// whose `message.content` is missing, `null`, or neither a string nor an array, is passed
+    /// over: not sent, while its link in the chain holds, and the results answering no call sent
+    /// before them are not sent either (2.1.332, measured: `malformed-on-conversation` on both
+    /// samples, `message-not-an-object`, `result-content-a-number`, and each of those faults on
+    /// an assistant record, most of them on a user and a tool-result record too).
+    /// 2.1.197 fails on such a record (no request), and the reader names its file, line and
+    /// field.
+    pub(crate) malformed_message_passed_over: bool,
 }
 
 /// Claude Code 2.1.332's result for a call the session ended on.
@@ -39,6 +54,8 @@ impl ReadRules {
     pub const NEWEST: ReadRules = ReadRules {
         task_tool_aliases_renamed: false,
         open_call_at_end_answered: Some(INTERRUPTED_CALL_RESULT),
+        by_time_skips_file_snapshots: true,
+        malformed_message_passed_over: true,
     };
 
     /// As Claude Code `version` (`2.1.197`, `v2.1.197`) sends a session. A version that is no
@@ -52,6 +69,8 @@ impl ReadRules {
         ReadRules {
             task_tool_aliases_renamed: true,
             open_call_at_end_answered: None,
+            by_time_skips_file_snapshots: false,
+            malformed_message_passed_over: false,
         }
     }
 }
@@ -72,6 +91,11 @@ mod tests {
         let oldest = ReadRules::for_version(CLAUDE_CODE_VERSION);
         assert!(oldest.task_tool_aliases_renamed);
         assert_eq!(oldest.open_call_at_end_answered, None);
+        assert!(!oldest.by_time_skips_file_snapshots);
+        let newest = ReadRules::for_version(CLAUDE_CODE_NEWEST);
+        assert!(newest.by_time_skips_file_snapshots);
+        assert!(!oldest.malformed_message_passed_over);
+        assert!(newest.malformed_message_passed_over);
         assert!(ReadRules::NEWEST.open_call_at_end_answered.is_some());
         assert!(ReadRules::for_version("v2.1.331").task_tool_aliases_renamed);
         assert_eq!(

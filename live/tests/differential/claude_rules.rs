@@ -1,0 +1,101 @@
+//! Claude Code cases of the reader's rules per version (issue 27: `handoff_claude::ReadRules`),
+//! each measured at both ends of the verified range (2.1.197 and 2.1.332).
+
+use handoff_live::differential::Mutation;
+use serde_json::{json, Value};
+
+use super::{records, to_bytes};
+
+/// A uuid no record of the genuine sessions has.
+const LOST_PARENT: &str = "00000000-0000-4000-8000-00000000dead";
+
+/// The indexes of the message records (user and assistant).
+fn messages(r: &[Value]) -> Vec<usize> {
+    (0..r.len()).filter(|&i| super::is_message(&r[i])).collect()
+}
+
+/// The second prompt's parent lost, and a `system` `file_snapshot` record (a root, as 2.1.332's
+/// plan snapshot writes one) written 75 ms before that prompt: Claude Code goes on by time from
+/// the prompt; 2.1.197 to the snapshot (the first turn is not sent), 2.1.332 passes over it to
+/// the first answer, 3.7 s before (the whole conversation is sent).
+pub(super) const BY_TIME_SKIPS_FILE_SNAPSHOT: Mutation = Mutation {
+    name: "by-time-skips-file-snapshot",
+    apply: |b| {
+        let mut r = records(b);
+        let user2 = messages(&r)[2];
+        r[user2]["parentUuid"] = json!(LOST_PARENT);
+        let at = handoff_sdk::Timestamp::parse(r[user2]["timestamp"].as_str().unwrap()).unwrap();
+        let mut snapshot = json!({"parentUuid": null, "isSidechain": false, "type": "system",
+            "subtype": "file_snapshot", "content": "File snapshot", "level": "info",
+            "isMeta": true, "uuid": "11111111-2222-4333-8444-555555555555",
+            "userType": "external",
+            "timestamp": handoff_sdk::Timestamp::from_millis(at.millis() - 75).to_rfc3339()});
+        snapshot["cwd"] = r[user2]["cwd"].clone();
+        snapshot["sessionId"] = r[user2]["sessionId"].clone();
+        r.insert(user2, snapshot);
+        to_bytes(&r)
+    },
+};
+
+/// `child` message record's parent made the `parent` message record (indexes among messages).
+fn name_as_parent(b: &[u8], pairs: &[(usize, usize)], without_last_prompt: bool) -> Vec<u8> {
+    let mut r = records(b);
+    let at = messages(&r);
+    for &(child, parent) in pairs {
+        r[at[child]]["parentUuid"] = r[at[parent]]["uuid"].clone();
+    }
+    if without_last_prompt {
+        r.retain(|x| x["type"] != "last-prompt");
+    }
+    to_bytes(&r)
+}
+
+/// A loop: the second prompt names itself as its parent. Claude Code (both ends) takes a parent
+/// already on the conversation for one it does not find and goes on by time: to the first
+/// answer, 3.7 s before; the whole conversation is sent.
+pub(super) const LOOP_SELF: Mutation = Mutation {
+    name: "loop-self",
+    apply: |b| name_as_parent(b, &[(2, 2)], false),
+};
+
+/// A loop of two: the second prompt and its answer name each other. Claude Code resumes the
+/// answer the `last-prompt` names (it has a child, on the loop), and goes on by time from the
+/// prompt: the whole conversation.
+pub(super) const LOOP_PAIR: Mutation = Mutation {
+    name: "loop-pair",
+    apply: |b| name_as_parent(b, &[(2, 3)], false),
+};
+
+/// A loop of the whole conversation: the first prompt names the last answer, and no
+/// `last-prompt`: no record is without a child; Claude Code resumes the last one written and,
+/// at the first prompt, finds nothing written before it: the whole conversation.
+pub(super) const LOOP_ROUND: Mutation = Mutation {
+    name: "loop-round-no-last-prompt",
+    apply: |b| name_as_parent(b, &[(0, 3)], true),
+};
+
+/// The first answer's `message` a string: Claude Code 2.1.197 fails ("e.message is not an
+/// Object"), 2.1.332 passes over the record, its link holding: the two prompts are sent
+/// together, then the last answer.
+pub(super) const MESSAGE_NOT_AN_OBJECT: Mutation = Mutation {
+    name: "message-not-an-object",
+    apply: |b| {
+        let mut r = records(b);
+        let answer = messages(&r)[1];
+        r[answer]["message"] = json!("error");
+        to_bytes(&r)
+    },
+};
+
+/// The tool result's `message.content` a number: 2.1.197 fails, 2.1.332 passes over the record,
+/// and drops the call it leaves unanswered (the conversation goes on after it).
+pub(super) const RESULT_CONTENT_A_NUMBER: Mutation = Mutation {
+    name: "result-content-a-number",
+    apply: |b| {
+        let mut r = records(b);
+        let result = messages(&r)[2];
+        assert!(r[result]["toolUseResult"].is_object(), "the tool result");
+        r[result]["message"]["content"] = json!(42);
+        to_bytes(&r)
+    },
+};
