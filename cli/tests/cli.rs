@@ -296,6 +296,42 @@ fn a_malformed_session_names_file_and_line_and_writes_nothing() {
     assert!(!root.join("sessions").exists());
 }
 
+/// A record whose `message` is no object, on the conversation: Claude Code 2.1.197 resumes
+/// nothing and the read names the file, line and field; 2.1.332 passes the record over, and so
+/// does the read as 2.1.332, saying so on stderr: never passed over unsaid.
+#[test]
+fn a_record_passed_over_as_the_newest_claude_code_does_is_said() {
+    let scratch = tempfile::tempdir().unwrap();
+    let bad = scratch
+        .path()
+        .join("4f6c2a8e-1b7d-4c3a-9e55-2d0f8a6b7c11.jsonl");
+    let mut records: Vec<Value> = std::fs::read_to_string(repo().join(SAMPLE))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    // Line 11: the last answer.
+    records[10]["message"] = Value::from("error");
+    let lines: Vec<String> = records.iter().map(Value::to_string).collect();
+    std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
+    let file = bad.to_str().unwrap();
+
+    let oldest = handoff(&["read", "claude-code", file, "--read-as", "2.1.197"]);
+    assert_fails(&oldest, 1, &format!("{}:11", bad.display()));
+    assert!(stderr(&oldest).contains("message"), "{}", stderr(&oldest));
+
+    let newest = handoff(&["read", "claude-code", file, "--read-as", "2.1.332"]);
+    assert!(newest.status.success(), "{}", stderr(&newest));
+    let said = stderr(&newest);
+    assert!(
+        said.contains(&format!("{}:11", bad.display())) && said.contains("passed over"),
+        "{said}"
+    );
+    let view = String::from_utf8_lossy(&newest.stdout);
+    assert!(!view.contains("It exports `parse"), "{view}");
+    assert!(view.contains("what does parse.rs export?"), "{view}");
+}
+
 #[test]
 fn a_missing_id_is_an_error() {
     let scratch = tempfile::tempdir().unwrap();

@@ -20,8 +20,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingM
 use handoff_abi::wire::WriterRequest;
 use handoff_host::loader;
 use handoff_host::{
-    AssistantPart, Body, CreateOptions, Event, Plugin, StoreRoot, Timestamp, ToolCall,
-    Transcript,
+    AssistantPart, Body, CreateOptions, Event, Plugin, StoreRoot, Timestamp, ToolCall, Transcript,
 };
 use handoff_reference::ReferencePlugin;
 

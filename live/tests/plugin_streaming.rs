@@ -12,8 +12,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use handoff_abi::{READER_V1, READER_V2, RESUME_V1, RESUME_V2};
 use handoff_abi::{WRITER_V1, WRITER_V2};
 use handoff_host::{
-    Body, CreateOptions, Event, Plugin, PluginError, ReadFrom, SessionRef, StoreRoot,
-    Timestamp,
+    Body, CreateOptions, Event, Plugin, PluginError, ReadFrom, SessionRef, StoreRoot, Timestamp,
 };
 
 use support::{load, load_newest, long_transcript_with_calls};

@@ -8,9 +8,7 @@
 //! views are equal under the target's comparison.
 
 use super::{visible, Dialect};
-use handoff_transcript::{
-    AssistantPart, Body, Event, Origin, Timestamp, ToolInput, Transcript,
-};
+use handoff_transcript::{AssistantPart, Body, Event, Origin, Timestamp, ToolInput, Transcript};
 
 /// The view of `transcript` as a `dialect` body shows it, keeping only thinking made by
 /// `thinking_from` (the target's comparison sets the rest aside anyway).

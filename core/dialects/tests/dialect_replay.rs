@@ -8,9 +8,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use handoff_dialects::{parsed_view, wire_view, Dialect, RenderOptions, WireLimit};
-use handoff_transcript::{
-    AssistantPart, Body, Comparison, Event, Timestamp, ToolCall, Transcript,
-};
+use handoff_transcript::{AssistantPart, Body, Comparison, Event, Timestamp, ToolCall, Transcript};
 
 const PROMPT: &str = "handoff replay: go on";
 

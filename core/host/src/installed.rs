@@ -98,7 +98,7 @@ impl ReadAs {
         ReadAs {
             version: version.to_owned(),
             basis: ReadAsBasis::Asked,
-            why: "asked for (--read-as)".to_owned(),
+            why: "--read-as".to_owned(),
         }
     }
 

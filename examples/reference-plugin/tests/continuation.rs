@@ -7,8 +7,8 @@ use std::time::Duration;
 use handoff_conformance::corpus;
 use handoff_host::continuation::{continue_conversation, Action, ContinueError, ContinueRequest};
 use handoff_host::{
-    Body, CreateOptions, Event, PluginError, Reader, ResumePlan, SessionRef, StoreRoot,
-    Timestamp, Transcript, Writer,
+    Body, CreateOptions, Event, PluginError, Reader, ResumePlan, SessionRef, StoreRoot, Timestamp,
+    Transcript, Writer,
 };
 use handoff_reference::{ReferencePlugin, NAME};
 

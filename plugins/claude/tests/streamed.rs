@@ -10,8 +10,8 @@ use handoff_conformance::corpus;
 use handoff_live::streamed::{files_under, Probe};
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{
-    AssistantPart, Body, CreateOptions, Event, Plugin, PluginError, ReadFrom, Signature,
-    StoreRoot, Thinking, Timestamp, Transcript,
+    AssistantPart, Body, CreateOptions, Event, Plugin, PluginError, ReadFrom, Signature, StoreRoot,
+    Thinking, Timestamp, Transcript,
 };
 
 const CWD: &str = "/home/dev/streamed";

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use handoff_dialects::{parsed_view, wire_view, Dialect};
 use handoff_host::{
-    Body, CreateOptions, Event, Plugin, ReadFrom, ResumePlan, SessionRef, StoreRoot,
-    Timestamp, Transcript,
+    Body, CreateOptions, Event, Plugin, ReadFrom, ResumePlan, SessionRef, StoreRoot, Timestamp,
+    Transcript,
 };
 use handoff_openai::OpenaiPlugin;
 use serde_json::Value;

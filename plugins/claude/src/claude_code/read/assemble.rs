@@ -475,6 +475,8 @@ impl Turns<'_> {
     ) -> Result<Option<Node>, PluginError> {
         match self.read_whole(i) {
             Err(e) if self.passes_over_malformed_messages && is_malformed_message(&e) => {
+                // Not an event (the CLI sends nothing of it), but never passed over unsaid.
+                tracing::warn!("{e}: passed over, as Claude Code from 2.1.332 passes it over");
                 out.passed_over = true;
                 Ok(None)
             }
