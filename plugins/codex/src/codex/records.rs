@@ -644,4 +644,30 @@ mod tests {
         let twice = br#"{"type":"event_msg","type":"compacted","payload":{}}"#;
         assert!(serde_json::from_slice::<FastLine<'_>>(twice).is_err());
     }
+
+    /// A data URL spelled out in its JSON form is what serialising the URL as a string writes,
+    /// for a media type that must be escaped too, and for bytes of every length modulo 3.
+    #[test]
+    fn a_data_url_is_written_as_its_string_would_be() {
+        use base64::Engine as _;
+        for media_type in ["image/png", "image/\"odd\"\u{7f}\n/é"] {
+            for len in [0, 1, 2, 3, 4, 5, 1000] {
+                let data: Vec<u8> = (0..len).map(|i| (i * 37 % 256) as u8).collect();
+                let url = format!(
+                    "data:{media_type};base64,{}",
+                    base64::engine::general_purpose::STANDARD.encode(&data)
+                );
+                let written = ContentOut::InputImage {
+                    image_url: ImageUrlOut::data(media_type, &data).unwrap(),
+                };
+                let want = ContentOut::InputImage {
+                    image_url: ImageUrlOut::Url(&url),
+                };
+                assert_eq!(
+                    serde_json::to_string(&written).unwrap(),
+                    serde_json::to_string(&want).unwrap()
+                );
+            }
+        }
+    }
 }
