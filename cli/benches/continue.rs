@@ -167,6 +167,17 @@ fn main() {
         println!("{}", path.display());
         return;
     }
+    // For profiling at a large size: write a generated session of about MB megabytes (images
+    // and compactions) and print its path and its number of events.
+    if let Some(i) = args.iter().position(|a| a == "--write-large-source") {
+        let (path, events) = write_large_source(
+            Path::new(&args[i + 1]),
+            Direction::parse(&args[i + 2]),
+            args[i + 3].parse().expect("a size in MB"),
+        );
+        println!("{} {events}", path.display());
+        return;
+    }
     // Generated sessions of about MB megabytes each (images and compactions), both directions.
     if let Some(i) = args.iter().position(|a| a == "--large") {
         let sizes: Vec<u64> = args[i + 1]

@@ -5,7 +5,6 @@ use std::borrow::Cow;
 use std::io;
 use std::rc::Rc;
 
-use base64::Engine as _;
 use handoff_sdk::{AssistantPart, Body, Event, Origin, Part, ToolInput};
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -154,19 +153,16 @@ pub(super) fn tag<'a>(event: &'a Event, origin: Option<&'a RawValue>) -> EventTa
 }
 
 #[inline]
-pub(super) fn content_item(part: &Part) -> ContentOut<'_> {
-    match part {
+pub(super) fn content_item(part: &Part) -> io::Result<ContentOut<'_>> {
+    Ok(match part {
         Part::Text { text } => ContentOut::InputText { text },
         Part::Image { media_type, data } => ContentOut::InputImage {
-            image_url: Cow::Owned(format!(
-                "data:{media_type};base64,{}",
-                base64::engine::general_purpose::STANDARD.encode(data)
-            )),
+            image_url: ImageUrlOut::data(media_type, data).map_err(io::Error::other)?,
         },
         Part::ImageUrl { url } => ContentOut::InputImage {
-            image_url: Cow::Borrowed(url),
+            image_url: ImageUrlOut::Url(url),
         },
-    }
+    })
 }
 
 #[inline]

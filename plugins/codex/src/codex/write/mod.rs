@@ -269,7 +269,9 @@ impl<'t> Renderer<'t> {
                         out.function_call_output_text(&ts, call_id, text, &tag, custom)?
                     }
                     parts => {
-                        let output = OutputOut::Items(parts.iter().map(content_item).collect());
+                        let output = OutputOut::Items(
+                            parts.iter().map(content_item).collect::<io::Result<_>>()?,
+                        );
                         let item = output_item(custom, call_id, output, Some(tag));
                         out.line(&ts, "response_item", item)?;
                     }
@@ -322,7 +324,10 @@ impl<'t> Renderer<'t> {
     ) -> io::Result<()> {
         let item = ItemOut::Message {
             role: "user",
-            content: content.iter().map(content_item).collect(),
+            content: content
+                .iter()
+                .map(content_item)
+                .collect::<io::Result<_>>()?,
             tag: Some(tag(event, None)),
         };
         out.line(ts, "response_item", &item)?;
@@ -418,7 +423,10 @@ impl<'t> Renderer<'t> {
             match &event.body {
                 Body::User { content } => items.push(raw(&ItemOut::Message {
                     role: "user",
-                    content: content.iter().map(content_item).collect(),
+                    content: content
+                        .iter()
+                        .map(content_item)
+                        .collect::<io::Result<_>>()?,
                     tag: None,
                 })?),
                 Body::Assistant { content, .. } => {
@@ -431,7 +439,9 @@ impl<'t> Renderer<'t> {
                 } => {
                     let output = match content.as_slice() {
                         [Part::Text { text }] => OutputOut::Text(text),
-                        parts => OutputOut::Items(parts.iter().map(content_item).collect()),
+                        parts => OutputOut::Items(
+                            parts.iter().map(content_item).collect::<io::Result<_>>()?,
+                        ),
                     };
                     let custom = self.is_freeform(call_id);
                     items.push(raw(&output_item(custom, call_id, output, None))?)
