@@ -995,6 +995,12 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
         (LEGACY_EXIT_PLAN, Expect::Agree),
         (LEGACY_EDIT_EDITS, Expect::Agree),
     ];
+    const LOCAL_COMMAND_AT_END: &str =
+        "deliberate, as for the interrupted turn: both read the same conversation, ending on the \
+         local command's two user texts; Claude Code adds its resume turn ('No response \
+         requested.') only after a user message it loaded, and to it a local command is a system \
+         record, so it merges the prompt into that user message instead; the expectation adds \
+         the resume turn the recipe declares after a user turn";
     let on_two = [
         (GENUINE, Expect::Agree),
         (SWAP_LAST_TWO_RECORDS, Expect::Agree),
@@ -1033,6 +1039,13 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
         (
             claude_rules::MESSAGE_NOT_AN_OBJECT,
             at_ends(Expect::BothFail, Expect::Agree),
+        ),
+        // Both ends send a local command's records as user texts, merged with the user message
+        // before them.
+        (claude_rules::LOCAL_COMMAND, Expect::Agree),
+        (
+            claude_rules::LOCAL_COMMAND_AT_END,
+            Expect::Differs(LOCAL_COMMAND_AT_END),
         ),
     ];
     let mut cases = cases_of_samples(

@@ -95,6 +95,9 @@ pub(super) struct Record<'a, C> {
     #[serde(rename = "leafUuid", borrow)]
     pub leaf_uuid: Option<Text<'a>>,
     pub handoff: Option<Extras>,
+    /// A `system` record's `content` (a `local_command` record's text, which Claude Code sends
+    /// as the user's).
+    pub content: Option<Value>,
 }
 
 /// A record's `message`.

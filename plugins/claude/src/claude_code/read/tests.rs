@@ -642,3 +642,52 @@ fn a_line_that_holds_another_record_now_is_decoded_whole() {
     assert!(node_from_spans(path, &index, first.as_bytes(), &mut loaded).is_some());
     assert!(node_from_spans(path, &index, line("b").as_bytes(), &mut loaded).is_none());
 }
+
+/// A `system` record of subtype `local_command`, as Claude Code writes one, hanging on `parent`.
+fn local_command_line(uuid: &str, parent: &str, content: &str) -> String {
+    serde_json::json!({"parentUuid": parent, "isSidechain": false, "userType": "external",
+        "cwd": "/home/dev/proj", "sessionId": "31c027dc-f6fd-435e-b40a-e98d9514124a",
+        "type": "system", "subtype": "local_command", "content": content, "level": "info",
+        "timestamp": "2026-11-30T00:41:59.000Z", "uuid": uuid, "isMeta": false})
+    .to_string()
+}
+
+/// A local command's records (the command, its output) are user texts, their content as is, as
+/// Claude Code 2.1.197 and 2.1.332 send them (measured: differential cases `local-command`,
+/// `local-command-at-end`); one whose content is no string is named.
+#[test]
+fn a_local_command_record_reads_as_a_user_text() {
+    const ANSWER: &str = "7401c41e-aff8-4dea-b4d2-5b0aaf195ed3";
+    const COMMAND: &str = "<command-name>/model</command-name>";
+    const OUTPUT: &str = "<local-command-stdout>Kept model as Opus</local-command-stdout>";
+    let genuine = genuine_changed(|_| {}).unwrap();
+    let with_command = genuine_changed(|l| {
+        assert!(l[7].contains(ANSWER), "{}", l[7]);
+        l.push(local_command_line("c-1", ANSWER, COMMAND));
+        l.push(local_command_line("c-2", "c-1", OUTPUT));
+    })
+    .unwrap();
+    let text = |text: &str| Body::User {
+        content: vec![Part::Text { text: text.into() }],
+    };
+    let mut expected = genuine.clone();
+    expected.extend([text(COMMAND), text(OUTPUT)]);
+    assert_eq!(with_command, expected);
+    // Off the conversation (another subtype, or on no chain the leaf reaches) nothing changes.
+    let informational = genuine_changed(|l| {
+        let line = local_command_line("c-1", ANSWER, COMMAND);
+        l.push(line.replace("local_command", "informational"));
+    })
+    .unwrap();
+    assert_eq!(informational, genuine);
+    let not_text = genuine_changed(|l| {
+        let line = local_command_line("c-1", ANSWER, COMMAND);
+        l.push(line.replace(&format!("\"{COMMAND}\""), "[1]"));
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(
+        not_text.contains("s.jsonl:10") && not_text.contains("content"),
+        "{not_text}"
+    );
+}
