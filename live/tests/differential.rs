@@ -1047,6 +1047,8 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
             claude_rules::LOCAL_COMMAND_AT_END,
             Expect::Differs(LOCAL_COMMAND_AT_END),
         ),
+        // Both ends keep records without a timestamp.
+        (claude_rules::WITHOUT_TIMESTAMP, Expect::Agree),
     ];
     let mut cases = cases_of_samples(
         "claude-code",

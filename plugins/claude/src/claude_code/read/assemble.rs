@@ -39,9 +39,20 @@ pub(super) struct Emitter<'s> {
     /// The ids of the calls handed on and not answered yet, kept while records may be passed
     /// over (the open ones only, so a long session's calls are not all held).
     open_calls_handed_on: Option<IdSet<String>>,
+    /// The time of the last event handed on: what a record without a `timestamp` takes.
+    last_time: Option<Timestamp>,
 }
 
 impl Emitter<'_> {
+    /// The time of an event of a record whose `timestamp` is `recorded`: that one, else (Claude
+    /// Code keeps a record without one) the time of the event handed on before it, else, for the
+    /// conversation's first, the Unix epoch (as a request history without times reads).
+    pub(super) fn time_of(&self, recorded: Option<Timestamp>) -> Timestamp {
+        recorded
+            .or(self.last_time)
+            .unwrap_or(Timestamp::from_millis(0))
+    }
+
     pub(super) fn emit(&mut self, event: Event) {
         if self.stopped {
             return;
@@ -61,6 +72,7 @@ impl Emitter<'_> {
         }
         self.last_id.clear();
         self.last_id.push_str(&event.id);
+        self.last_time = Some(event.timestamp);
         self.emitted = true;
         if !self.track_calls {
             self.stopped = !(self.sink)(event);
@@ -179,6 +191,7 @@ pub(super) fn assemble(
         stopped: false,
         passed_over: false,
         open_calls_handed_on: rules.malformed_message_passed_over.then(IdSet::default),
+        last_time: None,
     };
     let mut chain = ChainState {
         prev: Some(turns.nodes.get(leaf).uuid.to_text()),
@@ -621,10 +634,12 @@ impl Turns<'_> {
         }
         let mut chain = chain;
         for mut run in runs.into_iter().rev() {
+            let at = out.time_of(run.first().and_then(|r| r.timestamp));
             out.emit(assistant_event(
                 self.path,
                 &mut run,
                 &self.loaded.models,
+                at,
                 chain.as_deref_mut(),
             )?);
         }
@@ -699,7 +714,7 @@ impl Turns<'_> {
         }
         let mut event = Event::new(
             id,
-            timestamp.expect("user records have timestamps"),
+            out.time_of(timestamp),
             Body::Compaction {
                 summary,
                 replaces_through: replaces,

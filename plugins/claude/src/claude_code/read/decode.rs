@@ -226,13 +226,15 @@ pub(super) fn node_of<C: Content>(
     if !sidechain && conversational {
         note_session(loaded, raw.cwd, raw.session_id);
     }
-    let timestamp = match (&raw.timestamp, conversational) {
-        (Some(t), _) => Some(
+    // A record without a `timestamp` is kept: Claude Code 2.1.197 and 2.1.332 send it (measured:
+    // differential case `records-without-timestamp`); its event takes the time of the one before
+    // it (`Emitter::time_of`). One that does not parse is an error.
+    let timestamp = match &raw.timestamp {
+        Some(t) => Some(
             Timestamp::parse(t.as_str())
                 .map_err(|e| malformed(path, line, Some("timestamp"), e))?,
         ),
-        (None, true) => return Err(malformed(path, line, Some("timestamp"), "missing")),
-        (None, false) => None,
+        None => None,
     };
     let extras = raw.handoff.filter(|e| !e.is_empty()).map(Box::new);
     let mut message_id = None;

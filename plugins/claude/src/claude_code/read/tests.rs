@@ -153,14 +153,57 @@ fn the_streamed_read_names_a_bad_record_of_the_conversation() {
         err.contains("s.jsonl:8") && err.contains("message.content[0]"),
         "{err}"
     );
-    let no_timestamp = |l: &mut Vec<String>| {
-        let at = l[7].find(r#""timestamp""#).unwrap();
-        l[7].replace_range(at..at + 11, r#""elsewhen""#);
+    let bad_timestamp = |l: &mut Vec<String>| {
+        let at = l[7].find(r#""timestamp":""#).unwrap() + r#""timestamp":""#.len();
+        l[7].replace_range(at..at + 4, "x026");
     };
-    let err = genuine_changed(no_timestamp).unwrap_err().to_string();
+    let err = genuine_changed(bad_timestamp).unwrap_err().to_string();
     assert!(
         err.contains("s.jsonl:8") && err.contains("timestamp"),
         "{err}"
+    );
+}
+
+/// A record without a `timestamp` is read, as Claude Code 2.1.197 and 2.1.332 send it
+/// (measured: differential case `records-without-timestamp`): its event takes the time of the
+/// event before it, and the first one the epoch; every read agrees.
+#[test]
+fn a_record_without_a_timestamp_takes_the_time_of_the_event_before_it() {
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/samples/genuine-2.1.197/31c027dc-f6fd-435e-b40a-e98d9514124a.jsonl"
+    );
+    let read_without_timestamps = |lines_at: &[usize]| {
+        let mut lines: Vec<Value> = std::fs::read_to_string(sample)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        for &i in lines_at {
+            assert!(lines[i].as_object_mut().unwrap().remove("timestamp").is_some());
+        }
+        let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.jsonl");
+        std::fs::write(&file, text.join("\n") + "\n").unwrap();
+        let whole = read(&file).unwrap().events;
+        assert_eq!(streamed(&file).unwrap(), whole);
+        let session = super::read_session(&file).unwrap();
+        assert_eq!(session.transcript.events, whole, "the read an append starts from");
+        whole
+    };
+    let genuine = read_without_timestamps(&[]);
+    // The final answer (line 8) and the first prompt (line 3).
+    let changed = read_without_timestamps(&[7, 2]);
+    assert_eq!(changed.len(), genuine.len());
+    for (k, (c, g)) in changed.iter().zip(&genuine).enumerate() {
+        assert_eq!((&c.id, &c.body), (&g.id, &g.body), "event {k}");
+    }
+    assert_eq!(changed[0].timestamp.millis(), 0, "the first: the epoch");
+    assert_eq!(changed[1].timestamp, genuine[1].timestamp);
+    assert_eq!(
+        changed[3].timestamp, genuine[2].timestamp,
+        "the answer: the result's time"
     );
 }
 
@@ -590,6 +633,8 @@ fn the_spans_agree_on_edge_cases_or_hand_them_over() {
         format!(r#"{{{head},{ts},"handoff":null,"message":{{"content":[]}},"usage":{{"n":1}}}}"#),
         format!(r#"{{{head},{ts},"message":{{"content":[{{"type":"tool_result","tool_use_id":"t","content":"r"}}]}}}}"#).replace("assistant", "user"),
         format!(r#"{{{head},{ts},"isMeta":true,"isCompactSummary":true,"message":{{"content":"sum"}}}}"#).replace("assistant", "user"),
+        // No timestamp: a record Claude Code keeps.
+        format!(r#"{{{head},"message":{{"content":"x"}}}}"#),
     ];
     for line in &spanned {
         assert!(spans_agree(line.as_bytes()), "{line}");
@@ -605,7 +650,6 @@ fn the_spans_agree_on_edge_cases_or_hand_them_over() {
             r#"{{{head},{ts},"handoff":{{}},"handoff":{{"origin":null}},"message":{{"content":"x"}}}}"#
         ),
         // What the whole line decides, and names.
-        format!(r#"{{{head},"message":{{"content":"x"}}}}"#),
         format!(r#"{{{head},"timestamp":null,"message":{{"content":"x"}}}}"#),
         format!(r#"{{{head},"timestamp":"yesterday","message":{{"content":"x"}}}}"#),
         format!(r#"{{{head},{ts},"message":null}}"#),
