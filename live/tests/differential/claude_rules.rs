@@ -227,6 +227,22 @@ pub(super) const UNKNOWN_BLOCK_TYPE: Mutation = Mutation {
     },
 };
 
+/// A `document` block (a kind the API takes in a user message, which the transcript has no form
+/// for) before the second prompt's text.
+pub(super) const DOCUMENT_BLOCK: Mutation = Mutation {
+    name: "document-block",
+    apply: |b| {
+        let mut r = records(b);
+        let prompt = messages(&r)[2];
+        let text = r[prompt]["message"]["content"].clone();
+        r[prompt]["message"]["content"] = json!([
+            {"type": "document", "source": {"type": "text", "media_type": "text/plain",
+                "data": "notes"}},
+            {"type": "text", "text": text}]);
+        to_bytes(&r)
+    },
+};
+
 /// The second prompt's content an empty array.
 pub(super) const EMPTY_USER_CONTENT: Mutation = Mutation {
     name: "empty-user-content",

@@ -65,7 +65,16 @@ impl Content for Value {
                         } else {
                             format!("message.content[{i}].{}", e.field)
                         };
-                        malformed(path, line, Some(&field), e.message)
+                        let message = if e.field == "input" && e.message == "missing" {
+                            // Measured at both ends: differential case `tool-use-without-input`.
+                            "missing (Claude Code 2.1.197 and 2.1.332 send the call without \
+                             input, which the API refuses: no request of this conversation can \
+                             be sent)"
+                                .to_owned()
+                        } else {
+                            e.message
+                        };
+                        malformed(path, line, Some(&field), message)
                     })?);
                 }
                 Ok(blocks)

@@ -180,7 +180,11 @@ fn a_record_without_a_timestamp_takes_the_time_of_the_event_before_it() {
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
         for &i in lines_at {
-            assert!(lines[i].as_object_mut().unwrap().remove("timestamp").is_some());
+            assert!(lines[i]
+                .as_object_mut()
+                .unwrap()
+                .remove("timestamp")
+                .is_some());
         }
         let text: Vec<String> = lines.iter().map(Value::to_string).collect();
         let dir = tempfile::tempdir().unwrap();
@@ -189,7 +193,10 @@ fn a_record_without_a_timestamp_takes_the_time_of_the_event_before_it() {
         let whole = read(&file).unwrap().events;
         assert_eq!(streamed(&file).unwrap(), whole);
         let session = super::read_session(&file).unwrap();
-        assert_eq!(session.transcript.events, whole, "the read an append starts from");
+        assert_eq!(
+            session.transcript.events, whole,
+            "the read an append starts from"
+        );
         whole
     };
     let genuine = read_without_timestamps(&[]);
@@ -733,5 +740,39 @@ fn a_local_command_record_reads_as_a_user_text() {
     assert!(
         not_text.contains("s.jsonl:10") && not_text.contains("content"),
         "{not_text}"
+    );
+}
+
+/// What Claude Code 2.1.197 and 2.1.332 send as it is but the transcript cannot hold is refused,
+/// naming the file, line and field and why (measured: differential cases
+/// `tool-use-without-input`, `unknown-block-type`, `document-block`): a call without `input`
+/// (which the API refuses), and a block of a kind the transcript has no form for.
+#[test]
+fn what_claude_code_sends_and_the_transcript_cannot_hold_is_refused_saying_why() {
+    let without_input = genuine_changed(|l| {
+        let input = r#","input":{"command":"echo hi-from-tool","description":"echo"}"#;
+        assert!(l[5].contains(input), "{}", l[5]);
+        l[5] = l[5].replacen(input, "", 1);
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(
+        without_input.contains("s.jsonl:6")
+            && without_input.contains("message.content[0].input")
+            && without_input.contains("the API refuses"),
+        "{without_input}"
+    );
+    let document = r#"[{"type":"document","source":{"type":"text","media_type":"text/plain","data":"notes"}},{"type":"text","text":"TOOLME"}]"#;
+    let with_document = genuine_changed(|l| {
+        l[2] = l[2].replacen(r#""content":"TOOLME""#, &format!(r#""content":{document}"#), 1);
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(
+        with_document.contains("s.jsonl:3")
+            && with_document.contains("message.content[0]")
+            && with_document.contains("\"document\" block has no canonical form")
+            && with_document.contains("no target could carry it"),
+        "{with_document}"
     );
 }
