@@ -1004,6 +1004,11 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
          requested.') only after a user message it loaded, and to it a local command is a system \
          record, so it merges the prompt into that user message instead; the expectation adds \
          the resume turn the recipe declares after a user turn";
+    const EMPTY_USER_CONTENT: &str =
+        "2.1.197 sends the empty user message, which the provider refuses as empty (rule A8); \
+         2.1.332 leaves it out, and the provider refuses the two answers then in a row (A10); \
+         the reader reads as each (an empty user event, which the wire view leaves out, or \
+         none), so the histories are the same";
     let on_two = [
         (GENUINE, Expect::Agree),
         (SWAP_LAST_TWO_RECORDS, Expect::Agree),
@@ -1058,6 +1063,15 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
         // harness's own parse of the request cannot hold either, so it counts as both failing.
         (claude_rules::UNKNOWN_BLOCK_TYPE, Expect::BothFail),
         (claude_rules::DOCUMENT_BLOCK, Expect::BothFail),
+        // A prompt of an empty array: 2.1.197 sends it empty, 2.1.332 not at all (the reader
+        // reads as each: `ReadRules`); the provider refuses either history.
+        (
+            claude_rules::EMPTY_USER_CONTENT,
+            Expect::ProviderRefuses {
+                same: true,
+                why: EMPTY_USER_CONTENT,
+            },
+        ),
     ];
     let mut cases = cases_of_samples(
         "claude-code",

@@ -13,7 +13,7 @@ use super::link::{conversation_path, link, GroupOf, Links, ResultChildren};
 use super::link::{Link, PackedLink, PARENT_BY_TIME_WITHIN_MS};
 use super::load::Loaded;
 use super::node_store::NodeStore;
-use super::nodes::{take_uuid, IndexKind, Kind, Node, Records};
+use super::nodes::{take_uuid, IndexKind, Kind, Node, Records, UserContent};
 use super::reread::RecordLines;
 use super::rules::ReadRules;
 use crate::claude_code::write::{calls_are_the_tail, ChainState};
@@ -180,6 +180,7 @@ pub(super) fn assemble(
         result_children,
         boundary: None,
         passes_over_malformed_messages: rules.malformed_message_passed_over,
+        drops_empty_user_content: rules.empty_user_content_dropped,
     };
     let mut out = Emitter {
         sink,
@@ -468,6 +469,8 @@ struct Turns<'a> {
     boundary: Option<(Node, Option<String>)>,
     /// See [`ReadRules::malformed_message_passed_over`].
     passes_over_malformed_messages: bool,
+    /// See [`ReadRules::empty_user_content_dropped`].
+    drops_empty_user_content: bool,
 }
 
 /// Whether `error` is a record's `message` missing or no object, or its `message.content`
@@ -555,7 +558,11 @@ impl Turns<'_> {
             }
             IndexKind::User { .. } => {
                 if let Some(mut record) = self.read_or_pass_over(i, out)? {
-                    user_events(self.path, &mut record, out)?;
+                    let empty = matches!(&record.kind,
+                        Kind::User { content: UserContent::Parts(parts), .. } if parts.is_empty());
+                    if !(empty && self.drops_empty_user_content) {
+                        user_events(self.path, &mut record, out)?;
+                    }
                 }
             }
             IndexKind::CompactBoundary { .. } => {

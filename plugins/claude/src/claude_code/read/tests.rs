@@ -354,7 +354,8 @@ fn a_user_record_gives_an_event_per_result_and_per_run_of_other_blocks() {
     std::fs::write(&file, text).unwrap();
     let t = read(&file).unwrap();
     let ids: Vec<&str> = t.events.iter().map(|e| e.id.as_str()).collect();
-    assert_eq!(ids, ["a", "a:1", "a:2", "a:3", "b"]);
+    // `b`, of an empty array, is no event as the newest end reads (`empty_user_content_dropped`).
+    assert_eq!(ids, ["a", "a:1", "a:2", "a:3"]);
     let user = |texts: &[&str]| Body::User {
         content: texts.iter().map(|&t| Part::text(t)).collect(),
     };
@@ -376,7 +377,6 @@ fn a_user_record_gives_an_event_per_result_and_per_run_of_other_blocks() {
         }
     );
     assert_eq!(t.events[3].body, user(&["bye"]));
-    assert_eq!(t.events[4].body, user(&[]));
 }
 
 #[test]
@@ -775,4 +775,42 @@ fn what_claude_code_sends_and_the_transcript_cannot_hold_is_refused_saying_why()
             && with_document.contains("no target could carry it"),
         "{with_document}"
     );
+}
+
+/// A user record whose content is an empty array: Claude Code 2.1.332 does not send it (its link
+/// holds), 2.1.197 sends it empty (measured: differential case `empty-user-content`); the reader
+/// reads as the version it reads for.
+#[test]
+fn an_empty_user_record_is_dropped_as_the_newest_end_reads() {
+    let genuine = genuine_changed(|_| {}).unwrap();
+    let empty = |l: &mut Vec<String>| {
+        assert!(l[2].contains(r#""content":"TOOLME""#), "{}", l[2]);
+        l[2] = l[2].replacen(r#""content":"TOOLME""#, r#""content":[]"#, 1);
+    };
+    assert_eq!(genuine_changed(empty).unwrap(), genuine[1..]);
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/samples/genuine-2.1.197/31c027dc-f6fd-435e-b40a-e98d9514124a.jsonl"
+    );
+    let mut lines: Vec<String> = std::fs::read_to_string(sample)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    empty(&mut lines);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let mut oldest = Vec::new();
+    super::read_each(
+        &file,
+        super::ReadRules::for_version(crate::manifest::CLAUDE_CODE_VERSION),
+        &mut |e| {
+            oldest.push(e.body);
+            true
+        },
+    )
+    .unwrap();
+    assert_eq!(oldest[0], Body::User { content: vec![] });
+    assert_eq!(oldest[1..], genuine[1..]);
 }
