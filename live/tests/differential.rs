@@ -1009,6 +1009,9 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
          2.1.332 leaves it out, and the provider refuses the two answers then in a row (A10); \
          the reader reads as each (an empty user event, which the wire view leaves out, or \
          none), so the histories are the same";
+    const BARE_STRING_AT_OLDEST: &str =
+        "2.1.197 sends the bare string as it is, which the provider refuses (no block object); \
+         the reader reads it as text, the same history";
     let on_two = [
         (GENUINE, Expect::Agree),
         (SWAP_LAST_TWO_RECORDS, Expect::Agree),
@@ -1071,6 +1074,18 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
                 same: true,
                 why: EMPTY_USER_CONTENT,
             },
+        ),
+        // A bare string block: 2.1.197 sends it (the provider refuses it), 2.1.332 leaves it out;
+        // the reader reads as each (`ReadRules`).
+        (
+            claude_rules::BARE_STRING_BLOCK,
+            at_ends(
+                Expect::ProviderRefuses {
+                    same: true,
+                    why: BARE_STRING_AT_OLDEST,
+                },
+                Expect::Agree,
+            ),
         ),
     ];
     let mut cases = cases_of_samples(

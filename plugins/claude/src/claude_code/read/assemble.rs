@@ -14,6 +14,8 @@ use super::link::{Link, PackedLink, PARENT_BY_TIME_WITHIN_MS};
 use super::load::Loaded;
 use super::node_store::NodeStore;
 use super::nodes::{take_uuid, IndexKind, Kind, Node, Records, UserContent};
+use crate::claude_code::records::BARE_STRING_BLOCK;
+use handoff_sdk::serde_json::Value;
 use super::reread::RecordLines;
 use super::rules::ReadRules;
 use crate::claude_code::write::{calls_are_the_tail, ChainState};
@@ -181,6 +183,7 @@ pub(super) fn assemble(
         boundary: None,
         passes_over_malformed_messages: rules.malformed_message_passed_over,
         drops_empty_user_content: rules.empty_user_content_dropped,
+        drops_bare_string_blocks: rules.bare_string_blocks_dropped,
     };
     let mut out = Emitter {
         sink,
@@ -471,6 +474,52 @@ struct Turns<'a> {
     passes_over_malformed_messages: bool,
     /// See [`ReadRules::empty_user_content_dropped`].
     drops_empty_user_content: bool,
+    /// See [`ReadRules::bare_string_blocks_dropped`].
+    drops_bare_string_blocks: bool,
+}
+
+/// A record's bare string blocks (kept apart as [`BARE_STRING_BLOCK`] when decoded) left out, as
+/// Claude Code 2.1.332 sends them (`drop`), or read as text, as 2.1.197 does.
+fn bare_strings_as_sent(node: &mut Node, drop: bool) {
+    let is_bare = |b: &ParsedBlock| matches!(b, ParsedBlock::Other { kind, .. } if kind == BARE_STRING_BLOCK);
+    let as_sent = |blocks: &mut Vec<ParsedBlock>| {
+        if drop {
+            blocks.retain(|b| !is_bare(b));
+            return;
+        }
+        for b in blocks.iter_mut() {
+            if let ParsedBlock::Other { kind, block } = b {
+                if kind == BARE_STRING_BLOCK {
+                    let text = match std::mem::take(block) {
+                        Value::String(text) => text,
+                        _ => String::new(),
+                    };
+                    *b = ParsedBlock::Text(text);
+                }
+            }
+        }
+    };
+    match &mut node.kind {
+        Kind::Assistant { blocks, .. } if blocks.iter().any(is_bare) => as_sent(blocks),
+        Kind::User {
+            content,
+            compact_summary,
+            ..
+        } => {
+            let UserContent::Blocks(blocks) = content else {
+                return;
+            };
+            if !blocks.iter().any(is_bare) {
+                return;
+            }
+            let mut blocks = std::mem::take(blocks);
+            as_sent(&mut blocks);
+            // Plain again (a prompt of text only, or none: an empty array, which the rules
+            // above take as such).
+            *content = UserContent::new(blocks, *compact_summary);
+        }
+        _ => {}
+    }
 }
 
 /// Whether `error` is a record's `message` missing or no object, or its `message.content`
@@ -499,8 +548,15 @@ impl Turns<'_> {
     }
 
     /// The record at `i` read whole (content and extras): kept from the load, or read again
-    /// from its line.
+    /// from its line; its bare string blocks as the Claude Code read for sends them.
     fn read_whole(&mut self, i: usize) -> Result<Node, PluginError> {
+        let mut node = self.read_decoded(i)?;
+        bare_strings_as_sent(&mut node, self.drops_bare_string_blocks);
+        Ok(node)
+    }
+
+    /// The record at `i` as decoded: kept from the load, or read again from its line.
+    fn read_decoded(&mut self, i: usize) -> Result<Node, PluginError> {
         let node = self.nodes.get(i);
         if let Some(body) = self.loaded.whole.get_mut(i).and_then(Option::take) {
             return Ok(body.into_node(&node));

@@ -12,7 +12,7 @@ use super::index_record::{IndexRecord, Spans};
 use super::load::{intern, Loaded};
 use super::nodes::{Kind, Node, ReadRecord, UserContent};
 use super::record_id::RecordId;
-use crate::claude_code::records::{FastContent, Message, Record, Text};
+use crate::claude_code::records::{bare_string_block, FastContent, Message, Record, Text};
 use crate::extras::Extras;
 
 /// Message content as a path decodes it.
@@ -59,6 +59,10 @@ impl Content for Value {
             Value::Array(items) => {
                 let mut blocks = Vec::with_capacity(items.len());
                 for (i, item) in items.into_iter().enumerate() {
+                    if let Value::String(text) = item {
+                        blocks.push(bare_string_block(text));
+                        continue;
+                    }
                     blocks.push(parse_block(item, signature_model).map_err(|e| {
                         let field = if e.field.is_empty() {
                             format!("message.content[{i}]")

@@ -359,7 +359,8 @@ fn a_user_record_gives_an_event_per_result_and_per_run_of_other_blocks() {
     let user = |texts: &[&str]| Body::User {
         content: texts.iter().map(|&t| Part::text(t)).collect(),
     };
-    assert_eq!(t.events[0].body, user(&["hi", "there"]));
+    // The bare string "there" is left out as the newest end reads (`bare_string_blocks_dropped`).
+    assert_eq!(t.events[0].body, user(&["hi"]));
     assert_eq!(
         t.events[1].body,
         Body::ToolResult {
@@ -813,4 +814,60 @@ fn an_empty_user_record_is_dropped_as_the_newest_end_reads() {
     .unwrap();
     assert_eq!(oldest[0], Body::User { content: vec![] });
     assert_eq!(oldest[1..], genuine[1..]);
+}
+
+/// A bare string among a prompt's blocks: Claude Code 2.1.332 leaves it out, 2.1.197 sends it as
+/// it is (measured: differential case `bare-string-block`); the reader reads it out or as text,
+/// as the version it reads for, on the typed and the general path alike.
+#[test]
+fn a_bare_string_block_is_dropped_as_the_newest_end_reads_and_text_as_the_oldest() {
+    let genuine = genuine_changed(|_| {}).unwrap();
+    for (blocks, general) in [
+        (r#"["a bare string",{"type":"text","text":"TOOLME"}]"#, false),
+        // An image sends the line to the general path.
+        (
+            r#"["a bare string",{"type":"text","text":"TOOLME"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"aGk="}}]"#,
+            true,
+        ),
+    ] {
+        let change = |l: &mut Vec<String>| {
+            assert!(l[2].contains(r#""content":"TOOLME""#), "{}", l[2]);
+            l[2] = l[2].replacen(r#""content":"TOOLME""#, &format!(r#""content":{blocks}"#), 1);
+        };
+        let newest = genuine_changed(change).unwrap();
+        let Body::User { content } = &newest[0] else {
+            panic!("{newest:?}")
+        };
+        assert_eq!(content[0], Part::text("TOOLME"));
+        assert_eq!(content.len(), 1 + usize::from(general));
+        assert_eq!(newest[1..], genuine[1..]);
+        let sample = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/samples/genuine-2.1.197/31c027dc-f6fd-435e-b40a-e98d9514124a.jsonl"
+        );
+        let mut lines: Vec<String> = std::fs::read_to_string(sample)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        change(&mut lines);
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.jsonl");
+        std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+        let mut oldest = Vec::new();
+        super::read_each(
+            &file,
+            super::ReadRules::for_version(crate::manifest::CLAUDE_CODE_VERSION),
+            &mut |e| {
+                oldest.push(e.body);
+                true
+            },
+        )
+        .unwrap();
+        let Body::User { content } = &oldest[0] else {
+            panic!("{oldest:?}")
+        };
+        assert_eq!(content[..2], [Part::text("a bare string"), Part::text("TOOLME")]);
+        assert_eq!(oldest[1..], genuine[1..]);
+    }
 }
