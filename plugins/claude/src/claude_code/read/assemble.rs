@@ -14,11 +14,11 @@ use super::link::{Link, PackedLink, PARENT_BY_TIME_WITHIN_MS};
 use super::load::Loaded;
 use super::node_store::NodeStore;
 use super::nodes::{take_uuid, IndexKind, Kind, Node, Records, UserContent};
-use crate::claude_code::records::BARE_STRING_BLOCK;
-use handoff_sdk::serde_json::Value;
 use super::reread::RecordLines;
 use super::rules::ReadRules;
+use crate::claude_code::records::BARE_STRING_BLOCK;
 use crate::claude_code::write::{calls_are_the_tail, ChainState};
+use handoff_sdk::serde_json::Value;
 
 /// Hands assembled events on, remembering what an append needs to continue the chain.
 pub(super) struct Emitter<'s> {
@@ -481,7 +481,8 @@ struct Turns<'a> {
 /// A record's bare string blocks (kept apart as [`BARE_STRING_BLOCK`] when decoded) left out, as
 /// Claude Code 2.1.332 sends them (`drop`), or read as text, as 2.1.197 does.
 fn bare_strings_as_sent(node: &mut Node, drop: bool) {
-    let is_bare = |b: &ParsedBlock| matches!(b, ParsedBlock::Other { kind, .. } if kind == BARE_STRING_BLOCK);
+    let is_bare =
+        |b: &ParsedBlock| matches!(b, ParsedBlock::Other { kind, .. } if kind == BARE_STRING_BLOCK);
     let as_sent = |blocks: &mut Vec<ParsedBlock>| {
         if drop {
             blocks.retain(|b| !is_bare(b));

@@ -765,7 +765,11 @@ fn what_claude_code_sends_and_the_transcript_cannot_hold_is_refused_saying_why()
     );
     let document = r#"[{"type":"document","source":{"type":"text","media_type":"text/plain","data":"notes"}},{"type":"text","text":"TOOLME"}]"#;
     let with_document = genuine_changed(|l| {
-        l[2] = l[2].replacen(r#""content":"TOOLME""#, &format!(r#""content":{document}"#), 1);
+        l[2] = l[2].replacen(
+            r#""content":"TOOLME""#,
+            &format!(r#""content":{document}"#),
+            1,
+        );
     })
     .unwrap_err()
     .to_string();
@@ -823,7 +827,10 @@ fn an_empty_user_record_is_dropped_as_the_newest_end_reads() {
 fn a_bare_string_block_is_dropped_as_the_newest_end_reads_and_text_as_the_oldest() {
     let genuine = genuine_changed(|_| {}).unwrap();
     for (blocks, general) in [
-        (r#"["a bare string",{"type":"text","text":"TOOLME"}]"#, false),
+        (
+            r#"["a bare string",{"type":"text","text":"TOOLME"}]"#,
+            false,
+        ),
         // An image sends the line to the general path.
         (
             r#"["a bare string",{"type":"text","text":"TOOLME"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"aGk="}}]"#,
@@ -832,7 +839,11 @@ fn a_bare_string_block_is_dropped_as_the_newest_end_reads_and_text_as_the_oldest
     ] {
         let change = |l: &mut Vec<String>| {
             assert!(l[2].contains(r#""content":"TOOLME""#), "{}", l[2]);
-            l[2] = l[2].replacen(r#""content":"TOOLME""#, &format!(r#""content":{blocks}"#), 1);
+            l[2] = l[2].replacen(
+                r#""content":"TOOLME""#,
+                &format!(r#""content":{blocks}"#),
+                1,
+            );
         };
         let newest = genuine_changed(change).unwrap();
         let Body::User { content } = &newest[0] else {
@@ -867,7 +878,10 @@ fn a_bare_string_block_is_dropped_as_the_newest_end_reads_and_text_as_the_oldest
         let Body::User { content } = &oldest[0] else {
             panic!("{oldest:?}")
         };
-        assert_eq!(content[..2], [Part::text("a bare string"), Part::text("TOOLME")]);
+        assert_eq!(
+            content[..2],
+            [Part::text("a bare string"), Part::text("TOOLME")]
+        );
         assert_eq!(oldest[1..], genuine[1..]);
     }
 }
