@@ -994,7 +994,24 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
         (LEGACY_LIST_MCP, Expect::Agree),
         (LEGACY_EXIT_PLAN, Expect::Agree),
         (LEGACY_EDIT_EDITS, Expect::Agree),
+        // Both ends send a call without `input` as it is, which the API refuses (the provider's
+        // refusal), and the reader names the field.
+        (claude_rules::TOOL_USE_WITHOUT_INPUT, Expect::BothFail),
     ];
+    const LOCAL_COMMAND_AT_END: &str =
+        "deliberate, as for the interrupted turn: both read the same conversation, ending on the \
+         local command's two user texts; Claude Code adds its resume turn ('No response \
+         requested.') only after a user message it loaded, and to it a local command is a system \
+         record, so it merges the prompt into that user message instead; the expectation adds \
+         the resume turn the recipe declares after a user turn";
+    const EMPTY_USER_CONTENT: &str =
+        "2.1.197 sends the empty user message, which the provider refuses as empty (rule A8); \
+         2.1.332 leaves it out, and the provider refuses the two answers then in a row (A10); \
+         the reader reads as each (an empty user event, which the wire view leaves out, or \
+         none), so the histories are the same";
+    const BARE_STRING_AT_OLDEST: &str =
+        "2.1.197 sends the bare string as it is, which the provider refuses (no block object); \
+         the reader reads it as text, the same history";
     let on_two = [
         (GENUINE, Expect::Agree),
         (SWAP_LAST_TWO_RECORDS, Expect::Agree),
@@ -1033,6 +1050,42 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
         (
             claude_rules::MESSAGE_NOT_AN_OBJECT,
             at_ends(Expect::BothFail, Expect::Agree),
+        ),
+        // Both ends send a local command's records as user texts, merged with the user message
+        // before them.
+        (claude_rules::LOCAL_COMMAND, Expect::Agree),
+        (
+            claude_rules::LOCAL_COMMAND_AT_END,
+            Expect::Differs(LOCAL_COMMAND_AT_END),
+        ),
+        // Both ends keep records without a timestamp.
+        (claude_rules::WITHOUT_TIMESTAMP, Expect::Agree),
+        // Both ends send a block of a kind the transcript has no form for as it is, and the
+        // reader refuses it (naming file, line and field): one no API takes (the provider
+        // refuses it), and a `document` the provider takes (the CLI resumes, exit 0), which the
+        // harness's own parse of the request cannot hold either, so it counts as both failing.
+        (claude_rules::UNKNOWN_BLOCK_TYPE, Expect::BothFail),
+        (claude_rules::DOCUMENT_BLOCK, Expect::BothFail),
+        // A prompt of an empty array: 2.1.197 sends it empty, 2.1.332 not at all (the reader
+        // reads as each: `ReadRules`); the provider refuses either history.
+        (
+            claude_rules::EMPTY_USER_CONTENT,
+            Expect::ProviderRefuses {
+                same: true,
+                why: EMPTY_USER_CONTENT,
+            },
+        ),
+        // A bare string block: 2.1.197 sends it (the provider refuses it), 2.1.332 leaves it out;
+        // the reader reads as each (`ReadRules`).
+        (
+            claude_rules::BARE_STRING_BLOCK,
+            at_ends(
+                Expect::ProviderRefuses {
+                    same: true,
+                    why: BARE_STRING_AT_OLDEST,
+                },
+                Expect::Agree,
+            ),
         ),
     ];
     let mut cases = cases_of_samples(

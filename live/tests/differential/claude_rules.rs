@@ -99,3 +99,169 @@ pub(super) const RESULT_CONTENT_A_NUMBER: Mutation = Mutation {
         to_bytes(&r)
     },
 };
+
+/// A `system` record of subtype `local_command` as Claude Code writes one (`cw` in its bundle:
+/// `content`, `level: "info"`, `isMeta: false`), on the conversation's chain after `parent`.
+fn local_command(parent: &Value, uuid: &str, content: &str, at_millis: i64) -> Value {
+    json!({"parentUuid": parent["uuid"], "isSidechain": false, "userType": "external",
+        "cwd": parent["cwd"], "sessionId": parent["sessionId"], "version": "2.1.197",
+        "type": "system", "subtype": "local_command", "content": content, "level": "info",
+        "timestamp": handoff_sdk::Timestamp::from_millis(at_millis).to_rfc3339(),
+        "uuid": uuid, "isMeta": false})
+}
+
+/// The millisecond of a record's `timestamp`.
+fn millis(r: &Value) -> i64 {
+    handoff_sdk::Timestamp::parse(r["timestamp"].as_str().unwrap())
+        .unwrap()
+        .millis()
+}
+
+const MODEL_COMMAND: &str = "<command-name>/model</command-name>\n            \
+                             <command-message>model</command-message>\n            \
+                             <command-args></command-args>";
+const MODEL_OUTPUT: &str = "<local-command-stdout>Kept model as Opus</local-command-stdout>";
+
+/// A local command between the turns (`/model`, as Claude Code writes it: the command, then its
+/// output, two `system` `local_command` records), the second prompt hanging on its output. Both
+/// ends send each record's `content` as is as a user text, merged with the user message before
+/// it (`normalizeMessagesForAPI`): here the second prompt's message.
+pub(super) const LOCAL_COMMAND: Mutation = Mutation {
+    name: "local-command",
+    apply: |b| {
+        let mut r = records(b);
+        let at = messages(&r);
+        let (answer, prompt) = (at[1], at[2]);
+        let t = millis(&r[answer]);
+        let command = local_command(
+            &r[answer],
+            "5c0c0c0c-0000-4000-8000-00000000c001",
+            MODEL_COMMAND,
+            t + 1000,
+        );
+        let output = local_command(
+            &command,
+            "5c0c0c0c-0000-4000-8000-00000000c002",
+            MODEL_OUTPUT,
+            t + 1001,
+        );
+        r[prompt]["parentUuid"] = output["uuid"].clone();
+        r.insert(prompt, output);
+        r.insert(prompt, command);
+        to_bytes(&r)
+    },
+};
+
+/// The same local command after the last answer, ending the session (as `/exit` ends many real
+/// sessions): the history ends on a user message of the two texts.
+pub(super) const LOCAL_COMMAND_AT_END: Mutation = Mutation {
+    name: "local-command-at-end",
+    apply: |b| {
+        let mut r = records(b);
+        let last = *messages(&r).last().unwrap();
+        let t = millis(&r[last]);
+        let command = local_command(
+            &r[last],
+            "5c0c0c0c-0000-4000-8000-00000000c003",
+            MODEL_COMMAND,
+            t + 1000,
+        );
+        let output = local_command(
+            &command,
+            "5c0c0c0c-0000-4000-8000-00000000c004",
+            MODEL_OUTPUT,
+            t + 1001,
+        );
+        r.push(command);
+        r.push(output);
+        to_bytes(&r)
+    },
+};
+
+/// The tool call's `input` member removed (a `tool_use` block without `input`).
+pub(super) const TOOL_USE_WITHOUT_INPUT: Mutation = Mutation {
+    name: "tool-use-without-input",
+    apply: |b| {
+        let mut r = records(b);
+        let mut removed = 0;
+        for x in &mut r {
+            let Some(content) = x["message"]["content"].as_array_mut() else {
+                continue;
+            };
+            for block in content {
+                if block["type"] == "tool_use" {
+                    block.as_object_mut().unwrap().remove("input");
+                    removed += 1;
+                }
+            }
+        }
+        assert_eq!(removed, 1, "the sample's one call");
+        to_bytes(&r)
+    },
+};
+
+/// The first answer and the second prompt without a `timestamp`.
+pub(super) const WITHOUT_TIMESTAMP: Mutation = Mutation {
+    name: "records-without-timestamp",
+    apply: |b| {
+        let mut r = records(b);
+        let at = messages(&r);
+        for i in [at[1], at[2]] {
+            r[i].as_object_mut().unwrap().remove("timestamp");
+        }
+        to_bytes(&r)
+    },
+};
+
+/// A content block of a type no API version names, after the first answer's text.
+pub(super) const UNKNOWN_BLOCK_TYPE: Mutation = Mutation {
+    name: "unknown-block-type",
+    apply: |b| {
+        let mut r = records(b);
+        let answer = messages(&r)[1];
+        r[answer]["message"]["content"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"type": "x_future_block", "data": "kept as is"}));
+        to_bytes(&r)
+    },
+};
+
+/// A `document` block (a kind the API takes in a user message, which the transcript has no form
+/// for) before the second prompt's text.
+pub(super) const DOCUMENT_BLOCK: Mutation = Mutation {
+    name: "document-block",
+    apply: |b| {
+        let mut r = records(b);
+        let prompt = messages(&r)[2];
+        let text = r[prompt]["message"]["content"].clone();
+        r[prompt]["message"]["content"] = json!([
+            {"type": "document", "source": {"type": "text", "media_type": "text/plain",
+                "data": "notes"}},
+            {"type": "text", "text": text}]);
+        to_bytes(&r)
+    },
+};
+
+/// The second prompt's content an empty array.
+pub(super) const EMPTY_USER_CONTENT: Mutation = Mutation {
+    name: "empty-user-content",
+    apply: |b| {
+        let mut r = records(b);
+        let prompt = messages(&r)[2];
+        r[prompt]["message"]["content"] = json!([]);
+        to_bytes(&r)
+    },
+};
+
+/// A bare string among the second prompt's blocks (before its text).
+pub(super) const BARE_STRING_BLOCK: Mutation = Mutation {
+    name: "bare-string-block",
+    apply: |b| {
+        let mut r = records(b);
+        let prompt = messages(&r)[2];
+        let text = r[prompt]["message"]["content"].clone();
+        r[prompt]["message"]["content"] = json!(["a bare string", {"type": "text", "text": text}]);
+        to_bytes(&r)
+    },
+};

@@ -1228,14 +1228,23 @@ fn a_malformed_record_off_the_conversation_does_not_stop_the_read() {
             if file == &path && field.as_deref() == Some("message.content")),
         "{err:?}"
     );
-    // And a missing timestamp on the conversation, `timestamp`.
+    // A timestamp misspelt on the conversation is none: Claude Code 2.1.197 and 2.1.332 keep
+    // such a record, and its event takes the time of the one before it.
     records[3]["message"] = json!({"role": "user", "content": "again"});
     let ts = records[4]
         .as_object_mut()
         .unwrap()
         .remove("timestamp")
         .unwrap();
-    records[4]["timesstamp"] = ts;
+    records[4]["timesstamp"] = ts.clone();
+    let t = read_both(&session_file(dir.path(), &records)).unwrap();
+    assert_eq!(
+        texts_and_calls(&t),
+        ["user hi", "text ok", "user again", "text fine"]
+    );
+    assert_eq!(t.events[3].timestamp, t.events[2].timestamp);
+    // One that does not parse is an error naming the field.
+    records[4]["timestamp"] = json!("yesterday");
     let path = session_file(dir.path(), &records);
     let err = read_both(&path).unwrap_err();
     assert!(

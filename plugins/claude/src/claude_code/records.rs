@@ -95,6 +95,9 @@ pub(super) struct Record<'a, C> {
     #[serde(rename = "leafUuid", borrow)]
     pub leaf_uuid: Option<Text<'a>>,
     pub handoff: Option<Extras>,
+    /// A `system` record's `content` (a `local_command` record's text, which Claude Code sends
+    /// as the user's).
+    pub content: Option<Value>,
 }
 
 /// A record's `message`.
@@ -147,6 +150,19 @@ impl<'de> Deserialize<'de> for FastContent {
     }
 }
 
+/// A bare string among a message's content blocks, kept apart (as this kind of
+/// [`ParsedBlock::Other`], the string its block) until the reader knows which Claude Code it reads
+/// for: 2.1.197 sends it as it is (the reader reads it as text), 2.1.332 leaves it out.
+pub(super) const BARE_STRING_BLOCK: &str = "(a bare string)";
+
+/// A bare string block, as [`BARE_STRING_BLOCK`] keeps it.
+pub(super) fn bare_string_block(text: String) -> ParsedBlock {
+    ParsedBlock::Other {
+        kind: BARE_STRING_BLOCK.to_owned(),
+        block: Value::String(text),
+    }
+}
+
 /// One content block: a bare string (Claude Code's schema allows them in user content) or a
 /// block object of a kind the typed path knows.
 struct FastBlock(ParsedBlock);
@@ -160,10 +176,10 @@ impl<'de> Deserialize<'de> for FastBlock {
                 f.write_str("a content block")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(ParsedBlock::Text(v.to_owned()))
+                Ok(bare_string_block(v.to_owned()))
             }
             fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(ParsedBlock::Text(v))
+                Ok(bare_string_block(v))
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
                 let fields = BlockFields::deserialize(de::value::MapAccessDeserializer::new(map))?;

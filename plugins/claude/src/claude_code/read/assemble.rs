@@ -13,10 +13,12 @@ use super::link::{conversation_path, link, GroupOf, Links, ResultChildren};
 use super::link::{Link, PackedLink, PARENT_BY_TIME_WITHIN_MS};
 use super::load::Loaded;
 use super::node_store::NodeStore;
-use super::nodes::{take_uuid, IndexKind, Kind, Node, Records};
+use super::nodes::{take_uuid, IndexKind, Kind, Node, Records, UserContent};
 use super::reread::RecordLines;
 use super::rules::ReadRules;
+use crate::claude_code::records::BARE_STRING_BLOCK;
 use crate::claude_code::write::{calls_are_the_tail, ChainState};
+use handoff_sdk::serde_json::Value;
 
 /// Hands assembled events on, remembering what an append needs to continue the chain.
 pub(super) struct Emitter<'s> {
@@ -39,9 +41,20 @@ pub(super) struct Emitter<'s> {
     /// The ids of the calls handed on and not answered yet, kept while records may be passed
     /// over (the open ones only, so a long session's calls are not all held).
     open_calls_handed_on: Option<IdSet<String>>,
+    /// The time of the last event handed on: what a record without a `timestamp` takes.
+    last_time: Option<Timestamp>,
 }
 
 impl Emitter<'_> {
+    /// The time of an event of a record whose `timestamp` is `recorded`: that one, else (Claude
+    /// Code keeps a record without one) the time of the event handed on before it, else, for the
+    /// conversation's first, the Unix epoch (as a request history without times reads).
+    pub(super) fn time_of(&self, recorded: Option<Timestamp>) -> Timestamp {
+        recorded
+            .or(self.last_time)
+            .unwrap_or(Timestamp::from_millis(0))
+    }
+
     pub(super) fn emit(&mut self, event: Event) {
         if self.stopped {
             return;
@@ -61,6 +74,7 @@ impl Emitter<'_> {
         }
         self.last_id.clear();
         self.last_id.push_str(&event.id);
+        self.last_time = Some(event.timestamp);
         self.emitted = true;
         if !self.track_calls {
             self.stopped = !(self.sink)(event);
@@ -168,6 +182,8 @@ pub(super) fn assemble(
         result_children,
         boundary: None,
         passes_over_malformed_messages: rules.malformed_message_passed_over,
+        drops_empty_user_content: rules.empty_user_content_dropped,
+        drops_bare_string_blocks: rules.bare_string_blocks_dropped,
     };
     let mut out = Emitter {
         sink,
@@ -179,6 +195,7 @@ pub(super) fn assemble(
         stopped: false,
         passed_over: false,
         open_calls_handed_on: rules.malformed_message_passed_over.then(IdSet::default),
+        last_time: None,
     };
     let mut chain = ChainState {
         prev: Some(turns.nodes.get(leaf).uuid.to_text()),
@@ -455,6 +472,55 @@ struct Turns<'a> {
     boundary: Option<(Node, Option<String>)>,
     /// See [`ReadRules::malformed_message_passed_over`].
     passes_over_malformed_messages: bool,
+    /// See [`ReadRules::empty_user_content_dropped`].
+    drops_empty_user_content: bool,
+    /// See [`ReadRules::bare_string_blocks_dropped`].
+    drops_bare_string_blocks: bool,
+}
+
+/// A record's bare string blocks (kept apart as [`BARE_STRING_BLOCK`] when decoded) left out, as
+/// Claude Code 2.1.332 sends them (`drop`), or read as text, as 2.1.197 does.
+fn bare_strings_as_sent(node: &mut Node, drop: bool) {
+    let is_bare =
+        |b: &ParsedBlock| matches!(b, ParsedBlock::Other { kind, .. } if kind == BARE_STRING_BLOCK);
+    let as_sent = |blocks: &mut Vec<ParsedBlock>| {
+        if drop {
+            blocks.retain(|b| !is_bare(b));
+            return;
+        }
+        for b in blocks.iter_mut() {
+            if let ParsedBlock::Other { kind, block } = b {
+                if kind == BARE_STRING_BLOCK {
+                    let text = match std::mem::take(block) {
+                        Value::String(text) => text,
+                        _ => String::new(),
+                    };
+                    *b = ParsedBlock::Text(text);
+                }
+            }
+        }
+    };
+    match &mut node.kind {
+        Kind::Assistant { blocks, .. } if blocks.iter().any(is_bare) => as_sent(blocks),
+        Kind::User {
+            content,
+            compact_summary,
+            ..
+        } => {
+            let UserContent::Blocks(blocks) = content else {
+                return;
+            };
+            if !blocks.iter().any(is_bare) {
+                return;
+            }
+            let mut blocks = std::mem::take(blocks);
+            as_sent(&mut blocks);
+            // Plain again (a prompt of text only, or none: an empty array, which the rules
+            // above take as such).
+            *content = UserContent::new(blocks, *compact_summary);
+        }
+        _ => {}
+    }
 }
 
 /// Whether `error` is a record's `message` missing or no object, or its `message.content`
@@ -485,8 +551,15 @@ impl Turns<'_> {
     }
 
     /// The record at `i` read whole (content and extras): kept from the load, or read again
-    /// from its line.
+    /// from its line; its bare string blocks as the Claude Code read for sends them.
     fn read_whole(&mut self, i: usize) -> Result<Node, PluginError> {
+        let mut node = self.read_decoded(i)?;
+        bare_strings_as_sent(&mut node, self.drops_bare_string_blocks);
+        Ok(node)
+    }
+
+    /// The record at `i` as decoded: kept from the load, or read again from its line.
+    fn read_decoded(&mut self, i: usize) -> Result<Node, PluginError> {
         let node = self.nodes.get(i);
         if let Some(body) = self.loaded.whole.get_mut(i).and_then(Option::take) {
             return Ok(body.into_node(&node));
@@ -544,7 +617,11 @@ impl Turns<'_> {
             }
             IndexKind::User { .. } => {
                 if let Some(mut record) = self.read_or_pass_over(i, out)? {
-                    user_events(self.path, &mut record, out)?;
+                    let empty = matches!(&record.kind,
+                        Kind::User { content: UserContent::Parts(parts), .. } if parts.is_empty());
+                    if !(empty && self.drops_empty_user_content) {
+                        user_events(self.path, &mut record, out)?;
+                    }
                 }
             }
             IndexKind::CompactBoundary { .. } => {
@@ -623,10 +700,12 @@ impl Turns<'_> {
         }
         let mut chain = chain;
         for mut run in runs.into_iter().rev() {
+            let at = out.time_of(run.first().and_then(|r| r.timestamp));
             out.emit(assistant_event(
                 self.path,
                 &mut run,
                 &self.loaded.models,
+                at,
                 chain.as_deref_mut(),
             )?);
         }
@@ -701,7 +780,7 @@ impl Turns<'_> {
         }
         let mut event = Event::new(
             id,
-            timestamp.expect("user records have timestamps"),
+            out.time_of(timestamp),
             Body::Compaction {
                 summary,
                 replaces_through: replaces,

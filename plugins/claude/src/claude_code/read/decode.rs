@@ -5,14 +5,14 @@ use std::path::Path;
 
 use handoff_sdk::dialect::anthropic::{parse_block, ParsedBlock};
 use handoff_sdk::serde_json::Value;
-use handoff_sdk::{PluginError, Timestamp, ToolInput};
+use handoff_sdk::{Part, PluginError, Timestamp, ToolInput};
 
 use super::errors::malformed;
 use super::index_record::{IndexRecord, Spans};
 use super::load::{intern, Loaded};
 use super::nodes::{Kind, Node, ReadRecord, UserContent};
 use super::record_id::RecordId;
-use crate::claude_code::records::{FastContent, Message, Record, Text};
+use crate::claude_code::records::{bare_string_block, FastContent, Message, Record, Text};
 use crate::extras::Extras;
 
 /// Message content as a path decodes it.
@@ -59,13 +59,26 @@ impl Content for Value {
             Value::Array(items) => {
                 let mut blocks = Vec::with_capacity(items.len());
                 for (i, item) in items.into_iter().enumerate() {
+                    if let Value::String(text) = item {
+                        blocks.push(bare_string_block(text));
+                        continue;
+                    }
                     blocks.push(parse_block(item, signature_model).map_err(|e| {
                         let field = if e.field.is_empty() {
                             format!("message.content[{i}]")
                         } else {
                             format!("message.content[{i}].{}", e.field)
                         };
-                        malformed(path, line, Some(&field), e.message)
+                        let message = if e.field == "input" && e.message == "missing" {
+                            // Measured at both ends: differential case `tool-use-without-input`.
+                            "missing (Claude Code 2.1.197 and 2.1.332 send the call without \
+                             input, which the API refuses: no request of this conversation can \
+                             be sent)"
+                                .to_owned()
+                        } else {
+                            e.message
+                        };
+                        malformed(path, line, Some(&field), message)
                     })?);
                 }
                 Ok(blocks)
@@ -124,6 +137,12 @@ pub(super) fn index_node_of(
                 logical_parent: record_id(raw.logical_parent_uuid),
             }
         }
+        "system" if is_local_command(raw.subtype.as_ref()) => Kind::User {
+            content: UserContent::default(),
+            meta: false,
+            compact_summary: false,
+            has_results: false,
+        },
         _ => Kind::Other,
     };
     Ok(Some(ReadRecord {
@@ -220,13 +239,15 @@ pub(super) fn node_of<C: Content>(
     if !sidechain && conversational {
         note_session(loaded, raw.cwd, raw.session_id);
     }
-    let timestamp = match (&raw.timestamp, conversational) {
-        (Some(t), _) => Some(
+    // A record without a `timestamp` is kept: Claude Code 2.1.197 and 2.1.332 send it (measured:
+    // differential case `records-without-timestamp`); its event takes the time of the one before
+    // it (`Emitter::time_of`). One that does not parse is an error.
+    let timestamp = match &raw.timestamp {
+        Some(t) => Some(
             Timestamp::parse(t.as_str())
                 .map_err(|e| malformed(path, line, Some("timestamp"), e))?,
         ),
-        (None, true) => return Err(malformed(path, line, Some("timestamp"), "missing")),
-        (None, false) => None,
+        None => None,
     };
     let extras = raw.handoff.filter(|e| !e.is_empty()).map(Box::new);
     let mut message_id = None;
@@ -251,6 +272,14 @@ pub(super) fn node_of<C: Content>(
                 logical_parent: record_id(raw.logical_parent_uuid),
             }
         }
+        "system" if is_local_command(raw.subtype.as_ref()) => Kind::User {
+            content: UserContent::Parts(vec![Part::Text {
+                text: local_command_text(path, line, raw.content)?,
+            }]),
+            meta: false,
+            compact_summary: false,
+            has_results: false,
+        },
         _ => Kind::Other,
     };
     Ok(Some(ReadRecord {
@@ -266,6 +295,48 @@ pub(super) fn node_of<C: Content>(
         message_id: (kind == "assistant").then(|| boxed(message_id)).flatten(),
         spans: Spans::default(),
     }))
+}
+
+/// Whether a `system` record is a local command's (its subtype `local_command`): the command a
+/// person ran (`/model`, `/exit`, …) or its output. Claude Code 2.1.197 and 2.1.332 send its
+/// `content` as is as a user text, merged with the user message before it as any two user
+/// messages are (`normalizeMessagesForAPI`, read from both bundles; measured: differential cases
+/// `local-command`, `local-command-at-end`); so it reads as a user record of that text, and is
+/// indexed as one.
+fn is_local_command(subtype: Option<&Text<'_>>) -> bool {
+    subtype.map(Text::as_str) == Some("local_command")
+}
+
+/// A local command record's text: its `content`, which must be a string.
+fn local_command_text(
+    path: &Path,
+    line: usize,
+    content: Option<Value>,
+) -> Result<String, PluginError> {
+    match content {
+        Some(Value::String(text)) => Ok(text),
+        other => Err(malformed(
+            path,
+            line,
+            Some("content"),
+            format!(
+                "a local_command record's content must be a string (Claude Code sends it as the \
+                 user's text), found {}",
+                other.as_ref().map_or("none", value_kind)
+            ),
+        )),
+    }
+}
+
+fn value_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 /// The calls of a record marked `handoff.freeform` back to freeform calls: each `tool_use`

@@ -61,7 +61,13 @@ pub(super) fn diagnose(text: &[u8]) -> Option<String> {
 
 pub(super) fn unsupported(b: &ParsedBlock) -> String {
     match b {
-        ParsedBlock::Other { kind, .. } => format!("a {kind:?} block has no canonical form"),
+        // Claude Code 2.1.197 and 2.1.332 send such a block as it is (measured: differential
+        // cases `unknown-block-type`, `document-block`); the transcript cannot name it, so a
+        // target could not carry it, and dropping it would lose what the CLI sends.
+        ParsedBlock::Other { kind, .. } => format!(
+            "a {kind:?} block has no canonical form (Claude Code sends it as it is; no target \
+             could carry it, so the session is refused rather than read without it)"
+        ),
         ParsedBlock::ToolResult { .. } => "a tool_result block in an assistant record".into(),
         ParsedBlock::Image(_) => "an image block in an assistant record".into(),
         ParsedBlock::ToolCall(_) => "a tool_use block in a user record".into(),

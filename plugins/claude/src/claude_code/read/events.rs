@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use handoff_sdk::dialect::anthropic::ParsedBlock;
-use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError};
+use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError, Timestamp};
 
 use super::assemble::Emitter;
 use super::errors::{malformed, unsupported};
@@ -12,12 +12,13 @@ use super::nodes::{take_uuid, Kind, Node, UserContent};
 use crate::claude_code::write::ChainState;
 use crate::extras::{default_origin, mark_meta};
 
-/// The event of an assistant turn's records (read whole, in file order); with `chain`, where
-/// each of its calls is recorded.
+/// The event of an assistant turn's records (read whole, in file order), at `timestamp`; with
+/// `chain`, where each of its calls is recorded.
 pub(super) fn assistant_event(
     path: &Path,
     records: &mut [Node],
     models: &[Box<str>],
+    timestamp: Timestamp,
     mut chain: Option<&mut ChainState>,
 ) -> Result<Event, PluginError> {
     let mut content = Vec::new();
@@ -71,7 +72,7 @@ pub(super) fn assistant_event(
     };
     let mut event = Event::new(
         take_uuid(node),
-        node.timestamp.expect("assistant records have timestamps"),
+        timestamp,
         Body::Assistant { content, origin },
     );
     event.author = node.take_author();
@@ -80,7 +81,7 @@ pub(super) fn assistant_event(
 
 /// The one event of a user record with one.
 pub(super) fn single_user_event(node: &mut Node, body: Body, meta: bool, out: &mut Emitter<'_>) {
-    let timestamp = node.timestamp.expect("user records have timestamps");
+    let timestamp = out.time_of(node.timestamp);
     let mut event = Event::new(take_uuid(node), timestamp, body);
     event.author = node.extras.as_ref().and_then(|e| e.author.clone());
     if meta {
@@ -145,7 +146,7 @@ pub(super) fn user_events(
         in_run = !result;
         has_results |= result;
     }
-    let timestamp = node.timestamp.expect("user records have timestamps");
+    let timestamp = out.time_of(node.timestamp);
     let mut base = Some(take_uuid(node));
     let author = node.extras.as_ref().and_then(|e| e.author.as_ref());
     let mut k = 0;

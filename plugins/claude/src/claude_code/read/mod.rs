@@ -22,7 +22,8 @@
 //! Claude Code's order (the chain's, then off it by timestamp), and the results of its calls that
 //! are off the chain are gathered from its records' children: with parallel calls each result
 //! hangs on its own `tool_use` record, so a plain walk from the leaf would miss all but the last.
-//! `isMeta` user records are conversation (Claude Code sends them); sidechain (subagent),
+//! `isMeta` user records are conversation (Claude Code sends them), and so are a local command's
+//! `system` records, read as user texts ([`decode`]); sidechain (subagent),
 //! attachment, queue, snapshot and other bookkeeping records are not. A malformed record is an
 //! error naming its line and field when the conversation needs it (but one whose `message` or
 //! `message.content` is missing or of the wrong type, which Claude Code 2.1.332 passes over:

@@ -42,6 +42,15 @@ pub struct ReadRules {
     /// 2.1.197 fails on such a record (no request), and the reader names its file, line and
     /// field.
     pub(crate) malformed_message_passed_over: bool,
+    /// A user record whose `message.content` is an empty array is not sent (its link in the
+    /// chain holds): 2.1.332 (measured: differential case `empty-user-content`, where the
+    /// provider then refuses two answers in a row); 2.1.197 sends it empty (which the provider
+    /// refuses as empty), an empty user event.
+    pub(crate) empty_user_content_dropped: bool,
+    /// A content block that is a bare string (not a block object) is not sent: 2.1.332
+    /// (measured: differential case `bare-string-block`); 2.1.197 sends it as it is (the
+    /// provider refuses it), and the reader reads it as text.
+    pub(crate) bare_string_blocks_dropped: bool,
 }
 
 /// Claude Code 2.1.332's result for a call the session ended on.
@@ -56,6 +65,8 @@ impl ReadRules {
         open_call_at_end_answered: Some(INTERRUPTED_CALL_RESULT),
         by_time_skips_file_snapshots: true,
         malformed_message_passed_over: true,
+        empty_user_content_dropped: true,
+        bare_string_blocks_dropped: true,
     };
 
     /// As Claude Code `version` (`2.1.197`, `v2.1.197`) sends a session. A version that is no
@@ -71,6 +82,8 @@ impl ReadRules {
             open_call_at_end_answered: None,
             by_time_skips_file_snapshots: false,
             malformed_message_passed_over: false,
+            empty_user_content_dropped: false,
+            bare_string_blocks_dropped: false,
         }
     }
 }
@@ -96,6 +109,10 @@ mod tests {
         assert!(newest.by_time_skips_file_snapshots);
         assert!(!oldest.malformed_message_passed_over);
         assert!(newest.malformed_message_passed_over);
+        assert!(newest.empty_user_content_dropped);
+        assert!(!oldest.empty_user_content_dropped);
+        assert!(newest.bare_string_blocks_dropped);
+        assert!(!oldest.bare_string_blocks_dropped);
         assert!(ReadRules::NEWEST.open_call_at_end_answered.is_some());
         assert!(ReadRules::for_version("v2.1.331").task_tool_aliases_renamed);
         assert_eq!(

@@ -44,8 +44,14 @@ pub(super) fn node_from_spans(
     if RecordId::new(uuid.as_str()) != index.uuid {
         return None;
     }
-    let timestamp: Option<Text<'_>> = member(text, spans.timestamp)?;
-    let timestamp = Timestamp::parse(timestamp?.as_str()).ok()?;
+    // No `timestamp` member: a record Claude Code keeps (its event takes the time before it).
+    let timestamp = match spans.timestamp {
+        Spans::ABSENT => None,
+        at => {
+            let timestamp: Option<Text<'_>> = member(text, at)?;
+            Some(Timestamp::parse(timestamp?.as_str()).ok()?)
+        }
+    };
     let extras: Option<Extras> = match spans.handoff {
         Spans::ABSENT => None,
         at => member(text, at)?,
@@ -59,7 +65,7 @@ pub(super) fn node_from_spans(
         line,
         sidechain: index.sidechain,
         kind,
-        timestamp: Some(timestamp),
+        timestamp,
         extras,
     })
 }

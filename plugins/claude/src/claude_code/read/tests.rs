@@ -153,14 +153,64 @@ fn the_streamed_read_names_a_bad_record_of_the_conversation() {
         err.contains("s.jsonl:8") && err.contains("message.content[0]"),
         "{err}"
     );
-    let no_timestamp = |l: &mut Vec<String>| {
-        let at = l[7].find(r#""timestamp""#).unwrap();
-        l[7].replace_range(at..at + 11, r#""elsewhen""#);
+    let bad_timestamp = |l: &mut Vec<String>| {
+        let at = l[7].find(r#""timestamp":""#).unwrap() + r#""timestamp":""#.len();
+        l[7].replace_range(at..at + 4, "x026");
     };
-    let err = genuine_changed(no_timestamp).unwrap_err().to_string();
+    let err = genuine_changed(bad_timestamp).unwrap_err().to_string();
     assert!(
         err.contains("s.jsonl:8") && err.contains("timestamp"),
         "{err}"
+    );
+}
+
+/// A record without a `timestamp` is read, as Claude Code 2.1.197 and 2.1.332 send it
+/// (measured: differential case `records-without-timestamp`): its event takes the time of the
+/// event before it, and the first one the epoch; every read agrees.
+#[test]
+fn a_record_without_a_timestamp_takes_the_time_of_the_event_before_it() {
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/samples/genuine-2.1.197/31c027dc-f6fd-435e-b40a-e98d9514124a.jsonl"
+    );
+    let read_without_timestamps = |lines_at: &[usize]| {
+        let mut lines: Vec<Value> = std::fs::read_to_string(sample)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        for &i in lines_at {
+            assert!(lines[i]
+                .as_object_mut()
+                .unwrap()
+                .remove("timestamp")
+                .is_some());
+        }
+        let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.jsonl");
+        std::fs::write(&file, text.join("\n") + "\n").unwrap();
+        let whole = read(&file).unwrap().events;
+        assert_eq!(streamed(&file).unwrap(), whole);
+        let session = super::read_session(&file).unwrap();
+        assert_eq!(
+            session.transcript.events, whole,
+            "the read an append starts from"
+        );
+        whole
+    };
+    let genuine = read_without_timestamps(&[]);
+    // The final answer (line 8) and the first prompt (line 3).
+    let changed = read_without_timestamps(&[7, 2]);
+    assert_eq!(changed.len(), genuine.len());
+    for (k, (c, g)) in changed.iter().zip(&genuine).enumerate() {
+        assert_eq!((&c.id, &c.body), (&g.id, &g.body), "event {k}");
+    }
+    assert_eq!(changed[0].timestamp.millis(), 0, "the first: the epoch");
+    assert_eq!(changed[1].timestamp, genuine[1].timestamp);
+    assert_eq!(
+        changed[3].timestamp, genuine[2].timestamp,
+        "the answer: the result's time"
     );
 }
 
@@ -304,11 +354,13 @@ fn a_user_record_gives_an_event_per_result_and_per_run_of_other_blocks() {
     std::fs::write(&file, text).unwrap();
     let t = read(&file).unwrap();
     let ids: Vec<&str> = t.events.iter().map(|e| e.id.as_str()).collect();
-    assert_eq!(ids, ["a", "a:1", "a:2", "a:3", "b"]);
+    // `b`, of an empty array, is no event as the newest end reads (`empty_user_content_dropped`).
+    assert_eq!(ids, ["a", "a:1", "a:2", "a:3"]);
     let user = |texts: &[&str]| Body::User {
         content: texts.iter().map(|&t| Part::text(t)).collect(),
     };
-    assert_eq!(t.events[0].body, user(&["hi", "there"]));
+    // The bare string "there" is left out as the newest end reads (`bare_string_blocks_dropped`).
+    assert_eq!(t.events[0].body, user(&["hi"]));
     assert_eq!(
         t.events[1].body,
         Body::ToolResult {
@@ -326,7 +378,6 @@ fn a_user_record_gives_an_event_per_result_and_per_run_of_other_blocks() {
         }
     );
     assert_eq!(t.events[3].body, user(&["bye"]));
-    assert_eq!(t.events[4].body, user(&[]));
 }
 
 #[test]
@@ -590,6 +641,8 @@ fn the_spans_agree_on_edge_cases_or_hand_them_over() {
         format!(r#"{{{head},{ts},"handoff":null,"message":{{"content":[]}},"usage":{{"n":1}}}}"#),
         format!(r#"{{{head},{ts},"message":{{"content":[{{"type":"tool_result","tool_use_id":"t","content":"r"}}]}}}}"#).replace("assistant", "user"),
         format!(r#"{{{head},{ts},"isMeta":true,"isCompactSummary":true,"message":{{"content":"sum"}}}}"#).replace("assistant", "user"),
+        // No timestamp: a record Claude Code keeps.
+        format!(r#"{{{head},"message":{{"content":"x"}}}}"#),
     ];
     for line in &spanned {
         assert!(spans_agree(line.as_bytes()), "{line}");
@@ -605,7 +658,6 @@ fn the_spans_agree_on_edge_cases_or_hand_them_over() {
             r#"{{{head},{ts},"handoff":{{}},"handoff":{{"origin":null}},"message":{{"content":"x"}}}}"#
         ),
         // What the whole line decides, and names.
-        format!(r#"{{{head},"message":{{"content":"x"}}}}"#),
         format!(r#"{{{head},"timestamp":null,"message":{{"content":"x"}}}}"#),
         format!(r#"{{{head},"timestamp":"yesterday","message":{{"content":"x"}}}}"#),
         format!(r#"{{{head},{ts},"message":null}}"#),
@@ -641,4 +693,195 @@ fn a_line_that_holds_another_record_now_is_decoded_whole() {
     let index = IndexNode::of(&record.node, record.parent, record.spans, (0, first.len())).0;
     assert!(node_from_spans(path, &index, first.as_bytes(), &mut loaded).is_some());
     assert!(node_from_spans(path, &index, line("b").as_bytes(), &mut loaded).is_none());
+}
+
+/// A `system` record of subtype `local_command`, as Claude Code writes one, hanging on `parent`.
+fn local_command_line(uuid: &str, parent: &str, content: &str) -> String {
+    serde_json::json!({"parentUuid": parent, "isSidechain": false, "userType": "external",
+        "cwd": "/home/dev/proj", "sessionId": "31c027dc-f6fd-435e-b40a-e98d9514124a",
+        "type": "system", "subtype": "local_command", "content": content, "level": "info",
+        "timestamp": "2026-11-30T00:41:59.000Z", "uuid": uuid, "isMeta": false})
+    .to_string()
+}
+
+/// A local command's records (the command, its output) are user texts, their content as is, as
+/// Claude Code 2.1.197 and 2.1.332 send them (measured: differential cases `local-command`,
+/// `local-command-at-end`); one whose content is no string is named.
+#[test]
+fn a_local_command_record_reads_as_a_user_text() {
+    const ANSWER: &str = "7401c41e-aff8-4dea-b4d2-5b0aaf195ed3";
+    const COMMAND: &str = "<command-name>/model</command-name>";
+    const OUTPUT: &str = "<local-command-stdout>Kept model as Opus</local-command-stdout>";
+    let genuine = genuine_changed(|_| {}).unwrap();
+    let with_command = genuine_changed(|l| {
+        assert!(l[7].contains(ANSWER), "{}", l[7]);
+        l.push(local_command_line("c-1", ANSWER, COMMAND));
+        l.push(local_command_line("c-2", "c-1", OUTPUT));
+    })
+    .unwrap();
+    let text = |text: &str| Body::User {
+        content: vec![Part::Text { text: text.into() }],
+    };
+    let mut expected = genuine.clone();
+    expected.extend([text(COMMAND), text(OUTPUT)]);
+    assert_eq!(with_command, expected);
+    // Off the conversation (another subtype, or on no chain the leaf reaches) nothing changes.
+    let informational = genuine_changed(|l| {
+        let line = local_command_line("c-1", ANSWER, COMMAND);
+        l.push(line.replace("local_command", "informational"));
+    })
+    .unwrap();
+    assert_eq!(informational, genuine);
+    let not_text = genuine_changed(|l| {
+        let line = local_command_line("c-1", ANSWER, COMMAND);
+        l.push(line.replace(&format!("\"{COMMAND}\""), "[1]"));
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(
+        not_text.contains("s.jsonl:10") && not_text.contains("content"),
+        "{not_text}"
+    );
+}
+
+/// What Claude Code 2.1.197 and 2.1.332 send as it is but the transcript cannot hold is refused,
+/// naming the file, line and field and why (measured: differential cases
+/// `tool-use-without-input`, `unknown-block-type`, `document-block`): a call without `input`
+/// (which the API refuses), and a block of a kind the transcript has no form for.
+#[test]
+fn what_claude_code_sends_and_the_transcript_cannot_hold_is_refused_saying_why() {
+    let without_input = genuine_changed(|l| {
+        let input = r#","input":{"command":"echo hi-from-tool","description":"echo"}"#;
+        assert!(l[5].contains(input), "{}", l[5]);
+        l[5] = l[5].replacen(input, "", 1);
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(
+        without_input.contains("s.jsonl:6")
+            && without_input.contains("message.content[0].input")
+            && without_input.contains("the API refuses"),
+        "{without_input}"
+    );
+    let document = r#"[{"type":"document","source":{"type":"text","media_type":"text/plain","data":"notes"}},{"type":"text","text":"TOOLME"}]"#;
+    let with_document = genuine_changed(|l| {
+        l[2] = l[2].replacen(
+            r#""content":"TOOLME""#,
+            &format!(r#""content":{document}"#),
+            1,
+        );
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(
+        with_document.contains("s.jsonl:3")
+            && with_document.contains("message.content[0]")
+            && with_document.contains("\"document\" block has no canonical form")
+            && with_document.contains("no target could carry it"),
+        "{with_document}"
+    );
+}
+
+/// A user record whose content is an empty array: Claude Code 2.1.332 does not send it (its link
+/// holds), 2.1.197 sends it empty (measured: differential case `empty-user-content`); the reader
+/// reads as the version it reads for.
+#[test]
+fn an_empty_user_record_is_dropped_as_the_newest_end_reads() {
+    let genuine = genuine_changed(|_| {}).unwrap();
+    let empty = |l: &mut Vec<String>| {
+        assert!(l[2].contains(r#""content":"TOOLME""#), "{}", l[2]);
+        l[2] = l[2].replacen(r#""content":"TOOLME""#, r#""content":[]"#, 1);
+    };
+    assert_eq!(genuine_changed(empty).unwrap(), genuine[1..]);
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/samples/genuine-2.1.197/31c027dc-f6fd-435e-b40a-e98d9514124a.jsonl"
+    );
+    let mut lines: Vec<String> = std::fs::read_to_string(sample)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    empty(&mut lines);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let mut oldest = Vec::new();
+    super::read_each(
+        &file,
+        super::ReadRules::for_version(crate::manifest::CLAUDE_CODE_VERSION),
+        &mut |e| {
+            oldest.push(e.body);
+            true
+        },
+    )
+    .unwrap();
+    assert_eq!(oldest[0], Body::User { content: vec![] });
+    assert_eq!(oldest[1..], genuine[1..]);
+}
+
+/// A bare string among a prompt's blocks: Claude Code 2.1.332 leaves it out, 2.1.197 sends it as
+/// it is (measured: differential case `bare-string-block`); the reader reads it out or as text,
+/// as the version it reads for, on the typed and the general path alike.
+#[test]
+fn a_bare_string_block_is_dropped_as_the_newest_end_reads_and_text_as_the_oldest() {
+    let genuine = genuine_changed(|_| {}).unwrap();
+    for (blocks, general) in [
+        (
+            r#"["a bare string",{"type":"text","text":"TOOLME"}]"#,
+            false,
+        ),
+        // An image sends the line to the general path.
+        (
+            r#"["a bare string",{"type":"text","text":"TOOLME"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"aGk="}}]"#,
+            true,
+        ),
+    ] {
+        let change = |l: &mut Vec<String>| {
+            assert!(l[2].contains(r#""content":"TOOLME""#), "{}", l[2]);
+            l[2] = l[2].replacen(
+                r#""content":"TOOLME""#,
+                &format!(r#""content":{blocks}"#),
+                1,
+            );
+        };
+        let newest = genuine_changed(change).unwrap();
+        let Body::User { content } = &newest[0] else {
+            panic!("{newest:?}")
+        };
+        assert_eq!(content[0], Part::text("TOOLME"));
+        assert_eq!(content.len(), 1 + usize::from(general));
+        assert_eq!(newest[1..], genuine[1..]);
+        let sample = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/samples/genuine-2.1.197/31c027dc-f6fd-435e-b40a-e98d9514124a.jsonl"
+        );
+        let mut lines: Vec<String> = std::fs::read_to_string(sample)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        change(&mut lines);
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.jsonl");
+        std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+        let mut oldest = Vec::new();
+        super::read_each(
+            &file,
+            super::ReadRules::for_version(crate::manifest::CLAUDE_CODE_VERSION),
+            &mut |e| {
+                oldest.push(e.body);
+                true
+            },
+        )
+        .unwrap();
+        let Body::User { content } = &oldest[0] else {
+            panic!("{oldest:?}")
+        };
+        assert_eq!(
+            content[..2],
+            [Part::text("a bare string"), Part::text("TOOLME")]
+        );
+        assert_eq!(oldest[1..], genuine[1..]);
+    }
 }
