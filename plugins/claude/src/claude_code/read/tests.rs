@@ -39,6 +39,17 @@ fn empty() -> Loaded {
 /// The genuine Claude Code 2.1.197 session with a tool call (4 events), its lines changed by
 /// `change`, read.
 fn genuine_changed(change: impl FnOnce(&mut Vec<String>)) -> Result<Vec<Body>, PluginError> {
+    let (_dir, file, lines) = genuine_file_changed(change);
+    let whole = read(&file).map(|t| t.events);
+    assert_eq!(streamed(&file), whole, "{}", lines.join("\n"));
+    whole.map(|events| events.into_iter().map(|e| e.body).collect())
+}
+
+/// The genuine 2.1.197 session, changed by `change`, in a temporary folder (kept while the
+/// first member lives): the file and its lines.
+fn genuine_file_changed(
+    change: impl FnOnce(&mut Vec<String>),
+) -> (tempfile::TempDir, std::path::PathBuf, Vec<String>) {
     let sample = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/samples/genuine-2.1.197/31c027dc-f6fd-435e-b40a-e98d9514124a.jsonl"
@@ -52,9 +63,23 @@ fn genuine_changed(change: impl FnOnce(&mut Vec<String>)) -> Result<Vec<Body>, P
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("s.jsonl");
     std::fs::write(&file, lines.join("\n") + "\n").unwrap();
-    let whole = read(&file).map(|t| t.events);
-    assert_eq!(streamed(&file), whole, "{}", lines.join("\n"));
-    whole.map(|events| events.into_iter().map(|e| e.body).collect())
+    (dir, file, lines)
+}
+
+/// [`genuine_changed`] as the oldest end of the range (2.1.197) reads it, in two passes.
+fn genuine_changed_as_oldest(change: impl FnOnce(&mut Vec<String>)) -> Vec<Body> {
+    let (_dir, file, _) = genuine_file_changed(change);
+    let mut bodies = Vec::new();
+    super::read_each(
+        &file,
+        super::ReadRules::for_version(crate::manifest::CLAUDE_CODE_VERSION),
+        &mut |e| {
+            bodies.push(e.body);
+            true
+        },
+    )
+    .unwrap();
+    bodies
 }
 
 /// The events `read_each` hands on (two passes), or its error, as `read` (one pass) gives them.
@@ -793,29 +818,7 @@ fn an_empty_user_record_is_dropped_as_the_newest_end_reads() {
         l[2] = l[2].replacen(r#""content":"TOOLME""#, r#""content":[]"#, 1);
     };
     assert_eq!(genuine_changed(empty).unwrap(), genuine[1..]);
-    let sample = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/samples/genuine-2.1.197/31c027dc-f6fd-435e-b40a-e98d9514124a.jsonl"
-    );
-    let mut lines: Vec<String> = std::fs::read_to_string(sample)
-        .unwrap()
-        .lines()
-        .map(str::to_owned)
-        .collect();
-    empty(&mut lines);
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("s.jsonl");
-    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
-    let mut oldest = Vec::new();
-    super::read_each(
-        &file,
-        super::ReadRules::for_version(crate::manifest::CLAUDE_CODE_VERSION),
-        &mut |e| {
-            oldest.push(e.body);
-            true
-        },
-    )
-    .unwrap();
+    let oldest = genuine_changed_as_oldest(empty);
     assert_eq!(oldest[0], Body::User { content: vec![] });
     assert_eq!(oldest[1..], genuine[1..]);
 }
@@ -852,29 +855,7 @@ fn a_bare_string_block_is_dropped_as_the_newest_end_reads_and_text_as_the_oldest
         assert_eq!(content[0], Part::text("TOOLME"));
         assert_eq!(content.len(), 1 + usize::from(general));
         assert_eq!(newest[1..], genuine[1..]);
-        let sample = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/samples/genuine-2.1.197/31c027dc-f6fd-435e-b40a-e98d9514124a.jsonl"
-        );
-        let mut lines: Vec<String> = std::fs::read_to_string(sample)
-            .unwrap()
-            .lines()
-            .map(str::to_owned)
-            .collect();
-        change(&mut lines);
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("s.jsonl");
-        std::fs::write(&file, lines.join("\n") + "\n").unwrap();
-        let mut oldest = Vec::new();
-        super::read_each(
-            &file,
-            super::ReadRules::for_version(crate::manifest::CLAUDE_CODE_VERSION),
-            &mut |e| {
-                oldest.push(e.body);
-                true
-            },
-        )
-        .unwrap();
+        let oldest = genuine_changed_as_oldest(change);
         let Body::User { content } = &oldest[0] else {
             panic!("{oldest:?}")
         };
