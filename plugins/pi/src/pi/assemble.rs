@@ -10,8 +10,10 @@
 
 use std::path::Path;
 
-use foldhash::{HashMap, HashMapExt};
+use foldhash::HashMap;
 use handoff_sdk::serde_json::Value;
+use handoff_sdk::spill::SpillSet;
+use handoff_sdk::IdSeeds;
 use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError, Timestamp};
 
 use super::context::{conversation, Role};
@@ -56,12 +58,40 @@ impl Wanted {
     };
 }
 
+/// The tool calls of the path so far: every call id as a digest (a call id is not used twice),
+/// in a [`SpillSet`] (~1.3–2.5 B a call past its threshold), and the calls not answered yet with
+/// their tool names (a result carries its `toolName` only when it is not its call's). A call is
+/// answered nearly always right after it is made, so what is kept whole stays small however
+/// long the session (each call's two strings, kept for the whole read, were ~100 B a call).
+#[derive(Default)]
+struct Calls {
+    seen: SpillSet,
+    seeds: IdSeeds,
+    unanswered: HashMap<String, String>,
+}
+
+impl Calls {
+    /// Adds a call; `false` when its id was used before.
+    fn add(&mut self, id: &str, name: &str) -> bool {
+        if !self.seen.insert_new(self.seeds.digest(id)) {
+            return false;
+        }
+        self.unanswered.insert(id.to_owned(), name.to_owned());
+        true
+    }
+
+    /// Whether a call of this id was made.
+    fn seen(&self, id: &str) -> bool {
+        self.seen.contains(&self.seeds.digest(id))
+    }
+}
+
 /// Puts converted events in order: checks them, carries what comes between them, and hands
 /// each on once the next one is known (the last gets what follows it).
 struct Assembly<'a> {
     file: &'a Path,
     /// Call id → (tool name, answered yet).
-    calls: HashMap<String, (String, bool)>,
+    calls: Calls,
     /// Whether calls without result get the result pi sends.
     answer: bool,
     /// The calls of the last assistant message pi sends, in order, with that message's time.
@@ -78,7 +108,7 @@ impl<'a> Assembly<'a> {
         Assembly {
             file,
             answer: open_calls == OpenCalls::Answered,
-            calls: HashMap::new(),
+            calls: Calls::default(),
             open_calls: Vec::new(),
             open_calls_at: Timestamp::from_millis(0),
             before: Vec::new(),
@@ -121,13 +151,9 @@ impl<'a> Assembly<'a> {
         // What was carried belongs before the next entry of the file, not before pi's answers.
         let carried = std::mem::take(&mut self.before);
         for call_id in std::mem::take(&mut self.open_calls) {
-            let Some((_, answered)) = self.calls.get_mut(&call_id) else {
-                continue;
-            };
-            if *answered {
-                continue;
+            if self.calls.unanswered.remove(&call_id).is_none() {
+                continue; // answered, or no call pi sends
             }
-            *answered = true;
             let event = Event::new(
                 format!("{call_id}{NO_RESULT_ID_SUFFIX}"),
                 self.open_calls_at,
@@ -187,8 +213,7 @@ impl<'a> Assembly<'a> {
                     let AssistantPart::ToolCall(call) = part else {
                         continue;
                     };
-                    let entry = (call.name.clone(), false);
-                    if self.calls.insert(call.id.clone(), entry).is_some() {
+                    if !self.calls.add(&call.id, &call.name) {
                         return Err(fail(
                             &format!("message.content[{i}].id"),
                             format!(
@@ -200,23 +225,21 @@ impl<'a> Assembly<'a> {
                 }
             }
             Body::ToolResult { call_id, .. } => {
-                let (name, answered) = self.calls.get_mut(call_id).ok_or_else(|| {
-                    fail(
-                        "message.toolCallId",
-                        format!(
-                            "{call_id:?} answers no tool call pi sends on the conversation path \
-                             (none, or one of an assistant message that stopped with error/aborted)"
-                        ),
-                    )
-                })?;
-                if *answered {
+                let Some(name) = self.calls.unanswered.remove(call_id) else {
                     return Err(fail(
                         "message.toolCallId",
-                        format!("tool call {call_id:?} already has a result"),
+                        if self.calls.seen(call_id) {
+                            format!("tool call {call_id:?} already has a result")
+                        } else {
+                            format!(
+                                "{call_id:?} answers no tool call pi sends on the conversation \
+                                 path (none, or one of an assistant message that stopped with \
+                                 error/aborted)"
+                            )
+                        },
                     ));
-                }
-                *answered = true;
-                if let Some(tool_name) = tool_name.filter(|t| t != name) {
+                };
+                if let Some(tool_name) = tool_name.filter(|t| *t != name) {
                     let message = pi_map(&mut event)
                         .entry("message")
                         .or_insert_with(|| Value::Object(Default::default()));

@@ -108,12 +108,12 @@ pub struct Scan {
     /// The header.
     pub header: Header,
     /// Each entry's kind.
-    kinds: Vec<Kind>,
+    kinds: Blocks<Kind>,
     /// Each entry's parent ([`NO_PARENT`]), as the id index said when the entry was read; see
     /// `superseded` for a parent whose id a later entry took.
-    parents: Vec<u32>,
+    parents: Blocks<u32>,
     /// v1 only: each entry's line (its id is `L<line>`).
-    v1_lines: Vec<u32>,
+    v1_lines: Blocks<u32>,
     /// Each id's digest → its last entry (pi's by-id map keeps the last entry of an id).
     ids: SpillMap<u64>,
     seeds: IdSeeds,
@@ -138,7 +138,7 @@ impl Scan {
 
     /// The kind of entry `entry`.
     pub fn kind(&self, entry: u32) -> Kind {
-        self.kinds[entry as usize]
+        self.kinds.get(entry)
     }
 
     /// pi's leaf (the last entry that is not a header) and its id.
@@ -148,7 +148,7 @@ impl Scan {
 
     /// The entry pi takes for `entry`'s `parentId`: the last entry with that id, if any.
     pub fn parent(&self, entry: u32) -> Option<u32> {
-        let parent = self.parents[entry as usize];
+        let parent = self.parents.get(entry);
         if parent == NO_PARENT {
             return None;
         }
@@ -168,7 +168,7 @@ impl Scan {
 
     /// A v1 entry's line (its id is `L<line>`).
     pub fn v1_line(&self, entry: u32) -> usize {
-        self.v1_lines[entry as usize] as usize
+        self.v1_lines.get(entry) as usize
     }
 
     /// The line and id of `entry`, read again (for an error that names it).
@@ -185,6 +185,50 @@ impl Scan {
             .unwrap_or_default()
             .to_owned();
         Ok((line, id))
+    }
+}
+
+/// A vector in blocks of `BLOCK_ENTRIES`: it grows a block at a time, never copying what it
+/// holds nor leaving the freed halves of a doubling behind (a `Vec` of a million entries would
+/// have touched twice its size, which an allocator keeps resident for a while).
+struct Blocks<T> {
+    blocks: Vec<Vec<T>>,
+}
+
+const BLOCK_ENTRIES: usize = 1 << 16;
+
+impl<T> Default for Blocks<T> {
+    fn default() -> Self {
+        Blocks { blocks: Vec::new() }
+    }
+}
+
+impl<T: Copy> Blocks<T> {
+    fn len(&self) -> usize {
+        self.blocks.last().map_or(0, |last| {
+            (self.blocks.len() - 1) * BLOCK_ENTRIES + last.len()
+        })
+    }
+
+    fn push(&mut self, value: T) {
+        match self.blocks.last_mut() {
+            Some(last) if last.len() < BLOCK_ENTRIES => last.push(value),
+            _ => {
+                let mut block = Vec::with_capacity(BLOCK_ENTRIES);
+                block.push(value);
+                self.blocks.push(block);
+            }
+        }
+    }
+
+    fn get(&self, at: u32) -> T {
+        let at = at as usize;
+        self.blocks[at / BLOCK_ENTRIES][at % BLOCK_ENTRIES]
+    }
+
+    fn set(&mut self, at: u32, value: T) {
+        let at = at as usize;
+        self.blocks[at / BLOCK_ENTRIES][at % BLOCK_ENTRIES] = value;
     }
 }
 
@@ -387,9 +431,9 @@ pub fn scan_with(path: &Path, all_ids: bool, threshold: usize) -> Result<Scan, P
             cwd: None,
             marker: None,
         },
-        kinds: Vec::new(),
-        parents: Vec::new(),
-        v1_lines: Vec::new(),
+        kinds: Blocks::default(),
+        parents: Blocks::default(),
+        v1_lines: Blocks::default(),
         ids: SpillMap::with_threshold(threshold),
         seeds: IdSeeds::default(),
         superseded: HashMap::default(),
@@ -415,12 +459,9 @@ pub fn scan_with(path: &Path, all_ids: bool, threshold: usize) -> Result<Scan, P
         header.ok_or_else(|| malformed(path, 1, None, "the file is empty: no session header"))?;
     for (entry, parent) in forward {
         if let Some(found) = scan.ids.get(&parent) {
-            scan.parents[entry as usize] = entry_of(found);
+            scan.parents.set(entry, entry_of(found));
         }
     }
-    scan.kinds.shrink_to_fit();
-    scan.parents.shrink_to_fit();
-    scan.v1_lines.shrink_to_fit();
     Ok(scan)
 }
 
@@ -464,7 +505,7 @@ impl Scan {
                 .and_then(|k| u32::try_from(k).ok())
                 .filter(|&k| k >= 1 && k - 1 < entry)
                 .map(|k| k - 1)
-                .filter(|&k| !self.kinds[k as usize].is_header());
+                .filter(|&k| !self.kinds.get(k).is_header());
             // Any entry (tidy gives every v1 entry with an index the id it names).
             if let Some(kept) = kept {
                 self.first_kept.insert(entry, FirstKept::Entry(kept));
