@@ -10,7 +10,9 @@
 //! Run: `cargo bench -p handoff-cli --bench continue` (add `-- --quick` for the 5,000-turn size
 //! only; `-- --large 400,2000` for generated sessions of about those many MB each, with images
 //! and compactions, written into a temp dir and removed after; `-- --large 400 --to pi` for
-//! Claude Code → pi, pi's streamed writer beside its whole-transcript one). Figures are printed as a table and as ratios to the floor and to the input size; the
+//! Claude Code → pi, pi's streamed writer beside its whole-transcript one; `-- --large 400 --to pi
+//! --before EXE` with another build of this bench, at the commit before a change, in the third
+//! column instead). Figures are printed as a table and as ratios to the floor and to the input size; the
 //! phases of one continuation (read the source, write the target, verify) go to stderr.
 
 use std::io::{BufRead as _, Write as _};
@@ -189,7 +191,13 @@ fn main() {
             Some(t) => panic!("--to {}: only pi is measured this way", args[t + 1]),
             None => false,
         };
-        large(&sizes, into_pi);
+        // Another build of this bench (at the commit before a change): its continuation is the
+        // third child instead, so before and after alternate in one run.
+        let before = args
+            .iter()
+            .position(|a| a == "--before")
+            .map(|b| PathBuf::from(&args[b + 1]));
+        large(&sizes, into_pi, before.as_deref());
         return;
     }
     let quick = args.iter().any(|a| a == "--quick");
@@ -329,8 +337,10 @@ const LARGE_BYTES_A_TURN: u64 = 3_700 + (64 << 10) * 4 / 3 / 20;
 /// (`HANDOFF_CLAUDE_SPILL_RECORDS`) and the id sets (`HANDOFF_SPILL_IDS`) past any session; its
 /// wall ratio and peak are the last two columns. With `into_pi` (`--to pi`) the one direction is
 /// Claude Code → pi, and the third child writes pi as before it streamed ([`HeldPi`]: the whole
-/// transcript held): "heap" is then "held".
-fn large(sizes: &[u64], into_pi: bool) {
+/// transcript held): "heap" is then "held". With `before` (`--before EXE`, another build of this
+/// bench), the third child is that build's continuation in the same direction: "heap" is then
+/// "before".
+fn large(sizes: &[u64], into_pi: bool, before: Option<&Path>) {
     let directions: &[Direction] = if into_pi {
         &[Direction::ClaudeToPi]
     } else {
@@ -360,7 +370,9 @@ fn large(sizes: &[u64], into_pi: bool) {
             let (mut floor_peak, mut cont_peak) = (0, 0);
             let (mut heaps, mut heap_peak) = (Vec::new(), 0);
             for _ in 0..LARGE_RUNS {
-                let (peak, wall, _) = if into_pi {
+                let (peak, wall, _) = if let Some(exe) = before {
+                    run_exe(exe, "continue-whole", direction, &source, &[])
+                } else if into_pi {
                     run_child("continue-whole", Direction::ClaudeToPiHeld, &source)
                 } else {
                     let heap_index = [
@@ -655,6 +667,17 @@ fn run_child_with(
     env: &[(&str, String)],
 ) -> (u64, Duration, Duration) {
     let exe = std::env::current_exe().expect("exe");
+    run_exe(&exe, phase, direction, source, env)
+}
+
+/// [`run_child_with`] of another build of this bench (`--before`).
+fn run_exe(
+    exe: &Path,
+    phase: &str,
+    direction: Direction,
+    source: &Path,
+    env: &[(&str, String)],
+) -> (u64, Duration, Duration) {
     let out = std::process::Command::new(exe)
         .args(["--child", phase, direction.name()])
         .arg(source)

@@ -105,6 +105,7 @@ fn continue_in_bounded_memory(
     (source, source_target): (&dyn Plugin, &str),
     to: &str,
     provider: &str,
+    limit: u64,
 ) {
     let mb = size_mb();
     let dir = tempfile::tempdir().expect("temp dir");
@@ -172,26 +173,37 @@ fn continue_in_bounded_memory(
         "the source is {len} bytes, not about {mb} MB"
     );
     assert!(
-        peak < PEAK_LIMIT,
-        "{source_target} → {to}: peak {peak} bytes for a {len}-byte session (limit {PEAK_LIMIT})"
+        peak < limit,
+        "{source_target} → {to}: peak {peak} bytes for a {len}-byte session (limit {limit})"
     );
 }
 
 #[test]
 fn codex_to_claude_code_in_bounded_memory() {
-    continue_in_bounded_memory((&CodexPlugin, "codex"), "claude-code", "openai");
+    continue_in_bounded_memory((&CodexPlugin, "codex"), "claude-code", "openai", PEAK_LIMIT);
 }
 
 #[test]
 fn claude_code_to_codex_in_bounded_memory() {
-    continue_in_bounded_memory((&ClaudePlugin, "claude-code"), "codex", "anthropic");
+    continue_in_bounded_memory(
+        (&ClaudePlugin, "claude-code"),
+        "codex",
+        "anthropic",
+        PEAK_LIMIT,
+    );
 }
 
 /// Into pi, whose writer writes each event as it arrives too (before, the engine collected the
-/// whole transcript for it: several hundred MB at this size).
+/// whole transcript for it: several hundred MB at this size), and whose reader keeps a few
+/// bytes an entry for the verify's read-back: held to the bench's aim, half the limit.
 #[test]
 fn claude_code_to_pi_in_bounded_memory() {
-    continue_in_bounded_memory((&ClaudePlugin, "claude-code"), "pi", "anthropic");
+    continue_in_bounded_memory(
+        (&ClaudePlugin, "claude-code"),
+        "pi",
+        "anthropic",
+        PEAK_LIMIT / 2,
+    );
 }
 
 /// Nothing of a progress bar (carriage returns, escapes, its counts) in what went to a pipe.

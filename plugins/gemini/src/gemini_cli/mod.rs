@@ -8,15 +8,17 @@ mod record_types;
 mod records;
 mod registry;
 mod write;
+mod write_streamed;
 
 use std::path::Path;
 
 use handoff_sdk::marker::{OwnershipMarker, MARKER_KEY};
 use handoff_sdk::serde_json::{self, json, Value};
+use handoff_sdk::stream_stop;
 use handoff_sdk::{
-    atomic, each_event, AssistantPart, Body, CreateOptions, Event, PluginError, ResumePlan,
-    SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Timestamp, ToolCall,
-    Transcript,
+    atomic, each_event, AssistantPart, Body, CreateOptions, Event, EventStream, PluginError,
+    ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Timestamp,
+    ToolCall, Transcript,
 };
 
 pub(crate) use parts::is_google;
@@ -56,6 +58,16 @@ impl Target for GeminiCli {
         options: &CreateOptions,
     ) -> Result<SessionRef, PluginError> {
         create(root, transcript, options)
+    }
+
+    /// Each turn's records as it closes; see [`write_streamed`].
+    fn create_streamed(
+        &self,
+        root: &StoreRoot,
+        events: &mut dyn EventStream,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        create_streamed(root, events, options)
     }
 
     /// The first line's marker; a file whose first line names another session is `NotFound`.
@@ -133,26 +145,61 @@ fn create(
     let project_root = layout::project_root(cwd)?;
     let records = write::records(&transcript.events, 0, None)?;
     if records.is_empty() {
-        return Err(PluginError::InvalidTranscript(
-            "nothing Gemini CLI would resume: it hides a session without conversation and its retention cleanup deletes it".into(),
-        ));
+        return Err(nothing_to_resume());
     }
-    let registration = registry::register(root, &project_root)?;
-    let created = create_registered(root, &registration.slug, &project_root, &records, options);
+    create_registered(root, &project_root, options, |w| {
+        records.iter().try_for_each(|r| write_line(w, r))
+    })
+}
+
+/// [`create`], each turn's records written as the stream closes it, to a spool first
+/// ([`write_streamed`] says why and what it keeps); the chat is made from the spool once
+/// every event is accepted. A refused event or a failed stream leaves the store untouched.
+fn create_streamed(
+    root: &StoreRoot,
+    events: &mut dyn EventStream,
+    options: &CreateOptions,
+) -> Result<SessionRef, PluginError> {
+    let Some((cwd, first)) = stream_stop::begin(events, options)? else {
+        return create(root, events.whole()?, options);
+    };
+    let project_root = layout::project_root(cwd)?;
+    let spool = write_streamed::spool(first, events)?;
+    if spool.records == 0 {
+        return Err(nothing_to_resume());
+    }
+    create_registered(root, &project_root, options, |w| spool.copy_to(w))
+}
+
+fn nothing_to_resume() -> PluginError {
+    PluginError::InvalidTranscript(
+        "nothing Gemini CLI would resume: it hides a session without conversation and its retention cleanup deletes it".into(),
+    )
+}
+
+/// Registers `project_root` and creates the chat there (its records written by `records`); a
+/// failed create takes back only what this run registered (see `Registration::undo`).
+fn create_registered(
+    root: &StoreRoot,
+    project_root: &str,
+    options: &CreateOptions,
+    records: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<SessionRef, PluginError> {
+    let registration = registry::register(root, project_root)?;
+    let created = create_chat(root, &registration.slug, project_root, options, records);
     if created.is_err() {
-        // Only what this run registered is taken back (see `Registration::undo`).
         registration.undo(root);
     }
     created
 }
 
 /// The session file of a create, in the chats of the registered project `short_id`.
-fn create_registered(
+fn create_chat(
     root: &StoreRoot,
     short_id: &str,
     project_root: &str,
-    records: &[record_types::Rec<'_>],
     options: &CreateOptions,
+    records: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> Result<SessionRef, PluginError> {
     let chats = layout::chats_dir(root, short_id)?;
     let id = fresh_id(&chats)?;
@@ -173,7 +220,7 @@ fn create_registered(
     });
     root.create_file(&path, |w| {
         write_line(w, &meta)?;
-        records.iter().try_for_each(|r| write_line(w, r))
+        records(w)
     })?;
     Ok(SessionRef {
         target: GEMINI_CLI.to_owned(),
@@ -182,7 +229,10 @@ fn create_registered(
     })
 }
 
-fn write_line(w: &mut dyn std::io::Write, value: &impl serde::Serialize) -> std::io::Result<()> {
+fn write_line<W: std::io::Write + ?Sized>(
+    w: &mut W,
+    value: &impl serde::Serialize,
+) -> std::io::Result<()> {
     serde_json::to_writer(&mut *w, value)?;
     w.write_all(b"\n")
 }

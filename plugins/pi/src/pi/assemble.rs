@@ -10,14 +10,15 @@
 
 use std::path::Path;
 
-use foldhash::{HashMap, HashMapExt};
+use foldhash::HashMap;
 use handoff_sdk::serde_json::Value;
+use handoff_sdk::spill::SpillSet;
+use handoff_sdk::IdSeeds;
 use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError, Timestamp};
 
 use super::context::{conversation, Role};
 use super::convert::{carried, pi_map, Converted, Converter, Node};
-use super::read::{self, malformed, Lines, Scan, Slot};
-use super::records::Entry;
+use super::read::{self, malformed, Lines, Scan};
 
 /// The text of the result pi sends for a tool call the file holds no result for.
 pub const NO_RESULT_TEXT: &str = "No result provided";
@@ -33,32 +34,55 @@ pub struct Found {
     pub cwd: Option<String>,
     /// The id of the last entry in file order (pi's leaf, which an append continues from).
     pub leaf: Option<String>,
-    /// The model pi resumes with: the last `model_change` or assistant message on the path.
+    /// The model pi resumes with: the last `model_change` or assistant message on the path
+    /// (only when asked for, by a read to the end).
     pub model: Option<(String, String)>,
     /// Every entry id in the file (only when asked for).
     pub ids: Vec<String>,
 }
 
-fn found(scan: &Scan, path: &[usize], want_ids: bool) -> Found {
-    let slots = &scan.slots;
-    Found {
-        id: scan.header.id.clone(),
-        cwd: scan.header.cwd.clone(),
-        leaf: slots
-            .iter()
-            .rev()
-            .find(|s| !s.is_header)
-            .map(|s| s.id.to_string()),
-        model: path
-            .iter()
-            .rev()
-            .find_map(|&i| slots[i].model)
-            .map(|m| scan.models[m as usize].clone()),
-        ids: if want_ids {
-            slots.iter().map(|s| s.id.to_string()).collect()
-        } else {
-            Vec::new()
-        },
+/// What a read finds besides the events and the header: each costs the plain read a little.
+#[derive(Clone, Copy, Debug)]
+pub struct Wanted {
+    /// [`Found::model`] (an append, a resume plan): a second, shallow parse of each path line.
+    pub model: bool,
+    /// [`Found::ids`] (an append): every entry's id, kept.
+    pub ids: bool,
+}
+
+impl Wanted {
+    /// The events alone.
+    pub const EVENTS: Wanted = Wanted {
+        model: false,
+        ids: false,
+    };
+}
+
+/// The tool calls of the path so far: every call id as a digest (a call id is not used twice),
+/// in a [`SpillSet`] (~1.3–2.5 B a call past its threshold), and the calls not answered yet with
+/// their tool names (a result carries its `toolName` only when it is not its call's). A call is
+/// answered nearly always right after it is made, so what is kept whole stays small however
+/// long the session (each call's two strings, kept for the whole read, were ~100 B a call).
+#[derive(Default)]
+struct Calls {
+    seen: SpillSet,
+    seeds: IdSeeds,
+    unanswered: HashMap<String, String>,
+}
+
+impl Calls {
+    /// Adds a call; `false` when its id was used before.
+    fn add(&mut self, id: &str, name: &str) -> bool {
+        if !self.seen.insert_new(self.seeds.digest(id)) {
+            return false;
+        }
+        self.unanswered.insert(id.to_owned(), name.to_owned());
+        true
+    }
+
+    /// Whether a call of this id was made.
+    fn seen(&self, id: &str) -> bool {
+        self.seen.contains(&self.seeds.digest(id))
     }
 }
 
@@ -67,7 +91,7 @@ fn found(scan: &Scan, path: &[usize], want_ids: bool) -> Found {
 struct Assembly<'a> {
     file: &'a Path,
     /// Call id → (tool name, answered yet).
-    calls: HashMap<String, (String, bool)>,
+    calls: Calls,
     /// Whether calls without result get the result pi sends.
     answer: bool,
     /// The calls of the last assistant message pi sends, in order, with that message's time.
@@ -84,7 +108,7 @@ impl<'a> Assembly<'a> {
         Assembly {
             file,
             answer: open_calls == OpenCalls::Answered,
-            calls: HashMap::new(),
+            calls: Calls::default(),
             open_calls: Vec::new(),
             open_calls_at: Timestamp::from_millis(0),
             before: Vec::new(),
@@ -127,13 +151,9 @@ impl<'a> Assembly<'a> {
         // What was carried belongs before the next entry of the file, not before pi's answers.
         let carried = std::mem::take(&mut self.before);
         for call_id in std::mem::take(&mut self.open_calls) {
-            let Some((_, answered)) = self.calls.get_mut(&call_id) else {
-                continue;
-            };
-            if *answered {
-                continue;
+            if self.calls.unanswered.remove(&call_id).is_none() {
+                continue; // answered, or no call pi sends
             }
-            *answered = true;
             let event = Event::new(
                 format!("{call_id}{NO_RESULT_ID_SUFFIX}"),
                 self.open_calls_at,
@@ -193,8 +213,7 @@ impl<'a> Assembly<'a> {
                     let AssistantPart::ToolCall(call) = part else {
                         continue;
                     };
-                    let entry = (call.name.clone(), false);
-                    if self.calls.insert(call.id.clone(), entry).is_some() {
+                    if !self.calls.add(&call.id, &call.name) {
                         return Err(fail(
                             &format!("message.content[{i}].id"),
                             format!(
@@ -206,23 +225,21 @@ impl<'a> Assembly<'a> {
                 }
             }
             Body::ToolResult { call_id, .. } => {
-                let (name, answered) = self.calls.get_mut(call_id).ok_or_else(|| {
-                    fail(
-                        "message.toolCallId",
-                        format!(
-                            "{call_id:?} answers no tool call pi sends on the conversation path \
-                             (none, or one of an assistant message that stopped with error/aborted)"
-                        ),
-                    )
-                })?;
-                if *answered {
+                let Some(name) = self.calls.unanswered.remove(call_id) else {
                     return Err(fail(
                         "message.toolCallId",
-                        format!("tool call {call_id:?} already has a result"),
+                        if self.calls.seen(call_id) {
+                            format!("tool call {call_id:?} already has a result")
+                        } else {
+                            format!(
+                                "{call_id:?} answers no tool call pi sends on the conversation \
+                                 path (none, or one of an assistant message that stopped with \
+                                 error/aborted)"
+                            )
+                        },
                     ));
-                }
-                *answered = true;
-                if let Some(tool_name) = tool_name.filter(|t| t != name) {
+                };
+                if let Some(tool_name) = tool_name.filter(|t| *t != name) {
                     let message = pi_map(&mut event)
                         .entry("message")
                         .or_insert_with(|| Value::Object(Default::default()));
@@ -252,18 +269,6 @@ fn convert(
     }))
 }
 
-/// The path entry of `slot`; its parent only when it is carried whole (nothing else needs it).
-fn node(slot: &Slot, entry: Entry, role: Role) -> Node {
-    Node {
-        line: slot.line,
-        id: slot.id.to_string(),
-        parent: (role == Role::Carried)
-            .then(|| slot.parent.as_deref().map(str::to_owned))
-            .flatten(),
-        entry,
-    }
-}
-
 /// How a read treats a tool call the file holds no result for.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum OpenCalls {
@@ -274,26 +279,61 @@ pub enum OpenCalls {
 }
 
 /// Reads the conversation of `path` streaming (two passes), handing each event to `sink` until
-/// it returns `false`.
+/// it returns `false`; and what is `wanted` besides.
 pub fn stream(
     path: &Path,
-    want_ids: bool,
+    wanted: Wanted,
     open_calls: OpenCalls,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<Found, PluginError> {
-    let scan = read::scan(path)?;
+    stream_scan(read::scan(path, wanted.ids)?, wanted, open_calls, sink)
+}
+
+/// [`stream`] of a file already scanned.
+pub fn stream_scan(
+    mut scan: Scan,
+    wanted: Wanted,
+    open_calls: OpenCalls,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<Found, PluginError> {
     let conv = conversation(&scan)?;
-    let found = found(&scan, &conv.path, want_ids);
+    let mut found = Found {
+        id: scan.header.id.clone(),
+        cwd: scan.header.cwd.clone(),
+        leaf: scan.leaf().map(|(_, id)| id.to_owned()),
+        model: None,
+        ids: std::mem::take(&mut scan.all_ids),
+    };
+    let path = scan.path.clone();
     let converter = Converter {
-        file: path,
+        file: &path,
         version: scan.header.version,
     };
-    let mut lines = Lines::open(path, scan.header.version)?;
-    let mut assembly = Assembly::new(path, open_calls, sink);
-    for (&index, &role) in conv.path.iter().zip(&conv.roles) {
-        let slot = &scan.slots[index];
-        let node = node(slot, lines.entry(slot)?, role);
-        let through = |at: usize| scan.slots[conv.path[at]].id.to_string();
+    // The ids compactions name as the last they replace, taken as their entries are read
+    // (always before the compaction: it replaces what comes before it).
+    let mut throughs: HashMap<u32, String> = conv.throughs().map(|e| (e, String::new())).collect();
+    let mut lines = Lines::open(&scan)?;
+    let mut assembly = Assembly::new(&path, open_calls, sink);
+    for &number in &conv.path {
+        let role = conv.role(&scan, number);
+        let read = lines.entry(&scan, number, wanted.model)?;
+        if read.model.is_some() {
+            found.model = read.model;
+        }
+        if let Some(id) = throughs.get_mut(&number) {
+            id.clone_from(&read.id);
+        }
+        let node = Node {
+            line: read.line,
+            id: read.id,
+            // Only an entry carried whole keeps its parent (nothing else needs it).
+            parent: read.parent.filter(|_| role == Role::Carried),
+            entry: read.entry,
+        };
+        let through = |at: usize| {
+            let at = u32::try_from(at).expect("an entry number");
+            throughs.get(&at).cloned().unwrap_or_default()
+        };
         match convert(&converter, node, role, through)? {
             Err(entry) => assembly.carry(entry),
             Ok(converted) => {
@@ -305,4 +345,170 @@ pub fn stream(
     }
     assembly.finish();
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use handoff_sdk::serde_json::{self, json, Value};
+
+    use super::{read, stream_scan, OpenCalls, Wanted};
+
+    /// The events of `path`, with what an append finds, its ids spilled past `threshold`.
+    fn read_at(path: &Path, threshold: usize) -> Result<String, String> {
+        let scan = read::scan_with(path, true, threshold).map_err(|e| e.to_string())?;
+        let mut events = Vec::new();
+        let wanted = Wanted {
+            model: true,
+            ids: true,
+        };
+        let found = stream_scan(scan, wanted, OpenCalls::Answered, &mut |e| {
+            events.push(e);
+            true
+        })
+        .map_err(|e| e.to_string())?;
+        Ok(format!(
+            "{events:?}\n{:?} {:?} {:?}",
+            found.leaf, found.model, found.ids
+        ))
+    }
+
+    /// With every id digest in a temporary file, each pi session the tests, the live tier and
+    /// the corpus hold reads as it does with them in memory: the events, the leaf, the model
+    /// and the ids an append continues from.
+    #[test]
+    fn a_read_with_its_ids_in_files_agrees_with_one_in_memory() {
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let samples = manifest.join("tests/samples");
+        let mut folders: Vec<PathBuf> = std::fs::read_dir(&samples)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_dir())
+            .collect();
+        folders.push(manifest.join("../../live/tests/differential/pi"));
+        folders.push(manifest.join("../../live/tests/corpus/pi"));
+        let mut files = 0;
+        for folder in folders {
+            for file in std::fs::read_dir(&folder).unwrap() {
+                let path = file.unwrap().path();
+                if path.extension().is_none_or(|e| e != "jsonl") {
+                    continue;
+                }
+                let in_memory = read_at(&path, usize::MAX);
+                for threshold in [0, 3] {
+                    assert_eq!(
+                        read_at(&path, threshold),
+                        in_memory,
+                        "{} ({threshold})",
+                        path.display()
+                    );
+                }
+                files += 1;
+            }
+        }
+        assert!(files >= 10, "{files} sessions");
+    }
+
+    /// A chain of `turns` tool turns (user, assistant with a call, its result, assistant), a
+    /// compaction every 40th turn keeping the turn before it: its entries, root first.
+    fn chain(turns: usize) -> Vec<Value> {
+        let mut entries: Vec<Value> = Vec::new();
+        let mut parent = Value::Null;
+        let mut push = |entries: &mut Vec<Value>, mut entry: Value| {
+            let id = format!("{:08x}", entries.len() + 1);
+            entry["id"] = json!(id);
+            entry["parentId"] = std::mem::replace(&mut parent, json!(id));
+            entry["timestamp"] = json!("2026-11-30T00:41:45.857Z");
+            entries.push(entry);
+        };
+        let usage = json!({"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0,
+            "totalTokens": 2, "cost": {"input": 0, "output": 0, "cacheRead": 0,
+            "cacheWrite": 0, "total": 0}});
+        let assistant = |content: Value, stop: &str| {
+            json!({"type": "message", "message": {"role": "assistant", "content": content,
+                "api": "openai-completions", "provider": "fake", "model": "fake-model",
+                "usage": usage, "stopReason": stop, "timestamp": 1_795_999_305_825_u64}})
+        };
+        for turn in 0..turns {
+            let call = format!("call_{turn}");
+            push(
+                &mut entries,
+                json!({"type": "message", "message": {"role": "user",
+                    "content": format!("question {turn}"), "timestamp": 1_795_999_305_825_u64}}),
+            );
+            let calls = json!([{"type": "toolCall", "id": call, "name": "bash",
+                "arguments": {"command": "ls"}}]);
+            push(&mut entries, assistant(calls, "toolUse"));
+            push(
+                &mut entries,
+                json!({"type": "message", "message": {"role": "toolResult", "toolCallId": call,
+                    "toolName": "bash", "content": [{"type": "text", "text": "out"}],
+                    "isError": false, "timestamp": 1_795_999_305_825_u64}}),
+            );
+            push(
+                &mut entries,
+                assistant(
+                    json!([{"type": "text", "text": format!("answer {turn}")}]),
+                    "stop",
+                ),
+            );
+            if turn % 40 == 39 {
+                let kept = entries[entries.len() - 8]["id"].clone();
+                push(
+                    &mut entries,
+                    json!({"type": "compaction", "summary": format!("summary {turn}"),
+                        "firstKeptEntryId": kept, "tokensBefore": 100}),
+                );
+            }
+        }
+        entries
+    }
+
+    fn write(dir: &Path, name: &str, entries: &[&Value]) -> PathBuf {
+        let path = dir.join(name);
+        let mut text = String::from(
+            r#"{"type":"session","version":3,"id":"01a229e6-8fb3-71bc-b7eb-e70473137487","timestamp":"2026-11-30T00:41:45.653Z","cwd":"/home/dev/proj"}"#,
+        );
+        text.push('\n');
+        for entry in entries {
+            text.push_str(&serde_json::to_string(entry).unwrap());
+            text.push('\n');
+        }
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// pi finds a parent by its id wherever it is in the file: a session whose entries are in
+    /// another order (children before parents, shuffled; only the leaf stays last) is the same
+    /// conversation. Its second pass then reads back through the file (from the checkpoints:
+    /// the chain is longer than two of their stretches), and its first resolves parents named
+    /// before they appear; with its ids in files too.
+    #[test]
+    fn a_session_out_of_file_order_reads_as_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let entries = chain(2_100);
+        assert!(entries.len() > 2 * 4096 + 100);
+        let (leaf, rest) = entries.split_last().unwrap();
+        let in_order: Vec<&Value> = entries.iter().collect();
+        let mut reversed: Vec<&Value> = rest.iter().rev().collect();
+        reversed.push(leaf);
+        // A fixed permutation: every 7th entry, then every 7th from 1, …
+        let mut shuffled: Vec<&Value> = (0..7)
+            .flat_map(|start| rest.iter().skip(start).step_by(7))
+            .collect();
+        shuffled.push(leaf);
+        let expected = read_at(&write(dir.path(), "in-order.jsonl", &in_order), usize::MAX)
+            .expect("the session reads");
+        assert!(expected.contains("Compaction"), "the chain has compactions");
+        for (name, order) in [("reversed.jsonl", &reversed), ("shuffled.jsonl", &shuffled)] {
+            let path = write(dir.path(), name, order);
+            for threshold in [usize::MAX, 0] {
+                let found = read_at(&path, threshold).expect("the session reads");
+                // The ids in file order differ; the conversation does not.
+                let events = |s: &str| s.split_once('\n').map(|(e, _)| e.to_owned());
+                assert_eq!(events(&found), events(&expected), "{name} ({threshold})");
+            }
+        }
+    }
 }

@@ -16,7 +16,7 @@
 //!   still in view, means the same. A governing compaction that replaces no event (its summary
 //!   goes before the whole path) has no canonical form: it is carried, with every earlier one.
 
-use foldhash::{HashMap, HashMapExt};
+use foldhash::HashMap;
 use handoff_sdk::PluginError;
 
 use super::read::{malformed, Facts, Scan};
@@ -28,9 +28,9 @@ pub enum Role {
     Message,
     /// A user event made from what pi sends as user text (custom messages, summaries, bash runs).
     AsUser,
-    /// A compaction event replacing everything up to the path position given.
+    /// A compaction event replacing everything up to the entry given.
     Compaction {
-        /// Path position of the last replaced event.
+        /// Entry number of the last replaced event.
         through: usize,
     },
     /// Not sent to a model: carried opaquely on the next event.
@@ -44,47 +44,89 @@ impl Role {
     }
 }
 
-/// The conversation of a scanned file: the path (slot indices, root first) and each one's role.
+/// The conversation of a scanned file: the path (entry numbers, in the order their events go
+/// out) and the roles that are not the entries' kinds (the compactions').
 #[derive(Debug)]
 pub struct Conversation {
-    /// Slot indices from the root to the leaf.
-    pub path: Vec<usize>,
-    /// The role of each path position.
-    pub roles: Vec<Role>,
+    /// Entry numbers from the root to the leaf, the governing compaction moved to right after
+    /// what it replaces.
+    pub path: Vec<u32>,
+    /// The compactions on the path, by entry number: each one's role.
+    compactions: HashMap<u32, Role>,
 }
 
-/// pi's path from the leaf (the last entry in file order) to the root: slot indices, root first.
-pub fn path(scan: &Scan) -> Result<Vec<usize>, PluginError> {
-    let slots = &scan.slots;
-    let mut by_id: HashMap<&str, usize> = HashMap::with_capacity(slots.len());
-    let mut leaf = None;
-    for (i, slot) in slots.iter().enumerate() {
-        if slot.is_header {
-            continue;
+impl Conversation {
+    /// The role of path entry `entry`.
+    pub fn role(&self, scan: &Scan, entry: u32) -> Role {
+        match self.compactions.get(&entry) {
+            Some(role) => *role,
+            None => scan.kind(entry).role(),
         }
-        by_id.insert(&slot.id, i);
-        leaf = Some(i);
     }
-    let mut path = Vec::new();
-    let mut current = leaf;
-    while let Some(i) = current {
-        if path.len() > slots.len() {
-            let slot = &slots[i];
+
+    /// The entries whose ids a compaction names as the last it replaces.
+    pub fn throughs(&self) -> impl Iterator<Item = u32> + '_ {
+        self.compactions.values().filter_map(|role| match role {
+            Role::Compaction { through } => u32::try_from(*through).ok(),
+            _ => None,
+        })
+    }
+}
+
+/// pi's path from the leaf (the last entry in file order) to the root: entry numbers, root
+/// first. Walked twice, to count it and to fill it, so it is allocated once at its length (4
+/// bytes an entry on it).
+pub fn path(scan: &Scan) -> Result<Vec<u32>, PluginError> {
+    let Some((leaf, _)) = scan.leaf() else {
+        return Ok(Vec::new());
+    };
+    let mut length = 0usize;
+    let mut current = Some(leaf);
+    while let Some(entry) = current {
+        if length > scan.len() {
+            let (line, id) = scan.locate(entry)?;
             return Err(malformed(
                 &scan.path,
-                slot.line,
+                line,
                 Some("parentId"),
-                format!("the parent chain loops through entry {:?}", slot.id),
+                format!("the parent chain loops through entry {id:?}"),
             ));
         }
-        path.push(i);
-        current = slots[i]
-            .parent
-            .as_deref()
-            .and_then(|p| by_id.get(p).copied());
+        length += 1;
+        current = scan.parent(entry);
     }
-    path.reverse();
+    let mut path = vec![0; length];
+    let mut current = Some(leaf);
+    for at in path.iter_mut().rev() {
+        let entry = current.expect("the walk counted these entries");
+        *at = entry;
+        current = scan.parent(entry);
+    }
     Ok(path)
+}
+
+/// Where each entry is on the path: found by a binary search when the path is in file order
+/// (pi writes a child after its parent), else by a table.
+enum Positions {
+    InFileOrder,
+    Table(HashMap<u32, usize>),
+}
+
+impl Positions {
+    fn of(path: &[u32]) -> Self {
+        if path.windows(2).all(|w| w[0] < w[1]) {
+            Positions::InFileOrder
+        } else {
+            Positions::Table(path.iter().enumerate().map(|(p, &e)| (e, p)).collect())
+        }
+    }
+
+    fn find(&self, path: &[u32], entry: u32) -> Option<usize> {
+        match self {
+            Positions::InFileOrder => path.binary_search(&entry).ok(),
+            Positions::Table(table) => table.get(&entry).copied(),
+        }
+    }
 }
 
 /// What an entry is, before compactions are looked at.
@@ -127,51 +169,64 @@ pub fn truthy(value: &handoff_sdk::serde_json::Value) -> bool {
 /// The path and the role of each entry on it.
 pub fn conversation(scan: &Scan) -> Result<Conversation, PluginError> {
     let mut path = path(scan)?;
-    let slots = &scan.slots;
-    let mut roles: Vec<Role> = path.iter().map(|&i| slots[i].role).collect();
+    let mut roles: HashMap<u32, Role> = HashMap::default();
     let compactions: Vec<usize> = (0..path.len())
-        .filter(|&p| matches!(roles[p], Role::Compaction { .. }))
+        .filter(|&p| matches!(scan.kind(path[p]).role(), Role::Compaction { .. }))
         .collect();
     let Some(&governing) = compactions.last() else {
-        return Ok(Conversation { path, roles });
+        return Ok(Conversation {
+            path,
+            compactions: roles,
+        });
     };
+    let positions = Positions::of(&path);
     // Path position of the first entry a compaction keeps: its firstKeptEntryId, searched before
     // it; not found means nothing before the compaction is kept.
     let first_kept = |c: usize| {
-        let wanted = slots[path[c]].first_kept.as_deref();
-        wanted
-            .and_then(|id| (0..c).find(|&p| &*slots[path[p]].id == id))
+        scan.first_kept(path[c])
+            .and_then(|entry| positions.find(&path, entry))
+            .filter(|&p| p < c)
             .unwrap_or(c)
     };
     let kept_from = first_kept(governing);
     for &c in &compactions {
-        let through =
-            |roles: &[Role], before: usize| (0..before).rev().find(|&p| roles[p].is_event());
+        let role_at = |roles: &HashMap<u32, Role>, p: usize| match roles.get(&path[p]) {
+            Some(role) => *role,
+            None => scan.kind(path[p]).role(),
+        };
+        let through = |roles: &HashMap<u32, Role>, before: usize| {
+            (0..before).rev().find(|&p| role_at(roles, p).is_event())
+        };
         // A compaction that keeps everything before it in view (pi's own auto-compaction writes
         // one when the recent turn is all there is) puts its summary *before* the whole path,
         // which no canonical compaction says; it is carried, and so are the earlier ones, which
         // pi then does not apply either.
-        roles[c] = if c < kept_from || c == governing {
+        let role = if c < kept_from || c == governing {
             let before = if c == governing {
                 kept_from
             } else {
                 first_kept(c)
             };
             match through(&roles, before) {
-                Some(through) => Role::Compaction { through },
+                Some(p) => Role::Compaction {
+                    through: path[p] as usize,
+                },
                 None => Role::Carried,
             }
         } else {
             Role::Carried
         };
+        roles.insert(path[c], role);
     }
     // pi shows the governing compaction's summary first, then the entries it keeps: the event
     // goes right after what it replaces (a canonical summary is seen at the event's place).
-    if kept_from < governing && matches!(roles[governing], Role::Compaction { .. }) {
-        let entry = path.remove(governing);
-        let role = roles.remove(governing);
+    let entry = path[governing];
+    if kept_from < governing && matches!(roles[&entry], Role::Compaction { .. }) {
+        path.remove(governing);
         path.insert(kept_from, entry);
-        roles.insert(kept_from, role);
     }
-    Ok(Conversation { path, roles })
+    Ok(Conversation {
+        path,
+        compactions: roles,
+    })
 }

@@ -281,7 +281,11 @@ impl NewSession {
 fn append(session: &SessionRef, events: &[Event]) -> Result<SessionRef, PluginError> {
     let path = session.path.as_path();
     let mut whole = Transcript::new(Vec::new());
-    let found = assemble::stream(path, true, assemble::OpenCalls::AsWritten, &mut |e| {
+    let wanted = assemble::Wanted {
+        model: true,
+        ids: true,
+    };
+    let found = assemble::stream(path, wanted, assemble::OpenCalls::AsWritten, &mut |e| {
         whole.events.push(e);
         true
     })?;
@@ -310,7 +314,13 @@ pub fn read_each(
     path: &Path,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<Option<String>, PluginError> {
-    Ok(assemble::stream(path, false, assemble::OpenCalls::Answered, sink)?.cwd)
+    Ok(assemble::stream(
+        path,
+        assemble::Wanted::EVENTS,
+        assemble::OpenCalls::Answered,
+        sink,
+    )?
+    .cwd)
 }
 
 /// The working directory [`read`] gives: the header's, read alone where it can be.
@@ -324,10 +334,15 @@ pub fn read_cwd(path: &Path) -> Result<Option<String>, PluginError> {
 /// Reads a whole session file.
 pub fn read(path: &Path) -> Result<Transcript, PluginError> {
     let mut events = Vec::new();
-    let found = assemble::stream(path, false, assemble::OpenCalls::Answered, &mut |e| {
-        events.push(e);
-        true
-    })?;
+    let found = assemble::stream(
+        path,
+        assemble::Wanted::EVENTS,
+        assemble::OpenCalls::Answered,
+        &mut |e| {
+            events.push(e);
+            true
+        },
+    )?;
     let mut transcript = Transcript::new(events);
     transcript.cwd = found.cwd;
     Ok(transcript)

@@ -1,10 +1,11 @@
 //! A session file → its header and its entries, in two passes.
 //!
-//! The first pass (`scan`) reads every line but keeps only its place in the tree: id, parent,
-//! whether pi sends it, and where the line is. pi's leaf is the *last* line, so which entries are
-//! the conversation is known only at the end. The second pass (`Lines::entry`) parses exactly the
-//! lines on the path, one at a time, as the events are made, so a read never holds the whole file
-//! and the events at once.
+//! The first pass (`scan`) reads every line but keeps only its place in the tree, in a few bytes
+//! an entry ([`Scan`]: its kind, its parent's number, its id's digest in a map that spills to a
+//! temporary file). pi's leaf is the *last* line, so which entries are the conversation is known
+//! only at the end. The second pass ([`Lines`]) reads the file again and parses exactly the
+//! lines on the path, one at a time, as the events are made, so a read never holds the whole
+//! file, nor anything of an entry's content, nor the events at once.
 //!
 //! pi itself skips a line it cannot parse; this reader refuses it instead, naming the file, the
 //! line and the field, because a skipped line is silently lost history. Blank lines are skipped
@@ -12,13 +13,16 @@
 //! the text it reads, and JavaScript's `trim` takes a BOM). The last line must end with a
 //! newline: pi always writes one, so a missing one is a torn write.
 
+use std::borrow::Cow;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
+use foldhash::HashMap;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json;
-use handoff_sdk::PluginError;
+use handoff_sdk::spill::{spill_ids, SpillMap};
+use handoff_sdk::{IdDigest, IdSeeds, PluginError};
 
 use super::context::{base_role, truthy, Role};
 use super::records::{split_field, Entry, Envelope, Str};
@@ -39,43 +43,199 @@ pub struct Header {
     pub marker: Option<OwnershipMarker>,
 }
 
-/// One entry line as the first pass keeps it.
-#[derive(Debug)]
-pub struct Slot {
-    /// The 1-based line.
-    pub line: usize,
-    /// Where the line starts in the file, and its length without the newline.
-    pub span: (u64, usize),
-    /// Its id: the file's own (v2+), or `L<line>` for a v1 entry (pi assigns v1 entries random
-    /// ids when it migrates them; these are stable instead). Boxed, as the other texts of a
-    /// slot: a scan holds one slot per entry of the file, so each byte counts a million times.
-    pub id: Box<str>,
-    /// Its parent's id (`None` for a root).
-    pub parent: Option<Box<str>>,
-    /// A further `session` line: kept (pi keeps it) and ignored (pi ignores it).
-    pub is_header: bool,
-    /// What it is before compactions are looked at (`context::base_role`).
-    pub role: Role,
-    /// A compaction's first kept entry (v1: the entry its index names).
-    pub first_kept: Option<Box<str>>,
-    /// The model it names (a `model_change`, or an assistant message's provider and model), as
-    /// its place in [`Scan::models`].
-    pub model: Option<u32>,
+/// What an entry is, in one byte: its base role (`context::base_role`, two bits) and whether it
+/// is a further `session` line (kept by pi, and ignored).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kind(u8);
+
+impl Kind {
+    const HEADER: u8 = 1 << 2;
+
+    fn new(role: Role, is_header: bool) -> Self {
+        let role = match role {
+            Role::Message => 0,
+            Role::AsUser => 1,
+            Role::Compaction { .. } => 2,
+            Role::Carried => 3,
+        };
+        Kind(role | if is_header { Kind::HEADER } else { 0 })
+    }
+
+    /// The entry's role before compactions are looked at (a compaction's `through` is 0).
+    pub fn role(self) -> Role {
+        match self.0 & 3 {
+            0 => Role::Message,
+            1 => Role::AsUser,
+            2 => Role::Compaction { through: 0 },
+            _ => Role::Carried,
+        }
+    }
+
+    /// A further `session` line.
+    pub fn is_header(self) -> bool {
+        self.0 & Kind::HEADER != 0
+    }
 }
 
-/// A whole session file, scanned.
-#[derive(Debug)]
+/// The entry a compaction keeps from, as the first pass finds it.
+#[derive(Clone, Copy, Debug)]
+pub enum FirstKept {
+    /// v2+: the digest of its `firstKeptEntryId`, looked up in the id index once it is whole.
+    Id(IdDigest),
+    /// v1: the entry its `firstKeptEntryIndex` names (pi's migration).
+    Entry(u32),
+}
+
+/// No parent: a root, or a `parentId` naming no entry (which ends pi's path).
+const NO_PARENT: u32 = u32::MAX;
+
+/// Entries between two places the second pass can seek to.
+const CHECKPOINT_EVERY: u32 = 4096;
+
+/// A whole session file, scanned: the tree of its entries in a compact form, a few bytes an
+/// entry, and nothing of their content (the second pass, [`Lines`], reads the path's lines
+/// again). Entries are numbered in file order from 0 (the header is not one; a further
+/// `session` line is).
+///
+/// Kept per entry: its [`Kind`] (1 byte) and its parent's number (4 bytes; a v1 file also
+/// keeps its line, 4 bytes, since a v1 id is its line). The ids themselves are only in
+/// `ids`, a [`SpillMap`] of their digests (past [`spill_ids`] entries in a temporary file, ~1.3–
+/// 2.5 bytes an entry on the heap). Rare things are in small tables: a compaction's first kept
+/// entry, an entry whose id a later one took again, a parent named before it appears.
 pub struct Scan {
     /// The file.
     pub path: PathBuf,
     /// The header.
     pub header: Header,
-    /// Every entry after the header, in file order.
-    pub slots: Vec<Slot>,
-    /// Each model the entries name (provider, model), once: what [`Slot::model`] points into.
-    pub models: Vec<(String, String)>,
+    /// Each entry's kind.
+    kinds: Blocks<Kind>,
+    /// Each entry's parent ([`NO_PARENT`]), as the id index said when the entry was read; see
+    /// `superseded` for a parent whose id a later entry took.
+    parents: Blocks<u32>,
+    /// v1 only: each entry's line (its id is `L<line>`).
+    v1_lines: Blocks<u32>,
+    /// Each id's digest → its last entry (pi's by-id map keeps the last entry of an id).
+    ids: SpillMap<u64>,
+    seeds: IdSeeds,
+    /// Entries a later entry of the same id replaced in `ids`: the id's digest (pi never
+    /// writes an id twice; a file edited by hand may).
+    superseded: HashMap<u32, IdDigest>,
+    /// Each compaction's first kept entry (v1: each entry's that names one).
+    first_kept: HashMap<u32, FirstKept>,
+    /// The last entry that is not a further header (pi's leaf), and its id.
+    leaf: Option<(u32, String)>,
+    /// Every `CHECKPOINT_EVERY`th entry's line: where it starts, its number.
+    checkpoints: Vec<(u64, usize)>,
+    /// Every entry id, when asked for (an append checks new ids against them).
+    pub all_ids: Vec<String>,
 }
 
+impl Scan {
+    /// Entries in the file.
+    pub fn len(&self) -> usize {
+        self.kinds.len()
+    }
+
+    /// The kind of entry `entry`.
+    pub fn kind(&self, entry: u32) -> Kind {
+        self.kinds.get(entry)
+    }
+
+    /// pi's leaf (the last entry that is not a header) and its id.
+    pub fn leaf(&self) -> Option<(u32, &str)> {
+        self.leaf.as_ref().map(|(i, id)| (*i, id.as_str()))
+    }
+
+    /// The entry pi takes for `entry`'s `parentId`: the last entry with that id, if any.
+    pub fn parent(&self, entry: u32) -> Option<u32> {
+        let parent = self.parents.get(entry);
+        if parent == NO_PARENT {
+            return None;
+        }
+        match self.superseded.get(&parent) {
+            Some(id) => self.ids.get(id).map(entry_of),
+            None => Some(parent),
+        }
+    }
+
+    /// The entry compaction `entry` keeps from, if it names one that exists.
+    pub fn first_kept(&self, entry: u32) -> Option<u32> {
+        match self.first_kept.get(&entry)? {
+            FirstKept::Id(id) => self.ids.get(id).map(entry_of),
+            FirstKept::Entry(e) => Some(*e),
+        }
+    }
+
+    /// A v1 entry's line (its id is `L<line>`).
+    pub fn v1_line(&self, entry: u32) -> usize {
+        self.v1_lines.get(entry) as usize
+    }
+
+    /// The line and id of `entry`, read again (for an error that names it).
+    pub fn locate(&self, entry: u32) -> Result<(usize, String), PluginError> {
+        let mut lines = Lines::open(self)?;
+        let (line, text) = lines.line(self, entry)?;
+        if self.header.version < 2 {
+            return Ok((line, format!("L{line}")));
+        }
+        let envelope: Envelope<'_> =
+            serde_json::from_str(text).map_err(|e| json_error(&self.path, line, &e))?;
+        let id = Facts::of_envelope(&envelope)
+            .id
+            .unwrap_or_default()
+            .to_owned();
+        Ok((line, id))
+    }
+}
+
+/// A vector in blocks of `BLOCK_ENTRIES`: it grows a block at a time, never copying what it
+/// holds nor leaving the freed halves of a doubling behind (a `Vec` of a million entries would
+/// have touched twice its size, which an allocator keeps resident for a while).
+struct Blocks<T> {
+    blocks: Vec<Vec<T>>,
+}
+
+const BLOCK_ENTRIES: usize = 1 << 16;
+
+impl<T> Default for Blocks<T> {
+    fn default() -> Self {
+        Blocks { blocks: Vec::new() }
+    }
+}
+
+impl<T: Copy> Blocks<T> {
+    fn len(&self) -> usize {
+        self.blocks.last().map_or(0, |last| {
+            (self.blocks.len() - 1) * BLOCK_ENTRIES + last.len()
+        })
+    }
+
+    fn push(&mut self, value: T) {
+        match self.blocks.last_mut() {
+            Some(last) if last.len() < BLOCK_ENTRIES => last.push(value),
+            _ => {
+                let mut block = Vec::with_capacity(BLOCK_ENTRIES);
+                block.push(value);
+                self.blocks.push(block);
+            }
+        }
+    }
+
+    fn get(&self, at: u32) -> T {
+        let at = at as usize;
+        self.blocks[at / BLOCK_ENTRIES][at % BLOCK_ENTRIES]
+    }
+
+    fn set(&mut self, at: u32, value: T) {
+        let at = at as usize;
+        self.blocks[at / BLOCK_ENTRIES][at % BLOCK_ENTRIES] = value;
+    }
+}
+
+/// The entry an `ids` value names.
+fn entry_of(value: u64) -> u32 {
+    u32::try_from(value).expect("an entry number fits 32 bits")
+}
 /// What the tree and `context::base_role` need of one line, from either parse of it.
 #[derive(Default)]
 pub struct Facts<'a> {
@@ -254,11 +414,36 @@ pub fn read_header(path: &Path) -> Result<Header, PluginError> {
     header.ok_or_else(|| malformed(path, 1, None, "the file is empty: no session header"))
 }
 
-/// The first pass: the header, and every entry's place in the tree.
-pub fn scan(path: &Path) -> Result<Scan, PluginError> {
+/// The first pass: the header, and every entry's place in the tree (see [`Scan`]). `all_ids`:
+/// keep every entry id as well (an append).
+pub fn scan(path: &Path, all_ids: bool) -> Result<Scan, PluginError> {
+    scan_with(path, all_ids, spill_ids())
+}
+
+/// [`scan`] with the id index written to a file past `threshold` ids (the tests' 0).
+pub fn scan_with(path: &Path, all_ids: bool, threshold: usize) -> Result<Scan, PluginError> {
     let mut header: Option<Header> = None;
-    let mut slots: Vec<Slot> = Vec::new();
-    let mut models: Vec<(String, String)> = Vec::new();
+    let mut scan = Scan {
+        path: path.to_owned(),
+        header: Header {
+            id: String::new(),
+            version: 1,
+            cwd: None,
+            marker: None,
+        },
+        kinds: Blocks::default(),
+        parents: Blocks::default(),
+        v1_lines: Blocks::default(),
+        ids: SpillMap::with_threshold(threshold),
+        seeds: IdSeeds::default(),
+        superseded: HashMap::default(),
+        first_kept: HashMap::default(),
+        leaf: None,
+        checkpoints: Vec::new(),
+        all_ids: Vec::new(),
+    };
+    // Parents named before their entry: resolved once every id is known.
+    let mut forward: Vec<(u32, IdDigest)> = Vec::new();
     each_line(path, |line, offset, text| {
         let Some(h) = &header else {
             header = Some(header_of(path, line, text)?);
@@ -267,164 +452,264 @@ pub fn scan(path: &Path) -> Result<Scan, PluginError> {
         let envelope: Envelope<'_> =
             serde_json::from_str(text).map_err(|e| json_error(path, line, &e))?;
         let facts = Facts::of_envelope(&envelope);
-        let model = facts.model.map(|named| model_index(&mut models, named));
-        slots.push(slot(
-            path,
-            line,
-            (offset, text.len()),
-            (&facts, model),
-            h.version,
-            &slots,
-        )?);
+        scan.add(path, line, offset, &facts, h.version, all_ids, &mut forward)?;
         Ok(true)
     })?;
-    let header =
+    scan.header =
         header.ok_or_else(|| malformed(path, 1, None, "the file is empty: no session header"))?;
-    slots.shrink_to_fit();
-    Ok(Scan {
-        path: path.to_owned(),
-        header,
-        slots,
-        models,
-    })
+    for (entry, parent) in forward {
+        if let Some(found) = scan.ids.get(&parent) {
+            scan.parents.set(entry, entry_of(found));
+        }
+    }
+    Ok(scan)
 }
 
-/// The place of `(provider, model)` in `models`, added if it is new. A session names few
-/// models, mostly the one it named last: searched from the end.
-fn model_index(models: &mut Vec<(String, String)>, (provider, model): (&str, &str)) -> u32 {
-    let found = models
-        .iter()
-        .rposition(|(p, m)| p == provider && m == model);
-    let at = found.unwrap_or_else(|| {
-        models.push((provider.to_owned(), model.to_owned()));
-        models.len() - 1
-    });
-    u32::try_from(at).expect("fewer than 2^32 models")
-}
-
-/// One line's slot. v1 entries get pi's migration: ids from line numbers, each the child of the
-/// previous entry, and a compaction's `firstKeptEntryIndex` (an index among the parsed lines,
-/// the header being 0) turned into that entry's id (none when it names the header or nothing).
-fn slot(
-    path: &Path,
-    line: usize,
-    span: (u64, usize),
-    (facts, model): (&Facts<'_>, Option<u32>),
-    version: u64,
-    earlier: &[Slot],
-) -> Result<Slot, PluginError> {
-    let Some(kind) = facts.kind else {
-        return Err(malformed(path, line, Some("type"), "the entry has no type"));
-    };
-    let is_header = kind == "session";
-    let (id, parent, first_kept) = if version < 2 {
-        let parent = earlier
-            .iter()
-            .rev()
-            .find(|s| !s.is_header)
-            .map(|s| s.id.clone());
-        let first_kept = facts
-            .first_kept_index
-            .and_then(|k| usize::try_from(k).ok())
-            .filter(|&k| k >= 1)
-            .and_then(|k| earlier.get(k - 1))
-            .filter(|s| !s.is_header)
-            .map(|s| s.id.clone());
-        (format!("L{line}").into(), parent, first_kept)
-    } else {
-        let id = match facts.id.filter(|i| !i.is_empty()) {
-            Some(id) => id.into(),
-            None if is_header => format!("L{line}").into(),
-            None => return Err(malformed(path, line, Some("id"), "the entry has no id")),
+impl Scan {
+    /// Adds the entry of line `line`. v1 entries get pi's migration: ids from line numbers, each
+    /// the child of the previous entry, and a compaction's `firstKeptEntryIndex` (an index among
+    /// the parsed lines, the header being 0) naming that entry (none when it names the header or
+    /// nothing).
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        path: &Path,
+        line: usize,
+        offset: u64,
+        facts: &Facts<'_>,
+        version: u64,
+        all_ids: bool,
+        forward: &mut Vec<(u32, IdDigest)>,
+    ) -> Result<(), PluginError> {
+        let Some(kind) = facts.kind else {
+            return Err(malformed(path, line, Some("type"), "the entry has no type"));
         };
-        let parent = facts.parent.filter(|p| !p.is_empty()).map(Box::from);
-        (id, parent, facts.first_kept_id.map(Box::from))
-    };
-    Ok(Slot {
-        line,
-        span,
-        id,
-        parent,
-        is_header,
-        role: base_role(kind, facts, version),
-        first_kept,
-        model,
-    })
-}
-
-/// An entry as the converter takes it: without `id` and `parentId` (the slot has them), and a
-/// v1 compaction's index turned into the id it names (pi's migration).
-fn tidy(entry: &mut Entry, slot: &Slot, version: u64) {
-    entry.id = None;
-    entry.parent_id = None;
-    if version < 2 && entry.first_kept_entry_index.is_some() {
-        entry.first_kept_entry_index = None;
-        entry.first_kept_entry_id = slot.first_kept.as_deref().map(str::to_owned);
+        let entry = u32::try_from(self.kinds.len())
+            .ok()
+            .filter(|&e| e != NO_PARENT)
+            .ok_or_else(|| malformed(path, line, None, "more than 2^32 - 1 entries"))?;
+        if entry % CHECKPOINT_EVERY == 0 {
+            self.checkpoints.push((offset, line));
+        }
+        let is_header = kind == "session";
+        let role = base_role(kind, facts, version);
+        let v1_id = || format!("L{line}");
+        let id: Cow<'_, str> = if version < 2 {
+            let line32 = u32::try_from(line)
+                .map_err(|_| malformed(path, line, None, "more than 2^32 lines"))?;
+            self.v1_lines.push(line32);
+            let parent = self.leaf.as_ref().map_or(NO_PARENT, |(p, _)| *p);
+            self.parents.push(parent);
+            let kept = facts
+                .first_kept_index
+                .and_then(|k| u32::try_from(k).ok())
+                .filter(|&k| k >= 1 && k - 1 < entry)
+                .map(|k| k - 1)
+                .filter(|&k| !self.kinds.get(k).is_header());
+            // Any entry (tidy gives every v1 entry with an index the id it names).
+            if let Some(kept) = kept {
+                self.first_kept.insert(entry, FirstKept::Entry(kept));
+            }
+            Cow::Owned(v1_id())
+        } else {
+            let id = match facts.id.filter(|i| !i.is_empty()) {
+                Some(id) => Cow::Borrowed(id),
+                None if is_header => Cow::Owned(v1_id()),
+                None => return Err(malformed(path, line, Some("id"), "the entry has no id")),
+            };
+            let parent = match facts.parent.filter(|p| !p.is_empty()) {
+                None => NO_PARENT,
+                Some(parent) => {
+                    let digest = self.seeds.digest(parent);
+                    match self.ids.get(&digest) {
+                        Some(found) => entry_of(found),
+                        None => {
+                            forward.push((entry, digest));
+                            NO_PARENT
+                        }
+                    }
+                }
+            };
+            self.parents.push(parent);
+            if let (Some(kept), Role::Compaction { .. }) = (facts.first_kept_id, role) {
+                let kept = FirstKept::Id(self.seeds.digest(kept));
+                self.first_kept.insert(entry, kept);
+            }
+            if !is_header {
+                let digest = self.seeds.digest(&id);
+                if let Some(earlier) = self.ids.get(&digest) {
+                    self.superseded.insert(entry_of(earlier), digest);
+                }
+                self.ids.insert(digest, u64::from(entry));
+            }
+            id
+        };
+        if all_ids {
+            self.all_ids.push(id.to_string());
+        }
+        if !is_header {
+            match &mut self.leaf {
+                Some((at, leaf)) => {
+                    *at = entry;
+                    leaf.clear();
+                    leaf.push_str(&id);
+                }
+                None => self.leaf = Some((entry, id.into_owned())),
+            }
+        }
+        self.kinds.push(Kind::new(role, is_header));
+        Ok(())
     }
 }
 
-/// The second pass: the entry of one slot, read and parsed on demand.
+/// An entry as the converter takes it: without `id` and `parentId` (the caller has them), and a
+/// v1 compaction's index turned into the id it names (pi's migration).
+fn tidy(entry: &mut Entry, scan: &Scan, number: u32) {
+    entry.id = None;
+    entry.parent_id = None;
+    if scan.header.version < 2 && entry.first_kept_entry_index.is_some() {
+        entry.first_kept_entry_index = None;
+        entry.first_kept_entry_id = scan
+            .first_kept(number)
+            .map(|kept| format!("L{}", scan.v1_line(kept)));
+    }
+}
+
+/// One entry read again by the second pass.
+pub struct Read {
+    /// Its 1-based line.
+    pub line: usize,
+    /// Its id (a v1 entry's stand-in `L<line>`).
+    pub id: String,
+    /// Its parent's id, as the line names it (v1: the previous entry's).
+    pub parent: Option<String>,
+    /// The provider and model it names, when asked for.
+    pub model: Option<(String, String)>,
+    /// The entry, without `id` and `parentId`.
+    pub entry: Entry,
+}
+
+/// The second pass: the lines of chosen entries, read again. Forward through the file when the
+/// entries come in file order, as pi's paths do; back to the nearest checkpoint (every
+/// `CHECKPOINT_EVERY` entries) when one comes before the last.
 pub struct Lines {
     path: PathBuf,
-    version: u64,
     reader: BufReader<File>,
-    at: u64,
     buffer: Vec<u8>,
+    /// The entry the next entry line read is, and the number of the last line read.
+    next: u32,
+    line: usize,
 }
 
 impl Lines {
-    /// The file (of format `version`), opened again.
-    pub fn open(path: &Path, version: u64) -> Result<Self, PluginError> {
+    /// The file of `scan`, opened again.
+    pub fn open(scan: &Scan) -> Result<Self, PluginError> {
+        let path = &scan.path;
         let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
-        Ok(Lines {
-            path: path.to_owned(),
-            version,
+        let mut lines = Lines {
+            path: path.clone(),
             reader: BufReader::with_capacity(1 << 16, file),
-            at: 0,
             buffer: Vec::new(),
-        })
+            next: 0,
+            line: 0,
+        };
+        lines.seek_to(scan, 0)?;
+        Ok(lines)
     }
 
-    /// The whole entry of `slot` (moving forward through the file when the slots come in file
-    /// order, as pi's paths do).
-    pub fn entry(&mut self, slot: &Slot) -> Result<Entry, PluginError> {
-        let (offset, len) = slot.span;
-        let io = |e: std::io::Error| PluginError::io(&self.path, &e);
-        if offset >= self.at {
-            let skip = i64::try_from(offset - self.at)
-                .map_err(std::io::Error::other)
-                .map_err(io)?;
-            self.reader.seek_relative(skip).map_err(io)?;
-        } else {
-            self.reader.seek(SeekFrom::Start(offset)).map_err(io)?;
+    /// Moves to the checkpoint at or before `entry`.
+    fn seek_to(&mut self, scan: &Scan, entry: u32) -> Result<(), PluginError> {
+        let at = entry / CHECKPOINT_EVERY;
+        let Some(&(offset, line)) = scan.checkpoints.get(at as usize) else {
+            return Ok(()); // no entries
+        };
+        self.reader
+            .seek(SeekFrom::Start(offset))
+            .map_err(|e| PluginError::io(&self.path, &e))?;
+        self.next = at * CHECKPOINT_EVERY;
+        self.line = line - 1;
+        Ok(())
+    }
+
+    /// The line number and text of `entry`.
+    fn line(&mut self, scan: &Scan, entry: u32) -> Result<(usize, &str), PluginError> {
+        if entry < self.next || entry - self.next > CHECKPOINT_EVERY {
+            self.seek_to(scan, entry)?;
         }
-        self.buffer.clear();
-        let read = (&mut self.reader)
-            .take(len as u64)
-            .read_to_end(&mut self.buffer)
-            .map_err(io)?;
-        if read != len {
-            return Err(malformed(
-                &self.path,
-                slot.line,
-                None,
-                "the file changed while it was read",
-            ));
+        loop {
+            self.buffer.clear();
+            let read = self
+                .reader
+                .read_until(b'\n', &mut self.buffer)
+                .map_err(|e| PluginError::io(&self.path, &e))?;
+            if read == 0 || self.buffer.last() != Some(&b'\n') {
+                return Err(malformed(
+                    &self.path,
+                    self.line + 1,
+                    None,
+                    "the file changed while it was read",
+                ));
+            }
+            self.line += 1;
+            self.buffer.pop();
+            if is_blank(&self.buffer) {
+                continue;
+            }
+            let number = self.next;
+            self.next += 1;
+            if number == entry {
+                break;
+            }
         }
-        self.at = offset + len as u64;
+        let line = self.line;
         let text = std::str::from_utf8(&self.buffer).map_err(|e| {
             malformed(
                 &self.path,
-                slot.line,
+                line,
                 None,
                 format!("the line is not UTF-8: {e}"),
             )
         })?;
-        let mut entry: Entry =
-            serde_json::from_str(text).map_err(|e| json_error(&self.path, slot.line, &e))?;
-        tidy(&mut entry, slot, self.version);
-        Ok(entry)
+        Ok((line, text))
     }
+
+    /// Entry `number` of `scan`, read and parsed; its model only when `model` (an append).
+    pub fn entry(&mut self, scan: &Scan, number: u32, model: bool) -> Result<Read, PluginError> {
+        let (line, text) = self.line(scan, number)?;
+        let path = &scan.path;
+        let mut entry: Entry =
+            serde_json::from_str(text).map_err(|e| json_error(path, line, &e))?;
+        let model = if model {
+            let envelope: Envelope<'_> =
+                serde_json::from_str(text).map_err(|e| json_error(path, line, &e))?;
+            let facts = Facts::of_envelope(&envelope);
+            facts.model.map(|(p, m)| (p.to_owned(), m.to_owned()))
+        } else {
+            None
+        };
+        let (id, parent) = if scan.header.version < 2 {
+            let parent = scan.parent(number).map(|p| format!("L{}", scan.v1_line(p)));
+            (format!("L{line}"), parent)
+        } else {
+            let parent = entry.parent_id.take().flatten().filter(|p| !p.is_empty());
+            (entry.id.take().unwrap_or_default(), parent)
+        };
+        tidy(&mut entry, scan, number);
+        Ok(Read {
+            line,
+            id,
+            parent,
+            model,
+            entry,
+        })
+    }
+}
+
+/// Whether a line is blank as the first pass judges it (`trim` of its UTF-8 text); a line that
+/// is not UTF-8 is not blank (the first pass refused it). An entry line starts with `{`, so
+/// nearly every line is settled by its first byte.
+fn is_blank(line: &[u8]) -> bool {
+    line.first() != Some(&b'{') && std::str::from_utf8(line).is_ok_and(|t| t.trim().is_empty())
 }
 
 /// Every entry of a file in order, parsed whole one at a time (for pi's session list).

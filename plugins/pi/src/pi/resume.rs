@@ -41,7 +41,11 @@ pub fn plan(
             &prompt[..1]
         )));
     }
-    let found = assemble::stream(path, false, assemble::OpenCalls::Answered, &mut |_| true)?;
+    let wanted = assemble::Wanted {
+        model: true,
+        ids: false,
+    };
+    let found = assemble::stream(path, wanted, assemble::OpenCalls::Answered, &mut |_| true)?;
     if found.id != session.id {
         return Err(read::malformed(
             path,

@@ -15,9 +15,10 @@
 
 use std::io::{self, Write};
 
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use foldhash::{HashMap, HashMapExt};
 use handoff_sdk::serde_json::{self, Map, Value};
-use handoff_sdk::{AssistantPart, Body, Event, Origin, Part, PluginError, Timestamp};
+use handoff_sdk::spill::SpillSet;
+use handoff_sdk::{AssistantPart, Body, Event, IdSeeds, Origin, Part, PluginError, Timestamp};
 use serde::Serialize;
 
 use super::convert::OPAQUE_KEY;
@@ -79,10 +80,13 @@ const BLOCK_TYPED: &[&str] = &[
 /// The model and API written when a turn has no origin (the real one rides in the event member).
 pub const UNKNOWN: &str = "unknown";
 
-/// Entry ids: 8 lowercase hex digits, unique in the file (kept as numbers: an id of any other
-/// shape cannot collide with one of these).
+/// Entry ids: 8 lowercase hex digits, unique in the file (kept as the digests of their values in
+/// a [`SpillSet`]: past its threshold the older ones go to a temporary file, so a session of a
+/// million entries keeps ~1.3–2.5 bytes an id resident; an id of any other shape cannot collide
+/// with one of these).
 pub struct Ids {
-    used: HashSet<u32>,
+    used: SpillSet,
+    seeds: IdSeeds,
     state: u64,
 }
 
@@ -90,12 +94,21 @@ impl Ids {
     /// Ids not colliding with `existing`.
     pub fn new(existing: impl IntoIterator<Item = String>) -> Self {
         let seed = uuid::Uuid::new_v4().as_u64_pair();
-        let mut used = HashSet::new();
-        used.extend(existing.into_iter().filter_map(|id| entry_id_value(&id)));
-        Ids {
-            used,
+        let mut ids = Ids {
+            used: SpillSet::default(),
+            seeds: IdSeeds::default(),
             state: seed.0 ^ seed.1.rotate_left(17),
+        };
+        for value in existing.into_iter().filter_map(|id| entry_id_value(&id)) {
+            ids.take(value);
         }
+        ids
+    }
+
+    /// Takes `value`; whether it was free.
+    fn take(&mut self, value: u32) -> bool {
+        let digest = self.seeds.digest_words([u64::from(value), 0]);
+        self.used.insert_new(digest)
     }
 
     /// A fresh id.
@@ -108,7 +121,7 @@ impl Ids {
             z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
             z ^= z >> 31;
             let value = (z >> 32) as u32;
-            if self.used.insert(value) {
+            if self.take(value) {
                 return format!("{value:08x}");
             }
         }
@@ -117,7 +130,7 @@ impl Ids {
     /// `wanted` when it is a pi entry id not used yet, else a fresh one.
     pub fn claim(&mut self, wanted: Option<&str>) -> String {
         match wanted.and_then(|w| entry_id_value(w).map(|v| (w, v))) {
-            Some((w, value)) if self.used.insert(value) => w.to_owned(),
+            Some((w, value)) if self.take(value) => w.to_owned(),
             _ => self.fresh(),
         }
     }
@@ -816,5 +829,34 @@ impl<'e> Residue<'e> {
             Some(text) => time::IsoText::Borrowed(text),
             None => time::iso_text(at),
         }
+    }
+}
+
+#[cfg(test)]
+mod ids_tests {
+    use super::{is_entry_id, Ids};
+
+    /// Past the id set's threshold (7,168 by default: most of these are in its temporary file),
+    /// no id in use is given again, fresh or wanted, and a wanted id not in use is kept.
+    #[test]
+    fn an_id_in_use_is_never_given_again() {
+        let existing: Vec<String> = (0..20_000u32).map(|v| format!("{:08x}", v * 7)).collect();
+        let mut ids = Ids::new(existing.clone());
+        let mut seen: std::collections::HashSet<String> = existing.iter().cloned().collect();
+        for wanted in existing.iter().step_by(97) {
+            let got = ids.claim(Some(wanted));
+            assert!(is_entry_id(&got), "{got}");
+            assert!(seen.insert(got), "{wanted} was given again");
+        }
+        for _ in 0..20_000 {
+            let fresh = ids.fresh();
+            assert!(seen.insert(fresh.clone()), "{fresh} was given twice");
+        }
+        let free = (0..)
+            .map(|v: u32| format!("{:08x}", u32::MAX - v))
+            .find(|id| !seen.contains(id))
+            .unwrap();
+        assert_eq!(ids.claim(Some(&free)), free);
+        assert_ne!(ids.claim(Some(&free)), free, "taken now");
     }
 }
