@@ -1320,6 +1320,37 @@ const CODEX_CUSTOM_TOOL_CALL_INTERRUPTED: Mutation = Mutation {
     },
 };
 
+/// The freeform call's output as items of a message's kind (`output_text`), as
+/// claude-code-log's hand-written rollout has it: Codex reads a call's output items as
+/// `input_text` and `input_image` only, so the line does not parse, and Codex passes it over and
+/// answers the call "aborted"; the reader does the same.
+const CODEX_CUSTOM_OUTPUT_OF_OUTPUT_TEXT: Mutation = Mutation {
+    name: "custom-tool-call-output-of-output-text",
+    apply: |b| {
+        map_records(&(CODEX_CUSTOM_TOOL_CALL.apply)(b), |_, mut r| {
+            if payload_type(&r) == ("response_item", "custom_tool_call_output") {
+                let text = r["payload"]["output"].clone();
+                r["payload"]["output"] = json!([{"type": "output_text", "text": text}]);
+            }
+            Some(r)
+        })
+    },
+};
+
+/// The same for a `function_call_output` (measured too: Codex answers the call "aborted").
+const CODEX_OUTPUT_OF_OUTPUT_TEXT: Mutation = Mutation {
+    name: "function-call-output-of-output-text",
+    apply: |b| {
+        map_records(b, |_, mut r| {
+            if payload_type(&r) == ("response_item", "function_call_output") {
+                let text = r["payload"]["output"].clone();
+                r["payload"]["output"] = json!([{"type": "output_text", "text": text}]);
+            }
+            Some(r)
+        })
+    },
+};
+
 /// A `web_search_call` before the answer, as Codex records a hosted web search (issue 27): no
 /// output item follows; Codex sends it back with its id, status and action.
 const CODEX_WEB_SEARCH: Mutation = Mutation {
@@ -1483,6 +1514,8 @@ fn codex_cases<'a>(
         (CODEX_UNKNOWN_KINDS, Expect::Agree),
         (CODEX_CUSTOM_TOOL_CALL, Expect::Agree),
         (CODEX_CUSTOM_TOOL_CALL_INTERRUPTED, Expect::Agree),
+        (CODEX_CUSTOM_OUTPUT_OF_OUTPUT_TEXT, Expect::Agree),
+        (CODEX_OUTPUT_OF_OUTPUT_TEXT, Expect::Agree),
         (CODEX_WEB_SEARCH, Expect::Agree),
         (generic::SWAP_LAST_TWO, Expect::Agree),
         (generic::TORN_LAST_LINE, Expect::DeliberateReaderFails(TORN)),

@@ -354,6 +354,53 @@ fn uuid_for(name: &str) -> String {
     )
 }
 
+/// The model provider the live recipe's Codex config selects (`model_provider = "…"`).
+fn codex_scene_provider() -> String {
+    let manifest = handoff_codex::CodexPlugin.manifest();
+    let recipe = manifest.targets[0]
+        .live
+        .as_ref()
+        .expect("codex has a live recipe");
+    let config = recipe
+        .files
+        .iter()
+        .find(|(path, _)| path.ends_with("config.toml"))
+        .map(|(_, text)| text)
+        .expect("the recipe writes Codex's config");
+    let line = config
+        .lines()
+        .find_map(|l| l.strip_prefix("model_provider = "))
+        .expect("the config selects a provider");
+    line.trim_matches('"').to_owned()
+}
+
+/// `bytes` with the rollout's `session_meta` naming the scene's model provider. Codex 0.171.0
+/// refuses to resume a thread recorded under another provider than its config selects ("Cannot
+/// change this thread's model provider from `openai` to `fake` on resume"), where the person
+/// whose rollout it is has that provider configured: the scene's provider stands in for the
+/// recorded one, as the scene's project folder stands in for the recorded cwd. Other lines are
+/// kept byte for byte.
+fn with_the_scene_provider(bytes: &[u8]) -> Vec<u8> {
+    let provider = codex_scene_provider();
+    let mut out = Vec::with_capacity(bytes.len());
+    for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        if i > 0 {
+            out.push(b'\n');
+        }
+        match serde_json::from_slice::<Value>(line) {
+            Ok(mut record)
+                if record["type"] == "session_meta"
+                    && record["payload"]["model_provider"].is_string() =>
+            {
+                record["payload"]["model_provider"] = Value::from(provider.as_str());
+                out.extend_from_slice(record.to_string().as_bytes());
+            }
+            _ => out.extend_from_slice(line),
+        }
+    }
+    out
+}
+
 /// A cwd no file names: nothing to replace.
 const NO_CWD: &str = "/nonexistent/recorded/cwd";
 
@@ -472,6 +519,10 @@ fn source_cli_cell(source: &str, file: &Path) -> Outcome {
     let bytes = std::fs::read(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let Some(placement) = placement(source, &bytes) else {
         return Outcome::Unreadable("the file names no session id the CLI could resume".into());
+    };
+    let bytes = match source {
+        "codex" => with_the_scene_provider(&bytes),
+        _ => bytes,
     };
     // The reader reads as the source CLI at this end of its range sends (Claude Code's reader
     // has rules of its own per version).

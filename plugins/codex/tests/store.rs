@@ -1146,3 +1146,71 @@ fn a_rollout_codex_rewrote_is_still_ours_and_appends_number_their_records() {
         .join(format!("{}.json", session.id))
         .exists());
 }
+
+/// A call output of items of a message's kind (`output_text`): Codex reads a call output's
+/// items as `input_text` and `input_image` only, passes the line over and answers the call
+/// "aborted" (differential cases `*-output-of-output-text`); the reader reads the same.
+#[test]
+fn a_call_output_codex_cannot_parse_is_passed_over_and_the_call_answered_aborted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir
+        .path()
+        .join("rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl");
+    let line = |ts: &str, kind: &str, payload: Value| {
+        json!({"timestamp": ts, "type": kind, "payload": payload}).to_string()
+    };
+    let lines = [
+        line(
+            "2026-01-02T03:04:05.000Z",
+            "session_meta",
+            json!({
+            "id": "11111111-1111-4111-8111-111111111111", "timestamp": "2026-01-02T03:04:05.000Z",
+            "cwd": "/w", "originator": "codex_cli_rs", "cli_version": "0.171.0"}),
+        ),
+        line(
+            "2026-01-02T03:04:06.000Z",
+            "response_item",
+            json!({"type": "message",
+            "role": "user", "content": [{"type": "input_text", "text": "patch it"}]}),
+        ),
+        line(
+            "2026-01-02T03:04:07.000Z",
+            "response_item",
+            json!({"type": "custom_tool_call",
+            "name": "apply_patch", "input": "*** Begin Patch\n*** End Patch", "call_id": "c1"}),
+        ),
+        line(
+            "2026-01-02T03:04:08.000Z",
+            "response_item",
+            json!({
+            "type": "custom_tool_call_output", "call_id": "c1",
+            "output": [{"type": "output_text", "text": "Done!"}]}),
+        ),
+        line(
+            "2026-01-02T03:04:09.000Z",
+            "response_item",
+            json!({"type": "message",
+            "role": "assistant", "content": [{"type": "output_text", "text": "patched"}]}),
+        ),
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let events = CodexPlugin
+        .reader()
+        .read(ReadFrom::File(TARGET, &path))
+        .unwrap()
+        .events;
+    let result = events
+        .iter()
+        .find_map(|e| match &e.body {
+            Body::ToolResult {
+                call_id, content, ..
+            } => Some((call_id.as_str(), content.clone())),
+            _ => None,
+        })
+        .expect("the call is answered");
+    assert_eq!(result, ("c1", vec![Part::text("aborted")]));
+    assert!(
+        !format!("{events:?}").contains("Done!"),
+        "the output Codex cannot parse is not read: {events:?}"
+    );
+}

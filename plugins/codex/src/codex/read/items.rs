@@ -213,7 +213,19 @@ impl ReadState<'_, '_> {
             Some(OutputIn::Text(text)) => vec![Part::Text {
                 text: text.into_owned(),
             }],
-            Some(OutputIn::Items(items)) => user_parts(path, n, items)?,
+            Some(OutputIn::Items(items)) => {
+                if let Some((i, kind)) = not_an_output_item(&items) {
+                    // Codex parses a call output's items as `input_text` and `input_image`
+                    // only: the line does not parse, Codex passes it over and answers the
+                    // call "aborted" (measured, 0.171.0). So does this reader, never unsaid.
+                    tracing::warn!(
+                        "{}:{n}: payload.output[{i}].type: {kind:?} is no item of a tool's                          output; passed over, as Codex passes the line over",
+                        path.display()
+                    );
+                    return Ok(());
+                }
+                user_parts(path, n, items)?
+            }
         };
         let is_error =
             item.tag.as_ref().is_some_and(|t| t.is_error) || self.failed_calls.contains(&call_id);
@@ -369,6 +381,15 @@ fn bad_content(path: &Path, n: usize, i: usize, c: &ContentIn<'_>) -> PluginErro
             },
         ),
     )
+}
+
+/// The first item of a call's output that is no `input_text` or `input_image`, the only items
+/// Codex reads in a call's output (an `output_text` there is a message's item).
+fn not_an_output_item<'c>(items: &'c [ContentIn<'_>]) -> Option<(usize, &'c str)> {
+    items.iter().enumerate().find_map(|(i, c)| {
+        let kind = c.kind.as_deref().unwrap_or("");
+        (!matches!(kind, "input_text" | "input_image")).then_some((i, kind))
+    })
 }
 
 pub(super) fn user_parts(
