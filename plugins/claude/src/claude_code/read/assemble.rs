@@ -9,7 +9,7 @@ use handoff_sdk::{AssistantPart, Body, Event, IdSet, PluginError, Timestamp};
 
 use super::errors::malformed;
 use super::events::{assistant_event, user_events};
-use super::link::{conversation_path, link, GroupOf, Links, ResultChildren};
+use super::link::{conversation_path, link, Bits, Groups, Links, ResultChildren};
 use super::link::{Link, PackedLink, PARENT_BY_TIME_WITHIN_MS};
 use super::load::Loaded;
 use super::node_store::NodeStore;
@@ -129,14 +129,12 @@ pub(super) fn assemble(
         });
     }
     let sidechain = (0..nodes.len()).all(|i| nodes.sidechain(i));
-    let Links {
-        up,
-        groups,
-        group_of,
-    } = link(&mut records, sidechain);
+    let Links { up, groups } = link(&mut records, sidechain);
     let named = last_prompt_leaf
         .as_ref()
         .and_then(|id| records.index.get(id).map(|i| i as usize));
+    // The uuids are done with: every link is resolved.
+    drop(std::mem::take(&mut records.index));
     let leaf = choose_leaf(&records.nodes, &up, sidechain, named);
     let mut by_time = ParentByTime {
         path,
@@ -144,26 +142,21 @@ pub(super) fn assemble(
         times: None,
         skips_file_snapshots: rules.by_time_skips_file_snapshots,
     };
-    let path_nodes = conversation_path(path, &records, &up, leaf, &mut |child, on_path| {
-        by_time.parent_of(&records.nodes, child, on_path)
-    })?;
+    let (path_nodes, on_path) =
+        conversation_path(path, &records, &up, leaf, &mut |child, on_path| {
+            by_time.parent_of(&records.nodes, child, on_path)
+        })?;
     let result_children = ResultChildren::new(&records.nodes, &up, sidechain);
     // What only linking needed goes before the events are made.
     drop(up);
     let Records {
-        nodes,
-        unresolved,
-        index,
-        ..
+        nodes, unresolved, ..
     } = records;
     drop(unresolved);
-    drop(index);
 
-    let mut on_path = Bits::new(nodes.len());
     let mut group_places = Vec::new();
     for (place, &i) in path_nodes.iter().enumerate() {
-        on_path.set(i as usize);
-        if group_of.of(i).is_some() {
+        if groups.group_of(i).is_some() {
             group_places.push((i, place as u32));
         }
     }
@@ -178,7 +171,6 @@ pub(super) fn assemble(
         recovered_results: Vec::new(),
         nodes,
         groups,
-        group_of,
         result_children,
         boundary: None,
         passes_over_malformed_messages: rules.malformed_message_passed_over,
@@ -231,19 +223,19 @@ fn choose_leaf(
     named: Option<usize>,
 ) -> usize {
     let in_thread = |i: usize| nodes.sidechain(i) == sidechain;
-    let mut has_child = vec![false; nodes.len()];
+    let mut has_child = Bits::new(nodes.len());
     for (i, link) in up.iter().enumerate() {
         if let (Link::To(p), true) = (link.get(), in_thread(i)) {
-            has_child[p as usize] = true;
+            has_child.set(p as usize);
         }
     }
     for i in on_a_loop(up) {
-        has_child[i] = false;
+        has_child.clear(i);
     }
     // Last in file order first: by the line each record was last written on (a record written
     // again keeps its first place among the nodes; Claude Code's last message is the last line).
     let mut leaves: Vec<(u32, u32)> = (0..nodes.len())
-        .filter(|&i| in_thread(i) && !has_child[i])
+        .filter(|&i| in_thread(i) && !has_child.get(i))
         .map(|i| (nodes.get(i).line, i as u32))
         .collect();
     leaves.sort_unstable_by_key(|&(line, _)| std::cmp::Reverse(line));
@@ -286,14 +278,20 @@ fn choose_leaf(
 /// The records on a loop of parents (a record naming itself, or records naming each other round),
 /// each walked up once.
 fn on_a_loop(up: &[PackedLink]) -> Vec<usize> {
-    // 0: not walked; `walk + 1`: on the walk from record `walk`.
-    let mut walked_by = vec![0u32; up.len()];
+    // A byte a record: not walked, on the walk under way, or walked.
+    const NOT_WALKED: u8 = 0;
+    const ON_THIS_WALK: u8 = 1;
+    const WALKED: u8 = 2;
+    let mut state = vec![NOT_WALKED; up.len()];
+    let parent = |i: usize| match up[i].get() {
+        Link::To(p) => Some(p as usize),
+        _ => None,
+    };
     let mut looped = Vec::new();
     for start in 0..up.len() {
-        let walk = start as u32 + 1;
         let mut cursor = Some(start);
         while let Some(i) = cursor {
-            if walked_by[i] == walk {
+            if state[i] == ON_THIS_WALK {
                 // Round again: the loop is the records from here back to here.
                 let mut at = i;
                 loop {
@@ -305,14 +303,17 @@ fn on_a_loop(up: &[PackedLink]) -> Vec<usize> {
                 }
                 break;
             }
-            if walked_by[i] != 0 {
+            if state[i] == WALKED {
                 break;
             }
-            walked_by[i] = walk;
-            cursor = match up[i].get() {
-                Link::To(p) => Some(p as usize),
-                _ => None,
-            };
+            state[i] = ON_THIS_WALK;
+            cursor = parent(i);
+        }
+        // The walk is done: its records (the start's chain up to where it stopped) are walked.
+        let mut cursor = Some(start);
+        while let Some(i) = cursor.filter(|&i| state[i] == ON_THIS_WALK) {
+            state[i] = WALKED;
+            cursor = parent(i);
         }
     }
     looped
@@ -341,7 +342,7 @@ impl ParentByTime<'_> {
         &mut self,
         nodes: &NodeStore,
         child: usize,
-        on_path: &[bool],
+        on_path: &Bits,
     ) -> Result<Option<usize>, PluginError> {
         if self.times.is_none() {
             self.times = Some(self.read_times(nodes)?);
@@ -355,7 +356,7 @@ impl ParentByTime<'_> {
         for (i, time) in times.iter().enumerate() {
             let Some(time) = *time else { continue };
             let before = at - time;
-            if on_path[i] || nodes.sidechain(i) != thread {
+            if on_path.get(i) || nodes.sidechain(i) != thread {
                 continue;
             }
             if (0..=PARENT_BY_TIME_WITHIN_MS).contains(&before)
@@ -417,23 +418,6 @@ impl ParentByTime<'_> {
     }
 }
 
-/// One bit a record.
-struct Bits(Vec<u64>);
-
-impl Bits {
-    fn new(len: usize) -> Self {
-        Bits(vec![0; len.div_ceil(64)])
-    }
-
-    fn get(&self, i: usize) -> bool {
-        self.0[i / 64] & 1 << (i % 64) != 0
-    }
-
-    fn set(&mut self, i: usize) {
-        self.0[i / 64] |= 1 << (i % 64);
-    }
-}
-
 /// Records in Claude Code's order for those it recovers off the path: by timestamp, ties kept in
 /// their order (a stable sort, as its `Array.prototype.sort`).
 fn by_timestamp(records: &mut [Node]) {
@@ -453,8 +437,7 @@ struct Turns<'a> {
     /// The index: the records without their content.
     nodes: NodeStore,
     /// Streamed assistant turns of several records, and each record's index in them.
-    groups: Vec<Vec<u32>>,
-    group_of: GroupOf,
+    groups: Groups,
     result_children: ResultChildren,
     /// Records already turned into events (or skipped).
     consumed: Bits,
@@ -658,9 +641,9 @@ impl Turns<'_> {
         chain: Option<&mut ChainState>,
         out: &mut Emitter<'_>,
     ) -> Result<(), PluginError> {
-        let group = match self.group_of.of(i as u32) {
+        let group = match self.groups.group_of(i as u32) {
             None => vec![i as u32],
-            Some(n) => self.groups[n as usize].clone(),
+            Some(n) => self.groups.records(n).to_vec(),
         };
         // (A turn of one record, the most common, is on the path: `i` is.)
         let (on_path, off_path) = if group.len() == 1 {

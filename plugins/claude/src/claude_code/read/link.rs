@@ -66,19 +66,76 @@ pub(super) struct Links {
     /// Each record's next step towards the root.
     pub(super) up: Vec<PackedLink>,
     /// Streamed assistant turns of several records (by message id), in file order.
-    pub(super) groups: Vec<Vec<u32>>,
-    /// Each grouped record's index in `groups`.
-    pub(super) group_of: GroupOf,
+    pub(super) groups: Groups,
 }
 
-/// Which group each record of a streamed turn is in: (record, group) pairs of the grouped
-/// records only, by record (8 bytes a grouped record, none for the others).
-pub(super) struct GroupOf(Vec<(u32, u32)>);
+/// Streamed assistant turns as the loader gathers them: (group, record) pairs, in the order the
+/// records were read (8 bytes a record of a turn of several records, none for the others).
+pub(super) type GroupMembers = Vec<(u32, u32)>;
 
-impl GroupOf {
-    pub(super) fn of(&self, record: u32) -> Option<u32> {
-        let at = self.0.binary_search_by_key(&record, |&(r, _)| r).ok()?;
-        Some(self.0[at].1)
+/// The streamed assistant turns of the conversation's thread: each group's records in file
+/// order, one list for all the groups (4 bytes a grouped record and 4 a group), and which group
+/// each grouped record is in, (record, group) pairs by record (8 bytes a grouped record). No
+/// list a group: its header and allocation would cost ~40 bytes a group.
+pub(super) struct Groups {
+    /// The groups' records, group after group.
+    records: Vec<u32>,
+    /// Where each group starts in `records`, and its end after the last.
+    starts: Vec<u32>,
+    of_record: Vec<(u32, u32)>,
+}
+
+impl Groups {
+    /// The groups of `members` (as the loader gathered them) that keep more than one record of
+    /// `in_thread`; numbered in the order they were made.
+    fn of(mut members: GroupMembers, in_thread: impl Fn(u32) -> bool) -> Self {
+        members.retain(|&(_, r)| in_thread(r));
+        // Group by group, each in file order (a group's records were read in file order, but
+        // groups interleave).
+        members.sort_unstable();
+        let mut records = Vec::new();
+        let mut starts = Vec::new();
+        // The pairs become (record, group) in place, the groups left with one record dropped.
+        let mut kept = 0;
+        let mut at = 0;
+        while at < members.len() {
+            let group = members[at].0;
+            let end = at + members[at..].partition_point(|&(g, _)| g == group);
+            if end - at > 1 {
+                let n = starts.len() as u32;
+                starts.push(records.len() as u32);
+                for k in at..end {
+                    let record = members[k].1;
+                    records.push(record);
+                    members[kept] = (record, n);
+                    kept += 1;
+                }
+            }
+            at = end;
+        }
+        starts.push(records.len() as u32);
+        members.truncate(kept);
+        members.sort_unstable();
+        Groups {
+            records,
+            starts,
+            of_record: members,
+        }
+    }
+
+    /// The group `record` is in, if any.
+    pub(super) fn group_of(&self, record: u32) -> Option<u32> {
+        let at = self
+            .of_record
+            .binary_search_by_key(&record, |&(r, _)| r)
+            .ok()?;
+        Some(self.of_record[at].1)
+    }
+
+    /// Group `n`'s records, in file order.
+    pub(super) fn records(&self, n: u32) -> &[u32] {
+        let n = n as usize;
+        &self.records[self.starts[n] as usize..self.starts[n + 1] as usize]
     }
 }
 
@@ -86,22 +143,10 @@ impl GroupOf {
 pub(super) fn link(records: &mut Records, sidechain: bool) -> Links {
     let up = std::mem::take(&mut records.up);
     let nodes = &records.nodes;
-    let mut groups = std::mem::take(&mut records.groups);
-    groups.retain_mut(|g| {
-        g.retain(|&r| nodes.sidechain(r as usize) == sidechain);
-        g.len() > 1
+    let groups = Groups::of(std::mem::take(&mut records.groups), |r| {
+        nodes.sidechain(r as usize) == sidechain
     });
-    let mut group_of: Vec<(u32, u32)> = groups
-        .iter()
-        .enumerate()
-        .flat_map(|(n, g)| g.iter().map(move |&r| (r, n as u32)))
-        .collect();
-    group_of.sort_unstable();
-    Links {
-        up,
-        groups,
-        group_of: GroupOf(group_of),
-    }
+    Links { up, groups }
 }
 
 /// Each record's next step towards the root, as the loader links it: to a parent already
@@ -187,7 +232,7 @@ impl ResultChildren {
 /// to instead (see `assemble::ParentByTime`), given the record and which records are on the path
 /// so far; `None` when there is none.
 pub(super) type ParentNotInFile<'a> =
-    dyn FnMut(usize, &[bool]) -> Result<Option<usize>, PluginError> + 'a;
+    dyn FnMut(usize, &Bits) -> Result<Option<usize>, PluginError> + 'a;
 
 /// How far back in time Claude Code looks for a record to go on to when a parent is missing
 /// (2.1.197's `Ysm`, 2.1.332's `eTr`).
@@ -201,22 +246,25 @@ pub(super) const PARENT_BY_TIME_WITHIN_MS: i64 = 5000;
 /// (2.1.197 and 2.1.332, `buildConversationChain`), a parent it does not find: it goes on by
 /// time the same way, and with nothing to go on to the conversation starts at that record —
 /// which loses nothing, since every record the loop names is on the conversation already.
+/// With the path, which records are on it (a bit a record).
 pub(super) fn conversation_path(
     path: &Path,
     records: &Records,
     up: &[PackedLink],
     leaf: usize,
     parent_not_in_file: &mut ParentNotInFile<'_>,
-) -> Result<Vec<u32>, PluginError> {
+) -> Result<(Vec<u32>, Bits), PluginError> {
     let nodes = &records.nodes;
-    let mut on_path = vec![false; nodes.len()];
-    let mut path_nodes: Vec<u32> = Vec::new();
+    let mut on_path = Bits::new(nodes.len());
+    // Room for every record: the pages the path does not reach are never touched (never
+    // resident), and the list never doubles (a copy, and up to half of it unused).
+    let mut path_nodes: Vec<u32> = Vec::with_capacity(nodes.len());
     let mut cursor = Some(leaf);
     while let Some(i) = cursor {
-        on_path[i] = true;
+        on_path.set(i);
         path_nodes.push(i as u32);
         cursor = match up[i].get() {
-            Link::To(p) if on_path[p as usize] => parent_not_in_file(i, &on_path)?,
+            Link::To(p) if on_path.get(p as usize) => parent_not_in_file(i, &on_path)?,
             Link::To(p) => Some(p as usize),
             Link::Root => None,
             Link::Missing(k) => match parent_not_in_file(i, &on_path)? {
@@ -238,12 +286,62 @@ pub(super) fn conversation_path(
         };
     }
     path_nodes.reverse();
-    Ok(path_nodes)
+    Ok((path_nodes, on_path))
+}
+
+/// One bit a record.
+pub(super) struct Bits(Vec<u64>);
+
+impl Bits {
+    pub(super) fn new(len: usize) -> Self {
+        Bits(vec![0; len.div_ceil(64)])
+    }
+
+    pub(super) fn get(&self, i: usize) -> bool {
+        self.0[i / 64] & 1 << (i % 64) != 0
+    }
+
+    pub(super) fn set(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+
+    pub(super) fn clear(&mut self, i: usize) {
+        self.0[i / 64] &= !(1 << (i % 64));
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Interleaved groups come out each in file order, numbered as they were made; a group left
+    /// with one record of the thread is none, and the records of the other thread are in none.
+    #[test]
+    fn groups_keep_their_records_in_file_order_and_drop_the_other_thread() {
+        // (group, record) as the loader adds them: group 0 is records 1, 3, 8; group 1 is 2, 5
+        // (5 of the other thread); group 2 is 4, 6, 9 (9 of the other thread).
+        let members = vec![
+            (0, 1),
+            (0, 3),
+            (1, 2),
+            (2, 4),
+            (1, 5),
+            (2, 6),
+            (0, 8),
+            (2, 9),
+        ];
+        let other_thread = [5, 9];
+        let groups = Groups::of(members, |r| !other_thread.contains(&r));
+        assert_eq!(groups.records(0), [1, 3, 8]);
+        assert_eq!(groups.records(1), [4, 6]);
+        for (record, group) in [(1, Some(0)), (3, Some(0)), (8, Some(0)), (4, Some(1))] {
+            assert_eq!(groups.group_of(record), group, "record {record}");
+        }
+        for record in [0, 2, 5, 6 + 1, 9, 10] {
+            assert_eq!(groups.group_of(record), None, "record {record}");
+        }
+        assert_eq!(groups.group_of(6), Some(1));
+    }
 
     #[test]
     fn a_packed_link_is_the_link_it_packs() {

@@ -13,7 +13,7 @@ use super::decode::{index_node_of, node_of};
 use super::errors::{diagnose, malformed};
 use super::index_record::IndexRecord;
 use super::index_record::Spans;
-use super::link::{link_to, resolve_later_parents};
+use super::link::{link_to, resolve_later_parents, GroupMembers};
 use super::node_store::NodeStore;
 use super::nodes::{IndexKind, IndexNode, Kind, Node, ReadRecord, RecordBody, Records};
 use super::record_id::RecordId;
@@ -24,11 +24,15 @@ use crate::claude_code::records::{FastContent, Record};
 /// loading: an id's first record, and its group once a second record shares it.
 /// An id is kept as its 128-bit digest (never the id itself) beside its first record and group
 /// packed in 8 bytes, in a [`SpillMap`]: past a threshold the older ones go to a temporary file.
+/// A group's records are (group, record) pairs in one list, 8 bytes a record (a list a group
+/// cost ~40 bytes a group more: its header and its own allocation).
 #[derive(Default)]
 pub(super) struct MessageGroups {
     /// Id digest → (first record << 32) | group (`u32::MAX`: none yet).
     pub(super) first: SpillMap<u64>,
-    pub(super) groups: Vec<Vec<u32>>,
+    pub(super) members: GroupMembers,
+    /// Groups made so far.
+    count: u32,
     seeds: IdSeeds,
 }
 
@@ -37,7 +41,8 @@ impl MessageGroups {
     pub(super) fn spilling_past(threshold: usize) -> Self {
         MessageGroups {
             first: SpillMap::with_threshold(threshold),
-            groups: Vec::new(),
+            members: Vec::new(),
+            count: 0,
             seeds: IdSeeds::default(),
         }
     }
@@ -54,12 +59,13 @@ impl MessageGroups {
             return;
         }
         if group == u32::MAX {
-            group = self.groups.len() as u32;
-            self.groups.push(vec![first]);
+            group = self.count;
+            self.count += 1;
+            self.members.push((group, first));
             self.first
                 .insert(key, u64::from(first) << 32 | u64::from(group));
         }
-        self.groups[group as usize].push(record);
+        self.members.push((group, record));
     }
 }
 
@@ -184,7 +190,7 @@ pub(super) fn load_from(
     }
     resolve_later_parents(&mut loaded.records);
     // The message ids are done with: freed now, their memory is reused by the events.
-    loaded.records.groups = std::mem::take(&mut loaded.messages).groups;
+    loaded.records.groups = std::mem::take(&mut loaded.messages).members;
     Ok(loaded)
 }
 

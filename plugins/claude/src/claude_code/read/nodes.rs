@@ -7,7 +7,7 @@ use handoff_sdk::dialect::anthropic::ParsedBlock;
 use handoff_sdk::{Part, Timestamp};
 
 use super::index_record::Spans;
-use super::link::PackedLink;
+use super::link::{GroupMembers, PackedLink};
 use super::node_store::NodeStore;
 use super::record_id::RecordId;
 use super::uuid_index::UuidIndex;
@@ -136,8 +136,9 @@ pub(super) struct Records {
     /// The parents links name that were not indexed when they were made (see
     /// [`super::link::link_to`]), and whether each is a logical parent.
     pub(super) unresolved: Vec<(RecordId, bool)>,
-    /// Streamed assistant turns: records sharing a message id (of either thread).
-    pub(super) groups: Vec<Vec<u32>>,
+    /// Streamed assistant turns: records sharing a message id (of either thread), as
+    /// (group, record) pairs.
+    pub(super) groups: GroupMembers,
     /// Each uuid's node: built while loading (a uuid seen again replaces its record), and the
     /// one index linking looks parents up in.
     pub(super) index: UuidIndex,
