@@ -120,10 +120,61 @@ pub(crate) fn header(
     Ok((loaded.session_id().map(str::to_owned), loaded.marker()))
 }
 
-/// Loads the session file at `path`.
+/// Loads the session file at `path`, a line at a time: the file's bytes are not held beside the
+/// messages (they were: twice the file). An empty file, or one whose first line is not JSON (a
+/// legacy record over many lines), is read whole, by [`load_bytes`].
 pub(crate) fn load(path: &Path) -> Result<Loaded, PluginError> {
-    let bytes = std::fs::read(path).map_err(|e| PluginError::io(path, &e))?;
-    load_bytes(path, &bytes)
+    use std::io::BufRead as _;
+    let io = |e: std::io::Error| PluginError::io(path, &e);
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
+    let mut line = Vec::new();
+    reader.read_until(b'\n', &mut line).map_err(io)?;
+    let first = line.strip_suffix(b"\n").unwrap_or(&line);
+    if line.is_empty() || serde_json::from_slice::<Value>(first).is_err() {
+        let bytes = std::fs::read(path).map_err(io)?;
+        return load_bytes(path, &bytes);
+    }
+    let mut meta = Map::new();
+    let mut messages = Messages::default();
+    let mut n = 0;
+    while !line.is_empty() {
+        n += 1;
+        if line.pop() != Some(b'\n') {
+            return Err(torn(path, n));
+        }
+        apply_line(path, n, &line, &mut meta, &mut messages)?;
+        line.clear();
+        reader.read_until(b'\n', &mut line).map_err(io)?;
+    }
+    loaded(path, meta, messages)
+}
+
+/// The error of a last line without its newline.
+fn torn(path: &Path, n: usize) -> PluginError {
+    PluginError::malformed_line(path, n, None, "the last line has no newline (a torn write)")
+}
+
+/// The session of the lines applied, if they held its metadata.
+fn loaded(
+    path: &Path,
+    meta: Map<String, Value>,
+    messages: Messages,
+) -> Result<Loaded, PluginError> {
+    if !(meta.get("sessionId").is_some_and(Value::is_string)
+        && meta.get("projectHash").is_some_and(Value::is_string))
+    {
+        return Err(PluginError::malformed_line(
+            path,
+            1,
+            Some("sessionId"),
+            "no metadata line (string sessionId and projectHash)",
+        ));
+    }
+    Ok(Loaded {
+        meta,
+        messages: messages.into_vec(),
+    })
 }
 
 /// Loads a session from its bytes (`path` only names it in errors).
@@ -147,32 +198,12 @@ pub(crate) fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, PluginErro
         n += 1;
         let (line, tail) = match rest.iter().position(|&b| b == b'\n') {
             Some(i) => (&rest[..i], &rest[i + 1..]),
-            None => {
-                return Err(PluginError::malformed_line(
-                    path,
-                    n,
-                    None,
-                    "the last line has no newline (a torn write)",
-                ));
-            }
+            None => return Err(torn(path, n)),
         };
         rest = tail;
         apply_line(path, n, line, &mut meta, &mut messages)?;
     }
-    if !(meta.get("sessionId").is_some_and(Value::is_string)
-        && meta.get("projectHash").is_some_and(Value::is_string))
-    {
-        return Err(PluginError::malformed_line(
-            path,
-            1,
-            Some("sessionId"),
-            "no metadata line (string sessionId and projectHash)",
-        ));
-    }
-    Ok(Loaded {
-        meta,
-        messages: messages.into_vec(),
-    })
+    loaded(path, meta, messages)
 }
 
 fn apply_line(
@@ -325,8 +356,80 @@ fn legacy(bytes: &[u8]) -> Option<Loaded> {
 mod tests {
     use super::*;
 
+    const NAME: &str = "/s/session-x.jsonl";
+
+    /// A load as text: its metadata, each message's line and id, and the transcript it reads as
+    /// (or the error, its folder shown as `/s`).
+    fn shown(loaded: Result<Loaded, PluginError>, folder: &Path) -> String {
+        let shown = match loaded {
+            Ok(loaded) => {
+                let meta = format!("{:?}", loaded.meta);
+                let lines: Vec<(usize, String)> = loaded
+                    .messages
+                    .iter()
+                    .map(|m| (m.line, m.id.clone()))
+                    .collect();
+                let read = super::super::read::transcript(Path::new(NAME), loaded, None);
+                format!("{meta}\n{lines:?}\n{read:?}")
+            }
+            Err(e) => format!("error: {e}"),
+        };
+        shown.replace(&*folder.to_string_lossy(), "/s")
+    }
+
+    /// `text` loaded whole (`load_bytes`); and checks that [`load`] of it, a line at a time from
+    /// a file, loads the same.
     fn load_str(text: &str) -> Result<Loaded, PluginError> {
-        load_bytes(Path::new("/s/session-x.jsonl"), text.as_bytes())
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session-x.jsonl");
+        std::fs::write(&path, text).unwrap();
+        assert_eq!(
+            shown(load(&path), dir.path()),
+            shown(
+                load_bytes(Path::new(NAME), text.as_bytes()),
+                Path::new("/s")
+            ),
+            "{text:?}"
+        );
+        load_bytes(Path::new(NAME), text.as_bytes())
+    }
+
+    /// Every Gemini CLI chat the tests, the live tier and the corpus hold loads a line at a time
+    /// as it loads whole.
+    #[test]
+    fn a_load_by_lines_is_a_load_whole() {
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        let mut folders = vec![
+            manifest.join("tests/samples"),
+            manifest.join("../../live/tests/differential/gemini-cli"),
+            manifest.join("../../live/tests/corpus/gemini-cli"),
+        ];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    folders.push(path);
+                } else if path
+                    .extension()
+                    .is_some_and(|e| e == "jsonl" || e == "json")
+                    && path.file_name().is_some_and(|n| n != "projects.json")
+                {
+                    files.push(path);
+                }
+            }
+        }
+        assert!(files.len() >= 5, "{files:?}");
+        for path in &files {
+            let bytes = std::fs::read(path).unwrap();
+            let folder = Path::new("/nowhere");
+            assert_eq!(
+                shown(load(path), folder),
+                shown(load_bytes(path, &bytes), folder),
+                "{}",
+                path.display()
+            );
+        }
     }
 
     const META: &str =
@@ -418,6 +521,22 @@ mod tests {
             r#"{"id":"b","type":"gemini","content":"y"}"#
         );
         assert_eq!(ids(&load_str(&text).unwrap()), ["a", "b"]);
+    }
+
+    /// Line ends the line-at-a-time load must treat as the whole one does (`load_str` compares).
+    #[test]
+    fn crlf_a_lone_metadata_line_and_a_legacy_first_line_load_alike() {
+        let user = r#"{"id":"a","type":"user","content":"1"}"#;
+        assert_eq!(
+            ids(&load_str(&format!("{META}\r\n{user}\r\n")).unwrap()),
+            ["a"]
+        );
+        assert!(load_str(META).is_err(), "a torn first line");
+        assert!(load_str(&format!("{META}\n")).unwrap().messages.is_empty());
+        assert!(
+            load_str("{\n\"sessionId\": 1\n}\n").is_err(),
+            "not a record"
+        );
     }
 
     #[test]

@@ -16,6 +16,7 @@ use handoff_sdk::spill::SpillSet;
 use handoff_sdk::IdSeeds;
 use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError, Timestamp};
 
+use super::accepted;
 use super::context::{conversation, Role};
 use super::convert::{carried, pi_map, Converted, Converter, Node};
 use super::read::{self, malformed, Lines, Scan};
@@ -34,28 +35,23 @@ pub struct Found {
     pub cwd: Option<String>,
     /// The id of the last entry in file order (pi's leaf, which an append continues from).
     pub leaf: Option<String>,
-    /// The model pi resumes with: the last `model_change` or assistant message on the path
-    /// (only when asked for, by a read to the end).
+    /// The model pi resumes with: the last `model_change` or assistant message on the path that
+    /// names one (by a read that reached it: every read to the end).
     pub model: Option<(String, String)>,
     /// Every entry id in the file (only when asked for).
     pub ids: Vec<String>,
 }
 
-/// What a read finds besides the events and the header: each costs the plain read a little.
+/// What a read finds besides the events, the header and the model, at a cost to the plain read.
 #[derive(Clone, Copy, Debug)]
 pub struct Wanted {
-    /// [`Found::model`] (an append, a resume plan): a second, shallow parse of each path line.
-    pub model: bool,
     /// [`Found::ids`] (an append): every entry's id, kept.
     pub ids: bool,
 }
 
 impl Wanted {
     /// The events alone.
-    pub const EVENTS: Wanted = Wanted {
-        model: false,
-        ids: false,
-    };
+    pub const EVENTS: Wanted = Wanted { ids: false };
 }
 
 /// The tool calls of the path so far: every call id as a digest (a call id is not used twice),
@@ -279,20 +275,39 @@ pub enum OpenCalls {
 }
 
 /// Reads the conversation of `path` streaming (two passes), handing each event to `sink` until
-/// it returns `false`; and what is `wanted` besides.
+/// it returns `false`; and what is `wanted` besides. A read that reaches the end (pi's view of
+/// the session: calls answered as pi answers them) remembers what a resume plan needs
+/// ([`accepted`]).
 pub fn stream(
     path: &Path,
     wanted: Wanted,
     open_calls: OpenCalls,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<Found, PluginError> {
-    stream_scan(read::scan(path, wanted.ids)?, wanted, open_calls, sink)
+    // Taken before the first byte is read: a write during the read makes the version differ.
+    let version = accepted::Version::of(path);
+    // Whether the sink said `false` to the last event it was given: the read stopped there (or
+    // at the very end: then it is not remembered either, which costs only a read again).
+    let mut stopped = false;
+    let found = stream_scan(read::scan(path, wanted.ids)?, open_calls, &mut |event| {
+        let more = sink(event);
+        stopped = !more;
+        more
+    })?;
+    if let (false, OpenCalls::Answered, Some(version)) = (stopped, open_calls, version) {
+        let plan = accepted::Accepted {
+            id: found.id.clone(),
+            cwd: found.cwd.clone(),
+            model: found.model.clone(),
+        };
+        accepted::remember(version, plan);
+    }
+    Ok(found)
 }
 
 /// [`stream`] of a file already scanned.
 pub fn stream_scan(
     mut scan: Scan,
-    wanted: Wanted,
     open_calls: OpenCalls,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<Found, PluginError> {
@@ -312,14 +327,21 @@ pub fn stream_scan(
     // The ids compactions name as the last they replace, taken as their entries are read
     // (always before the compaction: it replaces what comes before it).
     let mut throughs: HashMap<u32, String> = conv.throughs().map(|e| (e, String::new())).collect();
+    // The model is the last path entry's that names one: that line alone is parsed for it.
+    let model_entry = conv
+        .path
+        .iter()
+        .rev()
+        .copied()
+        .find(|&e| scan.kind(e).names_model());
     let mut lines = Lines::open(&scan)?;
     let mut assembly = Assembly::new(&path, open_calls, sink);
     for &number in &conv.path {
         let role = conv.role(&scan, number);
-        let read = lines.entry(&scan, number, wanted.model)?;
-        if read.model.is_some() {
-            found.model = read.model;
+        if Some(number) == model_entry {
+            found.model = lines.model(&scan, number)?;
         }
+        let read = lines.entry(&scan, number)?;
         if let Some(id) = throughs.get_mut(&number) {
             id.clone_from(&read.id);
         }
@@ -353,17 +375,13 @@ mod tests {
 
     use handoff_sdk::serde_json::{self, json, Value};
 
-    use super::{read, stream_scan, OpenCalls, Wanted};
+    use super::{read, stream_scan, OpenCalls};
 
     /// The events of `path`, with what an append finds, its ids spilled past `threshold`.
     fn read_at(path: &Path, threshold: usize) -> Result<String, String> {
         let scan = read::scan_with(path, true, threshold).map_err(|e| e.to_string())?;
         let mut events = Vec::new();
-        let wanted = Wanted {
-            model: true,
-            ids: true,
-        };
-        let found = stream_scan(scan, wanted, OpenCalls::Answered, &mut |e| {
+        let found = stream_scan(scan, OpenCalls::Answered, &mut |e| {
             events.push(e);
             true
         })

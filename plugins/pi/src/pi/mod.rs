@@ -5,6 +5,7 @@
 //! message kinds, `write` turns events into entry lines, `resume` says how pi resumes a session.
 //! Every mapping choice, with its source, is in `docs/formats/pi.md`.
 
+mod accepted;
 mod assemble;
 mod context;
 mod convert;
@@ -281,10 +282,7 @@ impl NewSession {
 fn append(session: &SessionRef, events: &[Event]) -> Result<SessionRef, PluginError> {
     let path = session.path.as_path();
     let mut whole = Transcript::new(Vec::new());
-    let wanted = assemble::Wanted {
-        model: true,
-        ids: true,
-    };
+    let wanted = assemble::Wanted { ids: true };
     let found = assemble::stream(path, wanted, assemble::OpenCalls::AsWritten, &mut |e| {
         whole.events.push(e);
         true

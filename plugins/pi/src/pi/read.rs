@@ -43,22 +43,27 @@ pub struct Header {
     pub marker: Option<OwnershipMarker>,
 }
 
-/// What an entry is, in one byte: its base role (`context::base_role`, two bits) and whether it
-/// is a further `session` line (kept by pi, and ignored).
+/// What an entry is, in one byte: its base role (`context::base_role`, two bits), whether it
+/// is a further `session` line (kept by pi, and ignored) and whether it names a model (a
+/// `model_change` or an assistant message with a provider and a model: so the model a session
+/// resumes with is found by reading one line again, not every line of the path).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Kind(u8);
 
 impl Kind {
     const HEADER: u8 = 1 << 2;
+    const NAMES_MODEL: u8 = 1 << 3;
 
-    fn new(role: Role, is_header: bool) -> Self {
+    fn new(role: Role, is_header: bool, names_model: bool) -> Self {
         let role = match role {
             Role::Message => 0,
             Role::AsUser => 1,
             Role::Compaction { .. } => 2,
             Role::Carried => 3,
         };
-        Kind(role | if is_header { Kind::HEADER } else { 0 })
+        let header = if is_header { Kind::HEADER } else { 0 };
+        let model = if names_model { Kind::NAMES_MODEL } else { 0 };
+        Kind(role | header | model)
     }
 
     /// The entry's role before compactions are looked at (a compaction's `through` is 0).
@@ -74,6 +79,11 @@ impl Kind {
     /// A further `session` line.
     pub fn is_header(self) -> bool {
         self.0 & Kind::HEADER != 0
+    }
+
+    /// An entry that names a provider and a model ([`Facts::model`]).
+    pub fn names_model(self) -> bool {
+        self.0 & Kind::NAMES_MODEL != 0
     }
 }
 
@@ -557,7 +567,8 @@ impl Scan {
                 None => self.leaf = Some((entry, id.into_owned())),
             }
         }
-        self.kinds.push(Kind::new(role, is_header));
+        self.kinds
+            .push(Kind::new(role, is_header, facts.model.is_some()));
         Ok(())
     }
 }
@@ -583,8 +594,6 @@ pub struct Read {
     pub id: String,
     /// Its parent's id, as the line names it (v1: the previous entry's).
     pub parent: Option<String>,
-    /// The provider and model it names, when asked for.
-    pub model: Option<(String, String)>,
     /// The entry, without `id` and `parentId`.
     pub entry: Entry,
 }
@@ -599,6 +608,8 @@ pub struct Lines {
     /// The entry the next entry line read is, and the number of the last line read.
     next: u32,
     line: usize,
+    /// The entry whose line `buffer` holds (read twice: for its model, then whole).
+    held: Option<u32>,
 }
 
 impl Lines {
@@ -612,6 +623,7 @@ impl Lines {
             buffer: Vec::new(),
             next: 0,
             line: 0,
+            held: None,
         };
         lines.seek_to(scan, 0)?;
         Ok(lines)
@@ -633,6 +645,24 @@ impl Lines {
 
     /// The line number and text of `entry`.
     fn line(&mut self, scan: &Scan, entry: u32) -> Result<(usize, &str), PluginError> {
+        if self.held != Some(entry) {
+            self.read_line(scan, entry)?;
+        }
+        let line = self.line;
+        let text = std::str::from_utf8(&self.buffer).map_err(|e| {
+            malformed(
+                &self.path,
+                line,
+                None,
+                format!("the line is not UTF-8: {e}"),
+            )
+        })?;
+        Ok((line, text))
+    }
+
+    /// Reads the line of `entry` into `buffer`.
+    fn read_line(&mut self, scan: &Scan, entry: u32) -> Result<(), PluginError> {
+        self.held = None;
         if entry < self.next || entry - self.next > CHECKPOINT_EVERY {
             self.seek_to(scan, entry)?;
         }
@@ -658,35 +688,18 @@ impl Lines {
             let number = self.next;
             self.next += 1;
             if number == entry {
-                break;
+                self.held = Some(entry);
+                return Ok(());
             }
         }
-        let line = self.line;
-        let text = std::str::from_utf8(&self.buffer).map_err(|e| {
-            malformed(
-                &self.path,
-                line,
-                None,
-                format!("the line is not UTF-8: {e}"),
-            )
-        })?;
-        Ok((line, text))
     }
 
-    /// Entry `number` of `scan`, read and parsed; its model only when `model` (an append).
-    pub fn entry(&mut self, scan: &Scan, number: u32, model: bool) -> Result<Read, PluginError> {
+    /// Entry `number` of `scan`, read and parsed.
+    pub fn entry(&mut self, scan: &Scan, number: u32) -> Result<Read, PluginError> {
         let (line, text) = self.line(scan, number)?;
         let path = &scan.path;
         let mut entry: Entry =
             serde_json::from_str(text).map_err(|e| json_error(path, line, &e))?;
-        let model = if model {
-            let envelope: Envelope<'_> =
-                serde_json::from_str(text).map_err(|e| json_error(path, line, &e))?;
-            let facts = Facts::of_envelope(&envelope);
-            facts.model.map(|(p, m)| (p.to_owned(), m.to_owned()))
-        } else {
-            None
-        };
         let (id, parent) = if scan.header.version < 2 {
             let parent = scan.parent(number).map(|p| format!("L{}", scan.v1_line(p)));
             (format!("L{line}"), parent)
@@ -699,9 +712,21 @@ impl Lines {
             line,
             id,
             parent,
-            model,
             entry,
         })
+    }
+
+    /// The provider and model entry `number` names ([`Facts::model`]), its line read again.
+    pub fn model(
+        &mut self,
+        scan: &Scan,
+        number: u32,
+    ) -> Result<Option<(String, String)>, PluginError> {
+        let (line, text) = self.line(scan, number)?;
+        let envelope: Envelope<'_> =
+            serde_json::from_str(text).map_err(|e| json_error(&scan.path, line, &e))?;
+        let facts = Facts::of_envelope(&envelope);
+        Ok(facts.model.map(|(p, m)| (p.to_owned(), m.to_owned())))
     }
 }
 
