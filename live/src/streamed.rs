@@ -134,6 +134,22 @@ pub struct Compared {
     pub wholes: usize,
 }
 
+impl<'p> StreamedWrite<'p> {
+    /// `target` of `plugin`, both writes handed the cwd `/home/dev/streamed` and the locator
+    /// `conv-s`; `ids` as in [`StreamedWrite::ids`].
+    pub fn new(plugin: &'p dyn Plugin, target: &'p str, ids: &'p [&'p str]) -> Self {
+        StreamedWrite {
+            plugin,
+            target,
+            options: CreateOptions {
+                cwd: Some("/home/dev/streamed".into()),
+                locator: Some("conv-s".into()),
+            },
+            ids,
+        }
+    }
+}
+
 impl StreamedWrite<'_> {
     /// `create` and `create_streamed` of `t` into two fresh stores: both refuse it with the same
     /// error, the streamed one leaving nothing behind, or both write the same text but for the

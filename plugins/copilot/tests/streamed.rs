@@ -7,20 +7,16 @@ use handoff_copilot::CopilotPlugin;
 use handoff_copilot::TARGET;
 use handoff_live::streamed::StreamedWrite;
 use handoff_sdk::serde_json::json;
-use handoff_sdk::{AssistantPart, Body, CreateOptions, Origin, Part, ToolCall, Transcript};
+use handoff_sdk::{AssistantPart, Body, Origin, Part, ToolCall, Transcript};
 
 /// The log's uuids (each line's `id` and `parentId`, the data's `sessionId` and `messageId`) are
 /// drawn at random.
 fn write() -> StreamedWrite<'static> {
-    StreamedWrite {
-        plugin: &CopilotPlugin,
-        target: TARGET,
-        options: CreateOptions {
-            cwd: Some("/home/dev/streamed".into()),
-            locator: Some("conv-s".into()),
-        },
-        ids: &["/id", "/parentId", "/data/sessionId", "/data/messageId"],
-    }
+    StreamedWrite::new(
+        &CopilotPlugin,
+        TARGET,
+        &["/id", "/parentId", "/data/sessionId", "/data/messageId"],
+    )
 }
 
 /// Both writes refuse `t` alike, or write it alike, without the whole transcript.

@@ -8,21 +8,17 @@ use std::path::PathBuf;
 
 use handoff_gemini::GeminiPlugin;
 use handoff_live::streamed::StreamedWrite;
-use handoff_sdk::{AssistantPart, Body, CreateOptions, Origin, Part, Plugin, Thinking, Transcript};
+use handoff_sdk::{AssistantPart, Body, Origin, Part, Plugin, Thinking, Transcript};
 
 const TARGET: &str = "gemini-cli";
 
 /// The metadata line's session id and times are drawn when the chat is made.
 fn write() -> StreamedWrite<'static> {
-    StreamedWrite {
-        plugin: &GeminiPlugin,
-        target: TARGET,
-        options: CreateOptions {
-            cwd: Some("/home/dev/streamed".into()),
-            locator: Some("conv-s".into()),
-        },
-        ids: &["/sessionId", "/startTime", "/lastUpdated"],
-    }
+    StreamedWrite::new(
+        &GeminiPlugin,
+        TARGET,
+        &["/sessionId", "/startTime", "/lastUpdated"],
+    )
 }
 
 /// Both writes refuse `t` alike, or write it alike, without the whole transcript.

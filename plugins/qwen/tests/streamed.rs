@@ -7,21 +7,13 @@ use std::path::PathBuf;
 
 use handoff_live::streamed::StreamedWrite;
 use handoff_qwen::QwenPlugin;
-use handoff_sdk::{AssistantPart, Body, CreateOptions, Origin, Transcript};
+use handoff_sdk::{AssistantPart, Body, Origin, Transcript};
 
 const TARGET: &str = "qwen-code";
 
 /// The chat's uuids (`uuid`, `parentUuid`, `sessionId`) are drawn at random.
 fn write() -> StreamedWrite<'static> {
-    StreamedWrite {
-        plugin: &QwenPlugin,
-        target: TARGET,
-        options: CreateOptions {
-            cwd: Some("/home/dev/streamed".into()),
-            locator: Some("conv-s".into()),
-        },
-        ids: &["/sessionId", "/uuid", "/parentUuid"],
-    }
+    StreamedWrite::new(&QwenPlugin, TARGET, &["/sessionId", "/uuid", "/parentUuid"])
 }
 
 /// Both writes refuse `t` alike, or write it alike, without the whole transcript.
