@@ -235,7 +235,7 @@ fn main() {
         "{:>17} {:>7} {:>9} {:>10} {:>12} {:>6} {:>11} {:>14} {:>9} {:>11}",
         "direction",
         "turns",
-        "input MB",
+        "input MiB",
         "floor ms",
         "continue ms",
         "ratio",
@@ -285,21 +285,21 @@ fn measure(direction: Direction, turns: usize) {
     let cont_peak = peak_of("continue", direction, &source);
     let read_peak = peak_of("read", direction, &source);
     eprintln!(
-        "  {} {turns}: peak of reading the source alone: {:.1} MB, {:.2}× the input",
+        "  {} {turns}: peak of reading the source alone: {:.1} MiB, {:.2}× the input",
         direction.name(),
-        mb(read_peak),
+        mib(read_peak),
         read_peak as f64 / input as f64
     );
     println!(
-        "{:>17} {:>7} {:>9.1} {:>10.0} {:>12.0} {:>5.2}× {:>8.1} MB {:>11.1} MB {:>8.2}× {:>10.2}×",
+        "{:>17} {:>7} {:>9.1} {:>10.0} {:>12.0} {:>5.2}× {:>8.1} MiB {:>11.1} MiB {:>8.2}× {:>10.2}×",
         direction.name(),
         turns,
-        mb(input),
+        mib(input),
         ms(floor),
         ms(cont),
         cont.as_secs_f64() / floor.as_secs_f64(),
-        mb(floor_peak),
-        mb(cont_peak),
+        mib(floor_peak),
+        mib(cont_peak),
         cont_peak as f64 / input as f64,
         cont_cpu.as_secs_f64() / floor_cpu.as_secs_f64(),
     );
@@ -396,7 +396,7 @@ fn large(sizes: &[u64], into_pi: bool, before: Option<&Path>) {
             let (floor_cpu, cont_cpu) = (median(floor_cpus), median(cont_cpus));
             let heap = median(heaps);
             println!(
-                "{:>17} {:>9.1} {:>8} {:>10.0} {:>12.0} {:>5.2}× {:>9.2}× {:>8.1} MB {:>11.1} MB {:>10.2}× {:>11.1} MB",
+                "{:>17} {:>9.1} {:>8} {:>10.0} {:>12.0} {:>5.2}× {:>9.2}× {:>8.1} MiB {:>11.1} MiB {:>10.2}× {:>11.1} MiB",
                 direction.name(),
                 input as f64 / 1e6,
                 events,
@@ -404,10 +404,10 @@ fn large(sizes: &[u64], into_pi: bool, before: Option<&Path>) {
                 ms(cont),
                 cont.as_secs_f64() / floor.as_secs_f64(),
                 cont_cpu.as_secs_f64() / floor_cpu.as_secs_f64(),
-                mb(floor_peak),
-                mb(cont_peak),
+                mib(floor_peak),
+                mib(cont_peak),
                 heap.as_secs_f64() / floor.as_secs_f64(),
-                mb(heap_peak),
+                mib(heap_peak),
             );
         }
     }
@@ -724,7 +724,8 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-fn mb(bytes: u64) -> f64 {
+/// Bytes in MiB (what the peaks are shown in).
+fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
 }
 
