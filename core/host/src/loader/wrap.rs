@@ -620,34 +620,34 @@ impl<R: Borrow<Remote>> RemoteReader<R> {
                     .call_binary::<()>(request.method(), &request, end)?;
                 Ok(ReadOutcome::Read)
             }
-            ReadFrom::File(target, path) => {
-                let (target, path) = (Cow::Borrowed(target), Cow::Borrowed(path));
-                let request = ReaderRequestV3::ReadPath {
-                    target,
-                    path,
+            ReadFrom::File(target, path) => self.stream_v3(
+                ReaderRequestV3::ReadPath {
+                    target: Cow::Borrowed(target),
+                    path: Cow::Borrowed(path),
                     cli_version: self.cli_version(),
-                };
-                self.remote().call_binary::<Option<TranscriptHeader>>(
-                    request.method(),
-                    &request,
-                    end,
-                )?;
-                Ok(ReadOutcome::Read)
-            }
-            ReadFrom::Session(root, session) => {
-                let request = ReaderRequestV3::ReadEach {
+                },
+                end,
+            ),
+            ReadFrom::Session(root, session) => self.stream_v3(
+                ReaderRequestV3::ReadEach {
                     root: Cow::Borrowed(root.path()),
                     session: Cow::Borrowed(session),
                     cli_version: self.cli_version(),
-                };
-                self.remote().call_binary::<Option<TranscriptHeader>>(
-                    request.method(),
-                    &request,
-                    end,
-                )?;
-                Ok(ReadOutcome::Read)
-            }
+                },
+                end,
+            ),
         }
+    }
+
+    /// A v3 read request streamed to `end` (its answer, the transcript's header, is not needed).
+    fn stream_v3(
+        &self,
+        request: ReaderRequestV3<'_>,
+        end: &mut dyn HostEnd,
+    ) -> Result<ReadOutcome, PluginError> {
+        self.remote()
+            .call_binary::<Option<TranscriptHeader>>(request.method(), &request, end)?;
+        Ok(ReadOutcome::Read)
     }
 }
 
