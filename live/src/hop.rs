@@ -203,11 +203,10 @@ impl SharedHome {
     ) -> Result<Evidence, Evidence> {
         let live = agent.live(&self.options);
         let seen = self.fake.requests().len();
-        let prompt = format!("{}\r", self.options.prompt);
         let typed = type_until_sent(
             terminal,
             &self.fake,
-            &prompt,
+            &self.options.prompt,
             self.options.timeout,
             &|requests| live.first_turn(requests).is_ok(),
         );

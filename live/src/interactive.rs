@@ -79,11 +79,10 @@ fn interactive_check(live: &Live<'_>, entry: &Entry) -> Result<Evidence, Evidenc
     )];
     let mut terminal = PtySession::start(&invocation)
         .map_err(|e| vec![format!("cannot start {:?}: {e}", invocation.program)])?;
-    let prompt = format!("{}\r", live.options.prompt);
     let typed = type_until_sent(
         &mut terminal,
         &scene.fake,
-        &prompt,
+        &live.options.prompt,
         live.options.timeout,
         &|requests| live.first_turn(requests).is_ok(),
     );
@@ -127,8 +126,9 @@ fn interactive_check(live: &Live<'_>, entry: &Entry) -> Result<Evidence, Evidenc
     }
 }
 
-/// Waits for the UI to be drawn, types `prompt`, and waits for the model request that carries
-/// it (`carries_prompt` of the requests since the call); a UI that shows a question first (trust
+/// Waits for the UI to be drawn, types `prompt` until the UI shows it whole
+/// ([`type_until_shown`]), presses Enter, and waits for the model request that carries it
+/// (`carries_prompt` of the requests since the call); a UI that shows a question first (trust
 /// this folder?) gets Enter, its default, and the prompt again. A side request (a title, a
 /// summary) shows the keys were read: then it waits a round for the prompt's own request before
 /// typing again (a loaded machine delays it).
@@ -147,13 +147,15 @@ pub(crate) fn type_until_sent(
     };
     terminal.settle(QUIET, START_LIMIT);
     let mut attempts = 0;
+    let mut echoes = Vec::new();
     let mut side_requests_seen = 0;
     while started.elapsed() < timeout {
         let requests = since();
         if carries_prompt(&requests) {
             return Ok(format!(
-                "the typed prompt was sent after {:.1} s ({attempts} attempt(s))",
-                started.elapsed().as_secs_f64()
+                "the typed prompt was sent after {:.1} s ({attempts} attempt(s), the text {})",
+                started.elapsed().as_secs_f64(),
+                echoes.join(", then ")
             ));
         }
         if !terminal.running() {
@@ -171,7 +173,13 @@ pub(crate) fn type_until_sent(
                 terminal.type_keys("\r").map_err(|e| e.to_string())?;
                 terminal.settle(QUIET, START_LIMIT);
             }
-            terminal.type_keys(prompt).map_err(|e| e.to_string())?;
+            let shown = type_until_shown(terminal, prompt).map_err(|e| e.to_string())?;
+            echoes.push(match shown {
+                Shown::Whole => "shown",
+                Shown::Part => "shown in part",
+                Shown::Nothing => "not shown",
+            });
+            terminal.type_keys("\r").map_err(|e| e.to_string())?;
         }
         // The UI sends a request once it has read the keys; give it time before looking again.
         let waited = Instant::now();
@@ -180,9 +188,90 @@ pub(crate) fn type_until_sent(
         }
     }
     Err(format!(
-        "no model request carried the prompt {:.0} s after typing it ({attempts} attempt(s))",
-        started.elapsed().as_secs_f64()
+        "no model request carried the prompt {:.0} s after typing it ({attempts} attempt(s), the \
+         text {})",
+        started.elapsed().as_secs_f64(),
+        echoes.join(", then ")
     ))
+}
+
+/// How long a UI that has shown part of a typed text has to show it whole before it is erased
+/// and typed again.
+const SHOWN_LIMIT: Duration = Duration::from_secs(5);
+/// How long a UI that has shown nothing of a typed text is waited for.
+const NOTHING_LIMIT: Duration = Duration::from_secs(1);
+/// How often a text the UI showed only a part of is typed again.
+const SHOWN_TRIES: usize = 3;
+
+/// What a UI drew of a typed text.
+#[derive(Debug, PartialEq)]
+enum Shown {
+    Whole,
+    /// Its end but not the whole: the first keys were lost (typed before the input box was
+    /// ready, on a loaded machine), and Enter would send what is left of the prompt.
+    Part,
+    /// None of it: the UI has not read the keys yet (they wait in the terminal), or read them
+    /// before it was ready and dropped them; Enter goes as it would have, and a request that
+    /// does not come makes [`type_until_sent`] type the prompt again.
+    Nothing,
+}
+
+/// Types `text` (no Enter) and waits for the UI to show it whole. A text shown only in part is
+/// erased and typed again, at most [`SHOWN_TRIES`] times; a text of which nothing is shown
+/// within [`NOTHING_LIMIT`] is left as typed. Says what the UI showed last.
+fn type_until_shown(terminal: &mut PtySession, text: &str) -> std::io::Result<Shown> {
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let before = terminal.shown();
+        terminal.type_keys(text)?;
+        let waited = Instant::now();
+        let mut shown = shows(&before, &terminal.shown(), text);
+        while shown != Shown::Whole
+            && waited.elapsed()
+                < if shown == Shown::Part {
+                    SHOWN_LIMIT
+                } else {
+                    NOTHING_LIMIT
+                }
+        {
+            std::thread::sleep(Duration::from_millis(100));
+            shown = shows(&before, &terminal.shown(), text);
+        }
+        if shown != Shown::Part || tries == SHOWN_TRIES {
+            return Ok(shown);
+        }
+        // Backspace over whatever the UI took of it, and a little more.
+        terminal.type_keys(&"\u{7f}".repeat(text.chars().count() + 2))?;
+        terminal.settle(Duration::from_millis(500), SHOWN_LIMIT);
+    }
+}
+
+/// What the terminal shows of `text` (white space aside: a line may wrap) now that it did not
+/// `before` the keys were typed: the history a UI draws may hold the same text already.
+fn shows(before: &str, now: &str, text: &str) -> Shown {
+    let squeezed = |s: &str| {
+        s.chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<Vec<char>>()
+    };
+    let (before, now, text) = (squeezed(before), squeezed(now), squeezed(text));
+    let more = |part: &[char]| {
+        let count = |screen: &[char]| {
+            screen
+                .windows(part.len().max(1))
+                .filter(|w| *w == part)
+                .count()
+        };
+        count(&now) > count(&before)
+    };
+    if more(&text) {
+        Shown::Whole
+    } else if more(&text[text.len().saturating_sub(6)..]) {
+        Shown::Part
+    } else {
+        Shown::Nothing
+    }
 }
 
 /// `screen` without its escape sequences, for evidence a person can read.
@@ -223,6 +312,30 @@ fn plain(screen: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_typed_text_is_shown_whole_in_part_or_not_at_all() {
+        let prompt = "reply with ok";
+        let history = "│ > reply with ok │\r\n│ ok │\r\n";
+        let size = |n| std::num::NonZeroU16::new(n).unwrap();
+        let drawn = |bytes: &str| crate::pty::drawn(bytes.as_bytes(), size(10), size(40));
+        // Drawn whole, below a history that holds it already.
+        let whole = format!("{history}│ > reply with ok");
+        assert_eq!(shows(&drawn(history), &drawn(&whole), prompt), Shown::Whole);
+        // Drawn a cell at a time, the spaces as cursor moves, a footer drawn in between.
+        let cells = format!(
+            "{history}│ > r\u{1b}[9;1Hfooter\u{1b}[3;6Hep\u{1b}[1Cly\u{1b}[1Cwith\u{1b}[1Cok"
+        );
+        assert_eq!(shows(&drawn(history), &drawn(&cells), prompt), Shown::Whole);
+        // The first keys were lost.
+        let part = format!("{history}│ > ply with ok");
+        assert_eq!(shows(&drawn(history), &drawn(&part), prompt), Shown::Part);
+        // Nothing drawn but the history.
+        assert_eq!(
+            shows(&drawn(history), &drawn(history), prompt),
+            Shown::Nothing
+        );
+    }
 
     #[test]
     fn escape_sequences_are_left_out_of_the_evidence() {

@@ -7,6 +7,7 @@
 
 use std::fs::File;
 use std::io::{Read as _, Write as _};
+use std::num::NonZeroU16;
 use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd};
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::process::CommandExt as _;
@@ -27,6 +28,10 @@ const ANSWERS: &[(&[u8], &[u8])] = &[
     (b"\x1b]11;?", b"\x1b]11;rgb:0000/0000/0000\x1b\\"),
 ];
 
+/// The size of the pseudo-terminal.
+const ROWS: NonZeroU16 = NonZeroU16::new(40).unwrap();
+const COLUMNS: NonZeroU16 = NonZeroU16::new(120).unwrap();
+
 /// A program running on a pseudo-terminal.
 pub struct PtySession {
     child: Child,
@@ -45,7 +50,7 @@ impl PtySession {
     /// Starts `invocation` (its clean environment, `TERM=xterm-256color`, no `CI`) in a new
     /// session whose controlling terminal is a new pseudo-terminal of 120 × 40.
     pub fn start(invocation: &Invocation) -> std::io::Result<PtySession> {
-        let (master, slave) = open_pty(120, 40)?;
+        let (master, slave) = open_pty(COLUMNS.get(), ROWS.get())?;
         let mut command = clean_command(invocation, &[("TERM", "xterm-256color")])?;
         command
             .stdin(Stdio::from(slave.try_clone()?))
@@ -137,6 +142,13 @@ impl PtySession {
         String::from_utf8_lossy(&self.screen.lock().unwrap().bytes).into_owned()
     }
 
+    /// The text the terminal shows now: everything the program wrote, drawn on a terminal of
+    /// the session's size (a UI that redraws only the cells that change never writes a line
+    /// whole).
+    pub fn shown(&self) -> String {
+        drawn(&self.screen.lock().unwrap().bytes, ROWS, COLUMNS)
+    }
+
     /// Ends the program and everything it started, and returns what it wrote.
     pub fn end(mut self) -> String {
         self.kill();
@@ -170,6 +182,13 @@ impl Drop for PtySession {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// The text a terminal of `rows` × `columns` shows once `bytes` are written to it.
+pub(crate) fn drawn(bytes: &[u8], rows: NonZeroU16, columns: NonZeroU16) -> String {
+    let mut terminal = vt100::Parser::new(rows, columns, 0);
+    terminal.process(bytes);
+    terminal.screen().contents()
 }
 
 /// Kills every process whose program lies under `dir`: what a terminal UI started outside its
