@@ -1060,6 +1060,19 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
         ),
         // Both ends keep records without a timestamp.
         (claude_rules::WITHOUT_TIMESTAMP, Expect::Agree),
+        // A root prompt of a bare string written last, no `last-prompt`: 2.1.332 resumes the
+        // conversation before it, 2.1.197 the prompt, sending the string (the provider refuses
+        // it); the reader reads as each (`ReadRules::bare_string_prompt_no_leaf`).
+        (
+            claude_rules::BARE_STRING_ROOT_PROMPT_AT_END,
+            at_ends(
+                Expect::ProviderRefuses {
+                    same: true,
+                    why: BARE_STRING_AT_OLDEST,
+                },
+                Expect::Agree,
+            ),
+        ),
         // Both ends send a block of a kind the transcript has no form for as it is, and the
         // reader refuses it (naming file, line and field): one no API takes (the provider
         // refuses it), and a `document` the provider takes (the CLI resumes, exit 0), which the
@@ -1149,14 +1162,21 @@ fn claude_cases<'a>(s: &ClaudeSamples<'a>) -> Vec<(Case<'a>, Expect)> {
                         the API refuses. The histories differ only by Claude Code's own resume \
                         prompt after a history that ends on a user message (deliberate, as for \
                         the interrupted turn)";
+    // At 2.1.332 line 18 (bare strings only) is no leaf: Claude Code resumes line 17, an
+    // assistant call whose parent is not in the file, sending it first (the provider refuses a
+    // history that starts with an answer); the reader takes line 17 too and refuses its missing
+    // parent, naming the line (it does not drop the beginning of a conversation unasked).
     cases.extend(cases_of(
         &edge,
         [(
             GENUINE,
-            Expect::ProviderRefuses {
-                same: false,
-                why: EDGE,
-            },
+            at_ends(
+                Expect::ProviderRefuses {
+                    same: false,
+                    why: EDGE,
+                },
+                Expect::BothFail,
+            ),
         )],
     ));
     cases

@@ -265,3 +265,26 @@ pub(super) const BARE_STRING_BLOCK: Mutation = Mutation {
         to_bytes(&r)
     },
 };
+
+/// A user record with no parent and `content` written last, its timestamp the last answer's,
+/// and no `last-prompt` naming a leaf (as claude-code-log's hand-made last record).
+fn root_prompt_at_end(b: &[u8], content: Value) -> Vec<u8> {
+    let mut r = records(b);
+    r.retain(|x| x["type"] != "last-prompt");
+    let at = messages(&r);
+    let mut prompt = r[at[0]].clone();
+    prompt["parentUuid"] = Value::Null;
+    prompt["uuid"] = json!("22222222-3333-4444-8555-666666666666");
+    prompt["timestamp"] = r[*at.last().unwrap()]["timestamp"].clone();
+    prompt["message"]["content"] = content;
+    r.push(prompt);
+    to_bytes(&r)
+}
+
+/// A root prompt of one bare string written last: 2.1.332 leaves the string out and resumes the
+/// conversation before it (the record is no leaf); 2.1.197 resumes from the prompt, the string
+/// sent as it is (the provider refuses it).
+pub(super) const BARE_STRING_ROOT_PROMPT_AT_END: Mutation = Mutation {
+    name: "bare-string-root-prompt-at-end",
+    apply: |b| root_prompt_at_end(b, json!(["wow error"])),
+};

@@ -163,6 +163,11 @@ pub(super) fn bare_string_block(text: String) -> ParsedBlock {
     }
 }
 
+/// Whether `block` is a bare string block ([`bare_string_block`]).
+pub(super) fn is_bare_string_block(block: &ParsedBlock) -> bool {
+    matches!(block, ParsedBlock::Other { kind, .. } if kind == BARE_STRING_BLOCK)
+}
+
 /// One content block: a bare string (Claude Code's schema allows them in user content) or a
 /// block object of a kind the typed path knows.
 struct FastBlock(ParsedBlock);

@@ -16,7 +16,7 @@ use super::node_store::NodeStore;
 use super::nodes::{take_uuid, IndexKind, Kind, Node, Records, UserContent};
 use super::reread::RecordLines;
 use super::rules::ReadRules;
-use crate::claude_code::records::BARE_STRING_BLOCK;
+use crate::claude_code::records::{is_bare_string_block, BARE_STRING_BLOCK};
 use crate::claude_code::write::{calls_are_the_tail, ChainState};
 use handoff_sdk::serde_json::Value;
 
@@ -135,7 +135,13 @@ pub(super) fn assemble(
         .and_then(|id| records.index.get(id).map(|i| i as usize));
     // The uuids are done with: every link is resolved.
     drop(std::mem::take(&mut records.index));
-    let leaf = choose_leaf(&records.nodes, &up, sidechain, named);
+    let leaf = choose_leaf(
+        &records.nodes,
+        &up,
+        sidechain,
+        named,
+        rules.bare_string_prompt_no_leaf,
+    );
     let mut by_time = ParentByTime {
         path,
         reread: loaded.reread.as_ref(),
@@ -221,6 +227,7 @@ fn choose_leaf(
     up: &[PackedLink],
     sidechain: bool,
     named: Option<usize>,
+    bare_string_prompt_no_leaf: bool,
 ) -> usize {
     let in_thread = |i: usize| nodes.sidechain(i) == sidechain;
     let mut has_child = Bits::new(nodes.len());
@@ -236,6 +243,16 @@ fn choose_leaf(
     // again keeps its first place among the nodes; Claude Code's last message is the last line).
     let mut leaves: Vec<(u32, u32)> = (0..nodes.len())
         .filter(|&i| in_thread(i) && !has_child.get(i))
+        .filter(|&i| {
+            !(bare_string_prompt_no_leaf
+                && matches!(
+                    nodes.kind(i),
+                    IndexKind::User {
+                        bare_strings_only: true,
+                        ..
+                    }
+                ))
+        })
         .map(|i| (nodes.get(i).line, i as u32))
         .collect();
     leaves.sort_unstable_by_key(|&(line, _)| std::cmp::Reverse(line));
@@ -464,8 +481,7 @@ struct Turns<'a> {
 /// A record's bare string blocks (kept apart as [`BARE_STRING_BLOCK`] when decoded) left out, as
 /// Claude Code 2.1.332 sends them (`drop`), or read as text, as 2.1.197 does.
 fn bare_strings_as_sent(node: &mut Node, drop: bool) {
-    let is_bare =
-        |b: &ParsedBlock| matches!(b, ParsedBlock::Other { kind, .. } if kind == BARE_STRING_BLOCK);
+    let is_bare = is_bare_string_block;
     let as_sent = |blocks: &mut Vec<ParsedBlock>| {
         if drop {
             blocks.retain(|b| !is_bare(b));

@@ -12,7 +12,9 @@ use super::index_record::{IndexRecord, Spans};
 use super::load::{intern, Loaded};
 use super::nodes::{Kind, Node, ReadRecord, UserContent};
 use super::record_id::RecordId;
-use crate::claude_code::records::{bare_string_block, FastContent, Message, Record, Text};
+use crate::claude_code::records::{
+    bare_string_block, is_bare_string_block, FastContent, Message, Record, Text,
+};
 use crate::extras::Extras;
 
 /// Message content as a path decodes it.
@@ -115,18 +117,20 @@ pub(super) fn index_node_of(
         note_session(loaded, raw.cwd, raw.session_id);
     }
     let mut message_id = None;
+    let (message_id_of, shape) = match raw.message {
+        Some(m) => (m.id, m.content),
+        None => (None, None),
+    };
     let node_kind = match kind {
         "user" => Kind::User {
             content: UserContent::default(),
             meta: raw.is_meta.unwrap_or(false),
             compact_summary: raw.is_compact_summary.unwrap_or(false),
-            has_results: raw
-                .message
-                .and_then(|m| m.content)
-                .is_some_and(|c| c.holds_results),
+            has_results: shape.as_ref().is_some_and(|c| c.holds_results),
+            bare_strings_only: shape.as_ref().is_some_and(|c| c.bare_strings_only),
         },
         "assistant" => {
-            message_id = raw.message.and_then(|m| m.id);
+            message_id = message_id_of;
             Kind::Assistant {
                 model: None,
                 blocks: Vec::new(),
@@ -142,6 +146,7 @@ pub(super) fn index_node_of(
             meta: false,
             compact_summary: false,
             has_results: false,
+            bare_strings_only: false,
         },
         _ => Kind::Other,
     };
@@ -279,6 +284,7 @@ pub(super) fn node_of<C: Content>(
             meta: false,
             compact_summary: false,
             has_results: false,
+            bare_strings_only: false,
         },
         _ => Kind::Other,
     };
@@ -397,11 +403,13 @@ pub(super) fn message_kind<'a, C: Content>(
             let has_results = blocks
                 .iter()
                 .any(|b| matches!(b, ParsedBlock::ToolResult { .. }));
+            let bare_strings_only = !blocks.is_empty() && blocks.iter().all(is_bare_string_block);
             Kind::User {
                 content: UserContent::new(blocks, compact_summary),
                 meta,
                 compact_summary,
                 has_results,
+                bare_strings_only,
             }
         }
         Speaker::Assistant => {

@@ -56,9 +56,12 @@ pub(super) struct IndexMessage<'a> {
 }
 
 /// What the index pass keeps of message content: whether it holds a `tool_result` block (the
-/// chain walk needs that to find a turn's results).
+/// chain walk needs that to find a turn's results), and whether it is an array of bare strings
+/// only, one at least (nothing Claude Code 2.1.332 sends; see
+/// `ReadRules::bare_string_prompt_no_leaf`).
 pub(super) struct ContentShape {
     pub(super) holds_results: bool,
+    pub(super) bare_strings_only: bool,
 }
 
 impl<'a> IndexRecord<'a> {
@@ -185,29 +188,39 @@ impl<'de> Deserialize<'de> for ContentShape {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct ShapeVisitor;
         impl<'de> Visitor<'de> for ShapeVisitor {
-            type Value = bool;
+            type Value = ContentShape;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a string or an array of blocks")
             }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<bool, E> {
-                Ok(false)
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<ContentShape, E> {
+                Ok(ContentShape {
+                    holds_results: false,
+                    bare_strings_only: false,
+                })
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
-                let mut results = false;
-                while let Some(BlockShape(is_result)) = seq.next_element()? {
-                    results |= is_result;
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ContentShape, A::Error> {
+                let (mut holds_results, mut objects, mut strings) = (false, false, false);
+                while let Some(block) = seq.next_element::<BlockShape>()? {
+                    holds_results |= block.is_result;
+                    objects |= block.is_object;
+                    strings |= !block.is_object;
                 }
-                Ok(results)
+                Ok(ContentShape {
+                    holds_results,
+                    bare_strings_only: strings && !objects,
+                })
             }
         }
         d.deserialize_any(ShapeVisitor)
-            .map(|holds_results| ContentShape { holds_results })
     }
 }
 
-/// One content block as the index pass sees it: whether it is a `tool_result` (a bare string is
-/// text).
-struct BlockShape(bool);
+/// One content block as the index pass sees it: whether it is a `tool_result`, and whether it is
+/// an object at all (a bare string is none).
+struct BlockShape {
+    is_result: bool,
+    is_object: bool,
+}
 
 impl<'de> Deserialize<'de> for BlockShape {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -218,18 +231,24 @@ impl<'de> Deserialize<'de> for BlockShape {
         }
         struct ShapeVisitor;
         impl<'de> Visitor<'de> for ShapeVisitor {
-            type Value = bool;
+            type Value = BlockShape;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a content block")
             }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<bool, E> {
-                Ok(false)
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<BlockShape, E> {
+                Ok(BlockShape {
+                    is_result: false,
+                    is_object: false,
+                })
             }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<BlockShape, A::Error> {
                 let block = BlockType::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                Ok(block.kind.is_some_and(|k| k.as_str() == "tool_result"))
+                Ok(BlockShape {
+                    is_result: block.kind.is_some_and(|k| k.as_str() == "tool_result"),
+                    is_object: true,
+                })
             }
         }
-        d.deserialize_any(ShapeVisitor).map(BlockShape)
+        d.deserialize_any(ShapeVisitor)
     }
 }

@@ -297,7 +297,13 @@ fn kind_byte(sidechain: bool, kind: IndexKind) -> u8 {
             meta,
             compact_summary,
             has_results,
-        } => u8::from(meta) << 3 | u8::from(compact_summary) << 4 | u8::from(has_results) << 5,
+            bare_strings_only,
+        } => {
+            u8::from(meta) << 3
+                | u8::from(compact_summary) << 4
+                | u8::from(has_results) << 5
+                | u8::from(bare_strings_only) << 6
+        }
         IndexKind::Assistant => 1,
         IndexKind::CompactBoundary { logical } => 2 | u8::from(logical) << 3,
         IndexKind::Malformed => 3,
@@ -313,6 +319,7 @@ fn kind_of(byte: u8) -> IndexKind {
             meta: flag(3),
             compact_summary: flag(4),
             has_results: flag(5),
+            bare_strings_only: flag(6),
         },
         1 => IndexKind::Assistant,
         2 => IndexKind::CompactBoundary { logical: flag(3) },
@@ -331,6 +338,7 @@ mod tests {
                 meta: n.is_multiple_of(3),
                 compact_summary: n.is_multiple_of(5),
                 has_results: n.is_multiple_of(7),
+                bare_strings_only: n.is_multiple_of(11),
             },
             IndexKind::Assistant,
             IndexKind::CompactBoundary {

@@ -100,6 +100,8 @@ pub(super) enum Kind {
         meta: bool,
         compact_summary: bool,
         has_results: bool,
+        /// Its content an array of bare strings only (see [`IndexKind::User`]).
+        bare_strings_only: bool,
     },
     Assistant {
         /// An index into [`Loaded::models`]: a session names a model or two, on every record.
@@ -168,6 +170,9 @@ pub(super) enum IndexKind {
         meta: bool,
         compact_summary: bool,
         has_results: bool,
+        /// Its content an array of bare strings only, one at least: nothing Claude Code 2.1.332
+        /// sends, and no leaf to it (`ReadRules::bare_string_prompt_no_leaf`).
+        bare_strings_only: bool,
     },
     Assistant,
     /// `logical`: its parent is the `logicalParentUuid` (it has no `parentUuid`), which when it
@@ -192,12 +197,14 @@ impl IndexNode {
                 meta,
                 compact_summary,
                 has_results,
+                bare_strings_only,
                 ..
             } => (
                 IndexKind::User {
                     meta: *meta,
                     compact_summary: *compact_summary,
                     has_results: *has_results,
+                    bare_strings_only: *bare_strings_only,
                 },
                 parent,
             ),

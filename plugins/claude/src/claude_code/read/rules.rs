@@ -51,6 +51,14 @@ pub struct ReadRules {
     /// (measured: differential case `bare-string-block`); 2.1.197 sends it as it is (the
     /// provider refuses it), and the reader reads it as text.
     pub(crate) bare_string_blocks_dropped: bool,
+    /// A user record whose content is an array of bare strings only (nothing to send once they
+    /// are left out) is no leaf: with no `last-prompt` naming one, the conversation ends at the
+    /// last record written before it that is one. 2.1.332 (measured: differential case
+    /// `bare-string-root-prompt-at-end`, and claude-code-log's `edge_cases.jsonl`, whose last
+    /// line is such a record); 2.1.197 resumes from it (same cases). A prompt of an empty array
+    /// written last is not the same to 2.1.332 (it sends a history that starts with an answer;
+    /// not modelled).
+    pub(crate) bare_string_prompt_no_leaf: bool,
 }
 
 /// Claude Code 2.1.332's result for a call the session ended on.
@@ -67,6 +75,7 @@ impl ReadRules {
         malformed_message_passed_over: true,
         empty_user_content_dropped: true,
         bare_string_blocks_dropped: true,
+        bare_string_prompt_no_leaf: true,
     };
 
     /// As Claude Code `version` (`2.1.197`, `v2.1.197`) sends a session. A version that is no
@@ -84,6 +93,7 @@ impl ReadRules {
             malformed_message_passed_over: false,
             empty_user_content_dropped: false,
             bare_string_blocks_dropped: false,
+            bare_string_prompt_no_leaf: false,
         }
     }
 }
@@ -113,6 +123,8 @@ mod tests {
         assert!(!oldest.empty_user_content_dropped);
         assert!(newest.bare_string_blocks_dropped);
         assert!(!oldest.bare_string_blocks_dropped);
+        assert!(newest.bare_string_prompt_no_leaf);
+        assert!(!oldest.bare_string_prompt_no_leaf);
         assert!(ReadRules::NEWEST.open_call_at_end_answered.is_some());
         assert!(ReadRules::for_version("v2.1.331").task_tool_aliases_renamed);
         assert_eq!(

@@ -866,3 +866,51 @@ fn a_bare_string_block_is_dropped_as_the_newest_end_reads_and_text_as_the_oldest
         assert_eq!(oldest[1..], genuine[1..]);
     }
 }
+
+/// A prompt of bare strings only, with no parent, written last and no `last-prompt` naming a
+/// leaf: Claude Code 2.1.332 resumes the conversation before it (it is no leaf: nothing of it is
+/// sent), 2.1.197 resumes from it, the string as text (measured: differential case
+/// `bare-string-root-prompt-at-end`).
+#[test]
+fn a_prompt_of_bare_strings_only_is_no_leaf_as_the_newest_end_reads() {
+    let genuine = genuine_changed(|_| {}).unwrap();
+    for blocks in [
+        serde_json::json!(["wow error"]),
+        serde_json::json!(["wow", "error"]),
+    ] {
+        let change = |l: &mut Vec<String>| {
+            l.retain(|line| !line.contains(r#""type":"last-prompt""#));
+            let mut prompt: serde_json::Value = serde_json::from_str(&l[2]).unwrap();
+            assert_eq!(prompt["message"]["content"], "TOOLME", "{}", l[2]);
+            prompt["parentUuid"] = serde_json::Value::Null;
+            prompt["uuid"] = "22222222-3333-4444-8555-666666666666".into();
+            prompt["message"]["content"] = blocks.clone();
+            l.push(prompt.to_string());
+        };
+        assert_eq!(genuine_changed(change).unwrap(), genuine);
+        let oldest = genuine_changed_as_oldest(change);
+        let texts: Vec<Part> = blocks
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| Part::text(s.as_str().unwrap()))
+            .collect();
+        assert_eq!(oldest, [Body::User { content: texts }]);
+    }
+    // One block object among them: a leaf at every version.
+    let with_text = genuine_changed(|l| {
+        l.retain(|line| !line.contains(r#""type":"last-prompt""#));
+        let mut prompt: serde_json::Value = serde_json::from_str(&l[2]).unwrap();
+        prompt["parentUuid"] = serde_json::Value::Null;
+        prompt["uuid"] = "22222222-3333-4444-8555-666666666666".into();
+        prompt["message"]["content"] = serde_json::json!(["wow", {"type": "text", "text": "hi"}]);
+        l.push(prompt.to_string());
+    })
+    .unwrap();
+    assert_eq!(
+        with_text,
+        [Body::User {
+            content: vec![Part::text("hi")]
+        }]
+    );
+}
