@@ -10,7 +10,8 @@
 //! Run: `cargo bench -p handoff-cli --bench continue` (add `-- --quick` for the 5,000-turn size
 //! only; `-- --large 400,2000` for generated sessions of about those many MB each, with images
 //! and compactions, written into a temp dir and removed after; `-- --large 400 --to pi` for
-//! Claude Code → pi, pi's streamed writer beside its whole-transcript one; `-- --large 400 --to pi
+//! Claude Code → pi, pi's streamed writer beside its whole-transcript one; `--to gemini-cli` for
+//! Claude Code → Gemini CLI; `-- --large 400 --to pi
 //! --before EXE` with another build of this bench, at the commit before a change, in the third
 //! column instead). Figures are printed as a table and as ratios to the floor and to the input size; the
 //! phases of one continuation (read the source, write the target, verify) go to stderr.
@@ -21,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use handoff_claude::ClaudePlugin;
 use handoff_codex::CodexPlugin;
+use handoff_gemini::GeminiPlugin;
 use handoff_host::continuation::{continue_conversation, ContinueRequest, Source, SourceFile};
 use handoff_host::{CreateOptions, Origin, Plugin, ReadFrom, StoreRoot};
 use handoff_pi::PiPlugin;
@@ -43,6 +45,8 @@ enum Direction {
     /// The same through pi's writer as it was before it streamed: the whole transcript
     /// collected by the engine, then written ([`HeldPi`]).
     ClaudeToPiHeld,
+    /// Claude Code → Gemini CLI (`--large … --to gemini-cli`).
+    ClaudeToGemini,
 }
 
 impl Direction {
@@ -54,6 +58,7 @@ impl Direction {
             Direction::CodexToClaude => "codex→claude-code",
             Direction::ClaudeToPi => "claude-code→pi",
             Direction::ClaudeToPiHeld => "claude-code→pi-held",
+            Direction::ClaudeToGemini => "claude-code→gemini-cli",
         }
     }
 
@@ -63,6 +68,7 @@ impl Direction {
             Direction::CodexToClaude,
             Direction::ClaudeToPi,
             Direction::ClaudeToPiHeld,
+            Direction::ClaudeToGemini,
         ]
         .into_iter()
         .find(|d| d.name() == name)
@@ -82,6 +88,7 @@ impl Direction {
             Direction::CodexToClaude => (&ClaudePlugin, "claude-code"),
             Direction::ClaudeToPi => (&PiPlugin, "pi"),
             Direction::ClaudeToPiHeld => (&HeldPi, "pi"),
+            Direction::ClaudeToGemini => (&GeminiPlugin, "gemini-cli"),
         }
     }
 
@@ -186,10 +193,14 @@ fn main() {
             .split(',')
             .map(|mb| mb.parse().expect("--large MB[,MB…]"))
             .collect();
-        let into_pi = match args.iter().position(|a| a == "--to") {
-            Some(t) if args[t + 1] == "pi" => true,
-            Some(t) => panic!("--to {}: only pi is measured this way", args[t + 1]),
-            None => false,
+        let into = match args.iter().position(|a| a == "--to") {
+            Some(t) if args[t + 1] == "pi" => Some(Direction::ClaudeToPi),
+            Some(t) if args[t + 1] == "gemini-cli" => Some(Direction::ClaudeToGemini),
+            Some(t) => panic!(
+                "--to {}: only pi and gemini-cli are measured this way",
+                args[t + 1]
+            ),
+            None => None,
         };
         // Another build of this bench (at the commit before a change): its continuation is the
         // third child instead, so before and after alternate in one run.
@@ -197,7 +208,7 @@ fn main() {
             .iter()
             .position(|a| a == "--before")
             .map(|b| PathBuf::from(&args[b + 1]));
-        large(&sizes, into_pi, before.as_deref());
+        large(&sizes, into, before.as_deref());
         return;
     }
     let quick = args.iter().any(|a| a == "--quick");
@@ -335,17 +346,14 @@ const LARGE_BYTES_A_TURN: u64 = 3_700 + (64 << 10) * 4 / 3 / 20;
 /// peak (VmHWM, the whole process). A third child in each round continues with everything on the
 /// heap, as before it went to temporary files: the Claude Code reader's index
 /// (`HANDOFF_CLAUDE_SPILL_RECORDS`) and the id sets (`HANDOFF_SPILL_IDS`) past any session; its
-/// wall ratio and peak are the last two columns. With `into_pi` (`--to pi`) the one direction is
-/// Claude Code → pi, and the third child writes pi as before it streamed ([`HeldPi`]: the whole
-/// transcript held): "heap" is then "held". With `before` (`--before EXE`, another build of this
-/// bench), the third child is that build's continuation in the same direction: "heap" is then
-/// "before".
-fn large(sizes: &[u64], into_pi: bool, before: Option<&Path>) {
-    let directions: &[Direction] = if into_pi {
-        &[Direction::ClaudeToPi]
-    } else {
-        &Direction::ALL
-    };
+/// wall ratio and peak are the last two columns. With `into` (`--to pi`, `--to gemini-cli`) the
+/// one direction is Claude Code → that target; into pi, the third child writes pi as before it
+/// streamed ([`HeldPi`]: the whole transcript held): "heap" is then "held". With `before`
+/// (`--before EXE`, another build of this bench), the third child is that build's continuation
+/// in the same direction: "heap" is then "before".
+fn large(sizes: &[u64], into: Option<Direction>, before: Option<&Path>) {
+    let into_pi = matches!(into, Some(Direction::ClaudeToPi));
+    let directions = into.map_or(Direction::ALL.to_vec(), |d| vec![d]);
     println!(
         "{:>17} {:>9} {:>8} {:>10} {:>12} {:>6} {:>10} {:>11} {:>14} {:>11} {:>14}",
         "direction",
@@ -361,7 +369,7 @@ fn large(sizes: &[u64], into_pi: bool, before: Option<&Path>) {
         "heap peak"
     );
     for &size in sizes {
-        for &direction in directions {
+        for &direction in &directions {
             let dir = tempfile::tempdir().expect("temp dir");
             let (source, events) = write_large_source(dir.path(), direction, size);
             let input = std::fs::metadata(&source).expect("source").len();

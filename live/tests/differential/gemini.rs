@@ -92,6 +92,22 @@ const REPEAT_FIRST_ANSWER_AT_END: Mutation = Mutation {
     },
 };
 
+/// An earlier version of the first answer that no reader could parse as a message (a number for
+/// its content and timestamp) before the version the file ends with: the CLI sends only the
+/// live version, and a read must not stop at one it never sends.
+const MALFORMED_SUPERSEDED: Mutation = Mutation {
+    name: "malformed-superseded-version",
+    apply: |b| {
+        let mut r = records(b);
+        let first = messages(&r, "gemini")[0];
+        let mut earlier = r[first].clone();
+        earlier["content"] = json!(5);
+        earlier["timestamp"] = json!(5);
+        r.insert(first, earlier);
+        to_bytes(&r)
+    },
+};
+
 /// A rewind to the second user message (the person went back), then a new second turn.
 const REWIND: Mutation = Mutation {
     name: "rewind",
@@ -240,6 +256,7 @@ pub(super) fn gemini_cases<'a>(
         (GENUINE, Expect::Agree),
         (SWAP_LAST_TWO_MESSAGES, Expect::Agree),
         (REPEAT_FIRST_ANSWER_AT_END, Expect::Agree),
+        (MALFORMED_SUPERSEDED, Expect::Agree),
         (REWIND, Expect::Agree),
         (REWIND_TO_UNKNOWN, Expect::Agree),
         (SET_MESSAGES, Expect::Agree),

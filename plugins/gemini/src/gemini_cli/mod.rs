@@ -1,5 +1,6 @@
 //! The `gemini-cli` target: Gemini CLI 0.61.0's JSONL chats under `<root>/tmp/<short id>/chats/`.
 
+mod chat;
 mod layout;
 mod list;
 mod parts;
@@ -16,16 +17,16 @@ use handoff_sdk::marker::{OwnershipMarker, MARKER_KEY};
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::stream_stop;
 use handoff_sdk::{
-    atomic, each_event, AssistantPart, Body, CreateOptions, Event, EventStream, PluginError,
-    ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Timestamp,
-    ToolCall, Transcript,
+    atomic, AssistantPart, Body, CreateOptions, Event, EventStream, PluginError, ResumePlan,
+    SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Timestamp, ToolCall,
+    Transcript,
 };
 
 pub(crate) use parts::is_google;
 pub use parts::PROVIDER;
 
 use crate::manifest::{GEMINI_CLI, PLUGIN_NAME};
-use records::Loaded;
+use chat::Chat;
 
 /// The key of this target's native fields in `Event::opaque`.
 pub const OPAQUE_KEY: &str = "gemini-cli";
@@ -98,14 +99,16 @@ impl Target for GeminiCli {
         from: Stored<'_>,
         sink: &mut dyn FnMut(Event) -> bool,
     ) -> Result<Option<String>, PluginError> {
-        let transcript = match from {
-            Stored::Session(root, session) => {
-                let loaded = load_checked(session)?;
-                read::transcript(&session.path, loaded, cwd_of(Some(root), &session.path))
-            }
-            Stored::File(path) => read::transcript(path, records::load(path)?, cwd_of(None, path)),
+        let (path, chat, cwd) = match from {
+            Stored::Session(root, session) => (
+                session.path.as_path(),
+                load_checked(session)?,
+                cwd_of(Some(root), &session.path),
+            ),
+            Stored::File(path) => (path, chat::index(path)?, cwd_of(None, path)),
         };
-        Ok(each_event(transcript?, sink))
+        read::each(path, &chat, sink)?;
+        Ok(cwd)
     }
 
     /// The project folder's `.project_root`, as `read_each` finds it for a file (no chat read).
@@ -263,25 +266,28 @@ fn not_this_session(session: &SessionRef) -> PluginError {
     }
 }
 
-/// The session's file, loaded, when it is the file of that session.
-fn load_checked(session: &SessionRef) -> Result<Loaded, PluginError> {
-    let loaded = records::load(&session.path)?;
-    if loaded.session_id() != Some(session.id.as_str()) {
+/// The session's file, indexed, when it is the file of that session.
+fn load_checked(session: &SessionRef) -> Result<Chat, PluginError> {
+    let chat = chat::index(&session.path)?;
+    if chat.session_id() != Some(session.id.as_str()) {
         return Err(not_this_session(session));
     }
-    Ok(loaded)
+    Ok(chat)
 }
 
 /// Appends `events` to a session this plugin wrote.
 fn append(session: &SessionRef, events: &[Event]) -> Result<SessionRef, PluginError> {
-    let loaded = load_checked(session)?;
+    let chat = load_checked(session)?;
     let path = session.path.as_path();
-    let last = loaded
-        .messages
-        .last()
+    let mut last = None;
+    chat.each_message(path, &mut |m| {
+        last = Some(m);
+        Ok(true)
+    })?;
+    let last = last
         .filter(|m| m.kind() == Some("gemini"))
-        .map(|m| (m.line, m.id.clone()));
-    let existing = read::transcript(path, loaded, None)?;
+        .map(|m| (m.line, m.id));
+    let existing = read::transcript(path, &chat, None)?;
     let offset = existing.events.len();
     let mut whole = existing;
     whole.events.extend_from_slice(events);
@@ -359,9 +365,19 @@ fn cwd_of(root: Option<&StoreRoot>, path: &Path) -> Option<String> {
     root.and_then(|r| registry::project_root_of(r, slug))
 }
 
-/// What the CLI counts as resumable content (`hasResumableConversationContent`).
-fn resumable(loaded: &Loaded) -> bool {
-    loaded.messages.iter().any(|m| {
+/// What the CLI counts as resumable content (`hasResumableConversationContent`): the messages
+/// are read up to the first that is.
+fn resumable(chat: &Chat, path: &Path) -> Result<bool, PluginError> {
+    let mut found = false;
+    chat.each_message(path, &mut |m| {
+        found = resumable_message(&m);
+        Ok(!found)
+    })?;
+    Ok(found)
+}
+
+fn resumable_message(m: &records::Message) -> bool {
+    {
         let text = match &m.body.content {
             record_types::ContentIn::None => String::new(),
             record_types::ContentIn::Text(t) => t.clone(),
@@ -376,13 +392,13 @@ fn resumable(loaded: &Loaded) -> bool {
             }
             _ => false,
         }
-    })
+    }
 }
 
-fn last_updated(loaded: &Loaded) -> i64 {
+fn last_updated(chat: &Chat) -> i64 {
     ["lastUpdated", "startTime"]
         .iter()
-        .find_map(|k| loaded.meta.get(*k).and_then(Value::as_str))
+        .find_map(|k| chat.meta.get(*k).and_then(Value::as_str))
         .and_then(|t| Timestamp::parse(t).ok())
         .map_or(0, Timestamp::millis)
 }
@@ -396,22 +412,23 @@ fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
         // One project, one cwd: read once per folder.
         let mut project_cwd: Option<Option<String>> = None;
         for path in layout::session_files(&chats, |_| true)? {
-            let Ok(loaded) = records::load(&path) else {
+            let Ok(chat) = chat::index(&path) else {
                 continue;
             };
-            let Some(id) = loaded.session_id().map(str::to_owned) else {
+            let Some(id) = chat.session_id().map(str::to_owned) else {
                 continue;
             };
-            if loaded.is_subagent() || !resumable(&loaded) {
+            if chat.is_subagent() || !resumable(&chat, &path).unwrap_or(false) {
                 continue;
             }
-            let updated = last_updated(&loaded);
-            let marker = loaded.marker().filter(|m| m.plugin == PLUGIN_NAME);
+            let updated = last_updated(&chat);
+            let marker = chat.marker().filter(|m| m.plugin == PLUGIN_NAME);
             let cwd = project_cwd
                 .get_or_insert_with(|| cwd_of(Some(root), &path))
                 .clone();
-            let info = SessionInfo::of_file(GEMINI_CLI, &id, &path, marker)
-                .with_details(list::title(&loaded), cwd);
+            let title = list::title(&chat, &path).ok().flatten();
+            let info =
+                SessionInfo::of_file(GEMINI_CLI, &id, &path, marker).with_details(title, cwd);
             if best.get(&id).is_none_or(|(u, _)| updated > *u) {
                 best.insert(id, (updated, info));
             }
@@ -431,16 +448,19 @@ fn resolve(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
     if !id.is_empty() {
         for chats in layout::all_chats_dirs(root)? {
             for path in layout::session_files(&chats, |n| layout::may_hold(n, id))? {
-                let Ok(loaded) = records::load(&path) else {
+                let Ok(chat) = chat::index(&path) else {
                     continue;
                 };
-                if loaded.session_id() != Some(id) || loaded.is_subagent() || !resumable(&loaded) {
+                if chat.session_id() != Some(id)
+                    || chat.is_subagent()
+                    || !resumable(&chat, &path).unwrap_or(false)
+                {
                     continue;
                 }
                 if !projects.contains(&chats) {
                     projects.push(chats.clone());
                 }
-                let updated = last_updated(&loaded);
+                let updated = last_updated(&chat);
                 if found.as_ref().is_none_or(|(u, _)| updated > *u) {
                     found = Some((updated, path));
                 }

@@ -1,4 +1,4 @@
-//! A loaded session → the canonical transcript, with the CLI's own semantics
+//! A session's live messages → the canonical transcript, event by event, with the CLI's own semantics
 //! (`convertSessionToClientHistory`):
 //!
 //! - `info` / `error` / `warning` (and unknown) messages are not conversation;
@@ -15,23 +15,28 @@
 //!   timestamp; a `functionResponse` in a `user` message whose call already has its result there is
 //!   the CLI's duplicate (its own tool turns and every resume checkpoint write one) and is dropped
 //!   (Gemini CLI 0.61.0 sends both, a request the Gemini API refuses: we read the one result;
-//!   docs/live.md, "Differential tests"); one whose call has no result yet is that result;
+//!   docs/live.md, "Differential tests"); one whose call has no result yet is that result (a
+//!   `functionResponse` before the message of its call, which the CLI never writes, answers no
+//!   earlier call: the read fails there);
 //! - call ids are the ones the CLI sends: without the `<tool name>__` prefix it keeps them under.
 //!
-//! The loaded messages are consumed: their strings move into the events.
+//! Each message is read from its line as its turn comes ([`Chat::each_message`]) and consumed: its
+//! strings move into the events, which go out one at a time.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
 
 use handoff_sdk::serde_json::{json, Value};
+use handoff_sdk::spill::SpillSet;
 use handoff_sdk::{
-    AssistantPart, Author, Body, Event, Origin, Part, PluginError, Thinking, Timestamp, ToolCall,
-    ToolInput, Transcript,
+    AssistantPart, Author, Body, Event, IdDigest, IdSeeds, Origin, Part, PluginError, Thinking,
+    Timestamp, ToolCall, ToolInput, Transcript, Validator,
 };
 
+use super::chat::Chat;
 use super::parts::{self, ReadPart, PROVIDER};
 use super::record_types::{ContentIn, MessageBody, PartIn, ToolCallIn};
-use super::records::{Loaded, Message};
+use super::records::Message;
 use super::{OPAQUE_KEY, THOUGHTS, THOUGHT_PARTS};
 
 /// The wire API of Gemini turns (the dialect's name).
@@ -48,40 +53,85 @@ fn truthy(v: &Value) -> bool {
     }
 }
 
-/// The canonical transcript of a loaded session at `path`.
-pub(crate) fn transcript(
+/// Hands the events of the session file `path` (indexed as `chat`) to `sink`, in order, until it
+/// returns `false`: each checked as [`Transcript::validate`] checks a whole transcript, and with
+/// the call ids the CLI sends. What the read keeps besides the index: the ids of calls answered and
+/// results given as digests (~1.3–2.5 bytes each past a threshold), and the calls still open.
+pub(crate) fn each(
     path: &Path,
-    loaded: Loaded,
-    cwd: Option<String>,
-) -> Result<Transcript, PluginError> {
-    let answered = answered_calls(&loaded.messages);
+    chat: &Chat,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<(), PluginError> {
     let mut reader = Reader {
         path,
-        answered: &answered,
-        given: HashSet::new(),
+        answered: SpillSet::default(),
+        given: SpillSet::default(),
+        seeds: IdSeeds::default(),
         pending: HashMap::new(),
-        events: Vec::with_capacity(loaded.messages.len() + loaded.messages.len() / 2),
+        out: Out {
+            path,
+            call_names: HashMap::new(),
+            validator: Validator::<IdDigest>::with_capacity(0),
+            sink,
+            open: true,
+        },
     };
-    for message in loaded.messages {
+    chat.each_message(path, &mut |message| {
         reader.message(message)?;
-    }
-    strip_call_id_prefixes(&mut reader.events);
-    let mut t = Transcript::new(reader.events);
-    t.cwd = cwd;
-    t.validate().map_err(|e| PluginError::Malformed {
-        file: path.to_owned(),
-        line: None,
-        field: None,
-        message: format!("the session does not read as a valid transcript: {e}"),
+        Ok(reader.out.open)
+    })
+}
+
+/// The whole transcript of the session file `path` (indexed as `chat`).
+pub(crate) fn transcript(
+    path: &Path,
+    chat: &Chat,
+    cwd: Option<String>,
+) -> Result<Transcript, PluginError> {
+    let mut events = Vec::new();
+    each(path, chat, &mut |event| {
+        events.push(event);
+        true
     })?;
+    let mut t = Transcript::new(events);
+    t.cwd = cwd;
     Ok(t)
+}
+
+/// Where the events go: each with the call ids the CLI sends, validated, to the sink.
+struct Out<'s> {
+    path: &'s Path,
+    /// The calls not answered yet: id as stored → tool name.
+    call_names: HashMap<String, String>,
+    validator: Validator<IdDigest>,
+    sink: &'s mut dyn FnMut(Event) -> bool,
+    /// Whether the sink still takes events.
+    open: bool,
+}
+
+impl Out<'_> {
+    fn push(&mut self, mut event: Event) -> Result<(), PluginError> {
+        if !self.open {
+            return Ok(());
+        }
+        strip_call_id_prefixes(&mut event, &mut self.call_names);
+        self.validator
+            .push(&event)
+            .map_err(|e| PluginError::Malformed {
+                file: self.path.to_owned(),
+                line: None,
+                field: None,
+                message: format!("the session does not read as a valid transcript: {e}"),
+            })?;
+        self.open = (self.sink)(event);
+        Ok(())
+    }
 }
 
 /// The CLI keeps a call's id as `<tool name>__<id>` and sends `<id>` (`stripToolCallIdPrefixes`,
 /// on calls and on the results that answer them, a blank name counting as `generic_tool`): the
-/// ids are made the ones the model sees.
-fn strip_call_id_prefixes(events: &mut [Event]) {
-    let mut names: HashMap<String, String> = HashMap::new();
+/// ids are made the ones the model sees. `names` holds the calls not answered yet.
+fn strip_call_id_prefixes(event: &mut Event, names: &mut HashMap<String, String>) {
     let stripped = |id: &str, name: &str| -> Option<String> {
         let name = match name.trim() {
             "" => "generic_tool",
@@ -89,44 +139,27 @@ fn strip_call_id_prefixes(events: &mut [Event]) {
         };
         id.strip_prefix(name)?.strip_prefix("__").map(str::to_owned)
     };
-    for event in events {
-        match &mut event.body {
-            Body::Assistant { content, .. } => {
-                for part in content {
-                    if let AssistantPart::ToolCall(call) = part {
-                        names.insert(call.id.clone(), call.name.clone());
-                        if let Some(id) = stripped(&call.id, &call.name) {
-                            call.id = id;
-                        }
+    match &mut event.body {
+        Body::Assistant { content, .. } => {
+            for part in content {
+                if let AssistantPart::ToolCall(call) = part {
+                    names.insert(call.id.clone(), call.name.clone());
+                    if let Some(id) = stripped(&call.id, &call.name) {
+                        call.id = id;
                     }
                 }
             }
-            Body::ToolResult { call_id, .. } => {
-                if let Some(id) = names
-                    .get(call_id.as_str())
-                    .and_then(|n| stripped(call_id, n))
-                {
-                    *call_id = id;
-                }
-            }
-            _ => {}
         }
-    }
-}
-
-/// The ids of calls whose `toolCalls` record holds a result (one the CLI sends).
-fn answered_calls(messages: &[Message]) -> HashSet<String> {
-    let mut ids = HashSet::new();
-    for m in messages.iter().filter(|m| m.kind() == Some("gemini")) {
-        for tc in &m.body.tool_calls {
-            if has_result(tc) {
-                if let Some(id) = &tc.id {
-                    ids.insert(id.clone());
-                }
+        Body::ToolResult { call_id, .. } => {
+            if let Some(id) = names
+                .remove(call_id.as_str())
+                .and_then(|n| stripped(call_id, &n))
+            {
+                *call_id = id;
             }
         }
+        _ => {}
     }
-    ids
 }
 
 /// Whether the CLI sends a result for this call: a truthy `result` that yields parts.
@@ -167,12 +200,15 @@ fn extras(v: Option<&Value>) -> Extras {
 
 struct Reader<'a> {
     path: &'a Path,
-    answered: &'a HashSet<String>,
-    /// Calls whose results were handed out.
-    given: HashSet<String>,
+    /// Calls whose `toolCalls` record holds a result (one the CLI sends), as digests: a
+    /// `functionResponse` in a later `user` message answering one is the CLI's duplicate.
+    answered: SpillSet,
+    /// Calls whose results were handed out, as digests.
+    given: SpillSet,
+    seeds: IdSeeds,
     /// Calls seen without a result in `toolCalls`: id → name.
     pending: HashMap<String, String>,
-    events: Vec<Event>,
+    out: Out<'a>,
 }
 
 /// Where a message is, for errors.
@@ -250,7 +286,8 @@ impl Reader<'_> {
                     is_error,
                 } => {
                     let id = id.unwrap_or_default();
-                    if self.answered.contains(&id) || self.given.contains(&id) {
+                    let digest = self.seeds.digest(&id);
+                    if self.answered.contains(&digest) || self.given.contains(&digest) {
                         continue; // the CLI's duplicate of a result already read
                     }
                     if self.pending.remove(&id).as_deref() != Some(name.as_str()) {
@@ -262,9 +299,9 @@ impl Reader<'_> {
                             ),
                         ));
                     }
-                    self.given.insert(id.clone());
+                    self.given.insert(digest, ());
                     let event_id = format!("{}/{id}", at.id);
-                    self.events.push(Event::new(
+                    self.out.push(Event::new(
                         event_id,
                         ts,
                         Body::ToolResult {
@@ -272,7 +309,7 @@ impl Reader<'_> {
                             content: rc,
                             is_error,
                         },
-                    ));
+                    ))?;
                 }
                 ReadPart::Model(_) => {
                     return Err(self.err(at, "content", "a model part in a user message"));
@@ -286,12 +323,19 @@ impl Reader<'_> {
                 Body::User { content },
             );
             event.author = extras.author;
-            self.events.push(event);
+            self.out.push(event)?;
         }
         Ok(())
     }
 
     fn gemini(&mut self, at: &At<'_>, mut body: MessageBody) -> Result<(), PluginError> {
+        // Known before the message is read (even one read as no turn): a later `user` message's
+        // result for one of these calls is the CLI's duplicate.
+        for tc in body.tool_calls.iter().filter(|tc| has_result(tc)) {
+            if let Some(id) = &tc.id {
+                self.answered.insert(self.seeds.digest(id), ());
+            }
+        }
         let ts = self.timestamp(at, body.timestamp.as_deref(), "timestamp")?;
         let model = body.model.as_deref();
         let extras = extras(body.extras.as_ref());
@@ -414,9 +458,9 @@ impl Reader<'_> {
                 .opaque
                 .insert(OPAQUE_KEY.to_owned(), Value::Object(native));
         }
-        self.events.push(event);
+        self.out.push(event)?;
         for (id, name) in &calls {
-            if !self.answered.contains(id) {
+            if !self.answered.contains(&self.seeds.digest(id)) {
                 self.pending.insert(id.clone(), name.clone());
             }
         }
@@ -465,8 +509,8 @@ impl Reader<'_> {
                 },
             );
             event.author = extras.author;
-            self.given.insert(id);
-            self.events.push(event);
+            self.given.insert(self.seeds.digest(&id), ());
+            self.out.push(event)?;
         }
         Ok(())
     }

@@ -249,7 +249,7 @@ impl LineIn {
 }
 
 /// A message's members other than its id.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct MessageBody {
     pub timestamp: Option<String>,
     pub kind: Option<String>,
@@ -262,7 +262,7 @@ pub(crate) struct MessageBody {
 }
 
 /// A `PartListUnion`: nothing, a string, one part, or a list of parts and strings.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) enum ContentIn {
     #[default]
     None,
@@ -366,7 +366,7 @@ impl<'de> Deserialize<'de> for PartElem {
 }
 
 /// A Gemini part as read.
-#[derive(Default, Deserialize)]
+#[derive(Clone, Default, Deserialize)]
 pub(crate) struct PartIn {
     #[serde(default)]
     pub text: Option<String>,
@@ -407,7 +407,7 @@ impl PartIn {
     }
 }
 
-#[derive(Default, Deserialize)]
+#[derive(Clone, Default, Deserialize)]
 pub(crate) struct InlineIn {
     #[serde(default, rename = "mimeType")]
     pub mime_type: Option<String>,
@@ -415,13 +415,13 @@ pub(crate) struct InlineIn {
     pub data: Option<String>,
 }
 
-#[derive(Default, Deserialize)]
+#[derive(Clone, Default, Deserialize)]
 pub(crate) struct FileIn {
     #[serde(default, rename = "fileUri")]
     pub file_uri: Option<String>,
 }
 
-#[derive(Default, Deserialize)]
+#[derive(Clone, Default, Deserialize)]
 pub(crate) struct CallIn {
     #[serde(default)]
     pub id: Option<String>,
@@ -431,7 +431,7 @@ pub(crate) struct CallIn {
     pub args: Option<Value>,
 }
 
-#[derive(Default, Deserialize)]
+#[derive(Clone, Default, Deserialize)]
 pub(crate) struct ResponseIn {
     #[serde(default)]
     pub id: Option<String>,
@@ -444,7 +444,7 @@ pub(crate) struct ResponseIn {
 }
 
 /// A `toolCalls` entry as read.
-#[derive(Default, Deserialize)]
+#[derive(Clone, Default, Deserialize)]
 pub(crate) struct ToolCallIn {
     #[serde(default)]
     pub id: Option<String>,

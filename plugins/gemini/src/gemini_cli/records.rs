@@ -1,4 +1,7 @@
-//! Loading a session file the way Gemini CLI 0.61.0's `loadConversationRecord` does, but strictly.
+//! Loading a session file whole the way Gemini CLI 0.61.0's `loadConversationRecord` does, but
+//! strictly: how a legacy record is read, and (in the tests) what the two passes of
+//! [`super::chat`], which apply the same rules to positions, must read alike; and the pieces both
+//! share.
 //!
 //! Lines are classified in the CLI's order: `{"$rewindTo"}`, a message (string `id`), `{"$set"}`,
 //! a metadata line (string `sessionId` and `projectHash`). A later message with the same id
@@ -20,6 +23,7 @@ use super::record_types::{LineIn, MessageBody};
 use handoff_sdk::PluginError;
 
 /// A message as it stands after every line was applied.
+#[derive(Clone)]
 pub(crate) struct Message {
     /// The 1-based line its current version came from.
     pub line: usize,
@@ -37,29 +41,14 @@ impl Message {
     }
 }
 
-/// A loaded session.
+/// A session loaded whole: a legacy record, and (in the tests) what [`super::chat`]'s two passes
+/// must read alike.
 #[derive(Default)]
 pub(crate) struct Loaded {
     /// The merged metadata (first line, later metadata lines and every `$set`).
     pub meta: Map<String, Value>,
     /// The live messages, in the CLI's order.
     pub messages: Vec<Message>,
-}
-
-impl Loaded {
-    pub fn session_id(&self) -> Option<&str> {
-        self.meta.get("sessionId").and_then(Value::as_str)
-    }
-
-    pub fn marker(&self) -> Option<OwnershipMarker> {
-        self.meta
-            .get(MARKER_KEY)
-            .and_then(|m| serde_json::from_value(m.clone()).ok())
-    }
-
-    pub fn is_subagent(&self) -> bool {
-        self.meta.get("kind").and_then(Value::as_str) == Some("subagent")
-    }
 }
 
 /// The live messages: a vector of slots (a deleted one is `None`) and an id index.
@@ -111,48 +100,36 @@ pub(crate) fn header(
         .map_err(|e| PluginError::io(path, &e))?;
     let meta = match serde_json::from_slice::<Value>(&first) {
         Ok(Value::Object(m)) if m.get("projectHash").is_some_and(Value::is_string) => m,
-        _ => load(path)?.meta,
+        _ => super::chat::index(path)?.meta,
     };
-    let loaded = Loaded {
-        meta,
-        messages: Vec::new(),
-    };
-    Ok((loaded.session_id().map(str::to_owned), loaded.marker()))
-}
-
-/// Loads the session file at `path`, a line at a time: the file's bytes are not held beside the
-/// messages (they were: twice the file). An empty file, or one whose first line is not JSON (a
-/// legacy record over many lines), is read whole, by [`load_bytes`].
-pub(crate) fn load(path: &Path) -> Result<Loaded, PluginError> {
-    use std::io::BufRead as _;
-    let io = |e: std::io::Error| PluginError::io(path, &e);
-    let file = std::fs::File::open(path).map_err(io)?;
-    let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
-    let mut line = Vec::new();
-    reader.read_until(b'\n', &mut line).map_err(io)?;
-    let first = line.strip_suffix(b"\n").unwrap_or(&line);
-    if line.is_empty() || serde_json::from_slice::<Value>(first).is_err() {
-        let bytes = std::fs::read(path).map_err(io)?;
-        return load_bytes(path, &bytes);
-    }
-    let mut meta = Map::new();
-    let mut messages = Messages::default();
-    let mut n = 0;
-    while !line.is_empty() {
-        n += 1;
-        if line.pop() != Some(b'\n') {
-            return Err(torn(path, n));
-        }
-        apply_line(path, n, &line, &mut meta, &mut messages)?;
-        line.clear();
-        reader.read_until(b'\n', &mut line).map_err(io)?;
-    }
-    loaded(path, meta, messages)
+    let id = meta
+        .get("sessionId")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let marker = meta
+        .get(MARKER_KEY)
+        .and_then(|m| serde_json::from_value(m.clone()).ok());
+    Ok((id, marker))
 }
 
 /// The error of a last line without its newline.
-fn torn(path: &Path, n: usize) -> PluginError {
+pub(crate) fn torn(path: &Path, n: usize) -> PluginError {
     PluginError::malformed_line(path, n, None, "the last line has no newline (a torn write)")
+}
+
+/// A session's metadata must have come from a metadata line (string sessionId and projectHash).
+pub(crate) fn check_meta(path: &Path, meta: &Map<String, Value>) -> Result<(), PluginError> {
+    if meta.get("sessionId").is_some_and(Value::is_string)
+        && meta.get("projectHash").is_some_and(Value::is_string)
+    {
+        return Ok(());
+    }
+    Err(PluginError::malformed_line(
+        path,
+        1,
+        Some("sessionId"),
+        "no metadata line (string sessionId and projectHash)",
+    ))
 }
 
 /// The session of the lines applied, if they held its metadata.
@@ -161,20 +138,37 @@ fn loaded(
     meta: Map<String, Value>,
     messages: Messages,
 ) -> Result<Loaded, PluginError> {
-    if !(meta.get("sessionId").is_some_and(Value::is_string)
-        && meta.get("projectHash").is_some_and(Value::is_string))
-    {
-        return Err(PluginError::malformed_line(
-            path,
-            1,
-            Some("sessionId"),
-            "no metadata line (string sessionId and projectHash)",
-        ));
-    }
+    check_meta(path, &meta)?;
     Ok(Loaded {
         meta,
         messages: messages.into_vec(),
     })
+}
+
+/// A line's text; a line not UTF-8 is malformed.
+pub(crate) fn utf8<'l>(path: &Path, n: usize, line: &'l [u8]) -> Result<&'l str, PluginError> {
+    std::str::from_utf8(line)
+        .map_err(|e| PluginError::malformed_line(path, n, None, format!("not UTF-8 ({e})")))
+}
+
+/// A line that does not parse as a record.
+pub(crate) fn not_a_record(path: &Path, n: usize, e: &serde_json::Error) -> PluginError {
+    PluginError::malformed_line(path, n, None, format!("not a Gemini CLI record ({e})"))
+}
+
+/// Message `i` of the list `field` of line `n`: a record with a string id.
+pub(crate) fn list_message(
+    path: &Path,
+    n: usize,
+    field: &str,
+    i: usize,
+    m: &Value,
+) -> Result<(String, MessageBody), PluginError> {
+    let bad = |e: String| PluginError::malformed_line(path, n, Some(&format!("{field}[{i}]")), e);
+    let record = LineIn::deserialize(m).map_err(|e| bad(e.to_string()))?;
+    record
+        .into_message()
+        .map_err(|_| bad("a message without a string id".into()))
 }
 
 /// Loads a session from its bytes (`path` only names it in errors).
@@ -217,11 +211,8 @@ fn apply_line(
     if line.iter().all(u8::is_ascii_whitespace) {
         return Ok(());
     }
-    let text = std::str::from_utf8(line)
-        .map_err(|e| PluginError::malformed_line(path, n, None, format!("not UTF-8 ({e})")))?;
-    let record: LineIn = serde_json::from_str(text).map_err(|e| {
-        PluginError::malformed_line(path, n, None, format!("not a Gemini CLI record ({e})"))
-    })?;
+    let text = utf8(path, n, line)?;
+    let record: LineIn = serde_json::from_str(text).map_err(|e| not_a_record(path, n, &e))?;
     if let Some(Value::String(id)) = &record.rewind_to {
         messages.rewind(id);
         return Ok(());
@@ -276,12 +267,7 @@ fn add_all(
     messages: &mut Messages,
 ) -> Result<(), PluginError> {
     for (i, m) in list.iter().enumerate() {
-        let bad =
-            |e: String| PluginError::malformed_line(path, n, Some(&format!("{field}[{i}]")), e);
-        let record = LineIn::deserialize(m).map_err(|e| bad(e.to_string()))?;
-        let (id, body) = record
-            .into_message()
-            .map_err(|_| bad("a message without a string id".into()))?;
+        let (id, body) = list_message(path, n, field, i, m)?;
         messages.upsert(Message { line: n, id, body });
     }
     Ok(())
@@ -354,50 +340,60 @@ fn legacy(bytes: &[u8]) -> Option<Loaded> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::chat::{index_spilling_past, Chat};
     use super::*;
 
     const NAME: &str = "/s/session-x.jsonl";
 
-    /// A load as text: its metadata, each message's line and id, and the transcript it reads as
-    /// (or the error, its folder shown as `/s`).
-    fn shown(loaded: Result<Loaded, PluginError>, folder: &Path) -> String {
-        let shown = match loaded {
-            Ok(loaded) => {
-                let meta = format!("{:?}", loaded.meta);
-                let lines: Vec<(usize, String)> = loaded
-                    .messages
-                    .iter()
-                    .map(|m| (m.line, m.id.clone()))
-                    .collect();
-                let read = super::super::read::transcript(Path::new(NAME), loaded, None);
-                format!("{meta}\n{lines:?}\n{read:?}")
-            }
+    /// A read as text: its metadata, each message's line and id, and the transcript it reads as
+    /// (or the error, `folder` shown as `/s`).
+    fn shown(chat: Result<Chat, PluginError>, path: &Path, folder: &Path) -> String {
+        let read = |chat: Chat| -> Result<String, PluginError> {
+            let meta = format!("{:?}", chat.meta);
+            let lines: Vec<(usize, String)> = chat
+                .messages(path)?
+                .into_iter()
+                .map(|m| (m.line, m.id))
+                .collect();
+            let read = super::super::read::transcript(path, &chat, None);
+            Ok(format!("{meta}\n{lines:?}\n{read:?}"))
+        };
+        let shown = match chat.and_then(read) {
+            Ok(shown) => shown,
             Err(e) => format!("error: {e}"),
         };
         shown.replace(&*folder.to_string_lossy(), "/s")
     }
 
-    /// `text` loaded whole (`load_bytes`); and checks that [`load`] of it, a line at a time from
-    /// a file, loads the same.
+    /// The file at `path` read in two passes (its ids spilled past 0, 3 and the default), as it
+    /// is read loaded whole (`load_bytes`).
+    fn assert_two_passes_read_as_whole(path: &Path, folder: &Path) {
+        let bytes = std::fs::read(path).unwrap();
+        let whole = shown(load_bytes(path, &bytes).map(Chat::held), path, folder);
+        for spill_after in [0, 3, usize::MAX] {
+            assert_eq!(
+                shown(index_spilling_past(path, spill_after), path, folder),
+                whole,
+                "{} spilled past {spill_after}",
+                path.display()
+            );
+        }
+    }
+
+    /// `text` loaded whole (`load_bytes`); and checks that the two passes of [`index`] read a
+    /// file of it alike.
     fn load_str(text: &str) -> Result<Loaded, PluginError> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("session-x.jsonl");
         std::fs::write(&path, text).unwrap();
-        assert_eq!(
-            shown(load(&path), dir.path()),
-            shown(
-                load_bytes(Path::new(NAME), text.as_bytes()),
-                Path::new("/s")
-            ),
-            "{text:?}"
-        );
+        assert_two_passes_read_as_whole(&path, dir.path());
         load_bytes(Path::new(NAME), text.as_bytes())
     }
 
-    /// Every Gemini CLI chat the tests, the live tier and the corpus hold loads a line at a time
-    /// as it loads whole.
+    /// Every Gemini CLI chat the tests, the live tier and the corpus hold reads in two passes
+    /// as it reads loaded whole.
     #[test]
-    fn a_load_by_lines_is_a_load_whole() {
+    fn two_passes_read_as_a_load_whole() {
         let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut files = Vec::new();
         let mut folders = vec![
@@ -421,14 +417,7 @@ mod tests {
         }
         assert!(files.len() >= 5, "{files:?}");
         for path in &files {
-            let bytes = std::fs::read(path).unwrap();
-            let folder = Path::new("/nowhere");
-            assert_eq!(
-                shown(load(path), folder),
-                shown(load_bytes(path, &bytes), folder),
-                "{}",
-                path.display()
-            );
+            assert_two_passes_read_as_whole(path, Path::new("/nowhere"));
         }
     }
 
@@ -488,7 +477,7 @@ mod tests {
         assert_eq!(ids(&l), ["z"]);
         assert_eq!(l.meta["summary"], "s");
         assert_eq!(l.meta["lastUpdated"], "later");
-        assert_eq!(l.session_id(), Some("s1"));
+        assert_eq!(l.meta["sessionId"], "s1");
     }
 
     #[test]
@@ -543,7 +532,7 @@ mod tests {
     fn a_legacy_record_reads_whole() {
         let text = "{\n  \"sessionId\": \"s\",\n  \"projectHash\": \"h\",\n  \"messages\": [\n    {\"id\": \"m\", \"type\": \"user\", \"content\": \"hi\"}\n  ]\n}";
         let l = load_str(text).unwrap();
-        assert_eq!(l.session_id(), Some("s"));
+        assert_eq!(l.meta["sessionId"], "s");
         assert_eq!(ids(&l), ["m"]);
     }
 }
