@@ -280,15 +280,23 @@ pub(crate) fn raw_message(
     line: usize,
     id: &str,
 ) -> Result<Map<String, Value>, PluginError> {
-    let bytes = std::fs::read(path).map_err(|e| PluginError::io(path, &e))?;
-    let value: Value = match bytes
-        .split(|&b| b == b'\n')
-        .nth(line - 1)
-        .map(serde_json::from_slice)
-    {
-        Some(Ok(v)) => v,
-        _ => serde_json::from_slice(&bytes)
-            .map_err(|e| PluginError::malformed_line(path, line, None, e.to_string()))?,
+    use std::io::BufRead as _;
+    let io = |e: std::io::Error| PluginError::io(path, &e);
+    // Lines up to this one are read and passed over; a legacy record (its messages all on "line
+    // 1", which is no JSON of its own) is parsed whole.
+    let mut reader = std::io::BufReader::new(std::fs::File::open(path).map_err(io)?);
+    let mut text = Vec::new();
+    for _ in 0..line {
+        text.clear();
+        reader.read_until(b'\n', &mut text).map_err(io)?;
+    }
+    let value: Value = match serde_json::from_slice(&text) {
+        Ok(v) => v,
+        Err(_) => {
+            let bytes = std::fs::read(path).map_err(io)?;
+            serde_json::from_slice(&bytes)
+                .map_err(|e| PluginError::malformed_line(path, line, None, e.to_string()))?
+        }
     };
     let find = |list: Option<&Value>| {
         list.and_then(Value::as_array)?
