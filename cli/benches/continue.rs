@@ -871,7 +871,13 @@ fn one_pass(
             seal: handoff_host::seal::Seal::of_this_process(),
             cwd: None,
             prompt: "go on",
-            drop: &[],
+            // Gemini CLI has no record for a compaction: the generated session's are dropped, as
+            // `--drop compaction` drops them.
+            drop: if target == "gemini-cli" {
+                &[handoff_host::Feature::Compaction]
+            } else {
+                &[]
+            },
             lock_wait: Duration::from_secs(5),
             into: None,
         },

@@ -52,6 +52,7 @@ pub mod hop;
 pub mod interactive;
 pub mod pty;
 mod run;
+pub mod session_files;
 pub mod streamed;
 pub mod wire;
 

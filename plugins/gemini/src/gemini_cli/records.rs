@@ -348,6 +348,8 @@ fn legacy(bytes: &[u8]) -> Option<Loaded> {
 
 #[cfg(test)]
 mod tests {
+    use handoff_live::session_files::{has_extension, session_files};
+
     use super::super::chat::{index_spilling_past, Chat};
     use super::*;
 
@@ -402,27 +404,11 @@ mod tests {
     /// as it reads loaded whole.
     #[test]
     fn two_passes_read_as_a_load_whole() {
-        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut files = Vec::new();
-        let mut folders = vec![
-            manifest.join("tests/samples"),
-            manifest.join("../../live/tests/differential/gemini-cli"),
-            manifest.join("../../live/tests/corpus/gemini-cli"),
-        ];
-        while let Some(folder) = folders.pop() {
-            for entry in std::fs::read_dir(&folder).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    folders.push(path);
-                } else if path
-                    .extension()
-                    .is_some_and(|e| e == "jsonl" || e == "json")
-                    && path.file_name().is_some_and(|n| n != "projects.json")
-                {
-                    files.push(path);
-                }
-            }
-        }
+        let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples");
+        let files = session_files(&samples, "gemini-cli", |p| {
+            (has_extension(p, "jsonl") || has_extension(p, "json"))
+                && p.file_name().is_some_and(|n| n != "projects.json")
+        });
         assert!(files.len() >= 5, "{files:?}");
         for path in &files {
             assert_two_passes_read_as_whole(path, Path::new("/nowhere"));

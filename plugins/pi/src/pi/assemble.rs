@@ -373,6 +373,7 @@ pub fn stream_scan(
 mod tests {
     use std::path::{Path, PathBuf};
 
+    use handoff_live::session_files::{has_extension, session_files};
     use handoff_sdk::serde_json::{self, json, Value};
 
     use super::{read, stream_scan, OpenCalls};
@@ -397,35 +398,20 @@ mod tests {
     /// and the ids an append continues from.
     #[test]
     fn a_read_with_its_ids_in_files_agrees_with_one_in_memory() {
-        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let samples = manifest.join("tests/samples");
-        let mut folders: Vec<PathBuf> = std::fs::read_dir(&samples)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.is_dir())
-            .collect();
-        folders.push(manifest.join("../../live/tests/differential/pi"));
-        folders.push(manifest.join("../../live/tests/corpus/pi"));
-        let mut files = 0;
-        for folder in folders {
-            for file in std::fs::read_dir(&folder).unwrap() {
-                let path = file.unwrap().path();
-                if path.extension().is_none_or(|e| e != "jsonl") {
-                    continue;
-                }
-                let in_memory = read_at(&path, usize::MAX);
-                for threshold in [0, 3] {
-                    assert_eq!(
-                        read_at(&path, threshold),
-                        in_memory,
-                        "{} ({threshold})",
-                        path.display()
-                    );
-                }
-                files += 1;
+        let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples");
+        let files = session_files(&samples, "pi", |p| has_extension(p, "jsonl"));
+        for path in &files {
+            let in_memory = read_at(path, usize::MAX);
+            for threshold in [0, 3] {
+                assert_eq!(
+                    read_at(path, threshold),
+                    in_memory,
+                    "{} ({threshold})",
+                    path.display()
+                );
             }
         }
-        assert!(files >= 10, "{files} sessions");
+        assert!(files.len() >= 10, "{} sessions", files.len());
     }
 
     /// A chain of `turns` tool turns (user, assistant with a call, its result, assistant), a

@@ -142,6 +142,7 @@ fn shares_prefix(dir: &Path, ours: &Path, id: &str) -> Result<bool, PluginError>
 mod tests {
     use std::path::{Path, PathBuf};
 
+    use handoff_live::session_files::has_extension;
     use handoff_sdk::{PluginError, SessionRef, StoreRoot};
 
     use super::{accepted, plan, plan_of, read_whole};
@@ -149,25 +150,8 @@ mod tests {
 
     /// Every pi session file the tests, the live tier and the corpus hold.
     fn session_files() -> Vec<PathBuf> {
-        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut folders: Vec<PathBuf> = std::fs::read_dir(manifest.join("tests/samples"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.is_dir())
-            .collect();
-        folders.push(manifest.join("../../live/tests/differential/pi"));
-        folders.push(manifest.join("../../live/tests/corpus/pi"));
-        let mut files = Vec::new();
-        for folder in folders {
-            for file in std::fs::read_dir(&folder).unwrap() {
-                let path = file.unwrap().path();
-                if path.extension().is_some_and(|e| e == "jsonl") {
-                    files.push(path);
-                }
-            }
-        }
-        files.sort();
-        files
+        let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples");
+        handoff_live::session_files::session_files(&samples, "pi", |p| has_extension(p, "jsonl"))
     }
 
     /// The model as the plan found it before it read one line for it: every path line's, the

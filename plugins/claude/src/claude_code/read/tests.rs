@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use handoff_live::session_files::session_files;
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{Body, Event, IdMap, Part, PluginError};
 
@@ -116,37 +117,27 @@ fn the_streamed_read_agrees_with_the_whole_read_on_every_sample() {
 /// users' files) as the one-pass read does, errors included.
 #[test]
 fn a_read_with_its_index_in_a_file_agrees_with_the_whole_read() {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut folders: Vec<_> = std::fs::read_dir(manifest.join("tests/samples"))
-        .unwrap()
-        .map(|f| f.unwrap().path())
-        .collect();
-    folders.push(manifest.join("../../live/tests/differential/claude-code"));
-    folders.push(manifest.join("../../live/tests/corpus/claude-code"));
-    let mut files = 0;
-    for folder in folders {
-        for file in std::fs::read_dir(&folder).unwrap() {
-            let path = file.unwrap().path();
-            let whole = read(&path).map(|t| t.events).map_err(|e| e.to_string());
-            for spill_after in [0, 3] {
-                let mut events = Vec::new();
-                let spilled = super::read_each_spilling_after(
-                    &path,
-                    spill_after,
-                    super::ReadRules::default(),
-                    &mut |e| {
-                        events.push(e);
-                        true
-                    },
-                )
-                .map(|_| events)
-                .map_err(|e| e.to_string());
-                assert_eq!(spilled, whole, "{} ({spill_after})", path.display());
-            }
-            files += 1;
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples");
+    let files = session_files(&samples, "claude-code", |_| true);
+    for path in &files {
+        let whole = read(path).map(|t| t.events).map_err(|e| e.to_string());
+        for spill_after in [0, 3] {
+            let mut events = Vec::new();
+            let spilled = super::read_each_spilling_after(
+                path,
+                spill_after,
+                super::ReadRules::default(),
+                &mut |e| {
+                    events.push(e);
+                    true
+                },
+            )
+            .map(|_| events)
+            .map_err(|e| e.to_string());
+            assert_eq!(spilled, whole, "{} ({spill_after})", path.display());
         }
     }
-    assert!(files >= 15, "{files} session files");
+    assert!(files.len() >= 15, "{} session files", files.len());
 }
 
 /// The index pass past its threshold keeps its nodes in the file, and within it on the heap.

@@ -231,16 +231,14 @@ fn read_each_from(
 mod tests {
     use std::path::Path;
 
+    use handoff_live::session_files::{has_extension, session_files};
+
     /// With every id digest in a temporary file, each rollout the tests, the live tier and the
     /// corpus hold (written by Codex and by other tools) reads as it does with them in memory.
     #[test]
     fn a_read_with_its_ids_in_files_agrees_with_one_in_memory() {
-        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let folders = [
-            manifest.join("tests/fixtures"),
-            manifest.join("../../live/tests/differential/codex"),
-            manifest.join("../../live/tests/corpus/codex"),
-        ];
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let files = session_files(&fixtures, "codex", |p| has_extension(p, "jsonl"));
         let read = |path: &Path, threshold: usize| {
             let mut events = Vec::new();
             super::read_each_spilling_past(path, threshold, &mut |e| {
@@ -250,25 +248,17 @@ mod tests {
             .map(|_| events)
             .map_err(|e| e.to_string())
         };
-        let mut files = 0;
-        for folder in folders {
-            for file in std::fs::read_dir(&folder).unwrap() {
-                let path = file.unwrap().path();
-                if path.extension().is_none_or(|e| e != "jsonl") {
-                    continue;
-                }
-                let in_memory = read(&path, usize::MAX);
-                for threshold in [0, 3] {
-                    assert_eq!(
-                        read(&path, threshold),
-                        in_memory,
-                        "{} ({threshold})",
-                        path.display()
-                    );
-                }
-                files += 1;
+        for path in &files {
+            let in_memory = read(path, usize::MAX);
+            for threshold in [0, 3] {
+                assert_eq!(
+                    read(path, threshold),
+                    in_memory,
+                    "{} ({threshold})",
+                    path.display()
+                );
             }
         }
-        assert!(files >= 10, "{files} rollouts");
+        assert!(files.len() >= 10, "{} rollouts", files.len());
     }
 }
