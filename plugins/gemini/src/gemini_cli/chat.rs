@@ -1,9 +1,18 @@
-//! A session file read in two passes, so that a read holds where each live message is rather than
-//! the messages (issue 30): about 24 bytes a live message, whatever the messages hold.
+//! A session file read the way Gemini CLI 0.61.0's `loadConversationRecord` reads it, but
+//! strictly, in two passes, so that a read holds where each live message is rather than the
+//! messages (issue 30): about 24 bytes a live message, whatever the messages hold.
 //!
-//! The first pass ([`index`]) applies every line by the CLI's rules (those of [`super::records`]:
-//! `$rewindTo`, a later message of the same id replacing the earlier in place, `$set.messages`, a
-//! metadata line's `messages`) to positions: each live message is a [`Slot`] (its current
+//! Lines are classified in the CLI's order: `{"$rewindTo"}`, a message (string `id`), `{"$set"}`,
+//! a metadata line (string `sessionId` and `projectHash`). A later message with the same id
+//! replaces the earlier one in place; `$rewindTo` deletes that message and everything after it (all
+//! messages for an unknown id); `$set.messages` is a checkpoint that replaces all messages. A file
+//! whose first line is no JSON is read as one legacy JSON record when it is one. Blank lines, and
+//! JSON objects of none of these kinds, are skipped, as the CLI skips them (nothing of the
+//! conversation is in them). Unlike the CLI, which also skips what it cannot parse, every other
+//! line must be a whole JSON object: anything else is `PluginError::Malformed` naming the file and
+//! the 1-based line.
+//!
+//! The first pass ([`index`]) applies these rules to positions: each live message is a [`Slot`] (its current
 //! version's line, by offset and number, and its index when that line holds a list), and each id
 //! a digest in a [`SpillMap`] pointing at its slot. A `SpillMap` cannot forget an id, so a rewind
 //! or a checkpoint cuts the slots and starts a new epoch: an id's entry counts only while its slot
@@ -15,7 +24,7 @@
 //! the CLI never sends) no longer stops the read, as it did while the file was loaded whole; a
 //! malformed live version still does, naming its line.
 //!
-//! A legacy file (one JSON record over many lines) is loaded whole ([`records::load_bytes`]) and
+//! A legacy file (one JSON record over many lines) is loaded whole ([`records::legacy`]) and
 //! held.
 
 use std::fs::File;
@@ -175,7 +184,14 @@ pub(crate) fn index_spilling_past(path: &Path, spill_after: usize) -> Result<Cha
     let first = line.strip_suffix(b"\n").unwrap_or(&line);
     if line.is_empty() || serde_json::from_slice::<serde::de::IgnoredAny>(first).is_err() {
         let bytes = std::fs::read(path).map_err(io)?;
-        return records::load_bytes(path, &bytes).map(Chat::held);
+        if bytes.is_empty() {
+            return Err(records::empty(path));
+        }
+        if let Some(loaded) = records::legacy(&bytes) {
+            return Ok(Chat::held(loaded));
+        }
+        // Any other file is read by the line rules (a blank first line is passed over, a line
+        // that is no record named).
     }
     let mut indexer = Indexer {
         path,
@@ -369,7 +385,7 @@ impl<'p> Lines<'p> {
         if slot.list == List::None {
             let record: LineIn = serde_json::from_str(self.read(slot)?)
                 .map_err(|e| records::not_a_record(path, n, &e))?;
-            let (id, body) = record.into_message().map_err(|_| changed(path, n))?;
+            let (id, body) = record.into_message().ok_or_else(|| changed(path, n))?;
             return Ok(Message { line: n, id, body });
         }
         if self.list.as_ref().is_none_or(|(at, _)| *at != slot.offset) {
@@ -408,4 +424,220 @@ fn changed(path: &Path, n: usize) -> PluginError {
         None,
         "the file changed while it was read (this line is not what it was)",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use handoff_live::session_files::{has_extension, session_files};
+
+    use super::super::records::{Loaded, Message};
+    use super::*;
+
+    /// A read as text: its metadata, each message's line and id, and the transcript it reads as
+    /// (or the error).
+    fn shown(chat: Result<Chat, PluginError>, path: &Path) -> String {
+        let read = |chat: Chat| -> Result<String, PluginError> {
+            let meta = format!("{:?}", chat.meta);
+            let lines: Vec<(usize, String)> = chat
+                .messages(path)?
+                .into_iter()
+                .map(|m| (m.line, m.id))
+                .collect();
+            let read = super::super::read::transcript(path, &chat, None);
+            Ok(format!("{meta}\n{lines:?}\n{read:?}"))
+        };
+        match chat.and_then(read) {
+            Ok(shown) => shown,
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    /// The file at `path` reads alike with its ids spilled past 0 and 3 and kept in memory.
+    fn assert_reads_alike_spilled_or_not(path: &Path) {
+        let in_memory = shown(index_spilling_past(path, usize::MAX), path);
+        for spill_after in [0, 3] {
+            assert_eq!(
+                shown(index_spilling_past(path, spill_after), path),
+                in_memory,
+                "{} spilled past {spill_after}",
+                path.display()
+            );
+        }
+    }
+
+    /// A file of `text`, read (spilled or not alike): its metadata and live messages.
+    fn load_str(text: &str) -> Result<Loaded, PluginError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session-x.jsonl");
+        std::fs::write(&path, text).unwrap();
+        assert_reads_alike_spilled_or_not(&path);
+        let chat = index(&path)?;
+        Ok(Loaded {
+            messages: chat.messages(&path)?,
+            meta: chat.meta,
+        })
+    }
+
+    /// Every Gemini CLI chat the tests, the live tier and the corpus hold reads alike with its
+    /// ids spilled or in memory.
+    #[test]
+    fn every_chat_reads_alike_spilled_or_not() {
+        let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples");
+        let files = session_files(&samples, "gemini-cli", |p| {
+            (has_extension(p, "jsonl") || has_extension(p, "json"))
+                && p.file_name().is_some_and(|n| n != "projects.json")
+        });
+        assert!(files.len() >= 5, "{files:?}");
+        for path in &files {
+            assert_reads_alike_spilled_or_not(path);
+        }
+    }
+
+    const META: &str =
+        r#"{"sessionId":"s1","projectHash":"h","startTime":"t","lastUpdated":"t","kind":"main"}"#;
+
+    fn ids(l: &Loaded) -> Vec<&str> {
+        l.messages.iter().map(Message::id).collect()
+    }
+
+    #[test]
+    fn replacement_keeps_the_first_position() {
+        let text = format!(
+            "{META}\n{}\n{}\n{}\n",
+            r#"{"id":"a","type":"user","content":"1"}"#,
+            r#"{"id":"b","type":"user","content":"2"}"#,
+            r#"{"id":"a","type":"user","content":"3"}"#
+        );
+        let l = load_str(&text).unwrap();
+        assert_eq!(ids(&l), ["a", "b"]);
+        assert!(
+            matches!(&l.messages[0].body.content, super::super::record_types::ContentIn::Text(t) if t == "3")
+        );
+        assert_eq!(l.messages[0].line, 4);
+    }
+
+    #[test]
+    fn rewind_cuts_and_an_unknown_id_clears() {
+        let m = |id: &str| format!(r#"{{"id":"{id}","type":"user","content":"x"}}"#);
+        let text = format!(
+            "{META}\n{}\n{}\n{}\n{}\n{}\n",
+            m("a"),
+            m("b"),
+            m("c"),
+            r#"{"$rewindTo":"b"}"#,
+            m("b")
+        );
+        assert_eq!(ids(&load_str(&text).unwrap()), ["a", "b"]);
+        let text = format!(
+            "{META}\n{}\n{}\n{}\n",
+            m("a"),
+            r#"{"$rewindTo":"zz"}"#,
+            m("c")
+        );
+        assert_eq!(ids(&load_str(&text).unwrap()), ["c"]);
+    }
+
+    /// An id cut by a rewind or a checkpoint names a new message after the cut, wherever its old
+    /// slot was (the epochs of the module's doc), also with its digest in a file.
+    #[test]
+    fn an_id_cut_away_is_a_new_message_after_the_cut() {
+        let m =
+            |id: &str, text: &str| format!(r#"{{"id":"{id}","type":"user","content":"{text}"}}"#);
+        let text = format!(
+            "{META}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n",
+            m("a", "1"),
+            m("b", "2"),
+            r#"{"$rewindTo":"a"}"#,
+            m("c", "3"),
+            m("b", "4"),
+            m("a", "5"),
+            m("c", "6"),
+        );
+        let l = load_str(&text).unwrap();
+        assert_eq!(ids(&l), ["c", "b", "a"]);
+        let lines: Vec<usize> = l.messages.iter().map(|m| m.line).collect();
+        assert_eq!(lines, [8, 6, 7], "c replaced in place by its later version");
+        let text = format!(
+            "{META}\n{}\n{}\n{}\n{}\n",
+            m("a", "1"),
+            r#"{"$set":{"messages":[{"id":"z","type":"user","content":"y"}]}}"#,
+            m("a", "2"),
+            m("z", "3"),
+        );
+        let l = load_str(&text).unwrap();
+        assert_eq!(ids(&l), ["z", "a"]);
+        let lines: Vec<usize> = l.messages.iter().map(|m| m.line).collect();
+        assert_eq!(lines, [5, 4], "z of the checkpoint replaced by line 5");
+    }
+
+    #[test]
+    fn set_merges_metadata_and_checkpoints_messages() {
+        let text = format!(
+            "{META}\n{}\n{}\n{}\n",
+            r#"{"id":"a","type":"user","content":"x"}"#,
+            r#"{"$set":{"summary":"s","messages":[{"id":"z","type":"user","content":"y"}]}}"#,
+            r#"{"$set":{"lastUpdated":"later"}}"#
+        );
+        let l = load_str(&text).unwrap();
+        assert_eq!(ids(&l), ["z"]);
+        assert_eq!(l.meta["summary"], "s");
+        assert_eq!(l.meta["lastUpdated"], "later");
+        assert_eq!(l.meta["sessionId"], "s1");
+    }
+
+    #[test]
+    fn bad_lines_are_named() {
+        let cases = [
+            (format!("{META}\n{{\"id\":\n"), 2, "EOF"),
+            (format!("{META}\n\"x\"\n"), 2, "not a Gemini CLI record"),
+            (format!("{META}\n{{\"id\":\"a\"}}"), 2, "newline"),
+            ("{\"id\":\"a\"}\n".to_owned(), 1, "metadata"),
+        ];
+        for (text, line, what) in cases {
+            let e = load_str(&text).err().expect("an error").to_string();
+            assert!(e.contains(&format!("session-x.jsonl:{line}")), "{e}");
+            assert!(e.contains(what), "{e}");
+        }
+        assert!(load_str("")
+            .err()
+            .expect("an error")
+            .to_string()
+            .contains("empty"));
+    }
+
+    #[test]
+    fn blank_lines_and_records_of_unknown_kinds_are_skipped_as_the_cli_skips_them() {
+        // Differential case gemini-cli/two-turns/{blank-line,unknown-kinds}.
+        let text = format!(
+            "{META}\n\n{}\n  \n{}\n{}\n",
+            r#"{"id":"a","type":"user","content":"x"}"#,
+            r#"{"x-future-record":{"n":1}}"#,
+            r#"{"id":"b","type":"gemini","content":"y"}"#
+        );
+        assert_eq!(ids(&load_str(&text).unwrap()), ["a", "b"]);
+    }
+
+    /// Line ends the line-at-a-time load must treat as the whole one does (`load_str` compares).
+    #[test]
+    fn crlf_a_lone_metadata_line_and_a_legacy_first_line_load_alike() {
+        let user = r#"{"id":"a","type":"user","content":"1"}"#;
+        assert_eq!(
+            ids(&load_str(&format!("{META}\r\n{user}\r\n")).unwrap()),
+            ["a"]
+        );
+        assert!(load_str(META).is_err(), "a torn first line");
+        assert!(load_str(&format!("{META}\n")).unwrap().messages.is_empty());
+        assert!(
+            load_str("{\n\"sessionId\": 1\n}\n").is_err(),
+            "not a record"
+        );
+    }
+
+    #[test]
+    fn a_legacy_record_reads_whole() {
+        let text = "{\n  \"sessionId\": \"s\",\n  \"projectHash\": \"h\",\n  \"messages\": [\n    {\"id\": \"m\", \"type\": \"user\", \"content\": \"hi\"}\n  ]\n}";
+        let l = load_str(text).unwrap();
+        assert_eq!(l.meta["sessionId"], "s");
+        assert_eq!(ids(&l), ["m"]);
+    }
 }

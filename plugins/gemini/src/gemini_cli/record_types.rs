@@ -188,27 +188,10 @@ pub(crate) enum Texts<'a> {
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-/// One line of a session file, with the members of every record kind (others are skipped).
+/// A message record as read: a message line, or an element of a list line (`$set.messages`, a
+/// metadata line's `messages`, a legacy record's). Members of no message are skipped.
 #[derive(Deserialize)]
 pub(crate) struct LineIn {
-    #[serde(default, rename = "$rewindTo")]
-    pub rewind_to: Option<Value>,
-    #[serde(default, rename = "$set")]
-    pub set: Option<Value>,
-    #[serde(default, rename = "sessionId")]
-    pub session_id: Option<Value>,
-    #[serde(default, rename = "projectHash")]
-    pub project_hash: Option<Value>,
-    #[serde(default, rename = "startTime")]
-    pub start_time: Option<Value>,
-    #[serde(default, rename = "lastUpdated")]
-    pub last_updated: Option<Value>,
-    #[serde(default, rename = "kind")]
-    pub meta_kind: Option<Value>,
-    #[serde(default, rename = "x-handoff")]
-    pub marker: Option<Value>,
-    #[serde(default)]
-    pub messages: Option<Value>,
     #[serde(default)]
     pub id: Option<Value>,
     #[serde(default)]
@@ -228,10 +211,10 @@ pub(crate) struct LineIn {
 }
 
 impl LineIn {
-    /// The message this line is, when its `id` is a string.
-    pub fn into_message(self) -> Result<(String, MessageBody), Box<LineIn>> {
+    /// The message this record is, when its `id` is a string.
+    pub fn into_message(self) -> Option<(String, MessageBody)> {
         match self.id {
-            Some(Value::String(id)) => Ok((
+            Some(Value::String(id)) => Some((
                 id,
                 MessageBody {
                     timestamp: self.timestamp,
@@ -243,7 +226,7 @@ impl LineIn {
                     extras: self.extras,
                 },
             )),
-            _ => Err(Box::new(self)),
+            _ => None,
         }
     }
 }
