@@ -34,3 +34,23 @@ pub fn session_files(samples: &Path, format: &str, keep: impl Fn(&Path) -> bool)
 pub fn has_extension(path: &Path, extension: &str) -> bool {
     path.extension().is_some_and(|e| e == extension)
 }
+
+/// Each of `files` reads the same (`read` of the file and a spill threshold) with its ids
+/// written out past each of `thresholds` as with all of them in memory (`usize::MAX`).
+pub fn assert_alike_spilled_or_not<T: PartialEq + std::fmt::Debug>(
+    files: &[PathBuf],
+    thresholds: &[usize],
+    read: impl Fn(&Path, usize) -> T,
+) {
+    for path in files {
+        let in_memory = read(path, usize::MAX);
+        for &threshold in thresholds {
+            assert_eq!(
+                read(path, threshold),
+                in_memory,
+                "{} spilled past {threshold}",
+                path.display()
+            );
+        }
+    }
+}

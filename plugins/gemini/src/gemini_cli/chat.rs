@@ -428,7 +428,7 @@ fn changed(path: &Path, n: usize) -> PluginError {
 
 #[cfg(test)]
 mod tests {
-    use handoff_live::session_files::{has_extension, session_files};
+    use handoff_live::session_files::{assert_alike_spilled_or_not, has_extension, session_files};
 
     use super::super::records::{Loaded, Message};
     use super::*;
@@ -454,15 +454,9 @@ mod tests {
 
     /// The file at `path` reads alike with its ids spilled past 0 and 3 and kept in memory.
     fn assert_reads_alike_spilled_or_not(path: &Path) {
-        let in_memory = shown(index_spilling_past(path, usize::MAX), path);
-        for spill_after in [0, 3] {
-            assert_eq!(
-                shown(index_spilling_past(path, spill_after), path),
-                in_memory,
-                "{} spilled past {spill_after}",
-                path.display()
-            );
-        }
+        assert_alike_spilled_or_not(&[path.to_owned()], &[0, 3], |path, spill_after| {
+            shown(index_spilling_past(path, spill_after), path)
+        });
     }
 
     /// A file of `text`, read (spilled or not alike): its metadata and live messages.

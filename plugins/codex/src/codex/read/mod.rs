@@ -231,7 +231,7 @@ fn read_each_from(
 mod tests {
     use std::path::Path;
 
-    use handoff_live::session_files::{has_extension, session_files};
+    use handoff_live::session_files::{assert_alike_spilled_or_not, has_extension, session_files};
 
     /// With every id digest in a temporary file, each rollout the tests, the live tier and the
     /// corpus hold (written by Codex and by other tools) reads as it does with them in memory.
@@ -248,17 +248,7 @@ mod tests {
             .map(|_| events)
             .map_err(|e| e.to_string())
         };
-        for path in &files {
-            let in_memory = read(path, usize::MAX);
-            for threshold in [0, 3] {
-                assert_eq!(
-                    read(path, threshold),
-                    in_memory,
-                    "{} ({threshold})",
-                    path.display()
-                );
-            }
-        }
+        assert_alike_spilled_or_not(&files, &[0, 3], read);
         assert!(files.len() >= 10, "{} rollouts", files.len());
     }
 }
