@@ -492,8 +492,12 @@ fn resolve(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
 /// `gemini --resume <uuid> -p PROMPT` in the project root, with `GEMINI_CLI_HOME` pointing at the
 /// store root's parent when the root is a `.gemini` folder (the only name the CLI reads).
 fn plan(root: &StoreRoot, session: &SessionRef, prompt: &str) -> Result<ResumePlan, PluginError> {
-    load_checked(session)?;
-    let chosen = resolve(root, &session.id)?;
+    // `resolve` reads this file among the id's: when it picks it, it is this session's file.
+    let chosen = resolve(root, &session.id);
+    if chosen.as_ref().map_or(true, |c| c.path != session.path) {
+        load_checked(session)?;
+    }
+    let chosen = chosen?;
     if chosen.path != session.path {
         return Err(PluginError::Other(format!(
             "gemini --resume {} would resume {}, not {}",
