@@ -37,7 +37,7 @@ use handoff_sdk::spill::{spill_ids, SpillMap};
 use handoff_sdk::{IdSeeds, PluginError};
 use serde::Deserialize;
 
-use super::record_types::LineIn;
+use super::record_types::{LineIn, MessageBody};
 use super::records::{self, Message};
 
 /// A session file: its merged metadata and where its live messages are.
@@ -77,6 +77,16 @@ enum List {
     Set,
     /// A metadata line's `messages`.
     Meta,
+}
+
+impl List {
+    /// The list as errors name it.
+    fn field(self) -> &'static str {
+        match self {
+            List::Set => "$set.messages",
+            _ => "messages",
+        }
+    }
 }
 
 /// What the first pass reads of a line: what says which kind of line it is, and the members a
@@ -155,6 +165,17 @@ impl Chat {
         Ok(())
     }
 
+    /// The last live message, read alone.
+    pub fn last_message(&self, path: &Path) -> Result<Option<Message>, PluginError> {
+        match &self.live {
+            Live::Held(messages) => Ok(messages.last().cloned()),
+            Live::Indexed(slots) => slots
+                .last()
+                .map(|slot| Lines::open(path)?.message(slot))
+                .transpose(),
+        }
+    }
+
     /// Every live message (a whole read, for the tests).
     #[cfg(test)]
     pub fn messages(&self, path: &Path) -> Result<Vec<Message>, PluginError> {
@@ -185,7 +206,7 @@ pub(crate) fn index_spilling_past(path: &Path, spill_after: usize) -> Result<Cha
     if line.is_empty() || serde_json::from_slice::<serde::de::IgnoredAny>(first).is_err() {
         let bytes = std::fs::read(path).map_err(io)?;
         if bytes.is_empty() {
-            return Err(records::empty(path));
+            return Err(empty(path));
         }
         if let Some(loaded) = records::legacy(&bytes) {
             return Ok(Chat::held(loaded));
@@ -206,14 +227,14 @@ pub(crate) fn index_spilling_past(path: &Path, spill_after: usize) -> Result<Cha
         n += 1;
         let length = line.len() as u64;
         if line.pop() != Some(b'\n') {
-            return Err(records::torn(path, n));
+            return Err(torn(path, n));
         }
         indexer.apply(offset, n, &line)?;
         offset += length;
         line.clear();
         reader.read_until(b'\n', &mut line).map_err(io)?;
     }
-    records::check_meta(path, &indexer.meta)?;
+    check_meta(path, &indexer.meta)?;
     Ok(Chat {
         meta: indexer.meta,
         live: Live::Indexed(indexer.slots),
@@ -236,11 +257,11 @@ impl Indexer<'_> {
         if line.iter().all(u8::is_ascii_whitespace) {
             return Ok(());
         }
-        let text = records::utf8(self.path, n, line)?;
+        let text = utf8(self.path, n, line)?;
         // A line that is no record is said as the whole record's parse says it.
         let kind: LineKind = serde_json::from_str(text).map_err(|e| {
             let e = serde_json::from_str::<LineIn>(text).err().unwrap_or(e);
-            records::not_a_record(self.path, n, &e)
+            not_a_record(self.path, n, &e)
         })?;
         let at = |item: usize, list: List| Slot {
             offset,
@@ -261,9 +282,8 @@ impl Indexer<'_> {
             for (k, v) in set {
                 if k == "messages" {
                     if let Value::Array(list) = &v {
-                        self.slots.clear();
-                        self.epoch += 1;
-                        self.add_all(n, "$set.messages", list, |i| at(i, List::Set))?;
+                        self.cut(0);
+                        self.add_all(n, list, |i| at(i, List::Set))?;
                     }
                 } else {
                     self.meta.insert(k, v);
@@ -273,7 +293,7 @@ impl Indexer<'_> {
             && kind.project_hash.as_ref().is_some_and(Value::is_string)
         {
             if let Some(Value::Array(list)) = &kind.messages {
-                self.add_all(n, "messages", list, |i| at(i, List::Meta))?;
+                self.add_all(n, list, |i| at(i, List::Meta))?;
             }
             let members = [
                 ("sessionId", kind.session_id),
@@ -297,13 +317,13 @@ impl Indexer<'_> {
     fn add_all(
         &mut self,
         n: usize,
-        field: &str,
         list: &[Value],
         at: impl Fn(usize) -> Slot,
     ) -> Result<(), PluginError> {
         for (i, m) in list.iter().enumerate() {
-            let (id, _) = records::list_message(self.path, n, field, i, m)?;
-            self.upsert(&id, at(i));
+            let slot = at(i);
+            let (id, _) = list_message(self.path, n, slot.list.field(), i, m)?;
+            self.upsert(&id, slot);
         }
         Ok(())
     }
@@ -330,8 +350,12 @@ impl Indexer<'_> {
 
     /// `$rewindTo`: that message and every later one go (all of them for an unknown id).
     fn rewind(&mut self, id: &str) {
-        let cut = self.find(id).unwrap_or(0);
-        self.slots.truncate(cut);
+        self.cut(self.find(id).unwrap_or(0));
+    }
+
+    /// The live messages from slot `at` on go, and a new epoch begins.
+    fn cut(&mut self, at: usize) {
+        self.slots.truncate(at);
         self.epoch += 1;
     }
 }
@@ -377,14 +401,14 @@ impl<'p> Lines<'p> {
             return Err(changed(self.path, n));
         };
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        records::utf8(self.path, n, line)
+        utf8(self.path, n, line)
     }
 
     fn message(&mut self, slot: &Slot) -> Result<Message, PluginError> {
         let (path, n) = (self.path, slot.line as usize);
         if slot.list == List::None {
-            let record: LineIn = serde_json::from_str(self.read(slot)?)
-                .map_err(|e| records::not_a_record(path, n, &e))?;
+            let record: LineIn =
+                serde_json::from_str(self.read(slot)?).map_err(|e| not_a_record(path, n, &e))?;
             let (id, body) = record.into_message().ok_or_else(|| changed(path, n))?;
             return Ok(Message { line: n, id, body });
         }
@@ -400,19 +424,70 @@ impl<'p> Lines<'p> {
             };
             self.list = Some((slot.offset, list));
         }
-        let field = if slot.list == List::Set {
-            "$set.messages"
-        } else {
-            "messages"
-        };
         let item = slot.item as usize;
         let m = self
             .list
             .as_ref()
             .and_then(|(_, list)| list.get(item))
             .ok_or_else(|| changed(path, n))?;
-        let (id, body) = records::list_message(path, n, field, item, m)?;
+        let (id, body) = list_message(path, n, slot.list.field(), item, m)?;
         Ok(Message { line: n, id, body })
+    }
+}
+
+/// The error of a last line without its newline.
+fn torn(path: &Path, n: usize) -> PluginError {
+    PluginError::malformed_line(path, n, None, "the last line has no newline (a torn write)")
+}
+
+/// A session's metadata must have come from a metadata line (string sessionId and projectHash).
+fn check_meta(path: &Path, meta: &Map<String, Value>) -> Result<(), PluginError> {
+    if meta.get("sessionId").is_some_and(Value::is_string)
+        && meta.get("projectHash").is_some_and(Value::is_string)
+    {
+        return Ok(());
+    }
+    Err(PluginError::malformed_line(
+        path,
+        1,
+        Some("sessionId"),
+        "no metadata line (string sessionId and projectHash)",
+    ))
+}
+
+/// A line's text; a line not UTF-8 is malformed.
+fn utf8<'l>(path: &Path, n: usize, line: &'l [u8]) -> Result<&'l str, PluginError> {
+    std::str::from_utf8(line)
+        .map_err(|e| PluginError::malformed_line(path, n, None, format!("not UTF-8 ({e})")))
+}
+
+/// A line that does not parse as a record.
+fn not_a_record(path: &Path, n: usize, e: &serde_json::Error) -> PluginError {
+    PluginError::malformed_line(path, n, None, format!("not a Gemini CLI record ({e})"))
+}
+
+/// Message `i` of the list `field` of line `n`: a record with a string id.
+fn list_message(
+    path: &Path,
+    n: usize,
+    field: &str,
+    i: usize,
+    m: &Value,
+) -> Result<(String, MessageBody), PluginError> {
+    let bad = |e: String| PluginError::malformed_line(path, n, Some(&format!("{field}[{i}]")), e);
+    let record = LineIn::deserialize(m).map_err(|e| bad(e.to_string()))?;
+    record
+        .into_message()
+        .ok_or_else(|| bad("a message without a string id".into()))
+}
+
+/// The error of an empty file.
+fn empty(path: &Path) -> PluginError {
+    PluginError::Malformed {
+        file: path.to_owned(),
+        line: None,
+        field: None,
+        message: "the file is empty (Gemini CLI cannot load it and deletes it)".into(),
     }
 }
 

@@ -279,12 +279,8 @@ fn load_checked(session: &SessionRef) -> Result<Chat, PluginError> {
 fn append(session: &SessionRef, events: &[Event]) -> Result<SessionRef, PluginError> {
     let chat = load_checked(session)?;
     let path = session.path.as_path();
-    let mut last = None;
-    chat.each_message(path, &mut |m| {
-        last = Some(m);
-        Ok(true)
-    })?;
-    let last = last
+    let last = chat
+        .last_message(path)?
         .filter(|m| m.kind() == Some("gemini"))
         .map(|m| (m.line, m.id));
     let existing = read::transcript(path, &chat, None)?;
@@ -377,21 +373,17 @@ fn resumable(chat: &Chat, path: &Path) -> Result<bool, PluginError> {
 }
 
 fn resumable_message(m: &records::Message) -> bool {
-    {
-        let text = match &m.body.content {
-            record_types::ContentIn::None => String::new(),
-            record_types::ContentIn::Text(t) => t.clone(),
-            record_types::ContentIn::Parts(p) => parts::text_form(p),
-        };
-        match m.kind() {
-            Some("user") => !parts::skipped_user_text(&text),
-            Some("gemini") => {
-                !text.trim().is_empty()
-                    || !m.body.tool_calls.is_empty()
-                    || !m.body.thoughts.is_empty()
-            }
-            _ => false,
+    let text = match &m.body.content {
+        record_types::ContentIn::None => String::new(),
+        record_types::ContentIn::Text(t) => t.clone(),
+        record_types::ContentIn::Parts(p) => parts::text_form(p),
+    };
+    match m.kind() {
+        Some("user") => !parts::skipped_user_text(&text),
+        Some("gemini") => {
+            !text.trim().is_empty() || !m.body.tool_calls.is_empty() || !m.body.thoughts.is_empty()
         }
+        _ => false,
     }
 }
 
@@ -494,7 +486,7 @@ fn resolve(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
 fn plan(root: &StoreRoot, session: &SessionRef, prompt: &str) -> Result<ResumePlan, PluginError> {
     // `resolve` reads this file among the id's: when it picks it, it is this session's file.
     let chosen = resolve(root, &session.id);
-    if chosen.as_ref().map_or(true, |c| c.path != session.path) {
+    if !matches!(&chosen, Ok(c) if c.path == session.path) {
         load_checked(session)?;
     }
     let chosen = chosen?;

@@ -1,6 +1,6 @@
-//! What the reader's passes share: a message as read, a legacy record (one JSON record over many
-//! lines, loaded whole), the errors that name a line, and a message's record read again whole for
-//! an append. The line rules themselves are [`super::chat`]'s.
+//! Beside the line rules of [`super::chat`]: a message as read, a legacy record (one JSON record
+//! over many lines, loaded whole), a session file's header, and a message's record read again
+//! whole for an append.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -87,62 +87,6 @@ pub(crate) fn header(
         .get(MARKER_KEY)
         .and_then(|m| serde_json::from_value(m.clone()).ok());
     Ok((id, marker))
-}
-
-/// The error of a last line without its newline.
-pub(crate) fn torn(path: &Path, n: usize) -> PluginError {
-    PluginError::malformed_line(path, n, None, "the last line has no newline (a torn write)")
-}
-
-/// A session's metadata must have come from a metadata line (string sessionId and projectHash).
-pub(crate) fn check_meta(path: &Path, meta: &Map<String, Value>) -> Result<(), PluginError> {
-    if meta.get("sessionId").is_some_and(Value::is_string)
-        && meta.get("projectHash").is_some_and(Value::is_string)
-    {
-        return Ok(());
-    }
-    Err(PluginError::malformed_line(
-        path,
-        1,
-        Some("sessionId"),
-        "no metadata line (string sessionId and projectHash)",
-    ))
-}
-
-/// A line's text; a line not UTF-8 is malformed.
-pub(crate) fn utf8<'l>(path: &Path, n: usize, line: &'l [u8]) -> Result<&'l str, PluginError> {
-    std::str::from_utf8(line)
-        .map_err(|e| PluginError::malformed_line(path, n, None, format!("not UTF-8 ({e})")))
-}
-
-/// A line that does not parse as a record.
-pub(crate) fn not_a_record(path: &Path, n: usize, e: &serde_json::Error) -> PluginError {
-    PluginError::malformed_line(path, n, None, format!("not a Gemini CLI record ({e})"))
-}
-
-/// Message `i` of the list `field` of line `n`: a record with a string id.
-pub(crate) fn list_message(
-    path: &Path,
-    n: usize,
-    field: &str,
-    i: usize,
-    m: &Value,
-) -> Result<(String, MessageBody), PluginError> {
-    let bad = |e: String| PluginError::malformed_line(path, n, Some(&format!("{field}[{i}]")), e);
-    let record = LineIn::deserialize(m).map_err(|e| bad(e.to_string()))?;
-    record
-        .into_message()
-        .ok_or_else(|| bad("a message without a string id".into()))
-}
-
-/// The error of an empty file.
-pub(crate) fn empty(path: &Path) -> PluginError {
-    PluginError::Malformed {
-        file: path.to_owned(),
-        line: None,
-        field: None,
-        message: "the file is empty (Gemini CLI cannot load it and deletes it)".into(),
-    }
 }
 
 /// The record of message `id` as line `line` of the file holds it, whole (every member), for
