@@ -172,6 +172,11 @@ pub(crate) fn type_until_sent(
                 // Whatever question the UI asked instead: its default.
                 terminal.type_keys("\r").map_err(|e| e.to_string())?;
                 terminal.settle(QUIET, START_LIMIT);
+                // Keys of an earlier attempt the UI took late stay in its input: erased, so the
+                // prompt is not sent twice in one message (seen with Copilot CLI on a loaded
+                // machine).
+                let erase = "\u{7f}".repeat(prompt.chars().count() + 2);
+                terminal.type_keys(&erase).map_err(|e| e.to_string())?;
             }
             let shown = type_until_shown(terminal, prompt).map_err(|e| e.to_string())?;
             echoes.push(match shown {
