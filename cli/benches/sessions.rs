@@ -153,24 +153,18 @@ fn conversation(n: usize) -> Transcript {
                 "Session {n}, turn {i}: list the files under src and tell me which changed."
             ))],
         });
-        next(Body::Assistant {
-            content: vec![
-                AssistantPart::text("I'll list them."),
-                AssistantPart::ToolCall(ToolCall::new(
-                    format!("call_{n}_{i}"),
-                    "Bash",
-                    serde_json::json!({"command": "ls -la src"}),
-                )),
-            ],
-            origin: None,
-        });
+        next(Body::assistant(vec![
+            AssistantPart::text("I'll list them."),
+            AssistantPart::ToolCall(ToolCall::new(
+                format!("call_{n}_{i}"),
+                "Bash",
+                serde_json::json!({"command": "ls -la src"}),
+            )),
+        ]));
         next(Body::tool_output(format!("call_{n}_{i}"), output.clone()));
-        next(Body::Assistant {
-            content: vec![AssistantPart::text(format!(
-                "In turn {i}, file.rs changed."
-            ))],
-            origin: None,
-        });
+        next(Body::assistant(vec![AssistantPart::text(format!(
+            "In turn {i}, file.rs changed."
+        ))]));
     }
     Transcript::new(events)
 }

@@ -309,7 +309,7 @@ pub mod sealed {
                 },
                 seal: String::new(),
             };
-            journal::seal_record(&seal, Path::new(ROOT), RUN, &mut journal).unwrap();
+            seal.seal_record(Path::new(ROOT), RUN, &mut journal).unwrap();
             let subject = Subject::File {
                 sha256: "ab".repeat(32),
                 path: "/x/p.so".into(),

@@ -48,13 +48,10 @@ fn large_transcript(turns: usize) -> Transcript {
         ));
         events.push(event(
             format!("a{turn}"),
-            Body::Assistant {
-                content: vec![
+            Body::assistant(vec![
                     AssistantPart::Text { text: text.clone() },
                     AssistantPart::ToolCall(ToolCall::new(format!("call{turn}"), "read_file", serde_json::json!({"path": format!("src/{turn}.rs"), "limit": 200, "ratio": 0.25}))),
-                ],
-                origin: None,
-            },
+                ]),
         ));
         events.push(event(
             format!("r{turn}"),

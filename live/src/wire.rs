@@ -679,16 +679,7 @@ mod tests {
                 }),
             })
         };
-        let turn = |content| {
-            ev(
-                "a",
-                0,
-                Body::Assistant {
-                    content,
-                    origin: None,
-                },
-            )
-        };
+        let turn = |content| ev("a", 0, Body::assistant(content));
         let mut t = Transcript::new(vec![
             turn(vec![
                 thinking("old", Some("claude-sonnet-4-20250514"), "S1"),
@@ -1214,14 +1205,11 @@ mod tests {
             ev(
                 "b",
                 2,
-                Body::Assistant {
-                    content: vec![AssistantPart::ToolCall(ToolCall::new(
-                        "c1",
-                        "ls",
-                        json!({}),
-                    ))],
-                    origin: None,
-                },
+                Body::assistant(vec![AssistantPart::ToolCall(ToolCall::new(
+                    "c1",
+                    "ls",
+                    json!({}),
+                ))]),
             ),
             ev(
                 "c",

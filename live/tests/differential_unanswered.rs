@@ -22,14 +22,11 @@ fn interrupted() -> Transcript {
     let call = Event::new(
         "a1",
         Timestamp::from_millis(1_795_999_301_000),
-        Body::Assistant {
-            content: vec![AssistantPart::ToolCall(ToolCall::new(
-                "call_1",
-                "shell",
-                json!({"command": "ls"}),
-            ))],
-            origin: None,
-        },
+        Body::assistant(vec![AssistantPart::ToolCall(ToolCall::new(
+            "call_1",
+            "shell",
+            json!({"command": "ls"}),
+        ))]),
     );
     let mut t = Transcript::new(vec![user, call]);
     t.cwd = Some("/home/dev/proj".into());

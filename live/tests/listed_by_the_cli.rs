@@ -29,12 +29,9 @@ fn conversation() -> Transcript {
         Event::new(
             "a1",
             Timestamp::from_millis(t + 1_000),
-            Body::Assistant {
-                content: vec![AssistantPart::text(
-                    "Done: the retry now waits for the port.",
-                )],
-                origin: None,
-            },
+            Body::assistant(vec![AssistantPart::text(
+                "Done: the retry now waits for the port.",
+            )]),
         ),
     ])
 }

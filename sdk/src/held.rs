@@ -102,13 +102,7 @@ mod tests {
             .iter()
             .map(|c| AssistantPart::ToolCall(ToolCall::new(*c, "t", serde_json::json!({}))))
             .collect();
-        event(
-            id,
-            Body::Assistant {
-                content,
-                origin: None,
-            },
-        )
+        event(id, Body::assistant(content))
     }
 
     fn result(id: &str, call: &str) -> Event {

@@ -773,13 +773,10 @@ mod tests {
                 let mut event = Event::new(
                     text.clone(),
                     Timestamp::from_millis(7),
-                    Body::Assistant {
-                        content: vec![
+                    Body::assistant(vec![
                             AssistantPart::text(text.clone()),
                             AssistantPart::ToolCall(ToolCall::new(key.clone(), text, arguments)),
-                        ],
-                        origin: None,
-                    },
+                        ]),
                 );
                 event.opaque.insert(key, extra);
                 let events = vec![event];

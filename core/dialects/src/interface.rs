@@ -7,7 +7,7 @@ use std::fmt;
 use serde_json::Value;
 
 use super::Dialect;
-use handoff_transcript::Transcript;
+use handoff_transcript::{Part, Transcript};
 
 /// How to render a transcript for a dialect.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -229,8 +229,25 @@ pub(crate) fn history_of<'a>(body: &'a Value, field: &str) -> Result<&'a [Value]
     }
 }
 
-/// A short name of a JSON value's type, for messages.
-pub(crate) fn kind_of(v: &Value) -> &'static str {
+/// A tool result's non-empty texts as one JSON value: `""` for none, the text for one, and
+/// `several` of them otherwise (each dialect has its own form of a list).
+pub(crate) fn result_text(content: &[Part], several: impl FnOnce(&[&str]) -> Value) -> Value {
+    let texts: Vec<&str> = content
+        .iter()
+        .filter_map(|p| match p {
+            Part::Text { text } if !text.is_empty() => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    match texts.as_slice() {
+        [] => Value::from(""),
+        [one] => Value::from(*one),
+        texts => several(texts),
+    }
+}
+
+/// A short name of a JSON value's type, for messages ("a string", "null").
+pub fn kind_of(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

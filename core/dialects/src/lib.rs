@@ -50,9 +50,9 @@ mod visible;
 #[cfg(feature = "wire")]
 pub use data_url::{data_url, image_part, image_url};
 #[cfg(feature = "wire")]
-pub(crate) use interface::{history_of, kind_of, string_member, Wire};
+pub(crate) use interface::{history_of, result_text, string_member, Wire};
 #[cfg(feature = "wire")]
-pub use interface::{ParseError, Parsed, RenderError, RenderOptions, Violation};
+pub use interface::{kind_of, ParseError, Parsed, RenderError, RenderOptions, Violation};
 #[cfg(feature = "wire")]
 pub use limits::WireLimit;
 #[cfg(feature = "wire")]

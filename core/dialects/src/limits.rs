@@ -212,19 +212,16 @@ mod tests {
         Transcript::new(vec![
             ev(
                 "a",
-                Body::Assistant {
-                    content: vec![
-                        AssistantPart::Thinking(Thinking {
-                            text: "think ".into(),
-                            signature: None,
-                        }),
-                        AssistantPart::text("one "),
-                        call,
-                        AssistantPart::text("two"),
-                        AssistantPart::text(""),
-                    ],
-                    origin: None,
-                },
+                Body::assistant(vec![
+                    AssistantPart::Thinking(Thinking {
+                        text: "think ".into(),
+                        signature: None,
+                    }),
+                    AssistantPart::text("one "),
+                    call,
+                    AssistantPart::text("two"),
+                    AssistantPart::text(""),
+                ]),
             ),
             ev(
                 "r",

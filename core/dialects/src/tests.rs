@@ -20,13 +20,10 @@ fn tool_turn() -> Transcript {
         ev("u", Body::user_text("list")),
         ev(
             "a",
-            Body::Assistant {
-                content: vec![
-                    AssistantPart::text("Listing."),
-                    AssistantPart::ToolCall(ToolCall::new("call_1", "ls", json!({"path": "."}))),
-                ],
-                origin: None,
-            },
+            Body::assistant(vec![
+                AssistantPart::text("Listing."),
+                AssistantPart::ToolCall(ToolCall::new("call_1", "ls", json!({"path": "."}))),
+            ]),
         ),
         ev("r", Body::tool_error("call_1", "a.txt")),
         ev(

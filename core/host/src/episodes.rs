@@ -33,7 +33,7 @@ use handoff_store::StoreRoot;
 use handoff_transcript::{Body, Event};
 
 use crate::journal::resolve_inside;
-use crate::seal::{Purpose, Seal};
+use crate::seal::{Purpose, Seal, SealedRecord};
 
 /// The schema of a ledger file.
 pub const EPISODES_SCHEMA: &str = "handoff.episodes/1";
@@ -111,6 +111,14 @@ struct Record {
     seal: String,
 }
 
+impl SealedRecord for Record {
+    const PURPOSE: Purpose = Purpose::Episodes;
+
+    fn seal_mut(&mut self) -> &mut String {
+        &mut self.seal
+    }
+}
+
 /// The folder of a store root's ledger.
 pub fn dir(root: &Path) -> PathBuf {
     root.join(".handoff").join("episodes")
@@ -126,16 +134,6 @@ fn file_name(conversation: &str) -> String {
 
 fn resolved(root: &StoreRoot) -> io::Result<PathBuf> {
     std::fs::canonicalize(root.path())
-}
-
-fn sealed_parts(root: &Path, name: &str, record: &Record) -> io::Result<[Vec<u8>; 3]> {
-    let mut unsealed = record.clone();
-    unsealed.seal = String::new();
-    Ok([
-        root.as_os_str().as_encoded_bytes().to_vec(),
-        name.as_bytes().to_vec(),
-        serde_json::to_vec(&unsealed).map_err(io::Error::other)?,
-    ])
 }
 
 /// Reads and verifies one ledger file; `Err` says why it is not trusted.
@@ -165,11 +163,7 @@ fn read_ledger(seal: &Seal, root: &Path, file: &Path) -> Result<Record, String> 
     if name != file_name(&record.conversation) {
         return Err("its name is not its conversation's".into());
     }
-    let verified = sealed_parts(root, &name, &record).is_ok_and(|parts| {
-        let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-        seal.verifies(Purpose::Episodes, &parts, &record.seal)
-    });
-    if !verified {
+    if !seal.verifies_record(root, &name, &record) {
         return Err("its seal does not verify under this user's key: not written by this user's handoff for this store root (planted, edited or moved)".into());
     }
     Ok(record)
@@ -272,9 +266,7 @@ pub fn record(
         episodes,
         seal: String::new(),
     };
-    let parts = sealed_parts(&resolved, &name, &record)?;
-    let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-    record.seal = seal.sign(Purpose::Episodes, &parts);
+    seal.seal_record(&resolved, &name, &mut record)?;
     let json = serde_json::to_vec_pretty(&record).map_err(io::Error::other)?;
     let temp = folder.join(format!("{name}.{lock_key}.tmp"));
     let written = (|| {

@@ -45,7 +45,7 @@ use handoff_store::StoreRoot;
 use crate::seal::Seal;
 use handoff_capability::SessionRef;
 use on_disk::{read_record, remove_txn, sync_dir, txn_of, write_record};
-pub use on_disk::{seal_record, verify, Verdict};
+pub use on_disk::{verify, Verdict};
 pub use rollback::{remove_temps_in, remove_temps_under, resolve_inside};
 
 /// The schema of a journal file. `/1` journals carried no seal; this host ignores them.

@@ -160,6 +160,27 @@ impl Seal {
         }
     }
 
+    /// Sets the seal of `record`, a file named `name` under the store root `root` (resolved).
+    pub fn seal_record<R: SealedRecord>(
+        &self,
+        root: &Path,
+        name: &str,
+        record: &mut R,
+    ) -> io::Result<()> {
+        *record.seal_mut() = String::new();
+        let parts = record_parts(root, name, record)?;
+        *record.seal_mut() = self.sign(R::PURPOSE, &parts.each());
+        Ok(())
+    }
+
+    /// Whether `record`'s seal is its seal as [`Seal::seal_record`] made it for `root` and `name`.
+    pub fn verifies_record<R: SealedRecord>(&self, root: &Path, name: &str, record: &R) -> bool {
+        let mut unsealed = record.clone();
+        let seal = std::mem::take(unsealed.seal_mut());
+        record_parts(root, name, &unsealed)
+            .is_ok_and(|parts| self.verifies(R::PURPOSE, &parts.each(), &seal))
+    }
+
     fn mac(&self, purpose: Purpose, parts: &[&[u8]]) -> Hmac<Sha256> {
         let mut mac =
             Hmac::<Sha256>::new_from_slice(&self.key).expect("HMAC takes a key of any length");
@@ -168,6 +189,34 @@ impl Seal {
             mac.update(part);
         }
         mac
+    }
+}
+
+/// A record handoff keeps in a file of a store root and seals: its seal covers the store root,
+/// the file's name and the record's JSON without the seal, so a record moved to another root or
+/// name, or edited, no longer verifies.
+pub trait SealedRecord: serde::Serialize + Clone {
+    /// What the record's seal is made for.
+    const PURPOSE: Purpose;
+
+    /// The record's seal (lowercase hex; empty while it is computed).
+    fn seal_mut(&mut self) -> &mut String;
+}
+
+/// The parts a record's seal covers; `record`'s own seal is empty.
+fn record_parts(root: &Path, name: &str, record: &impl serde::Serialize) -> io::Result<Parts> {
+    Ok(Parts([
+        root.as_os_str().as_encoded_bytes().to_vec(),
+        name.as_bytes().to_vec(),
+        serde_json::to_vec(record).map_err(io::Error::other)?,
+    ]))
+}
+
+struct Parts([Vec<u8>; 3]);
+
+impl Parts {
+    fn each(&self) -> [&[u8]; 3] {
+        self.0.each_ref().map(Vec::as_slice)
     }
 }
 

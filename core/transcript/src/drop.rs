@@ -376,13 +376,7 @@ mod tests {
     }
 
     fn assistant(id: &str, content: Vec<AssistantPart>) -> Event {
-        event(
-            id,
-            Body::Assistant {
-                content,
-                origin: None,
-            },
-        )
+        event(id, Body::assistant(content))
     }
 
     fn image() -> Part {

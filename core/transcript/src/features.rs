@@ -64,6 +64,18 @@ impl Feature {
         Feature::WebSearch,
     ];
 
+    /// Every feature but `refused`, in [`Feature::ALL`]'s order: a manifest's `carries` written
+    /// as what its target cannot carry, which is what a reader of the manifest looks for. A
+    /// feature added to [`Feature::ALL`] is then claimed by such a manifest until it says
+    /// otherwise; the conformance corpus uses every feature, so a target that cannot carry it
+    /// fails its round trip instead of refusing it quietly.
+    pub fn all_except(refused: &[Feature]) -> Vec<Feature> {
+        Feature::ALL
+            .into_iter()
+            .filter(|feature| !refused.contains(feature))
+            .collect()
+    }
+
     /// The snake_case name used in manifests and messages.
     pub fn name(self) -> &'static str {
         match self {
@@ -283,14 +295,11 @@ mod tests {
     #[test]
     fn numbers_javascript_would_change_need_precise_numbers() {
         let call = |args: &str| Event {
-            body: Body::Assistant {
-                content: vec![AssistantPart::ToolCall(crate::ToolCall::new(
-                    "c",
-                    "f",
-                    serde_json::from_str(args).unwrap(),
-                ))],
-                origin: None,
-            },
+            body: Body::assistant(vec![AssistantPart::ToolCall(crate::ToolCall::new(
+                "c",
+                "f",
+                serde_json::from_str(args).unwrap(),
+            ))]),
             ..Event::new(
                 "a",
                 Timestamp::from_millis(0),
@@ -359,13 +368,10 @@ mod tests {
             Event::new(
                 "b",
                 Timestamp::from_millis(1),
-                Body::Assistant {
-                    content: vec![AssistantPart::Thinking(Thinking {
-                        text: "hm".into(),
-                        signature: None,
-                    })],
-                    origin: None,
-                },
+                Body::assistant(vec![AssistantPart::Thinking(Thinking {
+                    text: "hm".into(),
+                    signature: None,
+                })]),
             ),
         ]);
         let (index, event, feature) = t.first_uncarried(&[Feature::Text]).unwrap();

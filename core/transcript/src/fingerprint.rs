@@ -372,14 +372,7 @@ mod tests {
     }
 
     fn with_parts(content: Vec<AssistantPart>) -> Event {
-        Event::new(
-            "a1",
-            Timestamp::from_millis(6),
-            Body::Assistant {
-                content,
-                origin: None,
-            },
-        )
+        Event::new("a1", Timestamp::from_millis(6), Body::assistant(content))
     }
 
     fn search(status: Option<&str>, query: &str) -> Event {

@@ -371,10 +371,7 @@ fn an_append_beside_the_cli_resume_stub_is_what_gemini_cli_resumes() {
                 later(
                     "added-answer",
                     1_764_600_001_000,
-                    Body::Assistant {
-                        content: vec![handoff_host::AssistantPart::text("Noted.")],
-                        origin: None,
-                    },
+                    Body::assistant(vec![handoff_host::AssistantPart::text("Noted.")]),
                 ),
             ],
         )

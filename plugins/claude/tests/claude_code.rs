@@ -73,14 +73,7 @@ fn result(id: &str, call_id: &str) -> Event {
 }
 
 fn assistant(id: &str, content: Vec<AssistantPart>) -> Event {
-    ev(
-        id,
-        2,
-        Body::Assistant {
-            content,
-            origin: None,
-        },
-    )
+    ev(id, 2, Body::assistant(content))
 }
 
 fn round_trip(t: &Transcript) -> (tempfile::TempDir, StoreRoot, String, Transcript) {

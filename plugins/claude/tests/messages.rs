@@ -105,14 +105,11 @@ fn a_trailing_tool_result_message_takes_the_prompt_after_its_results() {
         ev("u", Body::user_text("hi")),
         ev(
             "a",
-            Body::Assistant {
-                content: vec![AssistantPart::ToolCall(ToolCall::new(
-                    "t1",
-                    "ls",
-                    json!({}),
-                ))],
-                origin: None,
-            },
+            Body::assistant(vec![AssistantPart::ToolCall(ToolCall::new(
+                "t1",
+                "ls",
+                json!({}),
+            ))]),
         ),
         ev("r", Body::tool_error("t1", "a b")),
     ]);

@@ -154,18 +154,15 @@ fn compaction(id: &str, through: &str) -> Event {
 fn foreign_thinking(id: &str) -> Event {
     ev(
         id,
-        Body::Assistant {
-            content: vec![AssistantPart::Thinking(Thinking {
-                text: "hmm".into(),
-                signature: Some(Signature {
-                    provider: "openai".into(),
-                    model: None,
-                    value: "enc".into(),
-                    redacted: false,
-                }),
-            })],
-            origin: None,
-        },
+        Body::assistant(vec![AssistantPart::Thinking(Thinking {
+            text: "hmm".into(),
+            signature: Some(Signature {
+                provider: "openai".into(),
+                model: None,
+                value: "enc".into(),
+                redacted: false,
+            }),
+        })]),
     )
 }
 

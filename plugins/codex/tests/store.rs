@@ -148,22 +148,19 @@ fn rich() -> Transcript {
         ev(
             "a4",
             2_100,
-            Body::Assistant {
-                content: vec![
-                    AssistantPart::text("before"),
-                    AssistantPart::Thinking(Thinking {
-                        text: String::new(),
-                        signature: Some(Signature {
-                            provider: "openai".into(),
-                            model: None,
-                            value: "redacted-blob".into(),
-                            redacted: true,
-                        }),
+            Body::assistant(vec![
+                AssistantPart::text("before"),
+                AssistantPart::Thinking(Thinking {
+                    text: String::new(),
+                    signature: Some(Signature {
+                        provider: "openai".into(),
+                        model: None,
+                        value: "redacted-blob".into(),
+                        redacted: true,
                     }),
-                    AssistantPart::text("after"),
-                ],
-                origin: None,
-            },
+                }),
+                AssistantPart::text("after"),
+            ]),
         ),
         ev(
             "c1",

@@ -20,15 +20,16 @@ pub fn target() -> TargetManifest {
         // Copilot CLI resumes with whatever model it is configured for (GitHub's or a BYOK
         // provider's): the history is provider-neutral.
         provider: "any".to_owned(),
-        carries: vec![
-            Feature::Text,
-            Feature::Image,
-            Feature::Thinking,
-            Feature::ToolCall,
-            Feature::ToolResult,
-            Feature::ToolError,
-            Feature::FreeformToolCall,
-        ],
+        carries: Feature::all_except(&[
+            Feature::ImageUrl,
+            Feature::ThinkingSignature,
+            Feature::ToolResultImage,
+            Feature::Compaction,
+            Feature::Author,
+            Feature::TextAfterToolCall,
+            Feature::PreciseNumbers,
+            Feature::WebSearch,
+        ]),
         // Copilot CLI keeps reasoning text in the session but sends none of it back to an
         // OpenAI-compatible provider (measured: `reasoningText` never reaches the request).
         thinking_from: vec![],

@@ -30,14 +30,7 @@ fn call(id: &str, args: Value) -> AssistantPart {
 }
 
 fn assistant(id: &str, content: Vec<AssistantPart>) -> Event {
-    Event::new(
-        id,
-        ts(1),
-        Body::Assistant {
-            content,
-            origin: None,
-        },
-    )
+    Event::new(id, ts(1), Body::assistant(content))
 }
 
 fn result(id: &str, call_id: &str, content: Vec<Part>, is_error: bool) -> Event {

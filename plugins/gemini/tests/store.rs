@@ -43,14 +43,7 @@ fn user(id: &str, ms: i64, text: &str) -> Event {
 }
 
 fn assistant(id: &str, ms: i64, content: Vec<AssistantPart>) -> Event {
-    Event::new(
-        id,
-        ts(ms),
-        Body::Assistant {
-            content,
-            origin: None,
-        },
-    )
+    Event::new(id, ts(ms), Body::assistant(content))
 }
 
 fn call(id: &str, args: Value) -> AssistantPart {

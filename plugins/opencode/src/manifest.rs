@@ -19,16 +19,15 @@ pub fn target() -> TargetManifest {
         kind: TargetKind::Cli,
         // OpenCode resumes with whatever model its configuration names.
         provider: "any".to_owned(),
-        carries: vec![
-            Feature::Text,
-            Feature::Image,
-            Feature::Thinking,
-            Feature::ThinkingSignature,
-            Feature::ToolCall,
-            Feature::ToolResult,
-            Feature::ToolError,
-            Feature::FreeformToolCall,
-        ],
+        carries: Feature::all_except(&[
+            Feature::ImageUrl,
+            Feature::ToolResultImage,
+            Feature::Compaction,
+            Feature::Author,
+            Feature::TextAfterToolCall,
+            Feature::PreciseNumbers,
+            Feature::WebSearch,
+        ]),
         // OpenCode sends a reasoning part to another model than the one that made it as plain
         // text, and to its own model as reasoning, with its signature.
         thinking_from: vec![

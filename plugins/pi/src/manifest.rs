@@ -21,20 +21,11 @@ pub fn target() -> TargetManifest {
         kind: TargetKind::Cli,
         // pi resumes with any provider's model: the plan names the one the session used.
         provider: "any".to_owned(),
-        carries: vec![
-            Feature::Text,
-            Feature::Image,
-            Feature::Thinking,
-            Feature::ThinkingSignature,
-            Feature::ToolCall,
-            Feature::ToolResult,
-            Feature::ToolError,
-            Feature::ToolResultImage,
-            Feature::Compaction,
-            Feature::Author,
-            Feature::TextAfterToolCall,
-            Feature::FreeformToolCall,
-        ],
+        carries: Feature::all_except(&[
+            Feature::ImageUrl,
+            Feature::PreciseNumbers,
+            Feature::WebSearch,
+        ]),
         thinking_from: vec![
             "anthropic".to_owned(),
             "openai".to_owned(),

@@ -25,15 +25,16 @@ pub fn target_manifest() -> TargetManifest {
         name: QWEN_CODE.to_owned(),
         kind: TargetKind::Cli,
         provider: "qwen".to_owned(),
-        carries: vec![
-            Feature::Text,
-            Feature::Thinking,
-            Feature::ThinkingSignature,
-            Feature::ToolCall,
-            Feature::ToolResult,
-            Feature::ToolError,
-            Feature::Author,
-        ],
+        carries: Feature::all_except(&[
+            Feature::Image,
+            Feature::ImageUrl,
+            Feature::ToolResultImage,
+            Feature::Compaction,
+            Feature::TextAfterToolCall,
+            Feature::PreciseNumbers,
+            Feature::FreeformToolCall,
+            Feature::WebSearch,
+        ]),
         // Qwen Code sends thought parts as Chat Completions' `reasoning_content`, which the
         // openai-chat dialect does not model: thinking is kept, written and read back, but no
         // thinking counts as reaching the model through this target.

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use super::ids::{canonical_tool_id, wire_tool_id};
 use super::PROVIDER;
+use crate::kind_of;
 use handoff_transcript::{AssistantPart, Part, Signature, Thinking, ToolCall};
 
 /// One content block as the API takes it, borrowing canonical data.
@@ -295,18 +296,6 @@ fn join(path: &str, key: &str) -> String {
         key.to_owned()
     } else {
         format!("{path}.{key}")
-    }
-}
-
-/// A short name of a JSON value's type, for messages.
-pub(crate) fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -2,7 +2,8 @@
 
 use serde_json::Value;
 
-use super::blocks::{kind_of, parse_block, ParsedBlock};
+use super::blocks::{parse_block, ParsedBlock};
+use crate::kind_of;
 use handoff_transcript::{AssistantPart, Body, Origin, Part};
 
 pub use crate::ParseError;

@@ -325,13 +325,7 @@ mod tests {
         AssistantPart::ToolCall(ToolCall::new(id, "ls", json!({})))
     }
     fn assistant(id: &str, content: Vec<AssistantPart>) -> Event {
-        ev(
-            id,
-            Body::Assistant {
-                content,
-                origin: None,
-            },
-        )
+        ev(id, Body::assistant(content))
     }
     fn result(id: &str, call: &str) -> Event {
         ev(id, Body::tool_output(call, "out"))

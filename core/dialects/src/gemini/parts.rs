@@ -5,7 +5,7 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
-use crate::{kind_of, ParseError};
+use crate::{kind_of, result_text, ParseError};
 use handoff_transcript::Part;
 
 /// The data fields of a Part; exactly one must be set.
@@ -64,18 +64,7 @@ pub(super) fn media_part(part: &Map<String, Value>) -> Result<Option<Part>, Pars
 /// `response.error` when the tool failed) — no text is `""`, one text a string, several an
 /// array of strings — and its images as `parts`.
 pub(super) fn function_response(id: &str, name: &str, content: &[Part], is_error: bool) -> Value {
-    let texts: Vec<&str> = content
-        .iter()
-        .filter_map(|p| match p {
-            Part::Text { text } if !text.is_empty() => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    let value = match texts.as_slice() {
-        [] => Value::from(""),
-        [one] => Value::from(*one),
-        several => Value::from(several.to_vec()),
-    };
+    let value = result_text(content, |several| Value::from(several.to_vec()));
     let key = if is_error { "error" } else { "output" };
     let mut response = Map::new();
     response.insert("id".into(), Value::from(id));

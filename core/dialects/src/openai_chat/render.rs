@@ -3,7 +3,7 @@
 use serde_json::{json, Map, Value};
 
 use super::MAX_TOOL_CALL_ID;
-use crate::{image_url, visible, Dialect, RenderError, RenderOptions};
+use crate::{image_url, result_text, visible, Dialect, RenderError, RenderOptions};
 use handoff_transcript::{AssistantPart, Body, Part, Transcript};
 
 type Visible<'a> = (usize, Option<&'a str>);
@@ -135,18 +135,9 @@ fn user_side(transcript: &Transcript, run: &[Visible<'_>], messages: &mut Vec<Va
             Body::ToolResult {
                 call_id, content, ..
             } => {
-                let texts: Vec<&str> = content
-                    .iter()
-                    .filter_map(|p| match p {
-                        Part::Text { text } if !text.is_empty() => Some(text.as_str()),
-                        _ => None,
-                    })
-                    .collect();
-                let text = match texts.as_slice() {
-                    [] => Value::from(""),
-                    [one] => Value::from(*one),
-                    several => Value::Array(several.iter().map(|t| text_part(t)).collect()),
-                };
+                let text = result_text(content, |several| {
+                    Value::Array(several.iter().map(|t| text_part(t)).collect())
+                });
                 messages.push(json!({"role": "tool", "tool_call_id": call_id, "content": text}));
                 images.extend(content.iter().filter_map(|p| {
                     image_url(p).map(|url| json!({"type": "image_url", "image_url": {"url": url}}))
@@ -207,13 +198,7 @@ mod tests {
         ))
     }
     fn assistant(id: &str, content: Vec<AssistantPart>) -> Event {
-        ev(
-            id,
-            Body::Assistant {
-                content,
-                origin: None,
-            },
-        )
+        ev(id, Body::assistant(content))
     }
     fn result(id: &str, call: &str, content: Vec<Part>, is_error: bool) -> Event {
         ev(

@@ -17,23 +17,20 @@ pub(super) fn sample() -> Transcript {
         ev("u1", Body::user_text("list files")),
         ev(
             "a1",
-            Body::Assistant {
-                content: vec![
-                    AssistantPart::Thinking(Thinking {
-                        text: "use ls".into(),
-                        signature: Some(Signature {
-                            provider: "openai".into(),
-                            model: Some("gpt-5".into()),
-                            value: "enc".into(),
-                            redacted: false,
-                        }),
+            Body::assistant(vec![
+                AssistantPart::Thinking(Thinking {
+                    text: "use ls".into(),
+                    signature: Some(Signature {
+                        provider: "openai".into(),
+                        model: Some("gpt-5".into()),
+                        value: "enc".into(),
+                        redacted: false,
                     }),
-                    AssistantPart::text("Listing."),
-                    call("call_1", "ls"),
-                    call("call_2", "date"),
-                ],
-                origin: None,
-            },
+                }),
+                AssistantPart::text("Listing."),
+                call("call_1", "ls"),
+                call("call_2", "date"),
+            ]),
         ),
         ev("r1", Body::tool_output("call_1", "a.txt")),
         ev(

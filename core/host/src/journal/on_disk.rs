@@ -10,7 +10,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use super::{Record, JOURNAL_SCHEMA};
-use crate::seal::{Purpose, Seal};
+use crate::seal::{Purpose, Seal, SealedRecord};
 use handoff_store::lock::named;
 use handoff_store::StoreRoot;
 
@@ -20,18 +20,6 @@ const MAX_RECORD: u64 = 1 << 20;
 /// The store root as its seal names it: resolved, so two spellings of one folder agree.
 pub(super) fn root_id(root: &StoreRoot) -> PathBuf {
     std::fs::canonicalize(root.path()).unwrap_or_else(|_| root.path().to_owned())
-}
-
-/// The parts a journal's seal covers: the store root, the run's name and the record (without its
-/// seal).
-fn sealed_parts(root: &Path, name: &str, record: &Record) -> io::Result<[Vec<u8>; 3]> {
-    let mut unsealed = record.clone();
-    unsealed.seal = String::new();
-    Ok([
-        root.as_os_str().as_encoded_bytes().to_vec(),
-        name.as_bytes().to_vec(),
-        serde_json::to_vec(&unsealed).map_err(io::Error::other)?,
-    ])
 }
 
 /// The run name (`<key>.<txn>`) of a file in the journal folder, if it is one of a run's files.
@@ -91,11 +79,7 @@ pub fn verify(seal: &Seal, root: &Path, name: &str, bytes: &[u8]) -> Verdict {
     if record.seal.is_empty() {
         return Verdict::Untrusted("it carries no seal".into());
     }
-    let verified = sealed_parts(root, name, &record).is_ok_and(|parts| {
-        let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-        seal.verifies(Purpose::Journal, &parts, &record.seal)
-    });
-    if !verified {
+    if !seal.verifies_record(root, name, &record) {
         return Verdict::Untrusted(
             "its seal does not verify under this user's key: not written by this user's handoff for this store root and run (planted, edited, moved, or made with another key)".into(),
         );
@@ -103,12 +87,12 @@ pub fn verify(seal: &Seal, root: &Path, name: &str, bytes: &[u8]) -> Verdict {
     Verdict::Sealed(Box::new(record))
 }
 
-/// Sets `record`'s seal for the store root `root` (resolved) and the run `name`.
-pub fn seal_record(seal: &Seal, root: &Path, name: &str, record: &mut Record) -> io::Result<()> {
-    let parts = sealed_parts(root, name, record)?;
-    let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-    record.seal = seal.sign(Purpose::Journal, &parts);
-    Ok(())
+impl SealedRecord for Record {
+    const PURPOSE: Purpose = Purpose::Journal;
+
+    fn seal_mut(&mut self) -> &mut String {
+        &mut self.seal
+    }
 }
 
 /// Seals `record` and writes it as the journal of run `name`, durably (temp file, sync, rename).
@@ -119,7 +103,7 @@ pub(super) fn write_record(
     name: &str,
     record: &mut Record,
 ) -> io::Result<()> {
-    seal_record(seal, root, name, record)?;
+    seal.seal_record(root, name, record)?;
     let path = dir.join(format!("{name}.json"));
     let temp = dir.join(format!("{name}.json.tmp"));
     let json = serde_json::to_vec_pretty(record).map_err(io::Error::other)?;

@@ -27,20 +27,7 @@ pub fn manifest() -> TargetManifest {
         name: NAME.to_owned(),
         kind: TargetKind::Api,
         provider: "openai".to_owned(),
-        carries: vec![
-            Feature::Text,
-            Feature::Image,
-            Feature::ImageUrl,
-            // Accepted as display-only (thinking_from is empty): never sent, set aside.
-            Feature::Thinking,
-            Feature::ThinkingSignature,
-            Feature::ToolCall,
-            Feature::ToolResult,
-            Feature::ToolError,
-            Feature::ToolResultImage,
-            Feature::Author,
-            Feature::PreciseNumbers,
-        ],
+        carries: Feature::all_except(&[Feature::Compaction, Feature::TextAfterToolCall, Feature::FreeformToolCall, Feature::WebSearch]),
         thinking_from: Vec::new(),
         notes: vec![
             format!("The store is the Chat Completions request history (`messages`, one JSON file per session); event ids, timestamps, authors, assistant origins, tool errors and where each event's parts are ride in a separate `handoff` member, never inside a message. The resume plan is the next request body: that history plus the new user message, for the model the session used (the last OpenAI model in the transcript, else {DEFAULT_MODEL})."),

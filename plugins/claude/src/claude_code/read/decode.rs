@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use handoff_sdk::dialect::anthropic::{parse_block, ParsedBlock};
+use handoff_sdk::dialect::kind_of;
 use handoff_sdk::serde_json::Value;
 use handoff_sdk::{Part, PluginError, Timestamp, ToolInput};
 
@@ -328,20 +329,9 @@ fn local_command_text(
             format!(
                 "a local_command record's content must be a string (Claude Code sends it as the \
                  user's text), found {}",
-                other.as_ref().map_or("none", value_kind)
+                other.as_ref().map_or("none", kind_of)
             ),
         )),
-    }
-}
-
-fn value_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

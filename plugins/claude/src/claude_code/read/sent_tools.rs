@@ -81,10 +81,9 @@ mod tests {
         let mut event = Event::new(
             "a",
             Timestamp::from_millis(0),
-            Body::Assistant {
-                content: vec![AssistantPart::ToolCall(ToolCall::new("t", name, input))],
-                origin: None,
-            },
+            Body::assistant(vec![AssistantPart::ToolCall(ToolCall::new(
+                "t", name, input,
+            ))]),
         );
         as_sent(&mut event, rules);
         let Body::Assistant { mut content, .. } = event.body else {

@@ -131,13 +131,7 @@ mod tests {
                 .iter()
                 .map(|c| AssistantPart::ToolCall(ToolCall::new(*c, "Bash", json!({})))),
         );
-        event(
-            id,
-            Body::Assistant {
-                content,
-                origin: None,
-            },
-        )
+        event(id, Body::assistant(content))
     }
 
     fn result(id: &str, call: &str) -> Event {

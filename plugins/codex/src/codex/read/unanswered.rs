@@ -127,13 +127,7 @@ mod tests {
             .iter()
             .map(|c| AssistantPart::ToolCall(ToolCall::new(*c, "shell", json!({}))))
             .collect();
-        event(
-            id,
-            Body::Assistant {
-                content,
-                origin: None,
-            },
-        )
+        event(id, Body::assistant(content))
     }
 
     fn result(id: &str, call: &str) -> Event {
