@@ -90,15 +90,6 @@ impl Loaded {
     }
 }
 
-fn malformed(path: &Path, line: usize, field: Option<&str>, message: String) -> PluginError {
-    PluginError::Malformed {
-        file: path.to_owned(),
-        line: Some(line),
-        field: field.map(str::to_owned),
-        message,
-    }
-}
-
 /// Reads a chat file. A line that is not JSON is an error naming it; records Qwen Code skips
 /// (not an object, no identity, an unknown type) are skipped; records of two sessions are an
 /// error, as the CLI refuses them.
@@ -116,8 +107,9 @@ pub(crate) fn load(path: &Path) -> Result<Loaded, PluginError> {
         if line.trim().is_empty() {
             continue;
         }
-        let value: Value = serde_json::from_str(&line)
-            .map_err(|e| malformed(path, line_no, None, format!("not a JSON record: {e}")))?;
+        let value: Value = serde_json::from_str(&line).map_err(|e| {
+            PluginError::malformed_line(path, line_no, None, format!("not a JSON record: {e}"))
+        })?;
         let Value::Object(value) = value else {
             continue;
         };
@@ -140,7 +132,7 @@ pub(crate) fn load(path: &Path) -> Result<Loaded, PluginError> {
         }
         if let Some(first) = records.first().and_then(|r: &Record| r.str("sessionId")) {
             if record.str("sessionId") != Some(first) {
-                return Err(malformed(
+                return Err(PluginError::malformed_line(
                     path,
                     line_no,
                     Some("sessionId"),
@@ -463,22 +455,22 @@ fn joined_message(path: &Path, fragments: &[&Record]) -> Result<Option<Value>, P
             continue;
         };
         let Value::Object(message) = message else {
-            return Err(malformed(
+            return Err(PluginError::malformed_line(
                 path,
                 record.line,
                 Some("message"),
-                "not an object".into(),
+                "not an object",
             ));
         };
         let parts = match message.get("parts") {
             None => Vec::new(),
             Some(Value::Array(parts)) => parts.clone(),
             Some(_) => {
-                return Err(malformed(
+                return Err(PluginError::malformed_line(
                     path,
                     record.line,
                     Some("message.parts"),
-                    "not an array".into(),
+                    "not an array",
                 ))
             }
         };
@@ -550,11 +542,11 @@ fn compressed_history(path: &Path, record: &Record) -> Result<Option<Vec<Entry>>
         return Ok(None);
     }
     let Some(Value::Array(contents)) = compressed else {
-        return Err(malformed(
+        return Err(PluginError::malformed_line(
             path,
             record.line,
             Some("systemPayload.compressedHistory"),
-            "not an array of contents".into(),
+            "not an array of contents",
         ));
     };
     Ok(Some(

@@ -150,12 +150,8 @@ fn first_part_of_event(content: &Value, k: usize) -> Option<usize> {
 }
 
 fn timestamp(path: &Path, line: usize, stamp: Option<&str>) -> Result<Timestamp, PluginError> {
-    let malformed = |message: String| PluginError::Malformed {
-        file: path.to_owned(),
-        line: Some(line),
-        field: Some("timestamp".into()),
-        message,
-    };
+    let malformed =
+        |message: String| PluginError::malformed_line(path, line, Some("timestamp"), message);
     let text = stamp.ok_or_else(|| malformed("missing".into()))?;
     Timestamp::parse(text).map_err(malformed)
 }

@@ -19,7 +19,7 @@ use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError, Timestamp};
 use super::accepted;
 use super::context::{conversation, Role};
 use super::convert::{carried, pi_map, Converted, Converter, Node};
-use super::read::{self, malformed, Lines, Scan};
+use super::read::{self, Lines, Scan};
 
 /// The text of the result pi sends for a tool call the file holds no result for.
 pub const NO_RESULT_TEXT: &str = "No result provided";
@@ -202,7 +202,9 @@ impl<'a> Assembly<'a> {
             line,
             tool_name,
         } = converted;
-        let fail = |field: &str, message: String| malformed(self.file, line, Some(field), message);
+        let fail = |field: &str, message: String| {
+            PluginError::malformed_line(self.file, line, Some(field), message)
+        };
         match &event.body {
             Body::Assistant { content, .. } => {
                 for (i, part) in content.iter().enumerate() {

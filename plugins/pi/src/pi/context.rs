@@ -19,7 +19,7 @@
 use foldhash::HashMap;
 use handoff_sdk::PluginError;
 
-use super::read::{malformed, Facts, Scan};
+use super::read::{Facts, Scan};
 
 /// What a path entry becomes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,7 +85,7 @@ pub fn path(scan: &Scan) -> Result<Vec<u32>, PluginError> {
     while let Some(entry) = current {
         if length > scan.len() {
             let (line, id) = scan.locate(entry)?;
-            return Err(malformed(
+            return Err(PluginError::malformed_line(
                 &scan.path,
                 line,
                 Some("parentId"),

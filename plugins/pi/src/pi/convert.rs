@@ -24,7 +24,6 @@ use handoff_sdk::{
 };
 
 use super::llm::{self, field_error};
-use super::read::malformed;
 use super::records::{Block, Content, Entry, HandoffEvent, IntoValue, Message, ZERO_USAGE};
 
 /// The key of this plugin's native fields in `Event::opaque`.
@@ -124,7 +123,7 @@ pub struct Converter<'a> {
 
 impl Converter<'_> {
     fn fail(&self, line: usize, field: &str, message: impl Into<String>) -> PluginError {
-        malformed(self.file, line, Some(field), message)
+        PluginError::malformed_line(self.file, line, Some(field), message)
     }
 
     /// A user, assistant or tool result message.

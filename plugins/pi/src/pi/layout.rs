@@ -107,7 +107,7 @@ pub fn find(root: &StoreRoot, id: &str) -> Result<PathBuf, PluginError> {
     };
     let header = read::read_header(&path)?;
     if header.id != id {
-        return Err(read::malformed(
+        return Err(PluginError::malformed_line(
             &path,
             1,
             Some("id"),

@@ -80,7 +80,7 @@ impl Target for Pi {
         let path = session.path.as_path();
         let header = read::read_header(path)?;
         if header.id != session.id {
-            return Err(read::malformed(
+            return Err(PluginError::malformed_line(
                 path,
                 1,
                 Some("id"),

@@ -305,20 +305,10 @@ impl<'a> Facts<'a> {
     }
 }
 
-/// A malformed-line error.
-pub fn malformed(
-    path: &Path,
-    line: usize,
-    field: Option<&str>,
-    message: impl Into<String>,
-) -> PluginError {
-    PluginError::malformed_line(path, line, field, message)
-}
-
 /// A JSON error of a line, with the field path the records put in it.
 fn json_error(path: &Path, line: usize, error: &serde_json::Error) -> PluginError {
     let (field, message) = split_field(&error.to_string());
-    malformed(path, line, field.as_deref(), message)
+    PluginError::malformed_line(path, line, field.as_deref(), message)
 }
 
 /// A UTF-8 byte order mark.
@@ -352,7 +342,7 @@ fn each_line(
             start += BOM.len() as u64;
         }
         if buffer.last() != Some(&b'\n') {
-            return Err(malformed(
+            return Err(PluginError::malformed_line(
                 path,
                 number,
                 None,
@@ -360,8 +350,9 @@ fn each_line(
             ));
         }
         buffer.pop();
-        let text = std::str::from_utf8(&buffer)
-            .map_err(|e| malformed(path, number, None, format!("the line is not UTF-8: {e}")))?;
+        let text = std::str::from_utf8(&buffer).map_err(|e| {
+            PluginError::malformed_line(path, number, None, format!("the line is not UTF-8: {e}"))
+        })?;
         if text.trim().is_empty() {
             continue;
         }
@@ -375,7 +366,7 @@ fn each_line(
 fn header_of(path: &Path, line: usize, text: &str) -> Result<Header, PluginError> {
     let entry: Entry = serde_json::from_str(text).map_err(|e| json_error(path, line, &e))?;
     if entry.kind.as_deref() != Some("session") {
-        return Err(malformed(
+        return Err(PluginError::malformed_line(
             path,
             line,
             Some("type"),
@@ -385,17 +376,16 @@ fn header_of(path: &Path, line: usize, text: &str) -> Result<Header, PluginError
             ),
         ));
     }
-    let id = entry
-        .id
-        .filter(|id| !id.is_empty())
-        .ok_or_else(|| malformed(path, line, Some("id"), "the session header has no id"))?;
+    let id = entry.id.filter(|id| !id.is_empty()).ok_or_else(|| {
+        PluginError::malformed_line(path, line, Some("id"), "the session header has no id")
+    })?;
     let version = match &entry.version {
         None => 1,
         Some(v) => v
             .as_u64()
             .filter(|v| (1..=CURRENT_VERSION).contains(v))
             .ok_or_else(|| {
-                malformed(
+                PluginError::malformed_line(
                     path,
                     line,
                     Some("version"),
@@ -421,7 +411,9 @@ pub fn read_header(path: &Path) -> Result<Header, PluginError> {
         header = Some(header_of(path, line, text)?);
         Ok(false)
     })?;
-    header.ok_or_else(|| malformed(path, 1, None, "the file is empty: no session header"))
+    header.ok_or_else(|| {
+        PluginError::malformed_line(path, 1, None, "the file is empty: no session header")
+    })
 }
 
 /// The first pass: the header, and every entry's place in the tree (see [`Scan`]). `all_ids`:
@@ -465,8 +457,9 @@ pub fn scan_with(path: &Path, all_ids: bool, threshold: usize) -> Result<Scan, P
         scan.add(path, line, offset, &facts, h.version, all_ids, &mut forward)?;
         Ok(true)
     })?;
-    scan.header =
-        header.ok_or_else(|| malformed(path, 1, None, "the file is empty: no session header"))?;
+    scan.header = header.ok_or_else(|| {
+        PluginError::malformed_line(path, 1, None, "the file is empty: no session header")
+    })?;
     for (entry, parent) in forward {
         if let Some(found) = scan.ids.get(&parent) {
             scan.parents.set(entry, entry_of(found));
@@ -492,12 +485,19 @@ impl Scan {
         forward: &mut Vec<(u32, IdDigest)>,
     ) -> Result<(), PluginError> {
         let Some(kind) = facts.kind else {
-            return Err(malformed(path, line, Some("type"), "the entry has no type"));
+            return Err(PluginError::malformed_line(
+                path,
+                line,
+                Some("type"),
+                "the entry has no type",
+            ));
         };
         let entry = u32::try_from(self.kinds.len())
             .ok()
             .filter(|&e| e != NO_PARENT)
-            .ok_or_else(|| malformed(path, line, None, "more than 2^32 - 1 entries"))?;
+            .ok_or_else(|| {
+                PluginError::malformed_line(path, line, None, "more than 2^32 - 1 entries")
+            })?;
         if entry % CHECKPOINT_EVERY == 0 {
             self.checkpoints.push((offset, line));
         }
@@ -505,8 +505,9 @@ impl Scan {
         let role = base_role(kind, facts, version);
         let v1_id = || format!("L{line}");
         let id: Cow<'_, str> = if version < 2 {
-            let line32 = u32::try_from(line)
-                .map_err(|_| malformed(path, line, None, "more than 2^32 lines"))?;
+            let line32 = u32::try_from(line).map_err(|_| {
+                PluginError::malformed_line(path, line, None, "more than 2^32 lines")
+            })?;
             self.v1_lines.push(line32);
             let parent = self.leaf.as_ref().map_or(NO_PARENT, |(p, _)| *p);
             self.parents.push(parent);
@@ -525,7 +526,14 @@ impl Scan {
             let id = match facts.id.filter(|i| !i.is_empty()) {
                 Some(id) => Cow::Borrowed(id),
                 None if is_header => Cow::Owned(v1_id()),
-                None => return Err(malformed(path, line, Some("id"), "the entry has no id")),
+                None => {
+                    return Err(PluginError::malformed_line(
+                        path,
+                        line,
+                        Some("id"),
+                        "the entry has no id",
+                    ))
+                }
             };
             let parent = match facts.parent.filter(|p| !p.is_empty()) {
                 None => NO_PARENT,
@@ -650,7 +658,7 @@ impl Lines {
         }
         let line = self.line;
         let text = std::str::from_utf8(&self.buffer).map_err(|e| {
-            malformed(
+            PluginError::malformed_line(
                 &self.path,
                 line,
                 None,
@@ -673,7 +681,7 @@ impl Lines {
                 .read_until(b'\n', &mut self.buffer)
                 .map_err(|e| PluginError::io(&self.path, &e))?;
             if read == 0 || self.buffer.last() != Some(&b'\n') {
-                return Err(malformed(
+                return Err(PluginError::malformed_line(
                     &self.path,
                     self.line + 1,
                     None,
@@ -752,5 +760,7 @@ pub fn each_entry(
         each(h, entry);
         Ok(true)
     })?;
-    header.ok_or_else(|| malformed(path, 1, None, "the file is empty: no session header"))
+    header.ok_or_else(|| {
+        PluginError::malformed_line(path, 1, None, "the file is empty: no session header")
+    })
 }

@@ -74,7 +74,7 @@ fn plan_of(
 ) -> Result<ResumePlan, PluginError> {
     let path = session.path.as_path();
     if found.id != session.id {
-        return Err(read::malformed(
+        return Err(PluginError::malformed_line(
             path,
             1,
             Some("id"),
@@ -82,7 +82,7 @@ fn plan_of(
         ));
     }
     let cwd = found.cwd.clone().ok_or_else(|| {
-        read::malformed(
+        PluginError::malformed_line(
             path,
             1,
             Some("cwd"),

@@ -7,7 +7,6 @@ use handoff_sdk::dialect::anthropic::ParsedBlock;
 use handoff_sdk::held::call_ids;
 use handoff_sdk::{AssistantPart, Body, Event, IdSet, PluginError, Timestamp};
 
-use super::errors::malformed;
 use super::events::{assistant_event, user_events};
 use super::link::{conversation_path, link, Bits, Groups, Links, ResultChildren};
 use super::link::{Link, PackedLink, PARENT_BY_TIME_WITHIN_MS};
@@ -632,7 +631,7 @@ impl Turns<'_> {
                 if self.read_or_pass_over(i, out)?.is_none() {
                     return Ok(());
                 }
-                return Err(malformed(
+                return Err(PluginError::malformed_line(
                     self.path,
                     self.nodes.get(i).line(),
                     None,
@@ -744,7 +743,7 @@ impl Turns<'_> {
             ),
         };
         let Some(replaces) = replaces else {
-            return Err(malformed(
+            return Err(PluginError::malformed_line(
                 self.path,
                 node.line,
                 Some("isCompactSummary"),
@@ -768,7 +767,7 @@ impl Turns<'_> {
                     summary.push_str(&t);
                 }
                 _ => {
-                    return Err(malformed(
+                    return Err(PluginError::malformed_line(
                         self.path,
                         node.line,
                         Some(&format!("message.content[{k}]")),

@@ -8,7 +8,6 @@ use handoff_sdk::dialect::kind_of;
 use handoff_sdk::serde_json::Value;
 use handoff_sdk::{Part, PluginError, Timestamp, ToolInput};
 
-use super::errors::malformed;
 use super::index_record::{IndexRecord, Spans};
 use super::load::{intern, Loaded};
 use super::nodes::{Kind, Node, ReadRecord, UserContent};
@@ -81,12 +80,12 @@ impl Content for Value {
                         } else {
                             e.message
                         };
-                        malformed(path, line, Some(&field), message)
+                        PluginError::malformed_line(path, line, Some(&field), message)
                     })?);
                 }
                 Ok(blocks)
             }
-            _ => Err(malformed(
+            _ => Err(PluginError::malformed_line(
                 path,
                 line,
                 Some("message.content"),
@@ -189,7 +188,7 @@ fn indexed_uuid<'a>(
         return Ok(uuid);
     }
     if matches!(kind, "user" | "assistant" | "system") {
-        return Err(malformed(
+        return Err(PluginError::malformed_line(
             path,
             line,
             Some("uuid"),
@@ -251,7 +250,7 @@ pub(super) fn node_of<C: Content>(
     let timestamp = match &raw.timestamp {
         Some(t) => Some(
             Timestamp::parse(t.as_str())
-                .map_err(|e| malformed(path, line, Some("timestamp"), e))?,
+                .map_err(|e| PluginError::malformed_line(path, line, Some("timestamp"), e))?,
         ),
         None => None,
     };
@@ -260,7 +259,12 @@ pub(super) fn node_of<C: Content>(
     let node_kind = match kind {
         "user" | "assistant" => {
             let Some(message) = raw.message else {
-                return Err(malformed(path, line, Some("message"), "missing"));
+                return Err(PluginError::malformed_line(
+                    path,
+                    line,
+                    Some("message"),
+                    "missing",
+                ));
             };
             let speaker = match kind {
                 "user" => Speaker::User {
@@ -322,7 +326,7 @@ fn local_command_text(
 ) -> Result<String, PluginError> {
     match content {
         Some(Value::String(text)) => Ok(text),
-        other => Err(malformed(
+        other => Err(PluginError::malformed_line(
             path,
             line,
             Some("content"),
@@ -344,7 +348,7 @@ fn freeform_calls(blocks: &mut [ParsedBlock], path: &Path, line: usize) -> Resul
                 continue;
             };
             let Some(text) = ToolInput::freeform_from_structured(arguments) else {
-                return Err(malformed(
+                return Err(PluginError::malformed_line(
                     path,
                     line,
                     Some(&format!("message.content[{i}].input")),
@@ -379,7 +383,12 @@ pub(super) fn message_kind<'a, C: Content>(
         None => model.as_ref().map(Text::as_str),
     };
     let Some(content) = message.content else {
-        return Err(malformed(path, line, Some("message.content"), "missing"));
+        return Err(PluginError::malformed_line(
+            path,
+            line,
+            Some("message.content"),
+            "missing",
+        ));
     };
     let mut blocks = content.into_blocks(signature_model, path, line)?;
     if extras.as_ref().is_some_and(|e| e.freeform) {

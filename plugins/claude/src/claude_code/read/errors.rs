@@ -1,20 +1,8 @@
 //! The reader's errors: every one names the file, the 1-based line and, where one is at fault,
 //! the field.
 
-use std::path::Path;
-
 use handoff_sdk::dialect::anthropic::ParsedBlock;
 use handoff_sdk::serde_json::{self, Value};
-use handoff_sdk::PluginError;
-
-pub(super) fn malformed(
-    path: &Path,
-    line: usize,
-    field: Option<&str>,
-    message: impl Into<String>,
-) -> PluginError {
-    PluginError::malformed_line(path, line, field, message)
-}
 
 /// Names the field at fault in a line that parsed as JSON but not as a record.
 pub(super) fn diagnose(text: &[u8]) -> Option<String> {

@@ -7,7 +7,7 @@ use handoff_sdk::dialect::anthropic::ParsedBlock;
 use handoff_sdk::{AssistantPart, Body, Event, Part, PluginError, Timestamp};
 
 use super::assemble::Emitter;
-use super::errors::{malformed, unsupported};
+use super::errors::unsupported;
 use super::nodes::{take_uuid, Kind, Node, UserContent};
 use crate::claude_code::write::ChainState;
 use crate::extras::{default_origin, mark_meta};
@@ -25,7 +25,12 @@ pub(super) fn assistant_event(
     for node in records.iter_mut() {
         let Kind::Assistant { blocks, .. } = &mut node.kind else {
             let why = "it replaces a record of an assistant turn (same uuid) but is not one";
-            return Err(malformed(path, node.line, Some("uuid"), why));
+            return Err(PluginError::malformed_line(
+                path,
+                node.line,
+                Some("uuid"),
+                why,
+            ));
         };
         let unsupported_block = blocks.iter().position(|b| {
             !matches!(
@@ -34,7 +39,7 @@ pub(super) fn assistant_event(
             )
         });
         if let Some(k) = unsupported_block {
-            return Err(malformed(
+            return Err(PluginError::malformed_line(
                 path,
                 node.line,
                 Some(&format!("message.content[{k}]")),
@@ -129,7 +134,7 @@ pub(super) fn user_events(
         )
     });
     if let Some(k) = unsupported_block {
-        return Err(malformed(
+        return Err(PluginError::malformed_line(
             path,
             node.line,
             Some(&format!("message.content[{k}]")),

@@ -5,7 +5,6 @@ use std::path::Path;
 
 use handoff_sdk::PluginError;
 
-use super::errors::malformed;
 use super::node_store::NodeStore;
 use super::nodes::{IndexKind, Records};
 use super::record_id::RecordId;
@@ -271,7 +270,7 @@ pub(super) fn conversation_path(
                 Some(p) => Some(p),
                 None => {
                     let n = nodes.get(i);
-                    return Err(malformed(
+                    return Err(PluginError::malformed_line(
                         path,
                         n.line(),
                         Some("parentUuid"),

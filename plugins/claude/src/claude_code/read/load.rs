@@ -10,7 +10,7 @@ use handoff_sdk::spill::{spill_ids, SpillMap};
 use handoff_sdk::{IdMap, IdSeeds, PluginError};
 
 use super::decode::{index_node_of, node_of};
-use super::errors::{diagnose, malformed};
+use super::errors::diagnose;
 use super::index_record::IndexRecord;
 use super::index_record::Spans;
 use super::link::{link_to, resolve_later_parents, GroupMembers};
@@ -349,7 +349,7 @@ fn general_record(
         } else {
             " (the last line is torn: no final newline)"
         };
-        malformed(
+        PluginError::malformed_line(
             path,
             line_no,
             diagnose(text).as_deref(),

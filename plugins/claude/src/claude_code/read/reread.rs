@@ -8,7 +8,6 @@ use std::path::Path;
 
 use handoff_sdk::PluginError;
 
-use super::errors::malformed;
 use super::load::{full_record, record_text, Loaded};
 use super::nodes::{IndexNode, Node};
 use super::spanned::node_from_spans;
@@ -66,7 +65,7 @@ impl RecordLines {
         }
         match full_record(path, node.line(), text, complete, loaded)? {
             Some(full) if full.node.uuid == node.uuid => Ok(full.node),
-            _ => Err(malformed(
+            _ => Err(PluginError::malformed_line(
                 path,
                 node.line(),
                 None,
