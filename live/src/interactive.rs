@@ -213,7 +213,8 @@ const SHOWN_TRIES: usize = 3;
 enum Shown {
     Whole,
     /// Its end but not the whole: the first keys were lost (typed before the input box was
-    /// ready, on a loaded machine), and Enter would send what is left of the prompt.
+    /// ready, on a loaded machine), and Enter would send what is left of the prompt; or the
+    /// whole after a stray letter (a key of an earlier attempt taken late).
     Part,
     /// None of it: the UI has not read the keys yet (they wait in the terminal), or read them
     /// before it was ready and dropped them; Enter goes as it would have, and a request that
@@ -261,18 +262,28 @@ fn shows(before: &str, now: &str, text: &str) -> Shown {
             .collect::<Vec<char>>()
     };
     let (before, now, text) = (squeezed(before), squeezed(now), squeezed(text));
-    let more = |part: &[char]| {
+    // Occurrences of `part`; `alone`: only those not right after a letter or digit, which is a
+    // key of an earlier attempt the UI took late (Copilot CLI sent `hhandoff …` once).
+    let more = |part: &[char], alone: bool| {
         let count = |screen: &[char]| {
+            let width = part.len().max(1);
             screen
-                .windows(part.len().max(1))
-                .filter(|w| *w == part)
+                .windows(width)
+                .enumerate()
+                .filter(|(at, w)| {
+                    *w == part
+                        && !(alone
+                            && at
+                                .checked_sub(1)
+                                .is_some_and(|p| screen[p].is_alphanumeric()))
+                })
                 .count()
         };
         count(&now) > count(&before)
     };
-    if more(&text) {
+    if more(&text, true) {
         Shown::Whole
-    } else if more(&text[text.len().saturating_sub(6)..]) {
+    } else if more(&text, false) || more(&text[text.len().saturating_sub(6)..], false) {
         Shown::Part
     } else {
         Shown::Nothing
@@ -335,6 +346,9 @@ mod tests {
         // The first keys were lost.
         let part = format!("{history}│ > ply with ok");
         assert_eq!(shows(&drawn(history), &drawn(&part), prompt), Shown::Part);
+        // A stray key of an earlier attempt before it (Copilot CLI sent `hhandoff …` once).
+        let stray = format!("{history}│ > rreply with ok");
+        assert_eq!(shows(&drawn(history), &drawn(&stray), prompt), Shown::Part);
         // Nothing drawn but the history.
         assert_eq!(
             shows(&drawn(history), &drawn(history), prompt),
