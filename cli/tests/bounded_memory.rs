@@ -1,5 +1,5 @@
 //! `handoff continue` of a generated session of hundreds of MB, in both directions (Codex →
-//! Claude Code and Claude Code → Codex) and into pi (Claude Code → pi), with the peak resident memory of the `handoff` process
+//! Claude Code and Claude Code → Codex), into pi and into OpenCode (from Claude Code), with the peak resident memory of the `handoff` process
 //! checked (its `ru_maxrss`, from `wait4`) and the continuation verified (the engine's read-back
 //! verify, and `--json` saying what it created).
 //!
@@ -107,6 +107,18 @@ fn continue_in_bounded_memory(
     provider: &str,
     limit: u64,
 ) {
+    continue_with(source, source_target, to, provider, limit, &[]);
+}
+
+/// The continuation of a generated `source_target` session into `to`, with `extra` arguments.
+fn continue_with(
+    source: &dyn Plugin,
+    source_target: &str,
+    to: &str,
+    provider: &str,
+    limit: u64,
+    extra: &[&str],
+) {
     let mb = size_mb();
     let dir = tempfile::tempdir().expect("temp dir");
     let origin = Origin {
@@ -148,7 +160,8 @@ fn continue_in_bounded_memory(
         .arg("--store-root")
         .arg(&root)
         .arg("--cwd")
-        .arg(&cwd);
+        .arg(&cwd)
+        .args(extra);
     let started = std::time::Instant::now();
     let (code, out, err, peak) = run_measured(command);
     eprintln!(
@@ -164,8 +177,19 @@ fn continue_in_bounded_memory(
     let written = answer["session"]["path"]
         .as_str()
         .unwrap_or_else(|| panic!("no session path in {answer}"));
+    // OpenCode's session is rows of its database (and its write-ahead log); the path is
+    // handoff's handle of them.
+    let written_len = if to == "opencode" {
+        ["opencode.db", "opencode.db-wal"]
+            .iter()
+            .filter_map(|f| std::fs::metadata(root.join(f)).ok())
+            .map(|m| m.len())
+            .sum()
+    } else {
+        std::fs::metadata(written).expect("the new session").len()
+    };
     assert!(
-        std::fs::metadata(written).expect("the new session").len() > len / 2,
+        written_len > len / 2,
         "the new session is much smaller than its source"
     );
     assert!(
@@ -203,6 +227,21 @@ fn claude_code_to_pi_in_bounded_memory() {
         "pi",
         "anthropic",
         PEAK_LIMIT / 2,
+    );
+}
+
+/// Into OpenCode, whose writer spools the events and whose reader reads a message at a time
+/// (both held the whole session before); the generated compactions are dropped, as OpenCode
+/// carries none.
+#[test]
+fn claude_code_to_opencode_in_bounded_memory() {
+    continue_with(
+        &ClaudePlugin,
+        "claude-code",
+        "opencode",
+        "anthropic",
+        PEAK_LIMIT / 2,
+        &["--drop", "compaction"],
     );
 }
 

@@ -174,6 +174,11 @@ impl<K: SeenKey> Validator<K> {
         }
     }
 
+    /// How many events have been checked (the index the next one gets).
+    pub fn checked(&self) -> usize {
+        self.index
+    }
+
     /// Checks the next event against the events before it.
     pub fn push<'e>(&mut self, event: &'e Event) -> Result<(), ValidationError>
     where

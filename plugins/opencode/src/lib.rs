@@ -12,6 +12,7 @@ mod ids;
 mod manifest;
 mod read;
 mod schema;
+mod spool;
 mod store;
 mod write;
 

@@ -22,8 +22,8 @@ use std::path::Path;
 use base64::Engine as _;
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{
-    AssistantPart, Body, Event, Origin, Part, PluginError, Signature, Thinking, Timestamp,
-    ToolCall, ToolInput, Transcript, EXTRAS_KEY,
+    AssistantPart, Body, Event, IdDigest, Origin, Part, PluginError, Signature, Thinking,
+    Timestamp, ToolCall, ToolInput, Validator, EXTRAS_KEY,
 };
 use rusqlite::{Connection, OptionalExtension};
 
@@ -89,75 +89,279 @@ pub fn session_row(
     Ok(Some(SessionRow { directory, revert }))
 }
 
-/// Every message of session `id` with its parts, in OpenCode's order.
-pub fn messages(
+/// The messages of session `?1` in OpenCode's order (each pass selects the columns it needs).
+const MESSAGES: &str = "FROM message WHERE session_id = ?1 ORDER BY time_created, id";
+
+/// The parts of one message of the session, in id order.
+const PARTS: &str =
+    "SELECT id, data FROM part WHERE message_id = ?1 AND session_id = ?2 ORDER BY id";
+
+/// What the first pass over a session's messages finds (only their `data`, never their parts):
+/// which messages OpenCode sends and where the newest compaction is. It keeps the finished
+/// summaries' positions and parents, nothing a message.
+struct Index {
+    /// The messages before the revert point, in order (the rest OpenCode deletes).
+    kept: usize,
+    /// A revert from a part on: the message it cuts (the last kept one) and the part.
+    cut_inside: Option<(usize, String)>,
+    /// The user message that asked for the newest finished compaction.
+    compaction: Option<usize>,
+    /// The newest `time_created` and the last user message of all the messages (for an append).
+    last_time: i64,
+    last_user: Option<String>,
+}
+
+impl Index {
+    /// The first pass over session `id`, whose row's `revert` is `revert`.
+    fn of(
+        path: &Path,
+        connection: &Connection,
+        id: &str,
+        revert: Option<&Value>,
+    ) -> Result<Index, PluginError> {
+        let reverted_at = revert
+            .and_then(|r| r.get("messageID"))
+            .and_then(Value::as_str);
+        let mut statement = connection
+            .prepare(&format!("SELECT id, time_created, data {MESSAGES}"))
+            .map_err(|e| db_error(path, e))?;
+        let mut rows = statement.query([id]).map_err(|e| db_error(path, e))?;
+        let (mut count, mut revert_at) = (0, None);
+        let mut summaries = Vec::new();
+        let (mut last_time, mut last_user) = (i64::MIN, None);
+        while let Some(row) = rows.next().map_err(|e| db_error(path, e))? {
+            let (message_id, time_created, data) = message_row(path, row)?;
+            if revert_at.is_none() && reverted_at == Some(message_id.as_str()) {
+                revert_at = Some(count);
+            }
+            if is_summary(&data) {
+                let parent = data.get("parentID").and_then(Value::as_str);
+                summaries.push((count, parent.map(str::to_owned)));
+            }
+            last_time = last_time.max(time_created);
+            if data.get("role").and_then(Value::as_str) == Some("user") {
+                last_user = Some(message_id);
+            }
+            count += 1;
+        }
+        let part_cut = revert.and_then(|r| r.get("partID")).and_then(Value::as_str);
+        let (kept, cut_inside) = match (revert_at, part_cut) {
+            (Some(at), Some(part)) => (at + 1, Some((at, part.to_owned()))),
+            (Some(at), None) => (at, None),
+            (None, _) => (count, None),
+        };
+        let mut index = Index {
+            kept,
+            cut_inside,
+            compaction: None,
+            last_time,
+            last_user,
+        };
+        summaries.retain(|(at, parent)| *at < kept && parent.is_some());
+        index.compaction = index.newest_compaction(path, connection, id, &summaries)?;
+        Ok(index)
+    }
+
+    /// The user message with a `compaction` part that the newest kept summary answers.
+    fn newest_compaction(
+        &self,
+        path: &Path,
+        connection: &Connection,
+        id: &str,
+        summaries: &[(usize, Option<String>)],
+    ) -> Result<Option<usize>, PluginError> {
+        if summaries.is_empty() {
+            return Ok(None);
+        }
+        // Where each summary's parent is: the ids alone, read again.
+        let mut parents: std::collections::HashMap<&str, usize> = summaries
+            .iter()
+            .filter_map(|(_, parent)| parent.as_deref())
+            .map(|parent| (parent, usize::MAX))
+            .collect();
+        let mut statement = connection
+            .prepare(&format!("SELECT id {MESSAGES}"))
+            .map_err(|e| db_error(path, e))?;
+        let mut rows = statement.query([id]).map_err(|e| db_error(path, e))?;
+        let mut at = 0;
+        while let Some(row) = rows.next().map_err(|e| db_error(path, e))? {
+            let message_id: String = row.get(0).map_err(|e| db_error(path, e))?;
+            if let Some(position) = parents.get_mut(message_id.as_str()) {
+                *position = (*position).min(at);
+            }
+            at += 1;
+        }
+        for (_, parent) in summaries.iter().rev() {
+            let Some(parent) = parent.as_deref() else {
+                continue;
+            };
+            let at = parents[parent];
+            if at >= self.kept {
+                continue;
+            }
+            let parts = self.parts(path, connection, id, at, parent)?;
+            if parts.iter().any(|(_, p)| part_type(p) == "compaction") {
+                return Ok(Some(at));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The parts of message `message_id`, at `at`, OpenCode keeps (a revert from a part on drops
+    /// that part and those after it).
+    fn parts(
+        &self,
+        path: &Path,
+        connection: &Connection,
+        id: &str,
+        at: usize,
+        message_id: &str,
+    ) -> Result<Vec<(String, Value)>, PluginError> {
+        let mut statement = connection
+            .prepare_cached(PARTS)
+            .map_err(|e| db_error(path, e))?;
+        let mut rows = statement
+            .query([message_id, id])
+            .map_err(|e| db_error(path, e))?;
+        let mut parts = Vec::new();
+        while let Some(row) = rows.next().map_err(|e| db_error(path, e))? {
+            let part_id: String = row.get(0).map_err(|e| db_error(path, e))?;
+            let data: String = row.get(1).map_err(|e| db_error(path, e))?;
+            let data = parse_json(path, format!("part {part_id}.data"), &data)?;
+            parts.push((part_id, data));
+        }
+        if let Some((cut, part)) = &self.cut_inside {
+            if *cut == at {
+                parts.retain(|(part_id, _)| part_id.as_str() < part.as_str());
+            }
+        }
+        Ok(parts)
+    }
+}
+
+fn message_row(path: &Path, row: &rusqlite::Row<'_>) -> Result<(String, i64, Value), PluginError> {
+    let message_id: String = row.get(0).map_err(|e| db_error(path, e))?;
+    let time_created: i64 = row.get(1).map_err(|e| db_error(path, e))?;
+    let data: String = row.get(2).map_err(|e| db_error(path, e))?;
+    let data = parse_json(path, format!("message {message_id}.data"), &data)?;
+    Ok((message_id, time_created, data))
+}
+
+/// A session read message by message: what OpenCode sends of it, and what an append needs.
+pub struct Read {
+    /// The session's directory.
+    pub cwd: String,
+    /// The events read, validated one by one: an append goes on validating with it.
+    pub validator: Validator<IdDigest>,
+    /// The newest `time_created` of its messages, and its last user message.
+    pub last_time: i64,
+    pub last_user: Option<String>,
+}
+
+/// Reads session `id` of the database at `path` as OpenCode sends it, handing each event to
+/// `sink` until it returns `false`. Two passes over the messages: the first reads only their
+/// `data` (the revert, the newest compaction), the second each message with its parts, one at a
+/// time, so nothing but the message at hand is held.
+pub fn each(
     path: &Path,
     connection: &Connection,
     id: &str,
-) -> Result<Vec<Stored>, PluginError> {
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<Read, PluginError> {
+    let row = session_row(path, connection, id)?.ok_or_else(|| PluginError::NotFound {
+        target: crate::TARGET.into(),
+        id: id.to_owned(),
+        searched: path.to_owned(),
+    })?;
+    let index = Index::of(path, connection, id, row.revert.as_ref())?;
+    let mut out = Out {
+        path,
+        id,
+        validator: Validator::with_capacity(0),
+        last: None,
+        sink,
+        open: true,
+    };
     let mut statement = connection
-        .prepare(
-            "SELECT id, time_created, data FROM message WHERE session_id = ?1 \
-             ORDER BY time_created, id",
-        )
+        .prepare(&format!("SELECT id, time_created, data {MESSAGES}"))
         .map_err(|e| db_error(path, e))?;
-    let rows: Vec<(String, i64, String)> = statement
-        .query_map([id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
-        .map_err(|e| db_error(path, e))?
-        .collect::<Result<_, _>>()
-        .map_err(|e| db_error(path, e))?;
-    let mut out = Vec::with_capacity(rows.len());
-    let mut index = std::collections::HashMap::new();
-    for (message_id, time_created, data) in rows {
-        let data = parse_json(path, format!("message {message_id}.data"), &data)?;
-        index.insert(message_id.clone(), out.len());
-        out.push(Stored {
-            id: message_id,
-            time_created,
-            data,
-            parts: Vec::new(),
-        });
-    }
-    let mut statement = connection
-        .prepare(
-            "SELECT id, message_id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id",
-        )
-        .map_err(|e| db_error(path, e))?;
-    let parts = statement
-        .query_map([id], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                row.get::<_, String>(1)?,
-                row.get::<_, String>(2)?,
-            ))
-        })
-        .map_err(|e| db_error(path, e))?;
-    for part in parts {
-        let (part_id, message_id, data) = part.map_err(|e| db_error(path, e))?;
-        let data = parse_json(path, format!("part {part_id}.data"), &data)?;
-        if let Some(&at) = index.get(&message_id) {
-            out[at].parts.push((part_id, data));
+    let mut rows = statement.query([id]).map_err(|e| db_error(path, e))?;
+    let mut at = 0;
+    while let Some(row) = rows.next().map_err(|e| db_error(path, e))? {
+        if !out.open {
+            break;
         }
+        let (message_id, time_created, data) = message_row(path, row)?;
+        let parts = index.parts(path, connection, id, at, &message_id)?;
+        // A reverted message's parts are read (a malformed one is an error, as in a kept
+        // message), not sent.
+        if at < index.kept {
+            let message = Stored {
+                id: message_id,
+                time_created,
+                data,
+                parts,
+            };
+            message_events(path, &message, index.compaction == Some(at), &mut out)?;
+        }
+        at += 1;
     }
-    Ok(out)
+    if out.open {
+        parts_of_no_message(path, connection, id)?;
+    }
+    Ok(Read {
+        cwd: row.directory,
+        validator: out.validator,
+        last_time: index.last_time,
+        last_user: index.last_user,
+    })
 }
 
-/// Leaves out what `session.revert` reverted: from its message on, or (with a `partID`) that
-/// message's parts from that part on and every later message.
-fn apply_revert(messages: &mut Vec<Stored>, revert: Option<&Value>) {
-    let Some(revert) = revert else { return };
-    let Some(message_id) = revert.get("messageID").and_then(Value::as_str) else {
-        return;
-    };
-    let Some(at) = messages.iter().position(|m| m.id == message_id) else {
-        return;
-    };
-    match revert.get("partID").and_then(Value::as_str) {
-        Some(part_id) => {
-            messages.truncate(at + 1);
-            messages[at].parts.retain(|(id, _)| id.as_str() < part_id);
+/// The session's parts whose message is not one of its messages are never sent; read all the
+/// same, a malformed one is an error.
+fn parts_of_no_message(path: &Path, connection: &Connection, id: &str) -> Result<(), PluginError> {
+    let mut statement = connection
+        .prepare(
+            "SELECT id, data FROM part WHERE session_id = ?1 AND message_id NOT IN \
+             (SELECT id FROM message WHERE session_id = ?1) ORDER BY message_id, id",
+        )
+        .map_err(|e| db_error(path, e))?;
+    let mut rows = statement.query([id]).map_err(|e| db_error(path, e))?;
+    while let Some(row) = rows.next().map_err(|e| db_error(path, e))? {
+        let part_id: String = row.get(0).map_err(|e| db_error(path, e))?;
+        let data: String = row.get(1).map_err(|e| db_error(path, e))?;
+        parse_json(path, format!("part {part_id}.data"), &data)?;
+    }
+    Ok(())
+}
+
+/// Where the events go: validated, then to the sink.
+struct Out<'s> {
+    path: &'s Path,
+    id: &'s str,
+    validator: Validator<IdDigest>,
+    /// The id of the last event sent (what a compaction replaces through).
+    last: Option<String>,
+    sink: &'s mut dyn FnMut(Event) -> bool,
+    open: bool,
+}
+
+impl Out<'_> {
+    fn push(&mut self, event: Event) -> Result<(), PluginError> {
+        if !self.open {
+            return Ok(());
         }
-        None => messages.truncate(at),
+        self.validator
+            .push(&event)
+            .map_err(|e| PluginError::Malformed {
+                file: self.path.to_owned(),
+                line: None,
+                field: Some(e.field.clone()),
+                message: format!("session {}: {e}", self.id),
+            })?;
+        self.last = Some(event.id.clone());
+        self.open = (self.sink)(event);
+        Ok(())
     }
 }
 
@@ -170,8 +374,7 @@ fn part_type(part: &Value) -> &str {
 }
 
 /// A finished compaction summary: an assistant message with `summary`, `finish`, no error.
-fn is_summary(message: &Stored) -> bool {
-    let info = &message.data;
+fn is_summary(info: &Value) -> bool {
     info.get("role").and_then(Value::as_str) == Some("assistant")
         && info.get("summary").and_then(Value::as_bool) == Some(true)
         && info.get("finish").is_some_and(|f| !f.is_null())
@@ -197,100 +400,58 @@ fn timestamp_of(message: &Stored) -> Timestamp {
     Timestamp::from_millis(ms)
 }
 
-/// Reads session `id` of the database at `path`.
-pub fn read_session(
+/// The events of `message`; `compaction`: it is the user message that asked for the newest
+/// compaction.
+fn message_events(
     path: &Path,
-    connection: &Connection,
-    id: &str,
-) -> Result<Transcript, PluginError> {
-    let row = session_row(path, connection, id)?.ok_or_else(|| PluginError::NotFound {
-        target: crate::TARGET.into(),
-        id: id.to_owned(),
-        searched: path.to_owned(),
-    })?;
-    let mut stored = messages(path, connection, id)?;
-    apply_revert(&mut stored, row.revert.as_ref());
-    let mut transcript = Transcript::new(events(path, &stored)?);
-    transcript.cwd = Some(row.directory);
-    transcript.validate().map_err(|e| PluginError::Malformed {
-        file: path.to_owned(),
-        line: None,
-        field: Some(e.field.clone()),
-        message: format!("session {id}: {e}"),
-    })?;
-    Ok(transcript)
-}
-
-/// The canonical events of `stored` (revert applied).
-pub fn events(path: &Path, stored: &[Stored]) -> Result<Vec<Event>, PluginError> {
-    // The user message that asked for the newest finished summary.
-    let compaction = stored.iter().rev().find_map(|message| {
-        if !is_summary(message) {
-            return None;
-        }
-        let parent = message.data.get("parentID").and_then(Value::as_str)?;
-        let user = stored.iter().position(|m| {
-            m.id == parent && m.parts.iter().any(|(_, p)| part_type(p) == "compaction")
-        })?;
-        Some(user)
-    });
-    let mut out = Vec::new();
-    for (at, message) in stored.iter().enumerate() {
-        if let Some(user) = compaction {
-            if at == user {
-                if let Some((part_id, part)) = message
-                    .parts
-                    .iter()
-                    .find(|(_, p)| part_type(p) == "compaction")
-                {
-                    if part.get("tail_start_id").is_some_and(|t| !t.is_null()) {
-                        return Err(malformed(
-                            path,
-                            format!("part {part_id}.tail_start_id"),
-                            "a compaction that keeps a tail of recent turns is not read: \
-                             OpenCode reorders that tail around its summary",
-                        ));
-                    }
-                }
-                // OpenCode sends, in place of everything before it, the compaction's question
-                // as a user turn, then the summary as the assistant's answer (an ordinary
-                // assistant message, read below). The question is what the summary replaces
-                // the earlier turns with; with no earlier turn it is a plain user turn.
-                match out.last().map(|e: &Event| e.id.clone()) {
-                    Some(last) => out.push(Event::new(
-                        message.id.clone(),
-                        timestamp_of(message),
-                        Body::Compaction {
-                            summary: COMPACTION_QUESTION.to_owned(),
-                            replaces_through: last,
-                        },
-                    )),
-                    None => out.push(Event::new(
-                        message.id.clone(),
-                        timestamp_of(message),
-                        Body::user_text(COMPACTION_QUESTION),
-                    )),
-                }
-                continue;
-            }
-        }
-        match message.data.get("role").and_then(Value::as_str) {
-            Some("user") => {
-                if let Some(event) = user_event(path, message)? {
-                    out.push(event);
-                }
-            }
-            Some("assistant") => assistant_events(path, message, &mut out)?,
-            other => {
+    message: &Stored,
+    compaction: bool,
+    out: &mut Out<'_>,
+) -> Result<(), PluginError> {
+    if compaction {
+        if let Some((part_id, part)) = message
+            .parts
+            .iter()
+            .find(|(_, p)| part_type(p) == "compaction")
+        {
+            if part.get("tail_start_id").is_some_and(|t| !t.is_null()) {
                 return Err(malformed(
                     path,
-                    format!("message {}.data.role", message.id),
-                    format!("role {other:?} is neither user nor assistant"),
-                ))
+                    format!("part {part_id}.tail_start_id"),
+                    "a compaction that keeps a tail of recent turns is not read: \
+                     OpenCode reorders that tail around its summary",
+                ));
             }
         }
+        // OpenCode sends, in place of everything before it, the compaction's question as a
+        // user turn, then the summary as the assistant's answer (an ordinary assistant message,
+        // read next). The question is what the summary replaces the earlier turns with; with no
+        // earlier turn it is a plain user turn.
+        let body = match out.last.clone() {
+            Some(last) => Body::Compaction {
+                summary: COMPACTION_QUESTION.to_owned(),
+                replaces_through: last,
+            },
+            None => Body::user_text(COMPACTION_QUESTION),
+        };
+        return out.push(Event::new(message.id.clone(), timestamp_of(message), body));
     }
-    Ok(out)
+    match message.data.get("role").and_then(Value::as_str) {
+        Some("user") => match user_event(path, message)? {
+            Some(event) => out.push(event),
+            None => Ok(()),
+        },
+        Some("assistant") => {
+            let mut events = Vec::new();
+            assistant_events(path, message, &mut events)?;
+            events.into_iter().try_for_each(|event| out.push(event))
+        }
+        other => Err(malformed(
+            path,
+            format!("message {}.data.role", message.id),
+            format!("role {other:?} is neither user nor assistant"),
+        )),
+    }
 }
 
 fn user_event(path: &Path, message: &Stored) -> Result<Option<Event>, PluginError> {

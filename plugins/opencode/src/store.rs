@@ -12,17 +12,19 @@
 use std::path::{Path, PathBuf};
 
 use handoff_sdk::marker::OwnershipMarker;
-use handoff_sdk::serde_json::{self, Value};
+use handoff_sdk::serde_json;
+use handoff_sdk::stream_stop;
 use handoff_sdk::{
-    each_event, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot,
+    CreateOptions, Event, EventStream, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot,
     Stored, Target, TargetManifest, Transcript,
 };
-use rusqlite::params;
+use rusqlite::{params, Transaction};
 use serde::{Deserialize, Serialize};
 
 use crate::ids::{now_ms, Ids};
 use crate::read::{self, session_row};
 use crate::schema::{self, db_error, db_path};
+use crate::spool;
 use crate::write::{self, Rows};
 use crate::{PLUGIN, TARGET};
 
@@ -111,59 +113,32 @@ fn prompt_words(prompt: &str) -> Result<Vec<String>, PluginError> {
     Ok(words)
 }
 
-fn title_of(transcript: &Transcript) -> String {
-    let first = transcript.events.iter().find_map(|e| match &e.body {
-        handoff_sdk::Body::User { content } => content.iter().find_map(|p| match p {
-            handoff_sdk::Part::Text { text } => Some(text.clone()),
-            _ => None,
-        }),
-        _ => None,
-    });
-    let text = first.unwrap_or_else(|| "handoff session".into());
+/// OpenCode's title of a session whose first user text is `text`: its first line, at most 50
+/// characters.
+fn title_of(text: Option<String>) -> String {
+    let text = text.unwrap_or_else(|| "handoff session".into());
     let line = text.lines().next().unwrap_or("").trim();
     line.chars().take(50).collect::<String>()
 }
 
-impl Opencode {
-    fn read_by_id(&self, db: &Path, id: &str) -> Result<Transcript, PluginError> {
-        let connection = schema::open_read(db)?;
-        read::read_session(db, &connection, id)
-    }
-
-    /// A session file read directly: the database of one session, or a session's handle.
-    fn read_file(&self, path: &Path) -> Result<Transcript, PluginError> {
-        if path.file_name().and_then(|n| n.to_str()) == Some(schema::DB_FILE) {
-            let connection = schema::open_read(path)?;
-            let id = only_session(path, &connection)?;
-            return read::read_session(path, &connection, &id);
-        }
-        let handle = load_handle(path)?;
-        self.read_by_id(&db_of(path), &handle.session)
-    }
+/// A session about to be created: its row's directory, title and creation time.
+struct NewSession {
+    directory: String,
+    title: String,
+    created: i64,
 }
 
-impl Target for Opencode {
-    fn name(&self) -> &'static str {
-        TARGET
-    }
-
-    fn manifest(&self) -> TargetManifest {
-        crate::manifest::target()
-    }
-
+impl NewSession {
+    /// Creates the session: its handle, then its rows in one transaction, `rows` writing the
+    /// messages. A failure removes the handle (the transaction is rolled back).
     fn create(
-        &self,
+        self,
         root: &StoreRoot,
-        transcript: &Transcript,
         options: &CreateOptions,
+        rows: impl FnOnce(&Transaction<'_>, &mut Rows<'_>) -> Result<(), PluginError>,
     ) -> Result<SessionRef, PluginError> {
         let db = root.join(&[schema::DB_FILE])?;
         let mut connection = schema::open_write(&db)?;
-        let directory = options
-            .cwd
-            .clone()
-            .or_else(|| transcript.cwd.clone())
-            .unwrap_or_else(|| "/".into());
         let id = Ids::new().descending("ses");
         let marker = OwnershipMarker {
             plugin: PLUGIN.into(),
@@ -182,14 +157,10 @@ impl Target for Opencode {
             out.write_all(b"\n")
         })?;
         let written = (|| {
-            let created = transcript
-                .events
-                .first()
-                .map_or_else(now_ms, |e| e.timestamp.millis());
             let tx = write::begin(&db, &mut connection)?;
-            write::insert_session(&db, &tx, &id, &directory, &title_of(transcript), created)?;
-            let mut rows = Rows::new(&db, &id, &directory, i64::MIN, None);
-            rows.write(&tx, &transcript.events, 0)?;
+            write::insert_session(&db, &tx, &id, &self.directory, &self.title, self.created)?;
+            let mut messages = Rows::new(&db, &id, &self.directory, i64::MIN, None);
+            rows(&tx, &mut messages)?;
             tx.commit().map_err(|e| db_error(&db, e))
         })();
         if let Err(e) = written {
@@ -200,6 +171,86 @@ impl Target for Opencode {
             target: TARGET.into(),
             id,
             path: handle,
+        })
+    }
+}
+
+impl Opencode {
+    /// Reads a session, by its handle in the store or a file read directly (the database of one
+    /// session, or a session's handle), event by event.
+    fn read_each(
+        &self,
+        from: Stored<'_>,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<read::Read, PluginError> {
+        let (db, id) = match from {
+            Stored::Session(root, session) => (db_path(root.path()), session.id.clone()),
+            Stored::File(path)
+                if path.file_name().and_then(|n| n.to_str()) == Some(schema::DB_FILE) =>
+            {
+                let connection = schema::open_read(path)?;
+                (path.to_owned(), only_session(path, &connection)?)
+            }
+            Stored::File(path) => (db_of(path), load_handle(path)?.session),
+        };
+        let connection = schema::open_read(&db)?;
+        read::each(&db, &connection, &id, sink)
+    }
+}
+
+impl Target for Opencode {
+    fn name(&self) -> &'static str {
+        TARGET
+    }
+
+    fn manifest(&self) -> TargetManifest {
+        crate::manifest::target()
+    }
+
+    fn create(
+        &self,
+        root: &StoreRoot,
+        transcript: &Transcript,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        let directory = options
+            .cwd
+            .clone()
+            .or_else(|| transcript.cwd.clone())
+            .unwrap_or_else(|| "/".into());
+        let session = NewSession {
+            directory,
+            title: title_of(transcript.events.iter().find_map(spool::user_text)),
+            created: transcript
+                .events
+                .first()
+                .map_or_else(now_ms, |e| e.timestamp.millis()),
+        };
+        session.create(root, options, |tx, rows| {
+            rows.write(tx, &transcript.events, 0)
+        })
+    }
+
+    /// The events are spooled as they arrive (`spool`): the rows go in once the stream has
+    /// ended, in one transaction, as `create` writes them.
+    fn create_streamed(
+        &self,
+        root: &StoreRoot,
+        events: &mut dyn EventStream,
+        options: &CreateOptions,
+    ) -> Result<SessionRef, PluginError> {
+        let Some((cwd, first)) = stream_stop::begin(events, options)? else {
+            return self.create(root, events.whole()?, options);
+        };
+        let spooled = spool::spool(first, events)?;
+        let session = NewSession {
+            directory: cwd.to_owned(),
+            title: title_of(spooled.title.clone()),
+            created: spooled.first_ms,
+        };
+        session.create(root, options, |tx, rows| {
+            spooled.each(|index, event| rows.push(tx, event, index))?;
+            rows.finish()
         })
     }
 
@@ -236,23 +287,16 @@ impl Target for Opencode {
                 session.id
             )));
         }
-        let stored = read::messages(path, &tx, &session.id)?;
-        let before = read::events(path, &stored)?;
-        let mut whole = before.clone();
-        whole.extend_from_slice(events);
-        Transcript::new(whole).validate()?;
-        let last_time = stored
-            .iter()
-            .map(|m| m.time_created)
-            .max()
-            .unwrap_or(i64::MIN);
-        let last_user = stored
-            .iter()
-            .rev()
-            .find(|m| m.data.get("role").and_then(Value::as_str) == Some("user"))
-            .map(|m| m.id.clone());
+        // The session as OpenCode sends it, validated event by event; the new events go on
+        // from there.
+        let mut read = read::each(path, &tx, &session.id, &mut |_| true)?;
+        let before = read.validator.checked();
+        for event in events {
+            read.validator.push(event)?;
+        }
+        let (last_time, last_user) = (read.last_time, read.last_user);
         let mut rows = Rows::new(path, &session.id, &row.directory, last_time, last_user);
-        rows.write(&tx, events, before.len())?;
+        rows.write(&tx, events, before)?;
         tx.execute(
             "UPDATE session SET time_updated = ?1 WHERE id = ?2",
             params![now_ms(), session.id],
@@ -288,11 +332,7 @@ impl Target for Opencode {
         from: Stored<'_>,
         sink: &mut dyn FnMut(Event) -> bool,
     ) -> Result<Option<String>, PluginError> {
-        let transcript = match from {
-            Stored::Session(root, session) => self.read_by_id(&db_path(root.path()), &session.id),
-            Stored::File(path) => self.read_file(path),
-        };
-        Ok(each_event(transcript?, sink))
+        Opencode::read_each(self, from, sink).map(|read| Some(read.cwd))
     }
 
     fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {

@@ -86,29 +86,44 @@ impl<'a> Rows<'a> {
         first: usize,
     ) -> Result<(), PluginError> {
         for (offset, event) in events.iter().enumerate() {
-            self.index = first + offset;
-            match &event.body {
-                Body::ToolResult { .. } => self.result(tx, event)?,
-                _ => {
-                    self.require_answered(event)?;
-                    match &event.body {
-                        Body::User { content } => self.user(tx, event, content)?,
-                        Body::Assistant { content, origin } => {
-                            self.assistant(tx, event, content, origin.as_ref())?
-                        }
-                        _ => return Err(refuse(self.index, event, "a compaction")),
+            self.push(tx, event, first + offset)?;
+        }
+        self.finish()
+    }
+
+    /// Writes `event`, at `index` of the whole transcript.
+    pub fn push(
+        &mut self,
+        tx: &Transaction<'_>,
+        event: &Event,
+        index: usize,
+    ) -> Result<(), PluginError> {
+        self.index = index;
+        match &event.body {
+            Body::ToolResult { .. } => self.result(tx, event),
+            _ => {
+                self.require_answered(event)?;
+                match &event.body {
+                    Body::User { content } => self.user(tx, event, content),
+                    Body::Assistant { content, origin } => {
+                        self.assistant(tx, event, content, origin.as_ref())
                     }
+                    _ => Err(refuse(self.index, event, "a compaction")),
                 }
             }
         }
-        if let Some(call) = self.open.first() {
-            return Err(PluginError::InvalidTranscript(format!(
+    }
+
+    /// The end of the events: a call without its result is refused.
+    pub fn finish(&self) -> Result<(), PluginError> {
+        match self.open.first() {
+            Some(call) => Err(PluginError::InvalidTranscript(format!(
                 "tool call {} has no result: OpenCode keeps a call and its result in one part and \
                  would send a call without one as interrupted",
                 call.call_id
-            )));
+            ))),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     fn require_answered(&self, event: &Event) -> Result<(), PluginError> {
