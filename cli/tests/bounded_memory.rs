@@ -1,7 +1,8 @@
 //! `handoff continue` of a generated session of hundreds of MB, in both directions (Codex →
-//! Claude Code and Claude Code → Codex), into pi and into OpenCode (from Claude Code), with the peak resident memory of the `handoff` process
-//! checked (its `ru_maxrss`, from `wait4`) and the continuation verified (the engine's read-back
-//! verify, and `--json` saying what it created).
+//! Claude Code and Claude Code → Codex), and from Claude Code into pi, OpenCode and Copilot CLI,
+//! with the peak resident memory of the `handoff` process checked (its `ru_maxrss`, from `wait4`)
+//! and the continuation verified (the engine's read-back verify, and `--json` saying what it
+//! created).
 //!
 //! The session's size: `HANDOFF_MEMORY_TEST_MB`, 400 by default (about 2 minutes for both in a
 //! debug build on two cores, 16 s in release; see `docs/continuation.md`). The generated
@@ -239,6 +240,21 @@ fn claude_code_to_opencode_in_bounded_memory() {
         &ClaudePlugin,
         "claude-code",
         "opencode",
+        "anthropic",
+        PEAK_LIMIT / 2,
+        &["--drop", "compaction"],
+    );
+}
+
+/// Into Copilot CLI, whose reader reads its log a line at a time (it read the whole file, then
+/// held every event, before); the generated compactions are dropped, as Copilot CLI writes
+/// none of another CLI's.
+#[test]
+fn claude_code_to_copilot_cli_in_bounded_memory() {
+    continue_with(
+        &ClaudePlugin,
+        "claude-code",
+        "copilot-cli",
         "anthropic",
         PEAK_LIMIT / 2,
         &["--drop", "compaction"],

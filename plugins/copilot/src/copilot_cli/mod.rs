@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
-    each_event, CreateOptions, Event, EventStream, PluginError, ResumePlan, SessionInfo,
-    SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript,
+    CreateOptions, Event, EventStream, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot,
+    Stored, Target, TargetManifest, Transcript,
 };
 
 use layout::{events_path, session_dir};
@@ -122,15 +122,17 @@ impl Target for CopilotCli {
         _marker: &OwnershipMarker,
         events: &[Event],
     ) -> Result<SessionRef, PluginError> {
-        // The new events must fit the ones stored (a result answers a call of the session).
-        let mut whole = read::read(&session.path)?;
+        // The new events must fit the ones stored (a result answers a call of the session),
+        // read one at a time.
         let mut order = write::CallOrder::default();
-        for stored in &whole.events {
+        let mut read = read::read_each(&session.path, &mut |stored| {
             // What the reader gives is in the CLI's order already.
             let _ = order.see(&stored.body);
+            true
+        })?;
+        for event in events {
+            read.validator.push(event)?;
         }
-        whole.events.extend_from_slice(events);
-        whole.validate()?;
         let last = read::last_event_id(&session.path)?;
         let lines = write::continuation(Some(last), &mut order, events)?;
         handoff_sdk::atomic::append(&session.path, |out| write::lines(out, &lines))
@@ -157,7 +159,7 @@ impl Target for CopilotCli {
         from: Stored<'_>,
         sink: &mut dyn FnMut(Event) -> bool,
     ) -> Result<Option<String>, PluginError> {
-        Ok(each_event(read::read(from.path())?, sink))
+        read::read_each(from.path(), sink).map(|read| read.cwd)
     }
 
     fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
@@ -185,8 +187,8 @@ impl Target for CopilotCli {
         session: &SessionRef,
         prompt: &str,
     ) -> Result<ResumePlan, PluginError> {
-        // Read whole first: a plan is made only for a session this reader accepts.
-        let transcript = read::read(&session.path)?;
+        // Read through first: a plan is made only for a session this reader accepts.
+        let read = read::read_each(&session.path, &mut |_| true)?;
         // `--resume <full id>` names the exact session (the CLI also matches an id prefix of 7+
         // characters or a session name); `--prompt=` runs the prompt and exits, and keeps a
         // prompt that starts with `-` a prompt (`-p -x` is refused as an unquoted prompt).
@@ -198,7 +200,7 @@ impl Target for CopilotCli {
                 format!("--prompt={prompt}"),
             ],
             env: vec![(HOME_ENV.into(), root.path().to_string_lossy().into_owned())],
-            cwd: transcript.cwd.map(PathBuf::from),
+            cwd: read.cwd.map(PathBuf::from),
             close_stdin: true,
             // `copilot --resume <id>`: the same session in Copilot CLI's own terminal UI.
             interactive_args: Some(vec!["--resume".into(), session.id.clone()]),

@@ -8,8 +8,8 @@ use base64::Engine as _;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, Map, Value};
 use handoff_sdk::{
-    AssistantPart, Body, Event, Part, PluginError, Thinking, Timestamp, ToolCall, ToolInput,
-    Transcript,
+    AssistantPart, Body, Event, IdDigest, Part, PluginError, Thinking, Timestamp, ToolCall,
+    ToolInput, Validator,
 };
 
 use super::records::*;
@@ -155,7 +155,12 @@ struct OpenCalls {
 impl OpenCalls {
     /// The results in the order of the calls, as the CLI sends them; a call without one gets
     /// the CLI's `interrupted` text, as a failed result.
-    fn close(&mut self, interrupted: &str, timestamp: Timestamp, out: &mut Vec<Event>) {
+    fn close(
+        &mut self,
+        interrupted: &str,
+        timestamp: Timestamp,
+        out: &mut Out<'_>,
+    ) -> Result<(), PluginError> {
         for call in std::mem::take(&mut self.calls) {
             let result = self.results.remove(&call).unwrap_or_else(|| {
                 Event::new(
@@ -164,24 +169,73 @@ impl OpenCalls {
                     Body::tool_error(call.clone(), interrupted),
                 )
             });
-            out.push(result);
+            out.push(result)?;
         }
         self.results.clear();
+        Ok(())
     }
 }
 
-/// Reads a whole log.
-pub fn read(path: &Path) -> Result<Transcript, PluginError> {
-    let text = std::fs::read_to_string(path).map_err(|e| PluginError::io(path, &e))?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let mut events: Vec<Event> = Vec::new();
+/// Where the events go: validated one by one, then to the sink.
+struct Out<'s> {
+    path: &'s Path,
+    validator: Validator<IdDigest>,
+    /// The id of the last event (what a compaction replaces through).
+    last: Option<String>,
+    sink: &'s mut dyn FnMut(Event) -> bool,
+    open: bool,
+}
+
+impl Out<'_> {
+    fn push(&mut self, event: Event) -> Result<(), PluginError> {
+        if !self.open {
+            return Ok(());
+        }
+        self.validator
+            .push(&event)
+            .map_err(|e| PluginError::invalid_in(self.path, &e))?;
+        self.last = Some(event.id.clone());
+        self.open = (self.sink)(event);
+        Ok(())
+    }
+}
+
+/// A log read event by event: its working directory, and the events validated so far (an
+/// append goes on validating with it).
+pub struct Read {
+    /// The working directory `session.start` names.
+    pub cwd: Option<String>,
+    /// The validator the log's events went through.
+    pub validator: Validator<IdDigest>,
+}
+
+/// Reads a log line by line, handing each event to `sink` until it returns `false`: what is
+/// held is the latest assistant turn's calls and results, and the user messages' texts (every
+/// compaction message repeats them all).
+pub fn read_each(path: &Path, sink: &mut dyn FnMut(Event) -> bool) -> Result<Read, PluginError> {
+    let file = std::fs::File::open(path).map_err(|e| PluginError::io(path, &e))?;
+    let mut out = Out {
+        path,
+        validator: Validator::with_capacity(0),
+        last: None,
+        sink,
+        open: true,
+    };
     let mut start: Option<Start> = None;
     let mut open = OpenCalls::default();
     // The texts of the user messages so far, for a compaction's message.
     let mut user_messages: Vec<String> = Vec::new();
     let mut last_timestamp = Timestamp::from_millis(0);
-    for (index, raw) in text.lines().enumerate() {
+    for (index, raw) in BufReader::new(file).lines().enumerate() {
+        if !out.open {
+            break;
+        }
         let number = index + 1;
+        let raw = raw.map_err(|e| PluginError::io(path, &e))?;
+        let raw = match (index, raw.strip_prefix('\u{feff}')) {
+            (0, Some(rest)) => rest,
+            _ => raw.as_str(),
+        };
         if raw.trim().is_empty() {
             continue;
         }
@@ -196,17 +250,17 @@ pub fn read(path: &Path) -> Result<Transcript, PluginError> {
         }
         match line.kind.as_str() {
             USER_MESSAGE => {
-                open.close(INTERRUPTED_BEFORE_NEXT_TURN, line.timestamp, &mut events);
+                open.close(INTERRUPTED_BEFORE_NEXT_TURN, line.timestamp, &mut out)?;
                 let (event, typed) = user_message(path, number, line)?;
                 user_messages.push(typed);
-                events.push(event);
+                out.push(event)?;
             }
             ASSISTANT_MESSAGE => {
-                open.close(INTERRUPTED_BEFORE_NEXT_TURN, line.timestamp, &mut events);
+                open.close(INTERRUPTED_BEFORE_NEXT_TURN, line.timestamp, &mut out)?;
                 if let Some((event, calls)) = assistant_message(path, number, line)? {
                     open.turn = event.id.clone();
                     open.calls = calls;
-                    events.push(event);
+                    out.push(event)?;
                 }
             }
             TOOL_COMPLETE => {
@@ -227,16 +281,16 @@ pub fn read(path: &Path) -> Result<Transcript, PluginError> {
                 let Some(summary) = summary.filter(|_| succeeded) else {
                     continue;
                 };
-                open.close(INTERRUPTED_BEFORE_NEXT_TURN, line.timestamp, &mut events);
+                open.close(INTERRUPTED_BEFORE_NEXT_TURN, line.timestamp, &mut out)?;
                 let message = compaction_message(&user_messages, summary);
-                let body = match events.last() {
+                let body = match out.last.clone() {
                     Some(last) => Body::Compaction {
                         summary: message,
-                        replaces_through: last.id.clone(),
+                        replaces_through: last,
                     },
                     None => Body::user_text(message),
                 };
-                events.push(Event::new(line.id, line.timestamp, body));
+                out.push(Event::new(line.id, line.timestamp, body))?;
             }
             // Everything else is never sent to the model (see docs/formats/copilot-cli.md).
             _ => {}
@@ -244,13 +298,11 @@ pub fn read(path: &Path) -> Result<Transcript, PluginError> {
     }
     let start =
         start.ok_or_else(|| PluginError::malformed_line(path, 1, None, "the log is empty"))?;
-    open.close(INTERRUPTED_AT_END, last_timestamp, &mut events);
-    let mut transcript = Transcript::new(events);
-    transcript.cwd = start.cwd;
-    transcript
-        .validate()
-        .map_err(|e| PluginError::invalid_in(path, &e))?;
-    Ok(transcript)
+    open.close(INTERRUPTED_AT_END, last_timestamp, &mut out)?;
+    Ok(Read {
+        cwd: start.cwd,
+        validator: out.validator,
+    })
 }
 
 /// A user turn and the text the user typed (`content`).
