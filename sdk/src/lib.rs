@@ -39,6 +39,7 @@ pub use handoff_store::{self as store, atomic, lock, marker, StoreRoot};
 pub use handoff_transcript::{self as transcript, *};
 pub use serde_json;
 
+mod checked_sink;
 mod cwd;
 mod document;
 #[doc(hidden)]
@@ -55,6 +56,7 @@ mod session_lock;
 pub mod stream_stop;
 mod target;
 
+pub use checked_sink::CheckedSink;
 pub use cwd::physical_cwd;
 pub use document::{
     document_cwd, document_error, document_marker, load_json, parse_document, present,

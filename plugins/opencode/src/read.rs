@@ -22,8 +22,8 @@ use std::path::Path;
 use base64::Engine as _;
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::{
-    AssistantPart, Body, Event, IdDigest, Origin, Part, PluginError, Signature, Thinking,
-    Timestamp, ToolCall, ToolInput, Validator, EXTRAS_KEY,
+    AssistantPart, Body, CheckedSink, Event, IdDigest, Origin, Part, PluginError, Signature,
+    Thinking, Timestamp, ToolCall, ToolInput, Validator, EXTRAS_KEY,
 };
 use rusqlite::{Connection, OptionalExtension};
 
@@ -274,21 +274,19 @@ pub fn each(
         searched: path.to_owned(),
     })?;
     let index = Index::of(path, connection, id, row.revert.as_ref())?;
-    let mut out = Out {
-        path,
-        id,
-        validator: Validator::with_capacity(0),
-        last: None,
-        sink,
-        open: true,
-    };
+    let mut out = CheckedSink::new(sink, |e| PluginError::Malformed {
+        file: path.to_owned(),
+        line: None,
+        field: Some(e.field.clone()),
+        message: format!("session {id}: {e}"),
+    });
     let mut statement = connection
         .prepare(&format!("SELECT id, time_created, data {MESSAGES}"))
         .map_err(|e| db_error(path, e))?;
     let mut rows = statement.query([id]).map_err(|e| db_error(path, e))?;
     let mut at = 0;
     while let Some(row) = rows.next().map_err(|e| db_error(path, e))? {
-        if !out.open {
+        if !out.is_open() {
             break;
         }
         let (message_id, time_created, data) = message_row(path, row)?;
@@ -306,12 +304,12 @@ pub fn each(
         }
         at += 1;
     }
-    if out.open {
+    if out.is_open() {
         parts_of_no_message(path, connection, id)?;
     }
     Ok(Read {
         cwd: row.directory,
-        validator: out.validator,
+        validator: out.into_validator(),
         last_time: index.last_time,
         last_user: index.last_user,
     })
@@ -333,36 +331,6 @@ fn parts_of_no_message(path: &Path, connection: &Connection, id: &str) -> Result
         parse_json(path, format!("part {part_id}.data"), &data)?;
     }
     Ok(())
-}
-
-/// Where the events go: validated, then to the sink.
-struct Out<'s> {
-    path: &'s Path,
-    id: &'s str,
-    validator: Validator<IdDigest>,
-    /// The id of the last event sent (what a compaction replaces through).
-    last: Option<String>,
-    sink: &'s mut dyn FnMut(Event) -> bool,
-    open: bool,
-}
-
-impl Out<'_> {
-    fn push(&mut self, event: Event) -> Result<(), PluginError> {
-        if !self.open {
-            return Ok(());
-        }
-        self.validator
-            .push(&event)
-            .map_err(|e| PluginError::Malformed {
-                file: self.path.to_owned(),
-                line: None,
-                field: Some(e.field.clone()),
-                message: format!("session {}: {e}", self.id),
-            })?;
-        self.last = Some(event.id.clone());
-        self.open = (self.sink)(event);
-        Ok(())
-    }
 }
 
 fn text_of(value: &Value, key: &str) -> Option<String> {
@@ -406,7 +374,7 @@ fn message_events(
     path: &Path,
     message: &Stored,
     compaction: bool,
-    out: &mut Out<'_>,
+    out: &mut CheckedSink<'_>,
 ) -> Result<(), PluginError> {
     if compaction {
         if let Some((part_id, part)) = message
@@ -427,7 +395,7 @@ fn message_events(
         // user turn, then the summary as the assistant's answer (an ordinary assistant message,
         // read next). The question is what the summary replaces the earlier turns with; with no
         // earlier turn it is a plain user turn.
-        let body = match out.last.clone() {
+        let body = match out.last_id().map(str::to_owned) {
             Some(last) => Body::Compaction {
                 summary: COMPACTION_QUESTION.to_owned(),
                 replaces_through: last,

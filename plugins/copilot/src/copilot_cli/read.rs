@@ -8,8 +8,8 @@ use base64::Engine as _;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, Map, Value};
 use handoff_sdk::{
-    AssistantPart, Body, Event, IdDigest, Part, PluginError, Thinking, Timestamp, ToolCall,
-    ToolInput, Validator,
+    AssistantPart, Body, CheckedSink, Event, IdDigest, Part, PluginError, Thinking, Timestamp,
+    ToolCall, ToolInput, Validator,
 };
 
 use super::records::*;
@@ -159,7 +159,7 @@ impl OpenCalls {
         &mut self,
         interrupted: &str,
         timestamp: Timestamp,
-        out: &mut Out<'_>,
+        out: &mut CheckedSink<'_>,
     ) -> Result<(), PluginError> {
         for call in std::mem::take(&mut self.calls) {
             let result = self.results.remove(&call).unwrap_or_else(|| {
@@ -172,30 +172,6 @@ impl OpenCalls {
             out.push(result)?;
         }
         self.results.clear();
-        Ok(())
-    }
-}
-
-/// Where the events go: validated one by one, then to the sink.
-struct Out<'s> {
-    path: &'s Path,
-    validator: Validator<IdDigest>,
-    /// The id of the last event (what a compaction replaces through).
-    last: Option<String>,
-    sink: &'s mut dyn FnMut(Event) -> bool,
-    open: bool,
-}
-
-impl Out<'_> {
-    fn push(&mut self, event: Event) -> Result<(), PluginError> {
-        if !self.open {
-            return Ok(());
-        }
-        self.validator
-            .push(&event)
-            .map_err(|e| PluginError::invalid_in(self.path, &e))?;
-        self.last = Some(event.id.clone());
-        self.open = (self.sink)(event);
         Ok(())
     }
 }
@@ -214,20 +190,14 @@ pub struct Read {
 /// compaction message repeats them all).
 pub fn read_each(path: &Path, sink: &mut dyn FnMut(Event) -> bool) -> Result<Read, PluginError> {
     let file = std::fs::File::open(path).map_err(|e| PluginError::io(path, &e))?;
-    let mut out = Out {
-        path,
-        validator: Validator::with_capacity(0),
-        last: None,
-        sink,
-        open: true,
-    };
+    let mut out = CheckedSink::new(sink, |e| PluginError::invalid_in(path, e));
     let mut start: Option<Start> = None;
     let mut open = OpenCalls::default();
     // The texts of the user messages so far, for a compaction's message.
     let mut user_messages: Vec<String> = Vec::new();
     let mut last_timestamp = Timestamp::from_millis(0);
     for (index, raw) in BufReader::new(file).lines().enumerate() {
-        if !out.open {
+        if !out.is_open() {
             break;
         }
         let number = index + 1;
@@ -283,7 +253,7 @@ pub fn read_each(path: &Path, sink: &mut dyn FnMut(Event) -> bool) -> Result<Rea
                 };
                 open.close(INTERRUPTED_BEFORE_NEXT_TURN, line.timestamp, &mut out)?;
                 let message = compaction_message(&user_messages, summary);
-                let body = match out.last.clone() {
+                let body = match out.last_id().map(str::to_owned) {
                     Some(last) => Body::Compaction {
                         summary: message,
                         replaces_through: last,
@@ -301,7 +271,7 @@ pub fn read_each(path: &Path, sink: &mut dyn FnMut(Event) -> bool) -> Result<Rea
     open.close(INTERRUPTED_AT_END, last_timestamp, &mut out)?;
     Ok(Read {
         cwd: start.cwd,
-        validator: out.validator,
+        validator: out.into_validator(),
     })
 }
 

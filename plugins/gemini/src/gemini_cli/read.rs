@@ -29,8 +29,8 @@ use std::path::Path;
 use handoff_sdk::serde_json::{json, Value};
 use handoff_sdk::spill::SpillSet;
 use handoff_sdk::{
-    AssistantPart, Author, Body, Event, IdDigest, IdSeeds, Origin, Part, PluginError, Thinking,
-    Timestamp, ToolCall, ToolInput, Transcript, Validator,
+    AssistantPart, Author, Body, CheckedSink, Event, IdSeeds, Origin, Part, PluginError, Thinking,
+    Timestamp, ToolCall, ToolInput, Transcript,
 };
 
 use super::chat::Chat;
@@ -69,16 +69,18 @@ pub(crate) fn each(
         seeds: IdSeeds::default(),
         pending: HashMap::new(),
         out: Out {
-            path,
             call_names: HashMap::new(),
-            validator: Validator::<IdDigest>::with_capacity(0),
-            sink,
-            open: true,
+            checked: CheckedSink::new(sink, |e| PluginError::Malformed {
+                file: path.to_owned(),
+                line: None,
+                field: None,
+                message: format!("the session does not read as a valid transcript: {e}"),
+            }),
         },
     };
     chat.each_message(path, &mut |message| {
         reader.message(message)?;
-        Ok(reader.out.open)
+        Ok(reader.out.checked.is_open())
     })
 }
 
@@ -100,31 +102,18 @@ pub(crate) fn transcript(
 
 /// Where the events go: each with the call ids the CLI sends, validated, to the sink.
 struct Out<'s> {
-    path: &'s Path,
     /// The calls not answered yet: id as stored → tool name.
     call_names: HashMap<String, String>,
-    validator: Validator<IdDigest>,
-    sink: &'s mut dyn FnMut(Event) -> bool,
-    /// Whether the sink still takes events.
-    open: bool,
+    checked: CheckedSink<'s>,
 }
 
 impl Out<'_> {
     fn push(&mut self, mut event: Event) -> Result<(), PluginError> {
-        if !self.open {
+        if !self.checked.is_open() {
             return Ok(());
         }
         strip_call_id_prefixes(&mut event, &mut self.call_names);
-        self.validator
-            .push(&event)
-            .map_err(|e| PluginError::Malformed {
-                file: self.path.to_owned(),
-                line: None,
-                field: None,
-                message: format!("the session does not read as a valid transcript: {e}"),
-            })?;
-        self.open = (self.sink)(event);
-        Ok(())
+        self.checked.push(event)
     }
 }
 
