@@ -26,7 +26,7 @@ mod render;
 mod validate;
 mod wire;
 
-pub use parse::parse;
+pub use parse::{parse, ContentParser};
 pub use render::{render, render_each, render_event};
 pub use validate::{validate, validate_history};
 pub(crate) use wire::GenerateContent;

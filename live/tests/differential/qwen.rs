@@ -233,6 +233,56 @@ const SECOND_RESULT_LOST: Mutation = Mutation {
     },
 };
 
+/// `record` put on the chain right after record `at`: the record that followed it follows
+/// `record` now.
+fn insert_on_chain(r: &mut Vec<Value>, at: usize, mut record: Value) {
+    let uuid = r[at]["uuid"].clone();
+    for x in r.iter_mut().filter(|x| x["parentUuid"] == uuid) {
+        x["parentUuid"] = record["uuid"].clone();
+    }
+    record["parentUuid"] = uuid;
+    record["sessionId"] = r[0]["sessionId"].clone();
+    record["timestamp"] = r[at]["timestamp"].clone();
+    record["cwd"] = r[0]["cwd"].clone();
+    r.insert(at + 1, record);
+}
+
+/// A slash command typed after the first answer, its result only shown: the prompt is recorded
+/// as a user record, then the command's result, and the CLI takes the prompt back out of the
+/// history it sends (no model turn answered it).
+const SLASH_COMMAND_SHOWN: Mutation = Mutation {
+    name: "slash-command-shown",
+    apply: |b| {
+        let mut r = records(b);
+        let first_answer = of_type(&r, "assistant")[0];
+        let typed = json!({"uuid": "abab0000-0000-4000-8000-000000000001", "type": "user",
+            "provenance": "real_user", "version": "0.24.4",
+            "message": {"role": "user", "parts": [{"text": "/stats"}]}});
+        insert_on_chain(&mut r, first_answer, typed);
+        let result = json!({"uuid": "abab0000-0000-4000-8000-000000000003", "type": "system",
+            "provenance": "system", "version": "0.24.4", "subtype": "slash_command",
+            "systemPayload": {"phase": "result", "rawCommand": "/stats",
+                "outputHistoryItems": [{"type": "assistant", "text": "shown, not sent"}]}});
+        insert_on_chain(&mut r, first_answer + 1, result);
+        to_bytes(&r)
+    },
+};
+
+/// A message typed while the tool ran, recorded as a mid-turn message after the result: the CLI
+/// joins its parts to the result's content.
+const MID_TURN_MESSAGE: Mutation = Mutation {
+    name: "mid-turn-message",
+    apply: |b| {
+        let mut r = records(b);
+        let result = of_type(&r, "tool_result")[0];
+        let message = json!({"uuid": "abab0000-0000-4000-8000-000000000002", "type": "user",
+            "provenance": "real_user", "version": "0.24.4", "subtype": "mid_turn_user_message",
+            "message": {"role": "user", "parts": [{"text": "also, say hello"}]}});
+        insert_on_chain(&mut r, result, message);
+        to_bytes(&r)
+    },
+};
+
 /// A genuine sample's bytes and where the CLI finds it.
 type Placed<'a> = (&'a [u8], &'a dyn Fn(&str) -> PathBuf);
 
@@ -254,6 +304,7 @@ fn qwen_cases<'a>(s: &Samples<'a>) -> Vec<(super::Case<'a>, Expect)> {
         (REVERSED, Expect::Agree),
         (COMPRESSION, Expect::Agree),
         (UNKNOWN_KINDS, Expect::Agree),
+        (SLASH_COMMAND_SHOWN, Expect::Agree),
         (TWO_SESSIONS, Expect::BothFail),
         (generic::BLANK_LINE, Expect::Agree),
         (generic::CRLF, Expect::Agree),
@@ -267,6 +318,7 @@ fn qwen_cases<'a>(s: &Samples<'a>) -> Vec<(super::Case<'a>, Expect)> {
         (UNKNOWN_KINDS, Expect::Agree),
         (INTERRUPTED_CALL, Expect::Agree),
         (RESULT_AFTER_A_MESSAGE, Expect::Agree),
+        (MID_TURN_MESSAGE, Expect::Agree),
     ];
     let on_parallel = [
         (GENUINE, Expect::Agree),

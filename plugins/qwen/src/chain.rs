@@ -1,13 +1,17 @@
-//! A chat file's records, and the history Qwen Code 0.24.4 builds of them when it resumes:
-//! `prepareTranscriptRecords` (which records count, the chain, records of one uuid joined) and
-//! `SessionApiHistoryAccumulator` (what each record adds to the history it sends).
+//! A chat file's records and the chain Qwen Code 0.24.4 resumes of them
+//! (`prepareTranscriptRecords`: which records count, the chain from the last conversation record
+//! back through `parentUuid`, records of one uuid joined), found in one pass over the file that
+//! keeps where each record is, never the record ([`Index`]); the chain's records are then read
+//! again one at a time ([`Lines`]).
 
+use std::fs::File;
 use std::io::{BufRead as _, BufReader};
 use std::path::Path;
 
 use handoff_sdk::marker::{OwnershipMarker, MARKER_KEY};
 use handoff_sdk::serde_json::{self, Map, Value};
-use handoff_sdk::{IdMap, IdSet, PluginError};
+use handoff_sdk::spill::SpillMap;
+use handoff_sdk::{IdDigest, IdSeeds, PluginError};
 
 /// The record types Qwen Code knows (`RECORD_TYPES`); a record of another type is skipped.
 const RECORD_TYPES: &[&str] = &["user", "assistant", "tool_result", "system"];
@@ -36,7 +40,7 @@ impl Record {
         self.value.get(key).and_then(Value::as_str)
     }
 
-    fn uuid(&self) -> &str {
+    pub fn uuid(&self) -> &str {
         self.str("uuid").unwrap_or_default()
     }
 
@@ -44,7 +48,7 @@ impl Record {
         self.str("parentUuid").filter(|p| !p.is_empty())
     }
 
-    fn subtype(&self) -> Option<&str> {
+    pub fn subtype(&self) -> Option<&str> {
         self.str("subtype")
     }
 
@@ -54,84 +58,110 @@ impl Record {
                 .subtype()
                 .is_some_and(|s| OFF_CHAIN_SUBTYPES.contains(&s)))
     }
+
+    /// A `chat_compression` whose `compressedHistory` is a list: the history starts over there.
+    fn starts_over(&self) -> bool {
+        self.str("type") == Some("system")
+            && self.subtype() == Some("chat_compression")
+            && self
+                .value
+                .get("systemPayload")
+                .and_then(|p| p.get("compressedHistory"))
+                .is_some_and(Value::is_array)
+    }
+
+    /// The ownership marker on this record.
+    fn marker(&self) -> Option<OwnershipMarker> {
+        OwnershipMarker::find(&Value::Object(self.value.clone()))
+    }
 }
 
-/// A chat file's accepted records, in file order.
-pub(crate) struct Loaded {
-    pub records: Vec<Record>,
+/// The line `text` (line `line_no` of the file) as a record Qwen Code accepts; `None` for one it
+/// skips (not an object, no identity, an unknown type). A line that is not JSON is an error
+/// naming it.
+fn accepted(path: &Path, line_no: usize, text: &str) -> Result<Option<Record>, PluginError> {
+    // A byte order mark before the first record: the CLI's reader reads past it.
+    let text = match line_no {
+        1 => text.strip_prefix('\u{feff}').unwrap_or(text),
+        _ => text,
+    };
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        PluginError::malformed_line(path, line_no, None, format!("not a JSON record: {e}"))
+    })?;
+    let Value::Object(value) = value else {
+        return Ok(None);
+    };
+    let record = Record {
+        line: line_no,
+        value,
+    };
+    let identity = record.str("uuid").is_some_and(|u| !u.is_empty())
+        && matches!(
+            record.value.get("parentUuid"),
+            Some(Value::String(_) | Value::Null)
+        )
+        && record.str("sessionId").is_some_and(|s| !s.is_empty());
+    let known = record
+        .str("type")
+        .is_some_and(|t| RECORD_TYPES.contains(&t));
+    Ok((identity && known).then_some(record))
 }
 
-impl Loaded {
+/// The first accepted record of a chat file, kept whole: its session id, working directory and
+/// marker are the session's.
+pub(crate) struct Head {
+    first: Option<Record>,
+}
+
+impl Head {
     /// The session id every record names.
     pub fn session_id(&self) -> Option<&str> {
-        self.records.first().and_then(|r| r.str("sessionId"))
+        self.first.as_ref().and_then(|r| r.str("sessionId"))
     }
 
     /// The working directory of the first record (what the CLI checks a resume against).
     pub fn cwd(&self) -> Option<&str> {
-        self.records.first().and_then(|r| r.str("cwd"))
+        self.first.as_ref().and_then(|r| r.str("cwd"))
+    }
+
+    /// The first record's line.
+    pub fn line(&self) -> Option<usize> {
+        self.first.as_ref().map(|r| r.line)
     }
 
     /// The ownership marker on the first record.
     pub fn marker(&self) -> Option<OwnershipMarker> {
-        self.records
-            .first()
-            .and_then(|r| OwnershipMarker::find(&Value::Object(r.value.clone())))
-    }
-
-    /// The uuid of the last conversation record: where the CLI's chain starts, and what a
-    /// record appended after it names as its parent.
-    pub fn leaf(&self) -> Option<&str> {
-        self.records
-            .iter()
-            .rev()
-            .find(|r| r.on_chain())
-            .map(Record::uuid)
+        self.first.as_ref().and_then(Record::marker)
     }
 }
 
-/// Reads a chat file. A line that is not JSON is an error naming it; records Qwen Code skips
-/// (not an object, no identity, an unknown type) are skipped; records of two sessions are an
-/// error, as the CLI refuses them.
-pub(crate) fn load(path: &Path) -> Result<Loaded, PluginError> {
-    let file = std::fs::File::open(path).map_err(|e| PluginError::io(path, &e))?;
-    let mut records = Vec::new();
-    for (index, line) in BufReader::new(file).lines().enumerate() {
-        let line_no = index + 1;
-        let line = line.map_err(|e| PluginError::io(path, &e))?;
-        // A byte order mark before the first record: the CLI's reader reads past it.
-        let line = match (index, line.strip_prefix('\u{feff}')) {
-            (0, Some(rest)) => rest.to_owned(),
-            _ => line,
-        };
-        if line.trim().is_empty() {
-            continue;
+/// Reads every accepted record of a chat file once, in file order, handing each to `each` with
+/// its byte offset. Records of two sessions are an error, as the CLI refuses the file.
+pub(crate) fn scan(path: &Path, mut each: impl FnMut(u64, &Record)) -> Result<Head, PluginError> {
+    let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
+    let mut reader = BufReader::new(file);
+    let mut head = Head { first: None };
+    let mut text = String::new();
+    let (mut offset, mut line_no) = (0u64, 0usize);
+    loop {
+        text.clear();
+        let read = reader
+            .read_line(&mut text)
+            .map_err(|e| PluginError::io(path, &e))?;
+        if read == 0 {
+            return Ok(head);
         }
-        let value: Value = serde_json::from_str(&line).map_err(|e| {
-            PluginError::malformed_line(path, line_no, None, format!("not a JSON record: {e}"))
-        })?;
-        let Value::Object(value) = value else {
+        line_no += 1;
+        let at = offset;
+        offset += read as u64;
+        let Some(record) = accepted(path, line_no, trim_newline(&text))? else {
             continue;
         };
-        let record = Record {
-            line: line_no,
-            value,
-        };
-        let identity = record.str("uuid").is_some_and(|u| !u.is_empty())
-            && matches!(
-                record.value.get("parentUuid"),
-                Some(Value::String(_) | Value::Null)
-            )
-            && record.str("sessionId").is_some_and(|s| !s.is_empty());
-        if !identity
-            || !record
-                .str("type")
-                .is_some_and(|t| RECORD_TYPES.contains(&t))
-        {
-            continue;
-        }
-        if let Some(first) = records.first().and_then(|r: &Record| r.str("sessionId")) {
-            if record.str("sessionId") != Some(first) {
+        match head.session_id() {
+            Some(first) if record.str("sessionId") != Some(first) => {
                 return Err(PluginError::malformed_line(
                     path,
                     line_no,
@@ -142,428 +172,210 @@ pub(crate) fn load(path: &Path) -> Result<Loaded, PluginError> {
                     ),
                 ));
             }
+            Some(_) => {}
+            None => {
+                head.first = Some(Record {
+                    line: line_no,
+                    value: record.value.clone(),
+                })
+            }
         }
-        records.push(record);
+        each(at, &record);
     }
-    Ok(Loaded { records })
 }
 
-/// One content of the history the CLI sends, with the record it came from.
-pub(crate) struct Entry {
-    /// The record's uuid (for a content of a compression's history: `<its uuid>/<index>`).
-    pub id: String,
-    /// The record's line.
-    pub line: usize,
-    /// The record's `timestamp` (the latest of its fragments').
-    pub timestamp: Option<String>,
-    /// The record's `model`.
-    pub model: Option<String>,
-    /// The record's `handoff` member: what handoff keeps that Qwen Code has no field for.
-    pub extras: Option<Value>,
-    /// The Gemini `Content`: `{role, parts}`.
-    pub content: Value,
-    /// Per part, where a part came from when it is not this record's (a result the CLI moved up
-    /// into this content, or one it made up); shorter than the parts (or empty) where the rest
-    /// are the record's own.
-    pub part_origins: Vec<Option<PartOrigin>>,
+/// A line without its end (`\n` or `\r\n`), as `BufRead::lines` gives it.
+fn trim_newline(text: &str) -> &str {
+    let text = text.strip_suffix('\n').unwrap_or(text);
+    text.strip_suffix('\r').unwrap_or(text)
 }
 
-/// The record a part of another content came from (see [`repair_unanswered`]).
-#[derive(Clone)]
-pub(crate) struct PartOrigin {
-    /// The id of its event.
-    pub id: String,
-    /// Its record's `timestamp`.
-    pub timestamp: Option<String>,
-    /// Its record's `handoff` member.
-    pub extras: Option<Value>,
+/// Where a conversation record is, and what the chain needs of it: 32 bytes a record.
+struct Slot {
+    offset: u64,
+    /// The digest of its `parentUuid` (a non-empty one: `has_parent`).
+    parent: IdDigest,
+    line: u32,
+    has_parent: bool,
+    starts_over: bool,
 }
 
-impl Entry {
-    /// Where part `k` came from: `None` for the record's own.
-    pub fn part_origin(&self, k: usize) -> Option<&PartOrigin> {
-        self.part_origins.get(k).and_then(Option::as_ref)
+/// The conversation records of a chat file, where each is, and the chain the CLI resumes.
+///
+/// What it keeps: a [`Slot`] a conversation record (32 bytes), each uuid's digest → its first
+/// record (in a [`SpillMap`]: ~1.3–2.5 bytes resident past its threshold), the later records of
+/// a uuid taken twice (8 bytes each), and 4 bytes a link of the chain once it is walked.
+pub(crate) struct Index {
+    pub head: Head,
+    slots: Vec<Slot>,
+    /// The records of a uuid seen before: (its first record, this record), in file order.
+    more: Vec<(u32, u32)>,
+    /// The chain, first link first: each link's first record.
+    chain: Vec<u32>,
+    /// The uuid of the last conversation record.
+    leaf: Option<String>,
+}
+
+impl Index {
+    /// Reads the chat file `path` once and walks its chain.
+    pub fn of(path: &Path) -> Result<Index, PluginError> {
+        let seeds = IdSeeds::default();
+        let mut slots: Vec<Slot> = Vec::new();
+        let mut first_of: SpillMap<u64> = SpillMap::default();
+        let mut more = Vec::new();
+        let mut leaf: Option<String> = None;
+        let mut too_long = None;
+        let head = scan(path, |offset, record| {
+            if !record.on_chain() {
+                return;
+            }
+            let Ok(n) = u32::try_from(slots.len()) else {
+                too_long.get_or_insert(record.line);
+                return;
+            };
+            let uuid = seeds.digest(record.uuid());
+            match first_of.get(&uuid) {
+                Some(first) => more.push((first as u32, n)),
+                None => first_of.insert(uuid, u64::from(n)),
+            }
+            let parent = record.parent();
+            slots.push(Slot {
+                offset,
+                parent: seeds.digest(parent.unwrap_or_default()),
+                line: u32::try_from(record.line).unwrap_or(u32::MAX),
+                has_parent: parent.is_some(),
+                starts_over: record.starts_over(),
+            });
+            let last = leaf.get_or_insert_with(String::new);
+            last.clear();
+            last.push_str(record.uuid());
+        })?;
+        if let Some(line) = too_long {
+            return Err(PluginError::malformed_line(
+                path,
+                line,
+                None,
+                "more than 2^32 conversation records",
+            ));
+        }
+        // Later records of a uuid, grouped by their first (file order kept within a group).
+        more.sort_by_key(|&(first, _)| first);
+        let mut index = Index {
+            head,
+            slots,
+            more,
+            chain: Vec::new(),
+            leaf,
+        };
+        if let Some(leaf) = index.leaf.as_deref().map(|uuid| seeds.digest(uuid)) {
+            index.walk(leaf, &first_of);
+        }
+        Ok(index)
     }
 
-    /// Part `k`'s origin, the record's own (its id, `#part<k>` after the first) when it has
-    /// none of another.
-    fn origin_of(&self, k: usize) -> PartOrigin {
-        self.part_origin(k).cloned().unwrap_or_else(|| PartOrigin {
-            id: match k {
-                0 => self.id.clone(),
-                k => format!("{}#part{k}", self.id),
-            },
-            timestamp: self.timestamp.clone(),
-            extras: self.extras.clone(),
+    /// The chain from the record of `leaf` back through `parentUuid` (the first record of a
+    /// uuid is the link), first link first: it ends at a record without a parent, a parent that
+    /// is missing or a uuid seen already (a cycle), as the CLI's walk does.
+    fn walk(&mut self, leaf: IdDigest, first_of: &SpillMap<u64>) {
+        let mut seen = vec![0u64; self.slots.len().div_ceil(64)];
+        let mut at = first_of.get(&leaf);
+        while let Some(n) = at.map(|n| n as usize) {
+            if seen[n / 64] & (1 << (n % 64)) != 0 {
+                break;
+            }
+            seen[n / 64] |= 1 << (n % 64);
+            self.chain.push(n as u32);
+            let slot = &self.slots[n];
+            at = slot
+                .has_parent
+                .then(|| first_of.get(&slot.parent))
+                .flatten();
+        }
+        self.chain.reverse();
+    }
+
+    /// The uuid of the last conversation record: where the CLI's chain starts, and what a
+    /// record appended after it names as its parent.
+    pub fn leaf(&self) -> Option<&str> {
+        self.leaf.as_deref()
+    }
+
+    /// The links of the chain, first first, each its records in file order (the first of its
+    /// uuid first).
+    pub fn links(&self) -> impl Iterator<Item = Link<'_>> + '_ {
+        self.chain.iter().map(move |&first| {
+            let from = self.more.partition_point(|&(f, _)| f < first);
+            let to = self.more.partition_point(|&(f, _)| f <= first);
+            Link {
+                index: self,
+                first,
+                more: &self.more[from..to],
+            }
         })
     }
 
-    /// `part_origins`, as long as the parts.
-    fn origins_mut(&mut self) -> &mut Vec<Option<PartOrigin>> {
-        let len = parts_of(self).len();
-        if self.part_origins.len() < len {
-            self.part_origins.resize(len, None);
-        }
-        &mut self.part_origins
-    }
-
-    /// Takes part `k` out, with its origin; the record's own parts after it keep the identity
-    /// they had (so no two events of the history share an id).
-    fn remove_part(&mut self, k: usize) {
-        let len = parts_of(self).len();
-        let kept: Vec<Option<PartOrigin>> = (0..len)
-            .map(|p| match p > k {
-                true => Some(self.origin_of(p)),
-                false => self.part_origin(p).cloned(),
-            })
-            .collect();
-        self.part_origins = kept;
-        self.part_origins.remove(k);
-        if let Some(parts) = self.content["parts"].as_array_mut() {
-            parts.remove(k);
-        }
-    }
-}
-
-/// The history Qwen Code sends when it resumes the file: the chain from the last conversation
-/// record back through `parentUuid` (the first record of a uuid is the link; all records of
-/// that uuid are one, their parts joined in file order), then each record's message in order,
-/// as `SessionApiHistoryAccumulator` adds them.
-pub(crate) fn history(path: &Path, loaded: &Loaded) -> Result<Vec<Entry>, PluginError> {
-    let chain = chain(loaded);
-    let mut history: Vec<Entry> = Vec::new();
-    // The last record that added to the history (a slash command's result may take its prompt
-    // back out).
-    let mut last_material: Option<&Record> = None;
-    for fragments in chain {
-        let record = fragments[0];
-        if record.str("type") == Some("system") {
-            match record.subtype() {
-                Some("slash_command") => {
-                    if takes_back_prompt(record, last_material) {
-                        history.pop();
-                    }
-                    if last_material.is_some_and(|r| r.str("type") == Some("user")) {
-                        last_material = None;
-                    }
-                }
-                Some("chat_compression") => {
-                    if let Some(compressed) = compressed_history(path, record)? {
-                        history = compressed;
-                        last_material = None;
-                    }
-                }
-                _ => {}
-            }
-            continue;
-        }
-        let Some(content) = joined_message(path, &fragments)? else {
-            continue;
-        };
-        if record.subtype() == Some("realtime_message") {
-            continue;
-        }
-        if record.subtype() == Some("mid_turn_user_message") {
-            if let Some(previous) = history.last_mut().filter(|e| e.content["role"] == "user") {
-                if let (Some(into), Some(more)) = (
-                    previous.content["parts"].as_array_mut(),
-                    content["parts"].as_array(),
-                ) {
-                    into.extend(more.iter().cloned());
-                    last_material = Some(record);
-                    continue;
-                }
-            }
-        }
-        history.push(Entry {
-            id: record.uuid().to_owned(),
-            line: record.line,
-            timestamp: fragments
-                .iter()
-                .filter_map(|r| r.str("timestamp"))
-                .max()
-                .map(str::to_owned),
-            model: fragments
-                .iter()
-                .find_map(|r| r.str("model"))
-                .map(str::to_owned),
-            extras: record.value.get(handoff_sdk::EXTRAS_KEY).cloned(),
-            content,
-            part_origins: Vec::new(),
-        });
-        last_material = Some(record);
-    }
-    Ok(history)
-}
-
-/// What Qwen Code answers a call with when its result was never recorded
-/// (`ORPHAN_TOOL_USE_REPAIR_REASON`), as a failed `functionResponse`.
-pub(crate) const UNRECORDED_RESULT: &str = "Tool execution result was not recorded \u{2014} likely interrupted by network failure, abort, or process exit. Treat as failure and retry if needed.";
-
-/// `repairOrphanedToolUseTurns`, which the CLI runs on the history it resumes: after each model
-/// content with calls, the user contents that follow it are its results. A call without a
-/// result gets a failed one ([`UNRECORDED_RESULT`]); a result that came later than the adjacent
-/// user content moves into it; a second result of one call is dropped; a user content left
-/// empty goes. The new results go into the adjacent user content before its first part that is
-/// no result, or, without one, in a user content of their own (which takes the model record's
-/// id and time).
-pub(crate) fn repair_unanswered(history: &mut Vec<Entry>) {
-    let mut i = 0;
-    while i < history.len() {
-        if history[i].content["role"] != "model" {
-            i += 1;
-            continue;
-        }
-        let expected: Vec<(String, Value)> = parts_of(&history[i])
+    /// The position in the chain of the last link whose first record starts the history over
+    /// (a compression with a history): what comes before it is replaced.
+    pub fn start_over_at(&self) -> Option<usize> {
+        self.chain
             .iter()
-            .filter_map(|p| {
-                let call = p.get("functionCall")?;
-                let id = call.get("id")?.as_str().filter(|id| !id.is_empty())?;
-                let name = call.get("name").cloned().unwrap_or(Value::from("unknown"));
-                Some((id.to_owned(), name))
-            })
-            .collect();
-        if expected.is_empty() {
-            i += 1;
-            continue;
-        }
-        let adjacent = i + 1;
-        let mut end = adjacent;
-        // (call id, content, part) of every result of an expected call, in order.
-        let mut found: Vec<(String, usize, usize)> = Vec::new();
-        while end < history.len() && history[end].content["role"] == "user" {
-            for (k, part) in parts_of(&history[end]).iter().enumerate() {
-                let id = part
-                    .get("functionResponse")
-                    .and_then(|r| r.get("id"))
-                    .and_then(Value::as_str);
-                if let Some(id) = id.filter(|id| expected.iter().any(|(e, _)| e == id)) {
-                    found.push((id.to_owned(), end, k));
-                }
-            }
-            end += 1;
-        }
-        let model = &history[i];
-        let mut inject: Vec<(Value, PartOrigin)> = Vec::new();
-        let mut hoisted = Vec::new();
-        let mut removals = Vec::new();
-        for (id, name) in &expected {
-            let mut at = found.iter().filter(|(f, _, _)| f == id);
-            match at.next() {
-                None => inject.push((
-                    serde_json::json!({"functionResponse":
-                        {"id": id, "name": name, "response": {"error": UNRECORDED_RESULT}}}),
-                    PartOrigin {
-                        id: format!("{}/unrecorded-result/{id}", model.id),
-                        timestamp: model.timestamp.clone(),
-                        extras: None,
-                    },
-                )),
-                Some((_, c, k)) if *c != adjacent => {
-                    let from = &history[*c];
-                    hoisted.push((parts_of(from)[*k].clone(), from.origin_of(*k)));
-                    removals.push((*c, *k));
-                }
-                Some(_) => {}
-            }
-            removals.extend(at.map(|(_, c, k)| (*c, *k)));
-        }
-        inject.extend(hoisted);
-        if inject.is_empty() && removals.is_empty() {
-            i += 1;
-            continue;
-        }
-        removals.sort_unstable_by(|a, b| b.cmp(a));
-        removals.dedup();
-        for (c, k) in removals {
-            history[c].remove_part(k);
-        }
-        for c in (adjacent + 1..end).rev() {
-            if parts_of(&history[c]).is_empty() {
-                history.remove(c);
-            }
-        }
-        if !inject.is_empty() {
-            let (parts, origins): (Vec<Value>, Vec<Option<PartOrigin>>) =
-                inject.into_iter().map(|(p, o)| (p, Some(o))).unzip();
-            match history
-                .get_mut(adjacent)
-                .filter(|e| e.content["role"] == "user")
-            {
-                Some(next) => {
-                    let at = parts_of(next)
-                        .iter()
-                        .position(|p| p.get("functionResponse").is_none())
-                        .unwrap_or(parts_of(next).len());
-                    next.origins_mut().splice(at..at, origins);
-                    if let Some(own) = next.content["parts"].as_array_mut() {
-                        own.splice(at..at, parts);
-                    }
-                }
-                None => {
-                    let model = &history[i];
-                    let entry = Entry {
-                        id: format!("{}/unrecorded-results", model.id),
-                        line: model.line,
-                        timestamp: model.timestamp.clone(),
-                        model: None,
-                        extras: None,
-                        content: serde_json::json!({"role": "user", "parts": parts}),
-                        part_origins: origins,
-                    };
-                    history.insert(adjacent, entry);
-                }
-            }
-        }
-        i += 1;
+            .rposition(|&n| self.slots[n as usize].starts_over)
     }
 }
 
-fn parts_of(entry: &Entry) -> &[Value] {
-    entry.content["parts"].as_array().map_or(&[], Vec::as_slice)
+/// One link of the chain: the records of one uuid.
+pub(crate) struct Link<'i> {
+    index: &'i Index,
+    first: u32,
+    more: &'i [(u32, u32)],
 }
 
-/// The chain, leaf last: each link's records (the first of its uuid first).
-fn chain(loaded: &Loaded) -> Vec<Vec<&Record>> {
-    let mut by_uuid: IdMap<&str, Vec<&Record>> = IdMap::default();
-    for record in loaded.records.iter().filter(|r| r.on_chain()) {
-        by_uuid.entry(record.uuid()).or_default().push(record);
+impl Link<'_> {
+    /// Reads the link's records from the file, the first of its uuid first.
+    pub fn read(&self, lines: &mut Lines) -> Result<Vec<Record>, PluginError> {
+        std::iter::once(self.first)
+            .chain(self.more.iter().map(|&(_, n)| n))
+            .map(|n| lines.record(&self.index.slots[n as usize]))
+            .collect()
     }
-    let mut links = Vec::new();
-    let mut seen = IdSet::default();
-    let mut at = loaded.leaf();
-    while let Some(uuid) = at {
-        if !seen.insert(uuid) {
-            break; // a cycle: the CLI stops there too
-        }
-        let Some(fragments) = by_uuid.get(uuid) else {
-            break; // a missing parent: the CLI keeps what it walked
-        };
-        links.push(fragments.clone());
-        at = fragments[0].parent();
-    }
-    links.reverse();
-    links
 }
 
-/// The message of a link: its records' parts joined (`aggregateTranscriptRecordFragments`), the
-/// role the first message's. `None` when no record of it has a message.
-fn joined_message(path: &Path, fragments: &[&Record]) -> Result<Option<Value>, PluginError> {
-    let mut joined: Option<(Value, Vec<Value>)> = None;
-    for record in fragments {
-        let Some(message) = record.value.get("message") else {
-            continue;
-        };
-        let Value::Object(message) = message else {
-            return Err(PluginError::malformed_line(
-                path,
-                record.line,
-                Some("message"),
-                "not an object",
-            ));
-        };
-        let parts = match message.get("parts") {
-            None => Vec::new(),
-            Some(Value::Array(parts)) => parts.clone(),
-            Some(_) => {
-                return Err(PluginError::malformed_line(
-                    path,
-                    record.line,
-                    Some("message.parts"),
-                    "not an array",
-                ))
-            }
-        };
-        match &mut joined {
-            None => {
-                let role = message.get("role").cloned().unwrap_or(Value::Null);
-                joined = Some((role, parts));
-            }
-            Some((_, all)) => all.extend(parts),
-        }
-    }
-    Ok(joined.map(|(role, parts)| {
-        let mut content = Map::new();
-        if !role.is_null() {
-            content.insert("role".into(), role);
-        }
-        content.insert("parts".into(), Value::Array(parts));
-        Value::Object(content)
-    }))
+/// The chat file again, for the records of the chain one at a time (they mostly come in file
+/// order, so a read usually goes on where the last one ended).
+pub(crate) struct Lines<'p> {
+    path: &'p Path,
+    reader: BufReader<File>,
+    at: u64,
+    text: String,
 }
 
-/// A `slash_command` result that was shown, not sent, takes back the prompt that typed it: the
-/// last record added was a plain user record whose one part is exactly the command's text.
-fn takes_back_prompt(record: &Record, last_material: Option<&Record>) -> bool {
-    let Some(payload) = record.value.get("systemPayload") else {
-        return false;
-    };
-    let Some(previous) = last_material else {
-        return false;
-    };
-    let shown_only = payload["phase"] == "result"
-        && payload["sentToModel"] != Value::Bool(true)
-        && payload["outputHistoryItems"]
-            .as_array()
-            .is_some_and(|items| {
-                !items.is_empty() && items.iter().all(|i| i["type"] == "assistant")
-            });
-    let parts = previous
-        .value
-        .get("message")
-        .and_then(|m| m.get("parts"))
-        .and_then(Value::as_array);
-    let typed = previous.str("type") == Some("user")
-        && previous.subtype().is_none()
-        && previous.value.get("message").and_then(|m| m.get("role")) == Some(&Value::from("user"))
-        && parts.is_some_and(|p| {
-            p.len() == 1
-                && p[0].as_object().is_some_and(|o| o.len() == 1)
-                && p[0].get("text").and_then(Value::as_str).is_some()
-                && p[0]["text"] == payload["rawCommand"]
-        });
-    shown_only && typed
-}
-
-/// A compression's history (`systemPayload.compressedHistory`), which replaces everything before
-/// it; `None` when the record has none.
-fn compressed_history(path: &Path, record: &Record) -> Result<Option<Vec<Entry>>, PluginError> {
-    let compressed = record
-        .value
-        .get("systemPayload")
-        .and_then(|p| p.get("compressedHistory"));
-    let truthy = match compressed {
-        None | Some(Value::Null | Value::Bool(false)) => false,
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Number(n)) => n.as_f64() != Some(0.0),
-        Some(_) => true,
-    };
-    if !truthy {
-        return Ok(None);
-    }
-    let Some(Value::Array(contents)) = compressed else {
-        return Err(PluginError::malformed_line(
+impl<'p> Lines<'p> {
+    pub fn open(path: &'p Path) -> Result<Self, PluginError> {
+        let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
+        Ok(Lines {
             path,
-            record.line,
-            Some("systemPayload.compressedHistory"),
-            "not an array of contents",
-        ));
-    };
-    Ok(Some(
-        contents
-            .iter()
-            .enumerate()
-            .map(|(k, content)| Entry {
-                id: format!("{}/{k}", record.uuid()),
-                line: record.line,
-                timestamp: record.str("timestamp").map(str::to_owned),
-                model: None,
-                extras: None,
-                content: content.clone(),
-                part_origins: Vec::new(),
-            })
-            .collect(),
-    ))
+            reader: BufReader::new(file),
+            at: 0,
+            text: String::new(),
+        })
+    }
+
+    fn record(&mut self, slot: &Slot) -> Result<Record, PluginError> {
+        let io = |e: std::io::Error| PluginError::io(self.path, &e);
+        if slot.offset != self.at {
+            let by = i64::try_from(slot.offset).unwrap_or(i64::MAX)
+                - i64::try_from(self.at).unwrap_or(i64::MAX);
+            self.reader.seek_relative(by).map_err(io)?;
+        }
+        self.text.clear();
+        let read = self.reader.read_line(&mut self.text).map_err(io)?;
+        self.at = slot.offset + read as u64;
+        let line = slot.line as usize;
+        accepted(self.path, line, trim_newline(&self.text))?.ok_or_else(|| {
+            // The file changed under the read: the record indexed is no longer there.
+            PluginError::malformed_line(self.path, line, None, "changed while it was read")
+        })
+    }
 }
 
 /// The ownership marker of a record, as written.

@@ -5,12 +5,13 @@
 //! history in place of what it replaced.
 //!
 //! A record's `message` is a Gemini `Content` (Qwen Code is a Gemini CLI fork): its parts are
-//! rendered and parsed by core's Gemini dialect (`render_each`, `parse`), shared with every
+//! rendered and parsed by core's Gemini dialect (`render_event`, `ContentParser`), shared with every
 //! Gemini target. The facts behind every choice are in `docs/formats/qwen-code.md`.
 
 #![deny(missing_docs)]
 
 mod chain;
+mod history;
 mod layout;
 pub mod manifest;
 mod read;

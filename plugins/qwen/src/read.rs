@@ -1,13 +1,15 @@
-//! The history Qwen Code sends → canonical events: the contents are parsed by core's Gemini
-//! dialect; each event takes its record's uuid, timestamp and what the record keeps for handoff.
+//! The history Qwen Code sends → canonical events, as it is built: the contents are parsed by
+//! core's Gemini dialect; each event takes its record's uuid, timestamp and what the record keeps
+//! for handoff.
 
 use std::path::Path;
 
 use handoff_sdk::dialect::gemini;
-use handoff_sdk::serde_json::{self, json, Value};
-use handoff_sdk::{AssistantPart, Body, Origin, PluginError, Thinking, Timestamp, Transcript};
+use handoff_sdk::serde_json::{self, Value};
+use handoff_sdk::{AssistantPart, Body, Event, Origin, PluginError, Thinking, Timestamp};
 
-use crate::chain::{self, Loaded};
+use crate::chain::Index;
+use crate::history::{self, Entry};
 use crate::manifest::{API, PROVIDER};
 
 /// The `handoff` member's origin of an assistant record (present, even as null, when the
@@ -20,22 +22,18 @@ pub(crate) const AUTHOR: &str = "author";
 /// turn. Present, they replace the thought parts the message holds.
 pub(crate) const THINKING: &str = "thinking";
 
-/// The transcript of a loaded chat file, as the CLI sends it.
-pub(crate) fn transcript(path: &Path, loaded: &Loaded) -> Result<Transcript, PluginError> {
-    read(path, loaded, true)
-}
-
-/// The transcript of the records as they are, without the results the CLI makes up for calls
-/// that have none: what an append goes on from (a result appended answers the call itself).
-pub(crate) fn transcript_as_written(
+/// Hands the events of the chat file `path` (indexed as `index`) to `sink`, in order, until it
+/// returns `false`. `as_sent`: as the CLI sends them, with the results it makes up for calls
+/// that have none; else as the records are, what an append goes on from (a result appended
+/// answers the call itself). Each block of the history is parsed as it comes, with one Gemini
+/// parser for the whole history (a result pairs with the calls before it).
+pub(crate) fn each(
     path: &Path,
-    loaded: &Loaded,
-) -> Result<Transcript, PluginError> {
-    read(path, loaded, false)
-}
-
-fn read(path: &Path, loaded: &Loaded, as_sent: bool) -> Result<Transcript, PluginError> {
-    if loaded.leaf().is_none() {
+    index: &Index,
+    as_sent: bool,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<(), PluginError> {
+    if index.leaf().is_none() {
         // `loadSession` finds no session in a file without a conversation record.
         return Err(PluginError::Malformed {
             file: path.to_owned(),
@@ -44,65 +42,68 @@ fn read(path: &Path, loaded: &Loaded, as_sent: bool) -> Result<Transcript, Plugi
             message: "no conversation record (Qwen Code finds no session in this file)".into(),
         });
     }
-    let mut entries = chain::history(path, loaded)?;
-    if as_sent {
-        chain::repair_unanswered(&mut entries);
-    }
-    let contents: Vec<&Value> = entries.iter().map(|e| &e.content).collect();
-    let parsed = gemini::parse(&json!({ "contents": contents })).map_err(|e| {
-        let entry = content_index(&e.path).and_then(|c| entries.get(c));
-        PluginError::Malformed {
-            file: path.to_owned(),
-            line: entry.map(|e| e.line),
-            field: Some(format!("message{}", after_index(&e.path))),
-            message: e.message,
-        }
-    })?;
-    let mut events = parsed.transcript.events;
-    for event in &mut events {
-        let (c, k) = event_origin(&event.id).ok_or_else(|| {
-            PluginError::Other(format!("the Gemini parser named an event {:?}", event.id))
-        })?;
-        let entry = &entries[c];
-        // A result the CLI moved into this content, or made up, keeps its own identity.
-        let moved = first_part_of_event(&entry.content, k).and_then(|p| entry.part_origin(p));
-        let (id, stamp, extras) = match moved {
-            Some(o) => (o.id.clone(), o.timestamp.as_deref(), o.extras.as_ref()),
-            None => (
-                match k {
-                    0 => entry.id.clone(),
-                    k => format!("{}#{k}", entry.id),
-                },
-                entry.timestamp.as_deref(),
-                entry.extras.as_ref(),
-            ),
-        };
-        event.id = id;
-        event.timestamp = timestamp(path, entry.line, stamp)?;
-        event.author = member(path, entry.line, extras, AUTHOR)?.flatten();
-        if let Body::Assistant { origin, content } = &mut event.body {
-            if let Some(Some(kept)) =
-                member::<Vec<KeptThinking>>(path, entry.line, extras, THINKING)?
-            {
-                content.retain(|p| !matches!(p, AssistantPart::Thinking(_)));
-                for k in kept {
-                    let at = k.at.min(content.len());
-                    content.insert(at, AssistantPart::Thinking(k.part));
+    let mut parser = gemini::ContentParser::new(None);
+    // The position in the history of the next content.
+    let mut c = 0;
+    history::each_block(path, index, as_sent, &mut |entries| {
+        for entry in entries {
+            let events =
+                parser
+                    .parse_content(c, &entry.content)
+                    .map_err(|e| PluginError::Malformed {
+                        file: path.to_owned(),
+                        line: Some(entry.line),
+                        field: Some(format!("message{}", after_index(&e.path))),
+                        message: e.message,
+                    })?;
+            c += 1;
+            for (k, event) in events.into_iter().enumerate() {
+                if !sink(event_of(path, &entry, k, event)?) {
+                    return Ok(false);
                 }
             }
-            *origin = match member(path, entry.line, extras, ORIGIN)? {
-                Some(kept) => kept,
-                None => Some(Origin {
-                    provider: PROVIDER.to_owned(),
-                    model: entry.model.clone(),
-                    api: Some(API.to_owned()),
-                }),
-            };
         }
+        Ok(true)
+    })
+}
+
+/// The `k`-th event the parser made of `entry`'s content, with its record's identity: its id,
+/// time, author, origin and thinking as kept.
+fn event_of(path: &Path, entry: &Entry, k: usize, mut event: Event) -> Result<Event, PluginError> {
+    // A result the CLI moved into this content, or made up, keeps its own identity.
+    let moved = first_part_of_event(&entry.content, k).and_then(|p| entry.part_origin(p));
+    let (id, stamp, extras) = match moved {
+        Some(o) => (o.id.clone(), o.timestamp.as_deref(), o.extras.as_ref()),
+        None => (
+            match k {
+                0 => entry.id.clone(),
+                k => format!("{}#{k}", entry.id),
+            },
+            entry.timestamp.as_deref(),
+            entry.extras.as_ref(),
+        ),
+    };
+    event.id = id;
+    event.timestamp = timestamp(path, entry.line, stamp)?;
+    event.author = member(path, entry.line, extras, AUTHOR)?.flatten();
+    if let Body::Assistant { origin, content } = &mut event.body {
+        if let Some(Some(kept)) = member::<Vec<KeptThinking>>(path, entry.line, extras, THINKING)? {
+            content.retain(|p| !matches!(p, AssistantPart::Thinking(_)));
+            for k in kept {
+                let at = k.at.min(content.len());
+                content.insert(at, AssistantPart::Thinking(k.part));
+            }
+        }
+        *origin = match member(path, entry.line, extras, ORIGIN)? {
+            Some(kept) => kept,
+            None => Some(Origin {
+                provider: PROVIDER.to_owned(),
+                model: entry.model.clone(),
+                api: Some(API.to_owned()),
+            }),
+        };
     }
-    let mut transcript = Transcript::new(events);
-    transcript.cwd = loaded.cwd().map(str::to_owned);
-    Ok(transcript)
+    Ok(event)
 }
 
 /// A thinking part kept in a record's `handoff` member, with its index in the turn.
@@ -110,28 +111,6 @@ fn read(path: &Path, loaded: &Loaded, as_sent: bool) -> Result<Transcript, Plugi
 struct KeptThinking {
     at: usize,
     part: Thinking,
-}
-
-/// `contents[c]` or `contents[c]#k` → `(c, k)`.
-fn event_origin(id: &str) -> Option<(usize, usize)> {
-    let rest = id.strip_prefix("contents[")?;
-    let (c, tail) = rest.split_once(']')?;
-    let k = match tail.strip_prefix('#') {
-        Some(k) => k.parse().ok()?,
-        None if tail.is_empty() => 0,
-        None => return None,
-    };
-    Some((c.parse().ok()?, k))
-}
-
-/// The content index a parse error's path starts with.
-fn content_index(path: &str) -> Option<usize> {
-    event_origin(path.split('.').next()?)
-        .map(|(c, _)| c)
-        .or_else(|| {
-            let rest = path.strip_prefix("contents[")?;
-            rest.split_once(']')?.0.parse().ok()
-        })
 }
 
 /// The part of a parse error's path after `contents[c]`.
@@ -181,11 +160,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn event_ids_of_the_parser_map_back_to_contents() {
-        assert_eq!(event_origin("contents[3]"), Some((3, 0)));
-        assert_eq!(event_origin("contents[12]#2"), Some((12, 2)));
-        assert_eq!(event_origin("messages[1]"), None);
-        assert_eq!(content_index("contents[4].parts[1].functionCall"), Some(4));
+    fn an_error_names_the_field_after_its_content() {
         assert_eq!(after_index("contents[4].parts[1]"), ".parts[1]");
+        assert_eq!(after_index("contents[4]"), "");
     }
 }

@@ -1,16 +1,17 @@
 //! The `qwen-code` target: create, append, read, list, resolve and the resume plan.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
-    atomic, each_event, CreateOptions, Event, EventStream, PluginError, ResumePlan, SessionInfo,
-    SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript,
+    atomic, Body, CreateOptions, Event, EventStream, IdDigest, PluginError, ResumePlan,
+    SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript, Validator,
 };
 
-use crate::chain::{self, Loaded};
+use crate::chain::{self, Head, Index};
 use crate::layout;
 use crate::manifest::{target_manifest, PLUGIN_NAME, QWEN_CODE};
 use crate::read;
@@ -40,7 +41,7 @@ impl Target for QwenCode {
             )
         })?;
         let new = NewSession::at(root, cwd, options)?;
-        let records = write::records(transcript, 0, new.session())?;
+        let records = write::records(&transcript.events, 0, HashMap::new(), new.session())?;
         if records.is_empty() {
             return Err(PluginError::InvalidTranscript(
                 "no event: Qwen Code resumes no session without a conversation record".into(),
@@ -83,7 +84,7 @@ impl Target for QwenCode {
         _root: &StoreRoot,
         session: &SessionRef,
     ) -> Result<Option<OwnershipMarker>, PluginError> {
-        Ok(load_checked(session)?.marker())
+        Ok(head_checked(session)?.marker())
     }
 
     fn append(
@@ -93,19 +94,38 @@ impl Target for QwenCode {
         _marker: &OwnershipMarker,
         events: &[Event],
     ) -> Result<SessionRef, PluginError> {
-        let loaded = load_checked(session)?;
-        let mut whole = read::transcript_as_written(&session.path, &loaded)?;
-        let offset = whole.events.len();
-        whole.events.extend_from_slice(events);
-        whole.validate()?;
-        let cwd = loaded.cwd().unwrap_or_default().to_owned();
+        // The new events must fit the ones stored (a result answers a call of the session), read
+        // as written one at a time; what a result may answer is a call still open.
+        let index = index_checked(session)?;
+        let mut validator = Validator::<IdDigest>::with_capacity(0);
+        let mut open_calls: HashMap<String, String> = HashMap::new();
+        let mut invalid = None;
+        read::each(&session.path, &index, false, &mut |stored| {
+            if let Body::ToolResult { call_id, .. } = &stored.body {
+                open_calls.remove(call_id);
+            }
+            open_calls.extend(
+                write::tool_calls(&stored).map(|(id, name)| (id.to_owned(), name.to_owned())),
+            );
+            invalid = validator.push(&stored).err();
+            invalid.is_none()
+        })?;
+        if let Some(e) = invalid {
+            return Err(e.into());
+        }
+        let stored = validator.checked();
+        for event in events {
+            validator.push(event)?;
+        }
+        let cwd = index.head.cwd().unwrap_or_default().to_owned();
         let records = write::records(
-            &whole,
-            offset,
+            events,
+            stored,
+            open_calls,
             Session {
                 id: &session.id,
                 cwd: &cwd,
-                parent: loaded.leaf().map(str::to_owned),
+                parent: index.leaf().map(str::to_owned),
                 marker: None,
             },
         )?;
@@ -123,11 +143,12 @@ impl Target for QwenCode {
         from: Stored<'_>,
         sink: &mut dyn FnMut(Event) -> bool,
     ) -> Result<Option<String>, PluginError> {
-        let transcript = match from {
-            Stored::Session(_, session) => read::transcript(&session.path, &load_checked(session)?),
-            Stored::File(path) => read::transcript(path, &chain::load(path)?),
+        let (path, index) = match from {
+            Stored::Session(_, session) => (session.path.as_path(), index_checked(session)?),
+            Stored::File(path) => (path, Index::of(path)?),
         };
-        Ok(each_event(transcript?, sink))
+        read::each(path, &index, true, sink)?;
+        Ok(index.head.cwd().map(str::to_owned))
     }
 
     fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
@@ -192,10 +213,10 @@ impl Target for QwenCode {
         session: &SessionRef,
         prompt: &str,
     ) -> Result<ResumePlan, PluginError> {
-        let loaded = load_checked(session)?;
-        let cwd = loaded.cwd().ok_or_else(|| PluginError::Malformed {
+        let head = head_checked(session)?;
+        let cwd = head.cwd().ok_or_else(|| PluginError::Malformed {
             file: session.path.clone(),
-            line: loaded.records.first().map(|r| r.line),
+            line: head.line(),
             field: Some("cwd".into()),
             message: "missing: Qwen Code resumes a session only in its working directory".into(),
         })?;
@@ -231,17 +252,30 @@ impl Target for QwenCode {
     }
 }
 
-/// The session's file, loaded, when its records are that session's.
-fn load_checked(session: &SessionRef) -> Result<Loaded, PluginError> {
-    let loaded = chain::load(&session.path)?;
-    if loaded.session_id() != Some(session.id.as_str()) {
+/// The head of the session's file, when its records are that session's.
+fn head_checked(session: &SessionRef) -> Result<Head, PluginError> {
+    let head = chain::scan(&session.path, |_, _| {})?;
+    is_the_session(&head, session)?;
+    Ok(head)
+}
+
+/// The session's file, indexed, when its records are that session's.
+fn index_checked(session: &SessionRef) -> Result<Index, PluginError> {
+    let index = Index::of(&session.path)?;
+    is_the_session(&index.head, session)?;
+    Ok(index)
+}
+
+/// A file whose records name another session is not this session's: `NotFound`.
+fn is_the_session(head: &Head, session: &SessionRef) -> Result<(), PluginError> {
+    if head.session_id() != Some(session.id.as_str()) {
         return Err(PluginError::NotFound {
             target: QWEN_CODE.to_owned(),
             id: session.id.clone(),
             searched: session.path.clone(),
         });
     }
-    Ok(loaded)
+    Ok(())
 }
 
 /// The first record of a chat file and the first line of its first prompt's text (read up to

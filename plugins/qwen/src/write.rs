@@ -9,9 +9,7 @@ use handoff_sdk::dialect::{gemini, RenderOptions};
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, json, Map, Value};
 use handoff_sdk::stream_stop::Stop;
-use handoff_sdk::{
-    AssistantPart, Body, Event, EventStream, Origin, PluginError, Transcript, EXTRAS_KEY,
-};
+use handoff_sdk::{AssistantPart, Body, Event, EventStream, Origin, PluginError, EXTRAS_KEY};
 
 use crate::chain::marker_member;
 use crate::manifest::{API, CLI_VERSION, PROVIDER};
@@ -29,26 +27,27 @@ pub(crate) struct Session<'a> {
     pub marker: Option<&'a OwnershipMarker>,
 }
 
-/// The records of `transcript.events[from..]` (the events before `from` are the session's
-/// already, and name the calls its results answer). An event Qwen Code would send nothing of
+/// The records of `events`, the first of them event `first_index` of its session; `names` are
+/// the tool names of the session's calls before them that no result answers yet (what a result
+/// among `events` may answer besides their own calls). An event Qwen Code would send nothing of
 /// makes the write fail, naming it.
 pub(crate) fn records(
-    transcript: &Transcript,
-    from: usize,
+    events: &[Event],
+    first_index: usize,
+    mut names: HashMap<String, String>,
     session: Session<'_>,
 ) -> Result<Vec<Value>, PluginError> {
-    let mut names = HashMap::new();
-    for event in &transcript.events {
-        names.extend(tool_calls(event));
+    for event in events {
+        names.extend(tool_calls(event).map(|(id, name)| (id.to_owned(), name.to_owned())));
     }
     let mut writer = RecordWriter::new(session);
-    let mut out = Vec::with_capacity(transcript.events.len() - from);
-    for (index, event) in transcript.events.iter().enumerate().skip(from) {
+    let mut out = Vec::with_capacity(events.len());
+    for (k, event) in events.iter().enumerate() {
         let call_name = match &event.body {
-            Body::ToolResult { call_id, .. } => names.get(call_id.as_str()).copied(),
+            Body::ToolResult { call_id, .. } => names.get(call_id.as_str()).map(String::as_str),
             _ => None,
         };
-        out.push(writer.record(index, event, call_name)?);
+        out.push(writer.record(first_index + k, event, call_name)?);
     }
     Ok(out)
 }
@@ -89,7 +88,7 @@ pub(crate) fn write_line(w: &mut dyn Write, value: &Value) -> io::Result<()> {
 }
 
 /// The `(id, name)` of each tool call of an assistant turn.
-fn tool_calls(event: &Event) -> impl Iterator<Item = (&str, &str)> {
+pub(crate) fn tool_calls(event: &Event) -> impl Iterator<Item = (&str, &str)> {
     content_of(&event.body)
         .iter()
         .filter_map(|part| match part {

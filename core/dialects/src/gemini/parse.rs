@@ -15,19 +15,15 @@ use handoff_transcript::{
 pub fn parse(body: &Value) -> Result<Parsed, ParseError> {
     let contents = history_of(body, "contents")?;
     let model = body.get("model").and_then(Value::as_str).map(str::to_owned);
-    let mut p = Parser {
-        model: model.clone(),
-        events: Vec::with_capacity(contents.len()),
-        open_calls: Vec::new(),
-    };
+    let mut p = ContentParser::new(model.clone());
+    let mut events = Vec::with_capacity(contents.len());
     for (c, content) in contents.iter().enumerate() {
-        let at = format!("contents[{c}]");
-        p.content(c, content).map_err(|e| e.under(&at))?;
+        events.extend(p.parse_content(c, content)?);
     }
     Ok(Parsed {
         model,
         system: system_texts(body)?,
-        transcript: Transcript::new(p.events),
+        transcript: Transcript::new(events),
     })
 }
 
@@ -52,14 +48,36 @@ fn system_texts(body: &Value) -> Result<Vec<String>, ParseError> {
         .collect())
 }
 
-struct Parser {
+/// Parses `contents` one at a time, as [`parse`] parses the whole list (a reader that streams a
+/// history hands it each content as its turn comes): a `functionResponse` pairs with the open
+/// calls of the model content before it, whichever call it was handed with.
+pub struct ContentParser {
     model: Option<String>,
+    /// The events of the content being parsed.
     events: Vec<Event>,
     /// Calls of the last model content not yet answered: (id, name).
     open_calls: Vec<(String, String)>,
 }
 
-impl Parser {
+impl ContentParser {
+    /// A parser of the contents of a body whose `model` is `model`.
+    pub fn new(model: Option<String>) -> Self {
+        ContentParser {
+            model,
+            events: Vec::new(),
+            open_calls: Vec::new(),
+        }
+    }
+
+    /// The events of `content`, the `c`-th of the history (ids `contents[c]`, `contents[c]#1`,
+    /// …); an error's path starts with `contents[c]`.
+    pub fn parse_content(&mut self, c: usize, content: &Value) -> Result<Vec<Event>, ParseError> {
+        self.events.clear();
+        self.content(c, content)
+            .map_err(|e| e.under(&format!("contents[{c}]")))?;
+        Ok(std::mem::take(&mut self.events))
+    }
+
     fn content(&mut self, c: usize, content: &Value) -> Result<(), ParseError> {
         let map = content
             .as_object()
