@@ -1,8 +1,8 @@
 //! `handoff continue` of a generated session of hundreds of MB, in both directions (Codex →
-//! Claude Code and Claude Code → Codex), and from Claude Code into pi, OpenCode and Copilot CLI,
-//! with the peak resident memory of the `handoff` process checked (its `ru_maxrss`, from `wait4`)
-//! and the continuation verified (the engine's read-back verify, and `--json` saying what it
-//! created).
+//! Claude Code and Claude Code → Codex, Codex → Qwen Code and Qwen Code → Codex), and from
+//! Claude Code into pi, OpenCode and Copilot CLI, with the peak resident memory of the `handoff`
+//! process checked (its `ru_maxrss`, from `wait4`) and the continuation verified (the engine's
+//! read-back verify, and `--json` saying what it created).
 //!
 //! The session's size: `HANDOFF_MEMORY_TEST_MB`, 400 by default (about 2 minutes for both in a
 //! debug build on two cores, 16 s in release; see `docs/continuation.md`). The generated
@@ -16,6 +16,7 @@ use handoff_codex::CodexPlugin;
 use handoff_host::{
     CreateOptions, Event, EventStream, Origin, Plugin, PluginError, StoreRoot, Transcript,
 };
+use handoff_qwen::QwenPlugin;
 use handoff_transcript::synthetic::LongSession;
 
 /// The limit the issue sets for the process (its bench aims at half of it).
@@ -47,10 +48,33 @@ impl EventStream for Generated {
 /// every 20th turn, base64 in both).
 const BYTES_A_TURN: u64 = 3_700 + (64 << 10) * 4 / 3 / 20;
 
-/// Writes a session of about `mb` MB with `plugin`'s own writer; returns its path.
-fn generate(plugin: &dyn Plugin, target: &str, root: &Path, origin: &Origin, mb: u64) -> PathBuf {
-    let turns = (mb << 20) / BYTES_A_TURN;
-    let session = LongSession::new(turns as usize, origin, (20, 64 << 10), 500);
+/// About this many bytes a turn of text alone.
+const TEXT_BYTES_A_TURN: u64 = 3_100;
+
+/// Writes a session of about `mb` MB with `plugin`'s own writer; returns its path. `rich`: with
+/// an image every 20th turn and a compaction every 500th, for a target that carries them.
+fn generate(
+    (plugin, target): (&dyn Plugin, &str),
+    root: &Path,
+    origin: &Origin,
+    mb: u64,
+    rich: bool,
+) -> PathBuf {
+    let session = if rich {
+        LongSession::new(
+            (mb << 20) as usize / BYTES_A_TURN as usize,
+            origin,
+            (20, 64 << 10),
+            500,
+        )
+    } else {
+        LongSession::new(
+            (mb << 20) as usize / TEXT_BYTES_A_TURN as usize,
+            origin,
+            (0, 0),
+            0,
+        )
+    };
     let options = CreateOptions {
         cwd: Some("/home/dev/proj".into()),
         ..CreateOptions::default()
@@ -111,6 +135,14 @@ fn continue_in_bounded_memory(
     continue_with(source, source_target, to, provider, limit, &[]);
 }
 
+/// What a continuation continues: a generated session of `source_target`, with images and
+/// compactions (`rich`) or text alone.
+struct Source<'p> {
+    plugin: &'p dyn Plugin,
+    target: &'p str,
+    rich: bool,
+}
+
 /// The continuation of a generated `source_target` session into `to`, with `extra` arguments.
 fn continue_with(
     source: &dyn Plugin,
@@ -120,6 +152,25 @@ fn continue_with(
     limit: u64,
     extra: &[&str],
 ) {
+    let source = Source {
+        plugin: source,
+        target: source_target,
+        rich: true,
+    };
+    continue_from(&source, to, provider, limit, extra);
+}
+
+/// A generated session of `target`, text alone.
+fn text_alone<'p>(plugin: &'p dyn Plugin, target: &'p str) -> Source<'p> {
+    Source {
+        plugin,
+        target,
+        rich: false,
+    }
+}
+
+/// The continuation of `source` into `to`, with `extra` arguments.
+fn continue_from(source: &Source<'_>, to: &str, provider: &str, limit: u64, extra: &[&str]) {
     let mb = size_mb();
     let dir = tempfile::tempdir().expect("temp dir");
     let origin = Origin {
@@ -127,12 +178,13 @@ fn continue_with(
         model: Some("model-1".into()),
         api: None,
     };
+    let source_target = source.target;
     let path = generate(
-        source,
-        source_target,
+        (source.plugin, source.target),
         &dir.path().join("source"),
         &origin,
         mb,
+        source.rich,
     );
     let len = std::fs::metadata(&path).expect("source").len();
     let config = dir.path().join("config.toml");
@@ -259,6 +311,22 @@ fn claude_code_to_copilot_cli_in_bounded_memory() {
         PEAK_LIMIT / 2,
         &["--drop", "compaction"],
     );
+}
+
+/// From Qwen Code, whose reader finds the chain in one pass that keeps 16 bytes a record and reads
+/// the chain's records again one model turn at a time (it held every record, parsed, before);
+/// text alone, as Qwen Code carries no image.
+#[test]
+fn qwen_code_to_codex_in_bounded_memory() {
+    let source = text_alone(&QwenPlugin, "qwen-code");
+    continue_from(&source, "codex", "openai", PEAK_LIMIT / 2, &[]);
+}
+
+/// Into Qwen Code: the verify reads the new chat back through the same reader.
+#[test]
+fn codex_to_qwen_code_in_bounded_memory() {
+    let source = text_alone(&CodexPlugin, "codex");
+    continue_from(&source, "qwen-code", "openai", PEAK_LIMIT / 2, &[]);
 }
 
 /// Nothing of a progress bar (carriage returns, escapes, its counts) in what went to a pipe.

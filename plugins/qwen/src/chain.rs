@@ -190,21 +190,44 @@ fn trim_newline(text: &str) -> &str {
     text.strip_suffix('\r').unwrap_or(text)
 }
 
-/// Where a conversation record is, and what the chain needs of it: 32 bytes a record.
+/// Where a conversation record is, and what the chain needs of it: 16 bytes a record.
 struct Slot {
-    offset: u64,
-    /// The digest of its `parentUuid` (a non-empty one: `has_parent`).
-    parent: IdDigest,
+    /// Its byte offset, with [`STARTS_OVER`] set when it starts the history over.
+    at: u64,
     line: u32,
-    has_parent: bool,
-    starts_over: bool,
+    /// The first record of its `parentUuid`'s uuid; [`NO_PARENT`] when it has none or no record
+    /// has that uuid (either way the chain ends there).
+    parent: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<Slot>() == 16);
+
+/// The bit of [`Slot::at`] that says the record starts the history over (an offset never
+/// reaches it).
+const STARTS_OVER: u64 = 1 << 63;
+/// [`Slot::parent`] of a record whose chain ends with it.
+const NO_PARENT: u32 = u32::MAX;
+
+impl Slot {
+    fn offset(&self) -> u64 {
+        self.at & !STARTS_OVER
+    }
+
+    fn starts_over(&self) -> bool {
+        self.at & STARTS_OVER != 0
+    }
+
+    fn parent(&self) -> Option<usize> {
+        (self.parent != NO_PARENT).then_some(self.parent as usize)
+    }
 }
 
 /// The conversation records of a chat file, where each is, and the chain the CLI resumes.
 ///
-/// What it keeps: a [`Slot`] a conversation record (32 bytes), each uuid's digest → its first
+/// What it keeps: a [`Slot`] a conversation record (16 bytes), each uuid's digest → its first
 /// record (in a [`SpillMap`]: ~1.3–2.5 bytes resident past its threshold), the later records of
-/// a uuid taken twice (8 bytes each), and 4 bytes a link of the chain once it is walked.
+/// a uuid taken twice (8 bytes each), a record whose parent comes later in the file until the
+/// pass ends (20 bytes each), and 4 bytes a link of the chain once it is walked.
 pub(crate) struct Index {
     pub head: Head,
     slots: Vec<Slot>,
@@ -223,28 +246,43 @@ impl Index {
         let mut slots: Vec<Slot> = Vec::new();
         let mut first_of: SpillMap<u64> = SpillMap::default();
         let mut more = Vec::new();
+        // Records whose parent's uuid had no record yet: (the record, the parent's digest).
+        let mut parent_later: Vec<(u32, IdDigest)> = Vec::new();
         let mut leaf: Option<String> = None;
         let mut too_long = None;
         let head = scan(path, |offset, record| {
             if !record.on_chain() {
                 return;
             }
-            let Ok(n) = u32::try_from(slots.len()) else {
-                too_long.get_or_insert(record.line);
-                return;
+            let n = match u32::try_from(slots.len()) {
+                Ok(n) if n != NO_PARENT => n,
+                _ => {
+                    too_long.get_or_insert(record.line);
+                    return;
+                }
             };
             let uuid = seeds.digest(record.uuid());
             match first_of.get(&uuid) {
                 Some(first) => more.push((first as u32, n)),
                 None => first_of.insert(uuid, u64::from(n)),
             }
-            let parent = record.parent();
+            // A parent's first record is its link whenever it was seen: known now, or once the
+            // pass has seen every record.
+            let parent = match record.parent().map(|parent| seeds.digest(parent)) {
+                None => NO_PARENT,
+                Some(digest) => match first_of.get(&digest) {
+                    Some(first) => first as u32,
+                    None => {
+                        parent_later.push((n, digest));
+                        NO_PARENT
+                    }
+                },
+            };
+            let starts_over = if record.starts_over() { STARTS_OVER } else { 0 };
             slots.push(Slot {
-                offset,
-                parent: seeds.digest(parent.unwrap_or_default()),
+                at: offset | starts_over,
                 line: u32::try_from(record.line).unwrap_or(u32::MAX),
-                has_parent: parent.is_some(),
-                starts_over: record.starts_over(),
+                parent,
             });
             let last = leaf.get_or_insert_with(String::new);
             last.clear();
@@ -255,8 +293,13 @@ impl Index {
                 path,
                 line,
                 None,
-                "more than 2^32 conversation records",
+                "more than 2^32 - 1 conversation records",
             ));
+        }
+        for (n, digest) in parent_later {
+            if let Some(first) = first_of.get(&digest) {
+                slots[n as usize].parent = first as u32;
+            }
         }
         // Later records of a uuid, grouped by their first (file order kept within a group).
         more.sort_by_key(|&(first, _)| first);
@@ -268,28 +311,24 @@ impl Index {
             leaf,
         };
         if let Some(leaf) = index.leaf.as_deref().map(|uuid| seeds.digest(uuid)) {
-            index.walk(leaf, &first_of);
+            index.walk(first_of.get(&leaf));
         }
         Ok(index)
     }
 
-    /// The chain from the record of `leaf` back through `parentUuid` (the first record of a
-    /// uuid is the link), first link first: it ends at a record without a parent, a parent that
+    /// The chain from `leaf` (the last record's uuid's first record) back through `parentUuid`
+    /// (the first record of a uuid is the link), first link first: it ends at a record without a parent, a parent that
     /// is missing or a uuid seen already (a cycle), as the CLI's walk does.
-    fn walk(&mut self, leaf: IdDigest, first_of: &SpillMap<u64>) {
+    fn walk(&mut self, leaf: Option<u64>) {
         let mut seen = vec![0u64; self.slots.len().div_ceil(64)];
-        let mut at = first_of.get(&leaf);
-        while let Some(n) = at.map(|n| n as usize) {
+        let mut at = leaf.map(|n| n as usize);
+        while let Some(n) = at {
             if seen[n / 64] & (1 << (n % 64)) != 0 {
                 break;
             }
             seen[n / 64] |= 1 << (n % 64);
             self.chain.push(n as u32);
-            let slot = &self.slots[n];
-            at = slot
-                .has_parent
-                .then(|| first_of.get(&slot.parent))
-                .flatten();
+            at = self.slots[n].parent();
         }
         self.chain.reverse();
     }
@@ -319,7 +358,7 @@ impl Index {
     pub fn start_over_at(&self) -> Option<usize> {
         self.chain
             .iter()
-            .rposition(|&n| self.slots[n as usize].starts_over)
+            .rposition(|&n| self.slots[n as usize].starts_over())
     }
 }
 
@@ -362,14 +401,15 @@ impl<'p> Lines<'p> {
 
     fn record(&mut self, slot: &Slot) -> Result<Record, PluginError> {
         let io = |e: std::io::Error| PluginError::io(self.path, &e);
-        if slot.offset != self.at {
-            let by = i64::try_from(slot.offset).unwrap_or(i64::MAX)
+        let offset = slot.offset();
+        if offset != self.at {
+            let by = i64::try_from(offset).unwrap_or(i64::MAX)
                 - i64::try_from(self.at).unwrap_or(i64::MAX);
             self.reader.seek_relative(by).map_err(io)?;
         }
         self.text.clear();
         let read = self.reader.read_line(&mut self.text).map_err(io)?;
-        self.at = slot.offset + read as u64;
+        self.at = offset + read as u64;
         let line = slot.line as usize;
         accepted(self.path, line, trim_newline(&self.text))?.ok_or_else(|| {
             // The file changed under the read: the record indexed is no longer there.
