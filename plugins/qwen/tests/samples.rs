@@ -368,3 +368,19 @@ fn a_moved_result_and_what_it_left_behind_keep_ids_of_their_own() {
     assert_eq!(ids.len(), transcript.events.len(), "{ids:?}");
     transcript.validate().unwrap();
 }
+
+#[test]
+fn parents_later_in_the_file_make_the_same_chain() {
+    let scratch = tempfile::tempdir().unwrap();
+    let in_order = read(&sample()).unwrap();
+    // Every record but the last (the chain's leaf) in reverse: each parent now comes after its
+    // child, so the index links it only once the pass has seen the whole file.
+    let mut r = records();
+    let last = r.pop().unwrap();
+    r.reverse();
+    r.push(last);
+    let reversed = read(&write_records(scratch.path(), &r)).unwrap();
+    assert!(texts(&in_order).len() > 3, "{:?}", texts(&in_order));
+    assert_eq!(texts(&reversed), texts(&in_order));
+    assert_eq!(reversed.events, in_order.events);
+}
