@@ -141,6 +141,22 @@ const COMPRESSION: Mutation = Mutation {
     },
 };
 
+/// A compression whose `compressedHistory` is no list, after the first prompt, then the
+/// compression above: the CLI goes on from the later one's history, never looking at the first.
+const BAD_THEN_GOOD_COMPRESSION: Mutation = Mutation {
+    name: "bad-then-good-compression",
+    apply: |b| {
+        let mut r = records(&(COMPRESSION.apply)(b));
+        let first_user = of_type(&r, "user")[0];
+        let bad = json!({"uuid": "cccc0000-0000-4000-8000-000000000002", "type": "system",
+            "provenance": "system", "version": "0.24.4", "subtype": "chat_compression",
+            "systemPayload": {"info": {"originalTokenCount": 40, "newTokenCount": 10},
+                "compressedHistory": "not a list"}});
+        insert_on_chain(&mut r, first_user, bad);
+        to_bytes(&r)
+    },
+};
+
 /// Records Qwen Code skips: an unknown type and a record without a session id, off the chain at
 /// the end; a system record of an unknown subtype on the chain, mid-path.
 const UNKNOWN_KINDS: Mutation = Mutation {
@@ -303,6 +319,7 @@ fn qwen_cases<'a>(s: &Samples<'a>) -> Vec<(super::Case<'a>, Expect)> {
         (NEWER_BRANCH, Expect::Agree),
         (REVERSED, Expect::Agree),
         (COMPRESSION, Expect::Agree),
+        (BAD_THEN_GOOD_COMPRESSION, Expect::Agree),
         (UNKNOWN_KINDS, Expect::Agree),
         (SLASH_COMMAND_SHOWN, Expect::Agree),
         (TWO_SESSIONS, Expect::BothFail),

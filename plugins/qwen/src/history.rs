@@ -134,9 +134,10 @@ pub(crate) fn each_block(
                         last_added = None;
                     }
                 }
-                Some("chat_compression") => {
-                    let compressed = compressed_history(path, record)?;
-                    if let (Some(contents), false) = (compressed, replaced) {
+                // A replaced compression's history is never looked at by the CLI, whatever
+                // it holds (measured: a later one's history is sent after one that is no list).
+                Some("chat_compression") if !replaced => {
+                    if let Some(contents) = compressed_history(path, record)? {
                         for (k, content) in contents.iter().enumerate() {
                             held.push(Entry {
                                 id: format!("{}/{k}", record.uuid()),
