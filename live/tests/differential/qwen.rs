@@ -141,12 +141,12 @@ const COMPRESSION: Mutation = Mutation {
     },
 };
 
-/// A compression whose `compressedHistory` is no list, after the first prompt, then the
-/// compression above: the CLI goes on from the later one's history, never looking at the first.
-const BAD_THEN_GOOD_COMPRESSION: Mutation = Mutation {
-    name: "bad-then-good-compression",
+/// A compression whose `compressedHistory` is no list, after the first prompt: the CLI resumes
+/// nothing.
+const BAD_COMPRESSION: Mutation = Mutation {
+    name: "bad-compression",
     apply: |b| {
-        let mut r = records(&(COMPRESSION.apply)(b));
+        let mut r = records(b);
         let first_user = of_type(&r, "user")[0];
         let bad = json!({"uuid": "cccc0000-0000-4000-8000-000000000002", "type": "system",
             "provenance": "system", "version": "0.24.4", "subtype": "chat_compression",
@@ -155,6 +155,13 @@ const BAD_THEN_GOOD_COMPRESSION: Mutation = Mutation {
         insert_on_chain(&mut r, first_user, bad);
         to_bytes(&r)
     },
+};
+
+/// The bad compression, then the good one above: the CLI goes on from the later one's history,
+/// never looking at the first.
+const BAD_THEN_GOOD_COMPRESSION: Mutation = Mutation {
+    name: "bad-then-good-compression",
+    apply: |b| (BAD_COMPRESSION.apply)(&(COMPRESSION.apply)(b)),
 };
 
 /// Records Qwen Code skips: an unknown type and a record without a session id, off the chain at
@@ -320,6 +327,7 @@ fn qwen_cases<'a>(s: &Samples<'a>) -> Vec<(super::Case<'a>, Expect)> {
         (REVERSED, Expect::Agree),
         (COMPRESSION, Expect::Agree),
         (BAD_THEN_GOOD_COMPRESSION, Expect::Agree),
+        (BAD_COMPRESSION, Expect::BothFail),
         (UNKNOWN_KINDS, Expect::Agree),
         (SLASH_COMMAND_SHOWN, Expect::Agree),
         (TWO_SESSIONS, Expect::BothFail),
