@@ -51,38 +51,38 @@ const BYTES_A_TURN: u64 = 3_700 + (64 << 10) * 4 / 3 / 20;
 /// About this many bytes a turn of text alone.
 const TEXT_BYTES_A_TURN: u64 = 3_100;
 
-/// Writes a session of about `mb` MB with `plugin`'s own writer; returns its path. `rich`: with
-/// an image every 20th turn and a compaction every 500th, for a target that carries them.
-fn generate(
-    (plugin, target): (&dyn Plugin, &str),
-    root: &Path,
-    origin: &Origin,
-    mb: u64,
+/// What a continuation continues: a generated session of `target`, with an image every 20th turn
+/// and a compaction every 500th (`rich`, for a target that carries them) or text alone.
+struct Source<'p> {
+    plugin: &'p dyn Plugin,
+    target: &'p str,
     rich: bool,
-) -> PathBuf {
-    let session = if rich {
-        LongSession::new(
-            (mb << 20) as usize / BYTES_A_TURN as usize,
-            origin,
-            (20, 64 << 10),
-            500,
-        )
-    } else {
-        LongSession::new(
-            (mb << 20) as usize / TEXT_BYTES_A_TURN as usize,
-            origin,
-            (0, 0),
-            0,
-        )
-    };
+}
+
+impl Source<'_> {
+    /// A session of about `mb` MB of this kind.
+    fn session(&self, mb: u64, origin: &Origin) -> LongSession {
+        let bytes = mb << 20;
+        if self.rich {
+            LongSession::new((bytes / BYTES_A_TURN) as usize, origin, (20, 64 << 10), 500)
+        } else {
+            LongSession::new((bytes / TEXT_BYTES_A_TURN) as usize, origin, (0, 0), 0)
+        }
+    }
+}
+
+/// Writes `source`'s session of about `mb` MB with its plugin's own writer; returns its path.
+fn generate(source: &Source<'_>, root: &Path, origin: &Origin, mb: u64) -> PathBuf {
+    let session = source.session(mb, origin);
     let options = CreateOptions {
         cwd: Some("/home/dev/proj".into()),
         ..CreateOptions::default()
     };
     let root = StoreRoot::new(root).expect("root");
-    plugin
+    source
+        .plugin
         .writer()
-        .create_streamed(&root, target, &mut Generated(session), &options)
+        .create_streamed(&root, source.target, &mut Generated(session), &options)
         .expect("write the generated session")
         .path
 }
@@ -135,14 +135,6 @@ fn continue_in_bounded_memory(
     continue_with(source, source_target, to, provider, limit, &[]);
 }
 
-/// What a continuation continues: a generated session of `source_target`, with images and
-/// compactions (`rich`) or text alone.
-struct Source<'p> {
-    plugin: &'p dyn Plugin,
-    target: &'p str,
-    rich: bool,
-}
-
 /// The continuation of a generated `source_target` session into `to`, with `extra` arguments.
 fn continue_with(
     source: &dyn Plugin,
@@ -179,13 +171,7 @@ fn continue_from(source: &Source<'_>, to: &str, provider: &str, limit: u64, extr
         api: None,
     };
     let source_target = source.target;
-    let path = generate(
-        (source.plugin, source.target),
-        &dir.path().join("source"),
-        &origin,
-        mb,
-        source.rich,
-    );
+    let path = generate(source, &dir.path().join("source"), &origin, mb);
     let len = std::fs::metadata(&path).expect("source").len();
     let config = dir.path().join("config.toml");
     std::fs::write(

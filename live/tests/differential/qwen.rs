@@ -148,10 +148,13 @@ const BAD_COMPRESSION: Mutation = Mutation {
     apply: |b| {
         let mut r = records(b);
         let first_user = of_type(&r, "user")[0];
-        let bad = json!({"uuid": "cccc0000-0000-4000-8000-000000000002", "type": "system",
-            "provenance": "system", "version": "0.24.4", "subtype": "chat_compression",
-            "systemPayload": {"info": {"originalTokenCount": 40, "newTokenCount": 10},
-                "compressedHistory": "not a list"}});
+        let payload = json!({"info": {"originalTokenCount": 40, "newTokenCount": 10},
+            "compressedHistory": "not a list"});
+        let bad = system_record(
+            "cccc0000-0000-4000-8000-000000000002",
+            "chat_compression",
+            payload,
+        );
         insert_on_chain(&mut r, first_user, bad);
         to_bytes(&r)
     },
@@ -256,6 +259,12 @@ const SECOND_RESULT_LOST: Mutation = Mutation {
     },
 };
 
+/// A system record of `subtype`, as Qwen Code 0.24.4 writes it, for [`insert_on_chain`].
+fn system_record(uuid: &str, subtype: &str, payload: Value) -> Value {
+    json!({"uuid": uuid, "type": "system", "provenance": "system", "version": "0.24.4",
+        "subtype": subtype, "systemPayload": payload})
+}
+
 /// `record` put on the chain right after record `at`: the record that followed it follows
 /// `record` now.
 fn insert_on_chain(r: &mut Vec<Value>, at: usize, mut record: Value) {
@@ -282,10 +291,13 @@ const SLASH_COMMAND_SHOWN: Mutation = Mutation {
             "provenance": "real_user", "version": "0.24.4",
             "message": {"role": "user", "parts": [{"text": "/stats"}]}});
         insert_on_chain(&mut r, first_answer, typed);
-        let result = json!({"uuid": "abab0000-0000-4000-8000-000000000003", "type": "system",
-            "provenance": "system", "version": "0.24.4", "subtype": "slash_command",
-            "systemPayload": {"phase": "result", "rawCommand": "/stats",
-                "outputHistoryItems": [{"type": "assistant", "text": "shown, not sent"}]}});
+        let payload = json!({"phase": "result", "rawCommand": "/stats",
+            "outputHistoryItems": [{"type": "assistant", "text": "shown, not sent"}]});
+        let result = system_record(
+            "abab0000-0000-4000-8000-000000000003",
+            "slash_command",
+            payload,
+        );
         insert_on_chain(&mut r, first_answer + 1, result);
         to_bytes(&r)
     },

@@ -249,6 +249,8 @@ impl Index {
         // Records whose parent's uuid had no record yet: (the record, the parent's digest).
         let mut parent_later: Vec<(u32, IdDigest)> = Vec::new();
         let mut leaf: Option<String> = None;
+        // The first record of the last record's uuid: where the walk starts.
+        let mut leaf_first = None;
         let mut too_long = None;
         let head = scan(path, |offset, record| {
             if !record.on_chain() {
@@ -262,10 +264,17 @@ impl Index {
                 }
             };
             let uuid = seeds.digest(record.uuid());
-            match first_of.get(&uuid) {
-                Some(first) => more.push((first as u32, n)),
-                None => first_of.insert(uuid, u64::from(n)),
-            }
+            let first = match first_of.get(&uuid) {
+                Some(first) => {
+                    more.push((first as u32, n));
+                    first as u32
+                }
+                None => {
+                    first_of.insert(uuid, u64::from(n));
+                    n
+                }
+            };
+            leaf_first = Some(first);
             // A parent's first record is its link whenever it was seen: known now, or once the
             // pass has seen every record.
             let parent = match record.parent().map(|parent| seeds.digest(parent)) {
@@ -310,16 +319,15 @@ impl Index {
             chain: Vec::new(),
             leaf,
         };
-        if let Some(leaf) = index.leaf.as_deref().map(|uuid| seeds.digest(uuid)) {
-            index.walk(first_of.get(&leaf));
-        }
+        index.walk(leaf_first);
         Ok(index)
     }
 
-    /// The chain from `leaf` (the last record's uuid's first record) back through `parentUuid`
-    /// (the first record of a uuid is the link), first link first: it ends at a record without a parent, a parent that
-    /// is missing or a uuid seen already (a cycle), as the CLI's walk does.
-    fn walk(&mut self, leaf: Option<u64>) {
+    /// The chain from `leaf` (the first record of the last record's uuid) back through
+    /// `parentUuid` (the first record of a uuid is the link), first link first: it ends at a
+    /// record without a parent, a parent that is missing or a uuid seen already (a cycle), as the
+    /// CLI's walk does.
+    fn walk(&mut self, leaf: Option<u32>) {
         let mut seen = vec![0u64; self.slots.len().div_ceil(64)];
         let mut at = leaf.map(|n| n as usize);
         while let Some(n) = at {
