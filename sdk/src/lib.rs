@@ -47,6 +47,7 @@ pub mod export;
 mod export_binary;
 mod export_written;
 mod file_per_id;
+mod handed;
 pub mod held;
 pub mod ids;
 mod listing;
@@ -63,6 +64,7 @@ pub use document::{
     write_json_line, DOCUMENT_DEPTH_LIMIT, EXTRAS_KEY,
 };
 pub use file_per_id::FilePerId;
+pub use handed::{Checked, EventSink, New, Owned};
 pub use held::HoldUntilAnswered;
 pub use ids::{IdMap, IdSet};
 pub use listing::{session_at, session_files, sessions_newest_first, subdirs};

@@ -15,6 +15,7 @@
 //!   target's code.
 
 use std::path::Path;
+use std::sync::OnceLock;
 
 use handoff_capability::{
     not_whole, CreateOptions, EventStream, Manifest, PluginError, ReadFrom, ReadOutcome, Reader,
@@ -24,72 +25,44 @@ use handoff_store::marker::OwnershipMarker;
 use handoff_store::StoreRoot;
 use handoff_transcript::{Event, Transcript};
 
-use crate::{require_owned, session_lock};
+use crate::handed::{Checked, EventSink, New, Owned};
+use crate::{require_owned, session_lock, Result};
 
-/// One target's format. Every session it is handed has been checked ([`SessionRef::check`]: its
-/// target is this one and its file, `session.path`, is inside `root`); every transcript it is asked
-/// to create has passed [`Transcript::validate`] and the target's carried parts; `append` and
-/// `remove` run with the session's writer lock held and the owner checked.
+/// One target's format. What it is handed says what the SDK has checked: a [`Checked`] session
+/// (its target is this one, its file inside the root), an [`Owned`] one for `append` and `remove`
+/// (also locked and owned by this plugin); every transcript it is asked to create has passed
+/// [`Transcript::validate`] and the target's carried parts.
 pub trait Target: Send + Sync {
-    /// The target's name, as its manifest entry and every [`SessionRef`] of it spell it.
-    fn name(&self) -> &'static str;
-
-    /// The target's manifest entry (what it carries is what `create` and `append` are held to).
+    /// The target's manifest entry: its name (as every [`SessionRef`] of it spells it) and what
+    /// it carries (what `create` and `append` are held to). The SDK asks for it once.
     fn manifest(&self) -> TargetManifest;
 
     /// Creates a new session holding `transcript`, marked with this plugin's marker and
-    /// `options.locator`.
-    fn create(
-        &self,
-        root: &StoreRoot,
-        transcript: &Transcript,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError>;
+    /// `new.options.locator`.
+    fn create(&self, new: New<'_>, transcript: &Transcript) -> Result<SessionRef>;
 
     /// [`Writer::create_streamed`]: overridden by a target that writes as events arrive; by
     /// default the whole transcript is taken and [`Target::create`] called.
-    fn create_streamed(
-        &self,
-        root: &StoreRoot,
-        events: &mut dyn EventStream,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
-        let transcript = events.whole()?;
-        self.create(root, transcript, options)
+    fn create_streamed(&self, new: New<'_>, events: &mut dyn EventStream) -> Result<SessionRef> {
+        self.create(new, events.whole()?)
     }
 
-    /// The ownership marker of the session file `session.path` (`None`: unmarked). A target whose
-    /// file must also name the session (a header's id) refuses one that does not here.
-    fn owner(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-    ) -> Result<Option<OwnershipMarker>, PluginError>;
+    /// The ownership marker of the session's file (`None`: unmarked). A target whose file must
+    /// also name the session (a header's id) refuses one that does not here.
+    fn owner(&self, session: Checked<'_>) -> Result<Option<OwnershipMarker>>;
 
-    /// Appends `events` (each a part the target carries) to a session this plugin owns; `marker`
-    /// is the session's own, as [`Target::owner`] read it.
-    fn append(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        marker: &OwnershipMarker,
-        events: &[Event],
-    ) -> Result<SessionRef, PluginError>;
+    /// Appends `events` (each a part the target carries) to a session this plugin owns.
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef>;
 
     /// Removes a session this plugin owns: by default its file.
-    fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
-        let _ = root;
+    fn remove(&self, session: Owned<'_>) -> Result<()> {
         std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
     }
 
     /// The read primitive: reads a session of this target event by event, in order, until
     /// `sink` returns `false`, and returns its working directory (what a whole read's transcript
     /// carries). Whole reads and batches are made of it by the SDK.
-    fn read_each(
-        &self,
-        from: Stored<'_>,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<Option<String>, PluginError>;
+    fn read_each(&self, from: Stored<'_>, sink: EventSink<'_>) -> Result<Option<String>>;
 
     /// [`Target::read_each`] as version `cli_version` of the target's CLI sends the session
     /// ([`Reader::reading_as`]: the host reads a source as the CLI the user has installed):
@@ -99,8 +72,8 @@ pub trait Target: Send + Sync {
         &self,
         from: Stored<'_>,
         cli_version: Option<&str>,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<Option<String>, PluginError> {
+        sink: EventSink<'_>,
+    ) -> Result<Option<String>> {
         let _ = cli_version;
         self.read_each(from, sink)
     }
@@ -108,51 +81,38 @@ pub trait Target: Send + Sync {
     /// The working directory [`Target::read_each`] gives the file at `path`: overridden by a
     /// target that finds it without reading every event (a header line); by default every event
     /// is read and dropped.
-    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+    fn cwd(&self, path: &Path) -> Result<Option<String>> {
         self.read_each(Stored::File(path), &mut |_| true)
     }
 
     /// Reads a session file its writer still writes ([`ReadFrom::Written`]): overridden by a
     /// target that reads through [`GrowingRead`](crate::GrowingRead); by default
     /// [`ReadOutcome::NotSupported`], nothing read (the host reads the session once it is whole).
-    fn read_written(
-        &self,
-        file: &dyn WrittenFile,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<ReadOutcome, PluginError> {
+    fn read_written(&self, file: &dyn WrittenFile, sink: EventSink<'_>) -> Result<ReadOutcome> {
         let _ = (file, sink);
         Ok(ReadOutcome::NotSupported)
     }
 
     /// The sessions of the store, newest first (see [`crate::session_files`] and
     /// [`crate::sessions_newest_first`]).
-    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError>;
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>>;
 
     /// The newest session this plugin marked with `locator`: by default the first of
     /// [`Target::list`]'s; a target with a faster way (newest files first) overrides it.
-    fn find_owned(
-        &self,
-        root: &StoreRoot,
-        locator: &str,
-    ) -> Result<Option<SessionRef>, PluginError> {
+    fn find_owned(&self, root: &StoreRoot, locator: &str) -> Result<Option<SessionRef>> {
         Ok(SessionInfo::newest_owned(self.list(root)?, locator))
     }
 
     /// The session file of exactly this id; a missing one is [`PluginError::NotFound`].
-    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError>;
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef>;
 
     /// How to resume exactly this session with `prompt`.
-    fn plan(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        prompt: &str,
-    ) -> Result<ResumePlan, PluginError>;
+    fn plan(&self, session: Checked<'_>, prompt: &str) -> Result<ResumePlan>;
 }
 
 /// Hands the events of a transcript read whole to `sink` until it returns `false`, and returns
 /// its cwd: [`Target::read_each`] of a target whose format is read whole (one JSON document).
-pub fn each_event(transcript: Transcript, sink: &mut dyn FnMut(Event) -> bool) -> Option<String> {
+pub fn each_event(transcript: Transcript, sink: EventSink<'_>) -> Option<String> {
     for event in transcript.events {
         if !sink(event) {
             break;
@@ -164,8 +124,8 @@ pub fn each_event(transcript: Transcript, sink: &mut dyn FnMut(Event) -> bool) -
 /// Where a [`Target`] reads one of its sessions from.
 #[derive(Clone, Copy)]
 pub enum Stored<'a> {
-    /// A session of its store, checked ([`SessionRef::check`]).
-    Session(&'a StoreRoot, &'a SessionRef),
+    /// A session of its store, checked.
+    Session(Checked<'a>),
     /// A session file, read directly.
     File(&'a Path),
 }
@@ -174,7 +134,7 @@ impl<'a> Stored<'a> {
     /// The session file.
     pub fn path(&self) -> &'a Path {
         match self {
-            Stored::Session(_, session) => &session.path,
+            Stored::Session(session) => &session.session().path,
             Stored::File(path) => path,
         }
     }
@@ -186,47 +146,62 @@ impl<'a> Stored<'a> {
 pub struct Targets {
     plugin: &'static str,
     targets: &'static [&'static dyn Target],
+    /// Each target's [`Target::manifest`], asked once: a target's name is its manifest's.
+    manifests: OnceLock<Vec<TargetManifest>>,
 }
 
 impl Targets {
     /// The targets of plugin `plugin`.
     pub const fn new(plugin: &'static str, targets: &'static [&'static dyn Target]) -> Self {
-        Targets { plugin, targets }
+        Targets {
+            plugin,
+            targets,
+            manifests: OnceLock::new(),
+        }
+    }
+
+    fn manifests(&self) -> &[TargetManifest] {
+        self.manifests
+            .get_or_init(|| self.targets.iter().map(|t| t.manifest()).collect())
     }
 
     /// The target named `name`, or [`PluginError::UnknownTarget`].
     pub fn target(&self, name: &str) -> Result<&'static dyn Target, PluginError> {
-        self.targets
+        self.entry(name).map(|(target, _)| target)
+    }
+
+    /// The target named `name` and its manifest entry.
+    fn entry(&self, name: &str) -> Result<(&'static dyn Target, &TargetManifest)> {
+        self.manifests()
             .iter()
-            .find(|t| t.name() == name)
-            .copied()
+            .position(|manifest| manifest.name == name)
+            .map(|at| (self.targets[at], &self.manifests()[at]))
             .ok_or_else(|| PluginError::UnknownTarget {
                 target: name.to_owned(),
             })
     }
 
     /// The target of `session`, with the session checked against it and `root`.
-    fn checked(
+    fn checked<'a>(
         &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-    ) -> Result<&'static dyn Target, PluginError> {
-        let target = self.target(&session.target)?;
-        session.check(root, target.name())?;
-        Ok(target)
+        root: &'a StoreRoot,
+        session: &'a SessionRef,
+    ) -> Result<(&'static dyn Target, &TargetManifest, Checked<'a>)> {
+        let (target, manifest) = self.entry(&session.target)?;
+        session.check(root, &manifest.name)?;
+        Ok((target, manifest, Checked::new(root, session)))
     }
 
     /// Takes the lock of `session`, then checks that this plugin owns it: what `append` and
-    /// `remove` run under.
-    fn locked_and_owned(
+    /// `remove` run under (the lock is held while the returned lock lives).
+    fn locked_and_owned<'a>(
         &self,
-        root: &StoreRoot,
         target: &dyn Target,
-        session: &SessionRef,
-    ) -> Result<(handoff_store::lock::Lock, OwnershipMarker), PluginError> {
-        let lock = session_lock(root, session)?;
-        let marker = require_owned(&session.path, target.owner(root, session)?, self.plugin)?;
-        Ok((lock, marker))
+        session: Checked<'a>,
+    ) -> Result<(handoff_store::lock::Lock, Owned<'a>)> {
+        let lock = session_lock(session.root(), &session)?;
+        let marker = require_owned(&session.path, target.owner(session)?, self.plugin)?;
+        Ok((lock, Owned::new(session, marker)))
     }
 
     /// The manifest of a plugin made of these targets: its name, `version`, the SDK's API
@@ -236,7 +211,7 @@ impl Targets {
             name: self.plugin.to_owned(),
             version: version.to_owned(),
             api_requirement: crate::API_REQUIREMENT.to_owned(),
-            targets: self.targets.iter().map(|t| t.manifest()).collect(),
+            targets: self.manifests().to_vec(),
         }
     }
 }
@@ -256,10 +231,10 @@ impl Writer for Targets {
         transcript: &Transcript,
         options: &CreateOptions,
     ) -> Result<SessionRef, PluginError> {
-        let target = self.target(target)?;
+        let (target, manifest) = self.entry(target)?;
         transcript.validate()?;
-        check_carried(&target.manifest(), &transcript.events)?;
-        target.create(root, transcript, options)
+        check_carried(manifest, &transcript.events)?;
+        target.create(New { root, options }, transcript)
     }
 
     fn append(
@@ -268,16 +243,16 @@ impl Writer for Targets {
         session: &SessionRef,
         events: &[Event],
     ) -> Result<SessionRef, PluginError> {
-        let target = self.checked(root, session)?;
-        check_carried(&target.manifest(), events)?;
-        let (_lock, marker) = self.locked_and_owned(root, target, session)?;
-        target.append(root, session, &marker, events)
+        let (target, manifest, session) = self.checked(root, session)?;
+        check_carried(manifest, events)?;
+        let (_lock, owned) = self.locked_and_owned(target, session)?;
+        target.append(owned, events)
     }
 
     fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
-        let target = self.checked(root, session)?;
-        let (_lock, _) = self.locked_and_owned(root, target, session)?;
-        target.remove(root, session)
+        let (target, _, session) = self.checked(root, session)?;
+        let (_lock, owned) = self.locked_and_owned(target, session)?;
+        target.remove(owned)
     }
 
     fn create_streamed(
@@ -288,7 +263,8 @@ impl Writer for Targets {
         options: &CreateOptions,
     ) -> Result<SessionRef, PluginError> {
         // The engine checks every event before it hands it out (see `Writer::create_streamed`).
-        self.target(target)?.create_streamed(root, events, options)
+        self.target(target)?
+            .create_streamed(New { root, options }, events)
     }
 }
 
@@ -301,7 +277,8 @@ impl Targets {
     ) -> Result<(&'static dyn Target, Stored<'a>), PluginError> {
         match from {
             ReadFrom::Session(root, session) => {
-                Ok((self.checked(root, session)?, Stored::Session(root, session)))
+                let (target, _, session) = self.checked(root, session)?;
+                Ok((target, Stored::Session(session)))
             }
             ReadFrom::File(target, path) => Ok((self.target(target)?, Stored::File(path))),
             ReadFrom::Written(..) => Err(not_whole(from)),
@@ -438,7 +415,8 @@ impl Resumer for Targets {
         session: &SessionRef,
         prompt: &str,
     ) -> Result<ResumePlan, PluginError> {
-        self.checked(root, session)?.plan(root, session, prompt)
+        let (target, _, session) = self.checked(root, session)?;
+        target.plan(session, prompt)
     }
 }
 
@@ -496,9 +474,6 @@ mod tests {
     static REMOVES: AtomicUsize = AtomicUsize::new(0);
 
     impl Target for Notes {
-        fn name(&self) -> &'static str {
-            "notes"
-        }
         fn manifest(&self) -> TargetManifest {
             TargetManifest {
                 name: "notes".into(),
@@ -512,25 +487,16 @@ mod tests {
                 dialect: None,
             }
         }
-        fn create(
-            &self,
-            root: &StoreRoot,
-            _: &Transcript,
-            _: &CreateOptions,
-        ) -> Result<SessionRef, PluginError> {
-            let path = root.join(&["notes", "s.txt"])?;
-            root.create_file(&path, |w| w.write_all(b"me"))?;
+        fn create(&self, new: New<'_>, _: &Transcript) -> Result<SessionRef> {
+            let path = new.root.join(&["notes", "s.txt"])?;
+            new.root.create_file(&path, |w| w.write_all(b"me"))?;
             Ok(SessionRef {
                 target: "notes".into(),
                 id: "s".into(),
                 path,
             })
         }
-        fn owner(
-            &self,
-            _: &StoreRoot,
-            session: &SessionRef,
-        ) -> Result<Option<OwnershipMarker>, PluginError> {
+        fn owner(&self, session: Checked<'_>) -> Result<Option<OwnershipMarker>> {
             let plugin = std::fs::read_to_string(&session.path)
                 .map_err(|e| PluginError::io(&session.path, &e))?;
             Ok(Some(OwnershipMarker {
@@ -538,31 +504,21 @@ mod tests {
                 locator: None,
             }))
         }
-        fn append(
-            &self,
-            root: &StoreRoot,
-            session: &SessionRef,
-            marker: &OwnershipMarker,
-            _: &[Event],
-        ) -> Result<SessionRef, PluginError> {
-            assert_eq!(marker.plugin, "me");
+        fn append(&self, session: Owned<'_>, _: &[Event]) -> Result<SessionRef> {
+            assert_eq!(session.marker().plugin, "me");
             // The SDK holds the session's lock while the target writes.
             let short = std::time::Duration::from_millis(20);
             let name = format!("session\0{}\0{}", session.target, session.id);
-            assert!(handoff_store::lock::Lock::acquire(root, &name, short).is_err());
+            assert!(handoff_store::lock::Lock::acquire(session.root(), &name, short).is_err());
             APPENDS.fetch_add(1, Ordering::SeqCst);
-            Ok(session.clone())
+            Ok(session.session().clone())
         }
-        fn remove(&self, _: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+        fn remove(&self, session: Owned<'_>) -> Result<()> {
             REMOVES.fetch_add(1, Ordering::SeqCst);
             std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
         }
         /// Two events, the file's name as the cwd.
-        fn read_each(
-            &self,
-            from: Stored<'_>,
-            sink: &mut dyn FnMut(Event) -> bool,
-        ) -> Result<Option<String>, PluginError> {
+        fn read_each(&self, from: Stored<'_>, sink: EventSink<'_>) -> Result<Option<String>> {
             let _ = sink(user("n1", Part::text("one"))) && sink(user("n2", Part::text("two")));
             Ok(Some(from.path().display().to_string()))
         }
@@ -571,24 +527,24 @@ mod tests {
             &self,
             from: Stored<'_>,
             cli_version: Option<&str>,
-            sink: &mut dyn FnMut(Event) -> bool,
-        ) -> Result<Option<String>, PluginError> {
+            sink: EventSink<'_>,
+        ) -> Result<Option<String>> {
             match cli_version {
                 Some(version) if !sink(user("as", Part::text(version))) => Ok(None),
                 _ => self.read_each(from, sink),
             }
         }
-        fn list(&self, _: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+        fn list(&self, _: &StoreRoot) -> Result<Vec<SessionInfo>> {
             Ok(vec![])
         }
-        fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+        fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef> {
             Ok(SessionRef {
                 target: "notes".into(),
                 id: id.into(),
                 path: root.join(&["notes", &format!("{id}.txt")])?,
             })
         }
-        fn plan(&self, _: &StoreRoot, _: &SessionRef, _: &str) -> Result<ResumePlan, PluginError> {
+        fn plan(&self, _: Checked<'_>, _: &str) -> Result<ResumePlan> {
             Err(PluginError::Other("no plan".into()))
         }
     }

@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::Feature::{Text, ToolCall, ToolError, ToolResult};
 use handoff_sdk::{
-    atomic, each_event, load_json, write_json_line, CreateOptions, DefaultRoot, Event, FilePerId,
-    PluginError, Result, ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target,
-    TargetKind, TargetManifest, Transcript,
+    atomic, each_event, load_json, write_json_line, Checked, DefaultRoot, Event, EventSink,
+    FilePerId, New, Owned, PluginError, Result, ResumePlan, SessionInfo, SessionRef, StoreRoot,
+    Stored, Target, TargetKind, TargetManifest, Transcript,
 };
 use serde::{Deserialize, Serialize};
 
@@ -53,10 +53,6 @@ fn read(path: &Path) -> Result<Transcript> {
 }
 
 impl Target for Notes {
-    fn name(&self) -> &'static str {
-        TARGET
-    }
-
     fn manifest(&self) -> TargetManifest {
         // Declare exactly what your store carries; the SDK refuses the rest before writing.
         let carries = vec![Text, ToolCall, ToolResult, ToolError];
@@ -65,44 +61,34 @@ impl Target for Notes {
             .with_default_root(DefaultRoot::handoff_data(TARGET))
     }
 
-    fn create(
-        &self,
-        root: &StoreRoot,
-        transcript: &Transcript,
-        options: &CreateOptions,
-    ) -> Result<SessionRef> {
-        let session = STORE.new_session(root)?;
+    fn create(&self, new: New<'_>, transcript: &Transcript) -> Result<SessionRef> {
+        let session = STORE.new_session(new.root)?;
         let document = Document {
-            marker: Some(STORE.marker(options)),
-            cwd: options.cwd.clone().or_else(|| transcript.cwd.clone()),
+            marker: Some(STORE.marker(new.options)),
+            cwd: new.options.cwd.clone().or_else(|| transcript.cwd.clone()),
             events: transcript.events.clone(),
         };
-        root.create_file(&session.path, |out| write_json_line(out, &document))?;
+        new.root
+            .create_file(&session.path, |out| write_json_line(out, &document))?;
         Ok(session)
     }
 
-    fn owner(&self, _: &StoreRoot, session: &SessionRef) -> Result<Option<OwnershipMarker>> {
+    fn owner(&self, session: Checked<'_>) -> Result<Option<OwnershipMarker>> {
         Ok(load_json::<Document>(&session.path)?.marker)
     }
 
-    fn append(
-        &self,
-        _: &StoreRoot,
-        session: &SessionRef,
-        _: &OwnershipMarker,
-        events: &[Event],
-    ) -> Result<SessionRef> {
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
         let mut document: Document = load_json(&session.path)?;
         document.events.extend_from_slice(events);
         // The new events must fit the ones stored (a result answers a call of the session).
         Transcript::new(document.events.clone()).validate()?;
         atomic::replace(&session.path, |out| write_json_line(out, &document))
             .map_err(|e| PluginError::io(&session.path, &e))?;
-        Ok(session.clone())
+        Ok(session.session().clone())
     }
 
     /// A long format hands each event on as it reads it; this one is read whole.
-    fn read_each(&self, at: Stored, sink: &mut dyn FnMut(Event) -> bool) -> Result<Option<String>> {
+    fn read_each(&self, at: Stored, sink: EventSink) -> Result<Option<String>> {
         Ok(each_event(read(at.path())?, sink))
     }
 
@@ -114,7 +100,7 @@ impl Target for Notes {
         STORE.resolve(root, id)
     }
 
-    fn plan(&self, _: &StoreRoot, session: &SessionRef, prompt: &str) -> Result<ResumePlan> {
+    fn plan(&self, session: Checked<'_>, prompt: &str) -> Result<ResumePlan> {
         // Name the exact session, never "latest": your CLI's resume-by-id command goes here.
         Ok(ResumePlan::Command {
             program: "template-agent".into(),

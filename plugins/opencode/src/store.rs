@@ -15,8 +15,8 @@ use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json;
 use handoff_sdk::stream_stop;
 use handoff_sdk::{
-    CreateOptions, Event, EventStream, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot,
-    Stored, Target, TargetManifest, Transcript,
+    Checked, CreateOptions, Event, EventSink, EventStream, New, Owned, PluginError, Result,
+    ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript,
 };
 use rusqlite::{params, Transaction};
 use serde::{Deserialize, Serialize};
@@ -184,7 +184,7 @@ impl Opencode {
         sink: &mut dyn FnMut(Event) -> bool,
     ) -> Result<read::Read, PluginError> {
         let (db, id) = match from {
-            Stored::Session(root, session) => (db_path(root.path()), session.id.clone()),
+            Stored::Session(session) => (db_path(session.root().path()), session.id.clone()),
             Stored::File(path)
                 if path.file_name().and_then(|n| n.to_str()) == Some(schema::DB_FILE) =>
             {
@@ -199,20 +199,12 @@ impl Opencode {
 }
 
 impl Target for Opencode {
-    fn name(&self) -> &'static str {
-        TARGET
-    }
-
     fn manifest(&self) -> TargetManifest {
         crate::manifest::target()
     }
 
-    fn create(
-        &self,
-        root: &StoreRoot,
-        transcript: &Transcript,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
+    fn create(&self, new: New<'_>, transcript: &Transcript) -> Result<SessionRef> {
+        let New { root, options } = new;
         let directory = options
             .cwd
             .clone()
@@ -233,14 +225,10 @@ impl Target for Opencode {
 
     /// The events are spooled as they arrive (`spool`): the rows go in once the stream has
     /// ended, in one transaction, as `create` writes them.
-    fn create_streamed(
-        &self,
-        root: &StoreRoot,
-        events: &mut dyn EventStream,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
+    fn create_streamed(&self, new: New<'_>, events: &mut dyn EventStream) -> Result<SessionRef> {
+        let New { root, options } = new;
         let Some((cwd, first)) = stream_stop::begin(events, options)? else {
-            return self.create(root, events.whole()?, options);
+            return self.create(new, events.whole()?);
         };
         let spooled = spool::spool(first, events)?;
         let session = NewSession {
@@ -254,11 +242,7 @@ impl Target for Opencode {
         })
     }
 
-    fn owner(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-    ) -> Result<Option<OwnershipMarker>, PluginError> {
+    fn owner(&self, session: Checked<'_>) -> Result<Option<OwnershipMarker>> {
         if !session.path.is_file() {
             // A user's session: OpenCode made it, handoff holds no handle of it.
             return Ok(None);
@@ -266,13 +250,7 @@ impl Target for Opencode {
         Ok(load_handle(&session.path)?.marker)
     }
 
-    fn append(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-        _marker: &OwnershipMarker,
-        events: &[Event],
-    ) -> Result<SessionRef, PluginError> {
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
         let path = &db_of(&session.path);
         let mut connection = schema::open_write(path)?;
         let tx = write::begin(path, &mut connection)?;
@@ -303,10 +281,10 @@ impl Target for Opencode {
         )
         .map_err(|e| db_error(path, e))?;
         tx.commit().map_err(|e| db_error(path, e))?;
-        Ok(session.clone())
+        Ok(session.session().clone())
     }
 
-    fn remove(&self, _root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+    fn remove(&self, session: Owned<'_>) -> Result<()> {
         let path = &db_of(&session.path);
         if path.is_file() {
             let mut connection = schema::open_write(path)?;
@@ -327,15 +305,11 @@ impl Target for Opencode {
         std::fs::remove_file(&session.path).map_err(|e| PluginError::io(&session.path, &e))
     }
 
-    fn read_each(
-        &self,
-        from: Stored<'_>,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<Option<String>, PluginError> {
+    fn read_each(&self, from: Stored<'_>, sink: EventSink<'_>) -> Result<Option<String>> {
         Opencode::read_each(self, from, sink).map(|read| Some(read.cwd))
     }
 
-    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>> {
         let path = db_path(root.path());
         if !path.is_file() {
             return Ok(Vec::new());
@@ -377,7 +351,7 @@ impl Target for Opencode {
             .collect())
     }
 
-    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef> {
         let db = root.join(&[schema::DB_FILE])?;
         if !db.is_file() {
             return Err(not_found(&db, id));
@@ -391,12 +365,7 @@ impl Target for Opencode {
         })
     }
 
-    fn plan(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-        prompt: &str,
-    ) -> Result<ResumePlan, PluginError> {
+    fn plan(&self, session: Checked<'_>, prompt: &str) -> Result<ResumePlan> {
         let words = prompt_words(prompt)?;
         let db = db_of(&session.path);
         let connection = schema::open_read(&db)?;

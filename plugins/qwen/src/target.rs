@@ -7,8 +7,9 @@ use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
-    atomic, Body, CreateOptions, Event, EventStream, IdDigest, PluginError, ResumePlan,
-    SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript, Validator,
+    atomic, Body, Checked, CreateOptions, Event, EventSink, EventStream, IdDigest, New, Owned,
+    PluginError, Result, ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target,
+    TargetManifest, Transcript, Validator,
 };
 
 use crate::chain::{self, Head, Index};
@@ -21,82 +22,60 @@ use crate::write::{self, write_line, Session};
 pub(crate) struct QwenCode;
 
 impl Target for QwenCode {
-    fn name(&self) -> &'static str {
-        QWEN_CODE
-    }
-
     fn manifest(&self) -> TargetManifest {
         target_manifest()
     }
 
-    fn create(
-        &self,
-        root: &StoreRoot,
-        transcript: &Transcript,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
+    fn create(&self, new: New<'_>, transcript: &Transcript) -> Result<SessionRef> {
+        let New { root, options } = new;
         let cwd = options.cwd.as_deref().or(transcript.cwd.as_deref()).ok_or_else(|| {
             PluginError::InvalidTranscript(
                 "no working directory (CreateOptions.cwd or the transcript's cwd): Qwen Code keys sessions by it".into(),
             )
         })?;
-        let new = NewSession::at(root, cwd, options)?;
-        let records = write::records(&transcript.events, 0, HashMap::new(), new.session())?;
+        let new_session = NewSession::at(root, cwd, options)?;
+        let records = write::records(&transcript.events, 0, HashMap::new(), new_session.session())?;
         if records.is_empty() {
             return Err(PluginError::InvalidTranscript(
                 "no event: Qwen Code resumes no session without a conversation record".into(),
             ));
         }
-        root.create_file(&new.path, |w| {
+        root.create_file(&new_session.path, |w| {
             records.iter().try_for_each(|r| write_line(w, r))
         })?;
-        Ok(new.into_ref())
+        Ok(new_session.into_ref())
     }
 
     /// Writes each record as its event arrives ([`write::write_stream`]); a refused event or a
     /// failed stream removes what was begun.
-    fn create_streamed(
-        &self,
-        root: &StoreRoot,
-        events: &mut dyn EventStream,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
+    fn create_streamed(&self, new: New<'_>, events: &mut dyn EventStream) -> Result<SessionRef> {
+        let New { root, options } = new;
         let Some((cwd, first)) = stream_stop::begin(events, options)? else {
-            return self.create(root, events.whole()?, options);
+            return self.create(new, events.whole()?);
         };
-        let new = NewSession::at(root, cwd, options)?;
+        let new_session = NewSession::at(root, cwd, options)?;
         let written = stream_stop::within(
-            |body| root.create_file(&new.path, body),
-            |out| write::write_stream(out, first, events, new.session()),
+            |body| root.create_file(&new_session.path, body),
+            |out| write::write_stream(out, first, events, new_session.session()),
         )?;
         match written {
-            Ok(()) => Ok(new.into_ref()),
+            Ok(()) => Ok(new_session.into_ref()),
             // Not asked for by `write_stream` (nothing it writes needs look-ahead).
-            Err(Stop::StartOver) => self.create(root, events.whole()?, options),
+            Err(Stop::StartOver) => self.create(new, events.whole()?),
             Err(Stop::Refused(e)) => Err(e),
-            Err(Stop::Io(e)) => Err(PluginError::io(&new.path, &e)),
+            Err(Stop::Io(e)) => Err(PluginError::io(&new_session.path, &e)),
         }
     }
 
     /// The first record's marker; a file whose records name another session is `NotFound`.
-    fn owner(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-    ) -> Result<Option<OwnershipMarker>, PluginError> {
-        Ok(head_checked(session)?.marker())
+    fn owner(&self, session: Checked<'_>) -> Result<Option<OwnershipMarker>> {
+        Ok(head_checked(&session)?.marker())
     }
 
-    fn append(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-        _marker: &OwnershipMarker,
-        events: &[Event],
-    ) -> Result<SessionRef, PluginError> {
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
         // The new events must fit the ones stored (a result answers a call of the session), read
         // as written one at a time; what a result may answer is a call still open.
-        let index = index_checked(session)?;
+        let index = index_checked(&session)?;
         let mut validator = Validator::<IdDigest>::with_capacity(0);
         let mut open_calls: HashMap<String, String> = HashMap::new();
         let mut invalid = None;
@@ -135,30 +114,28 @@ impl Target for QwenCode {
             })
             .map_err(|e| PluginError::io(&session.path, &e))?;
         }
-        Ok(session.clone())
+        Ok(session.session().clone())
     }
 
-    fn read_each(
-        &self,
-        from: Stored<'_>,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<Option<String>, PluginError> {
+    fn read_each(&self, from: Stored<'_>, sink: EventSink<'_>) -> Result<Option<String>> {
         let (path, index) = match from {
-            Stored::Session(_, session) => (session.path.as_path(), index_checked(session)?),
+            Stored::Session(session) => {
+                (session.session().path.as_path(), index_checked(&session)?)
+            }
             Stored::File(path) => (path, Index::of(path)?),
         };
         read::each(path, &index, true, sink)?;
         Ok(index.head.cwd().map(str::to_owned))
     }
 
-    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+    fn cwd(&self, path: &Path) -> Result<Option<String>> {
         Ok(first_record(path)?
             .and_then(|r| r.get("cwd").and_then(Value::as_str).map(str::to_owned)))
     }
 
     /// Every chat file of every project, newest first, with its working directory and its first
     /// prompt as title; owned when its first record carries this plugin's marker.
-    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>> {
         let mut sessions: Vec<SessionInfo> = layout::all_sessions(root)?
             .into_iter()
             .map(|(id, path)| {
@@ -177,7 +154,7 @@ impl Target for QwenCode {
 
     /// The chat file named by `id`; the same id in two projects is an error (the CLI would
     /// resume the one of the directory it runs in).
-    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef> {
         let found: Vec<PathBuf> = layout::all_sessions(root)?
             .into_iter()
             .filter(|(i, _)| i == id)
@@ -207,13 +184,9 @@ impl Target for QwenCode {
 
     /// `qwen --resume <id> -p PROMPT` in the session's working directory, with
     /// `QWEN_RUNTIME_DIR` set to the store root (where Qwen Code looks for projects).
-    fn plan(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        prompt: &str,
-    ) -> Result<ResumePlan, PluginError> {
-        let head = head_checked(session)?;
+    fn plan(&self, session: Checked<'_>, prompt: &str) -> Result<ResumePlan> {
+        let root = session.root();
+        let head = head_checked(&session)?;
         let cwd = head.cwd().ok_or_else(|| PluginError::Malformed {
             file: session.path.clone(),
             line: head.line(),

@@ -17,8 +17,8 @@ use handoff_sdk::dialect::anthropic::validate;
 use handoff_sdk::marker::{OwnershipMarker, MARKER_KEY};
 use handoff_sdk::serde_json::{json, Value};
 use handoff_sdk::{
-    each_event, sessions_newest_first, CreateOptions, Event, PluginError, ResumePlan, SessionInfo,
-    SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript,
+    each_event, sessions_newest_first, Checked, Event, EventSink, New, Owned, PluginError, Result,
+    ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript,
 };
 
 use crate::extras::EXTRAS_KEY;
@@ -30,20 +30,12 @@ use write::{render_store, write_body};
 pub(crate) struct AnthropicMessages;
 
 impl Target for AnthropicMessages {
-    fn name(&self) -> &'static str {
-        MESSAGES
-    }
-
     fn manifest(&self) -> TargetManifest {
         crate::manifest::messages()
     }
 
-    fn create(
-        &self,
-        root: &StoreRoot,
-        transcript: &Transcript,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
+    fn create(&self, new: New<'_>, transcript: &Transcript) -> Result<SessionRef> {
+        let New { root, options } = new;
         let mut transcript = std::borrow::Cow::Borrowed(transcript);
         if let Some(cwd) = &options.cwd {
             transcript.to_mut().cwd = Some(cwd.clone());
@@ -64,22 +56,13 @@ impl Target for AnthropicMessages {
     }
 
     /// The history's `x-handoff` member; a file that is no JSON object is `Malformed`.
-    fn owner(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-    ) -> Result<Option<OwnershipMarker>, PluginError> {
+    fn owner(&self, session: Checked<'_>) -> Result<Option<OwnershipMarker>> {
         Ok(read::marker(&load(&session.path)?))
     }
 
     /// The whole history is rendered again and replaces the file atomically.
-    fn append(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-        marker: &OwnershipMarker,
-        events: &[Event],
-    ) -> Result<SessionRef, PluginError> {
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
+        let marker = session.marker();
         let path = session.path.as_path();
         let mut whole = parse_store(path, load(path)?)?;
         whole.events.extend_from_slice(events);
@@ -87,25 +70,21 @@ impl Target for AnthropicMessages {
         let body = render_store(&whole)?;
         atomic::replace(path, |out| write_body(out, marker, &body))
             .map_err(|e| PluginError::io(path, &e))?;
-        Ok(session.clone())
+        Ok(session.session().clone())
     }
 
-    fn read_each(
-        &self,
-        from: Stored<'_>,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<Option<String>, PluginError> {
+    fn read_each(&self, from: Stored<'_>, sink: EventSink<'_>) -> Result<Option<String>> {
         let path = from.path();
         Ok(each_event(parse_store(path, load(path)?)?, sink))
     }
 
     /// The history's `handoff.cwd`, the history not built.
-    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+    fn cwd(&self, path: &Path) -> Result<Option<String>> {
         handoff_sdk::document_cwd(path)
     }
 
     /// Every history in the store, newest first (the marker read without building the document).
-    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>> {
         let files = layout::session_files(root)?;
         Ok(sessions_newest_first(
             MESSAGES,
@@ -116,17 +95,12 @@ impl Target for AnthropicMessages {
     }
 
     /// The history file named exactly `id`.
-    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef> {
         let path = layout::session_path(root, id)?;
         handoff_sdk::session_at(MESSAGES, id, path, &layout::sessions_dir(root))
     }
 
-    fn plan(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-        prompt: &str,
-    ) -> Result<ResumePlan, PluginError> {
+    fn plan(&self, session: Checked<'_>, prompt: &str) -> Result<ResumePlan> {
         plan(&session.path, prompt)
     }
 }

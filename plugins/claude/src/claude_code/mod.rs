@@ -17,9 +17,9 @@ use handoff_sdk::atomic;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
-    own_marker, sessions_newest_first, CreateOptions, Event, EventStream, PluginError, ReadFrom,
-    ReadOutcome, ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest,
-    Transcript, WrittenFile,
+    own_marker, sessions_newest_first, Checked, CreateOptions, Event, EventSink, EventStream, New,
+    Owned, PluginError, ReadFrom, ReadOutcome, Result, ResumePlan, SessionInfo, SessionRef,
+    StoreRoot, Stored, Target, TargetManifest, Transcript, WrittenFile,
 };
 
 use crate::manifest::{CLAUDE_CODE, PLUGIN_NAME};
@@ -31,56 +31,94 @@ use write::{precheck, write_events, ChainState, RecordWriter};
 pub(crate) struct ClaudeCode;
 
 impl Target for ClaudeCode {
-    fn name(&self) -> &'static str {
-        CLAUDE_CODE
-    }
-
     fn manifest(&self) -> TargetManifest {
         crate::manifest::claude_code()
     }
 
-    fn create(
-        &self,
-        root: &StoreRoot,
-        transcript: &Transcript,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
-        create(root, transcript, options)
+    /// Creates a new session file holding `transcript` (checked by the SDK, or by the engine event
+    /// by event).
+    fn create(&self, new: New<'_>, transcript: &Transcript) -> Result<SessionRef> {
+        let New { root, options } = new;
+        if !transcript.events.iter().any(write::is_written) {
+            return Err(empty_conversation());
+        }
+        precheck(&transcript.events, 0)?;
+        let cwd = options
+            .cwd
+            .as_deref()
+            .or(transcript.cwd.as_deref())
+            .ok_or_else(|| PluginError::InvalidTranscript("claude-code needs the session's cwd (CreateOptions::cwd or the transcript's cwd): Claude Code keys sessions by it".into()))?;
+        let session = NewSession::at(root, cwd, options)?;
+        root.create_file(&session.path, |out| {
+            write_events(
+                out,
+                &session.members(),
+                &mut ChainState::default(),
+                &transcript.events,
+                Some(&session.marker),
+            )
+        })?;
+        Ok(session.into_ref())
     }
 
-    fn create_streamed(
-        &self,
-        root: &StoreRoot,
-        events: &mut dyn EventStream,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
-        create_streamed(root, events, options)
+    /// Creates a new session file from `events` as they arrive, checking each before its records are
+    /// written; what needs look-ahead starts over with [`Target::create`] ([`streamed`] says when).
+    fn create_streamed(&self, new: New<'_>, events: &mut dyn EventStream) -> Result<SessionRef> {
+        let New { root, options } = new;
+        let Some(cwd) = options.cwd.as_deref() else {
+            return self.create(new, events.whole()?);
+        };
+        let session = NewSession::at(root, cwd, options)?;
+        let created = stream_stop::within(
+            |body| root.create_file(&session.path, body),
+            |out| {
+                let members = session.members();
+                let mut chain = ChainState::default();
+                let mut writer =
+                    RecordWriter::new(out, &members, &mut chain, Some(&session.marker));
+                streamed::write_stream(&mut writer, events)?;
+                Ok(writer.finish()?)
+            },
+        )?;
+        match created {
+            Ok(()) => Ok(session.into_ref()),
+            Err(Stop::StartOver) => self.create(new, events.whole()?),
+            Err(Stop::Refused(e)) => Err(e),
+            Err(Stop::Io(e)) => Err(PluginError::io(&session.path, &e)),
+        }
     }
 
     /// The marker of the file's first record.
-    fn owner(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-    ) -> Result<Option<OwnershipMarker>, PluginError> {
+    fn owner(&self, session: Checked<'_>) -> Result<Option<OwnershipMarker>> {
         Ok(read::marker(&session.path))
     }
 
-    fn append(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-        _marker: &OwnershipMarker,
-        events: &[Event],
-    ) -> Result<SessionRef, PluginError> {
-        append(session, events)
+    /// Appends `events` to a session this plugin made, continuing its chain.
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
+        let path = session.path.as_path();
+        let existing = read::read_session(path)?;
+        let from = existing.transcript.events.len();
+        let mut whole = existing.transcript;
+        whole.events.extend_from_slice(events);
+        whole.validate()?;
+        precheck(&whole.events, from)?;
+        let cwd = whole.cwd.clone().ok_or_else(|| {
+            PluginError::malformed_line(path, 1, Some("cwd"), "no record names the session's cwd")
+        })?;
+        let file_id = existing.session_id.unwrap_or_else(|| session.id.to_owned());
+        let mut chain = existing.chain;
+        let members = SessionMembers {
+            id: &file_id,
+            cwd: &cwd,
+        };
+        atomic::append(path, |out| {
+            write_events(out, &members, &mut chain, events, None)
+        })
+        .map_err(|e| PluginError::io(path, &e))?;
+        Ok(session.session().clone())
     }
 
-    fn read_each(
-        &self,
-        from: Stored<'_>,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<Option<String>, PluginError> {
+    fn read_each(&self, from: Stored<'_>, sink: EventSink<'_>) -> Result<Option<String>> {
         read::read_each(from.path(), ReadRules::default(), sink)
     }
 
@@ -90,108 +128,91 @@ impl Target for ClaudeCode {
         &self,
         from: Stored<'_>,
         cli_version: Option<&str>,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<Option<String>, PluginError> {
+        sink: EventSink<'_>,
+    ) -> Result<Option<String>> {
         let rules = cli_version.map_or_else(ReadRules::default, ReadRules::for_version);
         read::read_each(from.path(), rules, sink)
     }
 
     /// The index loaded as the file grows.
-    fn read_written(
-        &self,
-        file: &dyn WrittenFile,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<ReadOutcome, PluginError> {
+    fn read_written(&self, file: &dyn WrittenFile, sink: EventSink<'_>) -> Result<ReadOutcome> {
         read::read_written_each(file, sink).map(|()| ReadOutcome::Read)
     }
 
     /// From the first conversation records only (a file that holds a malformed line after them is
     /// an error for `read_each` but not here).
-    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+    fn cwd(&self, path: &Path) -> Result<Option<String>> {
         read::session_cwd(path)
     }
 
-    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
-        list(root)
+    /// Every session in the store, newest first, with the title and cwd Claude Code's own list shows
+    /// (read from each file's head and tail only, see [`list`]).
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>> {
+        let files = layout::session_files(root)?;
+        let mut sessions: Vec<SessionInfo> = files
+            .into_iter()
+            .map(|(id, path)| {
+                let details = list::details(&path);
+                let marker = own_marker(details.marker, PLUGIN_NAME);
+                SessionInfo::of_file(CLAUDE_CODE, &id, &path, marker)
+                    .with_details(details.title, details.cwd)
+            })
+            .collect();
+        SessionInfo::sort_newest_first(&mut sessions);
+        Ok(sessions)
     }
 
-    fn find_owned(
-        &self,
-        root: &StoreRoot,
-        locator: &str,
-    ) -> Result<Option<SessionRef>, PluginError> {
-        find_owned(root, locator)
+    /// The newest session of ours marked with `locator`, reading first records only (the engine's
+    /// lookup needs no titles).
+    fn find_owned(&self, root: &StoreRoot, locator: &str) -> Result<Option<SessionRef>> {
+        let files = layout::session_files(root)?;
+        let listing = sessions_newest_first(CLAUDE_CODE, PLUGIN_NAME, files, read::marker);
+        Ok(SessionInfo::newest_owned(listing, locator))
     }
 
-    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef> {
         layout::resolve(root, id)
     }
 
-    fn plan(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        prompt: &str,
-    ) -> Result<ResumePlan, PluginError> {
-        plan(root, session, prompt)
-    }
-}
-
-/// Creates a new session file holding `transcript` (checked by the SDK, or by the engine event
-/// by event).
-fn create(
-    root: &StoreRoot,
-    transcript: &Transcript,
-    options: &CreateOptions,
-) -> Result<SessionRef, PluginError> {
-    if !transcript.events.iter().any(write::is_written) {
-        return Err(empty_conversation());
-    }
-    precheck(&transcript.events, 0)?;
-    let cwd = options
-        .cwd
-        .as_deref()
-        .or(transcript.cwd.as_deref())
-        .ok_or_else(|| PluginError::InvalidTranscript("claude-code needs the session's cwd (CreateOptions::cwd or the transcript's cwd): Claude Code keys sessions by it".into()))?;
-    let new = NewSession::at(root, cwd, options)?;
-    root.create_file(&new.path, |out| {
-        write_events(
-            out,
-            &new.members(),
-            &mut ChainState::default(),
-            &transcript.events,
-            Some(&new.marker),
-        )
-    })?;
-    Ok(new.into_ref())
-}
-
-/// Creates a new session file from `events` as they arrive, checking each before its records are
-/// written; what needs look-ahead starts over with [`create`] ([`streamed`] says when).
-fn create_streamed(
-    root: &StoreRoot,
-    events: &mut dyn EventStream,
-    options: &CreateOptions,
-) -> Result<SessionRef, PluginError> {
-    let Some(cwd) = options.cwd.as_deref() else {
-        return create(root, events.whole()?, options);
-    };
-    let new = NewSession::at(root, cwd, options)?;
-    let created = stream_stop::within(
-        |body| root.create_file(&new.path, body),
-        |out| {
-            let members = new.members();
-            let mut chain = ChainState::default();
-            let mut writer = RecordWriter::new(out, &members, &mut chain, Some(&new.marker));
-            streamed::write_stream(&mut writer, events)?;
-            Ok(writer.finish()?)
-        },
-    )?;
-    match created {
-        Ok(()) => Ok(new.into_ref()),
-        Err(Stop::StartOver) => create(root, events.whole()?, options),
-        Err(Stop::Refused(e)) => Err(e),
-        Err(Stop::Io(e)) => Err(PluginError::io(&new.path, &e)),
+    /// `claude -p --resume <id> PROMPT`, run in the session's cwd (Claude Code looks for the id only in
+    /// that cwd's project folder).
+    fn plan(&self, session: Checked<'_>, prompt: &str) -> Result<ResumePlan> {
+        let root = session.root();
+        let path = session.path.as_path();
+        let id = session.id.as_str();
+        let Some(cwd) = read::session_cwd(path)? else {
+            if read::only_sidechain_records(path)? {
+                return Err(PluginError::Other(format!(
+                    "{}: a subagent's thread (sidechain records only), which Claude Code does not \
+                     resume (\"No conversation found with session ID\"); it reads, and continues into \
+                     any target",
+                    path.display()
+                )));
+            }
+            return Err(PluginError::malformed_line(
+                path,
+                1,
+                Some("cwd"),
+                "no record names the session's cwd",
+            ));
+        };
+        let expected = layout::session_path(root, &cwd, id)?;
+        if expected != path {
+            return Err(PluginError::Other(format!(
+                "{}: the records say cwd {cwd:?}, whose project folder is {}; Claude Code would not find the session",
+                path.display(),
+                expected.parent().map(|p| p.display().to_string()).unwrap_or_default()
+            )));
+        }
+        Ok(ResumePlan::Command {
+            program: "claude".to_owned(),
+            args: resume_args(id, prompt),
+            env: config_dir_env(root, |var| std::env::var_os(var)),
+            cwd: Some(PathBuf::from(cwd)),
+            close_stdin: true,
+            // `claude --resume <id>`: the same session in Claude Code's own terminal UI.
+            interactive_args: Some(vec!["--resume".to_owned(), id.to_owned()]),
+        })
     }
 }
 
@@ -211,7 +232,7 @@ struct NewSession<'c> {
 }
 
 impl<'c> NewSession<'c> {
-    /// A fresh id in `cwd`'s project folder, which must be absolute.
+    /// A session id in `cwd`'s project folder, which must be absolute.
     fn at(root: &StoreRoot, cwd: &'c str, options: &CreateOptions) -> Result<Self, PluginError> {
         if !cwd.starts_with('/') {
             return Err(PluginError::InvalidTranscript(format!(
@@ -248,56 +269,6 @@ impl<'c> NewSession<'c> {
     }
 }
 
-/// Appends `events` to a session this plugin made, continuing its chain.
-fn append(session: &SessionRef, events: &[Event]) -> Result<SessionRef, PluginError> {
-    let path = session.path.as_path();
-    let existing = read::read_session(path)?;
-    let from = existing.transcript.events.len();
-    let mut whole = existing.transcript;
-    whole.events.extend_from_slice(events);
-    whole.validate()?;
-    precheck(&whole.events, from)?;
-    let cwd = whole.cwd.clone().ok_or_else(|| {
-        PluginError::malformed_line(path, 1, Some("cwd"), "no record names the session's cwd")
-    })?;
-    let file_id = existing.session_id.unwrap_or_else(|| session.id.to_owned());
-    let mut chain = existing.chain;
-    let members = SessionMembers {
-        id: &file_id,
-        cwd: &cwd,
-    };
-    atomic::append(path, |out| {
-        write_events(out, &members, &mut chain, events, None)
-    })
-    .map_err(|e| PluginError::io(path, &e))?;
-    Ok(session.clone())
-}
-
-/// Every session in the store, newest first, with the title and cwd Claude Code's own list shows
-/// (read from each file's head and tail only, see [`list`]).
-fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
-    let files = layout::session_files(root)?;
-    let mut sessions: Vec<SessionInfo> = files
-        .into_iter()
-        .map(|(id, path)| {
-            let details = list::details(&path);
-            let marker = own_marker(details.marker, PLUGIN_NAME);
-            SessionInfo::of_file(CLAUDE_CODE, &id, &path, marker)
-                .with_details(details.title, details.cwd)
-        })
-        .collect();
-    SessionInfo::sort_newest_first(&mut sessions);
-    Ok(sessions)
-}
-
-/// The newest session of ours marked with `locator`, reading first records only (the engine's
-/// lookup needs no titles).
-fn find_owned(root: &StoreRoot, locator: &str) -> Result<Option<SessionRef>, PluginError> {
-    let files = layout::session_files(root)?;
-    let listing = sessions_newest_first(CLAUDE_CODE, PLUGIN_NAME, files, read::marker);
-    Ok(SessionInfo::newest_owned(listing, locator))
-}
-
 /// `claude -p --resume <id> PROMPT`. A prompt that starts with `-` would be taken for an option
 /// (measured: `error: unknown option '--help me'`), so it goes after `--`; only then, because
 /// options after `--` are not honoured (measured: a trailing `--output-format json` was ignored),
@@ -309,46 +280,6 @@ fn resume_args(id: &str, prompt: &str) -> Vec<String> {
     }
     args.push(prompt.to_owned());
     args
-}
-
-/// `claude -p --resume <id> PROMPT`, run in the session's cwd (Claude Code looks for the id only in
-/// that cwd's project folder).
-fn plan(root: &StoreRoot, session: &SessionRef, prompt: &str) -> Result<ResumePlan, PluginError> {
-    let path = session.path.as_path();
-    let id = session.id.as_str();
-    let Some(cwd) = read::session_cwd(path)? else {
-        if read::only_sidechain_records(path)? {
-            return Err(PluginError::Other(format!(
-                "{}: a subagent's thread (sidechain records only), which Claude Code does not \
-                 resume (\"No conversation found with session ID\"); it reads, and continues into \
-                 any target",
-                path.display()
-            )));
-        }
-        return Err(PluginError::malformed_line(
-            path,
-            1,
-            Some("cwd"),
-            "no record names the session's cwd",
-        ));
-    };
-    let expected = layout::session_path(root, &cwd, id)?;
-    if expected != path {
-        return Err(PluginError::Other(format!(
-            "{}: the records say cwd {cwd:?}, whose project folder is {}; Claude Code would not find the session",
-            path.display(),
-            expected.parent().map(|p| p.display().to_string()).unwrap_or_default()
-        )));
-    }
-    Ok(ResumePlan::Command {
-        program: "claude".to_owned(),
-        args: resume_args(id, prompt),
-        env: config_dir_env(root, |var| std::env::var_os(var)),
-        cwd: Some(PathBuf::from(cwd)),
-        close_stdin: true,
-        // `claude --resume <id>`: the same session in Claude Code's own terminal UI.
-        interactive_args: Some(vec!["--resume".to_owned(), id.to_owned()]),
-    })
 }
 
 /// `CLAUDE_CONFIG_DIR=<root>` when the store root is not the one Claude Code uses by default

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
-    CreateOptions, Event, EventStream, PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot,
-    Stored, Target, TargetManifest, Transcript,
+    Checked, Event, EventSink, EventStream, New, Owned, PluginError, Result, ResumePlan,
+    SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript,
 };
 
 use layout::{events_path, session_dir};
@@ -31,20 +31,12 @@ pub const EVENTS_FILE: &str = "events.jsonl";
 pub struct CopilotCli;
 
 impl Target for CopilotCli {
-    fn name(&self) -> &'static str {
-        TARGET
-    }
-
     fn manifest(&self) -> TargetManifest {
         crate::manifest::target()
     }
 
-    fn create(
-        &self,
-        root: &StoreRoot,
-        transcript: &Transcript,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
+    fn create(&self, new: New<'_>, transcript: &Transcript) -> Result<SessionRef> {
+        let New { root, options } = new;
         let id = uuid::Uuid::new_v4().to_string();
         let path = events_path(root, &id)?;
         let marker = OwnershipMarker {
@@ -63,14 +55,10 @@ impl Target for CopilotCli {
 
     /// Writes each line as its event arrives ([`write::write_stream`]); a refused event or a
     /// failed stream removes what was begun (the file and the session's folder).
-    fn create_streamed(
-        &self,
-        root: &StoreRoot,
-        events: &mut dyn EventStream,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
+    fn create_streamed(&self, new: New<'_>, events: &mut dyn EventStream) -> Result<SessionRef> {
+        let New { root, options } = new;
         let Some((cwd, first)) = stream_stop::begin(events, options)? else {
-            return self.create(root, events.whole()?, options);
+            return self.create(new, events.whole()?);
         };
         let id = uuid::Uuid::new_v4().to_string();
         let path = events_path(root, &id)?;
@@ -89,17 +77,13 @@ impl Target for CopilotCli {
                 path,
             }),
             // Not asked for by `write_stream` (nothing it writes needs look-ahead).
-            Err(Stop::StartOver) => self.create(root, events.whole()?, options),
+            Err(Stop::StartOver) => self.create(new, events.whole()?),
             Err(Stop::Refused(e)) => Err(e),
             Err(Stop::Io(e)) => Err(PluginError::io(&path, &e)),
         }
     }
 
-    fn owner(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-    ) -> Result<Option<OwnershipMarker>, PluginError> {
+    fn owner(&self, session: Checked<'_>) -> Result<Option<OwnershipMarker>> {
         let start = read::start(&session.path)?;
         if start.session_id != session.id {
             return Err(PluginError::malformed_line(
@@ -115,13 +99,7 @@ impl Target for CopilotCli {
         Ok(start.marker)
     }
 
-    fn append(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-        _marker: &OwnershipMarker,
-        events: &[Event],
-    ) -> Result<SessionRef, PluginError> {
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
         // The new events must fit the ones stored (a result answers a call of the session),
         // read one at a time.
         let mut order = write::CallOrder::default();
@@ -137,10 +115,10 @@ impl Target for CopilotCli {
         let lines = write::continuation(Some(last), &mut order, events)?;
         handoff_sdk::atomic::append(&session.path, |out| write::lines(out, &lines))
             .map_err(|e| PluginError::io(&session.path, &e))?;
-        Ok(session.clone())
+        Ok(session.session().clone())
     }
 
-    fn remove(&self, _root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+    fn remove(&self, session: Owned<'_>) -> Result<()> {
         // The session is its folder (the CLI adds workspace.yaml, checkpoints/ … beside the log),
         // and only a folder named by the session is one.
         let dir = session_dir(&session.path)?;
@@ -154,19 +132,15 @@ impl Target for CopilotCli {
         std::fs::remove_dir_all(dir).map_err(|e| PluginError::io(dir, &e))
     }
 
-    fn read_each(
-        &self,
-        from: Stored<'_>,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<Option<String>, PluginError> {
+    fn read_each(&self, from: Stored<'_>, sink: EventSink<'_>) -> Result<Option<String>> {
         read::read_each(from.path(), sink).map(|read| read.cwd)
     }
 
-    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+    fn cwd(&self, path: &Path) -> Result<Option<String>> {
         Ok(read::start(path)?.cwd)
     }
 
-    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>> {
         let files = layout::session_logs(root)?;
         Ok(handoff_sdk::sessions_newest_first(
             TARGET,
@@ -176,17 +150,13 @@ impl Target for CopilotCli {
         ))
     }
 
-    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef> {
         let path = events_path(root, id)?;
         handoff_sdk::session_at(TARGET, id, path, &root.path().join(SESSIONS_DIR))
     }
 
-    fn plan(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        prompt: &str,
-    ) -> Result<ResumePlan, PluginError> {
+    fn plan(&self, session: Checked<'_>, prompt: &str) -> Result<ResumePlan> {
+        let root = session.root();
         // Read through first: a plan is made only for a session this reader accepts.
         let read = read::read_each(&session.path, &mut |_| true)?;
         // `--resume <full id>` names the exact session (the CLI also matches an id prefix of 7+

@@ -13,8 +13,9 @@ use handoff_sdk::dialect::{gemini, Dialect};
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
-    atomic, each_event, Body, CreateOptions, Event, PluginError, ResumePlan, SessionInfo,
-    SessionRef, StoreRoot, Stored, Target, TargetManifest, Timestamp, Transcript,
+    atomic, each_event, Body, Checked, Event, EventSink, New, Owned, PluginError, Result,
+    ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Timestamp,
+    Transcript,
 };
 
 use crate::manifest::{GEMINI_API, PLUGIN_NAME};
@@ -42,20 +43,12 @@ fn load(path: &Path) -> Result<SessionFile, PluginError> {
 pub(crate) struct GeminiApi;
 
 impl Target for GeminiApi {
-    fn name(&self) -> &'static str {
-        GEMINI_API
-    }
-
     fn manifest(&self) -> TargetManifest {
         crate::manifest::api_target()
     }
 
-    fn create(
-        &self,
-        root: &StoreRoot,
-        transcript: &Transcript,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
+    fn create(&self, new: New<'_>, transcript: &Transcript) -> Result<SessionRef> {
+        let New { root, options } = new;
         let mut transcript = transcript.clone();
         if options.cwd.is_some() {
             transcript.cwd = options.cwd.clone();
@@ -73,25 +66,15 @@ impl Target for GeminiApi {
     }
 
     /// The history's `x-handoff` member; a file that is not the one its id names is `NotFound`.
-    fn owner(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-    ) -> Result<Option<OwnershipMarker>, PluginError> {
-        let file = load(path_of(root, session)?)?;
+    fn owner(&self, session: Checked<'_>) -> Result<Option<OwnershipMarker>> {
+        let file = load(path_of(session)?)?;
         Ok(file
             .marker
             .and_then(|m| serde_json::from_value::<OwnershipMarker>(m).ok()))
     }
 
     /// The whole history is rendered again and the file replaced whole.
-    fn append(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-        _marker: &OwnershipMarker,
-        events: &[Event],
-    ) -> Result<SessionRef, PluginError> {
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
         let path = session.path.as_path();
         let file = load(path)?;
         let mut whole = read::transcript(path, &file)?;
@@ -100,28 +83,24 @@ impl Target for GeminiApi {
         let updated = write::session_file(&whole, file.marker.clone())?;
         let bytes = to_bytes(&updated);
         atomic::replace(path, |w| w.write_all(&bytes)).map_err(|e| PluginError::io(path, &e))?;
-        Ok(session.clone())
+        Ok(session.session().clone())
     }
 
-    fn read_each(
-        &self,
-        from: Stored<'_>,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<Option<String>, PluginError> {
+    fn read_each(&self, from: Stored<'_>, sink: EventSink<'_>) -> Result<Option<String>> {
         let path = match from {
-            Stored::Session(root, session) => path_of(root, session)?,
+            Stored::Session(session) => path_of(session)?,
             Stored::File(path) => path,
         };
         Ok(each_event(read::transcript(path, &load(path)?)?, sink))
     }
 
     /// The history's `handoff.cwd` (the history not built).
-    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+    fn cwd(&self, path: &Path) -> Result<Option<String>> {
         handoff_sdk::document_cwd(path)
     }
 
     /// Every history that parses (one that does not is no session of this target), newest first.
-    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>> {
         let mut files = layout::session_files(root)?;
         let mut markers = Vec::with_capacity(files.len());
         files.retain(|(_, path)| match load(path) {
@@ -146,7 +125,7 @@ impl Target for GeminiApi {
     }
 
     /// The file of exactly this id; a missing one is `NotFound`.
-    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef> {
         let not_found = || PluginError::NotFound {
             target: GEMINI_API.to_owned(),
             id: id.to_owned(),
@@ -156,22 +135,17 @@ impl Target for GeminiApi {
         handoff_sdk::session_at(GEMINI_API, id, path, root.path())
     }
 
-    fn plan(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        prompt: &str,
-    ) -> Result<ResumePlan, PluginError> {
-        let path = path_of(root, session)?;
+    fn plan(&self, session: Checked<'_>, prompt: &str) -> Result<ResumePlan> {
+        let path = path_of(session)?;
         plan(read::transcript(path, &load(path)?)?, prompt)
     }
 }
 
 /// The file of a session handed in (already checked inside the root), when it is the one its id
 /// names.
-fn path_of<'a>(root: &StoreRoot, session: &'a SessionRef) -> Result<&'a Path, PluginError> {
-    let path = session.path.as_path();
-    if layout::session_path(root, &session.id)? != path {
+fn path_of(session: Checked<'_>) -> Result<&Path> {
+    let path = session.session().path.as_path();
+    if layout::session_path(session.root(), &session.id)? != path {
         return Err(PluginError::NotFound {
             target: GEMINI_API.to_owned(),
             id: session.id.clone(),

@@ -17,9 +17,9 @@ use handoff_sdk::marker::{OwnershipMarker, MARKER_KEY};
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::stream_stop;
 use handoff_sdk::{
-    atomic, AssistantPart, Body, CreateOptions, Event, EventStream, PluginError, ResumePlan,
-    SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Timestamp, ToolCall,
-    Transcript,
+    atomic, AssistantPart, Body, Checked, CreateOptions, Event, EventSink, EventStream, New, Owned,
+    PluginError, Result, ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target,
+    TargetManifest, Timestamp, ToolCall, Transcript,
 };
 
 pub(crate) use parts::is_google;
@@ -44,66 +44,90 @@ pub const CLI_VERSION: &str = "0.61.0";
 pub(crate) struct GeminiCli;
 
 impl Target for GeminiCli {
-    fn name(&self) -> &'static str {
-        GEMINI_CLI
-    }
-
     fn manifest(&self) -> TargetManifest {
         crate::manifest::cli_target()
     }
 
-    fn create(
-        &self,
-        root: &StoreRoot,
-        transcript: &Transcript,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
-        create(root, transcript, options)
+    /// Creates a new session holding `transcript`.
+    fn create(&self, new: New<'_>, transcript: &Transcript) -> Result<SessionRef> {
+        let New { root, options } = new;
+        let cwd = options.cwd.as_deref().or(transcript.cwd.as_deref()).ok_or_else(|| {
+            PluginError::InvalidTranscript(
+                "no working directory (CreateOptions.cwd or the transcript's cwd): Gemini CLI keys sessions by project".into(),
+            )
+        })?;
+        let project_root = layout::project_root(cwd)?;
+        let records = write::records(&transcript.events, 0, None)?;
+        if records.is_empty() {
+            return Err(nothing_to_resume());
+        }
+        create_registered(root, &project_root, options, |w| {
+            records.iter().try_for_each(|r| write_line(w, r))
+        })
     }
 
-    /// Each turn's records as it closes; see [`write_streamed`].
-    fn create_streamed(
-        &self,
-        root: &StoreRoot,
-        events: &mut dyn EventStream,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
-        create_streamed(root, events, options)
+    /// [`Target::create`], each turn's records written as the stream closes it, to a spool first
+    /// ([`write_streamed`] says why and what it keeps); the chat is made from the spool once
+    /// every event is accepted. A refused event or a failed stream leaves the store untouched.
+    fn create_streamed(&self, new: New<'_>, events: &mut dyn EventStream) -> Result<SessionRef> {
+        let New { root, options } = new;
+        let Some((cwd, first)) = stream_stop::begin(events, options)? else {
+            return self.create(new, events.whole()?);
+        };
+        let project_root = layout::project_root(cwd)?;
+        let spool = write_streamed::spool(first, events)?;
+        if spool.records == 0 {
+            return Err(nothing_to_resume());
+        }
+        create_registered(root, &project_root, options, |w| spool.copy_to(w))
     }
 
     /// The first line's marker; a file whose first line names another session is `NotFound`.
-    fn owner(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-    ) -> Result<Option<OwnershipMarker>, PluginError> {
+    fn owner(&self, session: Checked<'_>) -> Result<Option<OwnershipMarker>> {
         let (id, marker) = records::header(&session.path)?;
         if id.as_deref() != Some(session.id.as_str()) {
-            return Err(not_this_session(session));
+            return Err(not_this_session(&session));
         }
         Ok(marker)
     }
 
-    fn append(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-        _marker: &OwnershipMarker,
-        events: &[Event],
-    ) -> Result<SessionRef, PluginError> {
-        append(session, events)
+    /// Appends `events` to a session this plugin wrote.
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
+        let chat = load_checked(&session)?;
+        let path = session.path.as_path();
+        let last = chat
+            .last_message(path)?
+            .filter(|m| m.kind() == Some("gemini"))
+            .map(|m| (m.line, m.id));
+        let existing = read::transcript(path, &chat, None)?;
+        let offset = existing.events.len();
+        let mut whole = existing;
+        whole.events.extend_from_slice(events);
+        whole.validate()?;
+        let open = match last {
+            Some((line, id)) => open_message(path, line, &id, &whole.events[..offset])?,
+            None => None,
+        };
+        let mut records = write::records(events, offset, open)?;
+        if records.is_empty() {
+            return Ok(session.session().clone());
+        }
+        records.push(record_types::Rec::Set(record_types::SetRec {
+            set: record_types::LastUpdated {
+                last_updated: Timestamp::now().to_rfc3339(),
+            },
+        }));
+        atomic::append(path, |w| records.iter().try_for_each(|r| write_line(w, r)))
+            .map_err(|e| PluginError::io(path, &e))?;
+        Ok(session.session().clone())
     }
 
-    fn read_each(
-        &self,
-        from: Stored<'_>,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<Option<String>, PluginError> {
+    fn read_each(&self, from: Stored<'_>, sink: EventSink<'_>) -> Result<Option<String>> {
         let (path, chat, cwd) = match from {
-            Stored::Session(root, session) => (
-                session.path.as_path(),
-                load_checked(session)?,
-                cwd_of(Some(root), &session.path),
+            Stored::Session(session) => (
+                session.session().path.as_path(),
+                load_checked(&session)?,
+                cwd_of(Some(session.root()), &session.path),
             ),
             Stored::File(path) => (path, chat::index(path)?, cwd_of(None, path)),
         };
@@ -112,66 +136,147 @@ impl Target for GeminiCli {
     }
 
     /// The project folder's `.project_root`, as `read_each` finds it for a file (no chat read).
-    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+    fn cwd(&self, path: &Path) -> Result<Option<String>> {
         Ok(cwd_of(None, path))
     }
 
-    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
-        list(root)
+    /// The sessions the CLI lists, in every project: a readable file with a session id, resumable
+    /// content, not a subagent's; one per id (the newest `lastUpdated`), newest first; each with the
+    /// title the CLI lists it under and its project root as cwd.
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>> {
+        let mut best: std::collections::HashMap<String, (i64, SessionInfo)> = Default::default();
+        for chats in layout::all_chats_dirs(root)? {
+            // One project, one cwd: read once per folder.
+            let mut project_cwd: Option<Option<String>> = None;
+            for path in layout::session_files(&chats, |_| true)? {
+                let Ok(chat) = chat::index(&path) else {
+                    continue;
+                };
+                let Some(id) = chat.session_id().map(str::to_owned) else {
+                    continue;
+                };
+                if chat.is_subagent() || !resumable(&chat, &path).unwrap_or(false) {
+                    continue;
+                }
+                let updated = last_updated(&chat);
+                let marker = chat.marker().filter(|m| m.plugin == PLUGIN_NAME);
+                let cwd = project_cwd
+                    .get_or_insert_with(|| cwd_of(Some(root), &path))
+                    .clone();
+                let title = list::title(&chat, &path).ok().flatten();
+                let info =
+                    SessionInfo::of_file(GEMINI_CLI, &id, &path, marker).with_details(title, cwd);
+                if best.get(&id).is_none_or(|(u, _)| updated > *u) {
+                    best.insert(id, (updated, info));
+                }
+            }
+        }
+        let mut sessions: Vec<SessionInfo> = best.into_values().map(|(_, i)| i).collect();
+        SessionInfo::sort_newest_first(&mut sessions);
+        Ok(sessions)
     }
 
-    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
-        resolve(root, id)
+    /// The file `gemini --resume <id>` resumes: among the session files of that short id whose
+    /// session id is exactly `id` (resumable, not a subagent's), the newest `lastUpdated`, as the CLI
+    /// picks it. A missing id is `NotFound`; the same id in two projects is an error.
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef> {
+        let mut found: Option<(i64, std::path::PathBuf)> = None;
+        let mut projects = Vec::new();
+        if !id.is_empty() {
+            for chats in layout::all_chats_dirs(root)? {
+                for path in layout::session_files(&chats, |n| layout::may_hold(n, id))? {
+                    let Ok(chat) = chat::index(&path) else {
+                        continue;
+                    };
+                    if chat.session_id() != Some(id)
+                        || chat.is_subagent()
+                        || !resumable(&chat, &path).unwrap_or(false)
+                    {
+                        continue;
+                    }
+                    if !projects.contains(&chats) {
+                        projects.push(chats.clone());
+                    }
+                    let updated = last_updated(&chat);
+                    if found.as_ref().is_none_or(|(u, _)| updated > *u) {
+                        found = Some((updated, path));
+                    }
+                }
+            }
+        }
+        if projects.len() > 1 {
+            return Err(PluginError::Other(format!(
+                "session {id} is in more than one project ({}); refusing to guess",
+                projects
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        let (_, path) = found.ok_or_else(|| PluginError::NotFound {
+            target: GEMINI_CLI.to_owned(),
+            id: id.to_owned(),
+            searched: root.path().join(layout::TMP),
+        })?;
+        Ok(SessionRef {
+            target: GEMINI_CLI.to_owned(),
+            id: id.to_owned(),
+            path,
+        })
     }
 
-    fn plan(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        prompt: &str,
-    ) -> Result<ResumePlan, PluginError> {
-        plan(root, session, prompt)
+    /// `gemini --resume <uuid> -p PROMPT` in the project root, with `GEMINI_CLI_HOME` pointing at the
+    /// store root's parent when the root is a `.gemini` folder (the only name the CLI reads).
+    fn plan(&self, session: Checked<'_>, prompt: &str) -> Result<ResumePlan> {
+        let root = session.root();
+        // `resolve` reads this file among the id's: when it picks it, it is this session's file.
+        let chosen = self.resolve(root, &session.id);
+        if !matches!(&chosen, Ok(c) if c.path == session.path) {
+            load_checked(&session)?;
+        }
+        let chosen = chosen?;
+        if chosen.path != session.path {
+            return Err(PluginError::Other(format!(
+                "gemini --resume {} would resume {}, not {}",
+                session.id,
+                chosen.path.display(),
+                session.path.display()
+            )));
+        }
+        let cwd = cwd_of(Some(root), &session.path).ok_or_else(|| {
+            PluginError::Other(format!(
+                "{}: no project root is recorded for its project folder (.project_root or projects.json)",
+                session.path.display()
+            ))
+        })?;
+        let mut env = Vec::new();
+        if root.path().file_name().is_some_and(|n| n == ".gemini") {
+            if let Some(home) = root.path().parent() {
+                env.push((
+                    "GEMINI_CLI_HOME".to_owned(),
+                    home.to_string_lossy().into_owned(),
+                ));
+            }
+        }
+        let prompt_arg = if prompt.starts_with('-') {
+            vec![format!("--prompt={prompt}")]
+        } else {
+            vec!["--prompt".to_owned(), prompt.to_owned()]
+        };
+        let mut args = vec!["--resume".to_owned(), session.id.clone()];
+        // Without `--prompt`: the same session in Gemini CLI's own terminal UI.
+        let interactive_args = args.clone();
+        args.extend(prompt_arg);
+        Ok(ResumePlan::Command {
+            program: "gemini".to_owned(),
+            args,
+            env,
+            cwd: Some(cwd.into()),
+            close_stdin: true,
+            interactive_args: Some(interactive_args),
+        })
     }
-}
-
-/// Creates a new session holding `transcript`.
-fn create(
-    root: &StoreRoot,
-    transcript: &Transcript,
-    options: &CreateOptions,
-) -> Result<SessionRef, PluginError> {
-    let cwd = options.cwd.as_deref().or(transcript.cwd.as_deref()).ok_or_else(|| {
-        PluginError::InvalidTranscript(
-            "no working directory (CreateOptions.cwd or the transcript's cwd): Gemini CLI keys sessions by project".into(),
-        )
-    })?;
-    let project_root = layout::project_root(cwd)?;
-    let records = write::records(&transcript.events, 0, None)?;
-    if records.is_empty() {
-        return Err(nothing_to_resume());
-    }
-    create_registered(root, &project_root, options, |w| {
-        records.iter().try_for_each(|r| write_line(w, r))
-    })
-}
-
-/// [`create`], each turn's records written as the stream closes it, to a spool first
-/// ([`write_streamed`] says why and what it keeps); the chat is made from the spool once
-/// every event is accepted. A refused event or a failed stream leaves the store untouched.
-fn create_streamed(
-    root: &StoreRoot,
-    events: &mut dyn EventStream,
-    options: &CreateOptions,
-) -> Result<SessionRef, PluginError> {
-    let Some((cwd, first)) = stream_stop::begin(events, options)? else {
-        return create(root, events.whole()?, options);
-    };
-    let project_root = layout::project_root(cwd)?;
-    let spool = write_streamed::spool(first, events)?;
-    if spool.records == 0 {
-        return Err(nothing_to_resume());
-    }
-    create_registered(root, &project_root, options, |w| spool.copy_to(w))
 }
 
 fn nothing_to_resume() -> PluginError {
@@ -275,37 +380,6 @@ fn load_checked(session: &SessionRef) -> Result<Chat, PluginError> {
     Ok(chat)
 }
 
-/// Appends `events` to a session this plugin wrote.
-fn append(session: &SessionRef, events: &[Event]) -> Result<SessionRef, PluginError> {
-    let chat = load_checked(session)?;
-    let path = session.path.as_path();
-    let last = chat
-        .last_message(path)?
-        .filter(|m| m.kind() == Some("gemini"))
-        .map(|m| (m.line, m.id));
-    let existing = read::transcript(path, &chat, None)?;
-    let offset = existing.events.len();
-    let mut whole = existing;
-    whole.events.extend_from_slice(events);
-    whole.validate()?;
-    let open = match last {
-        Some((line, id)) => open_message(path, line, &id, &whole.events[..offset])?,
-        None => None,
-    };
-    let mut records = write::records(events, offset, open)?;
-    if records.is_empty() {
-        return Ok(session.clone());
-    }
-    records.push(record_types::Rec::Set(record_types::SetRec {
-        set: record_types::LastUpdated {
-            last_updated: Timestamp::now().to_rfc3339(),
-        },
-    }));
-    atomic::append(path, |w| records.iter().try_for_each(|r| write_line(w, r)))
-        .map_err(|e| PluginError::io(path, &e))?;
-    Ok(session.clone())
-}
-
 /// The last message (a `gemini` message at `line` with this id), when its calls still wait for
 /// results: it is written again, whole, with them.
 fn open_message(
@@ -393,141 +467,4 @@ fn last_updated(chat: &Chat) -> i64 {
         .find_map(|k| chat.meta.get(*k).and_then(Value::as_str))
         .and_then(|t| Timestamp::parse(t).ok())
         .map_or(0, Timestamp::millis)
-}
-
-/// The sessions the CLI lists, in every project: a readable file with a session id, resumable
-/// content, not a subagent's; one per id (the newest `lastUpdated`), newest first; each with the
-/// title the CLI lists it under and its project root as cwd.
-fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
-    let mut best: std::collections::HashMap<String, (i64, SessionInfo)> = Default::default();
-    for chats in layout::all_chats_dirs(root)? {
-        // One project, one cwd: read once per folder.
-        let mut project_cwd: Option<Option<String>> = None;
-        for path in layout::session_files(&chats, |_| true)? {
-            let Ok(chat) = chat::index(&path) else {
-                continue;
-            };
-            let Some(id) = chat.session_id().map(str::to_owned) else {
-                continue;
-            };
-            if chat.is_subagent() || !resumable(&chat, &path).unwrap_or(false) {
-                continue;
-            }
-            let updated = last_updated(&chat);
-            let marker = chat.marker().filter(|m| m.plugin == PLUGIN_NAME);
-            let cwd = project_cwd
-                .get_or_insert_with(|| cwd_of(Some(root), &path))
-                .clone();
-            let title = list::title(&chat, &path).ok().flatten();
-            let info =
-                SessionInfo::of_file(GEMINI_CLI, &id, &path, marker).with_details(title, cwd);
-            if best.get(&id).is_none_or(|(u, _)| updated > *u) {
-                best.insert(id, (updated, info));
-            }
-        }
-    }
-    let mut sessions: Vec<SessionInfo> = best.into_values().map(|(_, i)| i).collect();
-    SessionInfo::sort_newest_first(&mut sessions);
-    Ok(sessions)
-}
-
-/// The file `gemini --resume <id>` resumes: among the session files of that short id whose
-/// session id is exactly `id` (resumable, not a subagent's), the newest `lastUpdated`, as the CLI
-/// picks it. A missing id is `NotFound`; the same id in two projects is an error.
-fn resolve(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
-    let mut found: Option<(i64, std::path::PathBuf)> = None;
-    let mut projects = Vec::new();
-    if !id.is_empty() {
-        for chats in layout::all_chats_dirs(root)? {
-            for path in layout::session_files(&chats, |n| layout::may_hold(n, id))? {
-                let Ok(chat) = chat::index(&path) else {
-                    continue;
-                };
-                if chat.session_id() != Some(id)
-                    || chat.is_subagent()
-                    || !resumable(&chat, &path).unwrap_or(false)
-                {
-                    continue;
-                }
-                if !projects.contains(&chats) {
-                    projects.push(chats.clone());
-                }
-                let updated = last_updated(&chat);
-                if found.as_ref().is_none_or(|(u, _)| updated > *u) {
-                    found = Some((updated, path));
-                }
-            }
-        }
-    }
-    if projects.len() > 1 {
-        return Err(PluginError::Other(format!(
-            "session {id} is in more than one project ({}); refusing to guess",
-            projects
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
-    }
-    let (_, path) = found.ok_or_else(|| PluginError::NotFound {
-        target: GEMINI_CLI.to_owned(),
-        id: id.to_owned(),
-        searched: root.path().join(layout::TMP),
-    })?;
-    Ok(SessionRef {
-        target: GEMINI_CLI.to_owned(),
-        id: id.to_owned(),
-        path,
-    })
-}
-
-/// `gemini --resume <uuid> -p PROMPT` in the project root, with `GEMINI_CLI_HOME` pointing at the
-/// store root's parent when the root is a `.gemini` folder (the only name the CLI reads).
-fn plan(root: &StoreRoot, session: &SessionRef, prompt: &str) -> Result<ResumePlan, PluginError> {
-    // `resolve` reads this file among the id's: when it picks it, it is this session's file.
-    let chosen = resolve(root, &session.id);
-    if !matches!(&chosen, Ok(c) if c.path == session.path) {
-        load_checked(session)?;
-    }
-    let chosen = chosen?;
-    if chosen.path != session.path {
-        return Err(PluginError::Other(format!(
-            "gemini --resume {} would resume {}, not {}",
-            session.id,
-            chosen.path.display(),
-            session.path.display()
-        )));
-    }
-    let cwd = cwd_of(Some(root), &session.path).ok_or_else(|| {
-        PluginError::Other(format!(
-            "{}: no project root is recorded for its project folder (.project_root or projects.json)",
-            session.path.display()
-        ))
-    })?;
-    let mut env = Vec::new();
-    if root.path().file_name().is_some_and(|n| n == ".gemini") {
-        if let Some(home) = root.path().parent() {
-            env.push((
-                "GEMINI_CLI_HOME".to_owned(),
-                home.to_string_lossy().into_owned(),
-            ));
-        }
-    }
-    let prompt_arg = if prompt.starts_with('-') {
-        vec![format!("--prompt={prompt}")]
-    } else {
-        vec!["--prompt".to_owned(), prompt.to_owned()]
-    };
-    let mut args = vec!["--resume".to_owned(), session.id.clone()];
-    // Without `--prompt`: the same session in Gemini CLI's own terminal UI.
-    let interactive_args = args.clone();
-    args.extend(prompt_arg);
-    Ok(ResumePlan::Command {
-        program: "gemini".to_owned(),
-        args,
-        env,
-        cwd: Some(cwd.into()),
-        close_stdin: true,
-        interactive_args: Some(interactive_args),
-    })
 }

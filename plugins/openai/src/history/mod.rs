@@ -22,8 +22,8 @@ use std::path::Path;
 use handoff_sdk::dialect::Dialect;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::{
-    each_event, Body, CreateOptions, Event, PluginError, ResumePlan, SessionInfo, SessionRef,
-    StoreRoot, Stored, Target, TargetManifest, Transcript,
+    each_event, Body, Checked, Event, EventSink, New, Owned, Result, ResumePlan, SessionInfo,
+    SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript,
 };
 
 /// The model a body names when no turn of the transcript says which OpenAI model made it.
@@ -39,69 +39,43 @@ pub(crate) struct ApiTarget {
 
 /// Both targets are this one store, told apart by their dialect and manifest.
 impl Target for ApiTarget {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
     fn manifest(&self) -> TargetManifest {
         (self.manifest)()
     }
 
-    fn create(
-        &self,
-        root: &StoreRoot,
-        transcript: &Transcript,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
+    fn create(&self, new: New<'_>, transcript: &Transcript) -> Result<SessionRef> {
+        let New { root, options } = new;
         write::create(root, self, transcript, options)
     }
 
-    fn owner(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-    ) -> Result<Option<OwnershipMarker>, PluginError> {
+    fn owner(&self, session: Checked<'_>) -> Result<Option<OwnershipMarker>> {
         layout::marker(&session.path)
     }
 
-    fn append(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-        marker: &OwnershipMarker,
-        events: &[Event],
-    ) -> Result<SessionRef, PluginError> {
-        write::append(self, session, marker, events)
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
+        let marker = session.marker();
+        write::append(self, &session, marker, events)
     }
 
-    fn read_each(
-        &self,
-        from: Stored<'_>,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<Option<String>, PluginError> {
+    fn read_each(&self, from: Stored<'_>, sink: EventSink<'_>) -> Result<Option<String>> {
         Ok(each_event(read::read(self, from.path())?, sink))
     }
 
     /// The history's `handoff.cwd`, the history not built.
-    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+    fn cwd(&self, path: &Path) -> Result<Option<String>> {
         handoff_sdk::document_cwd(path)
     }
 
-    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>> {
         layout::list(root, self)
     }
 
-    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef> {
         layout::resolve(root, self, id)
     }
 
-    fn plan(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-        prompt: &str,
-    ) -> Result<ResumePlan, PluginError> {
-        plan::plan(self, session, prompt)
+    fn plan(&self, session: Checked<'_>, prompt: &str) -> Result<ResumePlan> {
+        plan::plan(self, &session, prompt)
     }
 }
 

@@ -25,8 +25,9 @@ use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json;
 use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
-    atomic, CreateOptions, Event, EventStream, PluginError, ResumePlan, SessionInfo, SessionRef,
-    StoreRoot, Stored, Target, TargetManifest, Timestamp, Transcript,
+    atomic, Checked, CreateOptions, Event, EventSink, EventStream, New, Owned, PluginError, Result,
+    ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Timestamp,
+    Transcript,
 };
 
 pub use convert::OPAQUE_KEY;
@@ -44,39 +45,62 @@ pub const HEADER_LIMIT: usize = 512;
 pub(crate) struct Pi;
 
 impl Target for Pi {
-    fn name(&self) -> &'static str {
-        TARGET
-    }
-
     fn manifest(&self) -> TargetManifest {
         crate::manifest::target()
     }
 
-    fn create(
-        &self,
-        root: &StoreRoot,
-        transcript: &Transcript,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
-        create(root, transcript, options)
+    /// Creates a session holding `transcript` (already checked against the manifest).
+    fn create(&self, new: New<'_>, transcript: &Transcript) -> Result<SessionRef> {
+        let New { root, options } = new;
+        write::check_representable(&transcript.events, 0)?;
+        let cwd = options
+            .cwd
+            .as_deref()
+            .or(transcript.cwd.as_deref())
+            .ok_or_else(|| {
+                PluginError::InvalidTranscript(
+                    "a pi session needs a working directory: set CreateOptions.cwd or the transcript's cwd"
+                        .into(),
+                )
+            })?;
+        let created = transcript
+            .events
+            .first()
+            .map_or_else(Timestamp::now, |e| e.timestamp);
+        let session = NewSession::begin(root, cwd, created, options)?;
+        root.create_file(&session.file, |out| {
+            session.write_header(out)?;
+            write::write_held(out, &transcript.events, 0, NewSession::chain(), true)
+        })?;
+        Ok(session.into_ref())
     }
 
-    /// Writes each event as it arrives; see [`create_streamed`].
-    fn create_streamed(
-        &self,
-        root: &StoreRoot,
-        events: &mut dyn EventStream,
-        options: &CreateOptions,
-    ) -> Result<SessionRef, PluginError> {
-        create_streamed(root, events, options)
+    /// [`Target::create`], writing each event as the stream hands it over ([`streamed`] says what it keeps
+    /// and when it starts over with the whole transcript). A refused event or a failed stream
+    /// removes what was begun.
+    fn create_streamed(&self, new: New<'_>, events: &mut dyn EventStream) -> Result<SessionRef> {
+        let New { root, options } = new;
+        let Some((cwd, first)) = stream_stop::begin(events, options)? else {
+            return self.create(new, events.whole()?);
+        };
+        let session = NewSession::begin(root, cwd, first.timestamp, options)?;
+        let written = stream_stop::within(
+            |body| root.create_file(&session.file, body),
+            |out| {
+                session.write_header(out)?;
+                streamed::write_stream(out, first, events, NewSession::chain())
+            },
+        )?;
+        match written {
+            Ok(()) => Ok(session.into_ref()),
+            Err(Stop::StartOver) => self.create(new, events.whole()?),
+            Err(Stop::Refused(e)) => Err(e),
+            Err(Stop::Io(e)) => Err(PluginError::io(&session.file, &e)),
+        }
     }
 
     /// The header's marker; a header that names another session is `Malformed`.
-    fn owner(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-    ) -> Result<Option<OwnershipMarker>, PluginError> {
+    fn owner(&self, session: Checked<'_>) -> Result<Option<OwnershipMarker>> {
         let path = session.path.as_path();
         let header = read::read_header(path)?;
         if header.id != session.id {
@@ -90,18 +114,38 @@ impl Target for Pi {
         Ok(header.marker)
     }
 
-    fn append(
-        &self,
-        _root: &StoreRoot,
-        session: &SessionRef,
-        _marker: &OwnershipMarker,
-        events: &[Event],
-    ) -> Result<SessionRef, PluginError> {
-        append(session, events)
+    /// Appends `events` to a session this plugin owns, continuing the chain from the leaf (the last
+    /// entry in file order, whoever wrote it).
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
+        let path = session.path.as_path();
+        let mut whole = Transcript::new(Vec::new());
+        let wanted = assemble::Wanted { ids: true };
+        let found = assemble::stream(path, wanted, assemble::OpenCalls::AsWritten, &mut |e| {
+            whole.events.push(e);
+            true
+        })?;
+        whole.cwd = found.cwd.clone();
+        let first = whole.events.len();
+        whole.events.extend_from_slice(events);
+        whole.validate()?;
+        write::check_representable(&whole.events, first)?;
+        if !events.is_empty() {
+            atomic::append(path, |out| {
+                let chain = write::Chain {
+                    leaf: found.leaf,
+                    model: found.model,
+                    ids: write::Ids::new(found.ids),
+                };
+                write::write_held(out, &whole.events, first, chain, false)
+            })
+            .map_err(|e| PluginError::io(path, &e))?;
+        }
+        Ok(session.session().clone())
     }
 
     /// The file, and its folder when that is left empty.
-    fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
+    fn remove(&self, session: Owned<'_>) -> Result<()> {
+        let root = session.root();
         let path = session.path.as_path();
         std::fs::remove_file(path).map_err(|e| PluginError::io(path, &e))?;
         if let Some(dir) = path.parent() {
@@ -112,99 +156,75 @@ impl Target for Pi {
         Ok(())
     }
 
-    fn read_each(
-        &self,
-        from: Stored<'_>,
-        sink: &mut dyn FnMut(Event) -> bool,
-    ) -> Result<Option<String>, PluginError> {
+    fn read_each(&self, from: Stored<'_>, sink: EventSink<'_>) -> Result<Option<String>> {
         read_each(from.path(), sink)
     }
 
     /// The session header's cwd (the first line), or the whole read's where the header alone
     /// cannot be read.
-    fn cwd(&self, path: &Path) -> Result<Option<String>, PluginError> {
+    fn cwd(&self, path: &Path) -> Result<Option<String>> {
         read_cwd(path)
     }
 
-    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
-        list(root)
+    /// The sessions of every folder, newest first, each with the title pi's own list shows (the name
+    /// its latest `session_info` gives, else the first user text) and its cwd. A file without a valid
+    /// header is not a session (pi does not list it either).
+    fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>> {
+        let mut sessions = Vec::new();
+        for path in layout::all_files(root)? {
+            let Ok(header) = read::read_header(&path) else {
+                continue;
+            };
+            let marker = header.marker.filter(|m| m.plugin == PLUGIN);
+            let info = SessionInfo::of_file(TARGET, &header.id, &path, marker);
+            let title = list::title(&path);
+            sessions.push(info.with_details(title, header.cwd));
+        }
+        SessionInfo::sort_newest_first(&mut sessions);
+        Ok(sessions)
     }
 
-    fn find_owned(
-        &self,
-        root: &StoreRoot,
-        locator: &str,
-    ) -> Result<Option<SessionRef>, PluginError> {
-        find_owned(root, locator)
+    /// The newest session of ours marked with `locator`, reading headers only (the engine's lookup
+    /// needs no titles).
+    fn find_owned(&self, root: &StoreRoot, locator: &str) -> Result<Option<SessionRef>> {
+        let mut found: Option<(std::time::SystemTime, SessionRef)> = None;
+        for path in layout::all_files(root)? {
+            let Ok(header) = read::read_header(&path) else {
+                continue;
+            };
+            let ours = header
+                .marker
+                .is_some_and(|m| m.plugin == PLUGIN && m.locator.as_deref() == Some(locator));
+            if !ours {
+                continue;
+            }
+            let modified = std::fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .unwrap_or(std::time::UNIX_EPOCH);
+            if found.as_ref().is_none_or(|(newest, _)| modified > *newest) {
+                let session = SessionRef {
+                    target: TARGET.to_owned(),
+                    id: header.id,
+                    path,
+                };
+                found = Some((modified, session));
+            }
+        }
+        Ok(found.map(|(_, session)| session))
     }
 
-    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
-        resolve(root, id)
+    /// The session with exactly this id.
+    fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef> {
+        let path = layout::find(root, id)?;
+        Ok(SessionRef {
+            target: TARGET.to_owned(),
+            id: id.to_owned(),
+            path,
+        })
     }
 
-    fn plan(
-        &self,
-        root: &StoreRoot,
-        session: &SessionRef,
-        prompt: &str,
-    ) -> Result<ResumePlan, PluginError> {
-        plan(root, session, prompt)
-    }
-}
-
-/// Creates a session holding `transcript` (already checked against the manifest).
-pub fn create(
-    root: &StoreRoot,
-    transcript: &Transcript,
-    options: &CreateOptions,
-) -> Result<SessionRef, PluginError> {
-    write::check_representable(&transcript.events, 0)?;
-    let cwd = options
-        .cwd
-        .as_deref()
-        .or(transcript.cwd.as_deref())
-        .ok_or_else(|| {
-            PluginError::InvalidTranscript(
-                "a pi session needs a working directory: set CreateOptions.cwd or the transcript's cwd"
-                    .into(),
-            )
-        })?;
-    let created = transcript
-        .events
-        .first()
-        .map_or_else(Timestamp::now, |e| e.timestamp);
-    let new = NewSession::begin(root, cwd, created, options)?;
-    root.create_file(&new.file, |out| {
-        new.write_header(out)?;
-        write::write_held(out, &transcript.events, 0, NewSession::chain(), true)
-    })?;
-    Ok(new.into_ref())
-}
-
-/// [`create`], writing each event as the stream hands it over ([`streamed`] says what it keeps
-/// and when it starts over with the whole transcript). A refused event or a failed stream
-/// removes what was begun.
-fn create_streamed(
-    root: &StoreRoot,
-    events: &mut dyn EventStream,
-    options: &CreateOptions,
-) -> Result<SessionRef, PluginError> {
-    let Some((cwd, first)) = stream_stop::begin(events, options)? else {
-        return create(root, events.whole()?, options);
-    };
-    let new = NewSession::begin(root, cwd, first.timestamp, options)?;
-    let written = stream_stop::within(
-        |body| root.create_file(&new.file, body),
-        |out| {
-            new.write_header(out)?;
-            streamed::write_stream(out, first, events, NewSession::chain())
-        },
-    )?;
-    match written {
-        Ok(()) => Ok(new.into_ref()),
-        Err(Stop::StartOver) => create(root, events.whole()?, options),
-        Err(Stop::Refused(e)) => Err(e),
-        Err(Stop::Io(e)) => Err(PluginError::io(&new.file, &e)),
+    fn plan(&self, session: Checked<'_>, prompt: &str) -> Result<ResumePlan> {
+        resume::plan(session.root(), &session, prompt)
     }
 }
 
@@ -277,35 +297,6 @@ impl NewSession {
     }
 }
 
-/// Appends `events` to a session this plugin owns, continuing the chain from the leaf (the last
-/// entry in file order, whoever wrote it).
-fn append(session: &SessionRef, events: &[Event]) -> Result<SessionRef, PluginError> {
-    let path = session.path.as_path();
-    let mut whole = Transcript::new(Vec::new());
-    let wanted = assemble::Wanted { ids: true };
-    let found = assemble::stream(path, wanted, assemble::OpenCalls::AsWritten, &mut |e| {
-        whole.events.push(e);
-        true
-    })?;
-    whole.cwd = found.cwd.clone();
-    let first = whole.events.len();
-    whole.events.extend_from_slice(events);
-    whole.validate()?;
-    write::check_representable(&whole.events, first)?;
-    if !events.is_empty() {
-        atomic::append(path, |out| {
-            let chain = write::Chain {
-                leaf: found.leaf,
-                model: found.model,
-                ids: write::Ids::new(found.ids),
-            };
-            write::write_held(out, &whole.events, first, chain, false)
-        })
-        .map_err(|e| PluginError::io(path, &e))?;
-    }
-    Ok(session.clone())
-}
-
 /// Reads a session file, handing each event to `sink` until it returns `false`; returns the
 /// working directory.
 pub fn read_each(
@@ -344,72 +335,6 @@ pub fn read(path: &Path) -> Result<Transcript, PluginError> {
     let mut transcript = Transcript::new(events);
     transcript.cwd = found.cwd;
     Ok(transcript)
-}
-
-/// The sessions of every folder, newest first, each with the title pi's own list shows (the name
-/// its latest `session_info` gives, else the first user text) and its cwd. A file without a valid
-/// header is not a session (pi does not list it either).
-pub fn list(root: &StoreRoot) -> Result<Vec<SessionInfo>, PluginError> {
-    let mut sessions = Vec::new();
-    for path in layout::all_files(root)? {
-        let Ok(header) = read::read_header(&path) else {
-            continue;
-        };
-        let marker = header.marker.filter(|m| m.plugin == PLUGIN);
-        let info = SessionInfo::of_file(TARGET, &header.id, &path, marker);
-        let title = list::title(&path);
-        sessions.push(info.with_details(title, header.cwd));
-    }
-    SessionInfo::sort_newest_first(&mut sessions);
-    Ok(sessions)
-}
-
-/// The newest session of ours marked with `locator`, reading headers only (the engine's lookup
-/// needs no titles).
-pub fn find_owned(root: &StoreRoot, locator: &str) -> Result<Option<SessionRef>, PluginError> {
-    let mut found: Option<(std::time::SystemTime, SessionRef)> = None;
-    for path in layout::all_files(root)? {
-        let Ok(header) = read::read_header(&path) else {
-            continue;
-        };
-        let ours = header
-            .marker
-            .is_some_and(|m| m.plugin == PLUGIN && m.locator.as_deref() == Some(locator));
-        if !ours {
-            continue;
-        }
-        let modified = std::fs::metadata(&path)
-            .and_then(|m| m.modified())
-            .unwrap_or(std::time::UNIX_EPOCH);
-        if found.as_ref().is_none_or(|(newest, _)| modified > *newest) {
-            let session = SessionRef {
-                target: TARGET.to_owned(),
-                id: header.id,
-                path,
-            };
-            found = Some((modified, session));
-        }
-    }
-    Ok(found.map(|(_, session)| session))
-}
-
-/// The session with exactly this id.
-pub fn resolve(root: &StoreRoot, id: &str) -> Result<SessionRef, PluginError> {
-    let path = layout::find(root, id)?;
-    Ok(SessionRef {
-        target: TARGET.to_owned(),
-        id: id.to_owned(),
-        path,
-    })
-}
-
-/// How to resume `session` with `prompt`.
-pub fn plan(
-    root: &StoreRoot,
-    session: &SessionRef,
-    prompt: &str,
-) -> Result<ResumePlan, PluginError> {
-    resume::plan(root, session, prompt)
 }
 
 /// What pi's session list shows for one session.
