@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use handoff_capability::live::LiveRecipe;
 use handoff_host::{
-    Plugin, ReadFrom, ResumePlan, SessionRef, StoreRoot, TargetManifest, Transcript,
+    Plugin, ReadFrom, ResumeCommand, ResumePlan, SessionRef, StoreRoot, TargetManifest, Transcript,
 };
 
 use crate::cli::{FoundCli, Invocation, RunOutcome};
@@ -140,14 +140,14 @@ impl SharedHome {
     /// (e.g. `codex migrate-rollouts --apply` on its store).
     pub fn run(&self, agent: &Agent<'_>, args: &[&str]) -> Result<RunOutcome, String> {
         let live = agent.live(&self.options);
-        let plan = ResumePlan::Command {
+        let plan = ResumePlan::Command(ResumeCommand {
             program: agent.recipe.program.clone(),
             args: args.iter().map(|a| a.to_string()).collect(),
             env: Vec::new(),
             cwd: Some(self.cwd.clone()),
             close_stdin: true,
             interactive_args: None,
-        };
+        });
         // The recipe's extra arguments are a resume's (a model, a provider): not these.
         let mut invocation = live
             .invocation(&self.place(&agent.root), plan, false)

@@ -448,22 +448,14 @@ impl Live<'_> {
         plan: ResumePlan,
         interactive: bool,
     ) -> Result<Invocation, Evidence> {
-        let ResumePlan::Command {
-            program,
-            args,
-            env,
-            cwd,
-            close_stdin,
-            interactive_args,
-        } = plan
-        else {
+        let ResumePlan::Command(command) = plan else {
             return Err(vec![format!(
                 "the resume plan of CLI target {} is not a command: {plan:?}",
                 self.name()
             )]);
         };
-        let (mut args, close_stdin) = match (interactive, interactive_args) {
-            (false, _) => (args, close_stdin),
+        let (mut args, close_stdin) = match (interactive, command.interactive_args) {
+            (false, _) => (command.args, command.close_stdin),
             (true, Some(interactive)) => (interactive, false),
             (true, None) => {
                 return Err(vec![format!(
@@ -472,11 +464,11 @@ impl Live<'_> {
                 )])
             }
         };
-        let program = if program == self.recipe.program {
+        let program = if command.program == self.recipe.program {
             self.cli.path.clone()
         } else {
             find_cli(
-                &program,
+                &command.program,
                 &self.recipe.npm_package,
                 self.options.cli_dir.as_deref(),
             )
@@ -492,13 +484,13 @@ impl Live<'_> {
             args.push(self.fill(arg, scene));
         }
         let mut all_env = self.recipe_env(scene);
-        all_env.extend(env);
+        all_env.extend(command.env);
         Ok(Invocation {
             program,
             args,
             home: scene.home.to_owned(),
             env: all_env,
-            cwd: cwd.unwrap_or_else(|| scene.cwd.to_owned()),
+            cwd: command.cwd.unwrap_or_else(|| scene.cwd.to_owned()),
             close_stdin,
             timeout: self.options.timeout,
         })

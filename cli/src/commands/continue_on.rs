@@ -331,7 +331,7 @@ fn print_summary(target: &str, c: &Continued, events: usize) -> Result<(), CliEr
         )?;
     }
     match &c.plan {
-        ResumePlan::Command { .. } => {
+        ResumePlan::Command(_) => {
             let headless = command_line(&c.plan, Mode::Headless).unwrap_or_default();
             match command_line(&c.plan, Mode::Interactive) {
                 Some(interactive) => {
@@ -417,26 +417,16 @@ struct Runnable<'p> {
 }
 
 fn runnable(plan: &ResumePlan, mode: Mode) -> Option<Runnable<'_>> {
-    let ResumePlan::Command {
-        program,
-        args,
-        env,
-        cwd,
-        close_stdin,
-        interactive_args,
-    } = plan
-    else {
-        return None;
-    };
+    let command = plan.command()?;
     let (args, close_stdin) = match mode {
-        Mode::Headless => (args, *close_stdin),
-        Mode::Interactive => (interactive_args.as_ref()?, false),
+        Mode::Headless => (&command.args, command.close_stdin),
+        Mode::Interactive => (command.interactive_args.as_ref()?, false),
     };
     Some(Runnable {
-        program,
+        program: &command.program,
         args,
-        env,
-        cwd: cwd.as_deref(),
+        env: &command.env,
+        cwd: command.cwd.as_deref(),
         close_stdin,
     })
 }
@@ -558,7 +548,7 @@ mod tests {
 
     #[test]
     fn command_line_quotes_what_needs_it() {
-        let mut plan = ResumePlan::Command {
+        let mut plan = ResumePlan::Command(handoff_host::ResumeCommand {
             program: "codex".into(),
             args: vec![
                 "exec".into(),
@@ -570,7 +560,7 @@ mod tests {
             cwd: Some("/home/me/my proj".into()),
             close_stdin: true,
             interactive_args: Some(vec!["resume".into(), "0199-ab".into()]),
-        };
+        });
         assert_eq!(
             command_line(&plan, Mode::Headless).unwrap(),
             r"cd '/home/me/my proj' && codex exec resume 0199-ab 'it'\''s done' </dev/null"
@@ -580,13 +570,10 @@ mod tests {
             command_line(&plan, Mode::Interactive).unwrap(),
             r"cd '/home/me/my proj' && codex resume 0199-ab"
         );
-        let ResumePlan::Command {
-            interactive_args, ..
-        } = &mut plan
-        else {
+        let ResumePlan::Command(command) = &mut plan else {
             unreachable!()
         };
-        *interactive_args = None;
+        command.interactive_args = None;
         assert_eq!(command_line(&plan, Mode::Interactive), None);
     }
 }

@@ -1,4 +1,4 @@
-use handoff_host::{Body, Event, PluginError, ResumePlan, SessionRef, Timestamp};
+use handoff_host::{Body, Event, PluginError, ResumeCommand, ResumePlan, SessionRef, Timestamp};
 
 use crate::corpus;
 
@@ -130,7 +130,7 @@ fn prefix_of(id: &str) -> String {
 fn plan_problems(plan: &ResumePlan, chosen: &SessionRef, decoys: &[SessionRef]) -> Vec<String> {
     let mut problems = Vec::new();
     match plan {
-        ResumePlan::Command { args, .. } => {
+        ResumePlan::Command(ResumeCommand { args, .. }) => {
             let names_it = args
                 .iter()
                 .any(|a| a == &chosen.id || std::path::Path::new(a) == chosen.path.as_path());
@@ -175,9 +175,9 @@ fn plan_problems(plan: &ResumePlan, chosen: &SessionRef, decoys: &[SessionRef]) 
 
 fn describe(plan: &ResumePlan) -> String {
     match plan {
-        ResumePlan::Command {
+        ResumePlan::Command(ResumeCommand {
             program, args, cwd, ..
-        } => format!(
+        }) => format!(
             "{program} {} (in {})",
             args.join(" "),
             cwd.as_ref()

@@ -161,24 +161,7 @@ pub struct CreateOptions {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ResumePlan {
     /// Run this command (a CLI target).
-    Command {
-        /// The program, e.g. `claude`.
-        program: String,
-        /// Its arguments; they name the session exactly (never "latest").
-        args: Vec<String>,
-        /// Environment variables to set.
-        env: Vec<(String, String)>,
-        /// The directory to run it in.
-        cwd: Option<PathBuf>,
-        /// Whether stdin must be closed (some CLIs wait on it otherwise).
-        close_stdin: bool,
-        /// The arguments that open the same session in the CLI's own interactive session (its
-        /// terminal UI), with the same program, environment and cwd, and no prompt: where a
-        /// person continues the conversation. `None`: the plugin offers only the headless
-        /// command above (a plugin built before this field existed).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        interactive_args: Option<Vec<String>>,
-    },
+    Command(ResumeCommand),
     /// Send this request (an API target).
     Request {
         /// The wire dialect of the body.
@@ -186,6 +169,38 @@ pub enum ResumePlan {
         /// The request body: the whole history plus the new prompt.
         body: Value,
     },
+}
+
+impl ResumePlan {
+    /// The command to run, for a CLI target.
+    pub fn command(&self) -> Option<&ResumeCommand> {
+        match self {
+            ResumePlan::Command(command) => Some(command),
+            ResumePlan::Request { .. } => None,
+        }
+    }
+}
+
+/// The command that resumes a session of a CLI target (its JSON members are those of
+/// [`ResumePlan::Command`], beside `"kind": "command"`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResumeCommand {
+    /// The program, e.g. `claude`.
+    pub program: String,
+    /// Its arguments; they name the session exactly (never "latest").
+    pub args: Vec<String>,
+    /// Environment variables to set.
+    pub env: Vec<(String, String)>,
+    /// The directory to run it in.
+    pub cwd: Option<PathBuf>,
+    /// Whether stdin must be closed (some CLIs wait on it otherwise).
+    pub close_stdin: bool,
+    /// The arguments that open the same session in the CLI's own interactive session (its
+    /// terminal UI), with the same program, environment and cwd, and no prompt: where a
+    /// person continues the conversation. `None`: the plugin offers only the headless
+    /// command above (a plugin built before this field existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interactive_args: Option<Vec<String>>,
 }
 
 pub use error::{panic_message, PluginError};
@@ -525,6 +540,33 @@ impl<P: Plugin + ?Sized> ById for P {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A plan crosses the plugin boundary as JSON: the command's members stand beside
+    /// `"kind": "command"` (as when they were the variant's own fields), and a plugin built before
+    /// `interactive_args` existed sends none.
+    #[test]
+    fn a_command_plan_json_is_the_commands_members_beside_its_kind() {
+        let old = r#"{"kind":"command","program":"pi","args":["--session","s1"],"env":[["K","v"]],"cwd":"/w","close_stdin":true}"#;
+        let plan: ResumePlan = serde_json::from_str(old).unwrap();
+        let command = plan.command().expect("a command");
+        assert_eq!(
+            (
+                command.program.as_str(),
+                command.args.len(),
+                command.interactive_args.as_ref()
+            ),
+            ("pi", 2, None)
+        );
+        assert_eq!(command.env, [("K".to_owned(), "v".to_owned())]);
+        assert_eq!(serde_json::to_string(&plan).unwrap(), old);
+        let mut interactive = plan.clone();
+        if let ResumePlan::Command(command) = &mut interactive {
+            command.interactive_args = Some(vec!["--session".into(), "s1".into()]);
+        }
+        let json = serde_json::to_value(&interactive).unwrap();
+        assert_eq!(json["interactive_args"][1], "s1");
+        assert_eq!(json["kind"], "command");
+    }
 
     /// A listing crosses the plugin boundary as JSON: a plugin built before `title`, `cwd` and
     /// `events` existed sends none of them, and a host built before them must not see them.

@@ -21,8 +21,8 @@ pub mod seal;
 pub use handoff_capability::live;
 pub use handoff_capability::{
     ById, CreateOptions, EventBatch, EventStream, HeldEvents, MakePlugin, Manifest, Plugin,
-    PluginError, ReadFrom, ReadOutcome, Reader, ResumePlan, Resumer, SessionInfo, SessionRef,
-    TargetKind, TargetManifest, Writer, PLUGIN_API_VERSION,
+    PluginError, ReadFrom, ReadOutcome, Reader, ResumeCommand, ResumePlan, Resumer, SessionInfo,
+    SessionRef, TargetKind, TargetManifest, Writer, PLUGIN_API_VERSION,
 };
 pub use handoff_store::StoreRoot;
 pub use handoff_transcript::{

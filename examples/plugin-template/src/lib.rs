@@ -12,7 +12,7 @@ use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::Feature::{Text, ToolCall, ToolError, ToolResult};
 use handoff_sdk::{
     atomic, each_event, load_json, write_json_line, Checked, DefaultRoot, Event, EventSink,
-    FilePerId, New, Owned, PluginError, Result, ResumePlan, SessionInfo, SessionRef, StoreRoot,
+    FilePerId, New, Owned, PluginError, Result, ResumeCommand, ResumePlan, SessionInfo, SessionRef, StoreRoot,
     Stored, Target, TargetKind, TargetManifest, Transcript,
 };
 use serde::{Deserialize, Serialize};
@@ -102,7 +102,7 @@ impl Target for Notes {
 
     fn plan(&self, session: Checked<'_>, prompt: &str) -> Result<ResumePlan> {
         // Name the exact session, never "latest": your CLI's resume-by-id command goes here.
-        Ok(ResumePlan::Command {
+        Ok(ResumePlan::Command(ResumeCommand {
             program: "template-agent".into(),
             args: vec!["--resume".into(), session.id.clone(), prompt.into()],
             env: vec![],
@@ -110,7 +110,7 @@ impl Target for Notes {
             close_stdin: true,
             // And the command that opens the session in your CLI's own interactive UI.
             interactive_args: Some(vec!["--resume".into(), session.id.clone()]),
-        })
+        }))
     }
 }
 

@@ -7,8 +7,8 @@ use std::time::Duration;
 use handoff_conformance::corpus;
 use handoff_host::continuation::{continue_conversation, Action, ContinueError, ContinueRequest};
 use handoff_host::{
-    Body, CreateOptions, Event, PluginError, Reader, ResumePlan, SessionRef, StoreRoot, Timestamp,
-    Transcript, Writer,
+    Body, CreateOptions, Event, PluginError, Reader, SessionRef, StoreRoot, Timestamp, Transcript,
+    Writer,
 };
 use handoff_reference::{ReferencePlugin, NAME};
 
@@ -55,12 +55,8 @@ fn creates_then_reuses_then_appends_to_the_same_id() {
     let base = &corpus::entry("parallel-tool-calls").unwrap().transcript;
     let first = continue_conversation(&ReferencePlugin, &request(base, &root)).unwrap();
     assert_eq!(first.action, Action::Created);
-    match &first.plan {
-        ResumePlan::Command { args, .. } => {
-            assert!(args.iter().any(|a| a.contains(&first.session.id)))
-        }
-        other => panic!("unexpected plan {other:?}"),
-    }
+    let command = first.plan.command().expect("a command");
+    assert!(command.args.iter().any(|a| a.contains(&first.session.id)));
 
     let again = continue_conversation(&ReferencePlugin, &request(base, &root)).unwrap();
     assert_eq!(

@@ -9,8 +9,8 @@ use handoff_conformance::corpus;
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Part, Plugin, PluginError,
-    ReadFrom, ResumePlan, Signature, StoreRoot, Thinking, Timestamp, ToolCall, ToolInput,
-    Transcript, WebSearch,
+    ReadFrom, Signature, StoreRoot, Thinking, Timestamp, ToolCall, ToolInput, Transcript,
+    WebSearch,
 };
 
 const CWD: &str = "/home/dev/my.proj";
@@ -579,32 +579,23 @@ fn resume_names_exactly_the_id_in_its_cwd() {
         .writer()
         .create(&root, CLAUDE_CODE, &t, &options())
         .unwrap();
-    let ResumePlan::Command {
-        program,
-        args,
-        cwd,
-        close_stdin,
-        interactive_args,
-        ..
-    } = ClaudePlugin
+    let plan = ClaudePlugin
         .plan_id(&root, CLAUDE_CODE, &s.id, "go on")
-        .unwrap()
-    else {
-        panic!("a CLI target resumes by command")
-    };
-    assert_eq!(program, "claude");
-    assert_eq!(interactive_args.unwrap(), ["--resume", s.id.as_str()]);
-    assert_eq!(args, ["-p", "--resume", s.id.as_str(), "go on"]);
-    assert_eq!(cwd.as_deref(), Some(Path::new(CWD)));
-    assert!(close_stdin);
-    let ResumePlan::Command { args, .. } = ClaudePlugin
-        .plan_id(&root, CLAUDE_CODE, &s.id, "-x is a prompt")
-        .unwrap()
-    else {
-        panic!()
-    };
+        .unwrap();
+    let command = plan.command().expect("a CLI target resumes by command");
+    assert_eq!(command.program, "claude");
     assert_eq!(
-        args,
+        command.interactive_args.as_deref(),
+        Some(&["--resume".to_owned(), s.id.clone()][..])
+    );
+    assert_eq!(command.args, ["-p", "--resume", s.id.as_str(), "go on"]);
+    assert_eq!(command.cwd.as_deref(), Some(Path::new(CWD)));
+    assert!(command.close_stdin);
+    let plan = ClaudePlugin
+        .plan_id(&root, CLAUDE_CODE, &s.id, "-x is a prompt")
+        .unwrap();
+    assert_eq!(
+        plan.command().expect("a command").args,
         ["-p", "--resume", s.id.as_str(), "--", "-x is a prompt"]
     );
     let missing = ClaudePlugin

@@ -6,8 +6,8 @@ use std::path::Path;
 use handoff_codex::{CodexPlugin, TARGET};
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Origin, Part, Plugin,
-    PluginError, ReadFrom, ResumePlan, Signature, StoreRoot, Thinking, Timestamp, ToolCall,
-    ToolInput, Transcript, WebSearch,
+    PluginError, ReadFrom, Signature, StoreRoot, Thinking, Timestamp, ToolCall, ToolInput,
+    Transcript, WebSearch,
 };
 use serde_json::{json, Value};
 
@@ -659,44 +659,33 @@ fn resume_plan_names_exactly_the_session() {
     let plan = CodexPlugin
         .plan_id(&root, TARGET, &session.id, "continue")
         .unwrap();
-    match plan {
-        ResumePlan::Command {
-            program,
-            args,
-            env,
-            cwd,
-            close_stdin,
-            interactive_args,
-        } => {
-            assert_eq!(program, "codex");
-            assert_eq!(interactive_args.unwrap(), ["resume", session.id.as_str()]);
-            assert_eq!(
-                args,
-                [
-                    "exec",
-                    "--skip-git-repo-check",
-                    "resume",
-                    session.id.as_str(),
-                    "continue"
-                ]
-            );
-            assert_eq!(
-                env,
-                [("CODEX_HOME".to_owned(), root.path().display().to_string())]
-            );
-            assert_eq!(cwd.as_deref(), Some(Path::new("/home/dev/proj")));
-            assert!(close_stdin);
-        }
-        other => panic!("{other:?}"),
-    }
+    let command = plan.command().expect("a command");
+    assert_eq!(command.program, "codex");
+    assert_eq!(
+        command.interactive_args.as_deref(),
+        Some(&["resume".to_owned(), session.id.clone()][..])
+    );
+    assert_eq!(
+        command.args,
+        [
+            "exec",
+            "--skip-git-repo-check",
+            "resume",
+            session.id.as_str(),
+            "continue"
+        ]
+    );
+    assert_eq!(
+        command.env,
+        [("CODEX_HOME".to_owned(), root.path().display().to_string())]
+    );
+    assert_eq!(command.cwd.as_deref(), Some(Path::new("/home/dev/proj")));
+    assert!(command.close_stdin);
     // A prompt that looks like an option goes after `--` (checked with the real CLI).
-    match CodexPlugin
+    let plan = CodexPlugin
         .plan_id(&root, TARGET, &session.id, "-x")
-        .unwrap()
-    {
-        ResumePlan::Command { args, .. } => assert_eq!(args[4..], ["--", "-x"]),
-        other => panic!("{other:?}"),
-    }
+        .unwrap();
+    assert_eq!(plan.command().expect("a command").args[4..], ["--", "-x"]);
     let missing = uuid::Uuid::now_v7().to_string();
     assert!(matches!(
         CodexPlugin.resumer().resolve(&root, TARGET, &missing),

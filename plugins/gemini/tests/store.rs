@@ -7,8 +7,7 @@ use handoff_gemini::GeminiPlugin;
 use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::{
     AssistantPart, Author, AuthorKind, Body, CreateOptions, Event, Part, Plugin, PluginError,
-    ReadFrom, ResumePlan, SessionRef, Signature, StoreRoot, Thinking, Timestamp, ToolCall,
-    Transcript,
+    ReadFrom, SessionRef, Signature, StoreRoot, Thinking, Timestamp, ToolCall, Transcript,
 };
 
 const TARGET: &str = "gemini-cli";
@@ -910,29 +909,25 @@ fn the_plan_resumes_by_full_id_in_the_project_root() {
         .resumer()
         .plan(&s.root, &session, "-go on")
         .unwrap();
-    let ResumePlan::Command {
-        program,
-        args,
-        env,
-        cwd,
-        close_stdin,
-        interactive_args,
-    } = plan
-    else {
-        panic!()
-    };
-    assert_eq!(program, "gemini");
-    assert_eq!(args, ["--resume", session.id.as_str(), "--prompt=-go on"]);
-    assert_eq!(interactive_args.unwrap(), ["--resume", session.id.as_str()]);
+    let command = plan.command().expect("a command");
+    assert_eq!(command.program, "gemini");
     assert_eq!(
-        env,
+        command.args,
+        ["--resume", session.id.as_str(), "--prompt=-go on"]
+    );
+    assert_eq!(
+        command.interactive_args.as_deref(),
+        Some(&["--resume".to_owned(), session.id.clone()][..])
+    );
+    assert_eq!(
+        command.env,
         [(
             "GEMINI_CLI_HOME".to_owned(),
             s.home.to_str().unwrap().to_owned()
         )]
     );
-    assert_eq!(cwd.unwrap(), PathBuf::from(&s.cwd));
-    assert!(close_stdin);
+    assert_eq!(command.cwd.as_deref(), Some(Path::new(&s.cwd)));
+    assert!(command.close_stdin);
     let ghost = SessionRef {
         path: session.path.with_file_name("session-x-00000000.jsonl"),
         ..session.clone()

@@ -16,7 +16,8 @@ use handoff_sdk::serde_json;
 use handoff_sdk::stream_stop;
 use handoff_sdk::{
     Checked, CreateOptions, Event, EventSink, EventStream, New, Owned, PluginError, Result,
-    ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript,
+    ResumeCommand, ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest,
+    Transcript,
 };
 use rusqlite::{params, Transaction};
 use serde::{Deserialize, Serialize};
@@ -371,7 +372,7 @@ impl Target for Opencode {
         let connection = schema::open_read(&db)?;
         let row = session_row(&db, &connection, &session.id)?
             .ok_or_else(|| not_found(&db, &session.id))?;
-        Ok(ResumePlan::Command {
+        Ok(ResumePlan::Command(ResumeCommand {
             program: "opencode".into(),
             args: ["run", "--session", session.id.as_str()]
                 .into_iter()
@@ -383,7 +384,7 @@ impl Target for Opencode {
             close_stdin: true,
             // `opencode --session <id>`: the same session in OpenCode's own terminal UI.
             interactive_args: Some(vec!["--session".into(), session.id.clone()]),
-        })
+        }))
     }
 }
 

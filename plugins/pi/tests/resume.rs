@@ -16,10 +16,7 @@ fn plan(root: &handoff_sdk::StoreRoot, session: &SessionRef, prompt: &str) -> Re
 }
 
 fn args(plan: &ResumePlan) -> Vec<String> {
-    match plan {
-        ResumePlan::Command { args, .. } => args.clone(),
-        other => panic!("{other:?}"),
-    }
+    plan.command().expect("a command").args.clone()
 }
 
 /// Copies `session` under `id` (file name and header), newer than it.
@@ -46,18 +43,9 @@ fn the_plan_names_the_session_its_folder_cwd_and_model() {
             assistant("e4", 3, vec![text("b")], gpt()),
         ]),
     );
-    let ResumePlan::Command {
-        program,
-        args,
-        env,
-        cwd,
-        close_stdin,
-        interactive_args,
-    } = plan(&root, &session, "Go on.")
-    else {
-        panic!()
-    };
-    assert_eq!(program, "pi");
+    let plan = plan(&root, &session, "Go on.");
+    let command = plan.command().expect("a command");
+    assert_eq!(command.program, "pi");
     let folder = session
         .path
         .parent()
@@ -65,7 +53,7 @@ fn the_plan_names_the_session_its_folder_cwd_and_model() {
         .to_string_lossy()
         .into_owned();
     assert_eq!(
-        args,
+        command.args,
         [
             "--session-dir",
             folder.as_str(),
@@ -80,16 +68,19 @@ fn the_plan_names_the_session_its_folder_cwd_and_model() {
         ]
     );
     // The interactive session: the same, without `-p PROMPT`.
-    assert_eq!(interactive_args.as_deref(), Some(&args[..args.len() - 2]));
     assert_eq!(
-        env,
+        command.interactive_args.as_deref(),
+        Some(&command.args[..command.args.len() - 2])
+    );
+    assert_eq!(
+        command.env,
         [(
             "PI_CODING_AGENT_DIR".to_owned(),
             root.path().to_string_lossy().into_owned()
         )]
     );
-    assert_eq!(cwd.as_deref(), Some(std::path::Path::new(CWD)));
-    assert!(close_stdin);
+    assert_eq!(command.cwd.as_deref(), Some(std::path::Path::new(CWD)));
+    assert!(command.close_stdin);
 }
 
 #[test]

@@ -8,8 +8,8 @@ use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
     atomic, Body, Checked, CreateOptions, Event, EventSink, EventStream, IdDigest, New, Owned,
-    PluginError, Result, ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target,
-    TargetManifest, Transcript, Validator,
+    PluginError, Result, ResumeCommand, ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored,
+    Target, TargetManifest, Transcript, Validator,
 };
 
 use crate::chain::{self, Head, Index};
@@ -211,7 +211,7 @@ impl Target for QwenCode {
         // Without the prompt: the same session in Qwen Code's own terminal UI.
         let interactive_args = args.clone();
         args.extend(prompt_arg);
-        Ok(ResumePlan::Command {
+        Ok(ResumePlan::Command(ResumeCommand {
             program: "qwen".to_owned(),
             args,
             env: vec![(
@@ -221,7 +221,7 @@ impl Target for QwenCode {
             cwd: Some(cwd.into()),
             close_stdin: true,
             interactive_args: Some(interactive_args),
-        })
+        }))
     }
 }
 

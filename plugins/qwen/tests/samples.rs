@@ -223,16 +223,14 @@ fn what_the_writer_writes_reads_back_equal_and_resumes_by_its_id() {
         Some(cwd.canonicalize().unwrap().to_str().unwrap())
     );
     let plan = QwenPlugin.resumer().plan(&root, &session, "go on").unwrap();
-    let handoff_sdk::ResumePlan::Command {
-        program, args, env, ..
-    } = plan
-    else {
-        panic!("a command")
-    };
-    assert_eq!(program, "qwen");
-    assert_eq!(args, ["--resume", session.id.as_str(), "-p", "go on"]);
+    let command = plan.command().expect("a command");
+    assert_eq!(command.program, "qwen");
     assert_eq!(
-        env,
+        command.args,
+        ["--resume", session.id.as_str(), "-p", "go on"]
+    );
+    assert_eq!(
+        command.env,
         [(
             "QWEN_RUNTIME_DIR".to_owned(),
             root.path().display().to_string()

@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::{
     atomic, require_owned, session_lock, sessions_newest_first, CreateOptions, Event, GrowingRead,
-    PluginError, ResumePlan, SessionInfo, SessionRef, StoreRoot, Transcript, WrittenFile,
+    PluginError, ResumeCommand, ResumePlan, SessionInfo, SessionRef, StoreRoot, Transcript,
+    WrittenFile,
 };
 
 use crate::manifest::{self, NAME};
@@ -131,7 +132,7 @@ pub(crate) fn plan(
 ) -> Result<ResumePlan, PluginError> {
     let path = session.check(root, NAME)?;
     let (header, _) = read::file(path)?;
-    Ok(ResumePlan::Command {
+    Ok(ResumePlan::Command(ResumeCommand {
         program: "handoff-reference-agent".into(),
         args: vec![
             "--session".into(),
@@ -142,5 +143,5 @@ pub(crate) fn plan(
         cwd: header.cwd.map(PathBuf::from),
         close_stdin: true,
         interactive_args: None,
-    })
+    }))
 }

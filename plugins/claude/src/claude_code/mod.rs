@@ -18,8 +18,8 @@ use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
     own_marker, sessions_newest_first, Checked, CreateOptions, Event, EventSink, EventStream, New,
-    Owned, PluginError, ReadFrom, ReadOutcome, Result, ResumePlan, SessionInfo, SessionRef,
-    StoreRoot, Stored, Target, TargetManifest, Transcript, WrittenFile,
+    Owned, PluginError, ReadFrom, ReadOutcome, Result, ResumeCommand, ResumePlan, SessionInfo,
+    SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript, WrittenFile,
 };
 
 use crate::manifest::{CLAUDE_CODE, PLUGIN_NAME};
@@ -204,7 +204,7 @@ impl Target for ClaudeCode {
                 expected.parent().map(|p| p.display().to_string()).unwrap_or_default()
             )));
         }
-        Ok(ResumePlan::Command {
+        Ok(ResumePlan::Command(ResumeCommand {
             program: "claude".to_owned(),
             args: resume_args(id, prompt),
             env: config_dir_env(root, |var| std::env::var_os(var)),
@@ -212,7 +212,7 @@ impl Target for ClaudeCode {
             close_stdin: true,
             // `claude --resume <id>`: the same session in Claude Code's own terminal UI.
             interactive_args: Some(vec!["--resume".to_owned(), id.to_owned()]),
-        })
+        }))
     }
 }
 

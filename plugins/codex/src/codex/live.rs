@@ -2,7 +2,7 @@
 
 use handoff_sdk::dialect::Dialect;
 use handoff_sdk::live::{Injected, LiveRecipe};
-use handoff_sdk::{ResumePlan, StoreRoot};
+use handoff_sdk::{ResumeCommand, ResumePlan, StoreRoot};
 
 use crate::codex::records::CLI_VERSION;
 
@@ -18,7 +18,7 @@ pub fn resume_plan(root: &StoreRoot, id: &str, cwd: &str, prompt: &str) -> Resum
         args.push("--".to_owned());
     }
     args.push(prompt.to_owned());
-    ResumePlan::Command {
+    ResumePlan::Command(ResumeCommand {
         program: "codex".to_owned(),
         args,
         env: vec![(
@@ -29,7 +29,7 @@ pub fn resume_plan(root: &StoreRoot, id: &str, cwd: &str, prompt: &str) -> Resum
         close_stdin: true,
         // `codex resume <uuid>`: the same session in Codex's own terminal UI.
         interactive_args: Some(vec!["resume".to_owned(), id.to_owned()]),
-    }
+    })
 }
 
 /// Codex 0.171.0 against a fake OpenAI Responses provider at `{base_url}/v1`.

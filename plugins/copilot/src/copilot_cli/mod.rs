@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::stream_stop::{self, Stop};
 use handoff_sdk::{
-    Checked, Event, EventSink, EventStream, New, Owned, PluginError, Result, ResumePlan,
-    SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript,
+    Checked, Event, EventSink, EventStream, New, Owned, PluginError, Result, ResumeCommand,
+    ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript,
 };
 
 use layout::{events_path, session_dir};
@@ -162,7 +162,7 @@ impl Target for CopilotCli {
         // `--resume <full id>` names the exact session (the CLI also matches an id prefix of 7+
         // characters or a session name); `--prompt=` runs the prompt and exits, and keeps a
         // prompt that starts with `-` a prompt (`-p -x` is refused as an unquoted prompt).
-        Ok(ResumePlan::Command {
+        Ok(ResumePlan::Command(ResumeCommand {
             program: "copilot".into(),
             args: vec![
                 "--resume".into(),
@@ -174,6 +174,6 @@ impl Target for CopilotCli {
             close_stdin: true,
             // `copilot --resume <id>`: the same session in Copilot CLI's own terminal UI.
             interactive_args: Some(vec!["--resume".into(), session.id.clone()]),
-        })
+        }))
     }
 }

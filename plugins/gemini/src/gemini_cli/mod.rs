@@ -18,8 +18,8 @@ use handoff_sdk::serde_json::{self, json, Value};
 use handoff_sdk::stream_stop;
 use handoff_sdk::{
     atomic, AssistantPart, Body, Checked, CreateOptions, Event, EventSink, EventStream, New, Owned,
-    PluginError, Result, ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target,
-    TargetManifest, Timestamp, ToolCall, Transcript,
+    PluginError, Result, ResumeCommand, ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored,
+    Target, TargetManifest, Timestamp, ToolCall, Transcript,
 };
 
 pub(crate) use parts::is_google;
@@ -268,14 +268,14 @@ impl Target for GeminiCli {
         // Without `--prompt`: the same session in Gemini CLI's own terminal UI.
         let interactive_args = args.clone();
         args.extend(prompt_arg);
-        Ok(ResumePlan::Command {
+        Ok(ResumePlan::Command(ResumeCommand {
             program: "gemini".to_owned(),
             args,
             env,
             cwd: Some(cwd.into()),
             close_stdin: true,
             interactive_args: Some(interactive_args),
-        })
+        }))
     }
 }
 

@@ -22,7 +22,7 @@
 
 use std::path::Path;
 
-use handoff_sdk::{PluginError, ResumePlan, SessionRef, StoreRoot};
+use handoff_sdk::{PluginError, ResumeCommand, ResumePlan, SessionRef, StoreRoot};
 
 use super::{accepted, assemble, layout, read, write::UNKNOWN};
 
@@ -109,7 +109,7 @@ fn plan_of(
     // Without `-p PROMPT`: the same session in pi's own terminal UI.
     let interactive_args = args.clone();
     args.extend(["-p".into(), prompt.to_owned()]);
-    Ok(ResumePlan::Command {
+    Ok(ResumePlan::Command(ResumeCommand {
         program: "pi".to_owned(),
         args,
         env: vec![(
@@ -119,7 +119,7 @@ fn plan_of(
         cwd: Some(cwd.into()),
         close_stdin: true,
         interactive_args: Some(interactive_args),
-    })
+    }))
 }
 
 /// Whether another file of the folder holds a session whose id `id` is a prefix of (or equals):
