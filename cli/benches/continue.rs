@@ -763,6 +763,7 @@ impl PluginFiles {
             (&self.codex as &dyn Plugin, "codex"),
         );
         match direction {
+            Direction::ClaudeToCodex => (claude, codex),
             Direction::CodexToClaude => (codex, claude),
             _ => panic!("only Claude Code and Codex are compared through plugin files"),
         }
