@@ -13,8 +13,8 @@
 //! Claude Code → pi, pi's streamed writer beside its whole-transcript one; `--to gemini-cli` for
 //! Claude Code → Gemini CLI; `-- --large 400 --to pi
 //! --before EXE` with another build of this bench, at the commit before a change, in the third
-//! column instead). Figures are printed as a table and as ratios to the floor and to the input size; the
-//! phases of one continuation (read the source, write the target, verify) go to stderr.
+//! column instead). Figures are printed as a table and as ratios to the floor and to the input
+//! size; the phases of one continuation (read the source, write the target, verify) go to stderr.
 
 use std::io::{BufRead as _, Write as _};
 use std::path::{Path, PathBuf};

@@ -3,7 +3,9 @@
 //! A plugin depends on this crate only. Each of its targets implements [`Target`] (its format and
 //! nothing else) and [`targets!`] makes the plugin of them: the SDK dispatches by target name,
 //! checks every session handed in and every input before anything is written, takes the session
-//! lock and checks the owner (see [`Targets`]). The plugin exports itself with one line:
+//! lock and checks the owner (see [`Targets`]). What a target is handed says so in its type: a
+//! [`New`] session's place, a [`Checked`] session, an [`Owned`] one (locked, this plugin's), which
+//! only the SDK makes. The plugin exports itself with one line:
 //!
 //! ```ignore
 //! handoff_sdk::export_plugin!(MyPlugin);              // MyPlugin: Plugin + Default
@@ -21,14 +23,15 @@
 //! `docs/plugin-authoring.md`.
 //!
 //! (A plugin may still implement the plain traits re-exported here, [`Plugin`], [`Writer`],
-//! [`Reader`], [`Resumer`], itself; [`parts_are_self!`] writes the three accessors of a plugin
-//! type that is all three.) Beside them, the helpers every target uses the same way:
-//! [`session_lock`] (the writer lock of one session), [`session_files`] and
-//! [`sessions_newest_first`] (a store's listing), [`session_at`] (resolve in a store of one file per id), [`FilePerId`] (the whole of such a store: new ids, lookup, listing, marker),
-//! [`load_json`] / [`write_json_line`] (a store of JSON documents), [`require_owned`] (the owner check), and
-//! [`IdMap`] / [`IdSet`] (fast seeded maps for the ids of one session file), and
-//! [`HoldUntilAnswered`] (a reader's sink that holds a turn's calls until they are answered). A plugin checks every
-//! [`SessionRef`] it is handed with [`SessionRef::check`].
+//! [`Reader`], [`Resumer`], itself; [`parts_are_self!`] writes the three accessors of a plugin type
+//! that is all three.) Beside them, the helpers every target uses the same way: [`session_lock`]
+//! (the writer lock of one session), [`session_files`] and [`sessions_newest_first`] (a store's
+//! listing), [`session_at`] (resolve in a store of one file per id), [`FilePerId`] (the whole of
+//! such a store: new ids, lookup, listing, marker), [`load_json`] / [`write_json_line`] (a store of
+//! JSON documents), [`require_owned`] (the owner check), and [`IdMap`] / [`IdSet`] (fast seeded
+//! maps for the ids of one session file), and [`HoldUntilAnswered`] (a reader's sink that holds a
+//! turn's calls until they are answered). A plugin checks every [`SessionRef`] it is handed with
+//! [`SessionRef::check`].
 #![deny(missing_docs)]
 
 pub use handoff_capability::*;

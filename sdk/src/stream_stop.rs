@@ -3,6 +3,7 @@
 //! `io::Error`.
 
 use std::io::{self, Write};
+use std::path::Path;
 
 use crate::{CreateOptions, Event, EventStream, PluginError};
 
@@ -16,6 +17,23 @@ pub enum Stop {
     StartOver,
     /// Writing failed.
     Io(io::Error),
+}
+
+impl Stop {
+    /// A streamed create's answer to this stop: [`Stop::StartOver`] runs `start_over` (the
+    /// create of the whole transcript, once what was begun is gone), a refusal is the create's
+    /// error unchanged, and an I/O error is named by the file that was being written, `path`.
+    pub fn answer<T>(
+        self,
+        path: &Path,
+        start_over: impl FnOnce() -> Result<T, PluginError>,
+    ) -> Result<T, PluginError> {
+        match self {
+            Stop::StartOver => start_over(),
+            Stop::Refused(e) => Err(e),
+            Stop::Io(e) => Err(PluginError::io(path, &e)),
+        }
+    }
 }
 
 impl From<io::Error> for Stop {
@@ -84,5 +102,22 @@ mod tests {
         assert!(matches!(refused, Ok(Err(Stop::Refused(PluginError::Other(m)))) if m == "event 3"));
         let io = within(create, |_| Err(io::Error::other("disk full").into()));
         assert_eq!(io.err().as_deref(), Some("disk full"));
+    }
+
+    #[test]
+    fn a_stop_is_answered_by_starting_over_or_by_its_error() {
+        let path = Path::new("/store/s.jsonl");
+        let whole = || Ok::<_, PluginError>("the whole transcript's session");
+        assert_eq!(
+            Stop::StartOver.answer(path, whole).unwrap(),
+            "the whole transcript's session"
+        );
+        let refused = Stop::Refused(PluginError::Other("event 3".into())).answer(path, whole);
+        assert!(matches!(refused, Err(PluginError::Other(m)) if m == "event 3"));
+        let io = Stop::Io(io::Error::other("disk full")).answer(path, whole);
+        assert!(
+            matches!(&io, Err(PluginError::Io { path: at, message }) if at == path && message == "disk full"),
+            "{io:?}"
+        );
     }
 }

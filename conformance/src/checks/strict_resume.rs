@@ -150,8 +150,8 @@ fn plan_problems(plan: &ResumePlan, chosen: &SessionRef, decoys: &[SessionRef]) 
                     problems.push(format!("the command names decoy session {}", d.id));
                 }
             }
-            // A CLI that joins its message arguments (quoting any that holds a space) is handed the prompt in
-            // words; the joined arguments carry it all the same.
+            // A CLI that joins its message arguments (quoting any that holds a space) is handed the
+            // prompt in words; the joined arguments carry it all the same.
             if !args.iter().any(|a| a.contains(PROMPT)) && !args.join(" ").contains(PROMPT) {
                 problems.push("the command does not carry the new prompt".into());
             }

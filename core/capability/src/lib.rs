@@ -27,8 +27,8 @@ pub use written::{GrowingRead, Growth, WrittenFile, ABANDONED};
 
 pub use crate::manifest::{DefaultRoot, Manifest, RootBase, TargetKind, TargetManifest};
 
-/// Makes a built-in plugin: a plugin crate's `handoff_builtin` (see `register_builtin!` in the SDK),
-/// which a host registers explicitly.
+/// Makes a built-in plugin: a plugin crate's `handoff_builtin` (see `register_builtin!` in the
+/// SDK), which a host registers explicitly.
 pub type MakePlugin = fn() -> Box<dyn Plugin>;
 
 /// The plugin API version this host implements. A plugin declares a semver requirement on it.

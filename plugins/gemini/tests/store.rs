@@ -971,11 +971,11 @@ fn sessions_the_cli_resumed_read_back() {
         ))
         .unwrap();
     assert!(stub.events.is_empty());
-    // Resumed in the minute its file was named for, under the CLI's own naming (written before
-    // the writer named files `…-<id>-<last 8>.jsonl`): the CLI's startup checkpoint cleared the messages, and its resume checkpoint
-    // rebuilt them from memory with the resume's time as their timestamps and without their
-    // toolCalls (the result now sits in an `e2_response` user message). It still reads, as the
-    // CLI now sees it.
+    // Resumed in the minute its file was named for, under the CLI's own naming (written before the
+    // writer named files `…-<id>-<last 8>.jsonl`): the CLI's startup checkpoint cleared the
+    // messages, and its resume checkpoint rebuilt them from memory with the resume's time as their
+    // timestamps and without their toolCalls (the result now sits in an `e2_response` user
+    // message). It still reads, as the CLI now sees it.
     let images = GeminiPlugin
         .reader()
         .read(ReadFrom::File(

@@ -57,7 +57,8 @@ fn handle_path(root: &Path, id: &str) -> PathBuf {
     root.join(HANDLES).join(format!("{id}.json"))
 }
 
-/// The database a handle path belongs to: `<root>/opencode.db` for `<root>/handoff-sessions/<id>.json`.
+/// The database a handle path belongs to: `<root>/opencode.db` for
+/// `<root>/handoff-sessions/<id>.json`.
 fn db_of(handle: &Path) -> PathBuf {
     let root = handle
         .parent()

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, Value};
-use handoff_sdk::stream_stop::{self, Stop};
+use handoff_sdk::stream_stop;
 use handoff_sdk::{
     atomic, Body, Checked, CreateOptions, Event, EventSink, EventStream, IdDigest, New, Owned,
     PluginError, Result, ResumeCommand, ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored,
@@ -60,10 +60,8 @@ impl Target for QwenCode {
         )?;
         match written {
             Ok(()) => Ok(new_session.into_ref()),
-            // Not asked for by `write_stream` (nothing it writes needs look-ahead).
-            Err(Stop::StartOver) => self.create(new, events.whole()?),
-            Err(Stop::Refused(e)) => Err(e),
-            Err(Stop::Io(e)) => Err(PluginError::io(&new_session.path, &e)),
+            // A start-over is not asked for by `write_stream` (nothing it writes needs look-ahead).
+            Err(stop) => stop.answer(&new_session.path, || self.create(new, events.whole()?)),
         }
     }
 

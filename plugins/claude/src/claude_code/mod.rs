@@ -1,4 +1,5 @@
-//! The `claude-code` target: Claude Code's project JSONL, `<root>/projects/<cwd slug>/<uuid>.jsonl`.
+//! The `claude-code` target: Claude Code's project JSONL, `<root>/projects/<cwd
+//! slug>/<uuid>.jsonl`.
 //!
 //! [`layout`] says where sessions live, [`records`] what their lines are, [`read`] turns a file
 //! into a transcript and [`write`] a transcript into records; this module is the target's
@@ -15,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use handoff_sdk::atomic;
 use handoff_sdk::marker::OwnershipMarker;
-use handoff_sdk::stream_stop::{self, Stop};
+use handoff_sdk::stream_stop;
 use handoff_sdk::{
     own_marker, sessions_newest_first, Checked, CreateOptions, Event, EventSink, EventStream, New,
     Owned, PluginError, ReadFrom, ReadOutcome, Result, ResumeCommand, ResumePlan, SessionInfo,
@@ -61,8 +62,9 @@ impl Target for ClaudeCode {
         Ok(session.into_ref())
     }
 
-    /// Creates a new session file from `events` as they arrive, checking each before its records are
-    /// written; what needs look-ahead starts over with [`Target::create`] ([`streamed`] says when).
+    /// Creates a new session file from `events` as they arrive, checking each before its records
+    /// are written; what needs look-ahead starts over with [`Target::create`] ([`streamed`] says
+    /// when).
     fn create_streamed(&self, new: New<'_>, events: &mut dyn EventStream) -> Result<SessionRef> {
         let New { root, options } = new;
         let Some(cwd) = options.cwd.as_deref() else {
@@ -82,9 +84,7 @@ impl Target for ClaudeCode {
         )?;
         match created {
             Ok(()) => Ok(session.into_ref()),
-            Err(Stop::StartOver) => self.create(new, events.whole()?),
-            Err(Stop::Refused(e)) => Err(e),
-            Err(Stop::Io(e)) => Err(PluginError::io(&session.path, &e)),
+            Err(stop) => stop.answer(&session.path, || self.create(new, events.whole()?)),
         }
     }
 
@@ -145,8 +145,8 @@ impl Target for ClaudeCode {
         read::session_cwd(path)
     }
 
-    /// Every session in the store, newest first, with the title and cwd Claude Code's own list shows
-    /// (read from each file's head and tail only, see [`list`]).
+    /// Every session in the store, newest first, with the title and cwd Claude Code's own list
+    /// shows (read from each file's head and tail only, see [`list`]).
     fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>> {
         let files = layout::session_files(root)?;
         let mut sessions: Vec<SessionInfo> = files

@@ -1,7 +1,7 @@
-//! A session created as its events arrive ([`handoff_sdk::Writer::create_streamed`]): each
-//! event is checked as [`precheck`](super::write::precheck) checks it, then its records are
-//! written, through the same atomic create as [`Target::create`](handoff_sdk::Target::create), so a refusal, an error
-//! from the stream or an I/O error leaves nothing behind.
+//! A session created as its events arrive ([`handoff_sdk::Writer::create_streamed`]): each event is
+//! checked as [`precheck`](super::write::precheck) checks it, then its records are written, through
+//! the same atomic create as [`Target::create`](handoff_sdk::Target::create), so a refusal, an
+//! error from the stream or an I/O error leaves nothing behind.
 //!
 //! What needs look-ahead starts over with the whole transcript and `create`:
 //! - a compaction that keeps events (its `replaces_through` is not the last written event, nor

@@ -2,8 +2,9 @@
 //!
 //! [`layout`] says where rollouts live, [`records`] what their lines are, [`read`] turns a file
 //! into a transcript and [`write`] a transcript into lines; what only Codex needs is beside them:
-//! [`state_db`] (the thread row), [`config`] (the model provider), [`time`] (its timestamps) and
-//! [`live`] (resuming and the live recipe). This module is the target's operations over them.
+//! [`state_db`] (the thread row), [`config`] (the model provider), [`owned`] (the marker kept
+//! beside a rollout Codex rewrote) and [`live`] (resuming and the live recipe). This module is the
+//! target's operations over them.
 
 mod config;
 mod layout;
@@ -218,9 +219,10 @@ impl Target for Codex {
         rollout.finish(root, written, cwd, &facts)
     }
 
-    /// [`Target::create`], writing each event as the stream hands it over, so the transcript is never held.
-    /// The first event decides the rollout's date folder; a compaction that keeps events before it
-    /// (its replacement history holds them) makes it start over with the whole transcript.
+    /// [`Target::create`], writing each event as the stream hands it over, so the transcript is
+    /// never held. The first event decides the rollout's date folder; a compaction that keeps
+    /// events before it (its replacement history holds them) makes it start over with the whole
+    /// transcript.
     fn create_streamed(&self, new: New<'_>, events: &mut dyn EventStream) -> Result<SessionRef> {
         let New { root, options } = new;
         let Some((cwd, first)) = stream_stop::begin(events, options)? else {

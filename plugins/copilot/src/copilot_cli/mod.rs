@@ -8,7 +8,7 @@ mod write;
 use std::path::{Path, PathBuf};
 
 use handoff_sdk::marker::OwnershipMarker;
-use handoff_sdk::stream_stop::{self, Stop};
+use handoff_sdk::stream_stop;
 use handoff_sdk::{
     Checked, Event, EventSink, EventStream, New, Owned, PluginError, Result, ResumeCommand,
     ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Transcript,
@@ -76,10 +76,8 @@ impl Target for CopilotCli {
                 id,
                 path,
             }),
-            // Not asked for by `write_stream` (nothing it writes needs look-ahead).
-            Err(Stop::StartOver) => self.create(new, events.whole()?),
-            Err(Stop::Refused(e)) => Err(e),
-            Err(Stop::Io(e)) => Err(PluginError::io(&path, &e)),
+            // A start-over is not asked for by `write_stream` (nothing it writes needs look-ahead).
+            Err(stop) => stop.answer(&path, || self.create(new, events.whole()?)),
         }
     }
 

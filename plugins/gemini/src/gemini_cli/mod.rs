@@ -141,8 +141,8 @@ impl Target for GeminiCli {
     }
 
     /// The sessions the CLI lists, in every project: a readable file with a session id, resumable
-    /// content, not a subagent's; one per id (the newest `lastUpdated`), newest first; each with the
-    /// title the CLI lists it under and its project root as cwd.
+    /// content, not a subagent's; one per id (the newest `lastUpdated`), newest first; each with
+    /// the title the CLI lists it under and its project root as cwd.
     fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>> {
         let mut best: std::collections::HashMap<String, (i64, SessionInfo)> = Default::default();
         for chats in layout::all_chats_dirs(root)? {
@@ -177,8 +177,8 @@ impl Target for GeminiCli {
     }
 
     /// The file `gemini --resume <id>` resumes: among the session files of that short id whose
-    /// session id is exactly `id` (resumable, not a subagent's), the newest `lastUpdated`, as the CLI
-    /// picks it. A missing id is `NotFound`; the same id in two projects is an error.
+    /// session id is exactly `id` (resumable, not a subagent's), the newest `lastUpdated`, as the
+    /// CLI picks it. A missing id is `NotFound`; the same id in two projects is an error.
     fn resolve(&self, root: &StoreRoot, id: &str) -> Result<SessionRef> {
         let mut found: Option<(i64, std::path::PathBuf)> = None;
         let mut projects = Vec::new();

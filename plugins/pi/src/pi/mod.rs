@@ -23,7 +23,7 @@ use std::path::Path;
 
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json;
-use handoff_sdk::stream_stop::{self, Stop};
+use handoff_sdk::stream_stop;
 use handoff_sdk::{
     atomic, Checked, CreateOptions, Event, EventSink, EventStream, New, Owned, PluginError, Result,
     ResumePlan, SessionInfo, SessionRef, StoreRoot, Stored, Target, TargetManifest, Timestamp,
@@ -75,9 +75,9 @@ impl Target for Pi {
         Ok(session.into_ref())
     }
 
-    /// [`Target::create`], writing each event as the stream hands it over ([`streamed`] says what it keeps
-    /// and when it starts over with the whole transcript). A refused event or a failed stream
-    /// removes what was begun.
+    /// [`Target::create`], writing each event as the stream hands it over ([`streamed`] says what
+    /// it keeps and when it starts over with the whole transcript). A refused event or a failed
+    /// stream removes what was begun.
     fn create_streamed(&self, new: New<'_>, events: &mut dyn EventStream) -> Result<SessionRef> {
         let New { root, options } = new;
         let Some((cwd, first)) = stream_stop::begin(events, options)? else {
@@ -93,9 +93,7 @@ impl Target for Pi {
         )?;
         match written {
             Ok(()) => Ok(session.into_ref()),
-            Err(Stop::StartOver) => self.create(new, events.whole()?),
-            Err(Stop::Refused(e)) => Err(e),
-            Err(Stop::Io(e)) => Err(PluginError::io(&session.file, &e)),
+            Err(stop) => stop.answer(&session.file, || self.create(new, events.whole()?)),
         }
     }
 
@@ -166,9 +164,9 @@ impl Target for Pi {
         read_cwd(path)
     }
 
-    /// The sessions of every folder, newest first, each with the title pi's own list shows (the name
-    /// its latest `session_info` gives, else the first user text) and its cwd. A file without a valid
-    /// header is not a session (pi does not list it either).
+    /// The sessions of every folder, newest first, each with the title pi's own list shows (the
+    /// name its latest `session_info` gives, else the first user text) and its cwd. A file without
+    /// a valid header is not a session (pi does not list it either).
     fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>> {
         let mut sessions = Vec::new();
         for path in layout::all_files(root)? {

@@ -3,7 +3,7 @@
 //! Reading: one record type per JSON object pi writes (an entry line, its `message`, a content
 //! block). Every member the canonical model needs is typed; every other member is kept, in file
 //! order, in `extra`, so nothing is lost and a pi → pi round trip can put it back. The records are
-//! deserialised by hand-written map visitors (see [`record!`]): no intermediate `Value`, keys
+//! deserialised by hand-written map visitors (see `record!` below): no intermediate `Value`, keys
 //! borrowed from the line, and a field path in every error (`message.content[2].data: …`).
 //!
 //! Writing: borrowed structs serialised in the member order pi itself uses.
@@ -499,6 +499,14 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
 }
 
 impl HandoffEvent {
+    /// What `event` carries before anything else is known: its author.
+    pub fn authored(event: &handoff_sdk::Event) -> Self {
+        HandoffEvent {
+            author: event.author.clone(),
+            ..HandoffEvent::default()
+        }
+    }
+
     /// Whether there is nothing to carry.
     pub fn is_empty(&self) -> bool {
         self.author.is_none()

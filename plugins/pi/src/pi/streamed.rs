@@ -1,7 +1,8 @@
-//! A session created as its events arrive ([`handoff_sdk::Writer::create_streamed`]): each event
-//! is checked as [`check_representable`](super::write::check_representable) checks it, then its
-//! entries are written through the same atomic create as [`Target::create`](handoff_sdk::Target::create), so a
-//! refusal, an error from the stream or an I/O error leaves nothing behind.
+//! A session created as its events arrive ([`handoff_sdk::Writer::create_streamed`]): each event is
+//! checked as [`check_representable`](super::write::check_representable) checks it, then its
+//! entries are written through the same atomic create as
+//! [`Target::create`](handoff_sdk::Target::create), so a refusal, an error from the stream or an
+//! I/O error leaves nothing behind.
 //!
 //! What the whole-transcript write looks at beyond the event it writes, and what is kept here
 //! instead:

@@ -158,9 +158,9 @@ pub struct Chain {
     pub ids: Ids,
 }
 
-/// Refuses, before anything is written, what pi cannot hold: tool arguments that are not an
-/// object (pi's `toolCall.arguments` is one), a web search, a compaction that a later one keeps in view (pi
-/// shows only the last compaction's summary), and a last compaction with events between what it
+/// Refuses, before anything is written, what pi cannot hold: tool arguments that are not an object
+/// (pi's `toolCall.arguments` is one), a web search, a compaction that a later one keeps in view
+/// (pi shows only the last compaction's summary), and a last compaction with events between what it
 /// replaces and itself (pi shows its summary before the entries it keeps, not after).
 pub fn check_representable(events: &[Event], first: usize) -> Result<(), PluginError> {
     for (index, event) in events.iter().enumerate().skip(first) {
@@ -433,6 +433,25 @@ impl<'a> EntryWriter<'a> {
         self.out.write_all(b"\n")
     }
 
+    /// Writes one `message` entry holding `message`, at the event's entry time.
+    fn message_line<M: Serialize>(
+        &mut self,
+        id: &str,
+        event: &Event,
+        residue: &Residue<'_>,
+        message: M,
+        handoff: &HandoffEvent,
+    ) -> io::Result<()> {
+        self.line(
+            "message",
+            id,
+            residue.entry_time(event.timestamp).as_str(),
+            MessageEntry { message },
+            Some(handoff),
+            residue.line_extra(LINE_TYPED),
+        )
+    }
+
     fn model_change(&mut self, origin: &Origin, at: Timestamp) -> io::Result<()> {
         let Some(model) = origin.model.as_deref() else {
             return Ok(());
@@ -554,18 +573,7 @@ impl<'a> EntryWriter<'a> {
             timestamp: residue.time(event.timestamp),
             extra: residue.message_extra(),
         };
-        let handoff = HandoffEvent {
-            author: event.author.clone(),
-            ..HandoffEvent::default()
-        };
-        self.line(
-            "message",
-            id,
-            residue.entry_time(event.timestamp).as_str(),
-            MessageEntry { message },
-            Some(&handoff),
-            residue.line_extra(LINE_TYPED),
-        )
+        self.message_line(id, event, &residue, message, &HandoffEvent::authored(event))
     }
 
     fn assistant(
@@ -576,10 +584,7 @@ impl<'a> EntryWriter<'a> {
         origin: Option<&Origin>,
     ) -> io::Result<()> {
         let residue = Residue::of(event);
-        let mut handoff = HandoffEvent {
-            author: event.author.clone(),
-            ..HandoffEvent::default()
-        };
+        let mut handoff = HandoffEvent::authored(event);
         let complete = origin.filter(|o| o.model.is_some() && o.api.is_some());
         if complete.is_none() {
             handoff.origin = Some(serde_json::to_value(origin)?);
@@ -646,14 +651,7 @@ impl<'a> EntryWriter<'a> {
             timestamp: residue.time(event.timestamp),
             extra: residue.message_extra(),
         };
-        self.line(
-            "message",
-            id,
-            residue.entry_time(event.timestamp).as_str(),
-            MessageEntry { message },
-            Some(&handoff),
-            residue.line_extra(LINE_TYPED),
-        )?;
+        self.message_line(id, event, &residue, message, &handoff)?;
         self.chain.model = Some((provider.to_owned(), model.to_owned()));
         Ok(())
     }
@@ -682,18 +680,7 @@ impl<'a> EntryWriter<'a> {
             timestamp: residue.time(event.timestamp),
             extra: residue.message_extra(),
         };
-        let handoff = HandoffEvent {
-            author: event.author.clone(),
-            ..HandoffEvent::default()
-        };
-        self.line(
-            "message",
-            id,
-            residue.entry_time(event.timestamp).as_str(),
-            MessageEntry { message },
-            Some(&handoff),
-            residue.line_extra(LINE_TYPED),
-        )
+        self.message_line(id, event, &residue, message, &HandoffEvent::authored(event))
     }
 
     fn compaction(

@@ -359,7 +359,7 @@ fn general_record(
     node_of(path, line_no, record, loaded)
 }
 
-/// The line decoded on the typed path, if it can be (see [`super::record_in`]).
+/// The line decoded on the typed path, if it can be (see [`super::decode`]).
 pub(super) fn typed_record(text: &[u8]) -> Option<Record<'_, FastContent>> {
     // UTF-8 is checked once for the line, not once per string.
     let text = std::str::from_utf8(text).ok()?;

@@ -1,20 +1,19 @@
 //! Claude Code records → canonical transcript.
 //!
-//! [`read_each`] reads in two passes, so a session is never held whole. The index pass streams
-//! the file line by line and keeps small chain nodes (UUIDs as 128 bits, the kind, the flags,
-//! where the line is, the link to the parent) but no content: of each line only what linking
-//! needs is decoded ([`index_record`]), message content skipped unbuilt but for whether it
-//! holds a tool result. The events' pass then reads again only the records the conversation
-//! needs, in its order (forward through one buffer for a file written in order), decodes of
-//! each only what the index did not judge — its uuid, timestamp, extras and message, from where
-//! the index pass found them ([`index_record`], [`spanned`]) — typed and borrowed
-//! ([`super::records`]): content blocks become canonical blocks as they are parsed. A line those
-//! members do not serve (one not found, a name escaped or repeated, content the typed path does
-//! not cover, any error) is decoded whole, and one the typed path does not cover is read again
-//! with `Value` content and `parse_block`, which decides and names any fault. Its content moves
-//! into events that go out at once. [`read`] and [`read_session`], which hold the transcript
-//! anyway, decode each record whole once, in one pass, and keep its content beside its node until
-//! its events are made.
+//! [`read_each`] reads in two passes, so a session is never held whole. The index pass streams the
+//! file line by line and keeps small chain nodes (UUIDs as 128 bits, the kind, the flags, where the
+//! line is, the link to the parent) but no content: of each line only what linking needs is decoded
+//! ([`index_record`]), message content skipped unbuilt but for whether it holds a tool result. The
+//! events' pass then reads again only the records the conversation needs, in its order (forward
+//! through one buffer for a file written in order), decodes of each only what the index did not
+//! judge — its uuid, timestamp, extras and message, from where the index pass found them
+//! ([`index_record`], [`spanned`]) — typed and borrowed ([`super::records`]): content blocks become
+//! canonical blocks as they are parsed. A line those members do not serve (one not found, a name
+//! escaped or repeated, content the typed path does not cover, any error) is decoded whole, and one
+//! the typed path does not cover is read again with `Value` content and `parse_block`, which
+//! decides and names any fault. Its content moves into events that go out at once. `read` (the
+//! tests' oracle) and [`read_session`], which hold the transcript anyway, decode each record whole
+//! once, in one pass, and keep its content beside its node until its events are made.
 //!
 //! The conversation is the chain from the leaf (the last main-thread record) back to the root
 //! through `parentUuid` (and through a compact boundary's `logicalParentUuid`, so the compacted
@@ -178,9 +177,9 @@ fn hand_on(
     Ok(())
 }
 
-/// The session's cwd as [`read_each`] gives it (that of the first main-thread conversation record that
-/// names one), found by decoding records only until it appears: a resume plan needs no more than
-/// that, and the session was verified whole when it was written. A line that does not decode
+/// The session's cwd as [`read_each`] gives it (that of the first main-thread conversation record
+/// that names one), found by decoding records only until it appears: a resume plan needs no more
+/// than that, and the session was verified whole when it was written. A line that does not decode
 /// sends the question to [`read_session`], which names the line and field at fault.
 pub(crate) fn session_cwd(path: &Path) -> Result<Option<String>, PluginError> {
     #[derive(serde::Deserialize)]

@@ -104,7 +104,8 @@ pub(super) enum Kind {
         bare_strings_only: bool,
     },
     Assistant {
-        /// An index into [`Loaded::models`]: a session names a model or two, on every record.
+        /// An index into [`Loaded::models`](super::load::Loaded::models): a session names a model
+        /// or two, on every record.
         model: Option<u32>,
         blocks: Vec<ParsedBlock>,
     },

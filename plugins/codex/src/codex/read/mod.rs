@@ -3,8 +3,8 @@
 //! The model's history is the `response_item`s (and `compacted`), replayed in file order; the
 //! `event_msg` copies are for drawing the UI and are not read as history. Developer and system
 //! messages are the CLI's instructions, and user messages the CLI injected (environment context)
-//! are recognised by the rule in [`is_injected`]; both are set aside. Every line must be a whole
-//! JSON record: a bad line is an error naming the file and its 1-based line, never skipped.
+//! are recognised by the rule in [`items::is_injected`]; both are set aside. Every line must be a
+//! whole JSON record: a bad line is an error naming the file and its 1-based line, never skipped.
 //!
 //! One step per file: [`line`] parses a line (its envelope and payload), [`state`] holds the
 //! events being built and hands them out, [`items`] turns each record into events, and

@@ -3,9 +3,10 @@
 use handoff_sdk::spill::SpillSet;
 use handoff_sdk::{AssistantPart, Body, Event, IdSeeds, ValidationError};
 
-/// The structural rules of [`Transcript::validate`], checked one event at a time, so a streamed
-/// read refuses exactly what a whole read refuses. (Event ids are unique by construction here:
-/// the reader refuses a reused tagged id and gives untagged items unused ones.)
+/// The structural rules of [`Transcript::validate`](handoff_sdk::Transcript::validate), checked one
+/// event at a time, so a streamed read refuses exactly what a whole read refuses. (Event ids are
+/// unique by construction here: the reader refuses a reused tagged id and gives untagged items
+/// unused ones.)
 pub(super) struct StructureCheck {
     /// The calls made and those answered, by digest (16 bytes, never the id; the older ones in
     /// a temporary file past a threshold).
