@@ -6,7 +6,7 @@ use std::ops::Deref;
 use handoff_capability::{CreateOptions, SessionRef};
 use handoff_store::marker::OwnershipMarker;
 use handoff_store::StoreRoot;
-use handoff_transcript::Event;
+use handoff_transcript::{Event, Transcript};
 
 /// Where events go, one at a time, as a session is read: `false` stops the read.
 pub type EventSink<'a> = &'a mut dyn FnMut(Event) -> bool;
@@ -50,6 +50,16 @@ impl Deref for Checked<'_> {
 
     fn deref(&self) -> &SessionRef {
         self.session
+    }
+}
+
+impl<'a> New<'a> {
+    /// The new session's working directory: the caller's (`options.cwd`), else the transcript's.
+    pub fn cwd<'t>(&self, transcript: &'t Transcript) -> Option<&'t str>
+    where
+        'a: 't,
+    {
+        self.options.cwd.as_deref().or(transcript.cwd.as_deref())
     }
 }
 

@@ -65,7 +65,7 @@ impl Target for Notes {
         let session = STORE.new_session(new.root)?;
         let document = Document {
             marker: Some(STORE.marker(new.options)),
-            cwd: new.options.cwd.clone().or_else(|| transcript.cwd.clone()),
+            cwd: new.cwd(transcript).map(str::to_owned),
             events: transcript.events.clone(),
         };
         new.root

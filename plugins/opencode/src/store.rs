@@ -207,11 +207,7 @@ impl Target for Opencode {
 
     fn create(&self, new: New<'_>, transcript: &Transcript) -> Result<SessionRef> {
         let New { root, options } = new;
-        let directory = options
-            .cwd
-            .clone()
-            .or_else(|| transcript.cwd.clone())
-            .unwrap_or_else(|| "/".into());
+        let directory = new.cwd(transcript).unwrap_or("/").to_owned();
         let session = NewSession {
             directory,
             title: title_of(transcript.events.iter().find_map(spool::user_text)),

@@ -28,7 +28,7 @@ impl Target for QwenCode {
 
     fn create(&self, new: New<'_>, transcript: &Transcript) -> Result<SessionRef> {
         let New { root, options } = new;
-        let cwd = options.cwd.as_deref().or(transcript.cwd.as_deref()).ok_or_else(|| {
+        let cwd = new.cwd(transcript).ok_or_else(|| {
             PluginError::InvalidTranscript(
                 "no working directory (CreateOptions.cwd or the transcript's cwd): Qwen Code keys sessions by it".into(),
             )

@@ -44,11 +44,7 @@ impl Target for ClaudeCode {
             return Err(empty_conversation());
         }
         precheck(&transcript.events, 0)?;
-        let cwd = options
-            .cwd
-            .as_deref()
-            .or(transcript.cwd.as_deref())
-            .ok_or_else(|| PluginError::InvalidTranscript("claude-code needs the session's cwd (CreateOptions::cwd or the transcript's cwd): Claude Code keys sessions by it".into()))?;
+        let cwd = new.cwd(transcript).ok_or_else(|| PluginError::InvalidTranscript("claude-code needs the session's cwd (CreateOptions::cwd or the transcript's cwd): Claude Code keys sessions by it".into()))?;
         let session = NewSession::at(root, cwd, options)?;
         root.create_file(&session.path, |out| {
             write_events(

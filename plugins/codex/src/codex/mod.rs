@@ -194,11 +194,7 @@ impl Target for Codex {
     fn create(&self, new: New<'_>, transcript: &Transcript) -> Result<SessionRef> {
         let New { root, options } = new;
         write::check_representable(transcript, 0)?;
-        let cwd = options
-            .cwd
-            .as_deref()
-            .or(transcript.cwd.as_deref())
-            .ok_or_else(|| {
+        let cwd = new.cwd(transcript).ok_or_else(|| {
                 PluginError::InvalidTranscript(
                     "a Codex session needs a working directory: set CreateOptions.cwd or the transcript's cwd"
                         .into(),

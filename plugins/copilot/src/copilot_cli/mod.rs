@@ -43,8 +43,7 @@ impl Target for CopilotCli {
             plugin: PLUGIN.into(),
             locator: options.locator.clone(),
         };
-        let cwd = options.cwd.clone().or_else(|| transcript.cwd.clone());
-        let lines = write::session(&id, cwd.as_deref(), &marker, &transcript.events)?;
+        let lines = write::session(&id, new.cwd(transcript), &marker, &transcript.events)?;
         root.create_file(&path, |out| write::lines(out, &lines))?;
         Ok(SessionRef {
             target: TARGET.into(),

@@ -51,7 +51,7 @@ impl Target for GeminiCli {
     /// Creates a new session holding `transcript`.
     fn create(&self, new: New<'_>, transcript: &Transcript) -> Result<SessionRef> {
         let New { root, options } = new;
-        let cwd = options.cwd.as_deref().or(transcript.cwd.as_deref()).ok_or_else(|| {
+        let cwd = new.cwd(transcript).ok_or_else(|| {
             PluginError::InvalidTranscript(
                 "no working directory (CreateOptions.cwd or the transcript's cwd): Gemini CLI keys sessions by project".into(),
             )

@@ -53,11 +53,7 @@ impl Target for Pi {
     fn create(&self, new: New<'_>, transcript: &Transcript) -> Result<SessionRef> {
         let New { root, options } = new;
         write::check_representable(&transcript.events, 0)?;
-        let cwd = options
-            .cwd
-            .as_deref()
-            .or(transcript.cwd.as_deref())
-            .ok_or_else(|| {
+        let cwd = new.cwd(transcript).ok_or_else(|| {
                 PluginError::InvalidTranscript(
                     "a pi session needs a working directory: set CreateOptions.cwd or the transcript's cwd"
                         .into(),
