@@ -89,3 +89,28 @@ impl<'a> Deref for Owned<'a> {
         &self.checked
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_sessions_cwd_is_the_callers_else_the_transcripts() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = StoreRoot::new(tmp.path()).unwrap();
+        let mut transcript = Transcript::new(vec![]);
+        let none = CreateOptions::default();
+        let given = CreateOptions {
+            cwd: Some("/given".into()),
+            ..CreateOptions::default()
+        };
+        let new = |options| New {
+            root: &root,
+            options,
+        };
+        assert_eq!(new(&none).cwd(&transcript), None);
+        transcript.cwd = Some("/recorded".into());
+        assert_eq!(new(&none).cwd(&transcript), Some("/recorded"));
+        assert_eq!(new(&given).cwd(&transcript), Some("/given"));
+    }
+}
