@@ -51,8 +51,9 @@ pub trait Target: Send + Sync {
     /// also name the session (a header's id) refuses one that does not here.
     fn owner(&self, session: Checked<'_>) -> Result<Option<OwnershipMarker>>;
 
-    /// Appends `events` (each a part the target carries) to a session this plugin owns.
-    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef>;
+    /// Appends `events` (each a part the target carries) to a session this plugin owns (the
+    /// session stays the one handed in: the SDK returns it).
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<()>;
 
     /// Removes a session this plugin owns: by default its file.
     fn remove(&self, session: Owned<'_>) -> Result<()> {
@@ -246,7 +247,8 @@ impl Writer for Targets {
         let (target, manifest, session) = self.checked(root, session)?;
         check_carried(manifest, events)?;
         let (_lock, owned) = self.locked_and_owned(target, session)?;
-        target.append(owned, events)
+        target.append(owned, events)?;
+        Ok(session.session().clone())
     }
 
     fn remove(&self, root: &StoreRoot, session: &SessionRef) -> Result<(), PluginError> {
@@ -504,14 +506,14 @@ mod tests {
                 locator: None,
             }))
         }
-        fn append(&self, session: Owned<'_>, _: &[Event]) -> Result<SessionRef> {
+        fn append(&self, session: Owned<'_>, _: &[Event]) -> Result<()> {
             assert_eq!(session.marker().plugin, "me");
             // The SDK holds the session's lock while the target writes.
             let short = std::time::Duration::from_millis(20);
             let name = format!("session\0{}\0{}", session.target, session.id);
             assert!(handoff_store::lock::Lock::acquire(session.root(), &name, short).is_err());
             APPENDS.fetch_add(1, Ordering::SeqCst);
-            Ok(session.session().clone())
+            Ok(())
         }
         fn remove(&self, session: Owned<'_>) -> Result<()> {
             REMOVES.fetch_add(1, Ordering::SeqCst);

@@ -77,14 +77,14 @@ impl Target for Notes {
         Ok(load_json::<Document>(&session.path)?.marker)
     }
 
-    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<()> {
         let mut document: Document = load_json(&session.path)?;
         document.events.extend_from_slice(events);
         // The new events must fit the ones stored (a result answers a call of the session).
         Transcript::new(document.events.clone()).validate()?;
         atomic::replace(&session.path, |out| write_json_line(out, &document))
             .map_err(|e| PluginError::io(&session.path, &e))?;
-        Ok(session.session().clone())
+        Ok(())
     }
 
     /// A long format hands each event on as it reads it; this one is read whole.

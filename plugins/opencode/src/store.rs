@@ -248,7 +248,7 @@ impl Target for Opencode {
         Ok(load_handle(&session.path)?.marker)
     }
 
-    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<()> {
         let path = &db_of(&session.path);
         let mut connection = schema::open_write(path)?;
         let tx = write::begin(path, &mut connection)?;
@@ -279,7 +279,7 @@ impl Target for Opencode {
         )
         .map_err(|e| db_error(path, e))?;
         tx.commit().map_err(|e| db_error(path, e))?;
-        Ok(session.session().clone())
+        Ok(())
     }
 
     fn remove(&self, session: Owned<'_>) -> Result<()> {

@@ -70,7 +70,7 @@ impl Target for QwenCode {
         Ok(head_checked(&session)?.marker())
     }
 
-    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<()> {
         // The new events must fit the ones stored (a result answers a call of the session), read
         // as written one at a time; what a result may answer is a call still open.
         let index = index_checked(&session)?;
@@ -112,7 +112,7 @@ impl Target for QwenCode {
             })
             .map_err(|e| PluginError::io(&session.path, &e))?;
         }
-        Ok(session.session().clone())
+        Ok(())
     }
 
     fn read_each(&self, from: Stored<'_>, sink: EventSink<'_>) -> Result<Option<String>> {

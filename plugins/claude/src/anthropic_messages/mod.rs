@@ -61,7 +61,7 @@ impl Target for AnthropicMessages {
     }
 
     /// The whole history is rendered again and replaces the file atomically.
-    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<()> {
         let marker = session.marker();
         let path = session.path.as_path();
         let mut whole = parse_store(path, load(path)?)?;
@@ -70,7 +70,7 @@ impl Target for AnthropicMessages {
         let body = render_store(&whole)?;
         atomic::replace(path, |out| write_body(out, marker, &body))
             .map_err(|e| PluginError::io(path, &e))?;
-        Ok(session.session().clone())
+        Ok(())
     }
 
     fn read_each(&self, from: Stored<'_>, sink: EventSink<'_>) -> Result<Option<String>> {

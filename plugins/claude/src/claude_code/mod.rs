@@ -90,7 +90,7 @@ impl Target for ClaudeCode {
     }
 
     /// Appends `events` to a session this plugin made, continuing its chain.
-    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<()> {
         let path = session.path.as_path();
         let existing = read::read_session(path)?;
         let from = existing.transcript.events.len();
@@ -111,7 +111,7 @@ impl Target for ClaudeCode {
             write_events(out, &members, &mut chain, events, None)
         })
         .map_err(|e| PluginError::io(path, &e))?;
-        Ok(session.session().clone())
+        Ok(())
     }
 
     fn read_each(&self, from: Stored<'_>, sink: EventSink<'_>) -> Result<Option<String>> {

@@ -272,7 +272,7 @@ impl Target for Codex {
     }
 
     /// Appends `events` to a rollout this plugin created, and refreshes its thread row.
-    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<()> {
         let root = session.root();
         let path = session.path.as_path();
         let id = session.id.as_str();
@@ -283,7 +283,7 @@ impl Target for Codex {
         whole.validate()?;
         write::check_representable(&whole, first)?;
         if events.is_empty() {
-            return Ok(session.session().clone());
+            return Ok(());
         }
         // A rollout Codex rewrote numbers its records; ours go on from its last.
         let next_ordinal = if header.rewritten_by_codex {
@@ -314,7 +314,7 @@ impl Target for Codex {
             let _ = atomic::truncate_to(path, previous_len);
             return Err(e);
         }
-        Ok(session.session().clone())
+        Ok(())
     }
 
     /// The rollout, its thread row and the date folders it leaves empty.

@@ -96,7 +96,7 @@ impl Target for CopilotCli {
         Ok(start.marker)
     }
 
-    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<()> {
         // The new events must fit the ones stored (a result answers a call of the session),
         // read one at a time.
         let mut order = write::CallOrder::default();
@@ -112,7 +112,7 @@ impl Target for CopilotCli {
         let lines = write::continuation(Some(last), &mut order, events)?;
         handoff_sdk::atomic::append(&session.path, |out| write::lines(out, &lines))
             .map_err(|e| PluginError::io(&session.path, &e))?;
-        Ok(session.session().clone())
+        Ok(())
     }
 
     fn remove(&self, session: Owned<'_>) -> Result<()> {

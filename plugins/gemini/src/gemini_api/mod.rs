@@ -74,7 +74,7 @@ impl Target for GeminiApi {
     }
 
     /// The whole history is rendered again and the file replaced whole.
-    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<()> {
         let path = session.path.as_path();
         let file = load(path)?;
         let mut whole = read::transcript(path, &file)?;
@@ -83,7 +83,7 @@ impl Target for GeminiApi {
         let updated = write::session_file(&whole, file.marker.clone())?;
         let bytes = to_bytes(&updated);
         atomic::replace(path, |w| w.write_all(&bytes)).map_err(|e| PluginError::io(path, &e))?;
-        Ok(session.session().clone())
+        Ok(())
     }
 
     fn read_each(&self, from: Stored<'_>, sink: EventSink<'_>) -> Result<Option<String>> {

@@ -92,7 +92,7 @@ impl Target for GeminiCli {
     }
 
     /// Appends `events` to a session this plugin wrote.
-    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<()> {
         let chat = load_checked(&session)?;
         let path = session.path.as_path();
         let last = chat
@@ -110,7 +110,7 @@ impl Target for GeminiCli {
         };
         let mut records = write::records(events, offset, open)?;
         if records.is_empty() {
-            return Ok(session.session().clone());
+            return Ok(());
         }
         records.push(record_types::Rec::Set(record_types::SetRec {
             set: record_types::LastUpdated {
@@ -119,7 +119,7 @@ impl Target for GeminiCli {
         }));
         atomic::append(path, |w| records.iter().try_for_each(|r| write_line(w, r)))
             .map_err(|e| PluginError::io(path, &e))?;
-        Ok(session.session().clone())
+        Ok(())
     }
 
     fn read_each(&self, from: Stored<'_>, sink: EventSink<'_>) -> Result<Option<String>> {

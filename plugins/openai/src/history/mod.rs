@@ -52,7 +52,7 @@ impl Target for ApiTarget {
         layout::marker(&session.path)
     }
 
-    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<()> {
         let marker = session.marker();
         write::append(self, &session, marker, events)
     }

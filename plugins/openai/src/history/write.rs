@@ -128,12 +128,12 @@ pub(crate) fn append(
     session: &SessionRef,
     marker: &OwnershipMarker,
     events: &[Event],
-) -> Result<SessionRef, PluginError> {
+) -> Result<(), PluginError> {
     let mut whole = from_map(target, &session.path, load(&session.path)?)?;
     whole.events.extend_from_slice(events);
     whole.validate()?;
     let body = render_file(target, &whole)?;
     atomic::replace(&session.path, |out| write_file(out, marker, body))
         .map_err(|e| PluginError::io(&session.path, &e))?;
-    Ok(session.clone())
+    Ok(())
 }

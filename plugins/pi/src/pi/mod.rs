@@ -110,7 +110,7 @@ impl Target for Pi {
 
     /// Appends `events` to a session this plugin owns, continuing the chain from the leaf (the last
     /// entry in file order, whoever wrote it).
-    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<SessionRef> {
+    fn append(&self, session: Owned<'_>, events: &[Event]) -> Result<()> {
         let path = session.path.as_path();
         let mut whole = Transcript::new(Vec::new());
         let wanted = assemble::Wanted { ids: true };
@@ -134,7 +134,7 @@ impl Target for Pi {
             })
             .map_err(|e| PluginError::io(path, &e))?;
         }
-        Ok(session.session().clone())
+        Ok(())
     }
 
     /// The file, and its folder when that is left empty.
