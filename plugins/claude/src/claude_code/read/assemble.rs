@@ -105,16 +105,39 @@ impl Emitter<'_> {
     }
 }
 
-/// Walks the chain and turns its records into events, each record decoded whole as its events
-/// are made; the chain state (call records, open calls) is gathered only when `want_chain`.
-/// The walk follows the chain as the Claude Code of `rules` does.
-pub(super) fn assemble(
-    path: &Path,
-    mut loaded: Loaded,
-    want_chain: bool,
-    rules: ReadRules,
-    sink: &mut dyn FnMut(Event) -> bool,
-) -> Result<ChainState, PluginError> {
+impl<'s> Emitter<'s> {
+    /// An emitter to `sink` for the Claude Code of `rules`; it remembers the calls an append
+    /// needs when `track_calls`.
+    pub(super) fn new(
+        sink: &'s mut dyn FnMut(Event) -> bool,
+        track_calls: bool,
+        rules: ReadRules,
+    ) -> Self {
+        Emitter {
+            sink,
+            last_id: String::new(),
+            emitted: false,
+            open_calls: Vec::new(),
+            last_result_at: None,
+            track_calls,
+            stopped: false,
+            passed_over: false,
+            open_calls_handed_on: rules.malformed_message_passed_over.then(IdSet::default),
+            last_time: None,
+        }
+    }
+}
+
+/// The conversation's path and what walking it needs, all from the index.
+struct Walk<'a> {
+    path_nodes: Vec<u32>,
+    turns: Turns<'a>,
+    leaf: usize,
+}
+
+/// Links the records, chooses the leaf as the Claude Code of `rules` does and finds the path to
+/// it: nothing is decoded here but the timestamps a missing parent may need.
+fn walk<'a>(path: &'a Path, mut loaded: Loaded, rules: ReadRules) -> Result<Walk<'a>, PluginError> {
     let mut records = std::mem::take(&mut loaded.records);
     let last_prompt_leaf = loaded.last_prompt_leaf.take();
     let nodes = &records.nodes;
@@ -166,7 +189,7 @@ pub(super) fn assemble(
         }
     }
     group_places.sort_unstable();
-    let mut turns = Turns {
+    let turns = Turns {
         path,
         lines: None,
         loaded,
@@ -182,18 +205,29 @@ pub(super) fn assemble(
         drops_empty_user_content: rules.empty_user_content_dropped,
         drops_bare_string_blocks: rules.bare_string_blocks_dropped,
     };
-    let mut out = Emitter {
-        sink,
-        last_id: String::new(),
-        emitted: false,
-        open_calls: Vec::new(),
-        last_result_at: None,
-        track_calls: want_chain,
-        stopped: false,
-        passed_over: false,
-        open_calls_handed_on: rules.malformed_message_passed_over.then(IdSet::default),
-        last_time: None,
-    };
+    Ok(Walk {
+        path_nodes,
+        turns,
+        leaf,
+    })
+}
+
+/// Walks the chain and turns its records into events, each record decoded whole as its events
+/// are made; the chain state (call records, open calls) is gathered only when `want_chain`.
+/// The walk follows the chain as the Claude Code of `rules` does.
+pub(super) fn assemble(
+    path: &Path,
+    loaded: Loaded,
+    want_chain: bool,
+    rules: ReadRules,
+    sink: &mut dyn FnMut(Event) -> bool,
+) -> Result<ChainState, PluginError> {
+    let Walk {
+        path_nodes,
+        mut turns,
+        leaf,
+    } = walk(path, loaded, rules)?;
+    let mut out = Emitter::new(sink, want_chain, rules);
     let mut chain = ChainState {
         prev: Some(turns.nodes.get(leaf).uuid.to_text()),
         ..ChainState::default()
@@ -479,7 +513,7 @@ struct Turns<'a> {
 
 /// A record's bare string blocks (kept apart as [`BARE_STRING_BLOCK`] when decoded) left out, as
 /// Claude Code 2.1.332 sends them (`drop`), or read as text, as 2.1.197 does.
-fn bare_strings_as_sent(node: &mut Node, drop: bool) {
+pub(super) fn bare_strings_as_sent(node: &mut Node, drop: bool) {
     let is_bare = is_bare_string_block;
     let as_sent = |blocks: &mut Vec<ParsedBlock>| {
         if drop {
@@ -611,20 +645,15 @@ impl Turns<'_> {
                 ..
             } => {
                 let summary = self.read_whole(i)?;
-                self.compaction(summary, out)?;
+                compaction(self.path, self.boundary.take(), summary, out)?;
             }
             IndexKind::User { .. } => {
-                if let Some(mut record) = self.read_or_pass_over(i, out)? {
-                    let empty = matches!(&record.kind,
-                        Kind::User { content: UserContent::Parts(parts), .. } if parts.is_empty());
-                    if !(empty && self.drops_empty_user_content) {
-                        user_events(self.path, &mut record, out)?;
-                    }
+                if let Some(record) = self.read_or_pass_over(i, out)? {
+                    user_record(self.path, record, self.drops_empty_user_content, out)?;
                 }
             }
             IndexKind::CompactBoundary { .. } => {
-                let before = out.emitted.then(|| out.last_id.clone());
-                self.boundary = Some((self.read_whole(i)?, before));
+                self.boundary = Some(boundary_at(self.read_whole(i)?, out));
             }
             IndexKind::Malformed => {
                 // Read again from its line, which names the fault.
@@ -643,25 +672,21 @@ impl Turns<'_> {
         Ok(())
     }
 
-    /// An assistant turn: all records sharing its message id, as Claude Code 2.1.197 orders them
-    /// when it resumes (read from its bundle, checked with `live/tests/differential.rs`,
-    /// `swap-every-pair`): those on the conversation's path in path order, whatever their order
-    /// in the file, then those off it by timestamp (ties in file order). Its results on the path
+    /// Which records make the assistant turn of the record at `i` (marked consumed), as Claude
+    /// Code 2.1.197 orders them when it resumes (read from its bundle, checked with
+    /// `live/tests/differential.rs`, `swap-every-pair`): all records sharing its message id,
+    /// those on the conversation's path in path order, whatever their order in the file, then
+    /// those off it (to be ordered by timestamp, ties in file order). Its results on the path
     /// come as the walk reaches them; those off it — the results hanging directly on one of the
     /// turn's records, as parallel calls leave all but the last — are sent after the turn's last
     /// record on the path, by timestamp (ties by record, then file order).
-    fn assistant_turn(
-        &mut self,
-        i: usize,
-        chain: Option<&mut ChainState>,
-        out: &mut Emitter<'_>,
-    ) -> Result<(), PluginError> {
+    fn turn_records(&mut self, i: usize) -> TurnRecords {
         let group = match self.groups.group_of(i as u32) {
             None => vec![i as u32],
             Some(n) => self.groups.records(n).to_vec(),
         };
         // (A turn of one record, the most common, is on the path: `i` is.)
-        let (on_path, off_path) = if group.len() == 1 {
+        let (on_path, mut off_path) = if group.len() == 1 {
             (group.clone(), Vec::new())
         } else {
             let (mut on, off): (Vec<u32>, Vec<u32>) =
@@ -673,39 +698,12 @@ impl Turns<'_> {
             on.sort_unstable_by_key(|&g| place(g));
             (on, off)
         };
-        let last_on_path = on_path.last().map_or(i, |&g| g as usize);
-        let mut records = Vec::with_capacity(group.len());
         for &g in &on_path {
             self.consumed.set(g as usize);
-            records.extend(self.read_or_pass_over(g as usize, out)?);
         }
-        let mut off = Vec::with_capacity(off_path.len());
+        off_path.retain(|&g| !self.consumed.get(g as usize));
         for &g in &off_path {
-            if !self.consumed.get(g as usize) {
-                self.consumed.set(g as usize);
-                off.extend(self.read_or_pass_over(g as usize, out)?);
-            }
-        }
-        by_timestamp(&mut off);
-        records.extend(off);
-        // Assistant events the writer joined into one message come apart where each started.
-        let starts: Vec<usize> = (0..records.len())
-            .filter(|&k| k == 0 || records[k].extras.as_ref().is_some_and(|e| e.joined))
-            .collect();
-        let mut runs = Vec::with_capacity(starts.len());
-        for &start in starts.iter().rev() {
-            runs.push(records.split_off(start));
-        }
-        let mut chain = chain;
-        for mut run in runs.into_iter().rev() {
-            let at = out.time_of(run.first().and_then(|r| r.timestamp));
-            out.emit(assistant_event(
-                self.path,
-                &mut run,
-                &self.loaded.models,
-                at,
-                chain.as_deref_mut(),
-            )?);
+            self.consumed.set(g as usize);
         }
         let mut results = Vec::new();
         for &g in &group {
@@ -717,75 +715,256 @@ impl Turns<'_> {
                 }
             }
         }
-        if results.is_empty() {
+        TurnRecords {
+            last_on_path: on_path.last().map_or(i, |&g| g as usize),
+            on_path,
+            off_path,
+            results,
+        }
+    }
+
+    /// An assistant turn (see [`Turns::turn_records`]): its records read whole into one event
+    /// (or one a run the writer joined), its results off the path read and held until the walk
+    /// passes the turn's last record on the path.
+    fn assistant_turn(
+        &mut self,
+        i: usize,
+        chain: Option<&mut ChainState>,
+        out: &mut Emitter<'_>,
+    ) -> Result<(), PluginError> {
+        let turn = self.turn_records(i);
+        let mut records = Vec::with_capacity(turn.on_path.len() + turn.off_path.len());
+        for &g in &turn.on_path {
+            records.extend(self.read_or_pass_over(g as usize, out)?);
+        }
+        let mut off = Vec::with_capacity(turn.off_path.len());
+        for &g in &turn.off_path {
+            off.extend(self.read_or_pass_over(g as usize, out)?);
+        }
+        by_timestamp(&mut off);
+        records.extend(off);
+        emit_assistant_turn(self.path, records, &self.loaded.models, chain, out)?;
+        if turn.results.is_empty() {
             return Ok(());
         }
-        let mut nodes = Vec::with_capacity(results.len());
-        for r in results {
+        let mut nodes = Vec::with_capacity(turn.results.len());
+        for r in turn.results {
             nodes.extend(self.read_or_pass_over(r, out)?);
         }
         by_timestamp(&mut nodes);
-        self.recovered_results.push((last_on_path, nodes));
+        self.recovered_results.push((turn.last_on_path, nodes));
         Ok(())
     }
 
-    /// A compact summary: with the boundary before it, one compaction replacing everything
-    /// handed on before the boundary (the records between the boundary and the summary are the
-    /// events it keeps, which Claude Code sends before the summary); without one, everything
-    /// handed on so far.
-    fn compaction(&mut self, mut node: Node, out: &mut Emitter<'_>) -> Result<(), PluginError> {
-        let (replaces, id, timestamp) = match self.boundary.take() {
-            Some((mut b, before)) => (before, take_uuid(&mut b), b.timestamp),
-            None => (
-                out.emitted.then(|| out.last_id.clone()),
-                take_uuid(&mut node),
-                node.timestamp,
-            ),
-        };
-        let Some(replaces) = replaces else {
-            return Err(PluginError::malformed_line(
-                self.path,
-                node.line,
-                Some("isCompactSummary"),
-                "a compaction with nothing before it",
-            ));
-        };
-        let node = &mut node;
-        let Kind::User { content, .. } = &mut node.kind else {
-            unreachable!()
-        };
-        let mut summary = String::new();
-        for (k, b) in std::mem::take(content)
-            .into_blocks()
-            .into_iter()
-            .enumerate()
-        {
-            match b {
-                ParsedBlock::Text(t) if summary.is_empty() => summary = t,
-                ParsedBlock::Text(t) => {
-                    summary.push('\n');
-                    summary.push_str(&t);
+    /// The records of `list` in the order [`by_timestamp`] gives them once read whole (their
+    /// timestamps are read only when there is an order to find).
+    fn by_timestamp_of(&mut self, mut list: Vec<u32>) -> Result<Vec<u32>, PluginError> {
+        if list.len() > 1 {
+            let mut times = Vec::with_capacity(list.len());
+            for &g in &list {
+                times.push(self.read_decoded(g as usize)?.timestamp);
+            }
+            let mut keyed: Vec<(Option<Timestamp>, u32)> = times.into_iter().zip(list).collect();
+            keyed.sort_by_key(|&(at, _)| at);
+            list = keyed.into_iter().map(|(_, g)| g).collect();
+        }
+        Ok(list)
+    }
+}
+
+/// The records of one assistant turn and its results off the path (see
+/// [`Turns::turn_records`]).
+struct TurnRecords {
+    on_path: Vec<u32>,
+    /// Not ordered yet: by timestamp once read.
+    off_path: Vec<u32>,
+    /// Not ordered yet: by timestamp once read.
+    results: Vec<usize>,
+    last_on_path: usize,
+}
+
+/// Whether the conversation [`assemble`] would make of `loaded` is made of its records in file
+/// order, `records` of them, each a turn of its own but for assistant records that follow one
+/// another with one message id: then a read that made the events in file order (as
+/// `speculate` does while the file is written) made exactly [`assemble`]'s. Walks the path as
+/// [`assemble`] does, decoding nothing but the timestamps that order records off it.
+pub(super) fn made_in_file_order(
+    path: &Path,
+    loaded: Loaded,
+    rules: ReadRules,
+    records: usize,
+) -> Result<bool, PluginError> {
+    let Walk {
+        path_nodes,
+        mut turns,
+        ..
+    } = walk(path, loaded, rules)?;
+    let mut order = FileOrder::default();
+    let mut recovered: Vec<(usize, Vec<u32>)> = Vec::new();
+    for i in path_nodes.into_iter().map(|i| i as usize) {
+        if !turns.consumed.get(i) {
+            turns.consumed.set(i);
+            let in_order = match turns.nodes.kind(i) {
+                IndexKind::Assistant => {
+                    let turn = turns.turn_records(i);
+                    let off = turns.by_timestamp_of(turn.off_path)?;
+                    let results = turn.results.into_iter().map(|r| r as u32).collect();
+                    let results = turns.by_timestamp_of(results)?;
+                    if !results.is_empty() {
+                        recovered.push((turn.last_on_path, results));
+                    }
+                    turn.on_path.iter().chain(&off).all(|&g| order.next(g))
                 }
-                _ => {
-                    return Err(PluginError::malformed_line(
-                        self.path,
-                        node.line,
-                        Some(&format!("message.content[{k}]")),
-                        "a compact summary holds text only",
-                    ));
-                }
+                IndexKind::User { .. } | IndexKind::CompactBoundary { .. } => order.next(i as u32),
+                IndexKind::Malformed => false,
+                IndexKind::Other => true,
+            };
+            if !in_order {
+                return Ok(false);
             }
         }
-        let mut event = Event::new(
-            id,
-            out.time_of(timestamp),
-            Body::Compaction {
-                summary,
-                replaces_through: replaces,
-            },
-        );
-        event.author = node.take_author();
-        out.emit(event);
-        Ok(())
+        while let Some(k) = recovered.iter().position(|(after, _)| *after == i) {
+            let (_, results) = recovered.swap_remove(k);
+            if !results.into_iter().all(|r| order.next(r)) {
+                return Ok(false);
+            }
+        }
     }
+    Ok(order.count == records)
+}
+
+/// Records as a walk hands them on, checked to come in file order (the nodes are numbered in
+/// file order).
+#[derive(Default)]
+struct FileOrder {
+    last: Option<u32>,
+    count: usize,
+}
+
+impl FileOrder {
+    fn next(&mut self, record: u32) -> bool {
+        if self.last.is_some_and(|last| record <= last) {
+            return false;
+        }
+        self.last = Some(record);
+        self.count += 1;
+        true
+    }
+}
+
+/// The events of an assistant turn's records (read whole, in Claude Code's order): one event, or
+/// one for each run the writer joined into the message, where each started.
+pub(super) fn emit_assistant_turn(
+    path: &Path,
+    mut records: Vec<Node>,
+    models: &[Box<str>],
+    mut chain: Option<&mut ChainState>,
+    out: &mut Emitter<'_>,
+) -> Result<(), PluginError> {
+    let starts: Vec<usize> = (0..records.len())
+        .filter(|&k| k == 0 || records[k].extras.as_ref().is_some_and(|e| e.joined))
+        .collect();
+    let mut runs = Vec::with_capacity(starts.len());
+    for &start in starts.iter().rev() {
+        runs.push(records.split_off(start));
+    }
+    for mut run in runs.into_iter().rev() {
+        let at = out.time_of(run.first().and_then(|r| r.timestamp));
+        out.emit(assistant_event(
+            path,
+            &mut run,
+            models,
+            at,
+            chain.as_deref_mut(),
+        )?);
+    }
+    Ok(())
+}
+
+/// The events of a user record read whole (none for an empty one the Claude Code read for drops:
+/// `drops_empty`).
+pub(super) fn user_record(
+    path: &Path,
+    mut record: Node,
+    drops_empty: bool,
+    out: &mut Emitter<'_>,
+) -> Result<(), PluginError> {
+    let empty = matches!(&record.kind,
+        Kind::User { content: UserContent::Parts(parts), .. } if parts.is_empty());
+    if empty && drops_empty {
+        return Ok(());
+    }
+    user_events(path, &mut record, out)
+}
+
+/// A compact boundary read whole, with the id of the event handed on before it (what a
+/// compaction replaces through: the events between the boundary and the summary are the ones it
+/// keeps).
+pub(super) fn boundary_at(node: Node, out: &Emitter<'_>) -> (Node, Option<String>) {
+    let before = out.emitted.then(|| out.last_id.clone());
+    (node, before)
+}
+
+/// A compact summary: with the boundary before it, one compaction replacing everything handed on
+/// before the boundary (the records between the boundary and the summary are the events it
+/// keeps, which Claude Code sends before the summary); without one, everything handed on so far.
+pub(super) fn compaction(
+    path: &Path,
+    boundary: Option<(Node, Option<String>)>,
+    mut node: Node,
+    out: &mut Emitter<'_>,
+) -> Result<(), PluginError> {
+    let (replaces, id, timestamp) = match boundary {
+        Some((mut b, before)) => (before, take_uuid(&mut b), b.timestamp),
+        None => (
+            out.emitted.then(|| out.last_id.clone()),
+            take_uuid(&mut node),
+            node.timestamp,
+        ),
+    };
+    let Some(replaces) = replaces else {
+        return Err(PluginError::malformed_line(
+            path,
+            node.line,
+            Some("isCompactSummary"),
+            "a compaction with nothing before it",
+        ));
+    };
+    let node = &mut node;
+    let Kind::User { content, .. } = &mut node.kind else {
+        unreachable!()
+    };
+    let mut summary = String::new();
+    for (k, b) in std::mem::take(content)
+        .into_blocks()
+        .into_iter()
+        .enumerate()
+    {
+        match b {
+            ParsedBlock::Text(t) if summary.is_empty() => summary = t,
+            ParsedBlock::Text(t) => {
+                summary.push('\n');
+                summary.push_str(&t);
+            }
+            _ => {
+                return Err(PluginError::malformed_line(
+                    path,
+                    node.line,
+                    Some(&format!("message.content[{k}]")),
+                    "a compact summary holds text only",
+                ));
+            }
+        }
+    }
+    let mut event = Event::new(
+        id,
+        out.time_of(timestamp),
+        Body::Compaction {
+            summary,
+            replaces_through: replaces,
+        },
+    );
+    event.author = node.take_author();
+    out.emit(event);
+    Ok(())
 }

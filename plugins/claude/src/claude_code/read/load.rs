@@ -17,6 +17,7 @@ use super::link::{link_to, resolve_later_parents, GroupMembers};
 use super::node_store::NodeStore;
 use super::nodes::{IndexKind, IndexNode, Kind, Node, ReadRecord, RecordBody, Records};
 use super::record_id::RecordId;
+use super::speculate::{left_file_order, Speculation};
 use super::uuid_index::UuidIndex;
 use crate::claude_code::records::{FastContent, Record};
 
@@ -104,16 +105,18 @@ pub(super) enum Passes {
 pub(super) fn load(path: &Path, passes: Passes, spill_after: usize) -> Result<Loaded, PluginError> {
     let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
     let expected = expected_records(&file);
-    load_from(path, file, expected, passes, spill_after)
+    load_from(path, file, expected, passes, spill_after, None)
 }
 
 /// [`load`] of the bytes of `input`, named `path` in errors; `expected` records size the index.
+/// With a `speculation`, each record new to the index is handed to it with its line as well.
 pub(super) fn load_from(
     path: &Path,
     input: impl Read,
     expected: usize,
     passes: Passes,
     spill_after: usize,
+    mut speculation: Option<&mut Speculation<'_>>,
 ) -> Result<Loaded, PluginError> {
     let mut reader = BufReader::with_capacity(1 << 16, input);
     let mut loaded = Loaded {
@@ -174,10 +177,22 @@ pub(super) fn load_from(
             Err(error) => (keyed_record(text, line_no).ok_or(error)?, false),
         };
         if let Some(record) = record {
-            keep(&mut loaded, record, (line_start, n), passes, whole).map_err(|e| {
+            let message_id = match speculation {
+                Some(_) => record.message_id.clone(),
+                None => None,
+            };
+            let kept = keep(&mut loaded, record, (line_start, n), passes, whole).map_err(|e| {
                 let spill = format!("writing the reader's index to a temporary file: {e}");
                 PluginError::io(path, &std::io::Error::new(e.kind(), spill))
             })?;
+            if let Some(speculation) = speculation.as_deref_mut() {
+                let node = loaded.records.nodes.get(kept.index);
+                if !kept.new {
+                    return Err(left_file_order(path, &node, "a uuid written again"));
+                }
+                let line = (text, complete);
+                speculation.record(path, &node, line, message_id.as_deref(), &mut loaded)?;
+            }
         }
     }
     if line_no == 0 {
@@ -273,7 +288,7 @@ fn keep(
     line: (u64, usize),
     passes: Passes,
     decoded_whole: bool,
-) -> std::io::Result<()> {
+) -> std::io::Result<Kept> {
     let records = &mut loaded.records;
     let (node, parent) = IndexNode::of(&record.node, record.parent, record.spans, line);
     let logical = node.kind == (IndexKind::CompactBoundary { logical: true });
@@ -287,7 +302,10 @@ fn keep(
         if let Some(whole) = whole {
             loaded.whole[at as usize] = whole;
         }
-        return Ok(());
+        return Ok(Kept {
+            index: at as usize,
+            new: false,
+        });
     }
     if let Some(id) = record.message_id {
         loaded.messages.add(&id, next);
@@ -297,7 +315,16 @@ fn keep(
     if let Some(whole) = whole {
         loaded.whole.push(whole);
     }
-    Ok(())
+    Ok(Kept {
+        index: next as usize,
+        new: true,
+    })
+}
+
+/// Where [`keep`] kept a record: its node, and whether that is new (not a record replaced).
+struct Kept {
+    index: usize,
+    new: bool,
 }
 
 /// A line as the index takes it: only what linking needs (see [`IndexRecord`]) when that

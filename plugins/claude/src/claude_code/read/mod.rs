@@ -41,7 +41,9 @@
 //! record decoded by [`decode`] and joined to its parent by index ([`link`], [`uuid_index`],
 //! which also finds the conversation's path); [`assemble`] walks it, takes each record whole
 //! (kept by a one-pass read, else read again by [`reread`]) and makes the events ([`events`]);
-//! [`errors`] names what is wrong.
+//! [`errors`] names what is wrong. A session read as its writer writes it (the verify of a new
+//! one) makes its events as its lines arrive, in file order ([`speculate`]), and counts only once
+//! the index shows that [`assemble`]'s walk is that order.
 
 mod assemble;
 mod decode;
@@ -57,6 +59,7 @@ mod reread;
 mod rules;
 mod sent_tools;
 mod spanned;
+mod speculate;
 #[cfg(test)]
 mod tests;
 mod unresolved;
@@ -75,6 +78,7 @@ use super::write::ChainState;
 use assemble::assemble;
 use load::{load, load_from, Passes};
 pub use rules::ReadRules;
+use speculate::Speculation;
 use unresolved::DropUnresolvedCalls;
 
 /// A session read back, with what an append needs to continue its chain.
@@ -145,19 +149,45 @@ fn read_each_spilling_after(
     Ok(cwd)
 }
 
-/// [`read_each`] of a session file its writer is still writing: the index is loaded as the
-/// file grows; the events' pass reads the whole file again through a handle of its own.
+/// [`read_each`] of a session file its writer is still writing: each record's events are made
+/// as its line arrives, in file order ([`speculate`]), and once the file is whole the index
+/// confirms that [`read_each`] would make them so; a file where it would not (or that leaves file
+/// order before) is an error, and the caller reads it whole.
 pub(crate) fn read_written_each(
     file: &dyn WrittenFile,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<(), PluginError> {
     let name = file.name();
     let io = |e: std::io::Error| PluginError::io(name, &e);
+    let rules = ReadRules::default();
     let input = GrowingRead::open(file).map_err(io)?;
+    let mut calls = DropUnresolvedCalls::new(sink, rules);
+    let mut as_sent = |mut e: Event| {
+        sent_tools::as_sent(&mut e, rules);
+        calls.push(e)
+    };
+    let mut speculation = Speculation::new(&mut as_sent, rules);
     // The file's size is not known yet: the index grows as it is read.
-    let mut loaded = load_from(name, input, 0, Passes::Two, node_store::spill_after())?;
+    let spill_after = node_store::spill_after();
+    let mut loaded = load_from(
+        name,
+        input,
+        0,
+        Passes::Two,
+        spill_after,
+        Some(&mut speculation),
+    )?;
+    let records = speculation.finish(name, &loaded)?;
     loaded.reread = Some(file.open().map_err(io)?);
-    hand_on(name, loaded, ReadRules::default(), sink)
+    if !assemble::made_in_file_order(name, loaded, rules, records)? {
+        return Err(PluginError::Other(format!(
+            "{}: Claude Code's walk of the session is not its file order: {}",
+            name.display(),
+            speculate::NOT_AS_WRITTEN
+        )));
+    }
+    calls.finish();
+    Ok(())
 }
 
 /// The conversation's events of what was loaded, to `sink`, as the Claude Code of `rules` sends

@@ -60,17 +60,30 @@ impl RecordLines {
         }
         self.at += self.line.len() as u64;
         let (text, complete) = record_text(&self.line, node.offset == 0);
-        if let Some(node) = node_from_spans(path, node, text, loaded) {
-            return Ok(node);
-        }
-        match full_record(path, node.line(), text, complete, loaded)? {
-            Some(full) if full.node.uuid == node.uuid => Ok(full.node),
-            _ => Err(PluginError::malformed_line(
-                path,
-                node.line(),
-                None,
-                "the file changed while it was read (this line held another record)",
-            )),
-        }
+        decode_line(path, node, text, complete, loaded)
+    }
+}
+
+/// The record `node` indexes, decoded whole from `text`, its line: from the members the index
+/// located when they serve, else the whole line; an error naming the line if it does not decode,
+/// or if the line holds another record (the file changed between the passes).
+pub(super) fn decode_line(
+    path: &Path,
+    node: &IndexNode,
+    text: &[u8],
+    complete: bool,
+    loaded: &mut Loaded,
+) -> Result<Node, PluginError> {
+    if let Some(node) = node_from_spans(path, node, text, loaded) {
+        return Ok(node);
+    }
+    match full_record(path, node.line(), text, complete, loaded)? {
+        Some(full) if full.node.uuid == node.uuid => Ok(full.node),
+        _ => Err(PluginError::malformed_line(
+            path,
+            node.line(),
+            None,
+            "the file changed while it was read (this line held another record)",
+        )),
     }
 }
