@@ -1,14 +1,13 @@
 //! Images as URLs (OpenAI Responses `input_image`, Chat Completions `image_url`): bytes travel
 //! as `data:<type>;base64,<bytes>` URLs, any other URL stays a URL.
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine as _;
-
 use handoff_transcript::Part;
 
 /// The `data:` URL of image bytes.
 pub fn data_url(media_type: &str, data: &[u8]) -> String {
-    format!("data:{media_type};base64,{}", STANDARD.encode(data))
+    let mut url = format!("data:{media_type};base64,");
+    handoff_transcript::base64::encode_into(data, &mut url);
+    url
 }
 
 /// The URL an image part travels as: a `data:` URL for bytes, else the URL itself. `None` for
@@ -31,8 +30,7 @@ pub fn image_part(url: &str) -> Result<Part, String> {
     let (media_type, data) = rest.split_once(";base64,").ok_or_else(|| {
         "a data: URL that is not base64 (expected data:<type>;base64,…)".to_owned()
     })?;
-    let data = STANDARD
-        .decode(data)
+    let data = handoff_transcript::base64::decode(data.as_bytes())
         .map_err(|e| format!("the image data is not base64: {e}"))?;
     Ok(Part::Image {
         media_type: media_type.to_owned(),

@@ -6,6 +6,7 @@
 //! provider, so a same-provider round trip loses nothing; semantic equality ignores them.
 #![deny(missing_docs)]
 
+pub mod base64;
 pub mod ids;
 pub mod spill;
 

@@ -1,7 +1,6 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use base64::Engine as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
@@ -451,13 +450,12 @@ mod base64_bytes {
     use super::*;
 
     pub fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&base64::engine::general_purpose::STANDARD.encode(bytes))
+        serializer.serialize_str(&crate::base64::encode(bytes))
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
         let text = Cow::<'de, str>::deserialize(deserializer)?;
-        base64::engine::general_purpose::STANDARD
-            .decode(text.as_bytes())
+        crate::base64::decode(text.as_bytes())
             .map_err(|e| serde::de::Error::custom(format!("image data is not base64: {e}")))
     }
 }

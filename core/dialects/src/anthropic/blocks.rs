@@ -3,8 +3,6 @@
 
 use std::borrow::Cow;
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine as _;
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -121,7 +119,7 @@ impl Serialize for Base64<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut json = String::with_capacity(self.0.len().div_ceil(3) * 4 + 2);
         json.push('"');
-        STANDARD.encode_string(self.0, &mut json);
+        handoff_transcript::base64::encode_into(self.0, &mut json);
         json.push('"');
         serde_json::value::RawValue::from_string(json)
             .map_err(serde::ser::Error::custom)?
@@ -430,8 +428,7 @@ fn parse_image(map: &mut Map<String, Value>, path: &str) -> Result<Part, BlockEr
         "base64" => {
             let media_type = take_string(&mut source, "media_type", &source_path)?;
             let data = take_string(&mut source, "data", &source_path)?;
-            let data = STANDARD
-                .decode(data.as_bytes())
+            let data = handoff_transcript::base64::decode(data.as_bytes())
                 .map_err(|e| err(join(&source_path, "data"), format!("not base64: {e}")))?;
             Ok(Part::Image { media_type, data })
         }
@@ -447,6 +444,7 @@ fn parse_image(map: &mut Map<String, Value>, path: &str) -> Result<Part, BlockEr
 
 #[cfg(test)]
 mod tests {
+    use base64::Engine as _;
     use serde_json::json;
 
     use super::*;
@@ -562,7 +560,8 @@ mod tests {
             let data: Vec<u8> = (0..len).map(|i| (i * 37 % 256) as u8).collect();
             assert_eq!(
                 serde_json::to_string(&Base64(&data)).unwrap(),
-                serde_json::to_string(&STANDARD.encode(&data)).unwrap()
+                serde_json::to_string(&base64::engine::general_purpose::STANDARD.encode(&data))
+                    .unwrap()
             );
             let image = Part::Image {
                 media_type: "image/png".into(),

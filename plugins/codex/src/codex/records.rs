@@ -214,12 +214,10 @@ pub enum ImageUrlOut<'a> {
 impl ImageUrlOut<'_> {
     /// `data:<media type>;base64,<data>` as a JSON string.
     pub fn data(media_type: &str, data: &[u8]) -> serde_json::Result<Self> {
-        use base64::Engine as _;
-        let engine = &base64::engine::general_purpose::STANDARD;
         let mut json = serde_json::to_string(&format_args!("data:{media_type};base64,"))?;
         json.pop(); // the closing quote; the base64 (never escaped) and the quote follow
         json.reserve(data.len().div_ceil(3) * 4 + 1);
-        engine.encode_string(data, &mut json);
+        handoff_sdk::base64::encode_into(data, &mut json);
         json.push('"');
         serde_json::value::RawValue::from_string(json).map(ImageUrlOut::Data)
     }
