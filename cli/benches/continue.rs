@@ -95,16 +95,8 @@ impl Direction {
     /// The model provider the source's assistant turns come from.
     fn origin(self) -> Origin {
         match self {
-            Direction::CodexToClaude => Origin {
-                provider: "openai".into(),
-                model: Some("gpt-5.5".into()),
-                api: Some("openai-responses".into()),
-            },
-            _ => Origin {
-                provider: "anthropic".into(),
-                model: Some("claude-opus-4-8".into()),
-                api: Some("anthropic-messages".into()),
-            },
+            Direction::CodexToClaude => Origin::new("openai", "gpt-5.5", "openai-responses"),
+            _ => Origin::new("anthropic", "claude-opus-4-8", "anthropic-messages"),
         }
     }
 }

@@ -55,11 +55,7 @@ fn options() -> CreateOptions {
 
 /// Writes a session of `turns` tool turns with the built-in writer; returns its file.
 fn write_source(dir: &Path, target: &str, turns: usize) -> PathBuf {
-    let origin = Origin {
-        provider: "anthropic".into(),
-        model: Some("claude-opus-4-8".into()),
-        api: Some("anthropic-messages".into()),
-    };
+    let origin = Origin::new("anthropic", "claude-opus-4-8", "anthropic-messages");
     let transcript = handoff_transcript::synthetic::tool_turns(turns, &origin);
     let root = StoreRoot::new(dir.join(target)).expect("a store root");
     builtin(target)

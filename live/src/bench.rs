@@ -8,7 +8,8 @@
 //!
 //! [`tool_session`]: the session the write + read benches of codex, pi and gemini-cli write,
 //! one definition with each CLI's own tool call, so their figures compare; [`serde_floor`]: what
-//! they measure it against.
+//! they measure it against; `store_group` (feature `criterion`): those benches themselves, one
+//! criterion group a target.
 
 use std::path::Path;
 
@@ -239,4 +240,130 @@ pub fn memory(
         write_peak <= 2 * file,
         "write peak {write_peak} B exceeds 2x the file ({file} B)"
     );
+}
+
+/// The write + read benches of `target`, one criterion group (`<target>-5000-turns`) whose
+/// figures compare across plugins: `transcript` is written once and must read back equal; then
+/// the floor ([`serde_floor`] of that file), write + read, write, read and `read_each` (as the
+/// continuation engine's verify reads), after [`interleaved`]'s alternated ratios.
+#[cfg(feature = "criterion")]
+pub fn store_group(
+    c: &mut criterion::Criterion,
+    plugin: &dyn Plugin,
+    target: &str,
+    transcript: &Transcript,
+    options: &CreateOptions,
+) {
+    use handoff_host::ReadFrom;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = StoreRoot::new(dir.path().join("store")).expect("store root");
+    let create = || {
+        let session = plugin.writer().create(&root, target, transcript, options);
+        session.expect("create")
+    };
+    let sample = create();
+    let bytes = std::fs::read(&sample.path).expect("read the sample");
+    eprintln!(
+        "synthetic session: {TURNS} turns, {} events, {:.1} MB",
+        transcript.events.len(),
+        bytes.len() as f64 / 1e6
+    );
+    let back = plugin.read_id(&root, target, &sample.id).expect("read");
+    let manifest = plugin.manifest();
+    let comparison = manifest.target(target).expect("the target").comparison();
+    comparison
+        .diff(transcript, &back)
+        .expect("the sample reads back equal");
+    interleaved(&sample.path, || {
+        let session = create();
+        let back = plugin.reader().read(ReadFrom::Session(&root, &session));
+        std::hint::black_box(back.expect("read"));
+        plugin.writer().remove(&root, &session).expect("remove");
+    });
+
+    let mut group = c.benchmark_group(format!("{target}-{TURNS}-turns"));
+    group.sample_size(10);
+    group.bench_function("serde_json floor (read file, parse + re-serialise)", |b| {
+        b.iter(|| serde_floor(&std::fs::read(&sample.path).expect("read")))
+    });
+    group.bench_function("write + read (create, read back, remove)", |b| {
+        b.iter(|| {
+            let session = create();
+            let back = plugin.reader().read(ReadFrom::Session(&root, &session));
+            assert_eq!(back.expect("read").events.len(), transcript.events.len());
+            plugin.writer().remove(&root, &session).expect("remove");
+        })
+    });
+    group.bench_function("write (create)", |b| {
+        b.iter(|| std::fs::remove_file(create().path).expect("remove"))
+    });
+    group.bench_function("read", |b| {
+        b.iter(|| {
+            plugin
+                .reader()
+                .read(ReadFrom::File(target, &sample.path))
+                .expect("read")
+        })
+    });
+    group.bench_function("read_each (streamed, as the engine's verify reads)", |b| {
+        b.iter(|| {
+            let mut events = 0usize;
+            let from = ReadFrom::Session(&root, &sample);
+            let read = plugin.reader().read_each(from, &mut |_| {
+                events += 1;
+                true
+            });
+            read.expect("read_each");
+            events
+        })
+    });
+    group.finish();
+}
+
+/// The floor (of the file at `sample`) and `write_and_read`, alternated so that load from other
+/// processes hits both alike: prints the median of each and of the pairs' ratios, in wall time
+/// and in this thread's CPU time.
+pub fn interleaved(sample: &Path, mut write_and_read: impl FnMut()) {
+    const PAIRS: usize = 15;
+    let mut wall: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let mut cpu: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let mut time = |which: usize, work: &mut dyn FnMut()| {
+        let (started, cpu_started) = (std::time::Instant::now(), thread_cpu_ns());
+        work();
+        wall[which].push(started.elapsed().as_secs_f64() * 1e3);
+        cpu[which].push((thread_cpu_ns() - cpu_started) as f64 / 1e6);
+    };
+    for _ in 0..PAIRS {
+        time(0, &mut || {
+            let bytes = std::fs::read(sample).expect("read");
+            std::hint::black_box(serde_floor(&bytes));
+        });
+        time(1, &mut write_and_read);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    for (what, [floor, ours]) in [("wall", &mut wall), ("cpu", &mut cpu)] {
+        let mut ratios: Vec<f64> = ours.iter().zip(floor.iter()).map(|(o, f)| o / f).collect();
+        let ratio = median(&mut ratios);
+        eprintln!(
+            "interleaved, {PAIRS} pairs, {what} time: floor median {:.0} ms, write + read median \
+             {:.0} ms, ratio median {ratio:.2} (min {:.2}, max {:.2})",
+            median(floor),
+            median(ours),
+            ratios[0],
+            ratios[PAIRS - 1]
+        );
+    }
+}
+
+/// CPU time of this thread so far (user + system), from `/proc/thread-self/schedstat`: what the
+/// work cost, whatever else the machine was doing; waits (fsync, other processes) are not in it.
+fn thread_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
 }

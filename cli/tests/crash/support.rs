@@ -132,11 +132,7 @@ pub fn continued(out: &Output) -> serde_json::Value {
 /// A synthetic conversation of `turns` turns (user → assistant text and a tool call → a ~1.3 KB
 /// tool result → assistant), a few hundred bytes of Codex rollout per event.
 pub fn conversation(turns: usize) -> Transcript {
-    let origin = Origin {
-        provider: "anthropic".into(),
-        model: Some("claude-opus-4-8".into()),
-        api: Some("anthropic-messages".into()),
-    };
+    let origin = Origin::new("anthropic", "claude-opus-4-8", "anthropic-messages");
     let mut transcript = handoff_transcript::synthetic::tool_turns(turns, &origin);
     // A directory that exists here: `continue` refuses a source cwd that does not (without --cwd).
     transcript.cwd = Some(std::env::temp_dir().display().to_string());

@@ -19,11 +19,7 @@ const RUNS: usize = 7;
 /// The continue bench's session: user → assistant text + tool call → ~1.3 KB tool result →
 /// assistant text, `turns` times.
 fn transcript(turns: usize) -> Transcript {
-    let origin = Origin {
-        provider: "anthropic".into(),
-        model: Some("claude-opus-4-8".into()),
-        api: Some("anthropic-messages".into()),
-    };
+    let origin = Origin::new("anthropic", "claude-opus-4-8", "anthropic-messages");
     handoff_transcript::synthetic::tool_turns(turns, &origin)
 }
 

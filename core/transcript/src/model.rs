@@ -218,6 +218,17 @@ pub struct Origin {
     pub api: Option<String>,
 }
 
+impl Origin {
+    /// An origin whose provider, model and API are all known.
+    pub fn new(provider: &str, model: &str, api: &str) -> Origin {
+        Origin {
+            provider: provider.to_owned(),
+            model: Some(model.to_owned()),
+            api: Some(api.to_owned()),
+        }
+    }
+}
+
 /// A part of a user turn or a tool result.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

@@ -24,11 +24,11 @@ const TURNS: usize = 5_000;
 const CWD: &str = "/home/dev/bench-project";
 
 fn synthetic() -> Transcript {
-    let origin = Some(Origin {
-        provider: "anthropic".into(),
-        model: Some("claude-opus-4-8".into()),
-        api: Some("anthropic-messages".into()),
-    });
+    let origin = Some(Origin::new(
+        "anthropic",
+        "claude-opus-4-8",
+        "anthropic-messages",
+    ));
     let output: String = (0..26)
         .map(|i| format!("drwxr-xr-x  2 dev dev 4096 Nov 30 00:{i:02} src/module_{i:02}/\n"))
         .collect::<String>();

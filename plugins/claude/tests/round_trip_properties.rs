@@ -88,11 +88,11 @@ fn transcript(exchanges: &[Exchange]) -> Transcript {
                 json!({"command": id, "n": 7}),
             ))
         }));
-        let origin = Some(Origin {
-            provider: "anthropic".into(),
-            model: Some("claude-opus-4-8".into()),
-            api: Some("anthropic-messages".into()),
-        });
+        let origin = Some(Origin::new(
+            "anthropic",
+            "claude-opus-4-8",
+            "anthropic-messages",
+        ));
         next(&mut events, Body::Assistant { content, origin }, None);
         for &i in &ex.order {
             next(

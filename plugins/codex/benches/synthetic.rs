@@ -7,11 +7,7 @@ use handoff_sdk::{Origin, Transcript};
 
 /// Builds the transcript.
 pub fn transcript() -> Transcript {
-    let origin = Origin {
-        provider: "openai".into(),
-        model: Some("gpt-5".into()),
-        api: Some("openai-responses".into()),
-    };
+    let origin = Origin::new("openai", "gpt-5", "openai-responses");
     let call = BenchCall {
         id_prefix: "call_",
         name: "exec_command",

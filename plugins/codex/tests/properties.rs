@@ -112,11 +112,7 @@ fn transcript(turns: Vec<Turn>, compact_after: Option<usize>) -> Transcript {
         let id = format!("e{}", events.len());
         events.push(Event::new(id, Timestamp::from_millis(ms), body));
     };
-    let origin = Some(Origin {
-        provider: "openai".into(),
-        model: Some("gpt-5".into()),
-        api: Some("openai-responses".into()),
-    });
+    let origin = Some(Origin::new("openai", "gpt-5", "openai-responses"));
     for (t, turn) in turns.into_iter().enumerate() {
         next(&mut events, Body::User { content: turn.user });
         if let Some(name) = turn.author {

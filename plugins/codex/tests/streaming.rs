@@ -51,11 +51,7 @@ fn streamed(root: &StoreRoot, id: &str) -> Result<Vec<Event>, PluginError> {
 
 /// 40 turns of user → text + call → output → text, written by the plugin.
 fn conversation() -> Transcript {
-    let origin = Some(Origin {
-        provider: "openai".into(),
-        model: Some("gpt-5".into()),
-        api: Some("openai-responses".into()),
-    });
+    let origin = Some(Origin::new("openai", "gpt-5", "openai-responses"));
     let mut events = Vec::new();
     let mut ms = 1_795_999_300_000i64;
     let mut next = |events: &mut Vec<Event>, body| {

@@ -117,11 +117,7 @@ fn rich() -> Transcript {
                     }),
                 }),
             ],
-            origin: Some(handoff_sdk::Origin {
-                provider: "google".into(),
-                model: Some("gemini-3-pro".into()),
-                api: Some("gemini".into()),
-            }),
+            origin: Some(handoff_sdk::Origin::new("google", "gemini-3-pro", "gemini")),
         },
     );
     a1.author = Some(Author {

@@ -27,11 +27,7 @@ fn same_as_create(name: &str, t: &Transcript) -> Option<String> {
 }
 
 fn origin() -> Origin {
-    Origin {
-        provider: "google".into(),
-        model: Some("gemini-2.5-pro".into()),
-        api: Some("google-generative-ai".into()),
-    }
+    Origin::new("google", "gemini-2.5-pro", "google-generative-ai")
 }
 
 #[test]
@@ -112,11 +108,11 @@ fn a_stream_with_nothing_gemini_cli_would_resume_is_refused_alike() {
             text: "hm".into(),
             signature: None,
         })],
-        origin: Some(Origin {
-            provider: "anthropic".into(),
-            model: Some("claude-opus-4-8".into()),
-            api: Some("anthropic-messages".into()),
-        }),
+        origin: Some(Origin::new(
+            "anthropic",
+            "claude-opus-4-8",
+            "anthropic-messages",
+        )),
     };
     let refused = same_as_create("foreign thinking only", &t).expect("refused");
     assert!(

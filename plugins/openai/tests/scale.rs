@@ -36,11 +36,7 @@ fn long_session(exchanges: usize) -> Transcript {
                         json!({"command": ["ls", "-la"], "step": i}),
                     )),
                 ],
-                origin: Some(Origin {
-                    provider: "openai".into(),
-                    model: Some("gpt-5".into()),
-                    api: Some("openai-responses".into()),
-                }),
+                origin: Some(Origin::new("openai", "gpt-5", "openai-responses")),
             },
         ));
         let mut content = vec![Part::text("a.txt\nb.txt\n".repeat(20))];

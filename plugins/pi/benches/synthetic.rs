@@ -8,11 +8,7 @@ use handoff_sdk::{AssistantPart, Body, Origin, Signature, Thinking, Transcript};
 
 /// Builds the transcript.
 pub fn transcript() -> Transcript {
-    let origin = Origin {
-        provider: "anthropic".into(),
-        model: Some("claude-sonnet-4-5".into()),
-        api: Some("anthropic-messages".into()),
-    };
+    let origin = Origin::new("anthropic", "claude-sonnet-4-5", "anthropic-messages");
     let call = BenchCall {
         id_prefix: "toolu_",
         name: "Bash",

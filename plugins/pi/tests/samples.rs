@@ -35,11 +35,7 @@ fn pi<'a>(e: &'a Event, key: &str) -> Option<&'a Value> {
 }
 
 fn fake_origin() -> Option<Origin> {
-    Some(Origin {
-        provider: "fake".into(),
-        model: Some("fake-model".into()),
-        api: Some("openai-completions".into()),
-    })
+    Some(Origin::new("fake", "fake-model", "openai-completions"))
 }
 
 #[test]

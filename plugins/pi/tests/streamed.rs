@@ -54,11 +54,7 @@ fn samples() -> Vec<PathBuf> {
 }
 
 fn origin() -> Origin {
-    Origin {
-        provider: "anthropic".into(),
-        model: Some("claude-sonnet-4-5".into()),
-        api: Some("anthropic-messages".into()),
-    }
+    Origin::new("anthropic", "claude-sonnet-4-5", "anthropic-messages")
 }
 
 #[test]

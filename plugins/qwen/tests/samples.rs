@@ -284,11 +284,11 @@ fn another_origin_and_an_author_are_kept_beside_what_qwen_code_reads() {
     let Body::Assistant { origin, .. } = &mut transcript.events[3].body else {
         panic!("the answer")
     };
-    *origin = Some(handoff_sdk::Origin {
-        provider: "anthropic".into(),
-        model: Some("claude-sonnet-4-5".into()),
-        api: Some("anthropic-messages".into()),
-    });
+    *origin = Some(handoff_sdk::Origin::new(
+        "anthropic",
+        "claude-sonnet-4-5",
+        "anthropic-messages",
+    ));
     transcript.events[4].author = Some(handoff_sdk::Author {
         kind: handoff_sdk::AuthorKind::Human,
         name: "ada".into(),

@@ -22,11 +22,7 @@ fn same_as_create(name: &str, t: &Transcript) -> Option<String> {
 }
 
 fn origin() -> Origin {
-    Origin {
-        provider: "anthropic".into(),
-        model: Some("claude-sonnet-4-5".into()),
-        api: Some("anthropic-messages".into()),
-    }
+    Origin::new("anthropic", "claude-sonnet-4-5", "anthropic-messages")
 }
 
 #[test]

@@ -476,9 +476,9 @@ pub struct HandoffEvent {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "present"
+        deserialize_with = "handoff_sdk::present"
     )]
-    pub origin: Option<Value>,
+    pub origin: Option<Option<Value>>,
     /// Thinking parts whose signature's model differs from the turn's model: `[index, model]`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub signature_models: Vec<(usize, Option<String>)>,
@@ -491,11 +491,6 @@ pub struct HandoffEvent {
     /// signature is not written there; kept here, the thinking reads back as it was.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unreplayed_signatures: Vec<(usize, Signature)>,
-}
-
-/// A member that is present, `null` included (serde reads `null` into `None` otherwise).
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
 }
 
 impl HandoffEvent {
@@ -520,8 +515,8 @@ impl HandoffEvent {
     pub fn origin_override(&self) -> Result<Option<Option<Origin>>, String> {
         match &self.origin {
             None => Ok(None),
-            Some(Value::Null) => Ok(Some(None)),
-            Some(v) => handoff_sdk::serde_json::from_value(v.clone())
+            Some(None) => Ok(Some(None)),
+            Some(Some(v)) => handoff_sdk::serde_json::from_value(v.clone())
                 .map(|o| Some(Some(o)))
                 .map_err(|e| e.to_string()),
         }

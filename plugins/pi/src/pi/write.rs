@@ -587,7 +587,7 @@ impl<'a> EntryWriter<'a> {
         let mut handoff = HandoffEvent::authored(event);
         let complete = origin.filter(|o| o.model.is_some() && o.api.is_some());
         if complete.is_none() {
-            handoff.origin = Some(serde_json::to_value(origin)?);
+            handoff.origin = Some(origin.map(serde_json::to_value).transpose()?);
         }
         let mut blocks = Vec::with_capacity(content.len());
         for (i, part) in content.iter().enumerate() {

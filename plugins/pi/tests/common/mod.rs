@@ -28,19 +28,15 @@ pub fn user(id: &str, i: i64, text: &str) -> Event {
 }
 
 pub fn claude() -> Option<Origin> {
-    Some(Origin {
-        provider: "anthropic".into(),
-        model: Some("claude-sonnet-4-5".into()),
-        api: Some("anthropic-messages".into()),
-    })
+    Some(Origin::new(
+        "anthropic",
+        "claude-sonnet-4-5",
+        "anthropic-messages",
+    ))
 }
 
 pub fn gpt() -> Option<Origin> {
-    Some(Origin {
-        provider: "openai".into(),
-        model: Some("gpt-5".into()),
-        api: Some("openai-responses".into()),
-    })
+    Some(Origin::new("openai", "gpt-5", "openai-responses"))
 }
 
 pub fn assistant(id: &str, i: i64, content: Vec<AssistantPart>, origin: Option<Origin>) -> Event {
