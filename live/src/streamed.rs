@@ -211,6 +211,23 @@ impl StreamedWrite<'_> {
         }
     }
 
+    /// Every entry of the conformance corpus the target carries (at least `at_least` of them) is
+    /// refused alike or written alike by both writes, without the whole transcript; and so is a
+    /// long synthetic session of 300 tool turns by `origin`'s model, which must be written.
+    pub fn assert_corpus_and_a_long_session_alike(&self, at_least: usize, origin: &Origin) {
+        let manifest = self.plugin.manifest();
+        let target = manifest.target(self.target).expect("the plugin's target");
+        let written = each_corpus_entry_carried(&target.carries, |name, t| {
+            self.same_as_create_without_the_whole(name, t);
+        });
+        assert!(written >= at_least, "only {written} corpus entries carried");
+        let t = handoff_transcript::synthetic::tool_turns(300, origin);
+        assert_eq!(
+            self.same_as_create_without_the_whole("300 tool turns", &t),
+            None
+        );
+    }
+
     /// `path` read by the target's reader.
     pub fn read(&self, path: &Path) -> Result<Transcript, PluginError> {
         self.plugin.reader().read(ReadFrom::File(self.target, path))

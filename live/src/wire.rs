@@ -426,23 +426,15 @@ pub fn align_masked_tool_outputs(expected: &Transcript, actual: &mut Transcript)
     let masked_forms: Vec<(&str, String, &str, bool)> = expected
         .events
         .iter()
-        .filter_map(|e| match &e.body {
-            Body::ToolResult {
-                call_id,
-                content,
-                is_error,
-            } => match content.as_slice() {
-                [Part::Text { text }] => {
-                    let tool = tool_names.get(call_id.as_str()).copied().unwrap_or("");
-                    let preview = masking_preview(tool, text, *is_error);
-                    let head = format!(
-                        "{MASK_OPEN}{preview}\n\nOutput too large. Full output available at: "
-                    );
-                    Some((call_id.as_str(), head, text.as_str(), *is_error))
-                }
-                _ => None,
-            },
-            _ => None,
+        .filter_map(|e| {
+            let (call_id, [Part::Text { text }], is_error) = e.body.as_tool_result()? else {
+                return None;
+            };
+            let tool = tool_names.get(call_id).copied().unwrap_or("");
+            let preview = masking_preview(tool, text, is_error);
+            let head =
+                format!("{MASK_OPEN}{preview}\n\nOutput too large. Full output available at: ");
+            Some((call_id, head, text.as_str(), is_error))
         })
         .collect();
     for event in &mut actual.events {

@@ -52,14 +52,8 @@ fn round_trip(plugin: &dyn Plugin, target: &str) -> Transcript {
 }
 
 fn result_of(t: &Transcript) -> Option<(&str, String, bool)> {
-    t.events.iter().find_map(|e| match &e.body {
-        Body::ToolResult {
-            call_id,
-            content,
-            is_error,
-        } => Some((call_id.as_str(), format!("{content:?}"), *is_error)),
-        _ => None,
-    })
+    let (call_id, content, is_error) = t.events.iter().find_map(|e| e.body.as_tool_result())?;
+    Some((call_id, format!("{content:?}"), is_error))
 }
 
 fn verify_names_the_difference(target: &str, back: &Transcript) -> String {

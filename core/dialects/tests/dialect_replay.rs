@@ -70,12 +70,8 @@ fn has_web_search(t: &Transcript) -> bool {
 fn error_flags(t: &Transcript) -> HashMap<String, bool> {
     t.events
         .iter()
-        .filter_map(|e| match &e.body {
-            Body::ToolResult {
-                call_id, is_error, ..
-            } => Some((call_id.clone(), *is_error)),
-            _ => None,
-        })
+        .filter_map(|e| e.body.as_tool_result())
+        .map(|(call_id, _, is_error)| (call_id.to_owned(), is_error))
         .collect()
 }
 

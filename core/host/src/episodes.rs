@@ -78,12 +78,8 @@ pub struct Episode {
 pub fn failed_calls<'e>(events: impl IntoIterator<Item = &'e Event>) -> Vec<String> {
     events
         .into_iter()
-        .filter_map(|e| match &e.body {
-            Body::ToolResult {
-                call_id,
-                is_error: true,
-                ..
-            } => Some(call_id.clone()),
+        .filter_map(|e| match e.body.as_tool_result()? {
+            (call_id, _, true) => Some(call_id.to_owned()),
             _ => None,
         })
         .collect()

@@ -195,6 +195,18 @@ impl Body {
         }
     }
 
+    /// A tool result's call id, content and error flag; `None` for another kind of event.
+    pub fn as_tool_result(&self) -> Option<(&str, &[Part], bool)> {
+        match self {
+            Body::ToolResult {
+                call_id,
+                content,
+                is_error,
+            } => Some((call_id, content, *is_error)),
+            _ => None,
+        }
+    }
+
     /// The text of the failure of tool call `call_id`.
     pub fn tool_error(call_id: impl Into<String>, text: impl Into<String>) -> Self {
         Body::ToolResult {

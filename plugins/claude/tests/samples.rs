@@ -172,12 +172,8 @@ fn viewer_session_with_subagents_interleaved() {
     let errors: Vec<_> = t
         .events
         .iter()
-        .filter_map(|e| match &e.body {
-            Body::ToolResult {
-                call_id,
-                is_error: true,
-                ..
-            } => Some(call_id.as_str()),
+        .filter_map(|e| match e.body.as_tool_result()? {
+            (call_id, _, true) => Some(call_id),
             _ => None,
         })
         .collect();

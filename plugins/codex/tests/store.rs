@@ -1187,12 +1187,8 @@ fn a_call_output_codex_cannot_parse_is_passed_over_and_the_call_answered_aborted
         .events;
     let result = events
         .iter()
-        .find_map(|e| match &e.body {
-            Body::ToolResult {
-                call_id, content, ..
-            } => Some((call_id.as_str(), content.clone())),
-            _ => None,
-        })
+        .find_map(|e| e.body.as_tool_result())
+        .map(|(call_id, content, _)| (call_id, content.to_vec()))
         .expect("the call is answered");
     assert_eq!(result, ("c1", vec![Part::text("aborted")]));
     assert!(

@@ -90,14 +90,8 @@ fn results_come_in_the_order_of_the_calls_and_a_missing_one_is_the_clis_interrup
     let results: Vec<(String, Vec<&str>, bool)> = t
         .events
         .iter()
-        .filter_map(|e| match &e.body {
-            Body::ToolResult {
-                call_id,
-                content,
-                is_error,
-            } => Some((call_id.clone(), texts(content), *is_error)),
-            _ => None,
-        })
+        .filter_map(|e| e.body.as_tool_result())
+        .map(|(call_id, content, is_error)| (call_id.to_owned(), texts(content), is_error))
         .collect();
     let before_next = "The execution of this tool, or a previous tool was interrupted.";
     assert_eq!(results[0], ("a".into(), vec!["boom"], true));

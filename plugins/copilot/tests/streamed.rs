@@ -51,18 +51,8 @@ fn an_image_thinking_and_a_failed_call_are_written_alike() {
 }
 
 #[test]
-fn every_corpus_entry_copilot_cli_carries_is_written_alike() {
-    let carries = handoff_copilot::target_manifest().carries;
-    let written = handoff_live::streamed::each_corpus_entry_carried(&carries, |name, t| {
-        same_as_create(name, t);
-    });
-    assert!(written >= 5, "only {written} corpus entries carried");
-}
-
-#[test]
-fn a_long_synthetic_session_is_written_alike_as_it_streams() {
-    let t = handoff_sdk::transcript::synthetic::tool_turns(300, &origin());
-    assert_eq!(same_as_create("tool turns", &t), None);
+fn the_corpus_and_a_long_synthetic_session_are_written_alike() {
+    write().assert_corpus_and_a_long_session_alike(5, &origin());
 }
 
 fn turns(n: usize) -> Transcript {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use handoff_gemini::GeminiPlugin;
 use handoff_live::streamed::StreamedWrite;
-use handoff_sdk::{AssistantPart, Body, Origin, Part, Plugin, Thinking, Transcript};
+use handoff_sdk::{AssistantPart, Body, Origin, Part, Thinking, Transcript};
 
 const TARGET: &str = "gemini-cli";
 
@@ -52,19 +52,8 @@ fn the_genuine_samples_read_back_are_written_alike() {
 }
 
 #[test]
-fn every_corpus_entry_gemini_cli_carries_is_written_alike() {
-    let manifest = GeminiPlugin.manifest();
-    let carries = &manifest.target(TARGET).expect("the target").carries;
-    let written = handoff_live::streamed::each_corpus_entry_carried(carries, |name, t| {
-        same_as_create(name, t);
-    });
-    assert!(written >= 5, "only {written} corpus entries carried");
-}
-
-#[test]
-fn a_long_synthetic_session_is_written_alike_as_it_streams() {
-    let t = handoff_sdk::transcript::synthetic::tool_turns(300, &origin());
-    assert_eq!(same_as_create("tool turns", &t), None);
+fn the_corpus_and_a_long_synthetic_session_are_written_alike() {
+    write().assert_corpus_and_a_long_session_alike(5, &origin());
 }
 
 fn turns(n: usize) -> Transcript {

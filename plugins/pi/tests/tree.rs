@@ -516,14 +516,8 @@ fn an_unanswered_call_gets_the_result_pi_sends() {
     let results: Vec<(&str, String, bool)> = t
         .events
         .iter()
-        .filter_map(|e| match &e.body {
-            Body::ToolResult {
-                call_id,
-                content,
-                is_error,
-            } => Some((call_id.as_str(), format!("{content:?}"), *is_error)),
-            _ => None,
-        })
+        .filter_map(|e| e.body.as_tool_result())
+        .map(|(call_id, content, is_error)| (call_id, format!("{content:?}"), is_error))
         .collect();
     assert_eq!(results[0].0, "call_1");
     assert!(!results[0].2 && results[0].1.contains("R1"));
