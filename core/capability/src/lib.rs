@@ -203,6 +203,43 @@ pub struct ResumeCommand {
     pub interactive_args: Option<Vec<String>>,
 }
 
+impl ResumeCommand {
+    /// `program` run in `cwd` with stdin closed and no environment: `session` are the arguments
+    /// that open the session (alone, in the CLI's own terminal UI: the interactive arguments), and
+    /// `prompt` those after them that send the prompt headless.
+    pub fn new(
+        program: &str,
+        session: Vec<String>,
+        prompt: impl IntoIterator<Item = String>,
+        cwd: Option<PathBuf>,
+    ) -> ResumeCommand {
+        let mut args = session.clone();
+        args.extend(prompt);
+        ResumeCommand {
+            program: program.to_owned(),
+            args,
+            env: Vec::new(),
+            cwd,
+            close_stdin: true,
+            interactive_args: Some(session),
+        }
+    }
+
+    /// The headless arguments start with `words`, which the interactive ones do not (a
+    /// subcommand such as `codex exec`, a flag such as `claude -p`).
+    pub fn headless_after(mut self, words: &[&str]) -> ResumeCommand {
+        self.args
+            .splice(0..0, words.iter().map(|w| (*w).to_owned()));
+        self
+    }
+
+    /// Sets `var` to `value` in the command's environment.
+    pub fn with_env(mut self, var: &str, value: impl Into<String>) -> ResumeCommand {
+        self.env.push((var.to_owned(), value.into()));
+        self
+    }
+}
+
 pub use error::{panic_message, PluginError};
 
 /// Writes native sessions. Every path it touches is inside the [`StoreRoot`] it is handed.

@@ -101,16 +101,12 @@ impl Target for Notes {
     }
 
     fn plan(&self, session: Checked<'_>, prompt: &str) -> Result<ResumePlan> {
-        // Name the exact session, never "latest": your CLI's resume-by-id command goes here.
-        Ok(ResumePlan::Command(ResumeCommand {
-            program: "template-agent".into(),
-            args: vec!["--resume".into(), session.id.clone(), prompt.into()],
-            env: vec![],
-            cwd: read(&session.path)?.cwd.map(PathBuf::from),
-            close_stdin: true,
-            // And the command that opens the session in your CLI's own interactive UI.
-            interactive_args: Some(vec!["--resume".into(), session.id.clone()]),
-        }))
+        // Name the exact session, never "latest": your CLI's resume-by-id arguments (alone, they
+        // open it in the CLI's own interactive UI), then those that send the prompt headless.
+        let resume = vec!["--resume".into(), session.id.clone()];
+        let cwd = read(&session.path)?.cwd.map(PathBuf::from);
+        let command = ResumeCommand::new("template-agent", resume, [prompt.into()], cwd);
+        Ok(ResumePlan::Command(command))
     }
 }
 

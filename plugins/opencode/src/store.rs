@@ -369,19 +369,13 @@ impl Target for Opencode {
         let connection = schema::open_read(&db)?;
         let row = session_row(&db, &connection, &session.id)?
             .ok_or_else(|| not_found(&db, &session.id))?;
-        Ok(ResumePlan::Command(ResumeCommand {
-            program: "opencode".into(),
-            args: ["run", "--session", session.id.as_str()]
-                .into_iter()
-                .map(str::to_owned)
-                .chain(words)
-                .collect(),
-            env: vec![("OPENCODE_DB".into(), db.to_string_lossy().into_owned())],
-            cwd: Some(PathBuf::from(row.directory)),
-            close_stdin: true,
-            // `opencode --session <id>`: the same session in OpenCode's own terminal UI.
-            interactive_args: Some(vec!["--session".into(), session.id.clone()]),
-        }))
+        // `opencode --session <id>`: the same session in OpenCode's own terminal UI.
+        let resume = vec!["--session".into(), session.id.clone()];
+        let cwd = Some(PathBuf::from(row.directory));
+        let command = ResumeCommand::new("opencode", resume, words, cwd)
+            .headless_after(&["run"])
+            .with_env("OPENCODE_DB", db.to_string_lossy());
+        Ok(ResumePlan::Command(command))
     }
 }
 

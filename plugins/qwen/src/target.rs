@@ -205,21 +205,11 @@ impl Target for QwenCode {
         } else {
             vec!["-p".to_owned(), prompt.to_owned()]
         };
-        let mut args = vec!["--resume".to_owned(), session.id.clone()];
         // Without the prompt: the same session in Qwen Code's own terminal UI.
-        let interactive_args = args.clone();
-        args.extend(prompt_arg);
-        Ok(ResumePlan::Command(ResumeCommand {
-            program: "qwen".to_owned(),
-            args,
-            env: vec![(
-                "QWEN_RUNTIME_DIR".to_owned(),
-                root.path().to_string_lossy().into_owned(),
-            )],
-            cwd: Some(cwd.into()),
-            close_stdin: true,
-            interactive_args: Some(interactive_args),
-        }))
+        let resume = vec!["--resume".to_owned(), session.id.clone()];
+        let command = ResumeCommand::new("qwen", resume, prompt_arg, Some(cwd.into()))
+            .with_env("QWEN_RUNTIME_DIR", root.path().to_string_lossy());
+        Ok(ResumePlan::Command(command))
     }
 }
 

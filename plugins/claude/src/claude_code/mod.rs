@@ -200,15 +200,13 @@ impl Target for ClaudeCode {
                 expected.parent().map(|p| p.display().to_string()).unwrap_or_default()
             )));
         }
-        Ok(ResumePlan::Command(ResumeCommand {
-            program: "claude".to_owned(),
-            args: resume_args(id, prompt),
-            env: config_dir_env(root, |var| std::env::var_os(var)),
-            cwd: Some(PathBuf::from(cwd)),
-            close_stdin: true,
-            // `claude --resume <id>`: the same session in Claude Code's own terminal UI.
-            interactive_args: Some(vec!["--resume".to_owned(), id.to_owned()]),
-        }))
+        // `claude --resume <id>`: the same session in Claude Code's own terminal UI.
+        let session = vec!["--resume".to_owned(), id.to_owned()];
+        let mut command =
+            ResumeCommand::new("claude", session, prompt_args(prompt), Some(cwd.into()))
+                .headless_after(&["-p"]);
+        command.env = config_dir_env(root, |var| std::env::var_os(var));
+        Ok(ResumePlan::Command(command))
     }
 }
 
@@ -265,17 +263,13 @@ impl<'c> NewSession<'c> {
     }
 }
 
-/// `claude -p --resume <id> PROMPT`. A prompt that starts with `-` would be taken for an option
-/// (measured: `error: unknown option '--help me'`), so it goes after `--`; only then, because
-/// options after `--` are not honoured (measured: a trailing `--output-format json` was ignored),
-/// and callers append options to these arguments.
-fn resume_args(id: &str, prompt: &str) -> Vec<String> {
-    let mut args = vec!["-p".to_owned(), "--resume".to_owned(), id.to_owned()];
-    if prompt.starts_with('-') {
-        args.push("--".to_owned());
-    }
-    args.push(prompt.to_owned());
-    args
+/// The prompt of `claude -p --resume <id> PROMPT`. A prompt that starts with `-` would be taken
+/// for an option (measured: `error: unknown option '--help me'`), so it goes after `--`; only
+/// then, because options after `--` are not honoured (measured: a trailing `--output-format
+/// json` was ignored), and callers append options to these arguments.
+fn prompt_args(prompt: &str) -> Vec<String> {
+    let dashes = prompt.starts_with('-').then(|| "--".to_owned());
+    dashes.into_iter().chain([prompt.to_owned()]).collect()
 }
 
 /// `CLAUDE_CONFIG_DIR=<root>` when the store root is not the one Claude Code uses by default

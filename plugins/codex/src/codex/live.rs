@@ -10,26 +10,14 @@ use crate::codex::records::CLI_VERSION;
 /// root and stdin closed (Codex waits on an open stdin). A prompt that starts with `-` goes after
 /// `--` so it is never taken for an option.
 pub fn resume_plan(root: &StoreRoot, id: &str, cwd: &str, prompt: &str) -> ResumePlan {
-    let mut args: Vec<String> = ["exec", "--skip-git-repo-check", "resume", id]
-        .into_iter()
-        .map(str::to_owned)
-        .collect();
-    if prompt.starts_with('-') {
-        args.push("--".to_owned());
-    }
-    args.push(prompt.to_owned());
-    ResumePlan::Command(ResumeCommand {
-        program: "codex".to_owned(),
-        args,
-        env: vec![(
-            "CODEX_HOME".to_owned(),
-            root.path().to_string_lossy().into_owned(),
-        )],
-        cwd: Some(cwd.into()),
-        close_stdin: true,
-        // `codex resume <uuid>`: the same session in Codex's own terminal UI.
-        interactive_args: Some(vec!["resume".to_owned(), id.to_owned()]),
-    })
+    // `codex resume <uuid>`: the same session in Codex's own terminal UI.
+    let session = vec!["resume".to_owned(), id.to_owned()];
+    let dashes = prompt.starts_with('-').then(|| "--".to_owned());
+    let prompt = dashes.into_iter().chain([prompt.to_owned()]);
+    let command = ResumeCommand::new("codex", session, prompt, Some(cwd.into()))
+        .headless_after(&["exec", "--skip-git-repo-check"])
+        .with_env("CODEX_HOME", root.path().to_string_lossy());
+    ResumePlan::Command(command)
 }
 
 /// Codex 0.171.0 against a fake OpenAI Responses provider at `{base_url}/v1`.

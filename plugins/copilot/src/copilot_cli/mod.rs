@@ -159,18 +159,11 @@ impl Target for CopilotCli {
         // `--resume <full id>` names the exact session (the CLI also matches an id prefix of 7+
         // characters or a session name); `--prompt=` runs the prompt and exits, and keeps a
         // prompt that starts with `-` a prompt (`-p -x` is refused as an unquoted prompt).
-        Ok(ResumePlan::Command(ResumeCommand {
-            program: "copilot".into(),
-            args: vec![
-                "--resume".into(),
-                session.id.clone(),
-                format!("--prompt={prompt}"),
-            ],
-            env: vec![(HOME_ENV.into(), root.path().to_string_lossy().into_owned())],
-            cwd: read.cwd.map(PathBuf::from),
-            close_stdin: true,
-            // `copilot --resume <id>`: the same session in Copilot CLI's own terminal UI.
-            interactive_args: Some(vec!["--resume".into(), session.id.clone()]),
-        }))
+        // `copilot --resume <id>`: the same session in Copilot CLI's own terminal UI.
+        let resume = vec!["--resume".into(), session.id.clone()];
+        let prompt = [format!("--prompt={prompt}")];
+        let command = ResumeCommand::new("copilot", resume, prompt, read.cwd.map(PathBuf::from))
+            .with_env(HOME_ENV, root.path().to_string_lossy());
+        Ok(ResumePlan::Command(command))
     }
 }

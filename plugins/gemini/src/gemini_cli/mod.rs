@@ -264,18 +264,11 @@ impl Target for GeminiCli {
         } else {
             vec!["--prompt".to_owned(), prompt.to_owned()]
         };
-        let mut args = vec!["--resume".to_owned(), session.id.clone()];
         // Without `--prompt`: the same session in Gemini CLI's own terminal UI.
-        let interactive_args = args.clone();
-        args.extend(prompt_arg);
-        Ok(ResumePlan::Command(ResumeCommand {
-            program: "gemini".to_owned(),
-            args,
-            env,
-            cwd: Some(cwd.into()),
-            close_stdin: true,
-            interactive_args: Some(interactive_args),
-        }))
+        let resume = vec!["--resume".to_owned(), session.id.clone()];
+        let mut command = ResumeCommand::new("gemini", resume, prompt_arg, Some(cwd.into()));
+        command.env = env;
+        Ok(ResumePlan::Command(command))
     }
 }
 

@@ -107,19 +107,10 @@ fn plan_of(
         args.extend(["--provider".into(), provider, "--model".into(), model]);
     }
     // Without `-p PROMPT`: the same session in pi's own terminal UI.
-    let interactive_args = args.clone();
-    args.extend(["-p".into(), prompt.to_owned()]);
-    Ok(ResumePlan::Command(ResumeCommand {
-        program: "pi".to_owned(),
-        args,
-        env: vec![(
-            AGENT_DIR_ENV.to_owned(),
-            root.path().to_string_lossy().into_owned(),
-        )],
-        cwd: Some(cwd.into()),
-        close_stdin: true,
-        interactive_args: Some(interactive_args),
-    }))
+    let prompt = ["-p".into(), prompt.to_owned()];
+    let command = ResumeCommand::new("pi", args, prompt, Some(cwd.into()))
+        .with_env(AGENT_DIR_ENV, root.path().to_string_lossy());
+    Ok(ResumePlan::Command(command))
 }
 
 /// Whether another file of the folder holds a session whose id `id` is a prefix of (or equals):
