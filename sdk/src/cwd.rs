@@ -1,4 +1,5 @@
-//! The working directory a Node.js CLI records for a session: `process.cwd()`.
+//! The working directory a Node.js CLI records for a session (`process.cwd()`), and the folder
+//! name some make of it.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -33,6 +34,21 @@ pub fn physical_cwd(cwd: &str, cli: &str) -> Result<String, PluginError> {
     })
 }
 
+/// `cwd` with every UTF-16 code unit that is not an ASCII letter or digit replaced by `-` (a
+/// character outside the BMP gives two): the project folder's name that Claude Code and Qwen
+/// Code (`sanitizeCwd`) make of a working directory, `/home/dev/my.proj` → `-home-dev-my-proj`.
+pub fn dashed_cwd(cwd: &str) -> String {
+    let mut out = String::with_capacity(cwd.len());
+    for c in cwd.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else {
+            out.extend(std::iter::repeat_n('-', c.len_utf16()));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -51,5 +67,14 @@ mod tests {
             physical_cwd(dir.to_str().unwrap(), "X").unwrap(),
             real.to_str().unwrap()
         );
+    }
+
+    #[test]
+    fn each_utf16_unit_that_is_no_ascii_letter_or_digit_becomes_a_dash() {
+        assert_eq!(
+            dashed_cwd("/tmp/qwen-scratch/home/proj"),
+            "-tmp-qwen-scratch-home-proj"
+        );
+        assert_eq!(dashed_cwd("/a_b.c/é/😀"), "-a-b-c-----");
     }
 }

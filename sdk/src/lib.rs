@@ -61,7 +61,7 @@ pub mod stream_stop;
 mod target;
 
 pub use checked_sink::CheckedSink;
-pub use cwd::physical_cwd;
+pub use cwd::{dashed_cwd, physical_cwd};
 pub use document::{
     document_cwd, document_error, document_marker, load_json, parse_document, present,
     write_json_line, DOCUMENT_DEPTH_LIMIT, EXTRAS_KEY,

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use handoff_sdk::{subdirs, PluginError, StoreRoot};
+use handoff_sdk::{dashed_cwd, subdirs, PluginError, StoreRoot};
 
 /// The folder of per-project state in the root.
 pub(crate) const PROJECTS: &str = "projects";
@@ -11,29 +11,21 @@ pub(crate) const CHATS: &str = "chats";
 /// A session file's extension.
 pub(crate) const EXTENSION: &str = ".jsonl";
 
-/// The project folder's name of a working directory: `sanitizeCwd`, every UTF-16 code unit that is
-/// not an ASCII letter or digit replaced by `-` (a character outside the BMP gives two).
-pub(crate) fn slug(cwd: &str) -> String {
-    let mut out = String::with_capacity(cwd.len());
-    for c in cwd.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c);
-        } else {
-            (0..c.len_utf16()).for_each(|_| out.push('-'));
-        }
-    }
-    out
-}
-
 /// The working directory as Qwen Code records it (`process.cwd()`, see
 /// [`handoff_sdk::physical_cwd`]).
 pub(crate) fn project_root(cwd: &str) -> Result<String, PluginError> {
     handoff_sdk::physical_cwd(cwd, "Qwen Code")
 }
 
-/// The session file of `id` in the project of `cwd`.
+/// The session file of `id` in the project of `cwd` (its folder named by `sanitizeCwd`:
+/// [`dashed_cwd`]).
 pub(crate) fn session_path(root: &StoreRoot, cwd: &str, id: &str) -> Result<PathBuf, PluginError> {
-    Ok(root.join(&[PROJECTS, &slug(cwd), CHATS, &format!("{id}{EXTENSION}")])?)
+    Ok(root.join(&[
+        PROJECTS,
+        &dashed_cwd(cwd),
+        CHATS,
+        &format!("{id}{EXTENSION}"),
+    ])?)
 }
 
 /// The session id a file name holds: the CLI's `SESSION_FILE_PATTERN`,
@@ -59,15 +51,6 @@ pub(crate) fn all_sessions(root: &StoreRoot) -> Result<Vec<(String, PathBuf)>, P
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_slug_replaces_each_utf16_unit_that_is_no_ascii_letter_or_digit() {
-        assert_eq!(
-            slug("/tmp/qwen-scratch/home/proj"),
-            "-tmp-qwen-scratch-home-proj"
-        );
-        assert_eq!(slug("/a_b.c/é/😀"), "-a-b-c-----");
-    }
 
     #[test]
     fn only_uuid_names_are_sessions() {

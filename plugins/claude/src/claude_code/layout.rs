@@ -17,14 +17,7 @@ const MAX_SLUG: usize = 200;
 /// longer than 200 is cut to 200, then `-` and the base-36 absolute value of the cwd's 32-bit
 /// string hash (`h = h * 31 + unit` over UTF-16 units) is added.
 pub(crate) fn slug(cwd: &str) -> String {
-    let mut out = String::with_capacity(cwd.len());
-    for c in cwd.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c);
-        } else {
-            out.extend(std::iter::repeat_n('-', c.len_utf16()));
-        }
-    }
+    let mut out = handoff_sdk::dashed_cwd(cwd);
     if out.len() > MAX_SLUG {
         out.truncate(MAX_SLUG);
         out.push('-');
