@@ -13,6 +13,8 @@ fi
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
+# The API docs' links (a renamed method leaves a dangling one that only rustdoc sees).
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 bash scripts/install-clis.sh
 HANDOFF_LIVE_REQUIRED=1 cargo test --workspace
 # The newest end of every verified range that is not its pin (docs/live.md, "Both ends of a

@@ -310,7 +310,7 @@ pub fn tail(text: &str, limit: usize) -> String {
 /// locale). Nothing else: a real key, proxy or config dir of the caller must not leak in.
 const PASSED_THROUGH: &[&str] = &["PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT"];
 
-/// Runs the CLI with a clean environment ([`clean_command`]), its output on pipes.
+/// Runs the CLI with a clean environment (`clean_command`), its output on pipes.
 pub fn run(invocation: &Invocation) -> std::io::Result<RunOutcome> {
     let mut command = clean_command(invocation, &[("TERM", "dumb"), ("CI", "true")])?;
     command

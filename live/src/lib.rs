@@ -7,7 +7,7 @@
 //!   wrote, against the fake provider;
 //! - [`harness`]: the standard tests of a plugin crate (`plugin_tests!`);
 //! - [`child`]: the child-process protocol of the `conformance` binary;
-//! - [`bench`]: benchmark harnesses every plugin runs the same way.
+//! - [`bench`](mod@bench): benchmark harnesses every plugin runs the same way.
 //!
 //! # The live tier
 //!

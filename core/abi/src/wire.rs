@@ -67,7 +67,7 @@ pub enum ReaderRequest<'a> {
         /// The session id.
         id: Cow<'a, str>,
     },
-    /// [`handoff_capability::Reader::read_path`].
+    /// [`handoff_capability::Reader::read`] of a [`handoff_capability::ReadFrom::File`].
     ReadPath {
         /// The target.
         target: Cow<'a, str>,
@@ -153,7 +153,7 @@ pub enum ReaderRequestV2<'a> {
         /// The resolved session.
         session: Cow<'a, SessionRef>,
     },
-    /// [`handoff_capability::Reader::read_path`].
+    /// [`handoff_capability::Reader::read`] of a [`handoff_capability::ReadFrom::File`].
     ReadPath {
         /// The target.
         target: Cow<'a, str>,
@@ -250,7 +250,8 @@ pub enum ReaderRequestV3<'a> {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cli_version: Option<Cow<'a, str>>,
     },
-    /// [`handoff_capability::Reader::read_path`]; answers a [`TranscriptHeader`].
+    /// [`handoff_capability::Reader::read`] of a [`handoff_capability::ReadFrom::File`]; answers a
+    /// [`TranscriptHeader`].
     ReadPath {
         /// The target.
         target: Cow<'a, str>,
@@ -314,8 +315,9 @@ pub enum StreamedCreate {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "method", rename_all = "snake_case")]
 pub enum ReaderRequestV4<'a> {
-    /// [`handoff_capability::Reader::read_path_each`], a binary call: the plugin's reader streams the events
-    /// as it reads them, and stops when the host's sink says so; answers `null`.
+    /// [`handoff_capability::Reader::read_each`] of a [`handoff_capability::ReadFrom::File`], a
+    /// binary call: the plugin's reader streams the events as it reads them, and stops when the
+    /// host's sink says so; answers `null`.
     ReadPathEach {
         /// The target.
         target: Cow<'a, str>,
@@ -328,7 +330,8 @@ pub enum ReaderRequestV4<'a> {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cli_version: Option<Cow<'a, str>>,
     },
-    /// [`handoff_capability::Reader::read_path_cwd`], plain JSON; answers the cwd or `null`.
+    /// [`handoff_capability::Reader::cwd`] of a [`handoff_capability::ReadFrom::File`], plain JSON;
+    /// answers the cwd or `null`.
     ReadPathCwd {
         /// The target.
         target: Cow<'a, str>,
@@ -342,10 +345,10 @@ pub enum ReaderRequestV4<'a> {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "method", rename_all = "snake_case")]
 pub enum ReaderRequestV5<'a> {
-    /// [`handoff_capability::Reader::read_written_each`]: the plugin's reader streams the events of `file` as
-    /// it reads them, and at the end of what is written so far pulls the file's growth
-    /// ([`super::growth`]); answers whether it read the file (`false`: its reader reads whole
-    /// files only).
+    /// [`handoff_capability::Reader::read_each`] of a [`handoff_capability::ReadFrom::Written`]:
+    /// the plugin's reader streams the events of `file` as it reads them, and at the end of what is
+    /// written so far pulls the file's growth ([`super::growth`]); answers whether it read the file
+    /// (`false`: its reader reads whole files only).
     ReadWrittenEach {
         /// The target.
         target: Cow<'a, str>,

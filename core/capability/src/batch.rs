@@ -43,7 +43,7 @@ impl EventBatch {
 /// few enough that the taker starts early and little is in flight.
 pub(crate) const BATCH: usize = 128;
 
-/// Runs `read` and hands its events to `sink` in batches of [`BATCH`] (the last one shorter),
+/// Runs `read` and hands its events to `sink` in batches of `BATCH` (the last one shorter),
 /// until `read` ends or `sink` returns `false` (then `read`'s sink says stop).
 pub fn in_batches(
     read: impl FnOnce(&mut dyn FnMut(Event) -> bool) -> Result<(), PluginError>,

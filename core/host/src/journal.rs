@@ -27,7 +27,7 @@
 //! folder (a downloaded session folder, a shared store) can plant files: a journal that does not
 //! verify is ignored, named in a warning, and left where it is. Even a sealed journal is acted on
 //! only inside its store root (links resolved) and on files whose identity and bytes are the ones
-//! it recorded ([`rollback`]).
+//! it recorded (`rollback`).
 
 mod on_disk;
 mod rollback;
@@ -76,7 +76,7 @@ pub struct Record {
     /// What the run was doing.
     pub op: Op,
     /// The seal over the store root, the run's name and the rest of this record
-    /// ([`on_disk`]); empty while it is computed.
+    /// (`on_disk`); empty while it is computed.
     #[serde(default)]
     pub seal: String,
 }

@@ -10,7 +10,7 @@
 //! anonymous temporary file (`tempfile::tempfile()`: unlinked at once, removed by the system when
 //! closed), and the table starts again. On the heap stay one Bloom filter of every digest written
 //! out (10 bits a digest, about 2 % false positives; rebuilt from the runs, twice the size, when
-//! it is full) and each run's first digest of each block of [`BLOCK`] entries: a question about an
+//! it is full) and each run's first digest of each block of `BLOCK` entries: a question about an
 //! id never seen (each new event's id) is answered by the table and the filter, one cache miss,
 //! and the runs are read (a block each, newest first) only on the filter's hit. Two runs are
 //! merged into one when the newer is at least half the older's size, so a map of `n` entries has
@@ -58,7 +58,7 @@ const BLOCK: usize = 256;
 const BLOOM_BITS_AN_ENTRY: u64 = 10;
 const BLOOM_PROBES: u32 = 6;
 
-/// The threshold of the process: `HANDOFF_SPILL_IDS`, else [`SPILL_IDS_DEFAULT`].
+/// The threshold of the process: `HANDOFF_SPILL_IDS`, else `SPILL_IDS_DEFAULT`.
 pub fn spill_ids() -> usize {
     static AFTER: OnceLock<usize> = OnceLock::new();
     *AFTER.get_or_init(|| {

@@ -74,7 +74,7 @@ pub fn render_each(
 /// it renders to no part): for a store written event by event. `index` is its place in the
 /// transcript (an error names it) and `call_name` the name of the call a tool result answers
 /// (`None`: no earlier call, an error). A compaction is its summary; which events a compaction
-/// leaves in view is the caller's to know ([`visible::checked`]).
+/// leaves in view is the caller's to know (`visible::checked`).
 pub fn render_event(
     event: &Event,
     index: usize,
