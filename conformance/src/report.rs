@@ -58,6 +58,16 @@ impl Report {
         self.checks.iter().filter(|c| c.status != Status::Pass)
     }
 
+    /// Panics, with the table and every failed check's evidence, unless every check passed: what
+    /// a plugin's own test of the suite asserts.
+    pub fn assert_passed(&self) {
+        let failures: Vec<String> = self
+            .failures()
+            .map(|c| format!("{}: {}", c.id, c.evidence.join("\n  ")))
+            .collect();
+        assert!(self.passed(), "{}\n{}", self.table(), failures.join("\n"));
+    }
+
     /// A plain-text table, one line per check, for a terminal.
     pub fn table(&self) -> String {
         let width = self.checks.iter().map(|c| c.id.len()).max().unwrap_or(5);

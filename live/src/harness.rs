@@ -38,16 +38,7 @@ pub fn assert_offline(plugin: &dyn Plugin) {
             report.table()
         );
     }
-    let failures: Vec<String> = report
-        .failures()
-        .map(|c| format!("{}: {}", c.id, c.evidence.join("\n  ")))
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{}\n{}",
-        report.table(),
-        failures.join("\n")
-    );
+    report.assert_passed();
 }
 
 /// Runs the live tier on every CLI target of `plugin` and judges it with [`judge_live`]. A plugin
