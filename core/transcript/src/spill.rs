@@ -12,10 +12,12 @@
 //! out (10 bits a digest, about 2 % false positives; rebuilt from the runs, twice the size, when
 //! it is full) and each run's first digest of each block of `BLOCK` entries: a question about an
 //! id never seen (each new event's id) is answered by the table and the filter, one cache miss,
-//! and the runs are read (a block each, newest first) only on the filter's hit. Two runs are
-//! merged into one when the newer is at least half the older's size, so a map of `n` entries has
-//! about log₂(n / threshold) runs. (A filter a run, as first built, cost a cache miss a run for
-//! every new id.)
+//! and the runs are read (a block each, newest first) only on the filter's hit. Runs are merged
+//! by tiers: [`FAN_IN`] runs of one level become one run of the next, so an entry is written
+//! about log₄(n / threshold) times and a map of `n` entries has at most three runs a level.
+//! (Two runs merged whenever the newer was half the older's size wrote each entry log₂ times:
+//! at 2 GB, the merges were most of what the spill cost. A filter a run, as first built, cost a
+//! cache miss a run for every new id.)
 //!
 //! Resident: the table (at most 136 KiB of digests at the default threshold, 200 KiB with
 //! 8-byte values) and ~1.3–2.5 bytes an entry spilled (the filter's 10–20 bits, the blocks'
@@ -33,7 +35,7 @@
 //! is right then (a reader's panic reaches the host as that reader's error,
 //! `PluginError::panicked`).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::marker::PhantomData;
@@ -51,6 +53,9 @@ const SPILL_IDS_DEFAULT: usize = 7_168;
 
 /// Entries in a block of a run: the unit read back on a filter's hit (4 KiB of digests).
 const BLOCK: usize = 256;
+
+/// Runs of one level merged into one run of the next.
+const FAN_IN: usize = 4;
 
 /// Bits of the Bloom filter per entry, and the filter's probes. The filter is blocked: an
 /// entry's probes all fall in one 64-bit word, so a question costs one cache miss a run (≈ 2 %
@@ -107,6 +112,8 @@ pub struct SpillMap<V: SpillValue> {
     filter_capacity: u64,
     /// Entries written to the runs (a digest written twice counts twice).
     spilled: u64,
+    /// The block a lookup reads from a run, kept between lookups.
+    block: RefCell<Vec<u8>>,
     /// Not `Sync`: a lookup seeks a run's file and reads it, so two threads asking at once
     /// through shared references would read each other's blocks. (`Send` it is.)
     not_sync: PhantomData<Cell<()>>,
@@ -121,6 +128,8 @@ struct Run {
     entries: u64,
     /// The first digest of each block.
     fences: Vec<IdDigest>,
+    /// 0 for a table written out, one more than its runs' for a merge.
+    level: u32,
 }
 
 impl<V: SpillValue> Default for SpillMap<V> {
@@ -139,6 +148,7 @@ impl<V: SpillValue> SpillMap<V> {
             filter: Vec::new(),
             filter_capacity: 0,
             spilled: 0,
+            block: RefCell::default(),
             not_sync: PhantomData,
         }
     }
@@ -151,7 +161,11 @@ impl<V: SpillValue> SpillMap<V> {
         if self.runs.is_empty() || !bloom_may_hold(&self.filter, key) {
             return None;
         }
-        self.runs.iter().rev().find_map(|run| run.get(key))
+        let mut block = self.block.borrow_mut();
+        self.runs
+            .iter()
+            .rev()
+            .find_map(|run| run.get(key, &mut block))
     }
 
     /// Whether `key` was inserted.
@@ -204,19 +218,22 @@ impl<V: SpillValue> SpillMap<V> {
             bloom_add(&mut self.filter, k);
         }
         self.runs.push(run);
-        while let [.., older, newer] = self.runs.as_slice() {
-            if newer.entries * 2 < older.entries {
+        while let Some(newest) = self
+            .runs
+            .len()
+            .checked_sub(FAN_IN)
+            .map(|at| &self.runs[at..])
+        {
+            if newest.iter().any(|run| run.level != newest[0].level) {
                 break;
             }
-            let newer = self.runs.pop().expect("two runs");
-            let older = self.runs.pop().expect("two runs");
-            match merge::<V>(&older, &newer) {
-                Ok(merged) => self.runs.push(merged),
-                // Unmerged runs answer the same, one more block read a question on a hit.
-                Err(_) => {
-                    self.runs.extend([older, newer]);
-                    break;
+            match merge::<V>(newest) {
+                Ok(merged) => {
+                    self.runs.truncate(self.runs.len() - FAN_IN);
+                    self.runs.push(merged);
                 }
+                // Unmerged runs answer the same, more block reads a question on a hit.
+                Err(_) => break,
             }
         }
     }
@@ -274,21 +291,39 @@ fn bloom_add(bloom: &mut [u64], key: &IdDigest) {
 }
 
 impl Run {
-    fn get<V: SpillValue>(&self, key: &IdDigest) -> Option<V> {
+    /// `key`'s value in this run, reading the one block that may hold it into `block`.
+    fn get<V: SpillValue>(&self, key: &IdDigest, block: &mut Vec<u8>) -> Option<V> {
         // The block whose first digest is the last at or before `key`.
-        let block = self.fences.partition_point(|f| f <= key).checked_sub(1)?;
+        let index = self.fences.partition_point(|f| f <= key).checked_sub(1)?;
         let size = record_bytes::<V>();
-        let first = block * BLOCK;
+        let first = index * BLOCK;
         let count = (self.entries as usize - first).min(BLOCK);
-        let mut bytes = vec![0; count * size];
-        let mut file = &self.file;
-        file.seek(SeekFrom::Start((first * size) as u64))
-            .and_then(|_| file.read_exact(&mut bytes))
-            .unwrap_or_else(|e| io_failed("read", e));
-        let records: Vec<&[u8]> = bytes.chunks_exact(size).collect();
-        let at = records.binary_search_by(|r| take_key(r).cmp(key)).ok()?;
-        Some(V::take(&records[at][16..]))
+        block.resize(count * size, 0);
+        read_at(&self.file, block, (first * size) as u64).unwrap_or_else(|e| io_failed("read", e));
+        let (mut low, mut high) = (0, count);
+        while low < high {
+            let middle = (low + high) / 2;
+            let record = &block[middle * size..(middle + 1) * size];
+            match take_key(record).cmp(key) {
+                std::cmp::Ordering::Less => low = middle + 1,
+                std::cmp::Ordering::Greater => high = middle,
+                std::cmp::Ordering::Equal => return Some(V::take(&record[16..])),
+            }
+        }
+        None
     }
+}
+
+/// Fills `buf` from `file` at `offset`: one `pread` where there is one.
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_at(mut file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(buf)
 }
 
 /// Writes a run's entries in ascending order, noting its fences as it goes.
@@ -340,6 +375,7 @@ impl<V: SpillValue> RunWriter<V> {
             file,
             entries: self.entries,
             fences,
+            level: 0,
         })
     }
 }
@@ -377,40 +413,27 @@ impl<'r, V: SpillValue> RunReader<'r, V> {
     }
 }
 
-/// One run of both, the newer's value kept where both hold a digest.
-fn merge<V: SpillValue>(older: &Run, newer: &Run) -> std::io::Result<Run> {
+/// One run of `runs` (oldest first), a level above theirs; where several hold a digest, the
+/// newest's value is kept.
+fn merge<V: SpillValue>(runs: &[Run]) -> std::io::Result<Run> {
     let mut writer = RunWriter::<V>::new()?;
-    let (mut old, mut new) = (RunReader::<V>::new(older), RunReader::<V>::new(newer));
-    let (mut a, mut b) = (old.next(), new.next());
-    loop {
-        match (a, b) {
-            (None, None) => break,
-            (Some((k, v)), None) => {
-                writer.push(k, v)?;
-                a = old.next();
+    let mut readers: Vec<RunReader<V>> = runs.iter().map(RunReader::new).collect();
+    let mut heads: Vec<Option<(IdDigest, V)>> = readers.iter_mut().map(RunReader::next).collect();
+    while let Some(key) = heads.iter().flatten().map(|(k, _)| *k).min() {
+        let mut newest = None;
+        for (head, reader) in heads.iter_mut().zip(&mut readers) {
+            if let Some((k, v)) = *head {
+                if k == key {
+                    newest = Some(v);
+                    *head = reader.next();
+                }
             }
-            (None, Some((k, v))) => {
-                writer.push(k, v)?;
-                b = new.next();
-            }
-            (Some((ka, va)), Some((kb, vb))) => match ka.cmp(&kb) {
-                std::cmp::Ordering::Less => {
-                    writer.push(ka, va)?;
-                    a = old.next();
-                }
-                std::cmp::Ordering::Greater => {
-                    writer.push(kb, vb)?;
-                    b = new.next();
-                }
-                std::cmp::Ordering::Equal => {
-                    writer.push(kb, vb)?;
-                    a = old.next();
-                    b = new.next();
-                }
-            },
         }
+        writer.push(key, newest.expect("a run's head is the least digest"))?;
     }
-    writer.finish()
+    let mut merged = writer.finish()?;
+    merged.level = runs[0].level + 1;
+    Ok(merged)
 }
 
 #[cfg(test)]
@@ -454,8 +477,14 @@ mod tests {
         for i in 0..10_000 {
             assert!(set.insert_new(seeds.digest(&format!("e{i}"))));
         }
-        // About log₂(10,000 / 11) runs, not 900.
-        assert!(set.runs.len() <= 12, "{} runs", set.runs.len());
+        // At most three runs a level of log₄(10,000 / 11) levels, not 900; each merge of four
+        // runs of one level made a run of the next.
+        assert!(set.runs.len() <= 15, "{} runs", set.runs.len());
+        for level in 0..=set.runs.iter().map(|r| r.level).max().unwrap_or(0) {
+            let at_level = set.runs.iter().filter(|r| r.level == level).count();
+            assert!(at_level < FAN_IN, "{at_level} runs at level {level}");
+        }
+        assert!(set.runs.windows(2).all(|w| w[0].level >= w[1].level));
         assert!(!set.insert_new(seeds.digest("e0")));
         assert!(!set.insert_new(seeds.digest("e9999")));
         assert!(set.insert_new(seeds.digest("e10000")));
