@@ -15,9 +15,8 @@
 //! and the runs are read (a block each, newest first) only on the filter's hit. Runs are merged
 //! by tiers: [`FAN_IN`] runs of one level become one run of the next, so an entry is written
 //! about log₄(n / threshold) times and a map of `n` entries has at most three runs a level.
-//! (Two runs merged whenever the newer was half the older's size wrote each entry log₂ times:
-//! at 2 GB, the merges were most of what the spill cost. A filter a run, as first built, cost a
-//! cache miss a run for every new id.)
+//! (Two runs merged whenever the newer was half the older's size, as first built, wrote each
+//! entry log₂ times; a filter a run cost a cache miss a run for every new id.)
 //!
 //! Resident: the table (at most 136 KiB of digests at the default threshold, 200 KiB with
 //! 8-byte values) and ~1.3–2.5 bytes an entry spilled (the filter's 10–20 bits, the blocks'
@@ -114,8 +113,8 @@ pub struct SpillMap<V: SpillValue> {
     spilled: u64,
     /// The block a lookup reads from a run, kept between lookups.
     block: RefCell<Vec<u8>>,
-    /// Not `Sync`: a lookup seeks a run's file and reads it, so two threads asking at once
-    /// through shared references would read each other's blocks. (`Send` it is.)
+    /// Not `Sync`: a lookup reads a run's block into the map's one buffer, so two threads asking
+    /// at once through shared references would read into each other's. (`Send` it is.)
     not_sync: PhantomData<Cell<()>>,
 }
 
