@@ -13,7 +13,7 @@
 //! it is full) and each run's first digest of each block of `BLOCK` entries: a question about an
 //! id never seen (each new event's id) is answered by the table and the filter, one cache miss,
 //! and the runs are read (a block each, newest first) only on the filter's hit. Runs are merged
-//! by tiers: [`FAN_IN`] runs of one level become one run of the next, so an entry is written
+//! by tiers: four (`FAN_IN`) runs of one level become one run of the next, so an entry is written
 //! about log₄(n / threshold) times and a map of `n` entries has at most three runs a level.
 //! (Two runs merged whenever the newer was half the older's size, as first built, wrote each
 //! entry log₂ times; a filter a run cost a cache miss a run for every new id.)
