@@ -760,11 +760,10 @@ impl Turns<'_> {
     /// timestamps are read only when there is an order to find).
     fn by_timestamp_of(&mut self, mut list: Vec<u32>) -> Result<Vec<u32>, PluginError> {
         if list.len() > 1 {
-            let mut times = Vec::with_capacity(list.len());
-            for &g in &list {
-                times.push(self.read_decoded(g as usize)?.timestamp);
+            let mut keyed = Vec::with_capacity(list.len());
+            for g in list {
+                keyed.push((self.read_decoded(g as usize)?.timestamp, g));
             }
-            let mut keyed: Vec<(Option<Timestamp>, u32)> = times.into_iter().zip(list).collect();
             keyed.sort_by_key(|&(at, _)| at);
             list = keyed.into_iter().map(|(_, g)| g).collect();
         }

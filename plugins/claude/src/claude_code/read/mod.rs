@@ -161,45 +161,47 @@ pub(crate) fn read_written_each(
     let io = |e: std::io::Error| PluginError::io(name, &e);
     let rules = ReadRules::default();
     let input = GrowingRead::open(file).map_err(io)?;
-    let mut calls = DropUnresolvedCalls::new(sink, rules);
-    let mut as_sent = |mut e: Event| {
-        sent_tools::as_sent(&mut e, rules);
-        calls.push(e)
-    };
-    let mut speculation = Speculation::new(&mut as_sent, rules);
-    // The file's size is not known yet: the index grows as it is read.
-    let spill_after = node_store::spill_after();
-    let mut loaded = load_from(
-        name,
-        input,
-        0,
-        Passes::Two,
-        spill_after,
-        Some(&mut speculation),
-    )?;
-    let records = speculation.finish(name, &loaded)?;
-    loaded.reread = Some(file.open().map_err(io)?);
-    if !assemble::made_in_file_order(name, loaded, rules, records)? {
-        return Err(PluginError::Other(format!(
-            "{}: Claude Code's walk of the session is not its file order: {}",
-            name.display(),
-            speculate::NOT_AS_WRITTEN
-        )));
-    }
-    calls.finish();
-    Ok(())
+    as_resumed(rules, sink, |out| {
+        let mut speculation = Speculation::new(out, rules);
+        // The file's size is not known yet: the index grows as it is read.
+        let spill_after = node_store::spill_after();
+        let speculating = Some(&mut speculation);
+        let mut loaded = load_from(name, input, 0, Passes::Two, spill_after, speculating)?;
+        let records = speculation.finish(name, &loaded)?;
+        loaded.reread = Some(file.open().map_err(io)?);
+        if !assemble::made_in_file_order(name, loaded, rules, records)? {
+            return Err(PluginError::Other(format!(
+                "{}: Claude Code's walk of the session is not its file order: {}",
+                name.display(),
+                speculate::NOT_AS_WRITTEN
+            )));
+        }
+        Ok(())
+    })
 }
 
 /// The conversation's events of what was loaded, to `sink`, as the Claude Code of `rules` sends
-/// them on resume (calls no result answers dropped).
+/// them on resume.
 fn hand_on(
     path: &Path,
     loaded: load::Loaded,
     rules: ReadRules,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<(), PluginError> {
+    as_resumed(rules, sink, |out| {
+        assemble(path, loaded, false, rules, out).map(drop)
+    })
+}
+
+/// The events `emit` makes, to `sink` as the Claude Code of `rules` sends them on resume: its
+/// tools' inputs as it sends them, and the calls no result answers dropped once `emit` is done.
+fn as_resumed(
+    rules: ReadRules,
+    sink: &mut dyn FnMut(Event) -> bool,
+    emit: impl FnOnce(&mut dyn FnMut(Event) -> bool) -> Result<(), PluginError>,
+) -> Result<(), PluginError> {
     let mut calls = DropUnresolvedCalls::new(sink, rules);
-    assemble(path, loaded, false, rules, &mut |mut e| {
+    emit(&mut |mut e| {
         sent_tools::as_sent(&mut e, rules);
         calls.push(e)
     })?;
