@@ -51,7 +51,14 @@ fn read_written(
     Ok((read == ReadOutcome::Read, events))
 }
 
-fn reports_and_reads_as_written(builtin: &dyn Plugin, package: &str, target: &str) {
+/// `reads_as_a_version`: whether the built-in reads a file as written as a version of its CLI
+/// (the SDK declines it for a target that does not say how).
+fn reports_and_reads_as_written(
+    builtin: &dyn Plugin,
+    package: &str,
+    target: &str,
+    reads_as_a_version: bool,
+) {
     let loaded = load_newest(package);
     let dir = tempfile::tempdir().unwrap();
     let root = StoreRoot::new(dir.path().join("store")).unwrap();
@@ -100,6 +107,41 @@ fn reports_and_reads_as_written(builtin: &dyn Plugin, package: &str, target: &st
     assert!(read);
     assert_eq!(events, whole, "{package} built in");
 
+    // Read as a version of its CLI (as a host reads a source): the wire's read of a file being
+    // written names no version, so the plugin file declines it, reading nothing (the host then
+    // reads the file whole, as that version).
+    let as_version = loaded.reader().reading_as("2.1.197").unwrap();
+    let lent = LentInSteps::new(&session.path, 65_536).unwrap();
+    let outcome = as_version
+        .read_each(ReadFrom::Written(target, &lent), &mut |_| {
+            panic!("{package}: an event read as written as a version")
+        })
+        .unwrap();
+    assert_eq!(outcome, ReadOutcome::NotSupported, "{package}");
+    let as_version = builtin.reader().reading_as("2.1.197").unwrap();
+    let lent = LentInSteps::new(&session.path, 65_536).unwrap();
+    let mut events = Vec::new();
+    let outcome = as_version
+        .read_each(ReadFrom::Written(target, &lent), &mut |e| {
+            events.push(e);
+            true
+        })
+        .unwrap();
+    if reads_as_a_version {
+        assert_eq!(outcome, ReadOutcome::Read, "{package} built in");
+        let mut whole = Vec::new();
+        as_version
+            .read_each(ReadFrom::File(target, &session.path), &mut |e| {
+                whole.push(e);
+                true
+            })
+            .unwrap();
+        assert_eq!(events, whole, "{package} built in, as a version");
+    } else {
+        assert_eq!(outcome, ReadOutcome::NotSupported, "{package} built in");
+        assert!(events.is_empty(), "{package} built in");
+    }
+
     // Abandoned midway: an error, never the events of a short file.
     let file = LentInSteps::new(&session.path, 65_536)
         .unwrap()
@@ -110,7 +152,12 @@ fn reports_and_reads_as_written(builtin: &dyn Plugin, package: &str, target: &st
 
 #[test]
 fn the_codex_plugin_file_reports_its_rollout_and_reads_one_as_written() {
-    reports_and_reads_as_written(&handoff_codex::CodexPlugin, "handoff-plugin-codex", "codex");
+    reports_and_reads_as_written(
+        &handoff_codex::CodexPlugin,
+        "handoff-plugin-codex",
+        "codex",
+        false,
+    );
 }
 
 #[test]
@@ -119,6 +166,7 @@ fn the_claude_plugin_file_reports_its_session_and_reads_one_as_written() {
         &handoff_claude::ClaudePlugin,
         "handoff-plugin-claude",
         "claude-code",
+        true,
     );
 }
 

@@ -94,6 +94,24 @@ pub trait Target: Send + Sync {
         Ok(ReadOutcome::NotSupported)
     }
 
+    /// [`Target::read_written`] as version `cli_version` of the target's CLI sends the session
+    /// (the host reads a source file as one already written first, and a source is read as the
+    /// CLI the user has installed): overridden by a target that overrides both
+    /// [`Target::read_each_as`] and [`Target::read_written`]. By default a read as a version is
+    /// declined ([`ReadOutcome::NotSupported`], nothing read: the host reads the file whole, as
+    /// that version), since `read_written` may not read as it; without one it is `read_written`.
+    fn read_written_as(
+        &self,
+        file: &dyn WrittenFile,
+        cli_version: Option<&str>,
+        sink: EventSink<'_>,
+    ) -> Result<ReadOutcome> {
+        match cli_version {
+            None => self.read_written(file, sink),
+            Some(_) => Ok(ReadOutcome::NotSupported),
+        }
+    }
+
     /// The sessions of the store, newest first (see [`crate::session_files`] and
     /// [`crate::sessions_newest_first`]).
     fn list(&self, root: &StoreRoot) -> Result<Vec<SessionInfo>>;
@@ -297,7 +315,9 @@ impl Targets {
         sink: &mut dyn FnMut(Event) -> bool,
     ) -> Result<ReadOutcome, PluginError> {
         if let ReadFrom::Written(target, file) = from {
-            return self.target(target)?.read_written(file, sink);
+            return self
+                .target(target)?
+                .read_written_as(file, cli_version, sink);
         }
         let (target, stored) = self.stored(from)?;
         target.read_each_as(stored, cli_version, sink)?;

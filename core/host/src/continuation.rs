@@ -14,6 +14,7 @@ mod batches;
 mod progress;
 mod recovery;
 mod source;
+mod whole_file;
 mod written;
 
 use std::path::PathBuf;
@@ -25,12 +26,13 @@ pub use recovery::{recover, Recovered};
 pub use source::SourceFile;
 
 use batches::read_back;
-use source::{drop_and_check, SourceStream};
+use source::{drop_and_check, SourceRead, SourceStream};
 use written::{ReadWritten, WriteWatch};
 
 use crate::episodes::{self, Episode, Witness};
 use crate::journal::{Conversation, Journal};
 use crate::seal::Seal;
+use handoff_capability::manifest::TargetManifest;
 use handoff_capability::{
     CreateOptions, EventStream, Plugin, PluginError, ReadFrom, ResumePlan, SessionRef,
 };
@@ -272,9 +274,61 @@ pub fn continue_conversation(
                 Some(cwd) => Some(cwd.clone()),
                 None => file.reader.cwd(ReadFrom::File(file.target, file.path))?,
             };
-            std::thread::scope(|scope| {
-                let mut stream =
-                    SourceStream::start(scope, file, target, &comparison, cwd.clone(), filter);
+            let source = StreamedSource {
+                plugin,
+                request,
+                target,
+                comparison: &comparison,
+                file,
+                cwd,
+            };
+            match source.continue_from(filter, SourceRead::InOnePass) {
+                // Events made before the reader confirmed its bet may not be the source's: the
+                // error may be theirs. Nothing of the attempt is left (a failed write removes
+                // its session), so it is run again on the source read whole, which decides.
+                (Err(ContinueError::Plugin(e)), true) => {
+                    tracing::debug!(error = %e, "the source read in one pass was not confirmed; reading it whole");
+                    let filter = DropFilter::new(request.drop)?;
+                    source.continue_from(filter, SourceRead::Whole).0
+                }
+                (result, _) => result,
+            }
+        }
+    }
+}
+
+/// A source file to continue from, and how the continuation is asked.
+struct StreamedSource<'a> {
+    plugin: &'a dyn Plugin,
+    request: &'a ContinueRequest<'a>,
+    target: &'a TargetManifest,
+    comparison: &'a Comparison,
+    file: SourceFile<'a>,
+    /// The request's cwd, else the source's.
+    cwd: Option<String>,
+}
+
+impl StreamedSource<'_> {
+    /// The continuation with the source streamed as `read` reads it, and whether it ended with
+    /// events not confirmed to be the source's ([`SourceStream::unconfirmed`]).
+    fn continue_from(
+        &self,
+        filter: DropFilter,
+        read: SourceRead,
+    ) -> (Result<Continued, ContinueError>, bool) {
+        let StreamedSource {
+            plugin,
+            request,
+            target,
+            comparison,
+            file,
+            ..
+        } = *self;
+        std::thread::scope(|scope| {
+            let cwd = self.cwd.clone();
+            let mut stream =
+                SourceStream::start(scope, file, target, comparison, cwd.clone(), filter, read);
+            let result = (|| {
                 let (locator, source_hop, witness) = match request.locator {
                     Some(locator) => (locator.to_owned(), 0, None),
                     None => match stream.first()? {
@@ -299,20 +353,16 @@ pub fn continue_conversation(
                     },
                 };
                 let run = Run::new(
-                    plugin,
-                    request,
-                    &comparison,
-                    locator,
-                    cwd,
-                    source_hop,
-                    witness,
+                    plugin, request, comparison, locator, cwd, source_hop, witness,
                 )?;
                 let mut continued = run.continue_streamed(&mut stream)?;
                 continued.dropped = stream.take_dropped();
                 continued.read_as = file.cli_version.map(str::to_owned);
                 Ok(continued)
-            })
-        }
+            })();
+            let unconfirmed = result.is_err() && stream.unconfirmed();
+            (result, unconfirmed)
+        })
     }
 }
 

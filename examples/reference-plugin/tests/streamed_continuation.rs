@@ -343,7 +343,7 @@ fn a_source_reader_that_panics_is_an_error_and_writes_nothing() {
         ContinueError::Plugin(PluginError::Panicked {
             method, message, ..
         }) => {
-            assert_eq!(method, "read_path_each");
+            assert_eq!(method, "read_batches");
             assert!(message.contains("event 2"), "{message}");
         }
         other => panic!("expected a panic error, got {other}"),
@@ -494,4 +494,139 @@ fn a_writer_that_starts_over_is_verified_by_reading_its_session_whole() {
         .read(ReadFrom::Session(&root, &done.session))
         .unwrap();
     Comparison::exact().diff(base, &back).unwrap();
+}
+
+/// How a [`Betting`] source reader's read in one pass goes.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Bet {
+    /// It hands on the source's events and holds.
+    Holds,
+    /// It hands on other events (the first text changed), then fails at the end, where it checks.
+    LostAtTheEnd,
+    /// It hands on the first event twice, which the engine refuses before the read ends.
+    LostToTheChecks,
+    /// It hands on an event, then declines to read the file as written.
+    DeclinedLate,
+}
+
+/// A source reader of canonical JSON files that reads a file as written in one pass as `bet`
+/// says, and whole correctly; counting each way it was asked.
+struct Betting {
+    bet: Bet,
+    in_one_pass: std::sync::atomic::AtomicUsize,
+    whole: std::sync::atomic::AtomicUsize,
+}
+
+impl Betting {
+    fn new(bet: Bet) -> Self {
+        Betting {
+            bet,
+            in_one_pass: Default::default(),
+            whole: Default::default(),
+        }
+    }
+
+    fn counts(&self) -> (usize, usize) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (self.in_one_pass.load(Relaxed), self.whole.load(Relaxed))
+    }
+}
+
+impl Reader for Betting {
+    fn read_each(
+        &self,
+        from: ReadFrom<'_>,
+        sink: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<ReadOutcome, PluginError> {
+        use std::io::Read;
+        use std::sync::atomic::Ordering::Relaxed;
+        let ReadFrom::Written(_, file) = from else {
+            self.whole.fetch_add(1, Relaxed);
+            Unchecked::whole(from.path())?.events.into_iter().all(sink);
+            return Ok(ReadOutcome::Read);
+        };
+        self.in_one_pass.fetch_add(1, Relaxed);
+        let mut text = String::new();
+        handoff_capability::GrowingRead::open(file)
+            .and_then(|mut r| r.read_to_string(&mut text))
+            .map_err(|e| PluginError::io(file.name(), &e))?;
+        let mut events = Transcript::from_json(&text)
+            .map_err(|e| PluginError::Other(format!("in one pass: {e}")))?
+            .events;
+        match self.bet {
+            Bet::Holds => {}
+            Bet::LostAtTheEnd => events[0].body = Body::user_text("a wrong guess"),
+            Bet::LostToTheChecks => events.insert(1, events[0].clone()),
+            Bet::DeclinedLate => {
+                sink(events.remove(0));
+                return Ok(ReadOutcome::NotSupported);
+            }
+        }
+        if events.into_iter().all(sink) && self.bet == Bet::LostAtTheEnd {
+            return Err(PluginError::Other("the walk is not the file order".into()));
+        }
+        Ok(ReadOutcome::Read)
+    }
+    fn cwd(&self, from: ReadFrom<'_>) -> Result<Option<String>, PluginError> {
+        Ok(Unchecked::whole(from.path())?.cwd)
+    }
+    fn list(&self, _root: &StoreRoot, _target: &str) -> Result<Vec<SessionInfo>, PluginError> {
+        Ok(Vec::new())
+    }
+}
+
+/// A source is read in one pass where its reader can; events it handed on before its bet was
+/// confirmed never make a session: whatever went wrong, the continuation is run again on the
+/// source read whole, and that read decides.
+#[test]
+fn a_source_read_in_one_pass_counts_only_once_its_bet_is_confirmed() {
+    let base = &corpus::entry("parallel-tool-calls").unwrap().transcript;
+    for (bet, reads) in [
+        (Bet::Holds, (1, 0)),
+        (Bet::LostAtTheEnd, (1, 1)),
+        (Bet::LostToTheChecks, (1, 1)),
+        (Bet::DeclinedLate, (1, 1)),
+    ] {
+        let (dir, root) = scratch();
+        let path = dir.path().join("source.json");
+        std::fs::write(&path, base.to_json_pretty()).unwrap();
+        let reader = Betting::new(bet);
+        let done = continue_conversation(
+            &with_writer(Streaming(Take::All)),
+            &request(&reader, &path, &root),
+        )
+        .unwrap_or_else(|e| panic!("{bet:?}: {e}"));
+        assert_eq!(reader.counts(), reads, "{bet:?}");
+        let back = ReferencePlugin
+            .read(ReadFrom::Session(&root, &done.session))
+            .unwrap();
+        Comparison::exact()
+            .diff(base, &back)
+            .unwrap_or_else(|d| panic!("{bet:?}: {d}"));
+        // The attempt on the lost bet left nothing: one session, the verified one.
+        assert_eq!(sessions(&root).len(), 1, "{bet:?}");
+        assert_eq!(done.events, base.events.len(), "{bet:?}");
+    }
+}
+
+/// A fault of the source itself is reported once the whole read confirms it, as the whole read
+/// names it.
+#[test]
+fn a_source_that_fails_in_one_pass_and_whole_fails_as_the_whole_read_says() {
+    let (dir, root) = scratch();
+    let path = dir.path().join("source.json");
+    std::fs::write(&path, "{ not json").unwrap();
+    let reader = Betting::new(Bet::Holds);
+    let err = continue_conversation(
+        &with_writer(Streaming(Take::All)),
+        &request(&reader, &path, &root),
+    )
+    .unwrap_err();
+    assert_eq!(reader.counts(), (1, 1));
+    let err = err.to_string();
+    assert!(
+        err.contains("key must be a string") && !err.contains("in one pass"),
+        "{err}"
+    );
+    assert!(sessions(&root).is_empty());
 }

@@ -73,8 +73,7 @@ impl handoff_sdk::Reader for ClaudePluginReadingAs {
         from: handoff_sdk::ReadFrom<'_>,
         sink: &mut dyn FnMut(handoff_sdk::Event) -> bool,
     ) -> Result<handoff_sdk::ReadOutcome, handoff_sdk::PluginError> {
-        let whole = !matches!(from, handoff_sdk::ReadFrom::Written(..));
-        if from.target() == CLAUDE_CODE && whole {
+        if from.target() == CLAUDE_CODE {
             claude_code::read_each_as(from, self.0, sink)?;
             return Ok(handoff_sdk::ReadOutcome::Read);
         }

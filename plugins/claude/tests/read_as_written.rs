@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use handoff_claude::{ClaudePlugin, CLAUDE_CODE};
+use handoff_claude::{ClaudePlugin, ClaudePluginReadingAs, CLAUDE_CODE};
 use handoff_conformance::{corpus, LentInSteps};
 use handoff_live::session_files::session_files;
 use handoff_sdk::{
@@ -197,6 +197,66 @@ fn any_other_session_is_read_as_written_to_the_same_events_or_declined() {
         same >= 5 && declined >= 1,
         "{same} read as written, {declined} declined"
     );
+}
+
+/// Read as written (what the host does first with a source file), a session is read as the Claude
+/// Code version asked for sends it, as its whole read is: where the versions' rules give other
+/// events, the old version's are read.
+#[test]
+fn a_session_read_as_written_is_read_as_the_version_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    // Claude Code 2.1.197 sends a `KillShell` call as `TaskStop`; 2.1.332 as it is recorded.
+    let arguments = handoff_sdk::serde_json::json!({ "shell_id": "s1" });
+    let task = ToolCall::new("t1", "KillShell", arguments);
+    let t = Transcript::new(vec![
+        user("u1", 0, "delegate it"),
+        answer("a1", 1, vec![AssistantPart::ToolCall(task)]),
+        result("r1", 2, "t1"),
+        answer("a2", 3, vec![text("done")]),
+    ]);
+    let written = written(dir.path(), &t).unwrap();
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples");
+    let mut files = session_files(&samples, "claude-code", |_| true);
+    files.push(written.clone());
+    // The host's way (the SDK's reader as a version) and the live tier's.
+    let sdk = ClaudePlugin.reader().reading_as("2.1.197").unwrap();
+    let live = ClaudePluginReadingAs::version("2.1.197");
+    for old in [&*sdk, live.reader()] {
+        let read_as = |from: ReadFrom<'_>| {
+            let mut events = Vec::new();
+            old.read_each(from, &mut |e| {
+                events.push(e);
+                true
+            })
+            .map(|_| events)
+            .map_err(|e| e.to_string())
+        };
+        let differing = read_as_written_to_the_whole_reads_events(&files, read_as);
+        assert!(differing.contains(&written), "{differing:?}");
+    }
+}
+
+/// Each of `files` that `read_as` reads whole and as written: asserted to be the same events.
+/// The files where those are not the events of the newest Claude Code's whole read.
+fn read_as_written_to_the_whole_reads_events(
+    files: &[PathBuf],
+    read_as: impl Fn(ReadFrom<'_>) -> Result<Vec<Event>, String>,
+) -> Vec<PathBuf> {
+    let mut differing = Vec::new();
+    for path in files {
+        let file = LentInSteps::new(path, 1 << 16).unwrap();
+        let (Ok(old_whole), Ok(old_written)) = (
+            read_as(ReadFrom::File(CLAUDE_CODE, path)),
+            read_as(ReadFrom::Written(CLAUDE_CODE, &file)),
+        ) else {
+            continue;
+        };
+        assert_eq!(old_written, old_whole, "{}", path.display());
+        if whole(path).is_ok_and(|newest| newest != old_whole) {
+            differing.push(path.clone());
+        }
+    }
+    differing
 }
 
 /// A change to one line of a session the writer wrote.

@@ -6,16 +6,26 @@
 //! the parts the target carries) and fingerprinted as the target's comparison sees it: the verify
 //! compares the session read back with those fingerprints instead of a held transcript.
 //!
+//! The source is first read **as a file already written** ([`SourceRead::InOnePass`]): a reader
+//! that reads a growing file in one pass reads it so (Claude Code's makes each record's events as
+//! its index pass reads the line, betting that Claude Code's walk of the file is its file order).
+//! Such events count only once the read reached its end, where the reader checks its bet: until
+//! then they may not be the source's ([`SourceStream::unconfirmed`]), and a continuation that
+//! fails before is run again on the source read whole (the engine's, `continuation.rs`).
+//!
 //! Kinds the continuation was asked to drop (`--drop`) are taken out of each event after the
 //! transcript rules checked the source's event and before the target's check and the
 //! fingerprint ([`DropFilter`]): what is written, checked and verified is the source minus what
 //! was dropped, and each dropped item is recorded for the report.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use super::batches::{Batches, ReaderName};
+use super::whole_file::WholeFile;
 use handoff_capability::manifest::TargetManifest;
-use handoff_capability::{EventStream, PluginError, ReadFrom, Reader};
+use handoff_capability::{EventBatch, EventStream, PluginError, ReadFrom, ReadOutcome, Reader};
 use handoff_transcript::{
     Body, Comparison, DropFilter, Dropped, Event, Fingerprinter, IdDigest, PrintChain, Transcript,
     Validator,
@@ -35,11 +45,25 @@ pub struct SourceFile<'a> {
     pub cli_version: Option<&'a str>,
 }
 
+/// How the source's reader reads it (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum SourceRead {
+    /// As a file already written, where the reader can (else whole).
+    InOnePass,
+    /// Whole ([`ReadFrom::File`]).
+    Whole,
+}
+
 /// The source's events as the target's writer takes them (see the module docs).
 pub(super) struct SourceStream<'a> {
     file: SourceFile<'a>,
     /// The reader thread's events.
     events: Batches,
+    /// Whether the reader reads the source as a file already written (set by the reader's thread
+    /// to `false` once it reads it whole instead).
+    in_one_pass: Arc<AtomicBool>,
+    /// Whether the reader thread ended its read without an error.
+    read_to_end: bool,
     /// The first event, taken early for the conversation's locator.
     peeked: Option<Event>,
     /// Source events taken from the reader thread (dropped ones included).
@@ -73,16 +97,23 @@ impl<'a> SourceStream<'a> {
         comparison: &'a Comparison,
         cwd: Option<String>,
         filter: DropFilter,
+        read: SourceRead,
     ) -> Self
     where
         'a: 'scope,
     {
         let name = ReaderName {
             target: file.target,
-            method: "read_path_each",
+            method: "read_batches",
             what: file.path.display().to_string(),
         };
+        let in_one_pass = Arc::new(AtomicBool::new(read == SourceRead::InOnePass));
+        let reading = Arc::clone(&in_one_pass);
         let events = Batches::spawn(scope, "handoff-source", name, move |sink| {
+            if reading.load(Ordering::Relaxed) && read_in_one_pass(file, sink)? {
+                return Ok(());
+            }
+            reading.store(false, Ordering::Relaxed);
             file.reader
                 .read_batches(ReadFrom::File(file.target, file.path), sink)
                 .map(drop)
@@ -90,6 +121,8 @@ impl<'a> SourceStream<'a> {
         SourceStream {
             file,
             events,
+            in_one_pass,
+            read_to_end: false,
             peeked: None,
             taken: 0,
             passed: 0,
@@ -133,10 +166,18 @@ impl<'a> SourceStream<'a> {
     /// The next event from the reader thread, unchecked.
     fn pull(&mut self) -> Result<Option<Event>, PluginError> {
         let mut next = self.events.next()?;
-        if let Some(event) = &mut next {
-            crate::episodes::restore_error_flag(event, &self.restored_errors);
+        match &mut next {
+            Some(event) => crate::episodes::restore_error_flag(event, &self.restored_errors),
+            None => self.read_to_end = true,
         }
         Ok(next)
+    }
+
+    /// Whether the events handed out may not be the source's: they were read in one pass by a
+    /// reader that had not yet reached the end of the file, where it checks its bet. A
+    /// continuation that failed so is to be run again on the source read whole.
+    pub(super) fn unconfirmed(&self) -> bool {
+        self.in_one_pass.load(Ordering::Relaxed) && !self.read_to_end && self.held.is_none()
     }
 
     /// Whether the writer took every event (or the whole transcript): a writer that returns
@@ -258,6 +299,34 @@ impl EventStream for SourceStream<'_> {
             self.held = Some(transcript);
         }
         Ok(self.held.as_ref().expect("held just now"))
+    }
+}
+
+/// Reads `file` as a file already written, its batches to `sink`: `false` if its reader reads
+/// only whole files (and read nothing).
+fn read_in_one_pass(
+    file: SourceFile<'_>,
+    sink: &mut dyn FnMut(EventBatch) -> bool,
+) -> Result<bool, PluginError> {
+    let Ok(whole) = WholeFile::open(file.path) else {
+        // The whole read names what is wrong with the file.
+        return Ok(false);
+    };
+    let mut sent = false;
+    let outcome =
+        file.reader
+            .read_batches(ReadFrom::Written(file.target, &whole), &mut |batch| {
+                sent = true;
+                sink(batch)
+            })?;
+    match outcome {
+        ReadOutcome::Read => Ok(true),
+        ReadOutcome::NotSupported if !sent => Ok(false),
+        // Read again whole, what it sent would be handed on twice.
+        ReadOutcome::NotSupported => Err(PluginError::Other(format!(
+            "{}: the reader declined to read the file as written after it sent events of it",
+            file.path.display()
+        ))),
     }
 }
 

@@ -608,6 +608,9 @@ impl<R: Borrow<Remote>> RemoteReader<R> {
         end: &mut dyn HostEnd,
     ) -> Result<ReadOutcome, PluginError> {
         match from {
+            // The wire's read of a file being written names no version: one asked for is read
+            // whole, as that version.
+            ReadFrom::Written(..) if self.cli_version.is_some() => Ok(ReadOutcome::NotSupported),
             ReadFrom::Written(target, file) => self.remote().read_written(target, file, end),
             ReadFrom::File(target, path) if self.remote().is_v4() => {
                 let (target, path) = (Cow::Borrowed(target), Cow::Borrowed(path));

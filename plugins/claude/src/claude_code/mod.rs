@@ -132,7 +132,18 @@ impl Target for ClaudeCode {
 
     /// The index loaded as the file grows.
     fn read_written(&self, file: &dyn WrittenFile, sink: EventSink<'_>) -> Result<ReadOutcome> {
-        read::read_written_each(file, sink).map(|()| ReadOutcome::Read)
+        read::read_written_each(file, ReadRules::default(), sink).map(|()| ReadOutcome::Read)
+    }
+
+    /// As [`Target::read_each_as`] reads: the version's rules.
+    fn read_written_as(
+        &self,
+        file: &dyn WrittenFile,
+        cli_version: Option<&str>,
+        sink: EventSink<'_>,
+    ) -> Result<ReadOutcome> {
+        let rules = cli_version.map_or_else(ReadRules::default, ReadRules::for_version);
+        read::read_written_each(file, rules, sink).map(|()| ReadOutcome::Read)
     }
 
     /// From the first conversation records only (a file that holds a malformed line after them is
@@ -301,8 +312,8 @@ fn config_dir_env(
     }
 }
 
-/// A Claude Code session file (or a session of a store, checked as the SDK checks it) read as the
-/// Claude Code of `rules` sends it; the cwd as [`Target::cwd`] gives it.
+/// A Claude Code session file (a session of a store, checked as the SDK checks it, or a file read
+/// as it is written) read as the Claude Code of `rules` sends it.
 pub(crate) fn read_each_as(
     from: ReadFrom<'_>,
     rules: ReadRules,
@@ -311,7 +322,7 @@ pub(crate) fn read_each_as(
     let path = match from {
         ReadFrom::Session(root, session) => session.check(root, CLAUDE_CODE)?,
         ReadFrom::File(_, path) => path,
-        ReadFrom::Written(..) => return Err(handoff_sdk::not_whole(from)),
+        ReadFrom::Written(_, file) => return read::read_written_each(file, rules, sink),
     };
     read::read_each(path, rules, sink).map(drop)
 }

@@ -149,17 +149,18 @@ fn read_each_spilling_after(
     Ok(cwd)
 }
 
-/// [`read_each`] of a session file its writer is still writing: each record's events are made
+/// [`read_each`] of a session file its writer is still writing (or a source read in one pass:
+/// the host's continuation reads a source file so first): each record's events are made
 /// as its line arrives, in file order ([`speculate`]), and once the file is whole the index
 /// confirms that [`read_each`] would make them so; a file where it would not (or that leaves file
 /// order before) is an error, and the caller reads it whole.
 pub(crate) fn read_written_each(
     file: &dyn WrittenFile,
+    rules: ReadRules,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<(), PluginError> {
     let name = file.name();
     let io = |e: std::io::Error| PluginError::io(name, &e);
-    let rules = ReadRules::default();
     let input = GrowingRead::open(file).map_err(io)?;
     as_resumed(rules, sink, |out| {
         let mut speculation = Speculation::new(out, rules);
