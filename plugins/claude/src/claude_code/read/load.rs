@@ -251,9 +251,13 @@ fn keyed_record(text: &[u8], line: usize) -> Option<Option<ReadRecord>> {
 /// KiB; one per 512 bytes overestimates, and pages of the reserve that no record reaches are
 /// never touched.
 fn expected_records(file: &File) -> usize {
+    expected_records_in(file.metadata().map_or(0, |m| m.len()))
+}
+
+/// The records a file of `len` bytes is expected to hold, to size the index.
+pub(super) fn expected_records_in(len: u64) -> usize {
     const BYTES_PER_RECORD: u64 = 512;
     const MOST: usize = 1 << 22;
-    let len = file.metadata().map_or(0, |m| m.len());
     usize::try_from(len / BYTES_PER_RECORD).map_or(MOST, |n| n.min(MOST))
 }
 

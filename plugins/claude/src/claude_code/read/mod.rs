@@ -71,12 +71,12 @@ use std::path::Path;
 
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json::{self, Value};
-use handoff_sdk::{Event, GrowingRead, PluginError, Transcript, WrittenFile};
+use handoff_sdk::{Event, GrowingRead, Growth, PluginError, Transcript, WrittenFile};
 
 use super::records::Text;
 use super::write::ChainState;
 use assemble::assemble;
-use load::{load, load_from, Passes};
+use load::{expected_records_in, load, load_from, Passes};
 pub use rules::ReadRules;
 use speculate::Speculation;
 use unresolved::DropUnresolvedCalls;
@@ -164,10 +164,15 @@ pub(crate) fn read_written_each(
     let input = GrowingRead::open(file).map_err(io)?;
     as_resumed(rules, sink, |out| {
         let mut speculation = Speculation::new(out, rules);
-        // The file's size is not known yet: the index grows as it is read.
+        // A file already whole (a source read in one pass) sizes the index as `load` does; one
+        // still written is of a size not known yet, and the index grows as it is read.
+        let expected = match file.wait_past(0) {
+            Growth::Whole(len) => expected_records_in(len),
+            Growth::Grown(_) | Growth::Abandoned => 0,
+        };
         let spill_after = node_store::spill_after();
         let speculating = Some(&mut speculation);
-        let mut loaded = load_from(name, input, 0, Passes::Two, spill_after, speculating)?;
+        let mut loaded = load_from(name, input, expected, Passes::Two, spill_after, speculating)?;
         let records = speculation.finish(name, &loaded)?;
         loaded.reread = Some(file.open().map_err(io)?);
         if !assemble::made_in_file_order(name, loaded, rules, records)? {
