@@ -281,6 +281,7 @@ pub fn continue_conversation(
                 comparison: &comparison,
                 file,
                 cwd,
+                rolled_back: std::cell::Cell::default(),
             };
             match source.continue_from(filter, SourceRead::InOnePass) {
                 // Events made before the reader confirmed its bet may not be the source's: the
@@ -306,6 +307,9 @@ struct StreamedSource<'a> {
     file: SourceFile<'a>,
     /// The request's cwd, else the source's.
     cwd: Option<String>,
+    /// What the attempts so far rolled back of killed runs (`Run::new`): the continuation's own
+    /// report, whichever attempt ends it.
+    rolled_back: std::cell::Cell<Vec<Recovered>>,
 }
 
 impl StreamedSource<'_> {
@@ -352,9 +356,13 @@ impl StreamedSource<'_> {
                         }
                     },
                 };
-                let run = Run::new(
+                let mut run = Run::new(
                     plugin, request, comparison, locator, cwd, source_hop, witness,
                 )?;
+                let mut rolled_back = self.rolled_back.take();
+                rolled_back.append(&mut run.recovered);
+                run.recovered = rolled_back.clone();
+                self.rolled_back.set(rolled_back);
                 let mut continued = run.continue_streamed(&mut stream)?;
                 continued.dropped = stream.take_dropped();
                 continued.read_as = file.cli_version.map(str::to_owned);

@@ -630,3 +630,37 @@ fn a_source_that_fails_in_one_pass_and_whole_fails_as_the_whole_read_says() {
     );
     assert!(sessions(&root).is_empty());
 }
+
+/// A killed run's journal rolled back by an attempt on a lost bet is reported by the attempt on
+/// the whole read, which ends the continuation (the rollback is done by then: that attempt finds
+/// nothing left to roll back).
+#[test]
+fn what_a_first_attempt_rolled_back_is_reported_by_the_one_that_ends_the_continuation() {
+    use handoff_host::journal::{Conversation, Journal};
+    let (dir, root) = scratch();
+    let base = &corpus::entry("plain-chat").unwrap().transcript;
+    let path = dir.path().join("source.json");
+    std::fs::write(&path, base.to_json_pretty()).unwrap();
+    let killed = Conversation {
+        root: &root,
+        seal: handoff_host::seal::Seal::of_this_process(),
+        // A lock key as the engine makes them (64 hex digits), of another conversation.
+        key: &"a".repeat(64),
+        target: NAME,
+        locator: "another",
+    };
+    // Begun and never ended: what a run killed before it wrote leaves.
+    let journal = Journal::begin_create(killed, None).unwrap();
+    let journal_path = journal.path();
+    std::mem::forget(journal);
+    let reader = Betting::new(Bet::LostAtTheEnd);
+    let done = continue_conversation(
+        &with_writer(Streaming(Take::All)),
+        &request(&reader, &path, &root),
+    )
+    .unwrap();
+    assert_eq!(reader.counts(), (1, 1));
+    let journals: Vec<_> = done.recovered.iter().map(|r| &r.journal).collect();
+    assert_eq!(journals, [&journal_path]);
+    assert!(!journal_path.exists());
+}
