@@ -180,7 +180,13 @@ fn any_other_session_is_read_as_written_to_the_same_events_or_declined() {
                 assert_eq!(read, whole, "{}", path.display());
                 same += 1;
             }
-            (whole, Err(_)) => {
+            (whole, Err(e)) => {
+                // At a line: the walk at the end is left to decline none of these.
+                assert!(
+                    !e.contains("walk"),
+                    "{}: declined at the end: {e}",
+                    path.display()
+                );
                 declined += 1;
                 drop(whole);
             }
@@ -196,6 +202,43 @@ fn any_other_session_is_read_as_written_to_the_same_events_or_declined() {
     assert!(
         same >= 5 && declined >= 1,
         "{same} read as written, {declined} declined"
+    );
+}
+
+/// A rewind (a prompt hung on a record before the last turn, as Claude Code's `/rewind` writes
+/// it) is declined at its own line, not after the whole file: a source read in one pass that
+/// declines is read again whole, so the earlier, the cheaper.
+#[test]
+fn a_rewind_is_declined_at_its_prompt() {
+    use handoff_sdk::serde_json::{self, Value};
+    let dir = tempfile::tempdir().unwrap();
+    let t = Transcript::new(vec![
+        user("u1", 0, "first"),
+        answer("a1", 1, vec![text("one")]),
+        user("u2", 2, "second"),
+        answer("a2", 3, vec![text("two")]),
+    ]);
+    let path = written(dir.path(), &t).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // The prompt asked again after the first answer: a new branch off `a1`.
+    let mut again = lines[2].clone();
+    again["uuid"] = "0b8f0a4e-5c1a-4d3e-9f00-000000000001".into();
+    again["parentUuid"] = lines[1]["uuid"].clone();
+    again["message"]["content"] = "second, asked again".into();
+    let rewound = format!("{text}{again}\n");
+    std::fs::write(&path, rewound).unwrap();
+
+    let whole = whole(&path).unwrap();
+    assert_eq!(whole.len(), 3, "the walk takes the new branch: {whole:?}");
+    let declined = as_written(&path, 1 << 16).unwrap_err();
+    let line = lines.len() + 1;
+    assert!(
+        declined.contains(&format!(":{line}: a prompt off the records before it")),
+        "{declined}"
     );
 }
 

@@ -191,7 +191,8 @@ pub(super) fn load_from(
                     return Err(left_file_order(path, &node, "a uuid written again"));
                 }
                 let line = (text, complete);
-                speculation.record(path, &node, line, message_id.as_deref(), &mut loaded)?;
+                let record = (kept.index, &node);
+                speculation.record(path, record, line, message_id.as_deref(), &mut loaded)?;
             }
         }
     }

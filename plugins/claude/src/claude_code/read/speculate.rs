@@ -9,7 +9,10 @@
 //! taken on the index alone ([`made_in_file_order`](super::assemble::made_in_file_order)), and it
 //! must hand on the same records in the same order and group. A file that leaves the bet (a uuid
 //! written again, a sidechain record, a record that does not decode, another walk) is an error,
-//! and the verify reads the session whole instead.
+//! and the verify reads the session whole instead (a source read in one pass, the continuation
+//! runs again on the whole read). A prompt that does not hang on the last record turned into
+//! events (a rewind's) is such an error at its line, so a file with a branch is declined before
+//! it is read to its end: only a hint, the walk at the end decides.
 
 use std::path::Path;
 
@@ -18,6 +21,7 @@ use handoff_sdk::{Event, PluginError};
 use super::assemble::{
     bare_strings_as_sent, boundary_at, compaction, emit_assistant_turn, user_record, Emitter,
 };
+use super::link::Link;
 use super::load::Loaded;
 use super::nodes::{IndexKind, IndexNode, Node};
 use super::reread::decode_line;
@@ -32,6 +36,8 @@ pub(super) struct Speculation<'s> {
     boundary: Option<(Node, Option<String>)>,
     /// Records turned into events (user, assistant and compact boundary records).
     records: usize,
+    /// The index of the last record turned into events, if any.
+    last_conversation: Option<usize>,
     drops_empty_user_content: bool,
     drops_bare_string_blocks: bool,
 }
@@ -45,17 +51,19 @@ impl<'s> Speculation<'s> {
             turn_id: None,
             boundary: None,
             records: 0,
+            last_conversation: None,
             drops_empty_user_content: rules.empty_user_content_dropped,
             drops_bare_string_blocks: rules.bare_string_blocks_dropped,
         }
     }
 
-    /// The record just indexed as `node` (new to the index), from `text`, its line; its message
-    /// id if it is an assistant record with one. An error when the file leaves the bet.
+    /// The record just indexed as `node` (new to the index, at `index`), from `text`, its line;
+    /// its message id if it is an assistant record with one. An error when the file leaves the
+    /// bet.
     pub(super) fn record(
         &mut self,
         path: &Path,
-        node: &IndexNode,
+        (index, node): (usize, &IndexNode),
         (text, complete): (&[u8], bool),
         message_id: Option<&str>,
         loaded: &mut Loaded,
@@ -70,6 +78,14 @@ impl<'s> Speculation<'s> {
             }
             IndexKind::User { .. } | IndexKind::Assistant | IndexKind::CompactBoundary { .. } => {}
         }
+        if self.branches_off(node, loaded.records.up[index].get()) {
+            return Err(left_file_order(
+                path,
+                node,
+                "a prompt off the records before it",
+            ));
+        }
+        self.last_conversation = Some(index);
         let mut record = decode_line(path, node, text, complete, loaded).map_err(|e| {
             // The whole read decides whether Claude Code passes the record over or fails on it.
             PluginError::Other(format!("{e}: {NOT_AS_WRITTEN}"))
@@ -98,6 +114,28 @@ impl<'s> Speculation<'s> {
                 Ok(())
             }
         }
+    }
+
+    /// Whether `node`, a prompt linked by `up`, starts a branch: it does not follow the last
+    /// record turned into events (a rewind's prompt hangs on an earlier record), so Claude Code's
+    /// walk would leave records already handed on. Only a hint that the bet is lost, seen at the
+    /// line instead of at the end (a lost bet costs a second read of the whole file): the walk
+    /// checked at the end decides, so a prompt let through here costs nothing.
+    fn branches_off(&self, node: &IndexNode, up: Link) -> bool {
+        let prompt = IndexKind::User {
+            meta: false,
+            compact_summary: false,
+            has_results: false,
+            bare_strings_only: false,
+        };
+        let Some(last) = self.last_conversation else {
+            return false;
+        };
+        node.kind == prompt
+            && match up {
+                Link::To(parent) => (parent as usize) < last,
+                Link::Root | Link::Missing(_) => true,
+            }
     }
 
     /// The assistant turn read so far, handed on.
