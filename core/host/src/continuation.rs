@@ -320,57 +320,58 @@ impl StreamedSource<'_> {
         filter: DropFilter,
         read: SourceRead,
     ) -> (Result<Continued, ContinueError>, bool) {
-        let StreamedSource {
-            plugin,
-            request,
-            target,
-            comparison,
-            file,
-            ..
-        } = *self;
         std::thread::scope(|scope| {
-            let cwd = self.cwd.clone();
+            let (file, cwd) = (self.file, self.cwd.clone());
+            let (target, comparison) = (self.target, self.comparison);
             let mut stream =
-                SourceStream::start(scope, file, target, comparison, cwd.clone(), filter, read);
-            let result = (|| {
-                let (locator, source_hop, witness) = match request.locator {
-                    Some(locator) => (locator.to_owned(), 0, None),
-                    None => match stream.first()? {
-                        Some(first) => {
-                            let identity = episodes::identify_source(
-                                request.seal,
-                                file.target,
-                                file.path,
-                                &first.id,
-                            );
-                            tracing::debug!(conversation = %identity.conversation, witness = ?identity.witness, "the source's conversation");
-                            stream.restore_errors(identity.errors);
-                            (identity.conversation, identity.hop, Some(identity.witness))
-                        }
-                        None => {
-                            return Err(PluginError::InvalidTranscript(format!(
-                                "{}: the source session has no events",
-                                file.path.display()
-                            ))
-                            .into())
-                        }
-                    },
-                };
-                let mut run = Run::new(
-                    plugin, request, comparison, locator, cwd, source_hop, witness,
-                )?;
-                let mut rolled_back = self.rolled_back.take();
-                rolled_back.append(&mut run.recovered);
-                run.recovered = rolled_back.clone();
-                self.rolled_back.set(rolled_back);
-                let mut continued = run.continue_streamed(&mut stream)?;
-                continued.dropped = stream.take_dropped();
-                continued.read_as = file.cli_version.map(str::to_owned);
-                Ok(continued)
-            })();
+                SourceStream::start(scope, file, target, comparison, cwd, filter, read);
+            let result = self.continue_stream(&mut stream);
             let unconfirmed = result.is_err() && stream.unconfirmed();
             (result, unconfirmed)
         })
+    }
+
+    /// The continuation of what `stream` reads: its conversation found by its first event
+    /// (unless the request names one), then locked and continued.
+    fn continue_stream(&self, stream: &mut SourceStream<'_>) -> Result<Continued, ContinueError> {
+        let (request, file) = (self.request, self.file);
+        let (locator, source_hop, witness) = match request.locator {
+            Some(locator) => (locator.to_owned(), 0, None),
+            None => match stream.first()? {
+                Some(first) => {
+                    let identity =
+                        episodes::identify_source(request.seal, file.target, file.path, &first.id);
+                    tracing::debug!(conversation = %identity.conversation, witness = ?identity.witness, "the source's conversation");
+                    stream.restore_errors(identity.errors);
+                    (identity.conversation, identity.hop, Some(identity.witness))
+                }
+                None => {
+                    return Err(PluginError::InvalidTranscript(format!(
+                        "{}: the source session has no events",
+                        file.path.display()
+                    ))
+                    .into())
+                }
+            },
+        };
+        let cwd = self.cwd.clone();
+        let mut run = Run::new(
+            self.plugin,
+            request,
+            self.comparison,
+            locator,
+            cwd,
+            source_hop,
+            witness,
+        )?;
+        let mut rolled_back = self.rolled_back.take();
+        rolled_back.append(&mut run.recovered);
+        run.recovered = rolled_back.clone();
+        self.rolled_back.set(rolled_back);
+        let mut continued = run.continue_streamed(stream)?;
+        continued.dropped = stream.take_dropped();
+        continued.read_as = file.cli_version.map(str::to_owned);
+        Ok(continued)
     }
 }
 
