@@ -53,6 +53,7 @@ mod file_per_id;
 mod handed;
 pub mod held;
 pub mod ids;
+pub mod lines;
 mod listing;
 mod log_bridge;
 mod ownership;

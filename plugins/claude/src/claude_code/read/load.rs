@@ -2,9 +2,10 @@
 //! when it can be and on the general path otherwise.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::path::Path;
 
+use handoff_sdk::lines::LineReader;
 use handoff_sdk::serde_json::{self, Value};
 use handoff_sdk::spill::{spill_ids, SpillMap};
 use handoff_sdk::{IdMap, IdSeeds, PluginError};
@@ -118,7 +119,8 @@ pub(super) fn load_from(
     spill_after: usize,
     mut speculation: Option<&mut Speculation<'_>>,
 ) -> Result<Loaded, PluginError> {
-    let mut reader = BufReader::with_capacity(1 << 16, input);
+    // Each line parsed where it was read, not copied out first.
+    let mut lines = LineReader::new(input);
     let mut loaded = Loaded {
         records: Records {
             nodes: NodeStore::new(expected, spill_after),
@@ -137,21 +139,14 @@ pub(super) fn load_from(
         whole: Vec::new(),
         reread: None,
     };
-    let mut buf = Vec::new();
     let mut line_no = 0;
     let mut offset = 0u64;
-    loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| PluginError::io(path, &e))?;
-        if n == 0 {
-            break;
-        }
+    while let Some(line) = lines.next_line().map_err(|e| PluginError::io(path, &e))? {
+        let n = line.len();
         line_no += 1;
         let line_start = offset;
         offset += n as u64;
-        let (text, complete) = record_text(&buf, line_start == 0);
+        let (text, complete) = record_text(line, line_start == 0);
         // Blank lines carry nothing; Claude Code skips them (measured: it resumes the whole
         // conversation around one).
         if text.iter().all(u8::is_ascii_whitespace) {

@@ -20,6 +20,7 @@ mod unanswered;
 use std::io::BufRead;
 use std::path::Path;
 
+use handoff_sdk::lines::LineReader;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::spill::spill_ids;
 use handoff_sdk::{Event, GrowingRead, PluginError, Transcript, WrittenFile};
@@ -184,23 +185,15 @@ fn read_each_from(
     threshold: usize,
     sink: &mut dyn FnMut(Event) -> bool,
 ) -> Result<Header, PluginError> {
-    let mut reader = std::io::BufReader::with_capacity(1 << 16, input);
+    // Each line parsed where it was read, not copied out first.
+    let mut lines = LineReader::new(input);
     let mut state = ReadState::new(path, sink, threshold);
-    let mut buf = Vec::with_capacity(1 << 12);
     let mut n = 0usize;
-    loop {
-        buf.clear();
-        let read = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| PluginError::io(path, &e))?;
-        if read == 0 {
-            break;
-        }
+    while let Some(line) = lines.next_line().map_err(|e| PluginError::io(path, &e))? {
         n += 1;
-        if buf.last() != Some(&b'\n') {
+        let Some(body) = line.strip_suffix(b"\n") else {
             return Err(torn(path, n));
-        }
-        let body = &buf[..buf.len() - 1];
+        };
         let body = body.strip_suffix(b"\r").unwrap_or(body);
         // Codex 0.171.0 skips a blank line and resumes the rest (measured, issue 15:
         // live/tests/differential.rs).
@@ -210,10 +203,6 @@ fn read_each_from(
         state.line(n, body)?;
         if state.stopped {
             break;
-        }
-        // Do not keep the memory of one huge line for the rest of the file.
-        if buf.capacity() > 1 << 20 {
-            buf = Vec::with_capacity(1 << 12);
         }
     }
     if n == 0 {
