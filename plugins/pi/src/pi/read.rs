@@ -19,6 +19,7 @@ use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use foldhash::HashMap;
+use handoff_sdk::lines::LineReader;
 use handoff_sdk::marker::OwnershipMarker;
 use handoff_sdk::serde_json;
 use handoff_sdk::spill::{spill_ids, SpillMap};
@@ -321,36 +322,28 @@ fn each_line(
     mut each: impl FnMut(usize, u64, &str) -> Result<bool, PluginError>,
 ) -> Result<(), PluginError> {
     let file = File::open(path).map_err(|e| PluginError::io(path, &e))?;
-    let mut reader = BufReader::with_capacity(1 << 16, file);
-    let mut buffer = Vec::new();
+    // Each line parsed where it was read, not copied out first.
+    let mut lines = LineReader::new(file);
     let mut number = 0;
     let mut offset = 0u64;
-    loop {
-        buffer.clear();
-        let read = reader
-            .read_until(b'\n', &mut buffer)
-            .map_err(|e| PluginError::io(path, &e))?;
-        if read == 0 {
-            return Ok(());
-        }
+    while let Some(mut line) = lines.next_line().map_err(|e| PluginError::io(path, &e))? {
         number += 1;
         let mut start = offset;
-        offset += read as u64;
+        offset += line.len() as u64;
         // pi trims the file's text before splitting it, and JavaScript's trim takes a BOM.
-        if number == 1 && buffer.starts_with(BOM) {
-            buffer.drain(..BOM.len());
+        if number == 1 && line.starts_with(BOM) {
+            line = &line[BOM.len()..];
             start += BOM.len() as u64;
         }
-        if buffer.last() != Some(&b'\n') {
+        let Some(body) = line.strip_suffix(b"\n") else {
             return Err(PluginError::malformed_line(
                 path,
                 number,
                 None,
                 "the last line does not end with a newline: a torn write (pi always ends a line)",
             ));
-        }
-        buffer.pop();
-        let text = std::str::from_utf8(&buffer).map_err(|e| {
+        };
+        let text = std::str::from_utf8(body).map_err(|e| {
             PluginError::malformed_line(path, number, None, format!("the line is not UTF-8: {e}"))
         })?;
         if text.trim().is_empty() {
@@ -360,6 +353,7 @@ fn each_line(
             return Ok(());
         }
     }
+    Ok(())
 }
 
 /// Interprets line `line` as the header.
