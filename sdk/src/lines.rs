@@ -76,15 +76,15 @@ impl<R: Read> LineReader<R> {
         if self.end == self.buf.len() {
             self.buf.resize(self.buf.len() * 2, 0);
         }
-        loop {
+        let n = loop {
             match self.input.read(&mut self.buf[self.end..]) {
-                Ok(0) => self.eof = true,
-                Ok(n) => self.end += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
+                read => break read?,
             }
-            return Ok(());
-        }
+        };
+        self.end += n;
+        self.eof = n == 0;
+        Ok(())
     }
 }
 

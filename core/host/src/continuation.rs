@@ -283,14 +283,14 @@ pub fn continue_conversation(
                 cwd,
                 rolled_back: std::cell::Cell::default(),
             };
+            let filter_again = filter.fresh();
             match source.continue_from(filter, SourceRead::InOnePass) {
                 // Events made before the reader confirmed its bet may not be the source's: the
                 // error may be theirs. Nothing of the attempt is left (a failed write removes
                 // its session), so it is run again on the source read whole, which decides.
                 (Err(ContinueError::Plugin(e)), true) => {
                     tracing::debug!(error = %e, "the source read in one pass was not confirmed; reading it whole");
-                    let filter = DropFilter::new(request.drop)?;
-                    source.continue_from(filter, SourceRead::Whole).0
+                    source.continue_from(filter_again, SourceRead::Whole).0
                 }
                 (result, _) => result,
             }
@@ -364,10 +364,8 @@ impl StreamedSource<'_> {
             source_hop,
             witness,
         )?;
-        let mut rolled_back = self.rolled_back.take();
-        rolled_back.append(&mut run.recovered);
-        run.recovered = rolled_back.clone();
-        self.rolled_back.set(rolled_back);
+        run.recovered.splice(0..0, self.rolled_back.take());
+        self.rolled_back.set(run.recovered.clone());
         let mut continued = run.continue_streamed(stream)?;
         continued.dropped = stream.take_dropped();
         continued.read_as = file.cli_version.map(str::to_owned);

@@ -510,7 +510,7 @@ enum Bet {
 }
 
 /// A source reader of canonical JSON files that reads a file as written in one pass as `bet`
-/// says, and whole correctly; counting each way it was asked.
+/// says, and whole as [`Unchecked`] does; counting each way it was asked.
 struct Betting {
     bet: Bet,
     in_one_pass: std::sync::atomic::AtomicUsize,
@@ -542,8 +542,7 @@ impl Reader for Betting {
         use std::sync::atomic::Ordering::Relaxed;
         let ReadFrom::Written(_, file) = from else {
             self.whole.fetch_add(1, Relaxed);
-            Unchecked::whole(from.path())?.events.into_iter().all(sink);
-            return Ok(ReadOutcome::Read);
+            return Unchecked.read_each(from, sink);
         };
         self.in_one_pass.fetch_add(1, Relaxed);
         let mut text = String::new();
@@ -568,10 +567,10 @@ impl Reader for Betting {
         Ok(ReadOutcome::Read)
     }
     fn cwd(&self, from: ReadFrom<'_>) -> Result<Option<String>, PluginError> {
-        Ok(Unchecked::whole(from.path())?.cwd)
+        Unchecked.cwd(from)
     }
-    fn list(&self, _root: &StoreRoot, _target: &str) -> Result<Vec<SessionInfo>, PluginError> {
-        Ok(Vec::new())
+    fn list(&self, root: &StoreRoot, target: &str) -> Result<Vec<SessionInfo>, PluginError> {
+        Unchecked.list(root, target)
     }
 }
 

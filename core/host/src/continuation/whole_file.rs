@@ -9,7 +9,8 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use handoff_capability::{fd_path, Growth, WrittenFile};
+use super::written::reopen;
+use handoff_capability::{Growth, WrittenFile};
 
 /// The file at a path as it was when it was opened: every read opens that same file (wherever it
 /// is renamed meanwhile) and ends at the length it had then, so a CLI appending to it or
@@ -34,11 +35,8 @@ impl WholeFile {
 
 impl WrittenFile for WholeFile {
     fn open(&self) -> io::Result<File> {
-        match fd_path(&self.file) {
-            Some(path) => File::open(path),
-            // A position of its own is what a second reader needs; the path is the next best.
-            None => File::open(&self.path),
-        }
+        // Where the file cannot be followed (no `/proc`), its path is the next best.
+        reopen(&self.file).or_else(|_| File::open(&self.path))
     }
 
     fn name(&self) -> &Path {

@@ -252,7 +252,7 @@ impl WriteTap for Tap {
 }
 
 /// A second handle on `file` with a position of its own (the writer may have renamed it).
-fn reopen(file: &File) -> std::io::Result<File> {
+pub(super) fn reopen(file: &File) -> std::io::Result<File> {
     let path = fd_path(file)
         .ok_or_else(|| std::io::Error::other("following a file being written needs Linux"))?;
     File::open(path)

@@ -126,13 +126,12 @@ impl Target for ClaudeCode {
         cli_version: Option<&str>,
         sink: EventSink<'_>,
     ) -> Result<Option<String>> {
-        let rules = cli_version.map_or_else(ReadRules::default, ReadRules::for_version);
-        read::read_each(from.path(), rules, sink)
+        read::read_each(from.path(), ReadRules::of(cli_version), sink)
     }
 
     /// The index loaded as the file grows.
     fn read_written(&self, file: &dyn WrittenFile, sink: EventSink<'_>) -> Result<ReadOutcome> {
-        read::read_written_each(file, ReadRules::default(), sink).map(|()| ReadOutcome::Read)
+        self.read_written_as(file, None, sink)
     }
 
     /// As [`Target::read_each_as`] reads: the version's rules.
@@ -142,8 +141,7 @@ impl Target for ClaudeCode {
         cli_version: Option<&str>,
         sink: EventSink<'_>,
     ) -> Result<ReadOutcome> {
-        let rules = cli_version.map_or_else(ReadRules::default, ReadRules::for_version);
-        read::read_written_each(file, rules, sink).map(|()| ReadOutcome::Read)
+        read::read_written_each(file, ReadRules::of(cli_version), sink).map(|()| ReadOutcome::Read)
     }
 
     /// From the first conversation records only (a file that holds a malformed line after them is

@@ -78,6 +78,12 @@ impl ReadRules {
         bare_string_prompt_no_leaf: true,
     };
 
+    /// As Claude Code `cli_version` sends a session; without one, as the newest end of the
+    /// verified range does.
+    pub fn of(cli_version: Option<&str>) -> ReadRules {
+        cli_version.map_or_else(ReadRules::default, ReadRules::for_version)
+    }
+
     /// As Claude Code `version` (`2.1.197`, `v2.1.197`) sends a session. A version that is no
     /// version reads as [`ReadRules::NEWEST`].
     pub fn for_version(version: &str) -> ReadRules {

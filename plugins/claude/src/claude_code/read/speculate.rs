@@ -122,16 +122,19 @@ impl<'s> Speculation<'s> {
     /// line instead of at the end (a lost bet costs a second read of the whole file): the walk
     /// checked at the end decides, so a prompt let through here costs nothing.
     fn branches_off(&self, node: &IndexNode, up: Link) -> bool {
-        let prompt = IndexKind::User {
-            meta: false,
-            compact_summary: false,
-            has_results: false,
-            bare_strings_only: false,
-        };
+        let prompt = matches!(
+            node.kind,
+            IndexKind::User {
+                meta: false,
+                compact_summary: false,
+                has_results: false,
+                bare_strings_only: false,
+            }
+        );
         let Some(last) = self.last_conversation else {
             return false;
         };
-        node.kind == prompt
+        prompt
             && match up {
                 Link::To(parent) => (parent as usize) < last,
                 Link::Root | Link::Missing(_) => true,
