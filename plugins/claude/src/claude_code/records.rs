@@ -7,11 +7,13 @@
 //! workspace's `arbitrary_precision`). Only a tool call's `input` is a `Value`, since it must stay
 //! exact.
 //!
-//! The typed decoding ([`FastContent`]) covers what sessions hold: text, thinking, redacted
-//! thinking, tool calls and tool results of text. Anything else — images, unknown block types,
-//! a member of an unexpected type, a repeated member — makes it fail, and the reader then reads
-//! the line again with [`Value`] content and `parse_block` (the general path), so results and
-//! errors are those of the general path.
+//! The typed decoding ([`FastContent`]) covers what sessions hold: text, images, thinking,
+//! redacted thinking, tool calls and tool results of text and images. Anything else — unknown
+//! block types, a member of an unexpected type, a repeated member, data that is not base64 —
+//! makes it fail, and the reader then reads the line again with [`Value`] content and
+//! `parse_block` (the general path), so results and errors are those of the general path.
+//! (Images are typed because they are most of a long session's bytes: handed over, each was
+//! scanned once more and built as a `Value`.)
 //!
 //! **Written.** [`RecordOut`] and its parts borrow from the transcript, so writing a record builds
 //! no JSON value (but for the compact boundary's metadata).
@@ -214,6 +216,8 @@ struct BlockFields<'a> {
     tool_use_id: Option<Text<'a>>,
     content: Option<ResultContent>,
     is_error: Option<bool>,
+    #[serde(borrow)]
+    source: Option<ImageSource<'a>>,
 }
 
 impl BlockFields<'_> {
@@ -228,6 +232,7 @@ impl BlockFields<'_> {
         };
         Some(match self.kind.as_str() {
             "text" => ParsedBlock::Text(self.text?),
+            "image" => ParsedBlock::Image(self.source?.into_part()?),
             "thinking" => ParsedBlock::Thinking(Thinking {
                 text: self.thinking?,
                 signature: self
@@ -274,10 +279,12 @@ impl<'de> Deserialize<'de> for ResultContent {
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
                 let mut parts = Vec::with_capacity(seq.size_hint().unwrap_or(1));
                 while let Some(item) = seq.next_element::<ResultItem<'de>>()? {
-                    match (item.kind.as_str(), item.text) {
-                        ("text", Some(text)) => parts.push(Part::Text { text }),
-                        _ => return Err(de::Error::custom("not a text item")),
-                    }
+                    let part = match (item.kind.as_str(), item.text, item.source) {
+                        ("text", Some(text), _) => Some(Part::Text { text }),
+                        ("image", _, Some(source)) => source.into_part(),
+                        _ => None,
+                    };
+                    parts.push(part.ok_or_else(|| de::Error::custom("not a text or image item"))?);
                 }
                 Ok(parts)
             }
@@ -292,6 +299,35 @@ struct ResultItem<'a> {
     #[serde(rename = "type", borrow)]
     kind: Text<'a>,
     text: Option<String>,
+    #[serde(borrow)]
+    source: Option<ImageSource<'a>>,
+}
+
+/// An image block's `source`: base64 data and its media type, or a URL.
+#[derive(Deserialize)]
+struct ImageSource<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Text<'a>,
+    #[serde(borrow)]
+    media_type: Option<Text<'a>>,
+    #[serde(borrow)]
+    data: Option<Text<'a>>,
+    url: Option<String>,
+}
+
+impl ImageSource<'_> {
+    /// The canonical part, as `parse_block` makes it; `None` when a member it needs is missing
+    /// (or `null`), the data is not base64, or the source is of another kind.
+    fn into_part(self) -> Option<Part> {
+        match self.kind.as_str() {
+            "base64" => Some(Part::Image {
+                media_type: self.media_type?.0.into_owned(),
+                data: handoff_sdk::base64::decode(self.data?.as_str().as_bytes()).ok()?,
+            }),
+            "url" => Some(Part::ImageUrl { url: self.url? }),
+            _ => None,
+        }
+    }
 }
 
 /// The session-wide members of every written record.

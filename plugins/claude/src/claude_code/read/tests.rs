@@ -465,6 +465,12 @@ fn the_typed_path_agrees_on_edge_cases_or_hands_them_over() {
         r#"{"message":{}}"#,
         r#"{"message":{"content":"x"},"handoff":{"author":{"kind":"human","name":"Ann"},"origin":null}}"#,
         r#"{"message":{"id":"m\u0041\n","model":"c\"x","content":"x"},"subtype":"\u0041"}"#,
+        // Images, of a prompt and of a tool result, with members the general path passes over.
+        r#"{"message":{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"aGk="}}]}}"#,
+        r#"{"message":{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"a\/k=","x":1},"cache_control":{}}]}}"#,
+        r#"{"message":{"content":[{"type":"image","source":{"type":"url","url":"https://x/y.png"}}]}}"#,
+        r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"see"},{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":""}}]}]}}"#,
+        r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image","source":{"type":"url","url":"u"}}]}]}}"#,
     ];
     for rest in typed {
         let line = format!("{{{head},{}", &rest[1..]);
@@ -478,10 +484,15 @@ fn the_typed_path_agrees_on_edge_cases_or_hands_them_over() {
         r#"{"message":{"content":[{"type":"tool_use","id":"t","name":"n","input":null}]}}"#,
         r#"{"message":{"content":[{"type":"tool_use","id":"t","name":"n"}]}}"#,
         r#"{"message":{"content":[{"type":"thinking","thinking":"t","signature":5}]}}"#,
-        r#"{"message":{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"aGk="}}]}}"#,
+        // Not base64, no data, no media type, a source of another kind, an image item without
+        // a source: the general path judges them.
         r#"{"message":{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"!!"}}]}}"#,
+        r#"{"message":{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png"}}]}}"#,
+        r#"{"message":{"content":[{"type":"image","source":{"type":"base64","media_type":null,"data":"aGk="}}]}}"#,
+        r#"{"message":{"content":[{"type":"image","source":{"type":"file","file_id":"f"}}]}}"#,
+        r#"{"message":{"content":[{"type":"image","source":"aGk="}]}}"#,
+        r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image"}]}]}}"#,
         r#"{"message":{"content":[{"type":"document","source":{}}]}}"#,
-        r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image","source":{"type":"url","url":"u"}}]}]}}"#,
         r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":5}]}}"#,
         r#"{"message":{"content":[5]}}"#,
         r#"{"message":{"content":{"type":"text"}}}"#,
@@ -659,6 +670,7 @@ fn the_spans_agree_on_edge_cases_or_hand_them_over() {
         format!(r#"{{{head},{ts},"isMeta":true,"isCompactSummary":true,"message":{{"content":"sum"}}}}"#).replace("assistant", "user"),
         // No timestamp: a record Claude Code keeps.
         format!(r#"{{{head},"message":{{"content":"x"}}}}"#),
+        format!(r#"{{{head},{ts},"message":{{"content":[{{"type":"image","source":{{"type":"base64","media_type":"image/png","data":"aGk="}}}}]}}}}"#),
     ];
     for line in &spanned {
         assert!(spans_agree(line.as_bytes()), "{line}");
@@ -681,7 +693,7 @@ fn the_spans_agree_on_edge_cases_or_hand_them_over() {
         format!(r#"{{{head},{ts}}}"#),
         format!(r#"{{{head},{ts},"handoff":5,"message":{{"content":"x"}}}}"#),
         format!(
-            r#"{{{head},{ts},"message":{{"content":[{{"type":"image","source":{{"type":"base64","media_type":"image/png","data":"aGk="}}}}]}}}}"#
+            r#"{{{head},{ts},"message":{{"content":[{{"type":"image","source":{{"type":"base64","media_type":"image/png","data":"!!"}}}}]}}}}"#
         ),
         format!(r#"{{{head},{ts},"message":{{"content":5}}}}"#),
         // Not a user or assistant record.
@@ -825,9 +837,10 @@ fn a_bare_string_block_is_dropped_as_the_newest_end_reads_and_text_as_the_oldest
             r#"["a bare string",{"type":"text","text":"TOOLME"}]"#,
             false,
         ),
-        // An image sends the line to the general path.
+        // A member of another type than the typed path's (a text block's `id`) sends the line
+        // to the general path, which passes it over.
         (
-            r#"["a bare string",{"type":"text","text":"TOOLME"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"aGk="}}]"#,
+            r#"["a bare string",{"type":"text","text":"TOOLME"},{"type":"text","text":"x","id":5}]"#,
             true,
         ),
     ] {
