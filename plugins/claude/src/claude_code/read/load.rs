@@ -152,8 +152,11 @@ pub(super) fn load_from(
         if text.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let read = match passes {
-            Passes::One => match full_record(path, line_no, text, complete, &mut loaded) {
+        // A speculation makes each record's events from its line at once: decoded whole here,
+        // the line is parsed once, not indexed and then decoded again.
+        let whole_now = passes == Passes::One || speculation.is_some();
+        let read = match whole_now {
+            true => match full_record(path, line_no, text, complete, &mut loaded) {
                 Ok(record) => Ok((record, true)),
                 // A record that does not decode whole may still be off the conversation, which
                 // Claude Code never sends (measured, 2.1.197: it resumes a file with a malformed
@@ -163,9 +166,7 @@ pub(super) fn load_from(
                     .map(|record| (record, false))
                     .map_err(|_| whole_error),
             },
-            Passes::Two => {
-                index_record(path, line_no, text, complete, &mut loaded).map(|r| (r, false))
-            }
+            false => index_record(path, line_no, text, complete, &mut loaded).map(|r| (r, false)),
         };
         let (record, whole) = match read {
             Ok(read) => read,
@@ -185,7 +186,7 @@ pub(super) fn load_from(
                 if !kept.new {
                     return Err(left_file_order(path, &node, "a uuid written again"));
                 }
-                let line = (text, complete);
+                let line = (text, complete, kept.decoded);
                 let record = (kept.index, &node);
                 speculation.record(path, record, line, message_id.as_deref(), &mut loaded)?;
             }
@@ -281,7 +282,8 @@ pub(super) fn record_text(line: &[u8], first: bool) -> (&[u8], bool) {
 /// not matter.
 ///
 /// With [`Passes::One`] the record's body is kept beside it when it was `decoded_whole`; when not,
-/// its slot stays empty and the events' pass reads its line again (see [`load_from`]).
+/// its slot stays empty and the events' pass reads its line again (see [`load_from`]). With
+/// [`Passes::Two`] a record decoded whole (a speculation's) is handed back in [`Kept`].
 fn keep(
     loaded: &mut Loaded,
     record: ReadRecord,
@@ -293,7 +295,13 @@ fn keep(
     let (node, parent) = IndexNode::of(&record.node, record.parent, record.spans, line);
     let logical = node.kind == (IndexKind::CompactBoundary { logical: true });
     let up = link_to(records, parent, logical).into();
-    let whole = (passes == Passes::One).then(|| decoded_whole.then(|| RecordBody::of(record.node)));
+    let (whole, decoded) = match passes {
+        Passes::One => (
+            Some(decoded_whole.then(|| RecordBody::of(record.node))),
+            None,
+        ),
+        Passes::Two => (None, decoded_whole.then_some(record.node)),
+    };
     let next = records.nodes.len() as u32;
     let at = records.index.get_or_insert(&node.uuid, next);
     if at != next {
@@ -305,6 +313,7 @@ fn keep(
         return Ok(Kept {
             index: at as usize,
             new: false,
+            decoded,
         });
     }
     if let Some(id) = record.message_id {
@@ -318,13 +327,16 @@ fn keep(
     Ok(Kept {
         index: next as usize,
         new: true,
+        decoded,
     })
 }
 
-/// Where [`keep`] kept a record: its node, and whether that is new (not a record replaced).
+/// Where [`keep`] kept a record: its node, and whether that is new (not a record replaced); with
+/// [`Passes::Two`], the record as it was decoded whole, if it was.
 struct Kept {
     index: usize,
     new: bool,
+    decoded: Option<Node>,
 }
 
 /// A line as the index takes it: only what linking needs (see [`IndexRecord`]) when that

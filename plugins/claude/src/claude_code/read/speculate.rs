@@ -57,14 +57,14 @@ impl<'s> Speculation<'s> {
         }
     }
 
-    /// The record just indexed as `node` (new to the index, at `index`), from `text`, its line;
-    /// its message id if it is an assistant record with one. An error when the file leaves the
-    /// bet.
+    /// The record just indexed as `node` (new to the index, at `index`), from `text`, its line
+    /// (`decoded`: the record as the line decoded whole, when it did); its message id if it is an
+    /// assistant record with one. An error when the file leaves the bet.
     pub(super) fn record(
         &mut self,
         path: &Path,
         (index, node): (usize, &IndexNode),
-        (text, complete): (&[u8], bool),
+        (text, complete, decoded): (&[u8], bool, Option<Node>),
         message_id: Option<&str>,
         loaded: &mut Loaded,
     ) -> Result<(), PluginError> {
@@ -86,7 +86,8 @@ impl<'s> Speculation<'s> {
             ));
         }
         self.last_conversation = Some(index);
-        let mut record = decode_line(path, node, text, complete, loaded).map_err(|e| {
+        let decoded = decoded.map_or_else(|| decode_line(path, node, text, complete, loaded), Ok);
+        let mut record = decoded.map_err(|e| {
             // The whole read decides whether Claude Code passes the record over or fails on it.
             PluginError::Other(format!("{e}: {NOT_AS_WRITTEN}"))
         })?;
