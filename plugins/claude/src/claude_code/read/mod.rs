@@ -13,7 +13,8 @@
 //! the typed path does not cover is read again with `Value` content and `parse_block`, which
 //! decides and names any fault. Its content moves into events that go out at once. `read` (the
 //! tests' oracle) and [`read_session`], which hold the transcript anyway, decode each record whole
-//! once, in one pass, and keep its content beside its node until its events are made.
+//! once, in one pass, and keep its content beside its node until its events are made; so does
+//! [`read_written_each`], which hands the content on at once ([`speculate`]).
 //!
 //! The conversation is the chain from the leaf (the last main-thread record) back to the root
 //! through `parentUuid` (and through a compact boundary's `logicalParentUuid`, so the compacted

@@ -1,6 +1,7 @@
 //! The events of a session read while its writer writes it, made as its lines arrive: a record's
-//! events in file order, decoded from the line the index pass holds, so nothing is read twice and
-//! the events' pass runs beside the writer instead of after it.
+//! events in file order, from the record as its line was decoded whole when it was loaded (its
+//! index node taken from that decoding, as a whole read's is), so no line is read or parsed twice
+//! and the events' pass runs beside the writer instead of after it.
 //!
 //! File order is a bet: it is [`assemble`](super::assemble)'s order for a session handoff's
 //! writer writes (a linear chain; parallel results on their calls, in time order; a compaction's
