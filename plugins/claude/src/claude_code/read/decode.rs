@@ -105,17 +105,13 @@ pub(super) fn index_node_of(
     loaded: &mut Loaded,
 ) -> Result<Option<ReadRecord>, PluginError> {
     let kind = raw.kind.as_ref().map_or("", Text::as_str);
-    let conversational = matches!(kind, "user" | "assistant" | "system");
-    let Some(uuid) = indexed_uuid(path, line, kind, raw.uuid, raw.leaf_uuid, loaded)? else {
+    let ids = (raw.uuid, raw.leaf_uuid);
+    let session = (raw.cwd, raw.session_id);
+    let Some((uuid, sidechain)) =
+        in_the_chain(path, line, kind, ids, raw.is_sidechain, session, loaded)?
+    else {
         return Ok(None);
     };
-    if !kept_in_the_chain(kind) {
-        return Ok(None);
-    }
-    let sidechain = raw.is_sidechain.unwrap_or(false);
-    if !sidechain && conversational {
-        note_session(loaded, raw.cwd, raw.session_id);
-    }
     let mut message_id = None;
     let (message_id_of, shape) = match raw.message {
         Some(m) => (m.id, m.content),
@@ -171,6 +167,31 @@ pub(super) fn boxed(text: Option<Text<'_>>) -> Option<Box<str>> {
 
 pub(super) fn record_id(text: Option<Text<'_>>) -> Option<RecordId> {
     text.map(|t| RecordId::new(t.as_str()))
+}
+
+/// Where every record's decoding starts: its uuid and whether it is a sidechain's, for a record
+/// the chain keeps (`None` for any other); the session's cwd and id noted from the first
+/// main-thread conversation record.
+fn in_the_chain<'a>(
+    path: &Path,
+    line: usize,
+    kind: &str,
+    (uuid, leaf_uuid): (Option<Text<'a>>, Option<Text<'_>>),
+    is_sidechain: Option<bool>,
+    (cwd, session_id): (Option<Text<'_>>, Option<Text<'_>>),
+    loaded: &mut Loaded,
+) -> Result<Option<(Text<'a>, bool)>, PluginError> {
+    let Some(uuid) = indexed_uuid(path, line, kind, uuid, leaf_uuid, loaded)? else {
+        return Ok(None);
+    };
+    if !kept_in_the_chain(kind) {
+        return Ok(None);
+    }
+    let sidechain = is_sidechain.unwrap_or(false);
+    if !sidechain && matches!(kind, "user" | "assistant" | "system") {
+        note_session(loaded, cwd, session_id);
+    }
+    Ok(Some((uuid, sidechain)))
 }
 
 /// A record's uuid, or none for a record that is not indexed (queue-operation, last-prompt,
@@ -233,17 +254,13 @@ pub(super) fn node_of<C: Content>(
     loaded: &mut Loaded,
 ) -> Result<Option<ReadRecord>, PluginError> {
     let kind = raw.kind.as_ref().map_or("", Text::as_str);
-    let conversational = matches!(kind, "user" | "assistant" | "system");
-    let Some(uuid) = indexed_uuid(path, line, kind, raw.uuid, raw.leaf_uuid, loaded)? else {
+    let ids = (raw.uuid, raw.leaf_uuid);
+    let session = (raw.cwd, raw.session_id);
+    let Some((uuid, sidechain)) =
+        in_the_chain(path, line, kind, ids, raw.is_sidechain, session, loaded)?
+    else {
         return Ok(None);
     };
-    if !kept_in_the_chain(kind) {
-        return Ok(None);
-    }
-    let sidechain = raw.is_sidechain.unwrap_or(false);
-    if !sidechain && conversational {
-        note_session(loaded, raw.cwd, raw.session_id);
-    }
     // A record without a `timestamp` is kept: Claude Code 2.1.197 and 2.1.332 send it (measured:
     // differential case `records-without-timestamp`); its event takes the time of the one before
     // it (`Emitter::time_of`). One that does not parse is an error.
