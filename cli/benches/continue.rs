@@ -324,7 +324,8 @@ fn write_source(dir: &Path, direction: Direction, turns: usize) -> PathBuf {
     session.path
 }
 
-/// Runs of each of the floor and the continuation at a large size (alternated, medians).
+/// Runs of each of the floor and the continuation at a large size (alternated, each child first
+/// once, medians).
 const LARGE_RUNS: usize = 3;
 
 /// Bytes a generated turn takes in either format, about (3.6 KB of text; a 64 KiB image every
@@ -333,9 +334,9 @@ const LARGE_BYTES_A_TURN: u64 = 3_700 + (64 << 10) * 4 / 3 / 20;
 
 /// The large sizes: a generated session of about `mb` MB in each direction's source format
 /// (`synthetic::LongSession`: the tool turns, a 64 KiB image every 20th turn, a compaction every
-/// 500th), written into a temp dir and removed after; the floor and the continuation alternated
-/// [`LARGE_RUNS`] times, medians of wall and CPU time as ratios to the floor's, and each one's
-/// peak (VmHWM, the whole process). A third child in each round continues with everything on the
+/// 500th), written into a temp dir and removed after; the floor, the continuation and a third
+/// child run in [`LARGE_RUNS`] rounds, each child first in one of them; medians of wall and CPU
+/// time as ratios to the floor's, and each one's peak (VmHWM, the whole process). A third child in each round continues with everything on the
 /// heap, as before it went to temporary files: the Claude Code reader's index
 /// (`HANDOFF_CLAUDE_SPILL_RECORDS`) and the id sets (`HANDOFF_SPILL_IDS`) past any session; its
 /// wall ratio and peak are the last two columns. With `into` (`--to pi`, `--to gemini-cli`) the
@@ -360,6 +361,21 @@ fn large(sizes: &[u64], into: Option<Direction>, before: Option<&Path>) {
         "heap ratio",
         "heap peak"
     );
+    // The third child of each round: the build `before`, pi held, or everything on the heap.
+    let third_child = |direction: Direction, source: &Path| {
+        let (peak, wall, _) = if let Some(exe) = before {
+            run_exe(exe, "continue-whole", direction, source, &[])
+        } else if into_pi {
+            run_child("continue-whole", Direction::ClaudeToPiHeld, source)
+        } else {
+            let heap_index = [
+                ("HANDOFF_CLAUDE_SPILL_RECORDS", usize::MAX.to_string()),
+                ("HANDOFF_SPILL_IDS", usize::MAX.to_string()),
+            ];
+            run_child_with("continue-whole", direction, source, &heap_index)
+        };
+        (peak, wall)
+    };
     for &size in sizes {
         for &direction in &directions {
             let dir = tempfile::tempdir().expect("temp dir");
@@ -369,28 +385,31 @@ fn large(sizes: &[u64], into: Option<Direction>, before: Option<&Path>) {
             let (mut floor_cpus, mut cont_cpus) = (Vec::new(), Vec::new());
             let (mut floor_peak, mut cont_peak) = (0, 0);
             let (mut heaps, mut heap_peak) = (Vec::new(), 0);
-            for _ in 0..LARGE_RUNS {
-                let (peak, wall, _) = if let Some(exe) = before {
-                    run_exe(exe, "continue-whole", direction, &source, &[])
-                } else if into_pi {
-                    run_child("continue-whole", Direction::ClaudeToPiHeld, &source)
-                } else {
-                    let heap_index = [
-                        ("HANDOFF_CLAUDE_SPILL_RECORDS", usize::MAX.to_string()),
-                        ("HANDOFF_SPILL_IDS", usize::MAX.to_string()),
-                    ];
-                    run_child_with("continue-whole", direction, &source, &heap_index)
-                };
-                heap_peak = heap_peak.max(peak);
-                heaps.push(wall);
-                let (peak, wall, cpu) = run_child("floor-whole", direction, &source);
-                floor_peak = floor_peak.max(peak);
-                floors.push(wall);
-                floor_cpus.push(cpu);
-                let (peak, wall, cpu) = run_child("continue-whole", direction, &source);
-                cont_peak = cont_peak.max(peak);
-                conts.push(wall);
-                cont_cpus.push(cpu);
+            // The three children take turns at going first: on a VM a run right after another
+            // reuses the page cache that one freed, where fresh memory costs system time on
+            // first touch, so a fixed order favours whichever runs second.
+            for round in 0..LARGE_RUNS {
+                for child in 0..3 {
+                    match (round + child) % 3 {
+                        0 => {
+                            let (peak, wall, cpu) = run_child("floor-whole", direction, &source);
+                            floor_peak = floor_peak.max(peak);
+                            floors.push(wall);
+                            floor_cpus.push(cpu);
+                        }
+                        1 => {
+                            let (peak, wall, cpu) = run_child("continue-whole", direction, &source);
+                            cont_peak = cont_peak.max(peak);
+                            conts.push(wall);
+                            cont_cpus.push(cpu);
+                        }
+                        _ => {
+                            let (peak, wall) = third_child(direction, &source);
+                            heap_peak = heap_peak.max(peak);
+                            heaps.push(wall);
+                        }
+                    }
+                }
             }
             let (floor, cont) = (median(floors), median(conts));
             let (floor_cpu, cont_cpu) = (median(floor_cpus), median(cont_cpus));
