@@ -324,8 +324,8 @@ fn write_source(dir: &Path, direction: Direction, turns: usize) -> PathBuf {
     session.path
 }
 
-/// Runs of each of the floor and the continuation at a large size (alternated, each child first
-/// once, medians).
+/// Rounds of the floor, the continuation and the third child at a large size (each child first in
+/// one round; medians).
 const LARGE_RUNS: usize = 3;
 
 /// Bytes a generated turn takes in either format, about (3.6 KB of text; a 64 KiB image every
@@ -336,10 +336,10 @@ const LARGE_BYTES_A_TURN: u64 = 3_700 + (64 << 10) * 4 / 3 / 20;
 /// (`synthetic::LongSession`: the tool turns, a 64 KiB image every 20th turn, a compaction every
 /// 500th), written into a temp dir and removed after; the floor, the continuation and a third
 /// child run in [`LARGE_RUNS`] rounds, each child first in one of them; medians of wall and CPU
-/// time as ratios to the floor's, and each one's peak (VmHWM, the whole process). A third child in each round continues with everything on the
-/// heap, as before it went to temporary files: the Claude Code reader's index
-/// (`HANDOFF_CLAUDE_SPILL_RECORDS`) and the id sets (`HANDOFF_SPILL_IDS`) past any session; its
-/// wall ratio and peak are the last two columns. With `into` (`--to pi`, `--to gemini-cli`) the
+/// time as ratios to the floor's, and each one's peak (VmHWM, the whole process). The third
+/// child continues with everything on the heap, as before it went to temporary files: the Claude
+/// Code reader's index (`HANDOFF_CLAUDE_SPILL_RECORDS`) and the id sets (`HANDOFF_SPILL_IDS`)
+/// past any session; its wall ratio and peak are the last two columns. With `into` (`--to pi`, `--to gemini-cli`) the
 /// one direction is Claude Code → that target; into pi, the third child writes pi as before it
 /// streamed ([`HeldPi`]: the whole transcript held): "heap" is then "held". With `before`
 /// (`--before EXE`, another build of this bench), the third child is that build's continuation

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use handoff_conformance::corpus;
 use handoff_host::continuation::{
-    continue_conversation, Action, ContinueError, ContinueRequest, Source, SourceFile,
+    continue_conversation, Action, ContinueError, ContinueRequest, Continued, Source, SourceFile,
 };
 use handoff_host::{
     Body, Comparison, CreateOptions, Event, EventStream, Part, PluginError, ReadFrom, ReadOutcome,
@@ -25,6 +25,13 @@ fn source_file(dir: &Path, t: &Transcript) -> PathBuf {
         .create(&root, NAME, t, &CreateOptions::default())
         .unwrap()
         .path
+}
+
+/// `t` as canonical JSON in the file `name` under `dir`: a source the test readers here read.
+fn json_file(dir: &Path, name: &str, t: &Transcript) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, t.to_json_pretty()).unwrap();
+    path
 }
 
 fn request<'a>(reader: &'a dyn Reader, path: &'a Path, root: &'a StoreRoot) -> ContinueRequest<'a> {
@@ -275,8 +282,7 @@ fn an_invalid_event_midway_writes_nothing_and_names_it() {
     ));
     // The reference reader refuses such a file itself; a source reader that does not check is
     // what the engine's own checks are for.
-    let path = dir.path().join("orphan.json");
-    std::fs::write(&path, t.to_json_pretty()).unwrap();
+    let path = json_file(dir.path(), "orphan.json", &t);
     let err = continue_conversation(
         &with_writer(Streaming(Take::All)),
         &request(&Unchecked, &path, &root),
@@ -332,8 +338,7 @@ impl Reader for Unchecked {
 fn a_source_reader_that_panics_is_an_error_and_writes_nothing() {
     let (dir, root) = scratch();
     let t = &corpus::entry("parallel-tool-calls").unwrap().transcript;
-    let path = dir.path().join("panics.json");
-    std::fs::write(&path, t.to_json_pretty()).unwrap();
+    let path = json_file(dir.path(), "panics.json", t);
     let err = continue_conversation(
         &with_writer(Streaming(Take::All)),
         &request(&Unchecked, &path, &root),
@@ -388,8 +393,7 @@ fn a_read_back_that_panics_is_an_error_and_removes_the_new_session() {
 #[test]
 fn an_empty_source_without_a_locator_is_refused() {
     let (dir, root) = scratch();
-    let path = dir.path().join("empty.json");
-    std::fs::write(&path, Transcript::new(Vec::new()).to_json_pretty()).unwrap();
+    let path = json_file(dir.path(), "empty.json", &Transcript::new(Vec::new()));
     let err = continue_conversation(
         &with_writer(Streaming(Take::All)),
         &request(&Unchecked, &path, &root),
@@ -532,6 +536,19 @@ impl Betting {
     }
 }
 
+/// The continuation of the source at `path` read by a [`Betting`] reader of `bet`, and its
+/// reads (in one pass, whole).
+fn continue_betting(
+    bet: Bet,
+    path: &Path,
+    root: &StoreRoot,
+) -> (Result<Continued, ContinueError>, (usize, usize)) {
+    let reader = Betting::new(bet);
+    let plugin = with_writer(Streaming(Take::All));
+    let done = continue_conversation(&plugin, &request(&reader, path, root));
+    (done, reader.counts())
+}
+
 impl Reader for Betting {
     fn read_each(
         &self,
@@ -587,15 +604,10 @@ fn a_source_read_in_one_pass_counts_only_once_its_bet_is_confirmed() {
         (Bet::DeclinedLate, (1, 1)),
     ] {
         let (dir, root) = scratch();
-        let path = dir.path().join("source.json");
-        std::fs::write(&path, base.to_json_pretty()).unwrap();
-        let reader = Betting::new(bet);
-        let done = continue_conversation(
-            &with_writer(Streaming(Take::All)),
-            &request(&reader, &path, &root),
-        )
-        .unwrap_or_else(|e| panic!("{bet:?}: {e}"));
-        assert_eq!(reader.counts(), reads, "{bet:?}");
+        let path = json_file(dir.path(), "source.json", base);
+        let (done, counts) = continue_betting(bet, &path, &root);
+        let done = done.unwrap_or_else(|e| panic!("{bet:?}: {e}"));
+        assert_eq!(counts, reads, "{bet:?}");
         let back = ReferencePlugin
             .read(ReadFrom::Session(&root, &done.session))
             .unwrap();
@@ -615,13 +627,9 @@ fn a_source_that_fails_in_one_pass_and_whole_fails_as_the_whole_read_says() {
     let (dir, root) = scratch();
     let path = dir.path().join("source.json");
     std::fs::write(&path, "{ not json").unwrap();
-    let reader = Betting::new(Bet::Holds);
-    let err = continue_conversation(
-        &with_writer(Streaming(Take::All)),
-        &request(&reader, &path, &root),
-    )
-    .unwrap_err();
-    assert_eq!(reader.counts(), (1, 1));
+    let (done, counts) = continue_betting(Bet::Holds, &path, &root);
+    let err = done.unwrap_err();
+    assert_eq!(counts, (1, 1));
     let err = err.to_string();
     assert!(
         err.contains("key must be a string") && !err.contains("in one pass"),
@@ -638,8 +646,7 @@ fn what_a_first_attempt_rolled_back_is_reported_by_the_one_that_ends_the_continu
     use handoff_host::journal::{Conversation, Journal};
     let (dir, root) = scratch();
     let base = &corpus::entry("plain-chat").unwrap().transcript;
-    let path = dir.path().join("source.json");
-    std::fs::write(&path, base.to_json_pretty()).unwrap();
+    let path = json_file(dir.path(), "source.json", base);
     let killed = Conversation {
         root: &root,
         seal: handoff_host::seal::Seal::of_this_process(),
@@ -652,13 +659,9 @@ fn what_a_first_attempt_rolled_back_is_reported_by_the_one_that_ends_the_continu
     let journal = Journal::begin_create(killed, None).unwrap();
     let journal_path = journal.path();
     std::mem::forget(journal);
-    let reader = Betting::new(Bet::LostAtTheEnd);
-    let done = continue_conversation(
-        &with_writer(Streaming(Take::All)),
-        &request(&reader, &path, &root),
-    )
-    .unwrap();
-    assert_eq!(reader.counts(), (1, 1));
+    let (done, counts) = continue_betting(Bet::LostAtTheEnd, &path, &root);
+    let done = done.unwrap();
+    assert_eq!(counts, (1, 1));
     let journals: Vec<_> = done.recovered.iter().map(|r| &r.journal).collect();
     assert_eq!(journals, [&journal_path]);
     assert!(!journal_path.exists());

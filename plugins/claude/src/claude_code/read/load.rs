@@ -139,6 +139,9 @@ pub(super) fn load_from(
         whole: Vec::new(),
         reread: None,
     };
+    // A speculation makes each record's events from its line at once: decoded whole as it is
+    // loaded, a line is parsed once, not indexed and then decoded again.
+    let whole_now = passes == Passes::One || speculation.is_some();
     let mut line_no = 0;
     let mut offset = 0u64;
     while let Some(line) = lines.next_line().map_err(|e| PluginError::io(path, &e))? {
@@ -152,11 +155,8 @@ pub(super) fn load_from(
         if text.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        // A speculation makes each record's events from its line at once: decoded whole here,
-        // the line is parsed once, not indexed and then decoded again.
-        let whole_now = passes == Passes::One || speculation.is_some();
-        let read = match whole_now {
-            true => match full_record(path, line_no, text, complete, &mut loaded) {
+        let read = if whole_now {
+            match full_record(path, line_no, text, complete, &mut loaded) {
                 Ok(record) => Ok((record, true)),
                 // A record that does not decode whole may still be off the conversation, which
                 // Claude Code never sends (measured, 2.1.197: it resumes a file with a malformed
@@ -165,8 +165,9 @@ pub(super) fn load_from(
                 Err(whole_error) => index_record(path, line_no, text, complete, &mut loaded)
                     .map(|record| (record, false))
                     .map_err(|_| whole_error),
-            },
-            false => index_record(path, line_no, text, complete, &mut loaded).map(|r| (r, false)),
+            }
+        } else {
+            index_record(path, line_no, text, complete, &mut loaded).map(|r| (r, false))
         };
         let (record, whole) = match read {
             Ok(read) => read,
