@@ -379,6 +379,71 @@ fn a_codex_migrate_rollouts_between_hops_keeps_the_episode() {
     });
 }
 
+/// An append to a rollout that Codex rewrote (`codex migrate-rollouts --apply`, Codex 0.171)
+/// numbers every record it writes, as Codex numbers its own: a tool result of text too (it has
+/// a writing path of its own, which once left the `ordinal` out; Codex 0.171.0 resumed such a
+/// rollout all the same, with the record or without), and the real Codex resumes the rollout
+/// with the whole conversation: the append's prompt, call, result and answer among it.
+#[test]
+fn an_append_to_a_rollout_codex_rewrote_is_resumed_by_codex() {
+    use handoff_host::{AssistantPart, Body, ById, Event, Part, Timestamp, ToolCall};
+    with_a_codex_episode(|chain, plugins, a| {
+        let codex = chain.agent("codex");
+        let migrated = chain
+            .home
+            .run(codex, &["migrate-rollouts", "--apply"])
+            .unwrap();
+        assert!(migrated.succeeded(), "{}", migrated.summary());
+        let at = |later: i64| Timestamp::from_millis(Timestamp::now().millis() + later);
+        let events = [
+            Event::new("appended-1", at(1), Body::user_text("what is here?")),
+            Event::new(
+                "appended-2",
+                at(2),
+                Body::Assistant {
+                    content: vec![AssistantPart::ToolCall(ToolCall::new(
+                        "call_appended",
+                        "exec_command",
+                        serde_json::json!({"cmd": "ls"}),
+                    ))],
+                    origin: None,
+                },
+            ),
+            Event::new(
+                "appended-3",
+                at(3),
+                Body::ToolResult {
+                    call_id: "call_appended".into(),
+                    content: vec![Part::text("README.md")],
+                    is_error: false,
+                },
+            ),
+            Event::new(
+                "appended-4",
+                at(4),
+                Body::Assistant {
+                    content: vec![AssistantPart::text("A README.")],
+                    origin: None,
+                },
+            ),
+        ];
+        plugins
+            .of("codex")
+            .append_id(codex.root(), "codex", &a.session.id, &events)
+            .unwrap();
+        let rollout = std::fs::read_to_string(&a.session.path).unwrap();
+        let unnumbered: Vec<&str> = rollout
+            .lines()
+            .filter(|line| !line.contains("\"ordinal\":"))
+            .collect();
+        assert!(
+            unnumbered.is_empty(),
+            "records without an ordinal: {unnumbered:#?}"
+        );
+        chain.turn("codex", &a.session);
+    });
+}
+
 /// A session that continued an episode natively: Claude Code's `--resume ID --fork-session`
 /// writes a new session with the episode's history. Continued to Codex, it is known as the same
 /// conversation, and Codex's episode (a prefix of it) is extended under its id.

@@ -1089,9 +1089,32 @@ fn a_rollout_codex_rewrote_is_still_ours_and_appends_number_their_records() {
         .reader()
         .read(ReadFrom::Session(&root, &session))
         .unwrap();
+    // A prompt, a call and its text result (written by a path of its own), then an answer.
     let more = vec![
         user("more-1", 9_999_000, "and then?"),
-        user("more-2", 9_999_001, "and again?"),
+        ev(
+            "more-2",
+            9_999_001,
+            Body::Assistant {
+                content: vec![call("call_2", "ls -a")],
+                origin: origin("openai", "gpt-5"),
+            },
+        ),
+        result(
+            "more-3",
+            9_999_002,
+            "call_2",
+            vec![Part::text("a b")],
+            false,
+        ),
+        ev(
+            "more-4",
+            9_999_003,
+            Body::Assistant {
+                content: vec![AssistantPart::text("Two files.")],
+                origin: origin("openai", "gpt-5"),
+            },
+        ),
     ];
     CodexPlugin
         .append_id(&root, TARGET, &session.id, &more)
@@ -1112,7 +1135,7 @@ fn a_rollout_codex_rewrote_is_still_ours_and_appends_number_their_records() {
         .reader()
         .read(ReadFrom::Session(&root, &session))
         .unwrap();
-    assert_eq!(after.events.len(), before.events.len() + 2);
+    assert_eq!(after.events.len(), before.events.len() + more.len());
 
     // Removed with its rollout.
     CodexPlugin.remove_id(&root, TARGET, &session.id).unwrap();

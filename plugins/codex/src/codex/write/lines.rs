@@ -180,6 +180,12 @@ impl<'o> Lines<'o> {
     ) -> io::Result<()> {
         self.buf.extend_from_slice(b"{\"timestamp\":");
         push_json_str(&mut self.buf, timestamp);
+        // A paginated rollout numbers every record, this one too (`NumberedLineOut`'s order).
+        if let Some(ordinal) = self.ordinal {
+            self.ordinal = Some(ordinal + 1);
+            self.buf.extend_from_slice(b",\"ordinal\":");
+            self.buf.extend_from_slice(ordinal.to_string().as_bytes());
+        }
         self.buf.extend_from_slice(if custom {
             &b",\"type\":\"response_item\",\"payload\":{\"type\":\"custom_tool_call_output\",\"call_id\":"[..]
         } else {
@@ -253,7 +259,6 @@ mod tests {
 
     #[test]
     fn a_text_tool_output_is_written_as_serde_writes_it() {
-        use crate::codex::records::{ItemOut, OutputOut};
         let author = handoff_sdk::Author {
             kind: handoff_sdk::AuthorKind::Human,
             name: "Ann \"A\"".into(),
@@ -284,33 +289,65 @@ mod tests {
                 signature_model: None,
                 redacted: false,
             };
-            let mut fast = Vec::new();
-            let mut lines = Lines::new(&mut fast);
-            lines
-                .function_call_output_text(timestamp, call_id, output, &tag, custom)
-                .unwrap();
-            lines.finish().unwrap();
-            let mut want = Vec::new();
-            let mut lines = Lines::new(&mut want);
-            let item = if custom {
-                ItemOut::CustomToolCallOutput {
-                    call_id,
-                    output: OutputOut::Text(output),
-                    tag: Some(tag),
+            // Plain, and numbered as in a paginated rollout (the second record of one: an
+            // ordinal on each, counted on).
+            for numbered in [None, Some(41)] {
+                let mut fast = Vec::new();
+                let mut lines = lines_into(&mut fast, numbered);
+                for _ in 0..2 {
+                    lines
+                        .function_call_output_text(timestamp, call_id, output, &tag, custom)
+                        .unwrap();
                 }
-            } else {
-                ItemOut::FunctionCallOutput {
-                    call_id,
-                    output: OutputOut::Text(output),
-                    tag: Some(tag),
+                lines.finish().unwrap();
+                let mut want = Vec::new();
+                let mut lines = lines_into(&mut want, numbered);
+                for _ in 0..2 {
+                    lines
+                        .line(
+                            timestamp,
+                            "response_item",
+                            serde_item(call_id, output, &tag, custom),
+                        )
+                        .unwrap();
                 }
-            };
-            lines.line(timestamp, "response_item", item).unwrap();
-            lines.finish().unwrap();
-            assert_eq!(
-                String::from_utf8(fast).unwrap(),
-                String::from_utf8(want).unwrap()
-            );
+                lines.finish().unwrap();
+                assert_eq!(
+                    String::from_utf8(fast).unwrap(),
+                    String::from_utf8(want).unwrap()
+                );
+            }
+        }
+    }
+
+    fn lines_into(out: &mut Vec<u8>, numbered: Option<u64>) -> Lines<'_> {
+        match numbered {
+            None => Lines::new(out),
+            Some(next) => Lines::numbered_from(out, next),
+        }
+    }
+
+    /// The item [`Lines::function_call_output_text`] spells out, for serde to write.
+    fn serde_item<'a>(
+        call_id: &'a str,
+        output: &'a str,
+        tag: &EventTagOut<'a>,
+        custom: bool,
+    ) -> crate::codex::records::ItemOut<'a> {
+        use crate::codex::records::{ItemOut, OutputOut};
+        let (output, tag) = (OutputOut::Text(output), Some(EventTagOut { ..*tag }));
+        if custom {
+            ItemOut::CustomToolCallOutput {
+                call_id,
+                output,
+                tag,
+            }
+        } else {
+            ItemOut::FunctionCallOutput {
+                call_id,
+                output,
+                tag,
+            }
         }
     }
 
