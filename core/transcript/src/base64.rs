@@ -15,6 +15,11 @@ pub fn encode_into(bytes: &[u8], out: &mut String) {
     base64_simd::STANDARD.encode_append(bytes, out);
 }
 
+/// `bytes` in base64, appended to `out` (a JSON line being written, say).
+pub fn encode_into_bytes(bytes: &[u8], out: &mut Vec<u8>) {
+    base64_simd::STANDARD.encode_append(bytes, out);
+}
+
 /// `bytes` in base64.
 pub fn encode(bytes: &[u8]) -> String {
     base64_simd::STANDARD.encode_to_string(bytes)

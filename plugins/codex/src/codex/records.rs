@@ -23,18 +23,6 @@ pub const SOURCE: &str = "cli";
 /// The model provider Codex uses when its config names none.
 pub const DEFAULT_MODEL_PROVIDER: &str = "openai";
 
-/// One line: `{"timestamp":…,"type":…,"payload":…}`.
-#[derive(Serialize)]
-pub struct LineOut<'a, P> {
-    /// RFC 3339, UTC, milliseconds.
-    pub timestamp: &'a str,
-    /// The record type.
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    /// The record.
-    pub payload: P,
-}
-
 /// The first line of every rollout.
 #[derive(Serialize)]
 pub struct SessionMetaOut<'a> {
@@ -68,7 +56,8 @@ pub struct SandboxPolicyOut {
     pub kind: &'static str,
 }
 
-/// The `event_msg` records this plugin writes (the ones Codex needs to list and draw a session).
+/// The `event_msg` records this plugin writes (the ones Codex needs to list and draw a session);
+/// `user_message`, the copy of each prompt, is spelled out by `Lines::user_message`.
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventMsgOut<'a> {
@@ -77,13 +66,6 @@ pub enum EventMsgOut<'a> {
         turn_id: &'a str,
         model_context_window: Option<u64>,
         collaboration_mode_kind: &'static str,
-    },
-    /// What the user typed (the listing needs one of these).
-    UserMessage {
-        message: Cow<'a, str>,
-        images: Vec<ImageUrlOut<'a>>,
-        local_images: [(); 0],
-        text_elements: [(); 0],
     },
     /// What the assistant said.
     AgentMessage { message: Cow<'a, str> },

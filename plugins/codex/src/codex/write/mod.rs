@@ -18,7 +18,7 @@ use serde_json::value::RawValue;
 
 use crate::codex::records::*;
 use items::{assistant_items, content_item, joined_text, raw, tag, OriginCache};
-pub use lines::Lines;
+pub use lines::{Lines, ToolOutput};
 
 /// The model named in `turn_context` when no assistant turn says which model it was.
 const FALLBACK_MODEL: &str = "gpt-5";
@@ -264,18 +264,11 @@ impl<'t> Renderer<'t> {
                 let mut tag = tag(event, None);
                 tag.is_error = *is_error;
                 let custom = self.is_freeform(call_id);
-                match content.as_slice() {
-                    [Part::Text { text }] => {
-                        out.function_call_output_text(&ts, call_id, text, &tag, custom)?
-                    }
-                    parts => {
-                        let output = OutputOut::Items(
-                            parts.iter().map(content_item).collect::<io::Result<_>>()?,
-                        );
-                        let item = output_item(custom, call_id, output, Some(tag));
-                        out.line(&ts, "response_item", item)?;
-                    }
-                }
+                let output = match content.as_slice() {
+                    [Part::Text { text }] => ToolOutput::Text(text),
+                    parts => ToolOutput::Parts(parts),
+                };
+                out.tool_output(&ts, call_id, output, &tag, custom)?;
             }
             Body::Compaction {
                 summary,
@@ -322,40 +315,11 @@ impl<'t> Renderer<'t> {
         event: &Event,
         content: &[Part],
     ) -> io::Result<()> {
-        let item = ItemOut::Message {
-            role: "user",
-            content: content
-                .iter()
-                .map(content_item)
-                .collect::<io::Result<_>>()?,
-            tag: Some(tag(event, None)),
-        };
-        out.line(ts, "response_item", &item)?;
-        let ItemOut::Message { content: items, .. } = item else {
-            unreachable!("built as a message just above")
-        };
-        // The data URLs were made once, for the item; the copy takes them over.
-        let images = items
-            .into_iter()
-            .filter_map(|c| match c {
-                ContentOut::InputImage { image_url } => Some(image_url),
-                _ => None,
-            })
-            .collect();
         let message = joined_text(content.iter().filter_map(|p| match p {
             Part::Text { text } => Some(text.as_str()),
             _ => None,
         }));
-        out.line(
-            ts,
-            "event_msg",
-            EventMsgOut::UserMessage {
-                message,
-                images,
-                local_images: [],
-                text_elements: [],
-            },
-        )
+        out.user_message(ts, content, &tag(event, None), &message)
     }
 
     /// An assistant event: its items, and the `agent_message` copy of its text.
