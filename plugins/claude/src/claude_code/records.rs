@@ -64,6 +64,39 @@ impl Text<'_> {
     }
 }
 
+/// Base64 text, as the bytes between its quotes (JSON's escapes undone): serde_json finds the
+/// end of a string read as bytes with `memchr`, where a `str` is scanned eight bytes at a time
+/// for control characters too, and an image's base64 is most of a session's bytes. Neither
+/// UTF-8 nor control characters are checked, so it is only for text decoded as base64 next:
+/// base64 refuses every byte a string could not hold (any control character, anything not
+/// ASCII), and the record then goes to the general path, which reads it as a string and names
+/// the fault. What decodes is what the string would have decoded to.
+struct Base64Text<'a>(Cow<'a, [u8]>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Base64Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct BytesVisitor;
+        impl<'de> Visitor<'de> for BytesVisitor {
+            type Value = Cow<'de, [u8]>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            // No `visit_seq`: serde_json reads an array of numbers as bytes too, which a string
+            // is not.
+            fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(v))
+            }
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(v.to_owned()))
+            }
+            fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(v))
+            }
+        }
+        d.deserialize_bytes(BytesVisitor).map(Base64Text)
+    }
+}
+
 /// A record, with its message content as `C`: [`FastContent`] on the typed path, [`Value`] on
 /// the general one.
 #[derive(Deserialize)]
@@ -311,7 +344,7 @@ struct ImageSource<'a> {
     #[serde(borrow)]
     media_type: Option<Text<'a>>,
     #[serde(borrow)]
-    data: Option<Text<'a>>,
+    data: Option<Base64Text<'a>>,
     url: Option<String>,
 }
 
@@ -322,7 +355,7 @@ impl ImageSource<'_> {
         match self.kind.as_str() {
             "base64" => Some(Part::Image {
                 media_type: self.media_type?.0.into_owned(),
-                data: handoff_sdk::base64::decode(self.data?.as_str().as_bytes()).ok()?,
+                data: handoff_sdk::base64::decode(&self.data?.0).ok()?,
             }),
             "url" => Some(Part::ImageUrl { url: self.url? }),
             _ => None,

@@ -471,6 +471,8 @@ fn the_typed_path_agrees_on_edge_cases_or_hands_them_over() {
         r#"{"message":{"content":[{"type":"image","source":{"type":"url","url":"https://x/y.png"}}]}}"#,
         r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"see"},{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":""}}]}]}}"#,
         r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image","source":{"type":"url","url":"u"}}]}]}}"#,
+        // Base64 spelled with escapes (read as bytes, the escapes undone as a string's are).
+        r#"{"message":{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"\u0061Gk\u003d"}}]}}"#,
     ];
     for rest in typed {
         let line = format!("{{{head},{}", &rest[1..]);
@@ -492,6 +494,12 @@ fn the_typed_path_agrees_on_edge_cases_or_hands_them_over() {
         r#"{"message":{"content":[{"type":"image","source":{"type":"file","file_id":"f"}}]}}"#,
         r#"{"message":{"content":[{"type":"image","source":"aGk="}]}}"#,
         r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image"}]}]}}"#,
+        // Data a string could not hold, or that is not a string: an escaped control character,
+        // text that is not ASCII, an array of the numbers of `aGk=`, a number.
+        r#"{"message":{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"aG\u0001k="}}]}}"#,
+        r#"{"message":{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"aGé="}}]}}"#,
+        r#"{"message":{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":[97,71,107,61]}}]}}"#,
+        r#"{"message":{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":5}}]}}"#,
         r#"{"message":{"content":[{"type":"document","source":{}}]}}"#,
         r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":5}]}}"#,
         r#"{"message":{"content":[5]}}"#,
@@ -508,6 +516,14 @@ fn the_typed_path_agrees_on_edge_cases_or_hands_them_over() {
     let mut line = format!("{{{head},\"message\":{{\"content\":\"").into_bytes();
     line.extend_from_slice(b"\xff\"}}");
     assert!(!agrees(&line));
+    // A raw control character in an image's base64 (no JSON string holds one): handed over,
+    // and the general path refuses the line.
+    let line = format!(
+        "{{{head},\"message\":{{\"content\":[{{\"type\":\"image\",\"source\":{{\"type\":\
+         \"base64\",\"media_type\":\"image/png\",\"data\":\"aG\u{1}k=\"}}}}]}}}}"
+    );
+    let (typed, general) = both(line.as_bytes());
+    assert!(typed.is_none() && general.is_err(), "{line}: {general:?}");
 }
 
 /// The resume plan's cwd scan gives what the whole read gives: on every sample, and when the
