@@ -5,6 +5,13 @@
 
 use std::io::{self, Read};
 
+/// `line` as text, if it is UTF-8: the check of a line that a reader then parses with
+/// `serde_json::from_str` (which checks no string again), with SIMD where the CPU has it. `None`
+/// says only that it is not: a reader then goes the way that names the fault.
+pub fn text_of(line: &[u8]) -> Option<&str> {
+    simdutf8::basic::from_utf8(line).ok()
+}
+
 /// What the buffer starts at, and what it shrinks back to after a longer line.
 const START: usize = 1 << 16;
 /// A buffer grown past this for a long line is let go once that line is done.

@@ -4,7 +4,8 @@
 //! Two events have the same fingerprint when the comparison finds them equal: the same timestamp,
 //! author and body (thinking that is not portable set aside, a compaction by its summary and the
 //! position of the event it replaces through). Different events have different fingerprints but
-//! for a hash collision (two independently seeded 64-bit foldhash quality hashes); a caller that
+//! for a hash collision (two independently seeded 64-bit foldhash quality hashes, a long byte run
+//! through its 128-bit XXH3 digest); a caller that
 //! finds a difference confirms it field by field with the comparison itself, which also names it.
 
 use std::hash::{BuildHasher, Hasher};
@@ -344,14 +345,26 @@ impl Fingerprint {
     }
 }
 
+/// Byte runs at least this long (an image, a long output) are hashed once, at 128 bits, and the
+/// digest goes to both hashers: two 64-bit passes over every image were most of fingerprinting
+/// a session with images. Every run is written after its length, so which way a run goes is
+/// the same on both sides of a comparison.
+const LONG_RUN: usize = 256;
+
 impl Hasher for Fingerprint {
     fn finish(&self) -> u64 {
         self.0[0].finish()
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        self.0[0].write(bytes);
-        self.0[1].write(bytes);
+        if bytes.len() >= LONG_RUN {
+            let digest = xxhash_rust::xxh3::xxh3_128(bytes);
+            self.0[0].write_u128(digest);
+            self.0[1].write_u128(digest);
+        } else {
+            self.0[0].write(bytes);
+            self.0[1].write(bytes);
+        }
     }
 }
 
@@ -466,6 +479,52 @@ mod tests {
             );
         }
         assert!(comparison.equal(&base, &variants[0]));
+    }
+
+    /// Long runs (hashed through one 128-bit digest) and runs just short of that: equal when
+    /// equal, different when one byte or the length differs, or the bytes move between parts.
+    #[test]
+    fn long_runs_are_told_apart_as_short_ones_are() {
+        let prompt = |parts: Vec<Part>| {
+            Transcript::new(vec![Event::new(
+                "u1",
+                Timestamp::from_millis(5),
+                Body::User { content: parts },
+            )])
+        };
+        let image = |data: Vec<u8>| Part::Image {
+            media_type: "image/png".into(),
+            data,
+        };
+        let bytes = |len: usize| -> Vec<u8> { (0..len).map(|i| (i * 31 % 251) as u8).collect() };
+        let comparison = Comparison::exact();
+        for len in [LONG_RUN - 1, LONG_RUN, LONG_RUN + 1, 70_000] {
+            let mut flipped = bytes(len);
+            flipped[len / 2] ^= 1;
+            let text: String = bytes(len)
+                .iter()
+                .map(|b| char::from(b'a' + b % 26))
+                .collect();
+            let base = prompt(vec![image(bytes(len)), Part::text(text.clone())]);
+            let variants = [
+                prompt(vec![image(bytes(len)), Part::text(text.clone())]),
+                prompt(vec![image(flipped), Part::text(text.clone())]),
+                prompt(vec![image(bytes(len - 1)), Part::text(text.clone())]),
+                prompt(vec![image(bytes(len)), Part::text(text[1..].to_owned())]),
+                prompt(vec![
+                    image(bytes(len)),
+                    Part::text(&text[..len / 2]),
+                    Part::text(&text[len / 2..]),
+                ]),
+            ];
+            for (i, v) in variants.iter().enumerate() {
+                assert_eq!(
+                    all(&comparison, &base) == all(&comparison, v),
+                    i == 0,
+                    "length {len}, variant {i}"
+                );
+            }
+        }
     }
 
     /// Thinking set aside by the comparison is set aside by the fingerprints, and a compaction is

@@ -350,9 +350,7 @@ fn index_record(
     loaded: &mut Loaded,
 ) -> Result<Option<ReadRecord>, PluginError> {
     // UTF-8 is checked once for the line, not once per member name and string.
-    let index = std::str::from_utf8(text)
-        .ok()
-        .and_then(|text| IndexRecord::parse(text).ok());
+    let index = handoff_sdk::lines::text_of(text).and_then(|text| IndexRecord::parse(text).ok());
     match index {
         Some(record) => index_node_of(path, line_no, record, loaded),
         None => general_record(path, line_no, text, complete, loaded),
@@ -402,7 +400,7 @@ fn general_record(
 /// The line decoded on the typed path, if it can be (see [`super::decode`]).
 pub(super) fn typed_record(text: &[u8]) -> Option<Record<'_, FastContent>> {
     // UTF-8 is checked once for the line, not once per string.
-    let text = std::str::from_utf8(text).ok()?;
+    let text = handoff_sdk::lines::text_of(text)?;
     serde_json::from_str(text).ok()
 }
 

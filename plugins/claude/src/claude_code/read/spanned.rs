@@ -39,7 +39,7 @@ pub(super) fn node_from_spans(
         _ => return None,
     };
     let spans = index.spans;
-    let text = std::str::from_utf8(text).ok()?;
+    let text = handoff_sdk::lines::text_of(text)?;
     let uuid: Text<'_> = member(text, spans.uuid)?;
     if RecordId::new(uuid.as_str()) != index.uuid {
         return None;

@@ -157,8 +157,7 @@ pub(super) fn parse_line<'a>(
         timestamp: Some(ts),
         kind: Some(kind),
         payload: Some(payload),
-    }) = std::str::from_utf8(bytes)
-        .ok()
+    }) = handoff_sdk::lines::text_of(bytes)
         .and_then(|text| serde_json::from_str::<FastLine<'a>>(text).ok())
     {
         let payload = match payload {
