@@ -12,6 +12,16 @@ pub fn text_of(line: &[u8]) -> Option<&str> {
     simdutf8::basic::from_utf8(line).ok()
 }
 
+/// Whether `line` holds a control character (below U+0020): in a JSONL line written compactly
+/// there is none, since JSON escapes them in strings, so a reader that skips that check while
+/// parsing a line's strings checks this once first. Written to be vectorised (a chunk's bytes
+/// folded together, no early exit inside one).
+pub fn has_control_byte(line: &[u8]) -> bool {
+    let (chunks, rest) = line.as_chunks::<256>();
+    let least = |bytes: &[u8]| bytes.iter().fold(u8::MAX, |least, &b| least.min(b));
+    chunks.iter().any(|chunk| least(chunk) < 0x20) || least(rest) < 0x20
+}
+
 /// What the buffer starts at, and what it shrinks back to after a longer line.
 const START: usize = 1 << 16;
 /// A buffer grown past this for a long line is let go once that line is done.
@@ -98,6 +108,34 @@ impl<R: Read> LineReader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every byte value at every offset of lines of lengths around the 256-byte chunks: a control
+    /// character is found wherever it is, and nothing else is taken for one.
+    #[test]
+    fn a_control_byte_is_found_wherever_it_is() {
+        for len in [1, 2, 31, 64, 255, 256, 257, 600] {
+            let plain = vec![b'a'; len];
+            assert!(!has_control_byte(&plain));
+            for at in 0..len {
+                for byte in 0..=255u8 {
+                    let mut line = plain.clone();
+                    line[at] = byte;
+                    assert_eq!(has_control_byte(&line), byte < 0x20, "{len} {at} {byte}");
+                }
+            }
+        }
+        assert!(!has_control_byte(b""));
+    }
+
+    #[test]
+    fn text_of_takes_utf8_only() {
+        assert_eq!(text_of("é {\"a\":1} 😀".as_bytes()), Some("é {\"a\":1} 😀"));
+        assert_eq!(text_of(b""), Some(""));
+        for bad in [&b"\xff"[..], b"a\xc3", b"\xed\xa0\x80", b"\xc0\xaf"] {
+            assert_eq!(text_of(bad), None, "{bad:?}");
+            assert!(std::str::from_utf8(bad).is_err());
+        }
+    }
 
     /// A reader that hands out its bytes in chunks of the sizes given, in turn.
     struct Chunked<'a> {

@@ -260,6 +260,7 @@ pub struct LineIn<'a> {
 /// The payload of a line, typed by the line's `type`.
 // One lives on the stack per line; boxing the large variant would cost an allocation per line.
 #[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
 pub enum PayloadIn<'a> {
     /// `response_item`.
     ResponseItem(ItemIn<'a>),
@@ -277,23 +278,35 @@ impl<'a> PayloadIn<'a> {
     /// Parses a payload of record type `kind` from its own JSON text.
     pub fn from_raw(kind: &str, raw: &'a RawValue) -> serde_json::Result<Self> {
         let mut de = serde_json::Deserializer::from_str(raw.get());
-        let payload = PayloadSeed(kind).deserialize(&mut de)?;
+        let payload = PayloadSeed {
+            kind,
+            one_pass: false,
+        }
+        .deserialize(&mut de)?;
         de.end()?;
         Ok(payload)
     }
 }
 
-/// Deserialises the payload of a record of the given type.
-struct PayloadSeed<'k>(&'k str);
+/// Deserialises the payload of a record of the given type: in the one pass ([`FastLine`]) or
+/// the careful way.
+struct PayloadSeed<'k> {
+    kind: &'k str,
+    one_pass: bool,
+}
 
 impl<'de> DeserializeSeed<'de> for PayloadSeed<'_> {
     type Value = PayloadIn<'de>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        Ok(match self.0 {
+        Ok(match self.kind {
             "response_item" => PayloadIn::ResponseItem(ItemIn::deserialize(d)?),
             "compacted" => PayloadIn::Compacted(CompactedIn::deserialize(d)?),
             "turn_context" => PayloadIn::TurnContext(TurnContextIn::deserialize(d)?),
+            "event_msg" if self.one_pass => {
+                let EventMsgOnePass { kind, item, .. } = EventMsgOnePass::deserialize(d)?;
+                PayloadIn::EventMsg(EventMsgIn { kind, item })
+            }
             "event_msg" => PayloadIn::EventMsg(EventMsgIn::deserialize(d)?),
             _ => {
                 IgnoredAny::deserialize(d)?;
@@ -306,6 +319,9 @@ impl<'de> DeserializeSeed<'de> for PayloadSeed<'_> {
 /// A whole line parsed in one pass: when `type` comes before `payload` (as every writer puts
 /// it) the payload is parsed straight into its typed form. A line this cannot parse is parsed
 /// again the careful way ([`LineIn`]) to name the field at fault.
+///
+/// Only for a line that holds no control character (`parse_line` checks): some of its strings
+/// are read as bytes ([`url_text`], [`PassedOver`]), which serde_json does not check for them.
 pub struct FastLine<'a> {
     pub timestamp: Option<Cow<'a, str>>,
     pub kind: Option<Cow<'a, str>>,
@@ -372,9 +388,12 @@ impl<'de> Deserialize<'de> for FastLine<'de> {
                         }
                         LineField::Payload if line.payload.is_none() => {
                             line.payload = Some(match &line.kind {
-                                Some(kind) => FastPayload::Typed(
-                                    map.next_value_seed(PayloadSeed(kind.as_ref()))?,
-                                ),
+                                Some(kind) => {
+                                    FastPayload::Typed(map.next_value_seed(PayloadSeed {
+                                        kind: kind.as_ref(),
+                                        one_pass: true,
+                                    })?)
+                                }
                                 None => FastPayload::Raw(map.next_value()?),
                             })
                         }
@@ -433,8 +452,78 @@ fn opt_cow<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, str>>, D::
     Ok(Option::<BorrowedCow<'de>>::deserialize(d)?.map(|b| b.0))
 }
 
-/// The fields of `session_meta` this plugin reads.
+/// A string's bytes, JSON's escapes undone: serde_json finds the end of a string read as bytes
+/// with `memchr`, where it scans a `str` eight bytes at a time for control characters too, and
+/// an image's data URL is most of a rollout's bytes. Only for JSON text known to hold no control
+/// character in a string: a payload already parsed whole as a `RawValue` (the careful way,
+/// which refuses one) or a line checked for them (the one pass). What is left to check, UTF-8,
+/// is checked here; a list of numbers (which serde_json reads as bytes too) is refused, as it
+/// is for a string.
+struct StringBytes<'a>(Cow<'a, [u8]>);
+
+impl<'de> Deserialize<'de> for StringBytes<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct BytesVisitor;
+        impl<'de> Visitor<'de> for BytesVisitor {
+            type Value = StringBytes<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_bytes<E>(self, v: &'de [u8]) -> Result<Self::Value, E> {
+                Ok(StringBytes(Cow::Borrowed(v)))
+            }
+            fn visit_bytes<E>(self, v: &[u8]) -> Result<Self::Value, E> {
+                Ok(StringBytes(Cow::Owned(v.to_owned())))
+            }
+            fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Self::Value, E> {
+                Ok(StringBytes(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_bytes(BytesVisitor)
+    }
+}
+
+/// An optional string read as [`StringBytes`], then checked to be UTF-8: what the string is,
+/// where a `str` would be it.
+fn url_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, str>>, D::Error> {
+    use serde::de::Error;
+    let not_utf8 = || D::Error::custom("a string that is not UTF-8 (an escaped lone surrogate)");
+    Ok(match Option::<StringBytes<'de>>::deserialize(d)? {
+        None => None,
+        Some(StringBytes(Cow::Borrowed(bytes))) => Some(Cow::Borrowed(
+            handoff_sdk::lines::text_of(bytes).ok_or_else(not_utf8)?,
+        )),
+        Some(StringBytes(Cow::Owned(bytes))) => Some(Cow::Owned(
+            String::from_utf8(bytes).map_err(|_| not_utf8())?,
+        )),
+    })
+}
+
+/// A string passed over, read as [`StringBytes`] (its UTF-8 unchecked: nothing reads it).
+struct PassedOver;
+
+impl<'de> Deserialize<'de> for PassedOver {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        StringBytes::deserialize(d).map(|_| PassedOver)
+    }
+}
+
+/// An `event_msg` payload in the one pass: [`EventMsgIn`], and `user_message`'s `images` (the
+/// copies of the prompt's images, as long as the `response_item`'s) passed over as bytes.
+/// Anything else there (not a list of strings, a field twice) fails the one pass, and the
+/// careful way passes it over as any value.
 #[derive(Deserialize)]
+struct EventMsgOnePass<'a> {
+    #[serde(rename = "type", borrow, default, deserialize_with = "opt_cow")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    item: Option<EventItemIn<'a>>,
+    #[serde(rename = "images", default)]
+    _images: Option<Vec<PassedOver>>,
+}
+
+/// The fields of `session_meta` this plugin reads.
+#[derive(Deserialize, Debug)]
 pub struct SessionMetaIn {
     pub id: Option<String>,
     pub cwd: Option<String>,
@@ -449,14 +538,14 @@ pub struct SessionMetaIn {
 }
 
 /// The fields of `turn_context` this plugin reads.
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug)]
 pub struct TurnContextIn<'a> {
     #[serde(borrow, default, deserialize_with = "opt_cow")]
     pub model: Option<Cow<'a, str>>,
 }
 
 /// A `response_item` payload, flat: which fields must be present depends on `type`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug)]
 pub struct ItemIn<'a> {
     #[serde(rename = "type", borrow, default, deserialize_with = "opt_cow")]
     pub kind: Option<Cow<'a, str>>,
@@ -493,18 +582,19 @@ pub struct ItemIn<'a> {
 }
 
 /// A content item as read.
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug)]
 pub struct ContentIn<'a> {
     #[serde(rename = "type", borrow, default, deserialize_with = "opt_cow")]
     pub kind: Option<Cow<'a, str>>,
     #[serde(borrow, default, deserialize_with = "opt_cow")]
     pub text: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "opt_cow")]
+    #[serde(borrow, default, deserialize_with = "url_text")]
     pub image_url: Option<Cow<'a, str>>,
 }
 
 /// A tool output as read: a string, or content items. (Hand-written rather than
 /// `#[serde(untagged)]`, which would buffer every output before parsing it.)
+#[derive(Debug)]
 pub enum OutputIn<'a> {
     Text(Cow<'a, str>),
     Items(Vec<ContentIn<'a>>),
@@ -540,7 +630,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for OutputIn<'a> {
 }
 
 /// The CLI's own metadata on an item.
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug)]
 pub struct PassthroughIn {
     #[serde(default)]
     pub content_item_kinds: Vec<String>,
@@ -549,20 +639,20 @@ pub struct PassthroughIn {
 }
 
 /// Per content item metadata.
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug)]
 pub struct ContentItemMetadataIn {
     pub provenance: Option<ProvenanceIn>,
 }
 
 /// Who put a content item there.
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug)]
 pub struct ProvenanceIn {
     #[serde(rename = "type")]
     pub kind: Option<String>,
 }
 
 /// The fields of an `event_msg` this plugin reads (turn boundaries and failed items).
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug)]
 pub struct EventMsgIn<'a> {
     #[serde(rename = "type", borrow, default, deserialize_with = "opt_cow")]
     pub kind: Option<Cow<'a, str>>,
@@ -571,7 +661,7 @@ pub struct EventMsgIn<'a> {
 }
 
 /// `item_completed.item`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug)]
 pub struct EventItemIn<'a> {
     #[serde(borrow, default, deserialize_with = "opt_cow")]
     pub id: Option<Cow<'a, str>>,
@@ -580,7 +670,7 @@ pub struct EventItemIn<'a> {
 }
 
 /// A `compacted` payload as read.
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug)]
 pub struct CompactedIn<'a> {
     #[serde(borrow, default, deserialize_with = "opt_cow")]
     pub message: Option<Cow<'a, str>>,

@@ -1,6 +1,7 @@
 //! One rollout line: its envelope (`timestamp`, `type`, `payload`) and its payload, in one pass
 //! when it can be, else the careful way that names the field at fault.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use handoff_sdk::{PluginError, Timestamp};
@@ -150,29 +151,169 @@ pub(super) fn parse_line<'a>(
     n: usize,
     bytes: &'a [u8],
 ) -> Result<(Timestamp, PayloadIn<'a>), PluginError> {
+    let (ts, payload) = match one_pass(bytes) {
+        Some(parsed) => parsed,
+        None => {
+            let (ts, kind, raw) = envelope(path, n, bytes)?;
+            let payload = PayloadIn::from_raw(&kind, raw).map_err(|e| {
+                PluginError::malformed_line(
+                    path,
+                    n,
+                    Some("payload"),
+                    format!("unexpected shape: {e}"),
+                )
+            })?;
+            return Ok((ts, payload));
+        }
+    };
+    let ts = Timestamp::parse(&ts)
+        .map_err(|e| PluginError::malformed_line(path, n, Some("timestamp"), e))?;
+    Ok((ts, payload))
+}
+
+/// A line's timestamp (unparsed) and payload, if the one pass takes it.
+fn one_pass(bytes: &[u8]) -> Option<(Cow<'_, str>, PayloadIn<'_>)> {
     // UTF-8 is checked once for the line (from_slice checks each string on its own: 800,000
-    // calls for a 5,000-turn rollout, 13 % of reading it); a line that is not goes the careful
-    // way, which says so.
-    if let Some(FastLine {
+    // calls for a 5,000-turn rollout, 13 % of reading it), and so is the absence of control
+    // characters, which the one pass does not check in every string ([`FastLine`]); a line
+    // that fails either goes the careful way, which says what is wrong.
+    let text = handoff_sdk::lines::text_of(bytes)
+        .filter(|_| !handoff_sdk::lines::has_control_byte(bytes))?;
+    let FastLine {
         timestamp: Some(ts),
         kind: Some(kind),
         payload: Some(payload),
-    }) = handoff_sdk::lines::text_of(bytes)
-        .and_then(|text| serde_json::from_str::<FastLine<'a>>(text).ok())
-    {
-        let payload = match payload {
-            FastPayload::Typed(payload) => Some(payload),
-            FastPayload::Raw(raw) => PayloadIn::from_raw(&kind, raw).ok(),
+    } = serde_json::from_str::<FastLine<'_>>(text).ok()?
+    else {
+        return None;
+    };
+    let payload = match payload {
+        FastPayload::Typed(payload) => payload,
+        FastPayload::Raw(raw) => PayloadIn::from_raw(&kind, raw).ok()?,
+    };
+    Some((ts, payload))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+
+    /// The careful way's reading of a line (its payload as `Debug` shows it), or its error.
+    fn careful(line: &str) -> Result<String, String> {
+        let (_, kind, raw) =
+            envelope(Path::new("r.jsonl"), 2, line.as_bytes()).map_err(|e| e.to_string())?;
+        let payload = PayloadIn::from_raw(&kind, raw).map_err(|e| e.to_string())?;
+        Ok(format!("{payload:?}"))
+    }
+
+    /// Where the one pass takes a line it reads what the careful way reads; whether it took it.
+    fn agrees(line: &str) -> bool {
+        let Some((_, payload)) = one_pass(line.as_bytes()) else {
+            return false;
         };
-        if let Some(payload) = payload {
-            let ts = Timestamp::parse(&ts)
-                .map_err(|e| PluginError::malformed_line(path, n, Some("timestamp"), e))?;
-            return Ok((ts, payload));
+        assert_eq!(Ok(format!("{payload:?}")), careful(line), "{line}");
+        true
+    }
+
+    fn record(kind: &str, payload: &str) -> String {
+        format!(r#"{{"timestamp":"2026-11-30T00:41:47.198Z","type":"{kind}","payload":{payload}}}"#)
+    }
+
+    fn prompt_with_image(url: &str) -> String {
+        record(
+            "response_item",
+            &format!(
+                r#"{{"type":"message","role":"user","content":[{{"type":"input_image","image_url":{url}}}]}}"#
+            ),
+        )
+    }
+
+    fn copy_with_images(images: &str) -> String {
+        record(
+            "event_msg",
+            &format!(r#"{{"type":"user_message","message":"hi","images":{images}}}"#),
+        )
+    }
+
+    /// An image URL is read as bytes, then checked to be UTF-8: it reads as the string it is,
+    /// escapes undone, and is refused where a string is (checked against serde_json's `Value`,
+    /// which reads it as a string).
+    #[test]
+    fn an_image_url_reads_as_the_string_it_is() {
+        let taken = [
+            r#""data:image/png;base64,aGk=""#,
+            r#""data:image\/png;base64,a\/k=""#,
+            r#""https://x/\u00e9\u0001.png""#,
+            r#""data:image/png;base64,\ud83d\ude00""#,
+            r#""""#,
+            "null",
+        ];
+        for url in taken {
+            let line = prompt_with_image(url);
+            assert!(agrees(&line), "{line}");
+            let as_string = serde_json::from_str::<Value>(&line).unwrap()["payload"]["content"][0]
+                ["image_url"]
+                .clone();
+            let read = careful(&line).unwrap();
+            match as_string {
+                Value::String(text) => assert!(read.contains(&format!("{text:?}")), "{read}"),
+                other => assert_eq!(other, Value::Null),
+            }
+        }
+        // Not a string, or not one: refused both ways, as a string would be.
+        for url in [r#""\ud800""#, "[104,105]", "5", r#"{"a":1}"#] {
+            let line = prompt_with_image(url);
+            assert!(!agrees(&line), "{line}");
+            assert!(careful(&line).is_err(), "{line}");
+            assert!(
+                serde_json::from_str::<Option<String>>(url).is_err(),
+                "{url}"
+            );
         }
     }
-    let (ts, kind, raw) = envelope(path, n, bytes)?;
-    let payload = PayloadIn::from_raw(&kind, raw).map_err(|e| {
-        PluginError::malformed_line(path, n, Some("payload"), format!("unexpected shape: {e}"))
-    })?;
-    Ok((ts, payload))
+
+    /// `user_message`'s image copies are passed over in the one pass when they are a list of
+    /// strings; anything else there the careful way passes over as any value.
+    #[test]
+    fn image_copies_are_passed_over_whatever_they_are() {
+        for images in [
+            r#"["data:image/png;base64,aGk=","https://x/y.png"]"#,
+            r#"["a\/b\n"]"#,
+            "[]",
+            "null",
+        ] {
+            let line = copy_with_images(images);
+            assert!(agrees(&line), "{line}");
+        }
+        for images in ["5", "[5]", r#"[["a"]]"#, r#"{"a":1}"#, "[104,105]"] {
+            let line = copy_with_images(images);
+            assert!(!agrees(&line), "{line}");
+            assert!(careful(&line).is_ok(), "{line}");
+        }
+        let twice = record(
+            "event_msg",
+            r#"{"type":"user_message","images":[],"images":["x"]}"#,
+        );
+        assert!(!agrees(&twice));
+        assert!(careful(&twice).is_ok());
+    }
+
+    /// A control character anywhere in the line: the one pass declines it. In a string, JSON
+    /// forbids it and the careful way says so; between tokens (whitespace) the line is read.
+    #[test]
+    fn a_line_with_a_control_character_goes_the_careful_way() {
+        let in_url = prompt_with_image("\"data:image/png;base64,aG\u{1}k=\"");
+        let in_copy = copy_with_images("[\"data:image/png;base64,aG\u{1f}k=\"]");
+        for line in [&in_url, &in_copy] {
+            assert!(one_pass(line.as_bytes()).is_none());
+            let error = careful(line).unwrap_err();
+            assert!(error.contains("control character"), "{error}");
+        }
+        let tabbed =
+            prompt_with_image("\"data:image/png;base64,aGk=\"").replace(",\"type\"", ",\t\"type\"");
+        assert!(one_pass(tabbed.as_bytes()).is_none());
+        assert!(careful(&tabbed).is_ok());
+    }
 }
