@@ -13,10 +13,11 @@
 //! it is full) and each run's first digest of each block of `BLOCK` entries: a question about an
 //! id never seen (each new event's id) is answered by the table and the filter, one cache miss,
 //! and the runs are read (a block each, newest first) only on the filter's hit. Runs are merged
-//! by tiers: four (`FAN_IN`) runs of one level become one run of the next, so an entry is written
-//! about log₄(n / threshold) times and a map of `n` entries has at most three runs a level.
-//! (Two runs merged whenever the newer was half the older's size, as first built, wrote each
-//! entry log₂ times; a filter a run cost a cache miss a run for every new id.)
+//! by tiers: eight (`FAN_IN`) runs of one level become one run of the next (a heap of their
+//! heads), so an entry is written about log₈(n / threshold) times and a map of `n` entries has
+//! at most seven runs a level. (Two runs merged whenever the newer was half the older's size, as
+//! first built, wrote each entry log₂ times; four runs a tier, log₄ times; a filter a run cost a
+//! cache miss a run for every new id.)
 //!
 //! Resident: the table (at most 136 KiB of digests at the default threshold, 200 KiB with
 //! 8-byte values) and ~1.3–2.5 bytes an entry spilled (the filter's 10–20 bits, the blocks'
@@ -35,8 +36,10 @@
 //! `PluginError::panicked`).
 
 use std::cell::{Cell, RefCell};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::marker::PhantomData;
 use std::sync::OnceLock;
 
@@ -54,7 +57,7 @@ const SPILL_IDS_DEFAULT: usize = 7_168;
 const BLOCK: usize = 256;
 
 /// Runs of one level merged into one run of the next.
-const FAN_IN: usize = 4;
+const FAN_IN: usize = 8;
 
 /// Bits of the Bloom filter per entry, and the filter's probes. The filter is blocked: an
 /// entry's probes all fall in one 64-bit word, so a question costs one cache miss a run (≈ 2 %
@@ -188,8 +191,7 @@ impl<V: SpillValue> SpillMap<V> {
     /// Writes the table out as a run, then merges runs of like sizes. Where the run cannot be
     /// written, the table keeps its entries and stops spilling (the module's doc).
     fn spill(&mut self) {
-        let mut entries: Vec<(IdDigest, V)> = self.hot.iter().map(|(k, v)| (*k, *v)).collect();
-        entries.sort_unstable_by_key(|(k, _)| *k);
+        let entries = sorted_by_digest(self.hot.iter().map(|(k, v)| (*k, *v)).collect());
         let run = match RunWriter::<V>::write(&entries) {
             Ok(run) => run,
             Err(_) => {
@@ -247,6 +249,31 @@ impl SpillSet {
         self.insert(key, ());
         true
     }
+}
+
+/// `entries` in ascending order of digest. Digests are uniformly random (seeded hashes), so one
+/// counting pass on the first byte spreads them over 256 buckets of about 28, each then sorted
+/// on its own: sorting the whole table by comparison was a third of spilling it.
+fn sorted_by_digest<V: Copy>(entries: Vec<(IdDigest, V)>) -> Vec<(IdDigest, V)> {
+    let bucket = |key: &IdDigest| (key.words()[0] >> 56) as usize;
+    let mut starts = [0usize; 257];
+    for (key, _) in &entries {
+        starts[bucket(key) + 1] += 1;
+    }
+    for b in 0..256 {
+        starts[b + 1] += starts[b];
+    }
+    let mut next = starts;
+    let mut sorted = entries.clone();
+    for &(key, value) in &entries {
+        let b = bucket(&key);
+        sorted[next[b]] = (key, value);
+        next[b] += 1;
+    }
+    for b in 0..256 {
+        sorted[starts[b]..starts[b + 1]].sort_unstable_by_key(|(key, _)| *key);
+    }
+    sorted
 }
 
 fn record_bytes<V: SpillValue>() -> usize {
@@ -325,22 +352,26 @@ fn read_at(mut file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> 
     file.read_exact(buf)
 }
 
+/// How many bytes of records a run's writer gathers before it writes them to the file.
+const WRITE_AT: usize = 64 << 10;
+
 /// Writes a run's entries in ascending order, noting its fences as it goes.
 struct RunWriter<V> {
-    out: BufWriter<File>,
+    file: File,
     entries: u64,
     fences: Vec<IdDigest>,
-    buf: Vec<u8>,
+    /// Records not written to the file yet (at most [`WRITE_AT`] bytes and one record).
+    pending: Vec<u8>,
     _value: std::marker::PhantomData<V>,
 }
 
 impl<V: SpillValue> RunWriter<V> {
     fn new() -> std::io::Result<Self> {
         Ok(RunWriter {
-            out: BufWriter::with_capacity(64 << 10, tempfile::tempfile()?),
+            file: tempfile::tempfile()?,
             entries: 0,
             fences: Vec::new(),
-            buf: Vec::with_capacity(record_bytes::<V>()),
+            pending: Vec::with_capacity(WRITE_AT + record_bytes::<V>()),
             _value: std::marker::PhantomData,
         })
     }
@@ -358,20 +389,22 @@ impl<V: SpillValue> RunWriter<V> {
         if self.entries.is_multiple_of(BLOCK as u64) {
             self.fences.push(key);
         }
-        self.buf.clear();
-        put_key(key, &mut self.buf);
-        value.put(&mut self.buf);
-        self.out.write_all(&self.buf)?;
+        put_key(key, &mut self.pending);
+        value.put(&mut self.pending);
         self.entries += 1;
+        if self.pending.len() >= WRITE_AT {
+            self.file.write_all(&self.pending)?;
+            self.pending.clear();
+        }
         Ok(())
     }
 
-    fn finish(self) -> std::io::Result<Run> {
-        let file = self.out.into_inner().map_err(|e| e.into_error())?;
+    fn finish(mut self) -> std::io::Result<Run> {
+        self.file.write_all(&self.pending)?;
         let mut fences = self.fences;
         fences.shrink_to_fit();
         Ok(Run {
-            file,
+            file: self.file,
             entries: self.entries,
             fences,
             level: 0,
@@ -417,18 +450,28 @@ impl<'r, V: SpillValue> RunReader<'r, V> {
 fn merge<V: SpillValue>(runs: &[Run]) -> std::io::Result<Run> {
     let mut writer = RunWriter::<V>::new()?;
     let mut readers: Vec<RunReader<V>> = runs.iter().map(RunReader::new).collect();
-    let mut heads: Vec<Option<(IdDigest, V)>> = readers.iter_mut().map(RunReader::next).collect();
-    while let Some(key) = heads.iter().flatten().map(|(k, _)| *k).min() {
-        let mut newest = None;
-        for (head, reader) in heads.iter_mut().zip(&mut readers) {
-            if let Some((k, v)) = *head {
-                if k == key {
-                    newest = Some(v);
-                    *head = reader.next();
-                }
-            }
+    // Each run's head in a min-heap by digest, and for one digest the newest run first; the
+    // heads' values beside it, by run.
+    let mut values: Vec<Option<V>> = vec![None; readers.len()];
+    let mut heads = BinaryHeap::with_capacity(readers.len());
+    for (run, reader) in readers.iter_mut().enumerate() {
+        if let Some((key, value)) = reader.next() {
+            values[run] = Some(value);
+            heads.push(Reverse((key, Reverse(run))));
         }
-        writer.push(key, newest.expect("a run's head is the least digest"))?;
+    }
+    let mut last = None;
+    while let Some(Reverse((key, Reverse(run)))) = heads.pop() {
+        let value = values[run].take().expect("a head's value");
+        if let Some((next, next_value)) = readers[run].next() {
+            values[run] = Some(next_value);
+            heads.push(Reverse((next, Reverse(run))));
+        }
+        // An older run's entry for a digest already written is left out.
+        if last != Some(key) {
+            last = Some(key);
+            writer.push(key, value)?;
+        }
     }
     let mut merged = writer.finish()?;
     merged.level = runs[0].level + 1;
@@ -476,9 +519,9 @@ mod tests {
         for i in 0..10_000 {
             assert!(set.insert_new(seeds.digest(&format!("e{i}"))));
         }
-        // At most three runs a level of log₄(10,000 / 11) levels, not 900; each merge of four
-        // runs of one level made a run of the next.
-        assert!(set.runs.len() <= 15, "{} runs", set.runs.len());
+        // At most seven runs a level of log₈(10,000 / 11) levels, not 909 (909 is 1615 in base
+        // eight: 13 runs); each merge of eight runs of one level made a run of the next.
+        assert!(set.runs.len() <= 13, "{} runs", set.runs.len());
         for level in 0..=set.runs.iter().map(|r| r.level).max().unwrap_or(0) {
             let at_level = set.runs.iter().filter(|r| r.level == level).count();
             assert!(at_level < FAN_IN, "{at_level} runs at level {level}");
@@ -487,6 +530,31 @@ mod tests {
         assert!(!set.insert_new(seeds.digest("e0")));
         assert!(!set.insert_new(seeds.digest("e9999")));
         assert!(set.insert_new(seeds.digest("e10000")));
+    }
+
+    /// The bucketed sort gives what a comparison sort gives, digests skewed into one bucket too.
+    #[test]
+    fn entries_are_sorted_by_digest() {
+        let seeds = IdSeeds::default();
+        for n in [0, 1, 2, 300, 7_168] {
+            let entries: Vec<(IdDigest, u64)> = (0..n)
+                .map(|i| (seeds.digest(&format!("id-{i}")), i as u64))
+                .collect();
+            let mut want = entries.clone();
+            want.sort_unstable_by_key(|(k, _)| *k);
+            assert_eq!(sorted_by_digest(entries), want, "{n}");
+        }
+        let skewed: Vec<(IdDigest, ())> = (0..500u64)
+            .map(|i| {
+                (
+                    IdDigest::from_words([i.wrapping_mul(0x9e37_79b9) & 0xffff, !i]),
+                    (),
+                )
+            })
+            .collect();
+        let mut want = skewed.clone();
+        want.sort_unstable_by_key(|(k, _)| *k);
+        assert_eq!(sorted_by_digest(skewed), want);
     }
 
     #[test]

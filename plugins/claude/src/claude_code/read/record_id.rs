@@ -139,7 +139,12 @@ mod tests {
                 }
             }
         }
-        for text in ["", "not a uuid", "0123456789abcdef0123456789abcdef", "toolu_01"] {
+        for text in [
+            "",
+            "not a uuid",
+            "0123456789abcdef0123456789abcdef",
+            "toolu_01",
+        ] {
             assert_eq!(parse_uuid(text), None, "{text}");
             assert_eq!(RecordId::new(text), RecordId::Text(text.into()));
         }
