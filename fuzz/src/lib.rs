@@ -53,6 +53,8 @@ impl Native {
         if let Some(out) = seed_dir() {
             let mut all = samples(target);
             all.extend(seeds.iter().map(|(_, _, bytes)| bytes.clone()));
+            // Writing the seeds ends the process, which drops nothing.
+            drop(written);
             write_seeds(&out, &all);
         }
         let (relative, id, _) = seeds
@@ -76,6 +78,18 @@ impl Native {
             _dir: dir,
         };
         assert!(NATIVE.set(native).is_ok(), "init runs once");
+        // libFuzzer ends the process with `exit`, which drops no static: the scratch folder
+        // goes at exit instead of staying behind in /dev/shm after every run.
+        extern "C" fn remove_scratch() {
+            if let Some(native) = NATIVE.get() {
+                let _ = std::fs::remove_dir_all(native._dir.path());
+            }
+        }
+        // SAFETY: registers a function without arguments that touches only this static; it
+        // runs once, at exit, on the exiting thread.
+        unsafe {
+            libc::atexit(remove_scratch);
+        }
     }
 
     /// The target set up by [`Native::init`].
