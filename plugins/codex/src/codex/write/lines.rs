@@ -434,7 +434,7 @@ mod tests {
 
     #[test]
     fn a_tool_output_is_written_as_serde_writes_it() {
-        use crate::codex::records::{ItemOut, OutputOut};
+        use crate::codex::records::OutputOut;
         let author = author();
         let mut outputs: Vec<Vec<Part>> = contents();
         outputs.push(vec![Part::text("Success.\n")]);
@@ -458,20 +458,7 @@ mod tests {
                     }
                 };
                 let tag = Some(tag_of("e\n3", &author, i % 3 == 0));
-                let call_id = "c\"2";
-                let item = if custom {
-                    ItemOut::CustomToolCallOutput {
-                        call_id,
-                        output,
-                        tag,
-                    }
-                } else {
-                    ItemOut::FunctionCallOutput {
-                        call_id,
-                        output,
-                        tag,
-                    }
-                };
+                let item = crate::codex::write::output_item(custom, "c\"2", output, tag);
                 assert_eq!(
                     ours,
                     serialised(timestamp, numbered, &[("response_item", item)])
