@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::equality::Comparison;
 use super::{AssistantPart, Body, Event, Part};
-use crate::spill::{spill_ids, SpillMap};
+use crate::spill::{spill_ids, RarelyAskedMap};
 use crate::IdSeeds;
 
 /// Fixed seeds: fingerprints are compared within one run only, but both sides of a comparison
@@ -23,13 +23,15 @@ const SEEDS: [u64; 2] = [0x9e37_79b9_7f4a_7c15, 0xc2b2_ae3d_27d4_eb4f];
 
 /// The fingerprints of a stream of events, one per compared event (set-aside events have none).
 ///
-/// It remembers where each event id was last seen (its digest → its index, in a [`SpillMap`]:
-/// past a threshold the older entries go to a temporary file, ~1.3 bytes an event resident) and
-/// 4 bytes a set-aside event, so that a compaction hashes by the position it replaces through.
+/// It remembers where each event id was last seen (its digest → its index, in a
+/// [`RarelyAskedMap`]: past a threshold the older entries are appended to a temporary file, and
+/// sorted into a `SpillMap` only when a compaction first asks past the table, ~1.3 bytes an
+/// event resident then) and 4 bytes a set-aside event, so that a compaction hashes by the
+/// position it replaces through.
 pub struct Fingerprinter<'a> {
     comparison: &'a Comparison,
     /// Each event id's digest → the index of the latest event with it.
-    index_of: SpillMap<u64>,
+    index_of: RarelyAskedMap<u64>,
     seeds: IdSeeds,
     /// Events pushed.
     pushed: usize,
@@ -48,7 +50,7 @@ impl<'a> Fingerprinter<'a> {
     pub fn spilling_past(comparison: &'a Comparison, threshold: usize) -> Self {
         Fingerprinter {
             comparison,
-            index_of: SpillMap::with_threshold(threshold),
+            index_of: RarelyAskedMap::with_threshold(threshold),
             seeds: IdSeeds::default(),
             pushed: 0,
             set_aside: Vec::new(),
@@ -58,7 +60,7 @@ impl<'a> Fingerprinter<'a> {
 
     /// The position among compared events of the last compared event at or before the latest
     /// event with this id, if any.
-    fn position_of(&self, id: &str) -> Option<usize> {
+    fn position_of(&mut self, id: &str) -> Option<usize> {
         let index = usize::try_from(self.index_of.get(&self.seeds.digest(id))?).ok()?;
         let aside = self.set_aside.partition_point(|&a| (a as usize) <= index);
         // Compared events at or before `index`, less one; none when every one was set aside.

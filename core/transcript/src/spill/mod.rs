@@ -50,6 +50,10 @@ use std::sync::OnceLock;
 use crate::ids::IdMap;
 use crate::IdDigest;
 
+mod rarely_asked;
+
+pub use rarely_asked::RarelyAskedMap;
+
 /// Entries the in-memory table holds before they are written out as a run: a table of 8,192
 /// buckets is full at 7,168 (7/8), 136 KiB of digests (200 KiB with 8-byte values). Measured on
 /// a 107 MB session (52,005 events), the continuation's peak was 23.8 MiB at 8,192 against 30.2
