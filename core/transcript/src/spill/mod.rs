@@ -19,7 +19,7 @@
 //! as first built, wrote each entry log₂ times; a filter a run cost a cache miss a run for every
 //! new id. Eight runs a tier wrote less but left more runs to read on a filter's hit: 47 % more
 //! block reads at 2 GB, which cost more time than the merges saved.) A merged run's file is
-//! kept and a later run written over it from its start ([`RunFile`]): overwritten pages are
+//! kept and a later run written over it from its start (`RunFile`): overwritten pages are
 //! already the page cache's, where each new file took new pages (1,211 files for the 1,211 runs
 //! and merges of ten thousand entries at ten a run; 50 now).
 //!
