@@ -566,20 +566,47 @@ fn merge<V: SpillValue>(spare: Option<RunFile>, runs: &[Run]) -> std::io::Result
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::IdSeeds;
 
-    /// The model: a plain map, newest insert wins.
-    fn check_against_model(threshold: usize, inserts: usize, distinct: u64) {
+    /// A map the model checks: a [`SpillMap`] or a [`RarelyAskedMap`].
+    pub(super) trait CheckedMap {
+        fn insert(&mut self, key: IdDigest, value: u64);
+        fn get(&mut self, key: &IdDigest) -> Option<u64>;
+        fn spilled(&self) -> bool;
+    }
+
+    impl CheckedMap for SpillMap<u64> {
+        fn insert(&mut self, key: IdDigest, value: u64) {
+            SpillMap::insert(self, key, value);
+        }
+        fn get(&mut self, key: &IdDigest) -> Option<u64> {
+            SpillMap::get(self, key)
+        }
+        fn spilled(&self) -> bool {
+            SpillMap::spilled(self)
+        }
+    }
+
+    /// The model: a plain map, newest insert wins. `map` (of `threshold`) is asked before one
+    /// insert in `ask_every` and about every id at the end.
+    pub(super) fn check_against_model(
+        mut map: impl CheckedMap,
+        threshold: usize,
+        inserts: u64,
+        distinct: u64,
+        ask_every: u64,
+    ) {
         let seeds = IdSeeds::default();
-        let mut map = SpillMap::<u64>::with_threshold(threshold);
         let mut model = std::collections::HashMap::new();
         // A deterministic walk over `distinct` ids, revisiting some (a later value replaces).
-        for i in 0..inserts as u64 {
+        for i in 0..inserts {
             let id = format!("id-{}", (i * 7919) % distinct);
             let key = seeds.digest(&id);
-            assert_eq!(map.get(&key), model.get(&id).copied(), "before insert {i}");
+            if i % ask_every == ask_every - 1 {
+                assert_eq!(map.get(&key), model.get(&id).copied(), "before insert {i}");
+            }
             map.insert(key, i);
             model.insert(id, i);
         }
@@ -587,16 +614,21 @@ mod tests {
             let id = format!("id-{n}");
             assert_eq!(map.get(&seeds.digest(&id)), model.get(&id).copied(), "{id}");
         }
-        assert_eq!(map.spilled(), inserts > threshold);
+        assert_eq!(map.spilled(), inserts > threshold as u64);
     }
 
     #[test]
     fn a_map_in_memory_and_in_files_answers_as_a_plain_map_does() {
-        check_against_model(usize::MAX, 3000, 2000);
-        check_against_model(0, 3000, 2000);
-        check_against_model(3, 3000, 2000);
-        check_against_model(100, 5000, 700);
-        check_against_model(1000, 2000, 5000);
+        for (threshold, inserts, distinct) in [
+            (usize::MAX, 3000, 2000),
+            (0, 3000, 2000),
+            (3, 3000, 2000),
+            (100, 5000, 700),
+            (1000, 2000, 5000),
+        ] {
+            let map = SpillMap::<u64>::with_threshold(threshold);
+            check_against_model(map, threshold, inserts, distinct, 1);
+        }
     }
 
     #[test]

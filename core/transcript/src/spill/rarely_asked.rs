@@ -154,38 +154,36 @@ impl TableLog {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{check_against_model, CheckedMap};
     use super::*;
     use crate::IdSeeds;
 
-    /// The model: a plain map, newest insert wins; asked before inserts at a rate of one in
-    /// `ask_every`, so the map is asked first long after its tables went to the file.
-    fn check_against_model(threshold: usize, inserts: u64, distinct: u64, ask_every: u64) {
-        let seeds = IdSeeds::default();
-        let mut map = RarelyAskedMap::<u64>::with_threshold(threshold);
-        let mut model = std::collections::HashMap::new();
-        for i in 0..inserts {
-            let id = format!("id-{}", (i * 7919) % distinct);
-            let key = seeds.digest(&id);
-            if i % ask_every == ask_every - 1 {
-                assert_eq!(map.get(&key), model.get(&id).copied(), "before insert {i}");
-            }
-            map.insert(key, i);
-            model.insert(id, i);
+    impl CheckedMap for RarelyAskedMap<u64> {
+        fn insert(&mut self, key: IdDigest, value: u64) {
+            RarelyAskedMap::insert(self, key, value);
         }
-        for n in 0..distinct + 50 {
-            let id = format!("id-{n}");
-            assert_eq!(map.get(&seeds.digest(&id)), model.get(&id).copied(), "{id}");
+        fn get(&mut self, key: &IdDigest) -> Option<u64> {
+            RarelyAskedMap::get(self, key)
         }
-        assert_eq!(map.spilled(), inserts > threshold as u64);
+        fn spilled(&self) -> bool {
+            RarelyAskedMap::spilled(self)
+        }
     }
 
+    /// Asked at every insert, once in a thousand, and first at the end, long after its tables
+    /// went to the file.
     #[test]
     fn a_map_asked_rarely_answers_as_a_plain_map_does() {
-        check_against_model(usize::MAX, 3000, 2000, 1);
-        check_against_model(0, 3000, 2000, 1);
-        check_against_model(3, 3000, 2000, 1000);
-        check_against_model(100, 5000, 700, 2500);
-        check_against_model(1000, 20_000, 5000, 1_000_000);
+        for (threshold, inserts, distinct, ask_every) in [
+            (usize::MAX, 3000, 2000, 1),
+            (0, 3000, 2000, 1),
+            (3, 3000, 2000, 1000),
+            (100, 5000, 700, 2500),
+            (1000, 20_000, 5000, 1_000_000),
+        ] {
+            let map = RarelyAskedMap::<u64>::with_threshold(threshold);
+            check_against_model(map, threshold, inserts, distinct, ask_every);
+        }
     }
 
     /// Unasked, the tables are only appended: no sorted run, no filter.
