@@ -261,32 +261,24 @@ impl<V: SpillValue> SpillMap<V> {
     /// The spare file that holds `bytes` with the fewest bytes to spare, else the largest (it
     /// grows), else none (a new file is made).
     fn take_spare(&mut self, bytes: usize) -> Option<RunFile> {
-        let fits = |spare: &RunFile| spare.len >= bytes as u64;
-        let at = match self
-            .spare
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| fits(s))
-            .min_by_key(|(_, s)| s.len)
-        {
-            Some((at, _)) => at,
-            None => match self.spare.iter().enumerate().max_by_key(|(_, s)| s.len) {
-                Some((at, _)) => at,
-                None => {
-                    self.files_made += 1;
-                    return None;
-                }
-            },
-        };
-        Some(self.spare.swap_remove(at))
+        let spares = || self.spare.iter().enumerate();
+        let fitting = spares()
+            .filter(|(_, s)| s.len >= bytes as u64)
+            .min_by_key(|(_, s)| s.len);
+        match fitting.or_else(|| spares().max_by_key(|(_, s)| s.len)) {
+            Some((at, _)) => Some(self.spare.swap_remove(at)),
+            None => {
+                self.files_made += 1;
+                None
+            }
+        }
     }
 
     /// Keeps `files` as spares, dropping the smallest past [`SPARE_FILES`].
     fn keep_spare(&mut self, files: impl IntoIterator<Item = RunFile>) {
         self.spare.extend(files);
         if self.spare.len() > SPARE_FILES {
-            self.spare
-                .sort_unstable_by_key(|s| std::cmp::Reverse(s.len));
+            self.spare.sort_unstable_by_key(|s| Reverse(s.len));
             self.spare.truncate(SPARE_FILES);
         }
     }
@@ -394,10 +386,10 @@ impl Run {
 }
 
 /// A run's temporary file and how many bytes it holds. A run merged away leaves its file to a
-/// later run of its map, which writes over it from its start: pages the page cache already holds are
-/// written over, where a new file takes new pages of memory for each (on a virtual machine whose
-/// free pages go back to the host, a fault on the host each) and gives them back when deleted.
-/// What lies past a run's records is an older run's, never read.
+/// later run of its map, which writes over it from its start: pages the page cache already holds
+/// are written over, where a new file takes new pages of memory for each (on a virtual machine
+/// whose free pages go back to the host, a fault on the host each) and gives them back when
+/// deleted. What lies past a run's records is an older run's, never read.
 struct RunFile {
     file: File,
     len: u64,
@@ -424,8 +416,6 @@ const WRITE_AT: usize = 64 << 10;
 /// Writes a run's entries in ascending order, noting its fences as it goes.
 struct RunWriter<V> {
     file: RunFile,
-    /// Bytes written.
-    written: u64,
     entries: u64,
     fences: Vec<IdDigest>,
     /// Records not written to the file yet (at most [`WRITE_AT`] bytes and one record).
@@ -448,7 +438,6 @@ impl<V: SpillValue> RunWriter<V> {
         };
         Ok(RunWriter {
             file,
-            written: 0,
             entries: 0,
             fences: Vec::new(),
             pending: Vec::with_capacity(WRITE_AT + record_bytes::<V>()),
@@ -480,14 +469,14 @@ impl<V: SpillValue> RunWriter<V> {
 
     fn flush(&mut self) -> std::io::Result<()> {
         self.file.file.write_all(&self.pending)?;
-        self.written += self.pending.len() as u64;
-        self.file.len = self.file.len.max(self.written);
         self.pending.clear();
         Ok(())
     }
 
     fn finish(mut self) -> std::io::Result<Run> {
         self.flush()?;
+        let bytes = self.entries * record_bytes::<V>() as u64;
+        self.file.len = self.file.len.max(bytes);
         let mut fences = self.fences;
         fences.shrink_to_fit();
         Ok(Run {
@@ -509,12 +498,16 @@ struct RunReader<'r, V> {
 
 impl<'r, V: SpillValue> RunReader<'r, V> {
     fn new(run: &'r Run) -> Self {
-        let mut file = &run.file.file;
+        RunReader::over(&run.file.file, run.entries)
+    }
+
+    /// The first `entries` records of `file`, from its start.
+    fn over(mut file: &'r File, entries: u64) -> Self {
         file.seek(SeekFrom::Start(0))
             .unwrap_or_else(|e| io_failed("read", e));
         RunReader {
             input: BufReader::with_capacity(64 << 10, file),
-            left: run.entries,
+            left: entries,
             buf: vec![0; record_bytes::<V>()],
             _value: std::marker::PhantomData,
         }

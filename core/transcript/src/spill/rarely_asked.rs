@@ -12,12 +12,12 @@
 //! the file.
 
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::io::Write;
 
 use crate::ids::IdMap;
 use crate::IdDigest;
 
-use super::{io_failed, put_key, record_bytes, take_key, SpillMap, SpillValue};
+use super::{put_key, RunReader, SpillMap, SpillValue};
 
 /// Id digests → values, asked rarely (see the module's doc).
 pub struct RarelyAskedMap<V: SpillValue> {
@@ -137,17 +137,11 @@ fn append<V: SpillValue>(
 impl TableLog {
     /// Each entry of each table whole, oldest table first. What a failed write left past the
     /// last whole table is not read.
-    fn replay<V: SpillValue>(mut self, mut each: impl FnMut(IdDigest, V)) {
-        self.file
-            .seek(SeekFrom::Start(0))
-            .unwrap_or_else(|e| io_failed("read", e));
-        let mut input = BufReader::with_capacity(64 << 10, &self.file);
-        let mut record = vec![0; record_bytes::<V>()];
-        for _ in 0..self.tables.iter().sum::<usize>() {
-            input
-                .read_exact(&mut record)
-                .unwrap_or_else(|e| io_failed("read", e));
-            each(take_key(&record), V::take(&record[16..]));
+    fn replay<V: SpillValue>(self, mut each: impl FnMut(IdDigest, V)) {
+        let entries = self.tables.iter().sum::<usize>() as u64;
+        let mut records = RunReader::<V>::over(&self.file, entries);
+        while let Some((key, value)) = records.next() {
+            each(key, value);
         }
     }
 }
